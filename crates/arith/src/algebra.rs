@@ -1,0 +1,298 @@
+//! Polynomial algebra on normal forms: products (distributing over sums),
+//! exact division (coefficient and GCD cancellation, polynomial division) and
+//! powers.
+
+use std::cmp::Ordering;
+
+use crate::nat::{merge_factors, Atom, Term};
+use crate::rat::{gcd, Rat};
+use crate::Nat;
+
+/// Sums with more terms than this are not expanded by large powers.
+const MAX_EXPANDED_TERMS: usize = 256;
+
+impl Nat {
+    /// Product, distributing over sums. A factor `S^-k` (exact division by a
+    /// sum `S`) cancels against a multiplication by a multiple of `S`.
+    pub(crate) fn mul_nat(&self, o: &Nat) -> Nat {
+        if let Some(r) = cancel_poly(self, o).or_else(|| cancel_poly(o, self)) {
+            return r;
+        }
+        let mut ts = Vec::with_capacity(self.terms().len() * o.terms().len());
+        for a in self.terms() {
+            for b in o.terms() {
+                ts.push(a.mul(b));
+            }
+        }
+        Nat::from_terms(ts)
+    }
+
+    pub(crate) fn mul_term(&self, t: &Term) -> Nat {
+        Nat::from_terms(self.terms().iter().map(|a| a.mul(t)).collect())
+    }
+
+    /// Exact division `self /^ d`.
+    pub(crate) fn div_exact_nat(&self, d: &Nat) -> Nat {
+        match d.terms() {
+            [] => self.mul_term(&Term {
+                factors: vec![(Atom::Cst(Rat::ZERO), -1)],
+                coeff: Rat::ONE,
+            }),
+            [t] => self.mul_nat(&inverse_term(t)),
+            _ => {
+                if let Some(q) = poly_div(self, d) {
+                    return q;
+                }
+                let (content, p) = primitive(d);
+                let inv = Term {
+                    factors: vec![(Atom::Poly(p), -1)],
+                    coeff: Rat::ONE,
+                };
+                self.mul_nat(&inverse_term(&content)).mul_term(&inv)
+            }
+        }
+    }
+
+    /// `self ^ k` for an integer `k` (negative: exact division of 1).
+    pub(crate) fn pow_int(&self, k: i64) -> Nat {
+        if k < 0 {
+            return match k.checked_neg() {
+                Some(p) => Nat::one().div_exact_nat(&self.pow_int(p)),
+                None => Nat::atom(Atom::Pow(self.clone(), Nat::cst(k))),
+            };
+        }
+        if k == 0 {
+            return Nat::one();
+        }
+        if let [t] = self.terms() {
+            let mut factors = Vec::with_capacity(t.factors.len());
+            for (a, e) in &t.factors {
+                match e.checked_mul(k) {
+                    Some(e) => factors.push((a.clone(), e)),
+                    None => return Nat::atom(Atom::Pow(self.clone(), Nat::cst(k))),
+                }
+            }
+            let t2 = match t.coeff.powi(k) {
+                Some(c) => Term { factors, coeff: c },
+                None => Term {
+                    factors: merge_factors(&factors, &[(Atom::Cst(t.coeff), k)]),
+                    coeff: Rat::ONE,
+                },
+            };
+            return Nat::from_term(t2);
+        }
+        let n = self.terms().len();
+        let too_big = k > 16
+            || n.checked_pow(k as u32)
+                .is_none_or(|c| c > MAX_EXPANDED_TERMS);
+        if too_big {
+            return Nat::atom(Atom::Pow(self.clone(), Nat::cst(k)));
+        }
+        let mut acc = Nat::one();
+        for _ in 0..k {
+            acc = acc.mul_nat(self);
+        }
+        acc
+    }
+
+    /// General power with normalisation of constant exponents.
+    pub(crate) fn pow_nat(&self, e: &Nat) -> Nat {
+        if let Some(k) = e.as_cst() {
+            return self.pow_int(k);
+        }
+        if self.as_cst() == Some(1) {
+            return Nat::one();
+        }
+        // b^(e' + c) = b^c * b^e'
+        if let Some(c) = e.terms().iter().find(|t| t.is_const() && t.coeff.is_int()) {
+            if let Ok(k) = i64::try_from(c.coeff.num) {
+                let rest = e.sub_nat(&Nat::cst(k));
+                return self
+                    .pow_int(k)
+                    .mul_nat(&Nat::atom(Atom::Pow(self.clone(), rest)));
+            }
+        }
+        Nat::atom(Atom::Pow(self.clone(), e.clone()))
+    }
+}
+
+/// `1 / t` as a normal form.
+fn inverse_term(t: &Term) -> Nat {
+    let mut out = Nat::one();
+    let mut factors = Vec::new();
+    for (a, e) in &t.factors {
+        match (a, e.checked_neg()) {
+            (Atom::Poly(p), Some(k)) if k > 0 => out = out.mul_nat(&p.pow_int(k)),
+            (_, Some(k)) => factors.push((a.clone(), k)),
+            (_, None) => factors.push((Atom::Pow(Nat::atom(a.clone()), Nat::cst(*e)), -1)),
+        }
+    }
+    factors.sort();
+    let coeff = t.coeff.recip();
+    let term = match coeff {
+        Some(c) => Term { factors, coeff: c },
+        None => Term {
+            factors: merge_factors(&factors, &[(Atom::Cst(t.coeff), -1)]),
+            coeff: Rat::ONE,
+        },
+    };
+    out.mul_term(&term)
+}
+
+/// If `b` is a sum `content * p` and terms of `a` contain `Poly(p)^-k`, multiply
+/// those terms by cancelling the power instead of distributing.
+fn cancel_poly(a: &Nat, b: &Nat) -> Option<Nat> {
+    if b.terms().len() < 2 {
+        return None;
+    }
+    if !a.terms().iter().any(|t| {
+        t.factors
+            .iter()
+            .any(|(x, e)| *e < 0 && matches!(x, Atom::Poly(_)))
+    }) {
+        return None;
+    }
+    let (content, p) = primitive(b);
+    let atom = Atom::Poly(p);
+    if !a.terms().iter().any(|t| t.exp_of(&atom) < 0) {
+        return None;
+    }
+    let unit = Term {
+        factors: vec![(atom.clone(), 1)],
+        coeff: Rat::ONE,
+    };
+    let (mut hit, mut rest) = (Vec::new(), Vec::new());
+    for t in a.terms() {
+        if t.exp_of(&atom) < 0 {
+            hit.push(t.mul(&unit).mul(&content));
+        } else {
+            rest.push(t.clone());
+        }
+    }
+    Some(Nat::from_terms(hit).add_nat(&Nat::from_terms(rest).mul_nat(b)))
+}
+
+/// Splits a sum into `content * primitive`: the content collects the
+/// coefficient GCD (with the sign of the first term) and the factors common to
+/// all terms; the primitive part is what remains.
+pub(crate) fn primitive(b: &Nat) -> (Term, Nat) {
+    let ts = b.terms();
+    let mut g: i128 = 0;
+    let mut l: i128 = 1;
+    let mut ok = true;
+    for t in ts {
+        g = gcd(g, t.coeff.num);
+        match (l / gcd(l, t.coeff.den)).checked_mul(t.coeff.den) {
+            Some(v) => l = v,
+            None => ok = false,
+        }
+    }
+    let mut c = if ok && g != 0 {
+        Rat::new(g, l).unwrap_or(Rat::ONE)
+    } else {
+        Rat::ONE
+    };
+    if ts.first().is_some_and(|t| t.coeff.num < 0) {
+        c = c.neg().unwrap_or(c);
+    }
+    let mut common: Vec<(Atom, i64)> = Vec::new();
+    if let Some(first) = ts.first() {
+        for (a, e) in &first.factors {
+            let mut m = *e;
+            for t in &ts[1..] {
+                let f = t.exp_of(a);
+                if f.signum() != e.signum() {
+                    m = 0;
+                    break;
+                }
+                m = if *e > 0 { m.min(f) } else { m.max(f) };
+            }
+            if m != 0 && !matches!(a, Atom::Poly(_)) {
+                common.push((a.clone(), m));
+            }
+        }
+    }
+    let (c, cinv) = match c.recip() {
+        Some(r) => (c, r),
+        None => (Rat::ONE, Rat::ONE),
+    };
+    let inv = Term {
+        factors: common.iter().map(|(a, e)| (a.clone(), -e)).collect(),
+        coeff: cinv,
+    };
+    let content = Term {
+        factors: common,
+        coeff: c,
+    };
+    let p = Nat::from_terms(ts.iter().map(|t| t.mul(&inv)).collect());
+    (content, p)
+}
+
+/// Graded lexicographic monomial order.
+pub(crate) fn mono_cmp(a: &[(Atom, i64)], b: &[(Atom, i64)]) -> Ordering {
+    let da: i128 = a.iter().map(|(_, e)| i128::from(*e)).sum();
+    let db: i128 = b.iter().map(|(_, e)| i128::from(*e)).sum();
+    da.cmp(&db).then_with(|| {
+        let (mut i, mut j) = (0, 0);
+        loop {
+            match (a.get(i), b.get(j)) {
+                (None, None) => return Ordering::Equal,
+                (Some(_), None) => return Ordering::Greater,
+                (None, Some(_)) => return Ordering::Less,
+                (Some((x, ex)), Some((y, ey))) => match x.cmp(y) {
+                    Ordering::Less => return Ordering::Greater,
+                    Ordering::Greater => return Ordering::Less,
+                    Ordering::Equal if ex != ey => return ex.cmp(ey),
+                    Ordering::Equal => {
+                        i += 1;
+                        j += 1;
+                    }
+                },
+            }
+        }
+    })
+}
+
+fn leading(n: &Nat) -> Option<&Term> {
+    n.terms()
+        .iter()
+        .max_by(|a, b| mono_cmp(&a.factors, &b.factors))
+}
+
+/// Exact multivariate polynomial division `a / d`; `None` if `d` does not
+/// divide `a` (or either has negative powers).
+fn poly_div(a: &Nat, d: &Nat) -> Option<Nat> {
+    let nonneg = |n: &Nat| {
+        n.terms()
+            .iter()
+            .all(|t| t.factors.iter().all(|(_, e)| *e > 0))
+    };
+    if !nonneg(a) || !nonneg(d) {
+        return None;
+    }
+    let ld = leading(d)?.clone();
+    let mut r = a.clone();
+    let mut q = Vec::new();
+    for _ in 0..(4 * a.terms().len() + 16) {
+        let Some(lr) = leading(&r) else {
+            return Some(Nat::from_terms(q));
+        };
+        let mut factors = Vec::new();
+        for (x, e) in &lr.factors {
+            let k = e - ld.exp_of(x);
+            if k > 0 {
+                factors.push((x.clone(), k));
+            }
+        }
+        if ld.factors.iter().any(|(x, e)| lr.exp_of(x) < *e) {
+            return None;
+        }
+        let qt = Term {
+            factors,
+            coeff: lr.coeff.mul(ld.coeff.recip()?)?,
+        };
+        r = r.sub_nat(&d.mul_term(&qt));
+        q.push(qt);
+    }
+    None
+}

@@ -1,0 +1,187 @@
+//! Constructors of the non-polynomial operations (`/`, `%`, `min`, `max`)
+//! and the range-aware rules that remove them.
+//!
+//! Rules applied unconditionally (they hold for every assignment where the
+//! original expression is defined, with C truncating semantics):
+//! * constant folding; `x / 1 = x`, `x % 1 = 0`, `0 / x = 0`, `x / x = 1`;
+//! * exact quotients: if `x /^ d` is a polynomial `q` (integer coefficients,
+//!   no negative power) then `x / d = q` and `x % d = 0`;
+//! * `(x / a) / b = x / (a*b)`; `(x % e) % d = x % d` when `d` divides `e`;
+//! * `(x / d) * d + x % d = x` (recombination inside sums).
+//!
+//! Rules that need range facts (proved with [`crate::bounds`]):
+//! * `x = q*d + r` (the terms of `x` divisible by `d`, and for a positive
+//!   constant `d` the Euclidean split of the constant term): when `x >= 0`
+//!   and `r >= 0`, `x / d = q + r / d` and `x % d = r % d`;
+//! * `x / d = 0` and `x % d = x` when `0 <= x < d`;
+//! * `(x % e) / d = (x / d) % (e /^ d)` when `d` divides `e`, `x >= 0`;
+//! * `min(a, b) = a` when `a <= b`, `max(a, b) = b` when `a <= b`.
+
+use crate::nat::{Atom, Term};
+use crate::rat::Rat;
+use crate::Nat;
+
+fn as_int(n: &Nat) -> Option<i128> {
+    n.as_rat().filter(|r| r.is_int()).map(|r| r.num)
+}
+
+/// `x /^ d` if it is a polynomial with integer coefficients.
+fn exact_quotient(x: &Nat, d: &Nat) -> Option<Nat> {
+    let q = x.div_exact_nat(d);
+    q.is_integral().then_some(q)
+}
+
+/// Splits `x = q*d + r`, `q` collecting the terms that `d` divides.
+fn split_divisible(x: &Nat, d: &Nat) -> (Nat, Nat) {
+    let (mut q, mut r) = (Vec::new(), Vec::new());
+    let monomial = d.terms().len() == 1 && d.is_integral();
+    for t in x.terms() {
+        let t_over_d = if monomial {
+            exact_quotient(&Nat::from_term(t.clone()), d)
+        } else {
+            None
+        };
+        match t_over_d {
+            Some(qt) => q.extend_from_slice(qt.terms()),
+            None => r.push(t.clone()),
+        }
+    }
+    // Euclidean split of the constant term by a positive constant divisor.
+    if let Some(c) = as_int(d).filter(|c| *c > 0) {
+        if let Some(k) = r.iter().position(|t| t.is_const() && t.coeff.is_int()) {
+            let v = r[k].coeff.num;
+            q.push(Term::cst(Rat::int(v.div_euclid(c))));
+            r[k] = Term::cst(Rat::int(v.rem_euclid(c)));
+        }
+    }
+    (Nat::from_terms(q), Nat::from_terms(r))
+}
+
+/// C-like division `x / d`.
+pub(crate) fn floor_div(x: &Nat, d: &Nat) -> Nat {
+    if let (Some(a), Some(b)) = (as_int(x), as_int(d)) {
+        if let Some(v) = a.checked_div(b) {
+            return Nat::from_rat(Rat::int(v));
+        }
+    }
+    if x.is_zero() || d.as_rat() == Some(Rat::ONE) {
+        return x.clone();
+    }
+    if x == d {
+        return Nat::one();
+    }
+    if let Some(q) = exact_quotient(x, d) {
+        return q;
+    }
+    match x.as_atom() {
+        Some(Atom::Div(y, a)) => return floor_div(y, &a.mul_nat(d)),
+        Some(Atom::Mod(y, e)) => {
+            if let Some(t) = exact_quotient(e, d) {
+                let one = Nat::one();
+                if y.prove_nonneg() && one.prove_le(d) && one.prove_le(&t) {
+                    return modulo(&floor_div(y, d), &t);
+                }
+            }
+        }
+        _ => {}
+    }
+    let (q, r) = split_divisible(x, d);
+    if !q.is_zero() && r.prove_nonneg() && x.prove_nonneg() {
+        return q.add_nat(&floor_div(&r, d));
+    }
+    if x.prove_nonneg() && x.prove_lt(d) {
+        return Nat::zero();
+    }
+    Nat::atom(Atom::Div(x.clone(), d.clone()))
+}
+
+/// C-like remainder `x % d`.
+pub(crate) fn modulo(x: &Nat, d: &Nat) -> Nat {
+    if let (Some(a), Some(b)) = (as_int(x), as_int(d)) {
+        if let Some(v) = a.checked_rem(b) {
+            return Nat::from_rat(Rat::int(v));
+        }
+    }
+    if x.is_zero() || matches!(d.as_rat(), Some(r) if r == Rat::ONE || r == Rat::int(-1)) || x == d
+    {
+        return Nat::zero();
+    }
+    if exact_quotient(x, d).is_some() {
+        return Nat::zero();
+    }
+    if let Some(Atom::Mod(y, e)) = x.as_atom() {
+        if exact_quotient(e, d).is_some() {
+            return modulo(y, d);
+        }
+    }
+    let (q, r) = split_divisible(x, d);
+    if !q.is_zero() && r.prove_nonneg() && x.prove_nonneg() {
+        return modulo(&r, d);
+    }
+    if x.prove_nonneg() && x.prove_lt(d) {
+        return x.clone();
+    }
+    Nat::atom(Atom::Mod(x.clone(), d.clone()))
+}
+
+/// `min(a, b)` (`is_min`) or `max(a, b)`.
+pub(crate) fn min_max(a: &Nat, b: &Nat, is_min: bool) -> Nat {
+    if a == b {
+        return a.clone();
+    }
+    if let (Some(x), Some(y)) = (a.as_rat(), b.as_rat()) {
+        let a_le_b = x.cmp_num(y).is_le();
+        return if a_le_b == is_min {
+            a.clone()
+        } else {
+            b.clone()
+        };
+    }
+    if a.prove_le(b) {
+        return if is_min { a.clone() } else { b.clone() };
+    }
+    if b.prove_le(a) {
+        return if is_min { b.clone() } else { a.clone() };
+    }
+    let (l, h) = if a <= b {
+        (a.clone(), b.clone())
+    } else {
+        (b.clone(), a.clone())
+    };
+    Nat::atom(if is_min {
+        Atom::Min(l, h)
+    } else {
+        Atom::Max(l, h)
+    })
+}
+
+/// Rewrites `c*M*(x % d) + c*M*d*(x / d)` to `c*M*x` inside a sum.
+pub(crate) fn recombine_div_mod(n: &Nat) -> Option<Nat> {
+    let has = |f: fn(&Atom) -> bool| {
+        n.terms()
+            .iter()
+            .any(|t| t.factors.iter().any(|(a, _)| f(a)))
+    };
+    if !has(|a| matches!(a, Atom::Mod(..))) || !has(|a| matches!(a, Atom::Div(..))) {
+        return None;
+    }
+    for t in n.terms() {
+        for (a, e) in &t.factors {
+            let (Atom::Mod(x, d), 1) = (a, *e) else {
+                continue;
+            };
+            let m = Nat::from_term(t.without(a));
+            let partner = m.mul_nat(d).mul_nat(&floor_div(x, d));
+            if partner.terms().iter().all(|p| n.terms().contains(p)) {
+                let rest: Vec<Term> = n
+                    .terms()
+                    .iter()
+                    .filter(|u| *u != t && !partner.terms().contains(u))
+                    .cloned()
+                    .collect();
+                return Some(Nat::from_terms(rest).add_nat(&m.mul_nat(x)));
+            }
+        }
+    }
+    None
+}

@@ -1,0 +1,519 @@
+//! Type inference: constraint-based unification over all kinds with a solver for
+//! natural-number equations (ICFP'20 §3.1; the typing rules of Atkey et al. 2017).
+//!
+//! * [`check_program`] infers the type of every definition in order. A definition
+//!   with a type annotation is checked against it (its implicit binders are rigid
+//!   inside the body); one without is generalized: the sizes and data types left
+//!   open become implicit parameters, so top-level definitions are polymorphic.
+//! * [`instantiate_def`] prepares one definition for evaluation: the definitions it
+//!   uses are inlined, its parameters are unified with the given input types, and
+//!   every size left must be fixed (`--nat n=V`), so that the result is a closed,
+//!   fully typed expression the interpreter (and later the compiler) can run.
+//!
+//! The prelude ([`PRELUDE`]) defines the multi-dimensional helpers (`map2`,
+//! `slide2`, `padClamp2`, ...) as ordinary RISE definitions composed of 1-D
+//! primitives (thesis §4.3.4); it is checked before every program.
+
+mod elaborate;
+mod unify;
+
+use crate::expr::{substitute_closed, Def, Expr, ExprKind, Program};
+use crate::span::{Diagnostic, Span};
+use crate::types::*;
+use arith::Nat;
+use elaborate::{Binding, Elaborator};
+use std::collections::HashMap;
+use std::sync::OnceLock;
+use unify::MetaKind;
+
+/// The prelude of multi-dimensional helpers, in RISE.
+pub const PRELUDE: &str = include_str!("prelude.rise");
+
+/// A definition after type checking.
+#[derive(Clone, Debug)]
+pub struct CheckedDef {
+    /// Its name.
+    pub name: Name,
+    /// Its (generalized) type.
+    pub ty: Type,
+    /// The body, with a type on every node.
+    pub body: Expr,
+    /// Whether it comes from the prelude.
+    pub from_prelude: bool,
+}
+
+/// A type-checked program: the prelude's and the user's definitions, in order.
+#[derive(Clone, Debug)]
+pub struct CheckedProgram {
+    /// All definitions, prelude first.
+    pub defs: Vec<CheckedDef>,
+    /// The untyped definitions (used to inline them for evaluation).
+    pub source: Vec<Def>,
+}
+
+impl CheckedProgram {
+    /// The checked definition with this name.
+    pub fn def(&self, name: &str) -> Option<&CheckedDef> {
+        self.defs.iter().rev().find(|d| &*d.name == name)
+    }
+
+    /// The user's definitions (not the prelude's).
+    pub fn user_defs(&self) -> impl Iterator<Item = &CheckedDef> {
+        self.defs.iter().filter(|d| !d.from_prelude)
+    }
+}
+
+/// The prelude, parsed once.
+pub fn prelude() -> &'static Program {
+    static P: OnceLock<Program> = OnceLock::new();
+    P.get_or_init(|| {
+        crate::syntax::parse_program(PRELUDE).unwrap_or_else(|e| panic!("the prelude does not parse: {e}"))
+    })
+}
+
+/// Type-checks a program (after the prelude).
+pub fn check_program(program: &Program) -> Result<CheckedProgram, Diagnostic> {
+    let mut globals: HashMap<Name, Type> = HashMap::new();
+    let mut defs = Vec::new();
+    let mut source = Vec::new();
+    let prelude_names: Vec<Name> = prelude().defs.iter().map(|d| d.name.clone()).collect();
+    for (def, from_prelude) in prelude()
+        .defs
+        .iter()
+        .map(|d| (d, true))
+        .chain(program.defs.iter().map(|d| (d, false)))
+    {
+        if !from_prelude {
+            if let Some(prev) = source.iter().find(|d: &&Def| d.name == def.name && !prelude_names.contains(&d.name)) {
+                return Err(Diagnostic::new(def.name_span, format!("`{}` is defined twice", def.name))
+                    .with_note(format!("the first definition is at bytes {}..{}", prev.span.start, prev.span.end)));
+            }
+        }
+        let (ty, body) = check_def(def, &globals).map_err(|e| {
+            if from_prelude {
+                Diagnostic::new(Span::default(), format!("internal error in the prelude: {e}"))
+            } else {
+                e
+            }
+        })?;
+        globals.insert(def.name.clone(), ty.clone());
+        defs.push(CheckedDef {
+            name: def.name.clone(),
+            ty,
+            body,
+            from_prelude,
+        });
+        source.push(def.clone());
+    }
+    Ok(CheckedProgram { defs, source })
+}
+
+/// Infers (or checks) the type of one definition and generalizes it.
+fn check_def(def: &Def, globals: &HashMap<Name, Type>) -> Result<(Type, Expr), Diagnostic> {
+    let mut el = Elaborator::new(globals);
+    if let Some(annot) = &def.annot {
+        // The implicit binders are rigid inside the body.
+        let mut t = annot;
+        while let Type::DepFun {
+            binder,
+            implicit: true,
+            body,
+        } = t
+        {
+            el.scope.push((binder.name.clone(), Binding::TypeLevel(binder.kind)));
+            t = body;
+        }
+        el.check_scoped(t, def.name_span)?;
+        let body = el.check(&def.body, t)?;
+        el.u.solve_deferred()?;
+        report_stuck(&el)?;
+        let body = zonk_expr(&el.u, &body);
+        return Ok((annot.clone(), body));
+    }
+    let body = el.infer(&def.body)?;
+    el.u.solve_deferred()?;
+    report_stuck(&el)?;
+    let ty = el.u.zonk(body.ty().expect("inferred"));
+    // Generalize: the metavariables left in the type become implicit parameters.
+    let mut metas = Vec::new();
+    el.u.free_metas(&ty, &mut metas);
+    let mut taken: Vec<String> = Vec::new();
+    unify::collect_type(&ty, &mut |n, _| taken.push(n.to_string()));
+    binder_names(&ty, &mut taken);
+    let mut renaming: HashMap<String, TypeArg> = HashMap::new();
+    let mut binders = Vec::new();
+    for (meta, kind) in &metas {
+        let kind = match kind {
+            MetaKind::Kind(k) => *k,
+            MetaKind::Type => Kind::Data,
+        };
+        let name = nice_name(kind, &taken);
+        taken.push(name.clone());
+        let name: Name = name.into();
+        renaming.insert(meta.to_string(), TypeArg::var(&name, kind));
+        binders.push(Binder::new(name, kind));
+    }
+    let rename = |n: &str, _k: Kind| renaming.get(n).cloned();
+    let rename_types = |t: &Type| rename_type_metas(&subst_type(t, &rename), &renaming);
+    let ty = rename_types(&ty);
+    let body = map_expr_types(&zonk_expr(&el.u, &body), &|t| rename_types(t));
+    let scheme = binders
+        .into_iter()
+        .rev()
+        .fold(ty, |t, b| Type::dep_fun(b, true, t));
+    Ok((scheme, body))
+}
+
+/// `subst_type` does not replace `Type::Var`s by data types; do it here.
+fn rename_type_metas(t: &Type, renaming: &HashMap<String, TypeArg>) -> Type {
+    match t {
+        Type::Var(x) => match renaming.get(&**x) {
+            Some(TypeArg::Data(d)) => Type::Data(d.clone()),
+            _ => t.clone(),
+        },
+        Type::Data(_) => t.clone(),
+        Type::Fun(a, b) => Type::fun(rename_type_metas(a, renaming), rename_type_metas(b, renaming)),
+        Type::DepFun {
+            binder,
+            implicit,
+            body,
+        } => Type::dep_fun(binder.clone(), *implicit, rename_type_metas(body, renaming)),
+    }
+}
+
+/// Every name bound by a dependent function type anywhere in `t`.
+fn binder_names(t: &Type, out: &mut Vec<String>) {
+    match t {
+        Type::DepFun { binder, body, .. } => {
+            out.push(binder.name.to_string());
+            binder_names(body, out);
+        }
+        Type::Fun(a, b) => {
+            binder_names(a, out);
+            binder_names(b, out);
+        }
+        Type::Data(_) | Type::Var(_) => {}
+    }
+}
+
+fn nice_name(kind: Kind, taken: &[String]) -> String {
+    let bases: &[&str] = match kind {
+        Kind::Nat => &["n", "m", "k", "l", "o", "p", "q"],
+        Kind::Data => &["t", "s", "u", "v", "w"],
+        Kind::AddrSpace => &["a", "b"],
+        Kind::NatToNat => &["f", "g"],
+        Kind::NatToData => &["h"],
+    };
+    for i in 0.. {
+        for b in bases {
+            let name = if i == 0 { b.to_string() } else { format!("{b}{i}") };
+            if !taken.contains(&name) {
+                return name;
+            }
+        }
+    }
+    unreachable!("an unbounded search finds a free name")
+}
+
+/// An error for nat equations that stayed unsolved.
+fn report_stuck(el: &Elaborator) -> Result<(), Diagnostic> {
+    match el.u.deferred.first() {
+        None => Ok(()),
+        Some((a, b, span)) => Err(Diagnostic::new(
+            *span,
+            format!("cannot infer sizes from the equation `{a} = {b}`"),
+        )
+        .with_note("add a type annotation that fixes one of the sizes")),
+    }
+}
+
+/// Applies the solutions to every type in a typed expression.
+fn zonk_expr(u: &unify::Unifier, e: &Expr) -> Expr {
+    let zonked = map_expr_types(e, &|t| u.zonk(t));
+    crate::expr::map_types(&zonked, u)
+}
+
+/// Applies `f` to the type of every node and of every lambda annotation.
+fn map_expr_types(e: &Expr, f: &dyn Fn(&Type) -> Type) -> Expr {
+    let kind = match e.kind() {
+        ExprKind::Var(_) | ExprKind::Lit(_) | ExprKind::Prim(_) => e.kind().clone(),
+        ExprKind::Lambda(x, t, b) => ExprKind::Lambda(x.clone(), t.as_ref().map(f), map_expr_types(b, f)),
+        ExprKind::App(g, a) => ExprKind::App(map_expr_types(g, f), map_expr_types(a, f)),
+        ExprKind::DepLambda(x, b) => ExprKind::DepLambda(x.clone(), map_expr_types(b, f)),
+        ExprKind::DepApp(g, a) => ExprKind::DepApp(map_expr_types(g, f), a.clone()),
+        ExprKind::Annot(b, t) => ExprKind::Annot(map_expr_types(b, f), f(t)),
+    };
+    match e.ty() {
+        Some(t) => Expr::typed(kind, f(t), e.span()),
+        None => Expr::new(kind, e.span()),
+    }
+}
+
+/// A definition prepared for evaluation: closed, monomorphic, fully typed.
+#[derive(Clone, Debug)]
+pub struct Instance {
+    /// The definition's body with every definition it uses inlined.
+    pub expr: Expr,
+    /// Its type (concrete): value parameters, then the result.
+    pub ty: Type,
+    /// The types of the value parameters, in order.
+    pub params: Vec<DataType>,
+    /// The result type.
+    pub result: Type,
+    /// The values chosen for the definition's size parameters.
+    pub nats: Vec<(Name, i64)>,
+}
+
+/// Prepares the definition `name` for evaluation on inputs of the given types,
+/// with sizes fixed by `nats` (`--nat n=V`) where the inputs do not determine them.
+pub fn instantiate_def(
+    program: &CheckedProgram,
+    name: &str,
+    inputs: &[DataType],
+    nats: &[(String, i64)],
+) -> Result<Instance, Diagnostic> {
+    let Some(def) = program.def(name) else {
+        let names: Vec<&str> = program.user_defs().map(|d| &*d.name).collect();
+        return Err(Diagnostic::new(Span::default(), format!("no definition named `{name}`"))
+            .with_note(format!("the program defines: {}", names.join(", "))));
+    };
+    let (closed, annot) = inline_globals(program, name)?;
+    let globals = HashMap::new();
+    let mut el = Elaborator::new(&globals);
+    // Instantiate the scheme's implicit binders with metavariables we can name.
+    let mut params: Vec<(Name, TypeArg)> = Vec::new();
+    let mut body = match annot.as_ref().filter(|t| has_binders(t)) {
+        // An annotated definition's body may use its binders (`natAsIndex n i`):
+        // bind them with dependent lambdas and apply those to the metavariables.
+        Some(scheme) => {
+            let mut applied = wrap_in_binders(&closed, scheme);
+            let mut t = scheme;
+            while let Type::DepFun {
+                binder,
+                implicit: true,
+                body,
+            } = t
+            {
+                let arg = el.u.fresh_arg(binder.kind);
+                params.push((binder.name.clone(), arg.clone()));
+                applied = Expr::new(ExprKind::DepApp(applied, arg), closed.span());
+                t = body;
+            }
+            el.infer(&applied)?
+        }
+        None => {
+            let mut t = def.ty.clone();
+            while let Type::DepFun {
+                binder,
+                implicit: true,
+                body,
+            } = &t
+            {
+                let arg = el.u.fresh_arg(binder.kind);
+                params.push((binder.name.clone(), arg.clone()));
+                t = body.instantiate(binder, &arg);
+            }
+            el.check(&closed, &t)?
+        }
+    };
+    let span = Span::default();
+    // Explicit nat parameters of the definition take their value from `nats`.
+    let mut used = vec![false; nats.len()];
+    let mut ty = el.u.zonk(body.ty().expect("inferred"));
+    while let Type::DepFun {
+        binder,
+        implicit: false,
+        ..
+    } = &ty
+    {
+        let Some(pos) = nats.iter().position(|(n, _)| **n == *binder.name) else {
+            return Err(Diagnostic::new(
+                span,
+                format!("`{name}` takes the size parameter `{}`: give it with --nat {}=VALUE", binder.name, binder.name),
+            ));
+        };
+        used[pos] = true;
+        if binder.kind != Kind::Nat {
+            return Err(Diagnostic::new(span, format!("`{name}` takes a parameter of kind {}; only nat parameters can be given", binder.kind)));
+        }
+        let arg = TypeArg::Nat(Nat::cst(nats[pos].1));
+        let applied_ty = match &ty {
+            Type::DepFun { binder, body, .. } => body.instantiate(binder, &arg),
+            _ => unreachable!("matched above"),
+        };
+        body = Expr::typed(ExprKind::DepApp(body, arg), applied_ty.clone(), span);
+        ty = applied_ty;
+    }
+    // Value parameters meet the inputs.
+    let mut param_types = Vec::new();
+    let mut rest = ty.clone();
+    for input in inputs {
+        match el.u.shallow(&rest) {
+            Type::Fun(p, r) => {
+                el.u.unify(&p, &Type::Data(input.clone()), span).map_err(|e| {
+                    Diagnostic::new(
+                        span,
+                        format!(
+                            "input {} does not fit parameter {} of `{name}`: {}",
+                            param_types.len() + 1,
+                            param_types.len() + 1,
+                            e.message
+                        ),
+                    )
+                })?;
+                param_types.push(input.clone());
+                rest = (*r).clone();
+            }
+            _ => {
+                return Err(Diagnostic::new(
+                    span,
+                    format!(
+                        "`{name}` takes {} value parameter(s), but {} input(s) were given",
+                        param_types.len(),
+                        inputs.len()
+                    ),
+                ))
+            }
+        }
+    }
+    if let Type::Fun(..) = el.u.shallow(&rest) {
+        let mut count = inputs.len();
+        let mut r = el.u.shallow(&rest);
+        while let Type::Fun(_, next) = r {
+            count += 1;
+            r = el.u.shallow(&next);
+        }
+        return Err(Diagnostic::new(
+            span,
+            format!("`{name}` takes {count} value parameter(s), but {} input(s) were given", inputs.len()),
+        ));
+    }
+    // Sizes given on the command line.
+    for (i, (n, v)) in nats.iter().enumerate() {
+        if used[i] {
+            continue;
+        }
+        match params.iter().find(|(p, _)| **p == **n) {
+            Some((_, TypeArg::Nat(meta))) => el.u.unify_nat_at(meta, &Nat::cst(*v), span).map_err(|_| {
+                Diagnostic::new(
+                    span,
+                    format!("--nat {n}={v} contradicts the sizes of the inputs ({n} = {})", el.u.zonk_nat(meta)),
+                )
+            })?,
+            _ => {
+                let sizes: Vec<&str> = params
+                    .iter()
+                    .filter(|(_, a)| a.kind() == Kind::Nat)
+                    .map(|(p, _)| &**p)
+                    .collect();
+                return Err(Diagnostic::new(span, format!("`{name}` has no size parameter `{n}`"))
+                    .with_note(if sizes.is_empty() {
+                        format!("`{name}` has no implicit size parameters")
+                    } else {
+                        format!("its size parameters are: {}", sizes.join(", "))
+                    }));
+            }
+        }
+    }
+    el.u.solve_deferred()?;
+    report_stuck(&el)?;
+    // Every size must now be known.
+    let mut nat_values = Vec::new();
+    for (p, arg) in &params {
+        if let TypeArg::Nat(meta) = arg {
+            let v = el.u.zonk_nat(meta);
+            match v.as_cst() {
+                Some(c) => nat_values.push((p.clone(), c)),
+                None => {
+                    return Err(Diagnostic::new(
+                        span,
+                        format!("the size `{p}` of `{name}` is not determined by the inputs (it is `{v}`)"),
+                    )
+                    .with_note(format!("give it with --nat {p}=VALUE")))
+                }
+            }
+        }
+    }
+    let body = zonk_expr(&el.u, &body);
+    if let Some((span, what)) = first_open_type(&body, &el) {
+        return Err(Diagnostic::new(span, format!("cannot determine the type of this expression: `{what}`"))
+            .with_note("a size or type here is not fixed by the inputs; add an annotation"));
+    }
+    let result = el.u.zonk(&rest);
+    Ok(Instance {
+        ty: el.u.zonk(body.ty().expect("inferred")),
+        expr: body,
+        params: param_types,
+        result,
+        nats: nat_values,
+    })
+}
+
+/// The first node whose type still has a metavariable.
+fn first_open_type(e: &Expr, el: &Elaborator) -> Option<(Span, Type)> {
+    if let Some(t) = e.ty() {
+        let mut open = false;
+        unify::collect_type(t, &mut |n, _| open |= el.u.is_meta(n));
+        if open {
+            // Report the innermost offending node.
+            let inner = children(e).into_iter().find_map(|c| first_open_type(c, el));
+            return inner.or_else(|| Some((e.span(), t.clone())));
+        }
+    }
+    children(e).into_iter().find_map(|c| first_open_type(c, el))
+}
+
+fn children(e: &Expr) -> Vec<&Expr> {
+    match e.kind() {
+        ExprKind::Var(_) | ExprKind::Lit(_) | ExprKind::Prim(_) => vec![],
+        ExprKind::Lambda(_, _, b) | ExprKind::DepLambda(_, b) | ExprKind::DepApp(b, _) | ExprKind::Annot(b, _) => vec![b],
+        ExprKind::App(f, a) => vec![f, a],
+    }
+}
+
+/// The body of `name` with every definition it uses inlined (definitions refer
+/// only to earlier ones, so this terminates), and its annotation.
+fn inline_globals(program: &CheckedProgram, name: &str) -> Result<(Expr, Option<Type>), Diagnostic> {
+    let mut done: HashMap<Name, Expr> = HashMap::new();
+    let idx = program
+        .source
+        .iter()
+        .rposition(|d| &*d.name == name)
+        .ok_or_else(|| Diagnostic::new(Span::default(), format!("no definition named `{name}`")))?;
+    for d in &program.source[..idx] {
+        let body = substitute_closed(&d.body, &done);
+        let inlinable = match &d.annot {
+            // Keep the annotation, with its binders bound, so that the inlined
+            // body is checked (and instantiated) as the definition was.
+            Some(t) => Expr::new(ExprKind::Annot(wrap_in_binders(&body, t), t.clone()), body.span()),
+            None => body,
+        };
+        done.insert(d.name.clone(), inlinable);
+    }
+    let def = &program.source[idx];
+    Ok((substitute_closed(&def.body, &done), def.annot.clone()))
+}
+
+/// `fun (n: nat) => ... => (body : t)` for a scheme `{n: nat} -> ... -> t`.
+fn wrap_in_binders(body: &Expr, scheme: &Type) -> Expr {
+    match scheme {
+        Type::DepFun {
+            binder,
+            implicit: true,
+            body: rest,
+        } => Expr::new(
+            ExprKind::DepLambda(binder.clone(), wrap_in_binders(body, rest)),
+            body.span(),
+        ),
+        t => Expr::new(ExprKind::Annot(body.clone(), t.clone()), body.span()),
+    }
+}
+
+fn has_binders(t: &Type) -> bool {
+    matches!(t, Type::DepFun { .. })
+}
+
+/// Convenience: parse and check a program.
+pub fn check_source(source: &str) -> Result<CheckedProgram, Diagnostic> {
+    check_program(&crate::syntax::parse_program(source)?)
+}

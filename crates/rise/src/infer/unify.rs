@@ -1,0 +1,406 @@
+//! Unification over all kinds, with a solver for equations between naturals.
+//!
+//! The state holds the metavariables (unification variables) created during
+//! inference and their solutions. Nat equations are solved with
+//! [`Nat::solve_for`] when a metavariable occurs linearly (`?m*32 = 1024` gives
+//! `?m = 32`, `?n + 3 = m + 2` gives `?n = m - 1`); equations that cannot be
+//! solved yet (`?m * ?n = 1024`) are deferred and retried when more is known.
+
+use crate::expr::NameGen;
+use crate::span::{Diagnostic, Span};
+use crate::types::*;
+use arith::{Nat, Var};
+use std::collections::{BTreeSet, HashMap};
+
+/// The kind of a metavariable: a type-level kind, or "any type" (functions included).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum MetaKind {
+    Kind(Kind),
+    Type,
+}
+
+/// Unification state: metavariables, their solutions, deferred nat equations.
+#[derive(Default)]
+pub(crate) struct Unifier {
+    pub names: NameGen,
+    pub metas: HashMap<Name, MetaKind>,
+    nats: HashMap<Name, Nat>,
+    datas: HashMap<Name, DataType>,
+    types: HashMap<Name, Type>,
+    addrs: HashMap<Name, AddrSpace>,
+    n2ns: HashMap<Name, NatToNat>,
+    pub deferred: Vec<(Nat, Nat, Span)>,
+}
+
+/// Why two types did not unify: the innermost pair that differed.
+struct Clash(String);
+
+impl Unifier {
+    /// A fresh metavariable name of a kind (`?n_3`).
+    pub fn fresh(&mut self, kind: MetaKind) -> Name {
+        let base = match kind {
+            MetaKind::Kind(Kind::Nat) => "?n",
+            MetaKind::Kind(Kind::Data) => "?d",
+            MetaKind::Kind(Kind::AddrSpace) => "?a",
+            MetaKind::Kind(Kind::NatToNat) => "?f",
+            MetaKind::Kind(Kind::NatToData) => "?g",
+            MetaKind::Type => "?t",
+        };
+        let name = self.names.fresh(base);
+        self.metas.insert(name.clone(), kind);
+        name
+    }
+
+    /// A fresh metavariable as a type-level value of `kind`.
+    pub fn fresh_arg(&mut self, kind: Kind) -> TypeArg {
+        let name = self.fresh(MetaKind::Kind(kind));
+        TypeArg::var(&name, kind)
+    }
+
+    /// A fresh type metavariable (any type).
+    pub fn fresh_type(&mut self) -> Type {
+        Type::Var(self.fresh(MetaKind::Type))
+    }
+
+    /// Whether a name is an (unsolved or solved) metavariable.
+    pub fn is_meta(&self, name: &str) -> bool {
+        self.metas.contains_key(name)
+    }
+
+    // ---- zonking: applying the solutions found so far ------------------------
+
+    /// The natural with all solved metavariables replaced.
+    pub fn zonk_nat(&self, n: &Nat) -> Nat {
+        subst_nat(n, self)
+    }
+
+    /// The data type with all solved metavariables replaced.
+    pub fn zonk_data(&self, d: &DataType) -> DataType {
+        subst_data(d, self)
+    }
+
+    /// A type-level argument with all solved metavariables replaced.
+    pub fn zonk_arg(&self, a: &TypeArg) -> TypeArg {
+        subst_arg(a, self)
+    }
+
+    /// The type with all solved metavariables replaced.
+    pub fn zonk(&self, t: &Type) -> Type {
+        match t {
+            Type::Var(x) => match self.types.get(x) {
+                Some(s) => self.zonk(s),
+                None => t.clone(),
+            },
+            Type::Data(d) => Type::Data(self.zonk_data(d)),
+            Type::Fun(a, b) => Type::fun(self.zonk(a), self.zonk(b)),
+            Type::DepFun {
+                binder,
+                implicit,
+                body,
+            } => Type::dep_fun(binder.clone(), *implicit, self.zonk(body)),
+        }
+    }
+
+    /// Resolves a type variable at the top only.
+    pub fn shallow(&self, t: &Type) -> Type {
+        match t {
+            Type::Var(x) => match self.types.get(x) {
+                Some(s) => self.shallow(s),
+                None => t.clone(),
+            },
+            Type::Data(DataType::Var(x)) => match self.datas.get(x) {
+                Some(d) => self.shallow(&Type::Data(d.clone())),
+                None => t.clone(),
+            },
+            _ => t.clone(),
+        }
+    }
+
+    /// The unsolved metavariables occurring in a type, in order of occurrence.
+    pub fn free_metas(&self, t: &Type, out: &mut Vec<(Name, MetaKind)>) {
+        let t = self.zonk(t);
+        collect_type(&t, &mut |name, kind| {
+            if let Some(k) = self.metas.get(name) {
+                if *k == kind && !out.iter().any(|(n, _)| &**n == name) {
+                    out.push((name.into(), kind));
+                }
+            }
+        });
+    }
+
+    // ---- unification -----------------------------------------------------------
+
+    /// Unifies the type `expected` with the type `found` of the expression at `span`.
+    pub fn unify(&mut self, expected: &Type, found: &Type, span: Span) -> Result<(), Diagnostic> {
+        self.unify_types(expected, found, span).map_err(|Clash(why)| {
+            let e = self.zonk(expected);
+            let f = self.zonk(found);
+            let mut d = Diagnostic::new(span, format!("type mismatch: expected `{e}`, found `{f}`"))
+                .with_label(format!("this has type `{f}`"));
+            if why != format!("`{e}` and `{f}`") {
+                d = d.with_note(format!("cannot unify {why}"));
+            }
+            d
+        })
+    }
+
+    fn unify_types(&mut self, a: &Type, b: &Type, span: Span) -> Result<(), Clash> {
+        let a = self.shallow(a);
+        let b = self.shallow(b);
+        match (&a, &b) {
+            (Type::Var(x), Type::Var(y)) if x == y => Ok(()),
+            (Type::Var(x), t) | (t, Type::Var(x)) if self.is_meta(x) => {
+                let t = self.zonk(t);
+                if type_mentions(&t, x) {
+                    return Err(Clash(format!("`{x}` with `{t}` (infinite type)")));
+                }
+                self.types.insert(x.clone(), t);
+                Ok(())
+            }
+            (Type::Data(d1), Type::Data(d2)) => self.unify_data(d1, d2, span),
+            (Type::Fun(a1, b1), Type::Fun(a2, b2)) => {
+                self.unify_types(a1, a2, span)?;
+                self.unify_types(b1, b2, span)
+            }
+            // Implicitness is a matter of elaboration, not of the type's meaning.
+            (
+                Type::DepFun {
+                    binder: x, body: b1, ..
+                },
+                Type::DepFun {
+                    binder: y, body: b2, ..
+                },
+            ) if x.kind == y.kind => {
+                let fresh = self.names.fresh(&x.name);
+                let arg = TypeArg::var(&fresh, x.kind);
+                let b1 = b1.instantiate(x, &arg);
+                let b2 = b2.instantiate(y, &arg);
+                self.unify_types(&b1, &b2, span)
+            }
+            _ => Err(Clash(format!("`{}` and `{}`", self.zonk(&a), self.zonk(&b)))),
+        }
+    }
+
+    fn unify_data(&mut self, a: &DataType, b: &DataType, span: Span) -> Result<(), Clash> {
+        let a = self.resolve_data(a);
+        let b = self.resolve_data(b);
+        match (&a, &b) {
+            (DataType::Var(x), DataType::Var(y)) if x == y => Ok(()),
+            (DataType::Var(x), d) | (d, DataType::Var(x)) if self.is_meta(x) => {
+                let d = self.zonk_data(d);
+                if data_mentions(&d, x) {
+                    return Err(Clash(format!("`{x}` with `{d}` (infinite type)")));
+                }
+                self.datas.insert(x.clone(), d);
+                Ok(())
+            }
+            (DataType::Scalar(s), DataType::Scalar(t)) if s == t => Ok(()),
+            (DataType::NatType, DataType::NatType) => Ok(()),
+            (DataType::Index(n), DataType::Index(m)) => self.unify_nat(n, m, span),
+            (DataType::Array(n, s), DataType::Array(m, t)) => {
+                self.unify_nat(n, m, span)?;
+                self.unify_data(s, t, span)
+            }
+            (DataType::Vector(n, s), DataType::Vector(m, t)) => {
+                self.unify_nat(n, m, span)?;
+                self.unify_data(s, t, span)
+            }
+            (DataType::Pair(a1, b1), DataType::Pair(a2, b2)) => {
+                self.unify_data(a1, a2, span)?;
+                self.unify_data(b1, b2, span)
+            }
+            (DataType::NatToDataApp(f, n), DataType::NatToDataApp(g, m)) if f == g => {
+                self.unify_nat(n, m, span)
+            }
+            _ => Err(Clash(format!("`{}` and `{}`", self.zonk_data(&a), self.zonk_data(&b)))),
+        }
+    }
+
+    fn resolve_data(&self, d: &DataType) -> DataType {
+        match d {
+            DataType::Var(x) => match self.datas.get(x) {
+                Some(s) => self.resolve_data(s),
+                None => d.clone(),
+            },
+            _ => d.clone(),
+        }
+    }
+
+    /// Unifies two naturals, solving for a metavariable or deferring the equation.
+    fn unify_nat(&mut self, a: &Nat, b: &Nat, span: Span) -> Result<(), Clash> {
+        match self.solve_nat(a, b) {
+            NatEq::Solved => Ok(()),
+            NatEq::Stuck(a, b) => {
+                self.deferred.push((a, b, span));
+                Ok(())
+            }
+            NatEq::Impossible(a, b) => Err(Clash(format!("the sizes `{a}` and `{b}`"))),
+        }
+    }
+
+    /// Tries to make `a = b` hold by solving one metavariable.
+    fn solve_nat(&mut self, a: &Nat, b: &Nat) -> NatEq {
+        let a = self.zonk_nat(a);
+        let b = self.zonk_nat(b);
+        if a == b || (a.clone() - b.clone()).as_cst() == Some(0) {
+            return NatEq::Solved;
+        }
+        let metas: BTreeSet<Var> = a
+            .free_vars()
+            .into_iter()
+            .chain(b.free_vars())
+            .filter(|v| self.metas.get(v.name()) == Some(&MetaKind::Kind(Kind::Nat)))
+            .collect();
+        if metas.is_empty() {
+            return NatEq::Impossible(a, b);
+        }
+        for v in &metas {
+            if let Some(sol) = Nat::solve_for(&a, &b, v) {
+                if !sol.contains_var(v) {
+                    self.nats.insert(v.name().into(), sol);
+                    return NatEq::Solved;
+                }
+            }
+        }
+        NatEq::Stuck(a, b)
+    }
+
+    /// Retries deferred nat equations until no more progress is made. Returns the
+    /// first equation that is now known to be false, if any.
+    pub fn solve_deferred(&mut self) -> Result<(), Diagnostic> {
+        loop {
+            let pending = std::mem::take(&mut self.deferred);
+            let before = pending.len();
+            for (a, b, span) in pending {
+                match self.solve_nat(&a, &b) {
+                    NatEq::Solved => {}
+                    NatEq::Stuck(a, b) => self.deferred.push((a, b, span)),
+                    NatEq::Impossible(a, b) => {
+                        return Err(Diagnostic::new(
+                            span,
+                            format!("type mismatch: the sizes `{a}` and `{b}` differ"),
+                        ))
+                    }
+                }
+            }
+            if self.deferred.len() == before {
+                return Ok(());
+            }
+        }
+    }
+
+    /// Binds a nat metavariable directly (used for `--nat` values).
+    pub fn unify_nat_at(&mut self, a: &Nat, b: &Nat, span: Span) -> Result<(), Diagnostic> {
+        self.unify_nat(a, b, span).map_err(|Clash(why)| {
+            Diagnostic::new(span, format!("type mismatch: cannot unify {why}"))
+        })
+    }
+
+    /// Binds an address-space metavariable, or checks equality.
+    pub fn unify_addr(&mut self, a: &AddrSpace, b: &AddrSpace, span: Span) -> Result<(), Diagnostic> {
+        let a = subst_arg(&TypeArg::AddrSpace(a.clone()), self);
+        let b = subst_arg(&TypeArg::AddrSpace(b.clone()), self);
+        match (a, b) {
+            (TypeArg::AddrSpace(a), TypeArg::AddrSpace(b)) if a == b => Ok(()),
+            (TypeArg::AddrSpace(AddrSpace::Var(x)), TypeArg::AddrSpace(o))
+            | (TypeArg::AddrSpace(o), TypeArg::AddrSpace(AddrSpace::Var(x)))
+                if self.is_meta(&x) =>
+            {
+                self.addrs.insert(x, o);
+                Ok(())
+            }
+            (a, b) => Err(Diagnostic::new(
+                span,
+                format!("address space mismatch: `{a:?}` and `{b:?}`"),
+            )),
+        }
+    }
+
+    /// Records that `n2n` metavariable `x` stands for `f`.
+    #[allow(dead_code)]
+    pub fn bind_n2n(&mut self, x: Name, f: NatToNat) {
+        self.n2ns.insert(x, f);
+    }
+}
+
+enum NatEq {
+    Solved,
+    Stuck(Nat, Nat),
+    Impossible(Nat, Nat),
+}
+
+impl TypeSubst for Unifier {
+    fn lookup(&self, name: &str, kind: Kind) -> Option<TypeArg> {
+        match kind {
+            Kind::Nat => self.nats.get(name).map(|n| TypeArg::Nat(self.zonk_nat(n))),
+            Kind::Data => self
+                .datas
+                .get(name)
+                .map(|d| TypeArg::Data(self.zonk_data(d)))
+                .or_else(|| match self.types.get(name).map(|t| self.zonk(t)) {
+                    Some(Type::Data(d)) => Some(TypeArg::Data(d)),
+                    _ => None,
+                }),
+            Kind::AddrSpace => self.addrs.get(name).map(|a| TypeArg::AddrSpace(a.clone())),
+            Kind::NatToNat => self.n2ns.get(name).map(|f| TypeArg::NatToNat(subst_n2n(f, self))),
+            Kind::NatToData => None,
+        }
+    }
+}
+
+/// Calls `f(name, kind)` for every type-level variable occurring free in a type.
+pub(crate) fn collect_type(t: &Type, f: &mut dyn FnMut(&str, MetaKind)) {
+    match t {
+        Type::Var(x) => f(x, MetaKind::Type),
+        Type::Data(d) => collect_data(d, f),
+        Type::Fun(a, b) => {
+            collect_type(a, f);
+            collect_type(b, f);
+        }
+        Type::DepFun { binder, body, .. } => collect_type(body, &mut |n, k| {
+            if n != &*binder.name {
+                f(n, k)
+            }
+        }),
+    }
+}
+
+pub(crate) fn collect_nat(n: &Nat, f: &mut dyn FnMut(&str, MetaKind)) {
+    for v in n.free_vars() {
+        f(v.name(), MetaKind::Kind(Kind::Nat));
+    }
+}
+
+pub(crate) fn collect_data(d: &DataType, f: &mut dyn FnMut(&str, MetaKind)) {
+    match d {
+        DataType::Scalar(_) | DataType::NatType => {}
+        DataType::Index(n) => collect_nat(n, f),
+        DataType::Array(n, t) | DataType::Vector(n, t) => {
+            collect_nat(n, f);
+            collect_data(t, f);
+        }
+        DataType::Pair(a, b) => {
+            collect_data(a, f);
+            collect_data(b, f);
+        }
+        DataType::Var(x) => f(x, MetaKind::Kind(Kind::Data)),
+        DataType::NatToDataApp(g, n) => {
+            if let NatToData::Var(x) = g {
+                f(x, MetaKind::Kind(Kind::NatToData));
+            }
+            collect_nat(n, f);
+        }
+    }
+}
+
+fn type_mentions(t: &Type, x: &str) -> bool {
+    let mut found = false;
+    collect_type(t, &mut |n, _| found |= n == x);
+    found
+}
+
+fn data_mentions(d: &DataType, x: &str) -> bool {
+    let mut found = false;
+    collect_data(d, &mut |n, _| found |= n == x);
+    found
+}

@@ -1,0 +1,278 @@
+//! The primitive table: every RISE primitive is declared here, once.
+//!
+//! Each entry gives the primitive's Rust name, its surface name and its type
+//! scheme written in the surface syntax of types (ICFP'20 Fig. 4, RISE & Shine
+//! Listing 2, thesis §4.3 for pad/slide), exactly as in the papers: implicit
+//! parameters `{n: nat}` are instantiated by inference at each use, explicit ones
+//! `(n: nat)` are applied by the program (`split 32`).
+//!
+//! Each entry reads `Variant "name" : SCHEME => sem::function;`: the Rust name, the
+//! surface name, the type scheme and the interpreter semantics
+//! ([`Prim::semantics`], a function of [`crate::interp::sem`]).
+//!
+//! # Adding a primitive
+//! 1. Add an entry to the table below: doc comment, Rust name, surface name,
+//!    scheme and `=> sem::function`.
+//! 2. Write that function in [`crate::interp::sem`]: it receives a saturated
+//!    [`crate::interp::PrimCall`] (explicit type-level arguments, value arguments,
+//!    and on demand the node's type with every size evaluated) and returns the result
+//!    or an [`crate::interp::EvalError`], never panicking on user data. A low-level
+//!    primitive points at its high-level form's function (and is listed in
+//!    [`Prim::high_level`]).
+//! 3. Add a test exercising it to the table of `interp::tests`
+//!    (`every_primitive_has_tested_semantics` fails until you do).
+//! 4. Later crates: its DPIA translation and, only if it needs new code shapes,
+//!    the code generator.
+
+use crate::interp::sem::{self, Semantics};
+use crate::types::Type;
+use std::sync::OnceLock;
+
+const MAP: &str = "{n: nat} -> {s t: data} -> (s -> t) -> n.s -> n.t";
+const REDUCE_SEQ: &str = "{n: nat} -> {s t: data} -> (t -> s -> t) -> t -> n.s -> t";
+const UNARY: &str = "{t: data} -> t -> t";
+const BINARY: &str = "{t: data} -> t -> t -> t";
+const COMPARE: &str = "{t: data} -> t -> t -> bool";
+const PAD: &str = "(l r: nat) -> {n: nat} -> {t: data} -> n.t -> (l+n+r).t";
+
+macro_rules! primitives {
+    ($($(#[doc = $doc:literal])* $variant:ident $name:literal : $scheme:expr => $sem:path;)*) => {
+        /// A RISE primitive.
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+        pub enum Prim { $($(#[doc = $doc])* $variant),* }
+
+        impl Prim {
+            /// Every primitive, in table order.
+            pub const ALL: &'static [Prim] = &[$(Prim::$variant),*];
+
+            /// The surface name (`map`, `mapGlobal(0)`, ...).
+            pub fn name(self) -> &'static str {
+                match self { $(Prim::$variant => $name),* }
+            }
+
+            /// The type scheme as written in the table.
+            pub fn scheme_source(self) -> &'static str {
+                match self { $(Prim::$variant => $scheme),* }
+            }
+
+            /// The interpreter semantics (a function of [`crate::interp::sem`]).
+            pub fn semantics(self) -> Semantics {
+                match self { $(Prim::$variant => $sem),* }
+            }
+        }
+    };
+}
+
+primitives! {
+    // ---- scalar operations -------------------------------------------------
+    /// The identity.
+    Id "id" : UNARY => sem::id;
+    /// Negation.
+    Neg "neg" : UNARY => sem::neg;
+    /// Addition (`+`), elementwise on vectors.
+    Add "add" : BINARY => sem::add;
+    /// Subtraction (`-`).
+    Sub "sub" : BINARY => sem::sub;
+    /// Multiplication (`*`).
+    Mul "mul" : BINARY => sem::mul;
+    /// Division (`/`); integer division truncates.
+    Div "div" : BINARY => sem::div;
+    /// Remainder (`%`).
+    Mod "mod" : BINARY => sem::modulo;
+    /// `select c a b` is `a` when `c` holds, else `b`.
+    Select "select" : "{t: data} -> bool -> t -> t -> t" => sem::select;
+    /// Boolean negation.
+    Not "not" : "bool -> bool" => sem::not;
+    /// `>`
+    Gt "gt" : COMPARE => sem::gt;
+    /// `<`
+    Lt "lt" : COMPARE => sem::lt;
+    /// `==`
+    Equal "equal" : COMPARE => sem::equal;
+    /// Conversion between scalar types (C semantics).
+    Cast "cast" : "{s t: data} -> s -> t" => sem::cast;
+    /// An index as a run-time natural number.
+    IndexAsNat "indexAsNat" : "{n: nat} -> idx[n] -> natType" => sem::index_as_nat;
+    /// A run-time natural number as an index (must be below `n`).
+    NatAsIndex "natAsIndex" : "(n: nat) -> natType -> idx[n]" => sem::nat_as_index;
+    // ---- binding and memory ------------------------------------------------
+    /// `let v f` is `f v`, sharing the value `v` (no memory decision).
+    Let "let" : "{s t: data} -> s -> (s -> t) -> t" => sem::let_;
+    /// `toMem a v f` stores `v` in memory of address space `a`, then continues with `f`.
+    ToMem "toMem" : "(a: addrSpace) -> {s t: data} -> s -> (s -> t) -> t" => sem::to_mem;
+    // ---- array construction and access -----------------------------------
+    /// `generate f` is the array `[f 0, ..., f (n-1)]`.
+    Generate "generate" : "{n: nat} -> {t: data} -> (idx[n] -> t) -> n.t" => sem::generate;
+    /// `idx i xs` is the element `xs[i]`.
+    Idx "idx" : "{n: nat} -> {t: data} -> idx[n] -> n.t -> t" => sem::idx;
+    /// The first `n` elements.
+    Take "take" : "(n: nat) -> {m: nat} -> {t: data} -> (n+m).t -> n.t" => sem::take;
+    /// All but the first `n` elements.
+    Drop "drop" : "(n: nat) -> {m: nat} -> {t: data} -> (n+m).t -> m.t" => sem::drop;
+    /// Concatenation.
+    Concat "concat" : "{n m: nat} -> {t: data} -> n.t -> m.t -> (n+m).t" => sem::concat;
+    /// An array of `m*n` elements as `m` chunks of `n`.
+    Split "split" : "(n: nat) -> {m: nat} -> {t: data} -> (m*n).t -> m.n.t" => sem::split;
+    /// Flattens the outer two dimensions.
+    Join "join" : "{n m: nat} -> {t: data} -> n.m.t -> (n*m).t" => sem::join;
+    /// Windows of `sz` elements every `sp` elements (thesis §4.3.1).
+    Slide "slide" : "(sz sp: nat) -> {n: nat} -> {t: data} -> (sp*n+sz).t -> (n+1).sz.t" => sem::slide;
+    /// Swaps the outer two dimensions.
+    Transpose "transpose" : "{n m: nat} -> {t: data} -> n.m.t -> m.n.t" => sem::transpose;
+    /// Pairs up two arrays of equal length.
+    Zip "zip" : "{n: nat} -> {s t: data} -> n.s -> n.t -> n.(s, t)" => sem::zip;
+    /// An array of pairs as a pair of arrays.
+    Unzip "unzip" : "{n: nat} -> {s t: data} -> n.(s, t) -> (n.s, n.t)" => sem::unzip;
+    /// Builds a pair.
+    MakePair "makePair" : "{s t: data} -> s -> t -> (s, t)" => sem::make_pair;
+    /// First component.
+    Fst "fst" : "{s t: data} -> (s, t) -> s" => sem::fst;
+    /// Second component.
+    Snd "snd" : "{s t: data} -> (s, t) -> t" => sem::snd;
+    /// Applies a function to the first component.
+    MapFst "mapFst" : "{s1 s2 t: data} -> (s1 -> s2) -> (s1, t) -> (s2, t)" => sem::map_fst;
+    /// Applies a function to the second component.
+    MapSnd "mapSnd" : "{s t1 t2: data} -> (t1 -> t2) -> (s, t1) -> (s, t2)" => sem::map_snd;
+    /// Pads with a constant value on both sides (thesis §4.3.2).
+    PadCst "padCst" : "(l r: nat) -> {n: nat} -> {t: data} -> t -> n.t -> (l+n+r).t" => sem::pad_cst;
+    /// Pads by repeating the boundary elements.
+    PadClamp "padClamp" : PAD => sem::pad_clamp;
+    /// Pads by mirroring at the boundary (`[b a | a b c | c b]`).
+    PadMirror "padMirror" : PAD => sem::pad_mirror;
+    /// Pads by wrapping around (`[b c | a b c | a b]`).
+    PadWrap "padWrap" : PAD => sem::pad_wrap;
+    // ---- patterns ------------------------------------------------------------
+    /// Applies a function to every element.
+    Map "map" : MAP => sem::map;
+    /// Reduces with an associative, commutative operator and its neutral element.
+    Reduce "reduce" : "{n: nat} -> {t: data} -> (t -> t -> t) -> t -> n.t -> t" => sem::reduce;
+    /// Inclusive prefix scan, sequentially.
+    ScanSeq "scanSeq" : "{n: nat} -> {s t: data} -> (s -> t -> t) -> t -> n.s -> n.t" => sem::scan_seq;
+    /// `iterate k f` applies `f` `k` times, each time shrinking the array by `n`.
+    Iterate "iterate" : "{n m: nat} -> (k: nat) -> {t: data} -> ((l: nat) -> (l*n).t -> l.t) -> (m*n^k).t -> m.t" => sem::iterate;
+    /// `gather is xs` is `[xs[is[0]], ...]`.
+    Gather "gather" : "{n m: nat} -> {t: data} -> m.idx[n] -> n.t -> m.t" => sem::gather;
+    /// `scatter is xs` writes `xs[j]` to position `is[j]` (positions must be distinct).
+    Scatter "scatter" : "{n m: nat} -> {t: data} -> n.idx[m] -> n.t -> m.t" => sem::scatter;
+    /// Permutes an array with an index function `f` and its inverse: element `i` of the result is `xs[f i]`.
+    Reorder "reorder" : "{n: nat} -> {t: data} -> (f finv: nat -> nat) -> n.t -> n.t" => sem::reorder;
+    // ---- vectors ---------------------------------------------------------------
+    /// Groups `n` consecutive scalars into a vector.
+    AsVector "asVector" : "(n: nat) -> {m: nat} -> {t: data} -> (m*n).t -> m.vec[t, n]" => sem::as_vector;
+    /// Flattens an array of vectors.
+    AsScalar "asScalar" : "{n m: nat} -> {t: data} -> m.vec[t, n] -> (m*n).t" => sem::as_scalar;
+    /// A vector with every lane set to the scalar.
+    VectorFromScalar "vectorFromScalar" : "{n: nat} -> {t: data} -> t -> vec[t, n]" => sem::vector_from_scalar;
+    /// `makeArray n x1 ... xn`: an array of `n` values (its type has `n` value parameters).
+    MakeArray "makeArray" : "(n: nat) -> {t: data} -> t -> n.t" => sem::make_array;
+    // ---- low-level patterns (same semantics as their high-level form) ----------
+    /// A sequential loop.
+    MapSeq "mapSeq" : MAP => sem::map;
+    /// A fully unrolled sequential loop.
+    MapSeqUnroll "mapSeqUnroll" : MAP => sem::map;
+    /// A parallel loop (OpenMP).
+    MapPar "mapPar" : MAP => sem::map;
+    /// A map over the lanes of a vector.
+    MapVec "mapVec" : "{n: nat} -> {s t: data} -> (s -> t) -> vec[s, n] -> vec[t, n]" => sem::map_vec;
+    /// A sequential reduction loop.
+    ReduceSeq "reduceSeq" : REDUCE_SEQ => sem::reduce;
+    /// A fully unrolled sequential reduction.
+    ReduceSeqUnroll "reduceSeqUnroll" : REDUCE_SEQ => sem::reduce;
+    /// OpenCL: over global work-items, dimension 0.
+    MapGlobal0 "mapGlobal(0)" : MAP => sem::map;
+    /// OpenCL: over global work-items, dimension 1.
+    MapGlobal1 "mapGlobal(1)" : MAP => sem::map;
+    /// OpenCL: over global work-items, dimension 2.
+    MapGlobal2 "mapGlobal(2)" : MAP => sem::map;
+    /// OpenCL: over work-groups, dimension 0.
+    MapWorkGroup0 "mapWorkGroup(0)" : MAP => sem::map;
+    /// OpenCL: over work-groups, dimension 1.
+    MapWorkGroup1 "mapWorkGroup(1)" : MAP => sem::map;
+    /// OpenCL: over work-groups, dimension 2.
+    MapWorkGroup2 "mapWorkGroup(2)" : MAP => sem::map;
+    /// OpenCL: over local work-items of a work-group, dimension 0.
+    MapLocal0 "mapLocal(0)" : MAP => sem::map;
+    /// OpenCL: over local work-items of a work-group, dimension 1.
+    MapLocal1 "mapLocal(1)" : MAP => sem::map;
+    /// OpenCL: over local work-items of a work-group, dimension 2.
+    MapLocal2 "mapLocal(2)" : MAP => sem::map;
+    /// CUDA: over thread blocks, dimension 0.
+    MapBlock0 "mapBlock(0)" : MAP => sem::map;
+    /// CUDA: over thread blocks, dimension 1.
+    MapBlock1 "mapBlock(1)" : MAP => sem::map;
+    /// CUDA: over thread blocks, dimension 2.
+    MapBlock2 "mapBlock(2)" : MAP => sem::map;
+    /// CUDA: over threads of a block, dimension 0.
+    MapThread0 "mapThread(0)" : MAP => sem::map;
+    /// CUDA: over threads of a block, dimension 1.
+    MapThread1 "mapThread(1)" : MAP => sem::map;
+    /// CUDA: over threads of a block, dimension 2.
+    MapThread2 "mapThread(2)" : MAP => sem::map;
+    /// CUDA: over the warps of a block.
+    MapWarp "mapWarp" : MAP => sem::map;
+    /// CUDA: over the lanes of a warp.
+    MapLane "mapLane" : MAP => sem::map;
+}
+
+/// Primitives whose surface name takes a dimension: `mapGlobal(0)`.
+pub const DIMENSIONED: &[&str] = &["mapGlobal", "mapWorkGroup", "mapLocal", "mapBlock", "mapThread"];
+
+impl Prim {
+    /// The primitive with this surface name (`mapGlobal(1)` for dimensioned ones).
+    pub fn from_name(name: &str) -> Option<Prim> {
+        Prim::ALL.iter().copied().find(|p| p.name() == name)
+    }
+
+    /// The type scheme, parsed once from the table.
+    pub fn scheme(self) -> &'static Type {
+        static SCHEMES: OnceLock<Vec<Type>> = OnceLock::new();
+        let all = SCHEMES.get_or_init(|| {
+            Prim::ALL
+                .iter()
+                .map(|p| {
+                    crate::syntax::parse_type(p.scheme_source())
+                        .unwrap_or_else(|e| panic!("bad scheme of {}: {e}", p.name()))
+                })
+                .collect()
+        });
+        &all[self as usize]
+    }
+
+    /// The name of the high-level pattern this low-level primitive implements
+    /// (itself for high-level primitives).
+    pub fn high_level(self) -> Prim {
+        use Prim::*;
+        match self {
+            MapSeq | MapSeqUnroll | MapPar | MapGlobal0 | MapGlobal1 | MapGlobal2 | MapWorkGroup0
+            | MapWorkGroup1 | MapWorkGroup2 | MapLocal0 | MapLocal1 | MapLocal2 | MapBlock0
+            | MapBlock1 | MapBlock2 | MapThread0 | MapThread1 | MapThread2 | MapWarp | MapLane => Map,
+            ReduceSeqUnroll => ReduceSeq,
+            p => p,
+        }
+    }
+
+    /// Whether this is one of the `map` variants (high- or low-level, not `mapVec`).
+    pub fn is_map(self) -> bool {
+        self.high_level() == Prim::Map
+    }
+
+    /// Whether this is `reduce` or one of its sequential forms.
+    pub fn is_reduce(self) -> bool {
+        matches!(self, Prim::Reduce | Prim::ReduceSeq | Prim::ReduceSeqUnroll)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_scheme_parses_and_names_are_unique() {
+        let mut names = std::collections::HashSet::new();
+        for p in Prim::ALL {
+            assert!(names.insert(p.name()), "duplicate {}", p.name());
+            let _ = p.scheme();
+            assert_eq!(Prim::from_name(p.name()), Some(*p));
+        }
+    }
+}

@@ -1,0 +1,903 @@
+//! Parsing RISE expressions and programs (DESIGN.md, "Surface syntax").
+//!
+//! ```text
+//! program := def*
+//! def     := 'def' ident (':' type)? '=' expr
+//! expr    := binary                      -- `fun` may start any operand
+//! binary  := unary (op unary)*           -- precedence climbing, all left-associative:
+//!                                        --   * / %  >  + -  >  < > ==  >  >>  >  |>
+//! unary   := '-' unary | '!' unary | app -- `-3` is a negative literal
+//! app     := atom atom* lambda?          -- juxtaposition; a trailing `fun` is the last argument
+//! lambda  := 'fun' param+ '=>' expr      -- extends as far right as possible
+//! param   := ident | '(' ident+ ':' (kind | type) ')'
+//! atom    := ident | dimPrim dim | literal | '(' expr ')' | '(' expr ':' type ')' | '(' expr ',' expr ')'
+//! dim     := '(' 0|1|2 ')' | 0|1|2
+//! ```
+//!
+//! The AST has no infix nodes: operators become applications of primitives
+//! (`a + b` is `add a b`), `x |> f` is `f x`, and `f >> g` is `fun x => g (f x)`
+//! with a name `x` that occurs nowhere in the source. A parameter annotated with a
+//! kind (`fun (n: nat) => e`) makes a dependent lambda. An identifier bound by an
+//! enclosing `fun` is a variable; otherwise a primitive name is that primitive and
+//! any other name is a variable (a definition or an address space), resolved by
+//! the type checker. Arguments of explicit `nat` parameters (`split 32`) are plain
+//! expressions here; the type checker turns them into dependent applications.
+//!
+//! Bad input gives a [`Diagnostic`] pointing at the offending token; nesting
+//! deeper than [`MAX_DEPTH`] is reported instead of overflowing the stack.
+
+use super::cursor::{PResult, Parser};
+use super::lexer::{lex, Token};
+use crate::expr::{Def, Expr, ExprKind, Literal, NameGen, Program};
+use crate::primitives::{Prim, DIMENSIONED};
+use crate::span::{Diagnostic, Span};
+use crate::types::{Binder, Name, ScalarType, Type};
+use std::collections::HashSet;
+
+/// The deepest nesting of expressions (parentheses, lambdas, unary operators) accepted.
+pub const MAX_DEPTH: usize = 256;
+
+/// The most nesting tokens (`(`, `[`, `{`, `->`, `^`) accepted in one type annotation.
+const MAX_TYPE_NESTING: usize = 128;
+
+/// Parses a program: a sequence of definitions.
+pub fn parse_program(source: &str) -> Result<Program, Diagnostic> {
+    let mut p = ExprParser::new(source)?;
+    let mut defs = Vec::new();
+    while !p.p.at_end() {
+        defs.push(p.parse_def()?);
+    }
+    Ok(Program { defs })
+}
+
+/// Parses a single expression (the whole input).
+pub fn parse_expr(source: &str) -> Result<Expr, Diagnostic> {
+    let mut p = ExprParser::new(source)?;
+    let e = p.parse_expr()?;
+    if !p.p.at_end() {
+        return Err(p.p.error_expected("an operator or the end of the expression"));
+    }
+    Ok(e)
+}
+
+/// Expression-parsing state on top of the token cursor.
+struct ExprParser {
+    /// The token cursor (shared with the type parser).
+    p: Parser,
+    /// Names bound by enclosing `fun`s, innermost last.
+    scope: Vec<Name>,
+    /// Fresh names for the desugaring of `>>`.
+    names: NameGen,
+    /// Every identifier of the source: fresh names must avoid them.
+    source_idents: HashSet<String>,
+    /// Current nesting depth.
+    depth: usize,
+}
+
+/// The infix operators.
+#[derive(Clone, Copy)]
+enum BinOp {
+    Pipe,
+    Compose,
+    Prim(Prim),
+}
+
+/// The binary operator a token denotes, with its precedence (higher binds tighter).
+fn binary_op(t: &Token) -> Option<(u8, BinOp)> {
+    Some(match t {
+        Token::Pipe => (1, BinOp::Pipe),
+        Token::Compose => (2, BinOp::Compose),
+        Token::Lt => (3, BinOp::Prim(Prim::Lt)),
+        Token::Gt => (3, BinOp::Prim(Prim::Gt)),
+        Token::EqEq => (3, BinOp::Prim(Prim::Equal)),
+        Token::Plus => (4, BinOp::Prim(Prim::Add)),
+        Token::Minus => (4, BinOp::Prim(Prim::Sub)),
+        Token::Star => (5, BinOp::Prim(Prim::Mul)),
+        Token::Slash => (5, BinOp::Prim(Prim::Div)),
+        Token::Percent => (5, BinOp::Prim(Prim::Mod)),
+        _ => return None,
+    })
+}
+
+/// Whether a token can start an application argument.
+fn starts_atom(t: &Token) -> bool {
+    matches!(
+        t,
+        Token::Ident(_) | Token::Int(_) | Token::Float(_) | Token::True | Token::False | Token::LParen
+    )
+}
+
+fn app(f: Expr, a: Expr, span: Span) -> Expr {
+    Expr::new(ExprKind::App(f, a), span)
+}
+
+impl ExprParser {
+    fn new(source: &str) -> PResult<ExprParser> {
+        let tokens = lex(source)?;
+        let source_idents = tokens
+            .iter()
+            .filter_map(|(t, _)| match t {
+                Token::Ident(s) => Some(s.clone()),
+                _ => None,
+            })
+            .collect();
+        Ok(ExprParser {
+            p: Parser::new(tokens, source.len()),
+            scope: Vec::new(),
+            names: NameGen::new(),
+            source_idents,
+            depth: 0,
+        })
+    }
+
+    /// Runs `f` one nesting level deeper, failing beyond [`MAX_DEPTH`].
+    fn nested<T>(&mut self, f: impl FnOnce(&mut Self) -> PResult<T>) -> PResult<T> {
+        if self.depth >= MAX_DEPTH {
+            return Err(Diagnostic::new(self.p.span(), "expression nested too deeply")
+                .with_note(format!("at most {MAX_DEPTH} levels of nesting are supported")));
+        }
+        self.depth += 1;
+        let r = f(self);
+        self.depth -= 1;
+        r
+    }
+
+    // ---- definitions ---------------------------------------------------------
+
+    /// `def name (: type)? = expr`
+    fn parse_def(&mut self) -> PResult<Def> {
+        let start = self.p.expect(&Token::Def, "`def`")?;
+        let (name, name_span) = self.p.ident("the name of the definition")?;
+        if DIMENSIONED.contains(&name.as_str()) || Prim::from_name(&name).is_some() {
+            return Err(Diagnostic::new(
+                name_span,
+                format!("`{name}` is a primitive and cannot be redefined"),
+            )
+            .with_label("choose another name"));
+        }
+        let annot = if self.p.eat(&Token::Colon) {
+            Some(self.parse_type_annotation()?)
+        } else {
+            None
+        };
+        if !self.p.eat(&Token::Eq) {
+            let what = if annot.is_some() {
+                "`=` after the type"
+            } else {
+                "`=` or `:` after the name of the definition"
+            };
+            let mut err = self.p.error_expected(what);
+            if matches!(self.p.peek(), Some(Token::Ident(_)) | Some(Token::LParen)) {
+                err = err.with_note(format!(
+                    "parameters are written with `fun`: `def {name} = fun x => ...`"
+                ));
+            }
+            return Err(err);
+        }
+        let body = self.parse_expr()?;
+        if !self.p.at_end() && self.p.peek() != Some(&Token::Def) {
+            return Err(self
+                .p
+                .error_expected("an operator, the next `def` or the end of the input"));
+        }
+        Ok(Def {
+            name: name.into(),
+            annot,
+            span: start.to(body.span()),
+            body,
+            name_span,
+        })
+    }
+
+    /// A type, after checking that its nesting stays within what the type parser can take.
+    fn parse_type_annotation(&mut self) -> PResult<Type> {
+        let mut k = 0;
+        let mut open = 0usize;
+        let mut nesting = 0usize;
+        while let Some(t) = self.p.peek_at(k) {
+            match t {
+                Token::LParen | Token::LBracket | Token::LBrace => {
+                    open += 1;
+                    nesting += 1;
+                }
+                Token::RParen | Token::RBracket | Token::RBrace => {
+                    if open == 0 {
+                        break;
+                    }
+                    open -= 1;
+                }
+                Token::Arrow | Token::Caret => nesting += 1,
+                Token::Ident(_)
+                | Token::Int(_)
+                | Token::Float(_)
+                | Token::Colon
+                | Token::Comma
+                | Token::Dot
+                | Token::Plus
+                | Token::Minus
+                | Token::Star
+                | Token::Slash
+                | Token::SlashHat
+                | Token::Percent => {}
+                _ => break,
+            }
+            if nesting > MAX_TYPE_NESTING {
+                return Err(Diagnostic::new(self.p.span(), "type nested too deeply").with_note(
+                    format!("a type may contain at most {MAX_TYPE_NESTING} brackets and arrows"),
+                ));
+            }
+            k += 1;
+        }
+        self.p.parse_type()
+    }
+
+    // ---- expressions -----------------------------------------------------------
+
+    /// A whole expression (lowest precedence).
+    fn parse_expr(&mut self) -> PResult<Expr> {
+        self.nested(|p| p.parse_binary(1))
+    }
+
+    /// Precedence climbing over the left-associative binary operators of precedence `>= min`.
+    fn parse_binary(&mut self, min: u8) -> PResult<Expr> {
+        let mut lhs = self.parse_unary()?;
+        while let Some((prec, op)) = self.p.peek().and_then(binary_op) {
+            if prec < min {
+                break;
+            }
+            let op_span = self.p.span();
+            self.p.bump();
+            if self.p.at_end() || self.p.peek().is_some_and(|t| binary_op(t).is_some() && t != &Token::Minus) {
+                return Err(self.p.error_expected("an operand"));
+            }
+            let rhs = self.parse_binary(prec + 1)?;
+            lhs = self.combine(op, lhs, rhs, op_span);
+        }
+        Ok(lhs)
+    }
+
+    /// Builds the desugared form of `lhs op rhs`.
+    fn combine(&mut self, op: BinOp, lhs: Expr, rhs: Expr, op_span: Span) -> Expr {
+        let span = lhs.span().to(rhs.span());
+        match op {
+            BinOp::Pipe => app(rhs, lhs, span),
+            BinOp::Prim(p) => {
+                let f = Expr::new(ExprKind::Prim(p), op_span);
+                let partial = app(f, lhs.clone(), lhs.span().to(op_span));
+                app(partial, rhs, span)
+            }
+            BinOp::Compose => {
+                let x = self.fresh_name();
+                let var = Expr::new(ExprKind::Var(x.clone()), op_span);
+                let inner = app(lhs, var, span);
+                let body = app(rhs, inner, span);
+                Expr::new(ExprKind::Lambda(x, None, body), span)
+            }
+        }
+    }
+
+    /// A name that occurs nowhere in the source.
+    fn fresh_name(&mut self) -> Name {
+        loop {
+            let n = self.names.fresh("x");
+            if !self.source_idents.contains(&*n) {
+                return n;
+            }
+        }
+    }
+
+    /// `-e`, `!e` or an application.
+    fn parse_unary(&mut self) -> PResult<Expr> {
+        let start = self.p.span();
+        match self.p.peek() {
+            Some(Token::Minus) => {
+                if matches!(self.p.peek_at(1), Some(Token::Int(_)) | Some(Token::Float(_))) {
+                    self.p.bump();
+                    let lit = self.parse_number(true, start)?;
+                    return self.parse_app_args(lit);
+                }
+                self.p.bump();
+                let operand = self.nested(|p| p.parse_unary())?;
+                Ok(self.unary(Prim::Neg, start, operand))
+            }
+            Some(Token::Bang) => {
+                self.p.bump();
+                let operand = self.nested(|p| p.parse_unary())?;
+                Ok(self.unary(Prim::Not, start, operand))
+            }
+            _ => self.parse_app(),
+        }
+    }
+
+    fn unary(&self, p: Prim, op_span: Span, operand: Expr) -> Expr {
+        let span = op_span.to(operand.span());
+        app(Expr::new(ExprKind::Prim(p), op_span), operand, span)
+    }
+
+    /// `f a b ...`, with an optional trailing `fun` argument; or a lambda.
+    fn parse_app(&mut self) -> PResult<Expr> {
+        if self.p.peek() == Some(&Token::Fun) {
+            return self.parse_lambda();
+        }
+        let head = self.parse_atom()?;
+        self.parse_app_args(head)
+    }
+
+    /// The arguments following an application head.
+    fn parse_app_args(&mut self, mut head: Expr) -> PResult<Expr> {
+        loop {
+            match self.p.peek() {
+                Some(t) if starts_atom(t) => {
+                    let arg = self.parse_atom()?;
+                    let span = head.span().to(arg.span());
+                    head = app(head, arg, span);
+                }
+                Some(Token::Fun) => {
+                    let arg = self.parse_lambda()?;
+                    let span = head.span().to(arg.span());
+                    return Ok(app(head, arg, span));
+                }
+                _ => return Ok(head),
+            }
+        }
+    }
+
+    /// `fun params => body`
+    fn parse_lambda(&mut self) -> PResult<Expr> {
+        let start = self.p.expect(&Token::Fun, "`fun`")?;
+        let mut params: Vec<(Param, Span)> = Vec::new();
+        loop {
+            let span = self.p.span();
+            match self.p.peek() {
+                Some(Token::Ident(_)) => {
+                    let (name, span) = self.p.ident("a parameter")?;
+                    params.push((Param::Value(name.into(), None), span));
+                }
+                Some(Token::LParen) => {
+                    self.p.bump();
+                    for param in self.parse_annotated_params()? {
+                        params.push((param, span.to(self.p.prev_span())));
+                    }
+                }
+                Some(Token::FatArrow) if !params.is_empty() => {
+                    self.p.bump();
+                    break;
+                }
+                _ => {
+                    let what = if params.is_empty() {
+                        "a parameter name or `(name: type)`"
+                    } else {
+                        "another parameter or `=>`"
+                    };
+                    return Err(self.p.error_expected(what));
+                }
+            }
+        }
+        let scope_len = self.scope.len();
+        for (param, _) in &params {
+            self.scope.push(param.name().clone());
+        }
+        let body = self.parse_expr();
+        self.scope.truncate(scope_len);
+        let body = body?;
+        let end = body.span();
+        let first = params.first().map(|p| p.1);
+        let mut e = body;
+        for (param, span) in params.into_iter().rev() {
+            let span = if Some(span) == first { start } else { span };
+            let kind = match param {
+                Param::Value(x, t) => ExprKind::Lambda(x, t, e),
+                Param::Dep(b) => ExprKind::DepLambda(b, e),
+            };
+            e = Expr::new(kind, span.to(end));
+        }
+        Ok(e)
+    }
+
+    /// `x y: annotation)` after `(`: value parameters with a type, or type-level ones with a kind.
+    fn parse_annotated_params(&mut self) -> PResult<Vec<Param>> {
+        let mut names: Vec<Name> = Vec::new();
+        while let Some(Token::Ident(_)) = self.p.peek() {
+            names.push(self.p.ident("a parameter")?.0.into());
+        }
+        if names.is_empty() {
+            return Err(self.p.error_expected("a parameter name"));
+        }
+        self.p.expect(&Token::Colon, "`:` and the parameter's type or kind")?;
+        let is_kind = matches!(self.p.peek(), Some(Token::Ident(k)) if k == "nat" || k == "data" || k == "addrSpace");
+        let params = if is_kind {
+            let kind = self.p.parse_kind()?;
+            names
+                .into_iter()
+                .map(|n| Param::Dep(Binder::new(n, kind)))
+                .collect()
+        } else {
+            let ty = self.parse_type_annotation()?;
+            names
+                .into_iter()
+                .map(|n| Param::Value(n, Some(ty.clone())))
+                .collect()
+        };
+        self.p.expect(&Token::RParen, "`)` after the parameter's annotation")?;
+        Ok(params)
+    }
+
+    /// An argument: a name, a literal or a parenthesised expression.
+    fn parse_atom(&mut self) -> PResult<Expr> {
+        let span = self.p.span();
+        match self.p.peek().cloned() {
+            Some(Token::Ident(name)) => {
+                self.p.bump();
+                Ok(self.resolve(name, span)?)
+            }
+            Some(Token::Int(_)) | Some(Token::Float(_)) => self.parse_number(false, span),
+            Some(Token::True) => {
+                self.p.bump();
+                Ok(Expr::new(ExprKind::Lit(Literal::Bool(true)), span))
+            }
+            Some(Token::False) => {
+                self.p.bump();
+                Ok(Expr::new(ExprKind::Lit(Literal::Bool(false)), span))
+            }
+            Some(Token::LParen) => {
+                self.p.bump();
+                self.parse_parenthesized(span)
+            }
+            _ => Err(self.p.error_expected("an expression")),
+        }
+    }
+
+    /// After `(`: `e)`, `e : T)` or `e1, e2)`.
+    fn parse_parenthesized(&mut self, open: Span) -> PResult<Expr> {
+        if self.p.peek() == Some(&Token::RParen) {
+            return Err(self.p.error_expected("an expression inside the parentheses"));
+        }
+        let e = self.parse_expr()?;
+        if self.p.eat(&Token::Colon) {
+            let ty = self.parse_type_annotation()?;
+            let close = self.p.expect(&Token::RParen, "`)` after the type annotation")?;
+            return Ok(Expr::new(ExprKind::Annot(e, ty), open.to(close)));
+        }
+        if self.p.eat(&Token::Comma) {
+            let comma = self.p.prev_span();
+            let e2 = self.parse_expr()?;
+            let close = match self.p.peek() {
+                Some(Token::Comma) => {
+                    return Err(self.p.error_expected("`)`").with_note(
+                        "pairs have two components; nest them for more: `(a, (b, c))`",
+                    ))
+                }
+                _ => self.p.expect(&Token::RParen, "`)` after the pair")?,
+            };
+            let make_pair = Expr::new(ExprKind::Prim(Prim::MakePair), comma);
+            let partial = app(make_pair, e, open.to(comma));
+            return Ok(app(partial, e2, open.to(close)));
+        }
+        self.p
+            .expect(&Token::RParen, "`)`, `:` or `,` in the parenthesised expression")?;
+        Ok(e)
+    }
+
+    /// A name: a bound variable, a primitive (with its dimension, if it takes one) or a free variable.
+    fn resolve(&mut self, name: String, span: Span) -> PResult<Expr> {
+        if self.scope.iter().any(|n| **n == *name) {
+            return Ok(Expr::new(ExprKind::Var(name.into()), span));
+        }
+        if DIMENSIONED.contains(&name.as_str()) {
+            let (dim, end) = self.parse_dimension(&name, span)?;
+            let prim = Prim::from_name(&format!("{name}({dim})")).ok_or_else(|| {
+                Diagnostic::new(span.to(end), format!("unknown primitive `{name}({dim})`"))
+            })?;
+            return Ok(Expr::new(ExprKind::Prim(prim), span.to(end)));
+        }
+        if let Some(p) = Prim::from_name(&name) {
+            return Ok(Expr::new(ExprKind::Prim(p), span));
+        }
+        Ok(Expr::new(ExprKind::Var(name.into()), span))
+    }
+
+    /// The dimension after a dimensioned primitive: `(0)` or `0` (also 1, 2).
+    fn parse_dimension(&mut self, name: &str, name_span: Span) -> PResult<(u8, Span)> {
+        let parens = self.p.peek() == Some(&Token::LParen);
+        let mark = self.p.mark();
+        if parens {
+            self.p.bump();
+        }
+        let dim = match self.p.peek() {
+            Some(Token::Int(t)) if t == "0" || t == "1" || t == "2" => t.as_bytes()[0] - b'0',
+            _ => {
+                let what = format!("the dimension of `{name}` (0, 1 or 2)");
+                let err = if self.p.at_end() && !parens {
+                    Diagnostic::new(name_span, format!("expected {what} after `{name}`"))
+                } else {
+                    self.p.error_expected(&what)
+                };
+                self.p.reset(mark);
+                return Err(err.with_note(format!("write `{name}(0)`, `{name}(1)` or `{name}(2)`")));
+            }
+        };
+        self.p.bump();
+        if parens {
+            self.p.expect(&Token::RParen, "`)` after the dimension")?;
+        }
+        Ok((dim, self.p.prev_span()))
+    }
+
+    /// A numeric literal (the current token), negated if `negative` (then `start` is the `-`).
+    fn parse_number(&mut self, negative: bool, start: Span) -> PResult<Expr> {
+        let span = start.to(self.p.span());
+        let lit = match self.p.bump() {
+            Some(Token::Int(text)) => int_literal(&text, negative),
+            Some(Token::Float(text)) => float_literal(&text, negative),
+            _ => return Err(self.p.error_expected("a number")),
+        };
+        let lit = lit.map_err(|msg| Diagnostic::new(span, msg))?;
+        Ok(Expr::new(ExprKind::Lit(lit), span))
+    }
+}
+
+/// A parameter of `fun`.
+enum Param {
+    /// A value parameter, maybe with its type.
+    Value(Name, Option<Type>),
+    /// A type-level parameter.
+    Dep(Binder),
+}
+
+impl Param {
+    fn name(&self) -> &Name {
+        match self {
+            Param::Value(n, _) => n,
+            Param::Dep(b) => &b.name,
+        }
+    }
+}
+
+/// An integer literal `123` or `123u16` (the lexer guarantees digits and a known suffix).
+fn int_literal(text: &str, negative: bool) -> Result<Literal, String> {
+    let digits_end = text.find(|c: char| !c.is_ascii_digit()).unwrap_or(text.len());
+    let (digits, suffix) = text.split_at(digits_end);
+    let ty = if suffix.is_empty() {
+        ScalarType::Int
+    } else {
+        ScalarType::from_name(suffix).ok_or_else(|| format!("unknown literal suffix `{suffix}`"))?
+    };
+    let shown = if negative { format!("-{text}") } else { text.to_string() };
+    let magnitude: i128 = digits
+        .parse()
+        .map_err(|_| format!("integer literal `{shown}` is too large"))?;
+    let value = if negative { -magnitude } else { magnitude };
+    let (lo, hi): (i128, i128) = match ty {
+        // Unsuffixed literals also stand for natural numbers (`split 32`): the full
+        // 64-bit range is accepted here and the type checker narrows it.
+        ScalarType::Int | ScalarType::I64 => (i64::MIN.into(), i64::MAX.into()),
+        ScalarType::I8 => (i8::MIN.into(), i8::MAX.into()),
+        ScalarType::I16 => (i16::MIN.into(), i16::MAX.into()),
+        ScalarType::I32 => (i32::MIN.into(), i32::MAX.into()),
+        ScalarType::U8 => (0, u8::MAX.into()),
+        ScalarType::U16 => (0, u16::MAX.into()),
+        ScalarType::U32 => (0, u32::MAX.into()),
+        // Literals are stored as `i64`.
+        ScalarType::U64 => (0, i64::MAX.into()),
+        _ => return Err(format!("`{suffix}` is not an integer type")),
+    };
+    match i64::try_from(value) {
+        Ok(v) if (lo..=hi).contains(&value) => Ok(Literal::Int(v, ty)),
+        _ => Err(format!(
+            "integer literal `{shown}` is out of the range of `{}` ({lo} to {hi})",
+            ty.name()
+        )),
+    }
+}
+
+/// A float literal `1.5` (f64), `1.5f` (f32), `1.5f16`, `2e3f32`.
+fn float_literal(text: &str, negative: bool) -> Result<Literal, String> {
+    let (num, ty) = [
+        ("f16", ScalarType::F16),
+        ("f32", ScalarType::F32),
+        ("f64", ScalarType::F64),
+        ("f", ScalarType::F32),
+    ]
+    .into_iter()
+    .find_map(|(s, t)| text.strip_suffix(s).map(|n| (n, t)))
+    .unwrap_or((text, ScalarType::F64));
+    let shown = if negative { format!("-{text}") } else { text.to_string() };
+    let bad = || format!("float literal `{shown}` is not a valid `{}`", ty.name());
+    let value: f64 = match ty {
+        ScalarType::F16 => {
+            let v: f32 = num.parse().map_err(|_| bad())?;
+            half::f16::from_f32(v).to_f64()
+        }
+        ScalarType::F32 => f64::from(num.parse::<f32>().map_err(|_| bad())?),
+        _ => num.parse::<f64>().map_err(|_| bad())?,
+    };
+    if !value.is_finite() {
+        return Err(format!(
+            "float literal `{shown}` is out of the range of `{}`",
+            ty.name()
+        ));
+    }
+    Ok(Literal::Float(if negative { -value } else { value }, ty))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::syntax::parse_type;
+    use crate::types::Kind;
+
+    fn parse(src: &str) -> Expr {
+        parse_expr(src).unwrap_or_else(|e| panic!("{src}: {e}"))
+    }
+
+    fn prim(p: Prim) -> Expr {
+        Expr::new(ExprKind::Prim(p), Span::default())
+    }
+    fn var(x: &str) -> Expr {
+        Expr::new(ExprKind::Var(x.into()), Span::default())
+    }
+    fn ap(f: Expr, a: Expr) -> Expr {
+        app(f, a, Span::default())
+    }
+    fn ap2(f: Expr, a: Expr, b: Expr) -> Expr {
+        ap(ap(f, a), b)
+    }
+    fn lam(x: &str, b: Expr) -> Expr {
+        Expr::new(ExprKind::Lambda(x.into(), None, b), Span::default())
+    }
+    fn int(v: i64) -> Expr {
+        Expr::new(ExprKind::Lit(Literal::Int(v, ScalarType::Int)), Span::default())
+    }
+    fn err(src: &str) -> Diagnostic {
+        match parse_program(src) {
+            Ok(p) => panic!("{src} parsed: {p:?}"),
+            Err(e) => e,
+        }
+    }
+    fn err_span(src: &str) -> (String, &str) {
+        let e = err(src);
+        (e.message.clone(), &src[e.span.range()])
+    }
+
+    const DESIGN_EXAMPLES: &str = "
+def dot = fun xs ys => zip xs ys |> map (fun p => fst p * snd p) |> reduce add 0.0f
+
+def mm : {m n k: nat} -> m.k.f32 -> k.n.f32 -> m.n.f32 =
+  fun a b => a |> map (fun row => transpose b |> map (fun col => dot row col))
+
+def jacobi3 : {n: nat} -> n.f32 -> n.f32 =
+  fun xs => xs |> padClamp 1 1 |> slide 3 1 |> map (fun nbh => reduce add 0.0f nbh)
+";
+
+    #[test]
+    fn design_examples_parse() {
+        let p = parse_program(DESIGN_EXAMPLES).unwrap();
+        let names: Vec<&str> = p.defs.iter().map(|d| &*d.name).collect();
+        assert_eq!(names, ["dot", "mm", "jacobi3"]);
+        assert!(p.defs[0].annot.is_none());
+        assert_eq!(
+            p.defs[1].annot,
+            Some(parse_type("{m n k: nat} -> m.k.f32 -> k.n.f32 -> m.n.f32").unwrap())
+        );
+        // dot = fun xs ys => reduce add 0.0f (map (fun p => mul (fst p) (snd p)) (zip xs ys))
+        let f32_zero = Expr::new(ExprKind::Lit(Literal::Float(0.0, ScalarType::F32)), Span::default());
+        let expected = lam(
+            "xs",
+            lam(
+                "ys",
+                ap(
+                    ap2(prim(Prim::Reduce), prim(Prim::Add), f32_zero),
+                    ap(
+                        ap(
+                            prim(Prim::Map),
+                            lam(
+                                "p",
+                                ap2(prim(Prim::Mul), ap(prim(Prim::Fst), var("p")), ap(prim(Prim::Snd), var("p"))),
+                            ),
+                        ),
+                        ap2(prim(Prim::Zip), var("xs"), var("ys")),
+                    ),
+                ),
+            ),
+        );
+        assert!(p.defs[0].body.alpha_eq(&expected), "{:?}", p.defs[0].body);
+        // `dot` in mm is a free variable (a definition), `transpose` a primitive.
+        assert_eq!(p.defs[1].body.free_vars(), vec![Name::from("dot")]);
+        // spans
+        let d = &p.defs[2];
+        assert_eq!(&DESIGN_EXAMPLES[d.name_span.range()], "jacobi3");
+        assert!(DESIGN_EXAMPLES[d.span.range()].starts_with("def jacobi3"));
+        assert!(DESIGN_EXAMPLES[d.span.range()].ends_with("nbh)"));
+        assert!(DESIGN_EXAMPLES[d.body.span().range()].starts_with("fun xs"));
+    }
+
+    #[test]
+    fn precedence() {
+        let (a, b, c) = (var("a"), var("b"), var("c"));
+        let add = || prim(Prim::Add);
+        let mul = || prim(Prim::Mul);
+        assert_eq!(parse("a + b * c"), ap2(add(), a.clone(), ap2(mul(), b.clone(), c.clone())));
+        assert_eq!(parse("a * b + c"), ap2(add(), ap2(mul(), a.clone(), b.clone()), c.clone()));
+        assert_eq!(parse("a - b - c"), ap2(prim(Prim::Sub), ap2(prim(Prim::Sub), a.clone(), b.clone()), c.clone()));
+        assert_eq!(parse("f a + g b"), ap2(add(), ap(var("f"), a.clone()), ap(var("g"), b.clone())));
+        assert_eq!(parse("a + b < c"), ap2(prim(Prim::Lt), ap2(add(), a.clone(), b.clone()), c.clone()));
+        assert_eq!(parse("a == b % c"), ap2(prim(Prim::Equal), a.clone(), ap2(prim(Prim::Mod), b.clone(), c.clone())));
+        // pipes are left-associative and bind loosest
+        assert_eq!(parse("x |> f |> g"), ap(var("g"), ap(var("f"), var("x"))));
+        assert_eq!(parse("a + b |> f"), ap(var("f"), ap2(add(), a.clone(), b.clone())));
+        // application
+        assert_eq!(parse("f(x) y"), ap2(var("f"), var("x"), var("y")));
+        assert_eq!(parse("f (x) (y)"), ap2(var("f"), var("x"), var("y")));
+        // unary
+        assert_eq!(parse("-f x"), ap(prim(Prim::Neg), ap(var("f"), var("x"))));
+        assert_eq!(parse("-x * y"), ap2(mul(), ap(prim(Prim::Neg), var("x")), var("y")));
+        assert_eq!(parse("!b"), ap(prim(Prim::Not), var("b")));
+        assert_eq!(parse("-3"), int(-3));
+        assert_eq!(parse("a - 3"), ap2(prim(Prim::Sub), a.clone(), int(3)));
+        assert_eq!(parse("a - -3"), ap2(prim(Prim::Sub), a.clone(), int(-3)));
+        // fun extends to the right, also as the last argument or operand
+        assert_eq!(parse("fun x => x + 1 |> f"), lam("x", ap(var("f"), ap2(add(), var("x"), int(1)))));
+        assert_eq!(parse("xs |> map fun x => x"), ap(ap(prim(Prim::Map), lam("x", var("x"))), var("xs")));
+        assert_eq!(parse("xs |> fun x => x"), ap(lam("x", var("x")), var("xs")));
+        assert_eq!(parse("(fun x => x) y"), ap(lam("x", var("x")), var("y")));
+    }
+
+    #[test]
+    fn pairs_and_annotations() {
+        let t = parse_type("f32").unwrap();
+        let e = parse("(x : f32)");
+        assert!(matches!(e.kind(), ExprKind::Annot(_, ty) if *ty == t));
+        assert_eq!(parse("(a, b + c)"), ap2(prim(Prim::MakePair), var("a"), ap2(prim(Prim::Add), var("b"), var("c"))));
+        assert_eq!(parse("(fun x => x, y)"), ap2(prim(Prim::MakePair), lam("x", var("x")), var("y")));
+        let e = parse("(fun x => x : f32 -> f32)");
+        assert!(matches!(e.kind(), ExprKind::Annot(l, _) if matches!(l.kind(), ExprKind::Lambda(..))));
+    }
+
+    #[test]
+    fn lambdas_typed_and_dependent() {
+        let e = parse("fun (x y: f32) z => x");
+        let ExprKind::Lambda(x, Some(t), body) = e.kind() else { panic!("{e:?}") };
+        assert_eq!((&**x, t.to_string().as_str()), ("x", "f32"));
+        let ExprKind::Lambda(y, Some(_), body) = body.kind() else { panic!() };
+        assert_eq!(&**y, "y");
+        assert!(matches!(body.kind(), ExprKind::Lambda(z, None, _) if &**z == "z"));
+
+        let e = parse("fun (n: nat) (a b: data) (s: addrSpace) (f: nat -> nat) (g: nat -> data) (v: n.f32) => split n v");
+        let mut kinds = Vec::new();
+        let mut cur = e;
+        while let ExprKind::DepLambda(b, body) = cur.kind() {
+            kinds.push(b.kind);
+            cur = body.clone();
+        }
+        assert_eq!(kinds, [Kind::Nat, Kind::Data, Kind::Data, Kind::AddrSpace, Kind::NatToNat, Kind::NatToData]);
+        let ExprKind::Lambda(_, Some(t), body) = cur.kind() else { panic!() };
+        assert_eq!(t.to_string(), "n.f32");
+        // `n` in expression position is a variable; the checker makes it a nat argument.
+        assert_eq!(*body, ap2(prim(Prim::Split), var("n"), var("v")));
+        let e = err("def f = fun (n: nat -> f32) => n");
+        assert!(e.message.contains("kind"), "{e}");
+    }
+
+    #[test]
+    fn dimensioned_primitives() {
+        assert_eq!(parse("mapGlobal(0) f"), ap(prim(Prim::MapGlobal0), var("f")));
+        assert_eq!(parse("mapLocal 1 f"), ap(prim(Prim::MapLocal1), var("f")));
+        assert_eq!(parse("mapThread (2)"), prim(Prim::MapThread2));
+        assert_eq!(parse("map mapBlock(1)"), ap(prim(Prim::Map), prim(Prim::MapBlock1)));
+        let (m, s) = err_span("def f = mapGlobal(3) g");
+        assert!(m.contains("dimension of `mapGlobal`"), "{m}");
+        assert_eq!(s, "3");
+        let (m, s) = err_span("def f = mapWorkGroup g");
+        assert!(m.contains("dimension"), "{m}");
+        assert_eq!(s, "g");
+        let (m, s) = err_span("def f = mapWorkGroup");
+        assert!(m.contains("dimension"), "{m}");
+        assert_eq!(s, "mapWorkGroup");
+        let (_, s) = err_span("def f = mapGlobal(0 g");
+        assert_eq!(s, "g");
+    }
+
+    #[test]
+    fn shadowing() {
+        assert_eq!(parse("fun map => map f"), lam("m", ap(var("m"), var("f"))));
+        assert_eq!(parse("fun mapGlobal => mapGlobal 0"), lam("m", ap(var("m"), int(0))));
+        assert_eq!(parse("(fun map => map) map"), ap(lam("m", var("m")), prim(Prim::Map)));
+        // the scope ends with the lambda
+        assert_eq!(parse("(fun zip => zip, zip)"), ap2(prim(Prim::MakePair), lam("z", var("z")), prim(Prim::Zip)));
+        assert_eq!(parse("fun (split: nat) => split"), {
+            Expr::new(ExprKind::DepLambda(Binder::new("s", Kind::Nat), var("split")), Span::default())
+        });
+    }
+
+    #[test]
+    fn composition() {
+        let e = parse("f >> g >> h");
+        // (f >> g) >> h = fun b => h ((fun a => g (f a)) b)
+        let inner = lam("a", ap(var("g"), ap(var("f"), var("a"))));
+        assert_eq!(e, lam("b", ap(var("h"), ap(inner, var("b")))));
+        // the fresh name avoids every identifier of the source
+        let e = parse("fun x_0 => x_0 >> x_1");
+        let ExprKind::Lambda(_, _, body) = e.kind() else { panic!() };
+        let ExprKind::Lambda(x, _, _) = body.kind() else { panic!() };
+        assert_eq!(&**x, "x_2");
+        // `>>` binds tighter than `|>`, looser than arithmetic
+        assert_eq!(parse("x |> f >> g"), ap(lam("a", ap(var("g"), ap(var("f"), var("a")))), var("x")));
+    }
+
+    #[test]
+    fn literals() {
+        let lit = |src: &str| match parse(src).kind() {
+            ExprKind::Lit(l) => l.clone(),
+            k => panic!("{k:?}"),
+        };
+        assert_eq!(lit("true"), Literal::Bool(true));
+        assert_eq!(lit("3u16"), Literal::Int(3, ScalarType::U16));
+        assert_eq!(lit("-128i8"), Literal::Int(-128, ScalarType::I8));
+        assert_eq!(lit("1.5"), Literal::Float(1.5, ScalarType::F64));
+        assert_eq!(lit("1.5f"), Literal::Float(1.5, ScalarType::F32));
+        assert_eq!(lit("0.1f32"), Literal::Float(f64::from(0.1f32), ScalarType::F32));
+        assert_eq!(lit("2e3f16"), Literal::Float(2000.0, ScalarType::F16));
+        assert_eq!(lit("-2.5f64"), Literal::Float(-2.5, ScalarType::F64));
+        assert_eq!(lit("-9223372036854775808"), Literal::Int(i64::MIN, ScalarType::Int));
+        for bad in ["256u8", "-1u32", "128i8", "9223372036854775808", "1e39f", "1e400", "70000f16", "99999999999999999999999999999999999999999u64"] {
+            let src = format!("def x = {bad}");
+            let e = err(&src);
+            assert!(e.message.contains("range"), "{bad}: {e}");
+            assert_eq!(&src[e.span.range()], bad);
+        }
+    }
+
+    #[test]
+    fn error_spans() {
+        let cases = [
+            ("def f = fun x -> x", "->", "expected another parameter or `=>`"),
+            ("def f = (a b", "", "expected `)`"),
+            ("def f = a +", "", "expected an operand"),
+            ("def f = a + * b", "*", "expected an operand"),
+            ("def f x = x", "x", "expected `=` or `:`"),
+            ("def f = g )", ")", "expected an operator, the next `def`"),
+            ("def = 3", "=", "expected the name of the definition"),
+            ("f = 3", "f", "expected `def`"),
+            ("def f = ()", ")", "expected an expression inside"),
+            ("def f = (a, b, c)", ",", "expected `)`"),
+            ("def f : f32 -> = x", "=", "expected a data type"),
+            ("def map = 3", "map", "is a primitive"),
+            ("def f = fun => x", "=>", "expected a parameter name"),
+            ("def f = x $ y", "$", "unexpected character"),
+            ("def f = fun (x) => x", ")", "expected `:`"),
+        ];
+        for (src, at, msg) in cases {
+            let e = err(src);
+            assert!(e.message.contains(msg), "{src}: {}", e.message);
+            assert_eq!(&src[e.span.range()], at, "{src}: {}", e.message);
+        }
+    }
+
+    #[test]
+    fn deep_nesting_is_an_error_not_a_crash() {
+        let n = 100_000;
+        for src in [
+            format!("def f = {}x{}", "(".repeat(n), ")".repeat(n)),
+            format!("def f = {}x", "fun x => ".repeat(n)),
+            format!("def f = {}x", "-".repeat(n)),
+            format!("def f = {}x", "!".repeat(n)),
+            format!("def f = {}x", "f (".repeat(n)),
+            format!("def f = (x : {}f32{})", "(".repeat(n), ")".repeat(n)),
+            format!("def f = (x : {}f32)", "f32 -> ".repeat(n)),
+            format!("def f : {}f32 = x", "idx[".repeat(n)),
+            format!("def f = fun (x: {}2) => x", "2^".repeat(n)),
+        ] {
+            let e = err(&src);
+            assert!(e.message.contains("too deeply"), "{}", e.message);
+        }
+        // just below the limit works
+        let depth = MAX_DEPTH - 2;
+        parse(&format!("{}x{}", "(".repeat(depth), ")".repeat(depth)));
+    }
+
+    #[test]
+    fn empty_program() {
+        assert!(parse_program("  // nothing\n").unwrap().defs.is_empty());
+        assert!(parse_expr("").is_err());
+    }
+}

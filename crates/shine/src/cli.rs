@@ -1,0 +1,160 @@
+//! The subcommands of the `shine` tool. Every failure is a [`CliError`] with a
+//! rendered message; nothing here panics on user input.
+
+use clap::Args;
+use rise::infer::{check_program, instantiate_def, CheckedProgram};
+use rise::interp::{self, Value};
+use rise::{DataType, Diagnostic, Span};
+use shine::npy;
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+/// A user-facing error, already rendered (with source context where it has one).
+#[derive(Debug)]
+pub struct CliError(String);
+
+impl fmt::Display for CliError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl From<String> for CliError {
+    fn from(s: String) -> CliError {
+        CliError(format!("error: {s}"))
+    }
+}
+
+/// A source file with its name, for rendering diagnostics.
+struct Source {
+    name: String,
+    text: String,
+}
+
+impl Source {
+    fn read(path: &Path) -> Result<Source, CliError> {
+        let text = std::fs::read_to_string(path)
+            .map_err(|e| format!("cannot read `{}`: {e}", path.display()))?;
+        Ok(Source {
+            name: path.display().to_string(),
+            text,
+        })
+    }
+
+    /// Renders a diagnostic: with the source excerpt when it points into the file.
+    fn error(&self, d: Diagnostic) -> CliError {
+        if d.span == Span::default() {
+            let mut s = format!("error: {}", d.message);
+            for note in &d.notes {
+                s.push_str(&format!("\n  note: {note}"));
+            }
+            CliError(s)
+        } else {
+            CliError(d.render(&self.name, &self.text))
+        }
+    }
+
+    fn check(&self) -> Result<CheckedProgram, CliError> {
+        let program = rise::syntax::parse_program(&self.text).map_err(|d| self.error(d))?;
+        check_program(&program).map_err(|d| self.error(d))
+    }
+}
+
+/// Arguments of `shine check`.
+#[derive(Args, Debug)]
+pub struct CheckArgs {
+    /// The RISE program (.rise).
+    pub program: PathBuf,
+}
+
+/// `shine check PROG.rise`: one line per definition, `name : type`.
+pub fn check(args: &CheckArgs) -> Result<(), CliError> {
+    let source = Source::read(&args.program)?;
+    let checked = source.check()?;
+    for def in checked.user_defs() {
+        println!("{} : {}", def.name, def.ty);
+    }
+    Ok(())
+}
+
+/// Arguments of `shine eval`.
+#[derive(Args, Debug)]
+pub struct EvalArgs {
+    /// The RISE program (.rise).
+    pub program: PathBuf,
+    /// The definition to evaluate.
+    #[arg(long = "def", value_name = "NAME")]
+    pub def: String,
+    /// A size the inputs do not determine, e.g. `--nat n=1024` (repeatable).
+    #[arg(long = "nat", value_name = "NAME=VALUE", value_parser = parse_nat_binding)]
+    pub nats: Vec<(String, i64)>,
+    /// An input array (.npy), in the order of the definition's parameters (repeatable).
+    #[arg(long = "input", value_name = "X.npy")]
+    pub inputs: Vec<PathBuf>,
+    /// Where to write the result (.npy); without it the result is printed.
+    #[arg(long = "output", value_name = "Y.npy")]
+    pub output: Option<PathBuf>,
+}
+
+fn parse_nat_binding(s: &str) -> Result<(String, i64), String> {
+    let (name, value) = s
+        .split_once('=')
+        .ok_or_else(|| format!("expected NAME=VALUE, found `{s}`"))?;
+    let value: i64 = value
+        .trim()
+        .parse()
+        .map_err(|_| format!("`{value}` is not a natural number"))?;
+    if value < 0 {
+        return Err(format!("`{value}` is negative; sizes are natural numbers"));
+    }
+    Ok((name.trim().to_string(), value))
+}
+
+/// The RISE data type of an array read from `.npy`: `shape[0].shape[1]....elem`.
+pub fn data_type_of(array: &npy::NpyArray) -> DataType {
+    array
+        .shape
+        .iter()
+        .rev()
+        .fold(DataType::Scalar(array.elem), |t, &n| DataType::array(n as i64, t))
+}
+
+/// `shine eval PROG.rise --def NAME ...`
+pub fn eval(args: &EvalArgs) -> Result<(), CliError> {
+    let source = Source::read(&args.program)?;
+    let checked = source.check()?;
+    let mut types = Vec::new();
+    let mut values = Vec::new();
+    for path in &args.inputs {
+        let array = npy::read(path)?;
+        types.push(data_type_of(&array));
+        let value = Value::from_flat(array.elem, &array.shape, array.data)
+            .map_err(|e| format!("`{}`: {}", path.display(), e.message))?;
+        values.push(value);
+    }
+    let instance = instantiate_def(&checked, &args.def, &types, &args.nats).map_err(|d| source.error(d))?;
+    let function = interp::eval(&instance.expr).map_err(|e| source.error(e.into()))?;
+    let result = if values.is_empty() {
+        function
+    } else {
+        interp::apply(&function, values).map_err(|e| source.error(e.into()))?
+    };
+    let rise::Type::Data(result_type) = &instance.result else {
+        return Err(format!(
+            "the result of `{}` is a function (`{}`), which cannot be printed or saved; give all its inputs",
+            args.def, instance.result
+        )
+        .into());
+    };
+    match &args.output {
+        Some(path) => {
+            let flat = result
+                .to_flat(result_type)
+                .map_err(|e| format!("cannot save the result: {}", e.message))?;
+            npy::write(path, &flat)?;
+            eprintln!("wrote {} ({result_type})", path.display());
+        }
+        None => println!("{result}"),
+    }
+    Ok(())
+}

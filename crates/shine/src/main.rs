@@ -1,0 +1,40 @@
+//! The `shine` command-line tool (DESIGN.md, "The command line").
+
+use clap::{Parser, Subcommand};
+use std::process::ExitCode;
+
+mod cli;
+
+/// shine: a compiler for RISE (what to compute) driven by ELEVATE strategies (how to optimize).
+#[derive(Parser, Debug)]
+#[command(name = "shine", version, about, long_about = None)]
+struct Args {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand, Debug)]
+enum Command {
+    /// Parse and type-check a RISE program; print one line per definition: `name : type`.
+    Check(cli::CheckArgs),
+    /// Evaluate a definition with the reference interpreter on `.npy` inputs.
+    Eval(cli::EvalArgs),
+}
+
+fn main() -> ExitCode {
+    let args = Args::parse();
+    let result = match args.command {
+        Command::Check(a) => cli::check(&a),
+        Command::Eval(a) => cli::eval(&a),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(err) => {
+            eprint!("{err}");
+            if !err.to_string().ends_with('\n') {
+                eprintln!();
+            }
+            ExitCode::FAILURE
+        }
+    }
+}

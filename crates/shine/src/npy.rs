@@ -1,0 +1,179 @@
+//! NumPy `.npy` files in and out: the array format of the command line.
+//!
+//! An `.npy` file holds one array: a scalar type (`dtype`), a shape and the
+//! elements in C (row-major) order. A 0-d array is a scalar.
+
+use rise::interp::{Flat, Scalar};
+use rise::ScalarType;
+use std::fs::File;
+use std::io::{BufReader, BufWriter};
+use std::path::Path;
+
+/// An array read from or written to an `.npy` file (shape, element type, row-major data).
+pub type NpyArray = Flat;
+
+fn type_of_descr(descr: &str) -> Option<ScalarType> {
+    let body = descr.trim_start_matches(['<', '>', '|', '=']);
+    if descr.starts_with('>') && !matches!(body, "b1" | "i1" | "u1") {
+        return None; // big-endian data: not supported
+    }
+    Some(match body {
+        "b1" => ScalarType::Bool,
+        "i1" => ScalarType::I8,
+        "i2" => ScalarType::I16,
+        "i4" => ScalarType::I32,
+        "i8" => ScalarType::I64,
+        "u1" => ScalarType::U8,
+        "u2" => ScalarType::U16,
+        "u4" => ScalarType::U32,
+        "u8" => ScalarType::U64,
+        "f2" => ScalarType::F16,
+        "f4" => ScalarType::F32,
+        "f8" => ScalarType::F64,
+        _ => return None,
+    })
+}
+
+/// The NumPy dtype string of a scalar type (`int` is stored as `<i4`).
+pub fn descr_of(t: ScalarType) -> &'static str {
+    match t {
+        ScalarType::Bool => "|b1",
+        ScalarType::Int | ScalarType::I32 => "<i4",
+        ScalarType::I8 => "|i1",
+        ScalarType::I16 => "<i2",
+        ScalarType::I64 => "<i8",
+        ScalarType::U8 => "|u1",
+        ScalarType::U16 => "<u2",
+        ScalarType::U32 => "<u4",
+        ScalarType::U64 => "<u8",
+        ScalarType::F16 => "<f2",
+        ScalarType::F32 => "<f4",
+        ScalarType::F64 => "<f8",
+    }
+}
+
+/// Reads an `.npy` file.
+pub fn read(path: &Path) -> Result<NpyArray, String> {
+    let shown = path.display();
+    let file = File::open(path).map_err(|e| format!("cannot open `{shown}`: {e}"))?;
+    let npy = npyz::NpyFile::new(BufReader::new(file))
+        .map_err(|e| format!("`{shown}` is not a valid .npy file: {e}"))?;
+    if npy.order() == npyz::Order::Fortran {
+        return Err(format!(
+            "`{shown}` is stored in Fortran order; save it in C order (np.ascontiguousarray)"
+        ));
+    }
+    let shape: Vec<usize> = npy.shape().iter().map(|&d| d as usize).collect();
+    let descr = match npy.dtype() {
+        npyz::DType::Plain(ts) => ts.to_string(),
+        other => {
+            return Err(format!(
+                "`{shown}` has the structured dtype {other:?}; only plain numeric arrays are supported"
+            ))
+        }
+    };
+    let elem = type_of_descr(&descr).ok_or_else(|| {
+        format!("`{shown}` has dtype `{descr}`, which shine does not support (supported: bool, int8..64, uint8..64, float16/32/64, little-endian)")
+    })?;
+    let bad = |e: std::io::Error| format!("cannot read the data of `{shown}`: {e}");
+    let data: Vec<Scalar> = match elem {
+        ScalarType::Bool => npy.into_vec::<bool>().map_err(bad)?.into_iter().map(Scalar::Bool).collect(),
+        ScalarType::I8 => npy.into_vec::<i8>().map_err(bad)?.into_iter().map(Scalar::I8).collect(),
+        ScalarType::I16 => npy.into_vec::<i16>().map_err(bad)?.into_iter().map(Scalar::I16).collect(),
+        ScalarType::I32 | ScalarType::Int => npy.into_vec::<i32>().map_err(bad)?.into_iter().map(Scalar::I32).collect(),
+        ScalarType::I64 => npy.into_vec::<i64>().map_err(bad)?.into_iter().map(Scalar::I64).collect(),
+        ScalarType::U8 => npy.into_vec::<u8>().map_err(bad)?.into_iter().map(Scalar::U8).collect(),
+        ScalarType::U16 => npy.into_vec::<u16>().map_err(bad)?.into_iter().map(Scalar::U16).collect(),
+        ScalarType::U32 => npy.into_vec::<u32>().map_err(bad)?.into_iter().map(Scalar::U32).collect(),
+        ScalarType::U64 => npy.into_vec::<u64>().map_err(bad)?.into_iter().map(Scalar::U64).collect(),
+        ScalarType::F16 => npy.into_vec::<half::f16>().map_err(bad)?.into_iter().map(Scalar::F16).collect(),
+        ScalarType::F32 => npy.into_vec::<f32>().map_err(bad)?.into_iter().map(Scalar::F32).collect(),
+        ScalarType::F64 => npy.into_vec::<f64>().map_err(bad)?.into_iter().map(Scalar::F64).collect(),
+    };
+    let expected: usize = shape.iter().product();
+    if data.len() != expected {
+        return Err(format!(
+            "`{shown}` holds {} elements, but its shape {shape:?} needs {expected}",
+            data.len()
+        ));
+    }
+    Ok(NpyArray { elem, shape, data })
+}
+
+macro_rules! write_as {
+    ($path:expr, $shape:expr, $data:expr, $ty:ty, $variant:ident) => {{
+        let values: Vec<$ty> = $data
+            .iter()
+            .map(|s| match s {
+                Scalar::$variant(v) => Ok(*v),
+                other => Err(format!("mixed element types in output: {other:?}")),
+            })
+            .collect::<Result<_, _>>()?;
+        write_values($path, $shape, &values)
+    }};
+}
+
+fn write_values<T: npyz::AutoSerialize>(path: &Path, shape: &[u64], values: &[T]) -> Result<(), String> {
+    let shown = path.display();
+    let err = |e: std::io::Error| format!("cannot write `{shown}`: {e}");
+    let file = File::create(path).map_err(err)?;
+    let mut writer = npyz::WriteOptions::<T>::new()
+        .default_dtype()
+        .shape(shape)
+        .writer(BufWriter::new(file))
+        .begin_nd()
+        .map_err(err)?;
+    writer.extend(values.iter()).map_err(err)?;
+    writer.finish().map_err(err)
+}
+
+/// Writes an `.npy` file.
+pub fn write(path: &Path, array: &NpyArray) -> Result<(), String> {
+    let shape: Vec<u64> = array.shape.iter().map(|&d| d as u64).collect();
+    let data = &array.data;
+    match array.elem {
+        ScalarType::Bool => write_as!(path, &shape, data, bool, Bool),
+        ScalarType::Int => write_as!(path, &shape, data, i32, Int),
+        ScalarType::I8 => write_as!(path, &shape, data, i8, I8),
+        ScalarType::I16 => write_as!(path, &shape, data, i16, I16),
+        ScalarType::I32 => write_as!(path, &shape, data, i32, I32),
+        ScalarType::I64 => write_as!(path, &shape, data, i64, I64),
+        ScalarType::U8 => write_as!(path, &shape, data, u8, U8),
+        ScalarType::U16 => write_as!(path, &shape, data, u16, U16),
+        ScalarType::U32 => write_as!(path, &shape, data, u32, U32),
+        ScalarType::U64 => write_as!(path, &shape, data, u64, U64),
+        ScalarType::F16 => write_as!(path, &shape, data, half::f16, F16),
+        ScalarType::F32 => write_as!(path, &shape, data, f32, F32),
+        ScalarType::F64 => write_as!(path, &shape, data, f64, F64),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn roundtrips_every_type() {
+        let dir = tempfile::tempdir().unwrap();
+        for &t in ScalarType::ALL {
+            let zero = rise::interp::Scalar::zero(t);
+            let array = NpyArray {
+                elem: if t == ScalarType::Int { ScalarType::I32 } else { t },
+                shape: vec![2, 3],
+                data: vec![if t == ScalarType::Int { Scalar::I32(0) } else { zero }; 6],
+            };
+            let path = dir.path().join(format!("{}.npy", t.name()));
+            write(&path, &array).unwrap();
+            assert_eq!(read(&path).unwrap(), array, "{}", t.name());
+        }
+    }
+
+    #[test]
+    fn rejects_garbage() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("bad.npy");
+        std::fs::write(&path, b"not numpy").unwrap();
+        assert!(read(&path).unwrap_err().contains("not a valid .npy"));
+        assert!(read(&dir.path().join("missing.npy")).unwrap_err().contains("cannot open"));
+    }
+}

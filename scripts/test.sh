@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# The whole test suite. Installs what the tests need when it is missing, then runs
+# formatting, lints and every test of the workspace. Works on a fresh Debian machine.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+# --- dependencies -----------------------------------------------------------
+if ! command -v cargo >/dev/null 2>&1; then
+  echo "cargo is required (install Rust with rustup)" >&2
+  exit 1
+fi
+rustup component list --installed 2>/dev/null | grep -q '^rustfmt' || rustup component add rustfmt
+rustup component list --installed 2>/dev/null | grep -q '^clippy' || rustup component add clippy
+# numpy is the independent reference for the example programs (tests/numpy_check.py).
+if ! python3 -c 'import numpy' >/dev/null 2>&1; then
+  python3 -m pip install --quiet numpy
+fi
+
+# --- checks -----------------------------------------------------------------
+echo "== cargo fmt --check"
+cargo fmt --all -- --check
+echo "== cargo clippy -D warnings"
+cargo clippy --workspace --all-targets --quiet -- -D warnings
+echo "== cargo test"
+cargo test --workspace --quiet
+echo "== shine eval against numpy"
+cargo build --release --quiet -p shine
+python3 tests/numpy_check.py target/release/shine
+echo "all tests passed"
