@@ -296,3 +296,62 @@ fn poly_div(a: &Nat, d: &Nat) -> Option<Nat> {
     }
     None
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::{Nat, Var};
+
+    fn v(name: &str) -> Nat {
+        Nat::var(&Var::new(name))
+    }
+
+    #[test]
+    fn exact_division_by_constants() {
+        let n = v("n");
+        let c = Nat::cst(32);
+        assert_eq!(n.div_exact(&c) * 32, n);
+        assert_eq!((&n * 32).div_exact(&c), n);
+        assert_eq!(Nat::cst(1024).div_exact(&c), Nat::cst(32));
+        assert_eq!((&n * 4 + 8).div_exact(&Nat::cst(4)), &n + 2);
+        assert_eq!(n.div_exact(&c).to_string(), "n /^ 32");
+        assert_eq!(n.div_exact(&c).div_exact(&Nat::cst(2)), n.div_exact(&Nat::cst(64)));
+    }
+
+    #[test]
+    fn exact_division_by_symbols() {
+        let (n, m) = (v("n"), v("m"));
+        assert_eq!((&n * &m).div_exact(&m), n);
+        assert_eq!(n.div_exact(&m) * &m, n);
+        assert_eq!((&n * &m * 6).div_exact(&(&m * 3)), &n * 2);
+        assert_eq!(n.div_exact(&n), Nat::cst(1));
+    }
+
+    #[test]
+    fn exact_division_by_sums() {
+        let (n, m, k) = (v("n"), v("m"), v("k"));
+        // Polynomial division.
+        assert_eq!((&n * &n - 1).div_exact(&(&n + 1)), &n - 1);
+        assert_eq!((&n * &m + &m).div_exact(&(&n + 1)), m);
+        // Content: (2n + 2) = 2(n + 1).
+        assert_eq!((&k * 2 + 2).div_exact(&(&k * 2 + 2)), Nat::cst(1));
+        // Non-cancellable: kept as a negative power that cancels back.
+        let q = (&n + 1).div_exact(&(&k + 2));
+        assert_eq!(q.to_string(), "(n+1) /^ (k+2)");
+        assert_eq!(&q * (&k + 2), &n + 1);
+        assert_eq!(&q * (&k * 3 + 6), (&n + 1) * 3);
+    }
+
+    #[test]
+    fn powers() {
+        let (n, m) = (v("n"), v("m"));
+        assert_eq!(n.pow(&Nat::cst(0)), Nat::cst(1));
+        assert_eq!(n.pow(&Nat::cst(3)), &n * &n * &n);
+        assert_eq!((&n + 1).pow(&Nat::cst(2)), &n * &n + &n * 2 + 1);
+        assert_eq!(Nat::cst(2).pow(&Nat::cst(10)), Nat::cst(1024));
+        assert_eq!((&n * &m).pow(&Nat::cst(2)), &n * &n * &m * &m);
+        // Symbolic exponents: constant parts are split off.
+        assert_eq!(Nat::cst(2).pow(&(&n + 1)), Nat::cst(2).pow(&n) * 2);
+        assert_eq!(Nat::cst(1).pow(&n), Nat::cst(1));
+        assert_eq!(n.pow(&Nat::cst(-1)), Nat::cst(1).div_exact(&n));
+    }
+}

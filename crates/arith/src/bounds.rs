@@ -334,3 +334,93 @@ pub(crate) fn int_bound(x: &Nat, dir: Dir) -> Option<i64> {
     };
     i64::try_from(v).ok()
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::{Nat, Var};
+
+    fn v(name: &str) -> Nat {
+        Nat::var(&Var::new(name))
+    }
+
+    fn ranged(name: &str, lo: Nat, hi: Nat) -> Nat {
+        Nat::var(&Var::with_range(name, lo, hi))
+    }
+
+    #[test]
+    fn constant_ranges() {
+        let x = ranged("x", Nat::cst(2), Nat::cst(10));
+        assert_eq!(x.lower_bound(), Some(2));
+        assert_eq!(x.upper_bound(), Some(9));
+        assert_eq!((&x * 3 - 1).upper_bound(), Some(26));
+        assert_eq!((Nat::cst(5) - &x).lower_bound(), Some(-4));
+        assert_eq!((&x * &x).upper_bound(), Some(81));
+        assert_eq!(v("n").lower_bound(), Some(0));
+        assert_eq!(v("n").upper_bound(), None);
+    }
+
+    #[test]
+    fn flattened_index_is_in_bounds() {
+        let (n, k) = (v("n"), v("k"));
+        let i = ranged("i", Nat::cst(0), n.clone());
+        let j = ranged("j", Nat::cst(0), k.clone());
+        let idx = &i * &k + &j;
+        assert!(idx.prove_nonneg());
+        assert!(idx.prove_lt(&(&n * &k)));
+        assert!(!idx.prove_lt(&(&n * &k - 1)));
+        assert!(idx.prove_le(&(&n * &k - 1)));
+        assert!(j.prove_lt(&k));
+        assert!(!k.prove_lt(&j));
+    }
+
+    #[test]
+    fn nested_ranges() {
+        let n = v("n");
+        let i = ranged("i", Nat::cst(0), n.clone());
+        let j = ranged("j", Nat::cst(0), i.clone());
+        assert!(j.prove_lt(&n));
+        assert!((&j + 1).prove_lt(&n));
+        assert!(!(&j + 2).prove_lt(&n));
+    }
+
+    #[test]
+    fn div_mod_bounds() {
+        let x = ranged("x", Nat::cst(0), Nat::cst(100));
+        let d = ranged("d", Nat::cst(1), Nat::cst(9));
+        assert_eq!(x.floor_div(&Nat::cst(8)).upper_bound(), Some(12));
+        assert_eq!(x.floor_div(&Nat::cst(8)).lower_bound(), Some(0));
+        let y = v("y");
+        assert!(y.modulo(&d).prove_lt(&d));
+        assert_eq!(y.modulo(&d).upper_bound(), Some(7));
+        assert_eq!(y.modulo(&d).lower_bound(), Some(0));
+        // Remainders of possibly negative values.
+        assert_eq!((Nat::cst(0) - &y).modulo(&Nat::cst(8)).lower_bound(), Some(-7));
+    }
+
+    #[test]
+    fn min_max_bounds() {
+        let x = ranged("x", Nat::cst(0), Nat::cst(10));
+        let n = v("n");
+        assert_eq!(Nat::min(&n, &x).upper_bound(), Some(9));
+        assert_eq!(Nat::max(&(&x - 5), &Nat::cst(-2)).lower_bound(), Some(-2));
+        assert_eq!(Nat::max(&n, &x).lower_bound(), Some(0));
+    }
+
+    #[test]
+    fn symbolic_tile_bounds() {
+        // i in [0, n /^ 32), ii in [0, 32): i*32 + ii < n.
+        let n = v("n");
+        let i = ranged("i", Nat::cst(0), n.div_exact(&Nat::cst(32)));
+        let ii = ranged("ii", Nat::cst(0), Nat::cst(32));
+        assert!((&i * 32 + &ii).prove_lt(&n));
+    }
+
+    #[test]
+    fn unprovable_claims_are_refused() {
+        let (n, m) = (v("n"), v("m"));
+        assert!(!n.prove_lt(&m));
+        assert!(!(&n - &m).prove_nonneg());
+        assert!(!(&n * &m - 1).prove_nonneg());
+        assert!((&n * &m).prove_nonneg());
+    }
+}

@@ -283,3 +283,74 @@ impl Nat {
         self.add_nat(&o.scale(Rat::int(-1)))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::{Nat, Var};
+
+    fn v(name: &str) -> Nat {
+        Nat::var(&Var::new(name))
+    }
+
+    #[test]
+    fn constants_fold() {
+        assert_eq!(Nat::cst(2) + Nat::cst(3), Nat::cst(5));
+        assert_eq!(Nat::cst(6) * 7, Nat::cst(42));
+        assert_eq!((Nat::cst(2) - 5).as_cst(), Some(-3));
+        assert_eq!(Nat::cst(0).as_cst(), Some(0));
+    }
+
+    #[test]
+    fn like_terms_are_collected() {
+        let (n, m) = (v("n"), v("m"));
+        assert_eq!(&n + &n, &n * 2);
+        assert_eq!(&n * &m * 2 - &n * &m, &n * &m);
+        assert_eq!(&n - &n, Nat::cst(0));
+        assert_eq!(&n * &n, n.pow(&Nat::cst(2)));
+    }
+
+    #[test]
+    fn products_distribute_over_sums() {
+        let (n, m) = (v("n"), v("m"));
+        assert_eq!((&n + 1) * 2, &n * 2 + 2);
+        assert_eq!((&n + 1) * (&m + 1), &n * &m + &n + &m + 1);
+        assert_eq!((&n + 2) * &m, &m * (Nat::cst(2) + &n));
+    }
+
+    #[test]
+    fn sums_are_order_independent() {
+        let (a, b, c) = (v("a"), v("b"), v("c"));
+        assert_eq!(&a + &b + &c, &c + (&b + &a));
+        assert_eq!(&a * &b * &c, &c * &b * &a);
+    }
+
+    #[test]
+    fn zero_and_one() {
+        let n = v("n");
+        assert_eq!(&n * 0, Nat::cst(0));
+        assert_eq!(&n * 1, n);
+        assert_eq!(&n + 0, n);
+    }
+
+    #[test]
+    fn as_var_and_as_cst() {
+        let x = Var::new("x");
+        assert_eq!(Nat::var(&x).as_var(), Some(&x));
+        assert_eq!((Nat::var(&x) * 2).as_var(), None);
+        assert_eq!(Nat::var(&x).as_cst(), None);
+        assert_eq!(Nat::from(7).as_cst(), Some(7));
+    }
+
+    #[test]
+    fn overflow_does_not_panic() {
+        let big = Nat::cst(i64::MAX);
+        let n = v("n");
+        let s = &big + &big + &big;
+        assert!(s.as_cst().is_none());
+        let p = (&big * &big * &big * &big * &n) * &big;
+        assert_eq!(p.eval(&|_| Some(1)), Err(crate::EvalError::Overflow));
+        let q = Nat::cst(i64::MIN) * -1;
+        assert!(q.as_cst().is_none());
+        let _ = big.pow(&Nat::cst(1000)).to_string();
+    }
+}

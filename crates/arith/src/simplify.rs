@@ -185,3 +185,113 @@ pub(crate) fn recombine_div_mod(n: &Nat) -> Option<Nat> {
     }
     None
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::{Nat, Var};
+
+    fn v(name: &str) -> Nat {
+        Nat::var(&Var::new(name))
+    }
+
+    fn ranged(name: &str, lo: Nat, hi: Nat) -> Nat {
+        Nat::var(&Var::with_range(name, lo, hi))
+    }
+
+    #[test]
+    fn constant_folding_uses_c_semantics() {
+        assert_eq!(Nat::cst(7).floor_div(&Nat::cst(2)), Nat::cst(3));
+        assert_eq!(Nat::cst(-7).floor_div(&Nat::cst(2)), Nat::cst(-3));
+        assert_eq!(Nat::cst(-7).modulo(&Nat::cst(2)), Nat::cst(-1));
+        assert_eq!(Nat::cst(7).modulo(&Nat::cst(-2)), Nat::cst(1));
+        assert_eq!(Nat::min(&Nat::cst(3), &Nat::cst(-1)), Nat::cst(-1));
+        assert_eq!(Nat::max(&Nat::cst(3), &Nat::cst(-1)), Nat::cst(3));
+        // Division by a constant zero stays symbolic.
+        let z = Nat::cst(1).floor_div(&Nat::cst(0));
+        assert_eq!(z.eval(&|_| None), Err(crate::EvalError::DivisionByZero));
+    }
+
+    #[test]
+    fn trivial_rules() {
+        let (x, d) = (v("x"), v("d"));
+        assert_eq!(x.floor_div(&Nat::cst(1)), x);
+        assert_eq!(x.modulo(&Nat::cst(1)), Nat::cst(0));
+        assert_eq!(Nat::cst(0).floor_div(&d), Nat::cst(0));
+        assert_eq!(Nat::min(&x, &x), x);
+        assert_eq!(Nat::max(&x, &x), x);
+        assert_eq!(Nat::min(&x, &d), Nat::min(&d, &x));
+    }
+
+    #[test]
+    fn exact_quotients() {
+        let (n, m) = (v("n"), v("m"));
+        assert_eq!((&n * 4 + 8).floor_div(&Nat::cst(4)), &n + 2);
+        assert_eq!((&n * &m).floor_div(&m), n);
+        assert_eq!((&n * &m).modulo(&m), Nat::cst(0));
+        assert_eq!((&n * &n - 1).floor_div(&(&n + 1)), &n - 1);
+    }
+
+    #[test]
+    fn split_and_join_indices() {
+        let (n, k) = (v("n"), v("k"));
+        let i = ranged("i", Nat::cst(0), n.clone());
+        let j = ranged("j", Nat::cst(0), k.clone());
+        let idx = &i * &k + &j;
+        assert_eq!(idx.floor_div(&k), i);
+        assert_eq!(idx.modulo(&k), j);
+    }
+
+    #[test]
+    fn small_numerators() {
+        let x = ranged("x", Nat::cst(0), Nat::cst(8));
+        assert_eq!(x.floor_div(&Nat::cst(8)), Nat::cst(0));
+        assert_eq!(x.modulo(&Nat::cst(8)), x);
+        // Unknown sign or range: kept.
+        let y = v("y");
+        assert_eq!(y.modulo(&Nat::cst(8)).to_string(), "y%8");
+        assert_eq!((&y - 1).floor_div(&Nat::cst(8)).to_string(), "(y-1)/8");
+    }
+
+    #[test]
+    fn divisible_part_is_split_off() {
+        let (a, d) = (v("a"), ranged("d", Nat::cst(1), Nat::cst(100)));
+        let b = v("b");
+        assert_eq!((&a * &d + &b).floor_div(&d), &a + b.floor_div(&d));
+        assert_eq!((&a * &d + &b).modulo(&d), b.modulo(&d));
+        // Constant terms: (4n + 9) / 4 = n + 2, (4n + 9) % 4 = 1.
+        assert_eq!((&a * 4 + 9).floor_div(&Nat::cst(4)), &a + 2);
+        assert_eq!((&a * 4 + 9).modulo(&Nat::cst(4)), Nat::cst(1));
+        // Not when the remainder may be negative.
+        assert_eq!((&a * 4 - &b).floor_div(&Nat::cst(4)).to_string(), "(a*4-b)/4");
+    }
+
+    #[test]
+    fn nested_divisions_and_remainders() {
+        let (x, a, b) = (v("x"), v("a"), v("b"));
+        assert_eq!(x.floor_div(&a).floor_div(&b), x.floor_div(&(&a * &b)));
+        assert_eq!(x.modulo(&a).modulo(&a), x.modulo(&a));
+        assert_eq!(x.modulo(&(&a * &b)).modulo(&a), x.modulo(&a));
+        let d = ranged("d", Nat::cst(1), Nat::cst(9));
+        let t = ranged("t", Nat::cst(1), Nat::cst(9));
+        assert_eq!(x.modulo(&(&d * &t)).floor_div(&d), x.floor_div(&d).modulo(&t));
+        assert_eq!(x.modulo(&d).floor_div(&d), Nat::cst(0));
+    }
+
+    #[test]
+    fn div_mod_recombine() {
+        let (x, d) = (v("x"), v("d"));
+        assert_eq!(x.floor_div(&d) * &d + x.modulo(&d), x);
+        assert_eq!((x.floor_div(&d) * &d + x.modulo(&d)) * 3 + 1, &x * 3 + 1);
+    }
+
+    #[test]
+    fn min_max_by_ranges() {
+        let n = v("n");
+        let l = v("l");
+        let i = ranged("i", l.clone(), &n + &l);
+        let clamped = Nat::min(&Nat::max(&(&i - &l), &Nat::cst(0)), &(&n - 1));
+        assert_eq!(clamped, &i - &l);
+        assert_eq!(Nat::max(&n, &Nat::cst(0)), n);
+        assert_eq!(Nat::min(&n, &(&n + 1)), n);
+    }
+}

@@ -166,7 +166,6 @@ proptest! {
         let Some(expected) = reference(&e, &vals) else { return Ok(()) };
         let n = build(&e, &vs);
         let env = env_fn(&vs, &vals);
-        eprintln!("CHECKED {} :: {}", n, expected);
         prop_assert_eq!(n.eval(&env).map(i128::from), Ok(expected), "normal form {}", n);
         let s = n.simplify();
         prop_assert_eq!(s.eval(&env).map(i128::from), Ok(expected), "simplified {}", s);
@@ -222,7 +221,6 @@ proptest! {
             prop_assert!(va <= u, "{} = {} > claimed upper bound {}", na, va, u);
         }
         if na.prove_lt(&nb) {
-            eprintln!("PROVED {} < {}", na, nb);
             prop_assert!(va < vb, "claimed {} < {} but {} >= {}", na, nb, va, vb);
         }
     }

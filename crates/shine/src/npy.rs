@@ -5,6 +5,7 @@
 
 use rise::interp::{Flat, Scalar};
 use rise::ScalarType;
+use npyz::WriterBuilder;
 use std::fs::File;
 use std::io::{BufReader, BufWriter};
 use std::path::Path;
@@ -113,7 +114,7 @@ macro_rules! write_as {
     }};
 }
 
-fn write_values<T: npyz::AutoSerialize>(path: &Path, shape: &[u64], values: &[T]) -> Result<(), String> {
+fn write_values<T: npyz::AutoSerialize + Copy>(path: &Path, shape: &[u64], values: &[T]) -> Result<(), String> {
     let shown = path.display();
     let err = |e: std::io::Error| format!("cannot write `{shown}`: {e}");
     let file = File::create(path).map_err(err)?;
@@ -123,7 +124,7 @@ fn write_values<T: npyz::AutoSerialize>(path: &Path, shape: &[u64], values: &[T]
         .writer(BufWriter::new(file))
         .begin_nd()
         .map_err(err)?;
-    writer.extend(values.iter()).map_err(err)?;
+    writer.extend(values.iter().copied()).map_err(err)?;
     writer.finish().map_err(err)
 }
 

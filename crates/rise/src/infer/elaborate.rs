@@ -77,7 +77,7 @@ impl<'g> Elaborator<'g> {
     /// [`Elaborator::instantiate`].)
     pub fn instantiate_expr(&mut self, mut e: Expr) -> Expr {
         loop {
-            let t = self.u.shallow(e.ty().expect("typed"));
+            let t = self.u.zonk(e.ty().expect("typed"));
             let Type::DepFun {
                 binder,
                 implicit: true,
@@ -232,7 +232,9 @@ impl<'g> Elaborator<'g> {
 
     /// Elaborates the dependent application of `f` to a type-level value.
     fn dep_apply(&mut self, f: Expr, arg: TypeArg, span: Span) -> R<Expr> {
-        let tf = self.u.shallow(f.ty().expect("inferred"));
+        // Zonk fully: solutions found inside a dependent lambda may mention its
+        // binder, which the instantiation below must replace.
+        let tf = self.u.zonk(f.ty().expect("inferred"));
         let Type::DepFun {
             binder,
             implicit: false,
@@ -260,7 +262,7 @@ impl<'g> Elaborator<'g> {
             return Ok(self.instantiate_expr(applied));
         }
         let t = if f.as_prim() == Some(Prim::MakeArray) {
-            self.make_array_type(&arg, span)?
+            self.make_array_type(&arg, &t, span)?
         } else {
             self.instantiate(&t)
         };
@@ -268,7 +270,7 @@ impl<'g> Elaborator<'g> {
     }
 
     /// `makeArray n : {t: data} -> t -> ... (n times) -> n.t`
-    fn make_array_type(&mut self, n: &TypeArg, span: Span) -> R<Type> {
+    fn make_array_type(&mut self, n: &TypeArg, table_type: &Type, span: Span) -> R<Type> {
         let count = match n {
             TypeArg::Nat(n) => self.u.zonk_nat(n).as_cst(),
             _ => None,
@@ -279,8 +281,12 @@ impl<'g> Elaborator<'g> {
                 "makeArray needs a constant number of elements between 1 and 4096",
             ));
         };
-        let TypeArg::Data(t) = self.u.fresh_arg(Kind::Data) else {
-            unreachable!("fresh_arg(Data) is a data type")
+        // The element type the primitive's node was instantiated with (`t -> n.t`).
+        let Type::Fun(elem, _) = table_type else {
+            unreachable!("the table's makeArray scheme is `(n: nat) -> {{t: data}} -> t -> n.t`")
+        };
+        let Type::Data(t) = &**elem else {
+            unreachable!("the element of makeArray is a data type")
         };
         let mut ty = Type::Data(DataType::array(count, t.clone()));
         for _ in 0..count {

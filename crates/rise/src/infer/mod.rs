@@ -17,6 +17,9 @@
 mod elaborate;
 mod unify;
 
+#[cfg(test)]
+mod tests;
+
 use crate::expr::{substitute_closed, Def, Expr, ExprKind, Program};
 use crate::span::{Diagnostic, Span};
 use crate::types::*;

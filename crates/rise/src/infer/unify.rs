@@ -171,6 +171,7 @@ impl Unifier {
                     binder: y, body: b2, ..
                 },
             ) if x.kind == y.kind => {
+                let (b1, b2) = (self.zonk(b1), self.zonk(b2));
                 let fresh = self.names.fresh(&x.name);
                 let arg = TypeArg::var(&fresh, x.kind);
                 let b1 = b1.instantiate(x, &arg);
@@ -256,6 +257,10 @@ impl Unifier {
         }
         for v in &metas {
             if let Some(sol) = Nat::solve_for(&a, &b, v) {
+                // A constant that is not a whole number (`10 /^ 4`) has no solution.
+                if sol.free_vars().is_empty() && sol.as_cst().is_none_or(|c| c < 0) {
+                    return NatEq::Impossible(a, b);
+                }
                 if !sol.contains_var(v) {
                     self.nats.insert(v.name().into(), sol);
                     return NatEq::Solved;

@@ -1,1 +1,662 @@
-//! tests
+//! Tests of the interpreter: every primitive on small inputs (source programs,
+//! type-checked), real programs against hand-written Rust loops, errors, and the
+//! value conversions.
+
+use super::*;
+use crate::expr::{ExprKind, Literal};
+use crate::primitives::Prim;
+use crate::types::{DataType, ScalarType, Type};
+use arith::Nat;
+use half::f16;
+use std::collections::BTreeSet;
+
+// ---- helpers -------------------------------------------------------------------------
+
+/// Checks `src`, instantiates `def` for the types of the inputs and evaluates it.
+fn try_run(src: &str, def: &str, inputs: &[Value], nats: &[(&str, i64)]) -> Result<(Value, Expr), String> {
+    let prog = crate::infer::check_source(src).map_err(|d| format!("type error: {}", d.render("test.rise", src)))?;
+    let types: Vec<DataType> = inputs
+        .iter()
+        .map(|v| v.data_type().unwrap_or_else(|| panic!("no data type for input {v}")))
+        .collect();
+    let nats: Vec<(String, i64)> = nats.iter().map(|(n, v)| (n.to_string(), *v)).collect();
+    let inst = crate::infer::instantiate_def(&prog, def, &types, &nats)
+        .map_err(|d| format!("instantiation error: {}", d.render("test.rise", src)))?;
+    let f = eval(&inst.expr).map_err(|e| Diagnostic::from(e).render("test.rise", src))?;
+    let out = if inputs.is_empty() {
+        f
+    } else {
+        apply(&f, inputs.to_vec()).map_err(|e| Diagnostic::from(e).render("test.rise", src))?
+    };
+    if let Type::Data(d) = &inst.result {
+        out.check(d).map_err(|e| format!("result has the wrong type: {e}"))?;
+    }
+    Ok((out, inst.expr))
+}
+
+fn run(src: &str, inputs: &[Value]) -> Value {
+    try_run(src, "main", inputs, &[]).unwrap_or_else(|e| panic!("{src}\n{e}")).0
+}
+
+fn run_err(src: &str, inputs: &[Value]) -> String {
+    match try_run(src, "main", inputs, &[]) {
+        Ok((v, _)) => panic!("{src}\nexpected an error, got {v}"),
+        Err(e) => e,
+    }
+}
+
+fn f32s(xs: &[f32]) -> Value {
+    Value::f32s(xs)
+}
+
+fn ints(xs: &[i32]) -> Value {
+    Value::array(xs.iter().map(|&x| Value::int(x)).collect())
+}
+
+fn idxs(xs: &[i64], bound: i64) -> Value {
+    Value::array(xs.iter().map(|&index| Value::Index { index, bound }).collect())
+}
+
+fn matrix(rows: &[&[f32]]) -> Value {
+    Value::array(rows.iter().map(|r| f32s(r)).collect())
+}
+
+fn vecf(xs: &[f32]) -> Value {
+    Value::vector(xs.iter().map(|&x| Value::f32(x)).collect())
+}
+
+/// A deterministic pseudo-random generator (no global state).
+struct Lcg(u64);
+
+impl Lcg {
+    fn next_f32(&mut self) -> f32 {
+        self.0 = self.0.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        ((self.0 >> 40) as f32 / (1u64 << 24) as f32) * 2.0 - 1.0
+    }
+    fn vec(&mut self, n: usize) -> Vec<f32> {
+        (0..n).map(|_| self.next_f32()).collect()
+    }
+}
+
+fn to_f32s(v: &Value) -> Vec<f32> {
+    v.as_array()
+        .expect("array")
+        .iter()
+        .map(|x| match x.as_scalar() {
+            Some(Scalar::F32(f)) => f,
+            _ => panic!("not f32: {x}"),
+        })
+        .collect()
+}
+
+fn prims_in(e: &Expr, out: &mut BTreeSet<Prim>) {
+    match e.kind() {
+        ExprKind::Prim(p) => {
+            out.insert(*p);
+        }
+        ExprKind::Var(_) | ExprKind::Lit(_) => {}
+        ExprKind::Lambda(_, _, b) | ExprKind::DepLambda(_, b) | ExprKind::DepApp(b, _) | ExprKind::Annot(b, _) => {
+            prims_in(b, out)
+        }
+        ExprKind::App(f, a) => {
+            prims_in(f, out);
+            prims_in(a, out);
+        }
+    }
+}
+
+// ---- one program per primitive ---------------------------------------------------------
+
+struct Case {
+    src: String,
+    inputs: Vec<Value>,
+    expected: Value,
+}
+
+fn case(src: &str, inputs: Vec<Value>, expected: Value) -> Case {
+    Case {
+        src: format!("def main = {src}"),
+        inputs,
+        expected,
+    }
+}
+
+fn primitive_cases() -> Vec<Case> {
+    let x4 = || f32s(&[1.0, 2.0, 3.0, 4.0]);
+    let mut cases = vec![
+        case("fun x => id x", vec![Value::f32(3.5)], Value::f32(3.5)),
+        case("fun x => neg x", vec![Value::int(5)], Value::int(-5)),
+        case("fun (x: u8) y => x + y", vec![Value::Scalar(Scalar::U8(250)), Value::Scalar(Scalar::U8(10))], Value::Scalar(Scalar::U8(4))),
+        case("fun x y => x - y", vec![Value::f32(1.5), Value::f32(4.0)], Value::f32(-2.5)),
+        case("fun x y => x * y", vec![Value::int(-6), Value::int(7)], Value::int(-42)),
+        case("fun x y => x / y", vec![Value::int(-7), Value::int(2)], Value::int(-3)),
+        case("fun x y => x % y", vec![Value::int(-7), Value::int(2)], Value::int(-1)),
+        case("fun c a b => select c a b", vec![Value::bool(false), Value::int(1), Value::int(2)], Value::int(2)),
+        case("fun x y => not (gt x y)", vec![Value::f32(1.0), Value::f32(2.0)], Value::bool(true)),
+        case("fun x y => lt x y", vec![Value::f64(1.0), Value::f64(2.0)], Value::bool(true)),
+        case("fun x y => equal x y", vec![Value::int(3), Value::int(3)], Value::bool(true)),
+        case("fun (x: f32) => (cast x : int)", vec![Value::f32(-2.75)], Value::int(-2)),
+        case(
+            "fun xs => generate (fun i => idx (natAsIndex 4 (indexAsNat i)) xs)",
+            vec![x4()],
+            x4(),
+        ),
+        case(
+            "fun x => let (x * 2.0f) (fun y => y + y)",
+            vec![Value::f32(1.5)],
+            Value::f32(6.0),
+        ),
+        case(
+            "fun xs => toMem private (mapSeq (fun x => x + 1.0f) xs) (fun ys => reduceSeq add 0.0f ys)",
+            vec![x4()],
+            Value::f32(14.0),
+        ),
+        case("fun (xs: 3.f32) => take 2 xs", vec![f32s(&[1.0, 2.0, 3.0])], f32s(&[1.0, 2.0])),
+        case("fun (xs: 3.f32) => drop 2 xs", vec![f32s(&[1.0, 2.0, 3.0])], f32s(&[3.0])),
+        case("fun xs ys => concat xs ys", vec![f32s(&[1.0]), f32s(&[2.0, 3.0])], f32s(&[1.0, 2.0, 3.0])),
+        case("fun xs => xs |> split 2 |> join", vec![x4()], x4()),
+        case("fun xs => split 2 xs", vec![x4()], matrix(&[&[1.0, 2.0], &[3.0, 4.0]])),
+        case(
+            "fun (xs: 5.f32) => slide 3 2 xs",
+            vec![f32s(&[1.0, 2.0, 3.0, 4.0, 5.0])],
+            matrix(&[&[1.0, 2.0, 3.0], &[3.0, 4.0, 5.0]]),
+        ),
+        case(
+            "fun xs => transpose xs",
+            vec![matrix(&[&[1.0, 2.0, 3.0], &[4.0, 5.0, 6.0]])],
+            matrix(&[&[1.0, 4.0], &[2.0, 5.0], &[3.0, 6.0]]),
+        ),
+        case(
+            "fun xs ys => unzip (zip xs ys) |> fst",
+            vec![x4(), ints(&[1, 2, 3, 4])],
+            x4(),
+        ),
+        case(
+            "fun x y => makePair x y |> mapFst (fun a => a + 1.0f) |> mapSnd (fun b => b * 2) |> snd",
+            vec![Value::f32(1.0), Value::int(21)],
+            Value::int(42),
+        ),
+        case(
+            "fun (xs: 4.f32) => padCst 1 2 0.0f xs",
+            vec![x4()],
+            f32s(&[0.0, 1.0, 2.0, 3.0, 4.0, 0.0, 0.0]),
+        ),
+        case(
+            "fun (xs: 4.f32) => padClamp 2 1 xs",
+            vec![x4()],
+            f32s(&[1.0, 1.0, 1.0, 2.0, 3.0, 4.0, 4.0]),
+        ),
+        case(
+            "fun (xs: 4.f32) => padMirror 2 2 xs",
+            vec![x4()],
+            f32s(&[2.0, 1.0, 1.0, 2.0, 3.0, 4.0, 4.0, 3.0]),
+        ),
+        case(
+            "fun (xs: 3.f32) => padWrap 2 2 xs",
+            vec![f32s(&[1.0, 2.0, 3.0])],
+            f32s(&[2.0, 3.0, 1.0, 2.0, 3.0, 1.0, 2.0]),
+        ),
+        case("fun xs => map (fun x => x * x) xs", vec![x4()], f32s(&[1.0, 4.0, 9.0, 16.0])),
+        case("fun xs => reduce add 0.0f xs", vec![x4()], Value::f32(10.0)),
+        case(
+            "fun xs => scanSeq (fun x acc => acc * 10 + x) 0 xs",
+            vec![ints(&[1, 2, 3])],
+            ints(&[1, 12, 123]),
+        ),
+        case(
+            "fun (xs: 8.f32) => iterate 2 (fun (l: nat) => fun ys => ys |> split 2 |> map (reduceSeq add 0.0f)) xs",
+            vec![f32s(&[1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0])],
+            f32s(&[10.0, 26.0]),
+        ),
+        case(
+            "fun is xs => gather is xs",
+            vec![idxs(&[3, 0, 0], 4), x4()],
+            f32s(&[4.0, 1.0, 1.0]),
+        ),
+        case(
+            "fun (is: 4.idx[4]) xs => scatter is xs",
+            vec![idxs(&[2, 0, 3, 1], 4), x4()],
+            f32s(&[2.0, 4.0, 1.0, 3.0]),
+        ),
+        case(
+            "fun (xs: 4.f32) => reorder (fun i => 3 - i) (fun i => 3 - i) xs",
+            vec![x4()],
+            f32s(&[4.0, 3.0, 2.0, 1.0]),
+        ),
+        case(
+            "fun (xs: 8.f32) => xs |> asVector 4 |> map (fun v => v * vectorFromScalar 2.0f) |> asScalar",
+            vec![f32s(&[1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0])],
+            f32s(&[2.0, 4.0, 6.0, 8.0, 10.0, 12.0, 14.0, 16.0]),
+        ),
+        case(
+            "fun (xs: 4.f32) => asVector 2 xs",
+            vec![x4()],
+            Value::array(vec![vecf(&[1.0, 2.0]), vecf(&[3.0, 4.0])]),
+        ),
+        case(
+            "fun v => mapVec (fun x => x + 1.0f) v",
+            vec![vecf(&[1.0, 2.0])],
+            vecf(&[2.0, 3.0]),
+        ),
+        case(
+            "fun a b c => makeArray 3 a b c",
+            vec![Value::int(1), Value::int(2), Value::int(3)],
+            ints(&[1, 2, 3]),
+        ),
+        case("fun xs => reduceSeq (fun acc x => acc * 2.0f + x) 0.0f xs", vec![x4()], Value::f32(26.0)),
+        case("fun xs => reduceSeqUnroll (fun acc x => acc - x) 0.0f xs", vec![x4()], Value::f32(-10.0)),
+    ];
+    for p in Prim::ALL.iter().filter(|p| p.is_map() && **p != Prim::Map) {
+        cases.push(case(
+            &format!("fun xs => {} (fun x => x * 2.0f) xs", p.name()),
+            vec![x4()],
+            f32s(&[2.0, 4.0, 6.0, 8.0]),
+        ));
+    }
+    cases
+}
+
+#[test]
+fn every_primitive_has_tested_semantics() {
+    let mut seen = BTreeSet::new();
+    for c in primitive_cases() {
+        let (out, expr) = try_run(&c.src, "main", &c.inputs, &[]).unwrap_or_else(|e| panic!("{}\n{e}", c.src));
+        assert!(
+            out.approx_eq(&c.expected, 0.0, 0.0),
+            "{}\n  got      {out}\n  expected {}",
+            c.src,
+            c.expected
+        );
+        prims_in(&expr, &mut seen);
+    }
+    let missing: Vec<&str> = Prim::ALL.iter().filter(|p| !seen.contains(p)).map(|p| p.name()).collect();
+    assert!(missing.is_empty(), "primitives without a test case: {missing:?}");
+}
+
+// ---- conventions -----------------------------------------------------------------------
+
+#[test]
+fn pads_follow_numpy_modes() {
+    // Wider than the array: mirror and wrap keep going periodically (numpy semantics).
+    let xs = f32s(&[1.0, 2.0, 3.0]);
+    let out = run("def main = fun (xs: 3.f32) => padMirror 4 5 xs", std::slice::from_ref(&xs));
+    // np.pad([1,2,3], (4,5), mode='symmetric')
+    assert_eq!(to_f32s(&out), [2.0, 3.0, 3.0, 2.0, 1.0, 1.0, 2.0, 3.0, 3.0, 2.0, 1.0, 1.0]);
+    let out = run("def main = fun (xs: 3.f32) => padWrap 4 5 xs", std::slice::from_ref(&xs));
+    // np.pad([1,2,3], (4,5), mode='wrap')
+    assert_eq!(to_f32s(&out), [3.0, 1.0, 2.0, 3.0, 1.0, 2.0, 3.0, 1.0, 2.0, 3.0, 1.0, 2.0]);
+    let out = run("def main = fun (xs: 3.f32) => padClamp 0 3 xs", std::slice::from_ref(&xs));
+    assert_eq!(to_f32s(&out), [1.0, 2.0, 3.0, 3.0, 3.0, 3.0]);
+}
+
+#[test]
+fn integer_overflow_wraps_and_f32_stays_single_precision() {
+    let out = run("def main = fun (x: int) => x * x", &[Value::int(65536)]);
+    assert_eq!(out.as_scalar(), Some(Scalar::Int(0)));
+    let out = run("def main = fun (x: i8) => neg x", &[Value::Scalar(Scalar::I8(-128))]);
+    assert_eq!(out.as_scalar(), Some(Scalar::I8(-128)));
+    // In f64 this sum would be 16777217, then rounded late to 16777216 + 2 = ...
+    let out = run("def main = fun xs => reduce add 0.0f xs", &[f32s(&[16777216.0, 1.0, 1.0])]);
+    assert_eq!(out.as_scalar(), Some(Scalar::F32(16777216.0)));
+    let out = run("def main = fun (x: f16) => x + x", &[Value::Scalar(Scalar::F16(f16::from_f32(1.5)))]);
+    assert_eq!(out.as_scalar(), Some(Scalar::F16(f16::from_f32(3.0))));
+}
+
+#[test]
+fn literals_of_every_type() {
+    let out = run("def main = makePair 200u8 (makePair 1.5f16 (makePair 2.5 true))", &[]);
+    assert_eq!(out.to_string(), "(200, (1.5, (2.5, true)))");
+    let (a, rest) = out.as_pair().unwrap();
+    assert_eq!(a.as_scalar(), Some(Scalar::U8(200)));
+    assert_eq!(rest.as_pair().unwrap().0.as_scalar(), Some(Scalar::F16(f16::from_f32(1.5))));
+}
+
+// ---- real programs against hand-written loops ------------------------------------------
+
+const PROGRAMS: &str = "
+def dot = fun xs ys => zip xs ys |> map (fun p => fst p * snd p) |> reduce add 0.0f
+
+def mv : {m n: nat} -> m.n.f32 -> n.f32 -> m.f32 =
+  fun a x => a |> map (fun row => dot row x)
+
+def mm : {m n k: nat} -> m.k.f32 -> k.n.f32 -> m.n.f32 =
+  fun a b => a |> map (fun row => transpose b |> map (fun col => dot row col))
+
+def mmLow : {m n k: nat} -> m.k.f32 -> k.n.f32 -> m.n.f32 =
+  fun a b => a |> mapPar (fun row => transpose b |> mapSeq (fun col =>
+    zip row col |> reduceSeq (fun acc p => acc + fst p * snd p) 0.0f))
+
+def tt = fun xs => xs |> transpose |> transpose
+
+def splitJoin = fun (xs: 64.f32) => xs |> split 8 |> map (map (fun x => x + 1.0f)) |> join
+
+def jacobi3 : {n: nat} -> n.f32 -> n.f32 =
+  fun xs => xs |> padClamp 1 1 |> slide 3 1 |> map (fun nbh => reduce add 0.0f nbh)
+
+def blur2 = fun xs => xs |> padClamp2 1 1 |> slide2 3 1
+  |> map2 (fun nbh => nbh |> join |> reduce add 0.0f)
+
+def tiled = fun (xs: 16.f32) => xs |> padCst 1 1 0.0f |> slide 6 4
+  |> map (fun tile => tile |> slide 3 1 |> map (fun nbh => reduce add 0.0f nbh)) |> join
+
+def dotVec = fun (xs: 16.f32) (ys: 16.f32) =>
+  zip (asVector 4 xs) (asVector 4 ys) |> map (fun p => fst p * snd p)
+  |> reduceSeq add (vectorFromScalar 0.0f) |> mapVec id |> fun v => asScalar (makeArray 1 v)
+  |> reduce add 0.0f
+";
+
+fn run_def(def: &str, inputs: &[Value]) -> Value {
+    try_run(PROGRAMS, def, inputs, &[]).unwrap_or_else(|e| panic!("{def}: {e}")).0
+}
+
+fn mat_value(rows: usize, cols: usize, data: &[f32]) -> Value {
+    Value::array((0..rows).map(|i| f32s(&data[i * cols..(i + 1) * cols])).collect())
+}
+
+#[test]
+fn dot_and_matrix_programs_match_loops() {
+    let mut rng = Lcg(7);
+    let (m, n, k) = (5, 3, 7);
+    let a = rng.vec(m * k);
+    let b = rng.vec(k * n);
+    let x = rng.vec(k);
+    // dot: sequential f32 accumulation, exactly as the left fold does.
+    let mut acc = 0.0f32;
+    for i in 0..k {
+        acc += a[i] * x[i];
+    }
+    let got = run_def("dot", &[f32s(&a[..k]), f32s(&x)]);
+    assert_eq!(got.as_scalar(), Some(Scalar::F32(acc)));
+    // mv
+    let got = run_def("mv", &[mat_value(m, k, &a), f32s(&x)]);
+    let want: Vec<f32> = (0..m)
+        .map(|i| (0..k).fold(0.0f32, |s, j| s + a[i * k + j] * x[j]))
+        .collect();
+    assert_eq!(to_f32s(&got), want);
+    // mm, high- and low-level
+    let mut c = vec![0.0f32; m * n];
+    for i in 0..m {
+        for j in 0..n {
+            c[i * n + j] = (0..k).fold(0.0f32, |s, l| s + a[i * k + l] * b[l * n + j]);
+        }
+    }
+    let want = mat_value(m, n, &c);
+    for def in ["mm", "mmLow"] {
+        let got = run_def(def, &[mat_value(m, k, &a), mat_value(k, n, &b)]);
+        assert!(got.approx_eq(&want, 0.0, 0.0), "{def}: {got} vs {want}");
+    }
+}
+
+#[test]
+fn layout_programs_match_loops() {
+    let mut rng = Lcg(11);
+    let a = rng.vec(12);
+    let xs = mat_value(3, 4, &a);
+    assert!(run_def("tt", std::slice::from_ref(&xs)).approx_eq(&xs, 0.0, 0.0));
+    let v = rng.vec(64);
+    let got = run_def("splitJoin", &[f32s(&v)]);
+    assert_eq!(to_f32s(&got), v.iter().map(|x| x + 1.0).collect::<Vec<_>>());
+}
+
+#[test]
+fn stencils_match_loops() {
+    let mut rng = Lcg(3);
+    // Listing 4.1 of the thesis: a 3-point Jacobi stencil with clamping.
+    let n = 10;
+    let a = rng.vec(n);
+    let want: Vec<f32> = (0..n as i64)
+        .map(|i| {
+            let mut sum = 0.0f32;
+            for j in -1..=1 {
+                let pos = (i + j).clamp(0, n as i64 - 1);
+                sum += a[pos as usize];
+            }
+            sum
+        })
+        .collect();
+    assert_eq!(to_f32s(&run_def("jacobi3", &[f32s(&a)])), want);
+
+    // 2-D box blur with clamping (prelude padClamp2/slide2/map2).
+    let (h, w) = (4, 5);
+    let img = rng.vec(h * w);
+    let got = run_def("blur2", &[mat_value(h, w, &img)]);
+    for i in 0..h as i64 {
+        let row = got.as_array().unwrap()[i as usize].clone();
+        for j in 0..w as i64 {
+            let mut sum = 0.0f32;
+            for di in -1..=1 {
+                for dj in -1..=1 {
+                    let (y, x) = ((i + di).clamp(0, h as i64 - 1), (j + dj).clamp(0, w as i64 - 1));
+                    sum += img[y as usize * w + x as usize];
+                }
+            }
+            assert_eq!(row.as_array().unwrap()[j as usize].as_scalar(), Some(Scalar::F32(sum)), "at ({i}, {j})");
+        }
+    }
+
+    // Overlapped tiling (thesis §4.4) gives the same result as the plain stencil.
+    let v = rng.vec(16);
+    let want: Vec<f32> = (0..16i64)
+        .map(|i| (-1..=1).fold(0.0f32, |s, j| s + if (0..16).contains(&(i + j)) { v[(i + j) as usize] } else { 0.0 }))
+        .collect();
+    assert_eq!(to_f32s(&run_def("tiled", &[f32s(&v)])), want);
+}
+
+#[test]
+fn vectorized_dot_matches_loop() {
+    let mut rng = Lcg(5);
+    let (a, b) = (rng.vec(16), rng.vec(16));
+    let mut lanes = [0.0f32; 4];
+    for i in 0..4 {
+        for l in 0..4 {
+            lanes[l] += a[4 * i + l] * b[4 * i + l];
+        }
+    }
+    let want = lanes.iter().fold(0.0f32, |s, x| s + x);
+    let got = run_def("dotVec", &[f32s(&a), f32s(&b)]);
+    assert_eq!(got.as_scalar(), Some(Scalar::F32(want)));
+}
+
+#[test]
+fn sizes_from_the_command_line_and_dependent_lambdas() {
+    // `at` (prelude) uses natAsIndex with the definition's own size `n`.
+    let src = "def main = fun (xs: 5.f32) => at 3 xs";
+    let (v, _) = try_run(src, "main", &[f32s(&[0.0, 1.0, 2.0, 3.0, 4.0])], &[]).unwrap();
+    assert_eq!(v.as_scalar(), Some(Scalar::F32(3.0)));
+    // Explicit size parameters of a definition, given as nats.
+    let src = "def main = fun (n: nat) => fun (xs: (2*n).f32) => xs |> split n |> map (reduce add 0.0f)";
+    let (v, _) = try_run(src, "main", &[f32s(&[1.0, 2.0, 3.0, 4.0, 5.0, 6.0])], &[("n", 3)]).unwrap();
+    assert_eq!(to_f32s(&v), [6.0, 15.0]);
+    // generate whose size comes from an implicit parameter fixed on the command line.
+    let src = "def main : {n: nat} -> n.int = generate (fun i => 7)";
+    let (v, _) = try_run(src, "main", &[], &[("n", 3)]).unwrap();
+    assert_eq!(v.to_string(), "[7, 7, 7]");
+}
+
+// ---- errors --------------------------------------------------------------------------
+
+#[test]
+fn user_errors_are_reported_with_spans_not_panics() {
+    let e = run_err("def main = fun (x: int) y => x / y", &[Value::int(1), Value::int(0)]);
+    assert!(e.contains("division by zero"), "{e}");
+    assert!(e.contains("x / y"), "the source excerpt is shown: {e}");
+    let e = run_err(
+        "def main = fun (xs: 4.f32) => generate (fun i => idx (natAsIndex 4 (indexAsNat i + 2)) xs)",
+        &[f32s(&[1.0, 2.0, 3.0, 4.0])],
+    );
+    assert!(e.contains("is not an index into 4 elements"), "{e}");
+    let e = run_err(
+        "def main = fun (is: 3.idx[3]) (xs: 3.f32) => scatter is xs",
+        &[idxs(&[0, 1, 1], 3), f32s(&[1.0, 2.0, 3.0])],
+    );
+    assert!(e.contains("two values are written to position 1"), "{e}");
+    let e = run_err("def main = fun (x: f32) => (cast x : u8)", &[Value::f32(-3.0)]);
+    assert!(e.contains("undefined in C"), "{e}");
+    let e = run_err(
+        "def main = fun (xs: 4.f32) => reorder (fun i => i + 1) (fun i => i - 1) xs",
+        &[f32s(&[1.0, 2.0, 3.0, 4.0])],
+    );
+    assert!(e.contains("outside 0..4"), "{e}");
+}
+
+#[test]
+fn wrong_inputs_are_errors() {
+    let f = eval(&crate::infer::instantiate_def(
+        &crate::infer::check_source(PROGRAMS).unwrap(),
+        "dot",
+        &[DataType::array(2, DataType::f32()), DataType::array(2, DataType::f32())],
+        &[],
+    )
+    .unwrap()
+    .expr)
+    .unwrap();
+    let e = apply(&f, vec![f32s(&[1.0, 2.0]), f32s(&[1.0])]).unwrap_err();
+    assert!(e.message.contains("different lengths"), "{e}");
+    let e = apply(&f, vec![f32s(&[1.0, 2.0]), Value::f32(1.0)]).unwrap_err();
+    assert!(e.message.contains("expected an array"), "{e}");
+    let e = apply(&Value::f32(1.0), vec![Value::f32(1.0)]).unwrap_err();
+    assert!(e.message.contains("not a function"), "{e}");
+    let d: Diagnostic = e.into();
+    assert!(d.message.starts_with("evaluation failed"));
+}
+
+// ---- hand-built expressions (no type checker involved) -------------------------------------
+
+fn ty(s: &str) -> Type {
+    crate::syntax::parse_type(s).unwrap_or_else(|e| panic!("{s}: {e}"))
+}
+
+fn prim(p: Prim, t: Option<&str>) -> Expr {
+    match t {
+        Some(t) => Expr::typed(ExprKind::Prim(p), ty(t), Span::default()),
+        None => Expr::new(ExprKind::Prim(p), Span::default()),
+    }
+}
+
+fn app(f: Expr, a: Expr) -> Expr {
+    Expr::new(ExprKind::App(f, a), Span::new(3, 9))
+}
+
+fn dep_nat(f: Expr, n: Nat) -> Expr {
+    Expr::new(ExprKind::DepApp(f, TypeArg::Nat(n)), Span::default())
+}
+
+#[test]
+fn hand_built_expressions() {
+    // split 2 as a partially applied primitive value, applied through `apply_args`.
+    let split = prim(Prim::Split, Some("(n: nat) -> (2*n).f32 -> 2.n.f32"));
+    let f = eval(&split).unwrap();
+    let out = apply_args(
+        &f,
+        vec![Argument::Type(TypeArg::Nat(Nat::cst(2))), Argument::Value(f32s(&[1.0, 2.0, 3.0, 4.0]))],
+    )
+    .unwrap();
+    assert_eq!(out.to_string(), "[[1.0, 2.0], [3.0, 4.0]]");
+    // A size variable bound by the caller.
+    let n = Nat::var(&arith::Var::new("n"));
+    let gen = prim(Prim::Generate, Some("(idx[n] -> natType) -> n.natType"));
+    let ian = prim(Prim::IndexAsNat, Some("idx[n] -> natType"));
+    let e = app(gen, ian);
+    assert_eq!(eval_with_nats(&e, &[("n", 3)]).unwrap().to_string(), "[0:nat, 1:nat, 2:nat]");
+    assert!(eval(&e).unwrap_err().message.contains("cannot be evaluated"));
+    // A primitive that needs its type but has none.
+    let e = app(prim(Prim::Generate, None), prim(Prim::IndexAsNat, None));
+    let err = eval(&e).unwrap_err();
+    assert!(err.message.contains("has no type"), "{err}");
+    assert_eq!(err.span, Span::new(3, 9));
+    // A primitive that does not need it works without.
+    let e = app(prim(Prim::Not, None), Expr::new(ExprKind::Lit(Literal::Bool(true)), Span::default()));
+    assert_eq!(eval(&e).unwrap().to_string(), "false");
+    // Wrong kinds of arguments.
+    let e = dep_nat(prim(Prim::Not, None), Nat::cst(1));
+    assert!(eval(&e).unwrap_err().message.contains("expects a value"));
+    // Nat literals and natType arithmetic.
+    let lit = |n| Expr::new(ExprKind::Lit(Literal::Nat(Nat::cst(n))), Span::default());
+    let e = app(app(prim(Prim::Sub, None), lit(2)), lit(3));
+    assert!(eval(&e).unwrap_err().message.contains("not a natural number"));
+    let e = app(app(prim(Prim::Add, None), lit(2)), lit(3));
+    assert_eq!(eval(&e).unwrap().as_nat(), Some(5));
+}
+
+#[test]
+fn deep_nesting_hits_the_depth_limit_not_the_stack() {
+    let one = Expr::new(ExprKind::Lit(Literal::Int(1, ScalarType::Int)), Span::default());
+    let nest = |depth: usize| {
+        let mut e = one.clone();
+        for _ in 0..depth {
+            e = app(prim(Prim::Id, None), e);
+        }
+        e
+    };
+    assert_eq!(eval(&nest(5_000)).unwrap().as_scalar(), Some(Scalar::Int(1)));
+    let err = eval(&nest(MAX_DEPTH + 10)).unwrap_err();
+    assert!(err.message.contains("levels deep"), "{err}");
+}
+
+// ---- values ------------------------------------------------------------------------------
+
+#[test]
+fn flat_buffers_round_trip() {
+    let data: Vec<Scalar> = (0..24).map(|i| Scalar::F32(i as f32)).collect();
+    let v = Value::from_flat(ScalarType::F32, &[2, 3, 4], data.clone()).unwrap();
+    let t = DataType::array(2, DataType::array(3, DataType::array(4, DataType::f32())));
+    assert_eq!(v.data_type(), Some(t.clone()));
+    let flat = v.to_flat(&t).unwrap();
+    assert_eq!(flat, Flat { elem: ScalarType::F32, shape: vec![2, 3, 4], data });
+    // Vectors flatten as an innermost dimension; empty arrays keep their shape.
+    let t = DataType::array(2, DataType::vector(DataType::f32(), 2));
+    let v = Value::array(vec![vecf(&[1.0, 2.0]), vecf(&[3.0, 4.0])]);
+    assert_eq!(v.to_flat(&t).unwrap().shape, vec![2, 2]);
+    let t = DataType::array(0, DataType::array(3, DataType::Scalar(ScalarType::U8)));
+    let flat = Value::array(vec![]).to_flat(&t).unwrap();
+    assert_eq!((flat.shape, flat.elem, flat.data.len()), (vec![0, 3], ScalarType::U8, 0));
+    let v = Value::from_flat(ScalarType::Int, &[2, 0], vec![]).unwrap();
+    assert_eq!(v.to_string(), "[[], []]");
+    // A scalar is a 0-dimensional buffer.
+    let v = Value::from_flat(ScalarType::Int, &[], vec![Scalar::Int(4)]).unwrap();
+    assert_eq!(v.to_string(), "4");
+    // Errors.
+    assert!(Value::from_flat(ScalarType::F32, &[2, 2], vec![Scalar::F32(0.0); 3]).is_err());
+    assert!(Value::from_flat(ScalarType::F32, &[1], vec![Scalar::Int(0)]).is_err());
+    let pair_t = DataType::pair(DataType::f32(), DataType::f32());
+    assert!(Value::pair(Value::f32(1.0), Value::f32(2.0)).to_flat(&pair_t).is_err());
+}
+
+#[test]
+fn check_reports_where_a_value_differs() {
+    let t = DataType::array(2, DataType::pair(DataType::f32(), DataType::Scalar(ScalarType::Int)));
+    let good = Value::array(vec![
+        Value::pair(Value::f32(1.0), Value::int(1)),
+        Value::pair(Value::f32(2.0), Value::int(2)),
+    ]);
+    assert!(good.check(&t).is_ok());
+    let bad = Value::array(vec![
+        Value::pair(Value::f32(1.0), Value::int(1)),
+        Value::pair(Value::f32(2.0), Value::f32(2.0)),
+    ]);
+    let e = bad.check(&t).unwrap_err();
+    assert!(e.message.contains("at [1].1"), "{e}");
+    assert!(e.message.contains("expected int"), "{e}");
+    let e = f32s(&[1.0]).check(&DataType::array(2, DataType::f32())).unwrap_err();
+    assert!(e.message.contains("1 elements, expected 2"), "{e}");
+    let e = Value::Index { index: 5, bound: 4 }.check(&DataType::Index(Nat::cst(4))).unwrap_err();
+    assert!(e.message.contains("out of its range"), "{e}");
+}
+
+#[test]
+fn approx_eq_and_display() {
+    let a = f32s(&[1.0, 2.0]);
+    let b = f32s(&[1.0, 2.000001]);
+    assert!(a.approx_eq(&b, 1e-5, 0.0));
+    assert!(!a.approx_eq(&b, 0.0, 0.0));
+    assert!(Value::f32(f32::NAN).approx_eq(&Value::f32(f32::NAN), 0.0, 0.0));
+    assert!(!Value::f32(1.0).approx_eq(&Value::f64(1.0), 1.0, 1.0));
+    assert!(!a.approx_eq(&f32s(&[1.0]), 1.0, 1.0));
+    let v = Value::pair(
+        Value::array(vec![Value::Index { index: 1, bound: 4 }, Value::Nat(7)]),
+        vecf(&[0.5, 1e20]),
+    );
+    assert_eq!(v.to_string(), "([1:idx[4], 7:nat], <0.5, 1e20>)");
+    let f = eval(&prim(Prim::Map, None)).unwrap();
+    assert_eq!(f.to_string(), "<primitive map>");
+}

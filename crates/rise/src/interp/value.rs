@@ -156,6 +156,30 @@ impl Value {
         matches!(self, Value::Fun(_))
     }
 
+    /// The data type of this value, where the value determines it: `None` for
+    /// functions, empty arrays and arrays whose elements have different types.
+    pub fn data_type(&self) -> Option<DataType> {
+        Some(match self {
+            Value::Scalar(s) => DataType::Scalar(s.ty()),
+            Value::Nat(_) => DataType::NatType,
+            Value::Index { bound, .. } => DataType::Index(Nat::cst(*bound)),
+            Value::Array(xs) | Value::Vector(xs) => {
+                let t = xs.first()?.data_type()?;
+                if xs.iter().skip(1).any(|x| x.data_type().as_ref() != Some(&t)) {
+                    return None;
+                }
+                let n = Nat::cst(xs.len() as i64);
+                if matches!(self, Value::Array(_)) {
+                    DataType::Array(n, Arc::new(t))
+                } else {
+                    DataType::Vector(n, Arc::new(t))
+                }
+            }
+            Value::Pair(p) => DataType::pair(p.0.data_type()?, p.1.data_type()?),
+            Value::Fun(_) => return None,
+        })
+    }
+
     /// What kind of value this is, for error messages (`an f32`, `an array of 4`, ...).
     pub fn describe(&self) -> String {
         match self {

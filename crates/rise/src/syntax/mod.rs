@@ -7,7 +7,7 @@ mod print;
 mod types;
 
 pub use cursor::{PResult, Parser};
-pub use parser::{parse_expr, parse_program, MAX_DEPTH};
+pub use parser::{parse_expr, parse_program, MAX_DEPTH, MAX_NESTING};
 pub use print::{print_expr, print_program};
 
 use crate::span::Diagnostic;

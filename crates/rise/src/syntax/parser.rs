@@ -24,7 +24,8 @@
 //! expressions here; the type checker turns them into dependent applications.
 //!
 //! Bad input gives a [`Diagnostic`] pointing at the offending token; nesting
-//! deeper than [`MAX_DEPTH`] is reported instead of overflowing the stack.
+//! deeper than [`MAX_NESTING`], or a tree deeper than [`MAX_DEPTH`], is reported
+//! instead of overflowing the stack.
 
 use super::cursor::{PResult, Parser};
 use super::lexer::{lex, Token};
@@ -34,8 +35,14 @@ use crate::span::{Diagnostic, Span};
 use crate::types::{Binder, Name, ScalarType, Type};
 use std::collections::HashSet;
 
-/// The deepest nesting of expressions (parentheses, lambdas, unary operators) accepted.
-pub const MAX_DEPTH: usize = 256;
+/// The deepest expression tree the parser builds (counting every application,
+/// lambda and operator node): deeper input is reported, so that no later pass
+/// recursing over the tree can overflow the stack.
+pub const MAX_DEPTH: usize = 512;
+
+/// The deepest nesting of parentheses and `fun` bodies accepted (each level is
+/// a recursion of the parser).
+pub const MAX_NESTING: usize = 128;
 
 /// The most nesting tokens (`(`, `[`, `{`, `->`, `^`) accepted in one type annotation.
 const MAX_TYPE_NESTING: usize = 128;
@@ -70,8 +77,27 @@ struct ExprParser {
     names: NameGen,
     /// Every identifier of the source: fresh names must avoid them.
     source_idents: HashSet<String>,
-    /// Current nesting depth.
-    depth: usize,
+    /// Current nesting depth (parser recursion).
+    nesting: usize,
+}
+
+/// A parsed expression and the depth of its tree.
+type Sub = (Expr, usize);
+
+/// Reports a tree deeper than [`MAX_DEPTH`].
+fn check_depth(depth: usize, at: Span) -> PResult<()> {
+    if depth > MAX_DEPTH {
+        Err(too_deep(at))
+    } else {
+        Ok(())
+    }
+}
+
+fn too_deep(at: Span) -> Diagnostic {
+    Diagnostic::new(at, "expression nested too deeply").with_note(format!(
+        "at most {MAX_NESTING} levels of parentheses and `fun`s and expression trees \
+         {MAX_DEPTH} levels deep are supported; split it into several definitions"
+    ))
 }
 
 /// The infix operators.
@@ -126,20 +152,8 @@ impl ExprParser {
             scope: Vec::new(),
             names: NameGen::new(),
             source_idents,
-            depth: 0,
+            nesting: 0,
         })
-    }
-
-    /// Runs `f` one nesting level deeper, failing beyond [`MAX_DEPTH`].
-    fn nested<T>(&mut self, f: impl FnOnce(&mut Self) -> PResult<T>) -> PResult<T> {
-        if self.depth >= MAX_DEPTH {
-            return Err(Diagnostic::new(self.p.span(), "expression nested too deeply")
-                .with_note(format!("at most {MAX_DEPTH} levels of nesting are supported")));
-        }
-        self.depth += 1;
-        let r = f(self);
-        self.depth -= 1;
-        r
     }
 
     // ---- definitions ---------------------------------------------------------
@@ -233,13 +247,23 @@ impl ExprParser {
 
     // ---- expressions -----------------------------------------------------------
 
-    /// A whole expression (lowest precedence).
+    /// A whole expression (lowest precedence), one nesting level deeper.
     fn parse_expr(&mut self) -> PResult<Expr> {
-        self.nested(|p| p.parse_binary(1))
+        Ok(self.expr()?.0)
+    }
+
+    fn expr(&mut self) -> PResult<Sub> {
+        if self.nesting >= MAX_NESTING {
+            return Err(too_deep(self.p.span()));
+        }
+        self.nesting += 1;
+        let r = self.parse_binary(1);
+        self.nesting -= 1;
+        r
     }
 
     /// Precedence climbing over the left-associative binary operators of precedence `>= min`.
-    fn parse_binary(&mut self, min: u8) -> PResult<Expr> {
+    fn parse_binary(&mut self, min: u8) -> PResult<Sub> {
         let mut lhs = self.parse_unary()?;
         while let Some((prec, op)) = self.p.peek().and_then(binary_op) {
             if prec < min {
@@ -247,31 +271,42 @@ impl ExprParser {
             }
             let op_span = self.p.span();
             self.p.bump();
-            if self.p.at_end() || self.p.peek().is_some_and(|t| binary_op(t).is_some() && t != &Token::Minus) {
+            if self.p.at_end()
+                || self
+                    .p
+                    .peek()
+                    .is_some_and(|t| binary_op(t).is_some() && t != &Token::Minus)
+            {
                 return Err(self.p.error_expected("an operand"));
             }
             let rhs = self.parse_binary(prec + 1)?;
-            lhs = self.combine(op, lhs, rhs, op_span);
+            lhs = self.combine(op, lhs, rhs, op_span)?;
         }
         Ok(lhs)
     }
 
     /// Builds the desugared form of `lhs op rhs`.
-    fn combine(&mut self, op: BinOp, lhs: Expr, rhs: Expr, op_span: Span) -> Expr {
+    fn combine(&mut self, op: BinOp, (lhs, dl): Sub, (rhs, dr): Sub, op_span: Span) -> PResult<Sub> {
         let span = lhs.span().to(rhs.span());
+        let depth = dl.max(dr);
         match op {
-            BinOp::Pipe => app(rhs, lhs, span),
+            BinOp::Pipe => {
+                check_depth(depth + 1, op_span)?;
+                Ok((app(rhs, lhs, span), depth + 1))
+            }
             BinOp::Prim(p) => {
+                check_depth(depth + 2, op_span)?;
                 let f = Expr::new(ExprKind::Prim(p), op_span);
                 let partial = app(f, lhs.clone(), lhs.span().to(op_span));
-                app(partial, rhs, span)
+                Ok((app(partial, rhs, span), depth + 2))
             }
             BinOp::Compose => {
+                check_depth(depth + 3, op_span)?;
                 let x = self.fresh_name();
                 let var = Expr::new(ExprKind::Var(x.clone()), op_span);
                 let inner = app(lhs, var, span);
                 let body = app(rhs, inner, span);
-                Expr::new(ExprKind::Lambda(x, None, body), span)
+                Ok((Expr::new(ExprKind::Lambda(x, None, body), span), depth + 3))
             }
         }
     }
@@ -286,64 +321,59 @@ impl ExprParser {
         }
     }
 
-    /// `-e`, `!e` or an application.
-    fn parse_unary(&mut self) -> PResult<Expr> {
-        let start = self.p.span();
-        match self.p.peek() {
-            Some(Token::Minus) => {
-                if matches!(self.p.peek_at(1), Some(Token::Int(_)) | Some(Token::Float(_))) {
-                    self.p.bump();
-                    let lit = self.parse_number(true, start)?;
-                    return self.parse_app_args(lit);
-                }
-                self.p.bump();
-                let operand = self.nested(|p| p.parse_unary())?;
-                Ok(self.unary(Prim::Neg, start, operand))
-            }
-            Some(Token::Bang) => {
-                self.p.bump();
-                let operand = self.nested(|p| p.parse_unary())?;
-                Ok(self.unary(Prim::Not, start, operand))
-            }
-            _ => self.parse_app(),
-        }
-    }
-
-    fn unary(&self, p: Prim, op_span: Span, operand: Expr) -> Expr {
-        let span = op_span.to(operand.span());
-        app(Expr::new(ExprKind::Prim(p), op_span), operand, span)
-    }
-
-    /// `f a b ...`, with an optional trailing `fun` argument; or a lambda.
-    fn parse_app(&mut self) -> PResult<Expr> {
-        if self.p.peek() == Some(&Token::Fun) {
-            return self.parse_lambda();
-        }
-        let head = self.parse_atom()?;
-        self.parse_app_args(head)
-    }
-
-    /// The arguments following an application head.
-    fn parse_app_args(&mut self, mut head: Expr) -> PResult<Expr> {
-        loop {
+    /// `-e`, `!e` (any number of them) before an application; `-3` is a literal.
+    fn parse_unary(&mut self) -> PResult<Sub> {
+        let mut prefixes = Vec::new();
+        let head = loop {
+            let span = self.p.span();
             match self.p.peek() {
-                Some(t) if starts_atom(t) => {
-                    let arg = self.parse_atom()?;
-                    let span = head.span().to(arg.span());
-                    head = app(head, arg, span);
+                Some(Token::Minus)
+                    if matches!(self.p.peek_at(1), Some(Token::Int(_)) | Some(Token::Float(_))) =>
+                {
+                    self.p.bump();
+                    break Some(self.parse_number(true, span)?);
                 }
-                Some(Token::Fun) => {
-                    let arg = self.parse_lambda()?;
-                    let span = head.span().to(arg.span());
-                    return Ok(app(head, arg, span));
-                }
-                _ => return Ok(head),
+                Some(Token::Minus) => prefixes.push((Prim::Neg, span)),
+                Some(Token::Bang) => prefixes.push((Prim::Not, span)),
+                _ => break None,
             }
+            check_depth(prefixes.len(), span)?;
+            self.p.bump();
+        };
+        let (mut e, mut depth) = self.parse_app(head)?;
+        for (p, op_span) in prefixes.into_iter().rev() {
+            depth += 1;
+            check_depth(depth, op_span)?;
+            let span = op_span.to(e.span());
+            e = app(Expr::new(ExprKind::Prim(p), op_span), e, span);
+        }
+        Ok((e, depth))
+    }
+
+    /// `f a b ...` (from `head` if given), with an optional trailing `fun` argument; or a lambda.
+    fn parse_app(&mut self, head: Option<Sub>) -> PResult<Sub> {
+        let (mut head, mut depth) = match head {
+            Some(h) => h,
+            None if self.p.peek() == Some(&Token::Fun) => return self.parse_lambda(),
+            None => self.parse_atom()?,
+        };
+        loop {
+            let at = self.p.span();
+            let (arg, d) = match self.p.peek() {
+                Some(t) if starts_atom(t) => self.parse_atom()?,
+                Some(Token::Fun) => self.parse_lambda()?,
+                _ => return Ok((head, depth)),
+            };
+            depth = depth.max(d) + 1;
+            check_depth(depth, at)?;
+            let span = head.span().to(arg.span());
+            // After a `fun` argument nothing can follow: its body extended as far as it could.
+            head = app(head, arg, span);
         }
     }
 
     /// `fun params => body`
-    fn parse_lambda(&mut self) -> PResult<Expr> {
+    fn parse_lambda(&mut self) -> PResult<Sub> {
         let start = self.p.expect(&Token::Fun, "`fun`")?;
         let mut params: Vec<(Param, Span)> = Vec::new();
         loop {
@@ -372,26 +402,28 @@ impl ExprParser {
                     return Err(self.p.error_expected(what));
                 }
             }
+            check_depth(params.len(), span)?;
         }
         let scope_len = self.scope.len();
         for (param, _) in &params {
             self.scope.push(param.name().clone());
         }
-        let body = self.parse_expr();
+        let body = self.expr();
         self.scope.truncate(scope_len);
-        let body = body?;
+        let (body, body_depth) = body?;
+        let depth = body_depth + params.len();
+        check_depth(depth, start)?;
         let end = body.span();
-        let first = params.first().map(|p| p.1);
         let mut e = body;
-        for (param, span) in params.into_iter().rev() {
-            let span = if Some(span) == first { start } else { span };
+        for (i, (param, span)) in params.into_iter().enumerate().rev() {
+            let span = if i == 0 { start } else { span };
             let kind = match param {
                 Param::Value(x, t) => ExprKind::Lambda(x, t, e),
                 Param::Dep(b) => ExprKind::DepLambda(b, e),
             };
             e = Expr::new(kind, span.to(end));
         }
-        Ok(e)
+        Ok((e, depth))
     }
 
     /// `x y: annotation)` after `(`: value parameters with a type, or type-level ones with a kind.
@@ -423,21 +455,22 @@ impl ExprParser {
     }
 
     /// An argument: a name, a literal or a parenthesised expression.
-    fn parse_atom(&mut self) -> PResult<Expr> {
+    fn parse_atom(&mut self) -> PResult<Sub> {
         let span = self.p.span();
+        let leaf = |kind| Ok((Expr::new(kind, span), 1));
         match self.p.peek().cloned() {
             Some(Token::Ident(name)) => {
                 self.p.bump();
-                Ok(self.resolve(name, span)?)
+                Ok((self.resolve(name, span)?, 1))
             }
             Some(Token::Int(_)) | Some(Token::Float(_)) => self.parse_number(false, span),
             Some(Token::True) => {
                 self.p.bump();
-                Ok(Expr::new(ExprKind::Lit(Literal::Bool(true)), span))
+                leaf(ExprKind::Lit(Literal::Bool(true)))
             }
             Some(Token::False) => {
                 self.p.bump();
-                Ok(Expr::new(ExprKind::Lit(Literal::Bool(false)), span))
+                leaf(ExprKind::Lit(Literal::Bool(false)))
             }
             Some(Token::LParen) => {
                 self.p.bump();
@@ -448,19 +481,20 @@ impl ExprParser {
     }
 
     /// After `(`: `e)`, `e : T)` or `e1, e2)`.
-    fn parse_parenthesized(&mut self, open: Span) -> PResult<Expr> {
+    fn parse_parenthesized(&mut self, open: Span) -> PResult<Sub> {
         if self.p.peek() == Some(&Token::RParen) {
             return Err(self.p.error_expected("an expression inside the parentheses"));
         }
-        let e = self.parse_expr()?;
+        let (e, depth) = self.expr()?;
         if self.p.eat(&Token::Colon) {
             let ty = self.parse_type_annotation()?;
             let close = self.p.expect(&Token::RParen, "`)` after the type annotation")?;
-            return Ok(Expr::new(ExprKind::Annot(e, ty), open.to(close)));
+            check_depth(depth + 1, open)?;
+            return Ok((Expr::new(ExprKind::Annot(e, ty), open.to(close)), depth + 1));
         }
         if self.p.eat(&Token::Comma) {
             let comma = self.p.prev_span();
-            let e2 = self.parse_expr()?;
+            let (e2, d2) = self.expr()?;
             let close = match self.p.peek() {
                 Some(Token::Comma) => {
                     return Err(self.p.error_expected("`)`").with_note(
@@ -469,13 +503,17 @@ impl ExprParser {
                 }
                 _ => self.p.expect(&Token::RParen, "`)` after the pair")?,
             };
+            let depth = depth.max(d2) + 2;
+            check_depth(depth, open)?;
             let make_pair = Expr::new(ExprKind::Prim(Prim::MakePair), comma);
             let partial = app(make_pair, e, open.to(comma));
-            return Ok(app(partial, e2, open.to(close)));
+            return Ok((app(partial, e2, open.to(close)), depth));
         }
-        self.p
+        let close = self
+            .p
             .expect(&Token::RParen, "`)`, `:` or `,` in the parenthesised expression")?;
-        Ok(e)
+        // The node covers its parentheses.
+        Ok((Expr::new(e.kind().clone(), open.to(close)), depth))
     }
 
     /// A name: a bound variable, a primitive (with its dimension, if it takes one) or a free variable.
@@ -524,7 +562,7 @@ impl ExprParser {
     }
 
     /// A numeric literal (the current token), negated if `negative` (then `start` is the `-`).
-    fn parse_number(&mut self, negative: bool, start: Span) -> PResult<Expr> {
+    fn parse_number(&mut self, negative: bool, start: Span) -> PResult<Sub> {
         let span = start.to(self.p.span());
         let lit = match self.p.bump() {
             Some(Token::Int(text)) => int_literal(&text, negative),
@@ -532,7 +570,7 @@ impl ExprParser {
             _ => return Err(self.p.error_expected("a number")),
         };
         let lit = lit.map_err(|msg| Diagnostic::new(span, msg))?;
-        Ok(Expr::new(ExprKind::Lit(lit), span))
+        Ok((Expr::new(ExprKind::Lit(lit), span), 1))
     }
 }
 
@@ -565,7 +603,7 @@ fn int_literal(text: &str, negative: bool) -> Result<Literal, String> {
     let shown = if negative { format!("-{text}") } else { text.to_string() };
     let magnitude: i128 = digits
         .parse()
-        .map_err(|_| format!("integer literal `{shown}` is too large"))?;
+        .map_err(|_| format!("integer literal `{shown}` is out of the range of `{}`", ty.name()))?;
     let value = if negative { -magnitude } else { magnitude };
     let (lo, hi): (i128, i128) = match ty {
         // Unsuffixed literals also stand for natural numbers (`split 32`): the full
@@ -886,13 +924,55 @@ def jacobi3 : {n: nat} -> n.f32 -> n.f32 =
             format!("def f = (x : {}f32)", "f32 -> ".repeat(n)),
             format!("def f : {}f32 = x", "idx[".repeat(n)),
             format!("def f = fun (x: {}2) => x", "2^".repeat(n)),
+            // long chains build deep trees without deep recursion of the parser
+            format!("def f = x{}", " + x".repeat(n)),
+            format!("def f = x{}", " |> f".repeat(n)),
+            format!("def f = x{}", " >> f".repeat(n)),
+            format!("def f = f{}", " x".repeat(n)),
+            format!("def f = fun{} => x", " x".repeat(n)),
+            format!("def f = fun x => x{}", " |> fun x => x".repeat(n)),
         ] {
             let e = err(&src);
             assert!(e.message.contains("too deeply"), "{}", e.message);
         }
-        // just below the limit works
-        let depth = MAX_DEPTH - 2;
+        // just below the limits works
+        let depth = MAX_NESTING - 2;
         parse(&format!("{}x{}", "(".repeat(depth), ")".repeat(depth)));
+        parse(&format!("x{}", " + x".repeat(MAX_DEPTH / 2 - 1)));
+        parse(&format!("f{}", " x".repeat(MAX_DEPTH - 1)));
+    }
+
+    /// Every recursion path of the parser at its deepest, with the deepest type at
+    /// the bottom (`cargo test` runs tests on threads with 2 MiB of stack).
+    #[test]
+    fn nesting_just_below_the_limits_fits_on_a_test_thread_stack() {
+        let k = MAX_TYPE_NESTING / 2 - 1;
+        let types = [
+            format!("{}f32{}", "(".repeat(2 * k), ")".repeat(2 * k)),
+            format!("{}f32", "f32 -> ".repeat(2 * k)),
+            format!("({}2{}).f32", "(".repeat(2 * k - 2), ")".repeat(2 * k - 2)),
+            format!("idx[{}2]", "2^".repeat(2 * k - 1)),
+            format!("{}f32{}", "vec[".repeat(k), ", 4]".repeat(k)),
+            format!("{}f32{}", "((f32, ".repeat(k), "))".repeat(k)),
+        ];
+        let d = MAX_NESTING - 2;
+        for ty in &types {
+            let leaf = format!("(x : {ty})");
+            for src in [
+                format!("{}{leaf}{}", "(".repeat(d), ")".repeat(d)),
+                format!("{}{leaf}", "fun x => ".repeat(d)),
+                format!("{}{leaf}", "-".repeat(d)),
+                format!("{}{leaf}{}", "f (".repeat(d), ")".repeat(d)),
+                format!("{}{leaf}{}", "(a, ".repeat(d), ")".repeat(d)),
+                format!("{}{leaf}{}", "(a |> map fun x => g (".repeat(d / 2), "))".repeat(d / 2)),
+                format!("{}{leaf}{}", "(a + - b * f (".repeat(d / 2), "))".repeat(d / 2)),
+            ] {
+                let src = format!("def f = {src}");
+                if let Err(e) = parse_program(&src) {
+                    assert!(e.message.contains("too deeply"), "{e}");
+                }
+            }
+        }
     }
 
     #[test]

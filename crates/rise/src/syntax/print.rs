@@ -135,11 +135,14 @@ fn form(e: &Expr) -> Form<'_> {
 }
 
 /// `f a` prints as `a |> f` when `a` is itself an application and `f` is a partial
-/// application or `a` is a chain already: `split 32 xs |> map f |> join`.
+/// application or a lambda, or `a` is a chain already: `split 32 xs |> map f |> join`.
 fn is_pipe(f: &Expr, a: &Expr) -> bool {
     match form(a) {
         Form::Pipe(..) => true,
-        Form::App(..) => matches!(f.kind(), ExprKind::App(..) | ExprKind::DepApp(..)),
+        Form::App(..) => matches!(
+            f.kind(),
+            ExprKind::App(..) | ExprKind::DepApp(..) | ExprKind::Lambda(..) | ExprKind::DepLambda(..)
+        ),
         _ => false,
     }
 }
@@ -550,7 +553,8 @@ mod tests {
             ("map f xs", "map f xs"),
             ("fst (snd p)", "fst (snd p)"),
             ("transpose (map f xs)", "transpose (map f xs)"),
-            ("x |> (fun y => y) |> f", "x |> (fun y => y) |> f"),
+            ("x |> (fun y => y) |> f", "f ((fun y => y) x)"),
+            ("g x |> (fun y => y) |> f", "g x |> (fun y => y) |> f"),
             ("mapGlobal 0 (mapLocal(1) f)", "mapGlobal(0) (mapLocal(1) f)"),
             ("f 1.0 2.5f 1e20f 1e-7 0.5f16 3u8 (-4i64) 7", "f 1.0 2.5f 1.0e20f 1.0e-7 0.5f16 3u8 (-4i64) 7"),
         ] {

@@ -1,0 +1,149 @@
+//! Tests of inference: the nat solver on the papers' shapes, polymorphism,
+//! elaboration, and type errors that point at the right span.
+
+use super::*;
+use crate::syntax::parse_program;
+
+/// The type of the last definition of a program.
+fn type_of(src: &str) -> String {
+    let checked = check_source(src).unwrap_or_else(|e| panic!("{}", e.render("test", src)));
+    checked.defs.last().expect("a definition").ty.to_string()
+}
+
+/// The error of a program that must not type-check, and the source it points at.
+fn error_of(src: &str) -> (String, String) {
+    let program = parse_program(src).expect("parses");
+    let err = check_program(&program).expect_err("must not type-check");
+    let spanned = src.get(err.span.range()).unwrap_or("").to_string();
+    (err.to_string(), spanned)
+}
+
+#[test]
+fn split_of_a_multiple_and_of_a_literal() {
+    assert_eq!(
+        type_of("def f : {n: nat} -> (n*32).f32 -> n.32.f32 = fun xs => split 32 xs"),
+        "{n: nat} -> (n*32).f32 -> n.32.f32"
+    );
+    assert_eq!(type_of("def f = fun (xs: 1024.f32) => split 32 xs"), "1024.f32 -> 32.32.f32");
+    // split of a variable size: the outer size is an exact division.
+    assert_eq!(type_of("def f : {n: nat} -> n.f32 -> (n /^ 4).4.f32 = fun xs => split 4 xs"), "{n: nat} -> n.f32 -> (n /^ 4).4.f32");
+}
+
+#[test]
+fn join_transpose_zip() {
+    assert_eq!(type_of("def f = fun xs => join xs"), "{n m: nat} -> {t: data} -> n.m.t -> (m*n).t");
+    assert_eq!(type_of("def f = fun xs => transpose xs"), "{n m: nat} -> {t: data} -> n.m.t -> m.n.t");
+    assert_eq!(type_of("def f = fun xs ys => zip xs ys"), "{n: nat} -> {t s: data} -> n.t -> n.s -> n.(t, s)");
+    assert_eq!(type_of("def f = fun xs => split 8 xs |> join"), "{n: nat} -> {t: data} -> (n*8).t -> (n*8).t");
+}
+
+#[test]
+fn slide_and_pad() {
+    assert_eq!(
+        type_of("def f : {n: nat} -> (n+2).f32 -> n.3.f32 = fun xs => slide 3 1 xs"),
+        "{n: nat} -> (n+2).f32 -> n.3.f32"
+    );
+    assert_eq!(
+        type_of("def f : {n: nat} -> n.f32 -> (n+2).f32 = fun xs => padClamp 1 1 xs"),
+        "{n: nat} -> n.f32 -> (n+2).f32"
+    );
+    assert_eq!(type_of("def f = fun xs => xs |> padClamp 1 1 |> slide 3 1"), "{n: nat} -> {t: data} -> n.t -> n.3.t");
+    assert_eq!(type_of("def f = fun (xs: 10.f32) => slide 4 2 xs"), "10.f32 -> 4.4.f32");
+}
+
+#[test]
+fn tiling_sizes() {
+    // 2-D tiling of an (m*32).(n*32) matrix into 32x32 tiles.
+    let src = "def tile : {m n: nat} -> (m*32).(n*32).f32 -> m.n.32.32.f32 =
+                 fun a => a |> map (split 32) |> split 32 |> map transpose";
+    assert_eq!(type_of(src), "{m n: nat} -> (m*32).(n*32).f32 -> m.n.32.32.f32");
+    // Overlapped tiling of a stencil: tiles of 6 every 4 elements cover n = 4*t + 2.
+    let src = "def f : {t: nat} -> (4*t+2).f32 -> (4*t).f32 =
+                 fun xs => xs |> slide 6 4 |> map (fun tile => tile |> slide 3 1 |> map (reduce add 0.0f)) |> join";
+    assert_eq!(type_of(src), "{t: nat} -> (t*4+2).f32 -> (t*4).f32");
+}
+
+#[test]
+fn top_level_definitions_are_polymorphic() {
+    let src = "def id2 = fun x => x
+               def f = fun (a: 4.f32) (b: f64) => makePair (id2 a) (id2 b)";
+    assert_eq!(type_of(src), "4.f32 -> f64 -> (4.f32, f64)");
+}
+
+#[test]
+fn explicit_dependent_parameters_are_elaborated() {
+    let src = "def f = fun (n: nat) => fun xs => xs |> take n";
+    assert_eq!(type_of(src), "{m: nat} -> {t: data} -> (n: nat) -> (m+n).t -> n.t");
+    let checked = check_source("def g = fun (xs: 8.f32) => split (2*2) xs").expect("checks");
+    let body = &checked.defs.last().expect("def").body;
+    let printed = format!("{body:?}");
+    assert!(printed.contains("DepApp"), "{printed}");
+}
+
+#[test]
+fn iterate_and_to_mem() {
+    let src = "def f = fun (xs: 16.f32) => xs |> iterate 2 (fun (l: nat) => fun ys => ys |> split 2 |> map (reduce add 0.0f))";
+    assert_eq!(type_of(src), "16.f32 -> 4.f32");
+    let src = "def f = fun (xs: 8.f32) => toMem private (map id xs) (fun ys => map neg ys)";
+    assert_eq!(type_of(src), "8.f32 -> 8.f32");
+}
+
+#[test]
+fn make_array_and_vectors() {
+    assert_eq!(type_of("def w = makeArray 3 1.0f 2.0f 1.0f"), "3.f32");
+    assert_eq!(type_of("def f = fun (xs: 16.f32) => asVector 4 xs |> map (mapVec neg) |> asScalar"), "16.f32 -> 16.f32");
+}
+
+#[test]
+fn size_mismatch_points_at_the_argument() {
+    let (msg, at) = error_of("def f = fun (xs: 4.f32) (ys: 5.f32) => zip xs ys");
+    assert!(msg.contains("found `5.f32`"), "{msg}");
+    assert!(msg.contains("the sizes `4` and `5`"), "{msg}");
+    assert_eq!(at, "ys");
+}
+
+#[test]
+fn split_that_does_not_divide_is_an_error() {
+    let (msg, _) = error_of("def f = fun (xs: 10.f32) => split 4 xs");
+    assert!(msg.contains("type mismatch") || msg.contains("cannot"), "{msg}");
+}
+
+#[test]
+fn unknown_names_and_misuse() {
+    let (msg, at) = error_of("def f = fun xs => mapp id xs");
+    assert!(msg.contains("unknown name `mapp`"), "{msg}");
+    assert_eq!(at, "mapp");
+    let (msg, at) = error_of("def f = fun (xs: 4.f32) => split xs xs");
+    assert!(msg.contains("expected a natural number"), "{msg}");
+    assert_eq!(at, "xs");
+    let (msg, _) = error_of("def f = fun (x: f32) => x 1.0f");
+    assert!(msg.contains("not a function"), "{msg}");
+    let (msg, _) = error_of("def f = 1.0f\ndef f = 2.0f");
+    assert!(msg.contains("defined twice"), "{msg}");
+    let (msg, _) = error_of("def f = fun (x: n.f32) => x");
+    assert!(msg.contains("unknown type-level variable `n`"), "{msg}");
+}
+
+#[test]
+fn annotation_mismatch_names_both_types() {
+    let (msg, _) = error_of("def f : {n: nat} -> n.f32 -> n.f32 = fun xs => xs |> padClamp 1 1");
+    assert!(msg.contains("expected `n.f32`, found `(n+2).f32`"), "{msg}");
+}
+
+#[test]
+fn instances_fix_every_size() {
+    let checked = check_source("def mm : {m n k: nat} -> m.k.f32 -> k.n.f32 -> m.n.f32 =
+        fun a b => a |> map (fun row => transpose b |> map (fun col => zip row col |> map (fun p => fst p * snd p) |> reduce add 0.0f))")
+        .expect("checks");
+    let a = DataType::array(2, DataType::array(3, DataType::f32()));
+    let b = DataType::array(3, DataType::array(5, DataType::f32()));
+    let inst = instantiate_def(&checked, "mm", &[a, b], &[]).expect("instantiates");
+    assert_eq!(inst.result.to_string(), "2.5.f32");
+    assert_eq!(inst.nats, vec![("m".into(), 2), ("n".into(), 5), ("k".into(), 3)]);
+    // A size no input determines must be given.
+    let checked = check_source("def ones = fun (x: f32) => generate (fun i => x)").expect("checks");
+    let err = instantiate_def(&checked, "ones", &[DataType::f32()], &[]).expect_err("open size");
+    assert!(err.to_string().contains("--nat n="), "{err}");
+    let inst = instantiate_def(&checked, "ones", &[DataType::f32()], &[("n".into(), 7)]).expect("fixed");
+    assert_eq!(inst.result.to_string(), "7.f32");
+}
