@@ -314,7 +314,10 @@ mod tests {
         assert_eq!(Nat::cst(1024).div_exact(&c), Nat::cst(32));
         assert_eq!((&n * 4 + 8).div_exact(&Nat::cst(4)), &n + 2);
         assert_eq!(n.div_exact(&c).to_string(), "n /^ 32");
-        assert_eq!(n.div_exact(&c).div_exact(&Nat::cst(2)), n.div_exact(&Nat::cst(64)));
+        assert_eq!(
+            n.div_exact(&c).div_exact(&Nat::cst(2)),
+            n.div_exact(&Nat::cst(64))
+        );
     }
 
     #[test]

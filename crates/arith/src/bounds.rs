@@ -155,27 +155,17 @@ fn eliminate_one(x: &Nat, dir: Dir, cx: &mut Ctx) -> Option<Nat> {
     None
 }
 
-/// Replaces item `a` in `x` by the end of its range that bounds `x` in `dir`.
-fn eliminate(x: &Nat, a: &Atom, dir: Dir, cx: &mut Ctx) -> Option<Nat> {
-    let mut groups: BTreeMap<i64, Vec<Term>> = BTreeMap::new();
-    for t in x.terms() {
-        let e = t.exp_of(a);
-        groups
-            .entry(e)
-            .or_default()
-            .push(if e == 0 { t.clone() } else { t.without(a) });
-    }
-    let coeffs: Vec<(i64, Nat)> = groups
-        .into_iter()
-        .map(|(e, ts)| (e, Nat::from_terms(ts)))
-        .collect();
+/// Is `x = Σ c_e a^e` monotone in `a`? `Some(true)`: increasing.
+fn monotone(coeffs: &[(i64, Nat)], a: &Atom, cx: &mut Ctx) -> Option<bool> {
     let nonlinear = coeffs.iter().any(|(e, _)| *e != 0 && *e != 1);
     let negative = coeffs.iter().any(|(e, _)| *e < 0);
-    let value_nonneg = matches!(a, Atom::Var(_)) || at_least(&Nat::atom(a.clone()), 0, cx);
-    if (nonlinear && !value_nonneg) || (negative && !at_least(&Nat::atom(a.clone()), 1, cx)) {
+    let value = Nat::atom(a.clone());
+    if nonlinear && !matches!(a, Atom::Var(_)) && !at_least(&value, 0, cx) {
         return None;
     }
-    // Direction of monotonicity: true = increasing in `a`.
+    if negative && !at_least(&value, 1, cx) {
+        return None;
+    }
     let mut increasing: Option<bool> = None;
     for (e, c) in coeffs.iter().filter(|(e, _)| *e != 0) {
         let inc = if has_sign(c, Dir::Lo, cx) {
@@ -190,7 +180,33 @@ fn eliminate(x: &Nat, a: &Atom, dir: Dir, cx: &mut Ctx) -> Option<Nat> {
         }
         increasing = Some(inc);
     }
-    let end = if increasing? { dir } else { dir.flip() };
+    increasing
+}
+
+/// Replaces item `a` in `x` by the end of its range that bounds `x` in `dir`.
+fn eliminate(x: &Nat, a: &Atom, dir: Dir, cx: &mut Ctx) -> Option<Nat> {
+    let mut groups: BTreeMap<i64, Vec<Term>> = BTreeMap::new();
+    for t in x.terms() {
+        let e = t.exp_of(a);
+        groups
+            .entry(e)
+            .or_default()
+            .push(if e == 0 { t.clone() } else { t.without(a) });
+    }
+    let coeffs: Vec<(i64, Nat)> = groups
+        .into_iter()
+        .map(|(e, ts)| (e, Nat::from_terms(ts)))
+        .collect();
+    if let Atom::Min(p, q) | Atom::Max(p, q) = a {
+        return min_max_cases(&coeffs, a, p, q, dir, cx);
+    }
+    let nonlinear = coeffs.iter().any(|(e, _)| *e != 0 && *e != 1);
+    let negative = coeffs.iter().any(|(e, _)| *e < 0);
+    let end = if monotone(&coeffs, a, cx)? {
+        dir
+    } else {
+        dir.flip()
+    };
     let mut best: Option<Nat> = None;
     for b in item_bounds(a, end, cx) {
         // Check the end is usable for powers other than 1.
@@ -207,6 +223,35 @@ fn eliminate(x: &Nat, a: &Atom, dir: Dir, cx: &mut Ctx) -> Option<Nat> {
         best = pick(best, r, dir, cx);
     }
     best
+}
+
+/// `min(p, q)` / `max(p, q)` equals `p` or `q` at every point, so `x` is
+/// bounded by the worse of the two cases; when `x` is monotone in the
+/// direction where either argument is a valid bound, by the better one.
+fn min_max_cases(
+    coeffs: &[(i64, Nat)],
+    a: &Atom,
+    p: &Nat,
+    q: &Nat,
+    dir: Dir,
+    cx: &mut Ctx,
+) -> Option<Nat> {
+    let rp = bound(&substitute_item(coeffs, p), dir, cx);
+    let rq = bound(&substitute_item(coeffs, q), dir, cx);
+    if rp == rq {
+        return Some(rp);
+    }
+    let is_min = matches!(a, Atom::Min(..));
+    let favourable = monotone(coeffs, a, cx).is_some_and(|inc| (inc == (dir == Dir::Hi)) == is_min);
+    if favourable {
+        return pick(Some(rp), rq, dir, cx);
+    }
+    let (x, y) = (rp.as_rat()?, rq.as_rat()?);
+    let x_first = match dir {
+        Dir::Lo => x.cmp_num(y).is_le(),
+        Dir::Hi => x.cmp_num(y).is_ge(),
+    };
+    Some(if x_first { rp } else { rq })
 }
 
 fn substitute_item(coeffs: &[(i64, Nat)], b: &Nat) -> Nat {
@@ -276,20 +321,7 @@ fn item_bounds(a: &Atom, end: Dir, cx: &mut Ctx) -> Vec<Nat> {
                 (Dir::Hi, false, false) => vec![dm1],
             }
         }
-        Atom::Min(p, q) | Atom::Max(p, q) => {
-            let is_min = matches!(a, Atom::Min(..));
-            if (end == Dir::Hi) == is_min {
-                vec![p.clone(), q.clone()]
-            } else {
-                match (const_bound(p, end, cx), const_bound(q, end, cx)) {
-                    (Some(x), Some(y)) => {
-                        let take_x = (x.cmp_num(y).is_le()) == (end == Dir::Lo);
-                        vec![Nat::from_rat(if take_x { x } else { y })]
-                    }
-                    _ => vec![],
-                }
-            }
-        }
+        Atom::Min(..) | Atom::Max(..) => vec![],
         Atom::Pow(b, e) => {
             if !has_sign(e, Dir::Lo, cx) {
                 return vec![];
@@ -394,7 +426,10 @@ mod tests {
         assert_eq!(y.modulo(&d).upper_bound(), Some(7));
         assert_eq!(y.modulo(&d).lower_bound(), Some(0));
         // Remainders of possibly negative values.
-        assert_eq!((Nat::cst(0) - &y).modulo(&Nat::cst(8)).lower_bound(), Some(-7));
+        assert_eq!(
+            (Nat::cst(0) - &y).modulo(&Nat::cst(8)).lower_bound(),
+            Some(-7)
+        );
     }
 
     #[test]

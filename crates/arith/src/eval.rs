@@ -129,3 +129,50 @@ fn eval_atom(a: &Atom, env: Env<'_>) -> Result<Rat, EvalError> {
 pub(crate) fn eval(n: &Nat, env: Env<'_>) -> Result<i64, EvalError> {
     i64::try_from(eval_int(n, env)?).map_err(|_| EvalError::Overflow)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::EvalError;
+    use crate::{Nat, Var};
+
+    #[test]
+    fn evaluation_with_c_semantics() {
+        let x = Var::new("x");
+        let n = Nat::var(&x);
+        let env = |v: &Var| (v.name() == "x").then_some(7);
+        let neg = Nat::cst(0) - &n;
+        assert_eq!((&neg * 2 + 1).eval(&env), Ok(-13));
+        assert_eq!(neg.floor_div(&Nat::cst(2)).eval(&env), Ok(-3));
+        assert_eq!(neg.modulo(&Nat::cst(2)).eval(&env), Ok(-1));
+        assert_eq!(Nat::min(&neg, &Nat::cst(0)).eval(&env), Ok(-7));
+    }
+
+    #[test]
+    fn evaluation_errors() {
+        let x = Var::new("x");
+        let n = Nat::var(&x);
+        let env = |v: &Var| (v.name() == "x").then_some(6);
+        assert_eq!(
+            Nat::var(&Var::new("y")).eval(&env),
+            Err(EvalError::UnboundVar("y".into()))
+        );
+        assert_eq!(
+            Nat::cst(1).floor_div(&(&n - 6)).eval(&env),
+            Err(EvalError::DivisionByZero)
+        );
+        assert_eq!(
+            n.div_exact(&Nat::cst(0)).eval(&env),
+            Err(EvalError::DivisionByZero)
+        );
+        assert_eq!(
+            n.div_exact(&Nat::cst(4)).eval(&env),
+            Err(EvalError::InexactDivision {
+                numerator: 3,
+                denominator: 2
+            })
+        );
+        assert_eq!(n.div_exact(&Nat::cst(3)).eval(&env), Ok(2));
+        assert_eq!((&n * i64::MAX).eval(&env), Err(EvalError::Overflow));
+        assert!(!EvalError::Overflow.to_string().is_empty());
+    }
+}

@@ -29,8 +29,21 @@ use crate::Var;
 /// form, so polynomial expressions that are equal as polynomials compare
 /// equal; the derived ordering is a total, deterministic (but otherwise
 /// arbitrary) order used to sort normal forms.
-#[derive(Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Debug)]
+///
+/// `Debug` prints the RISE syntax (`Nat(i*k+j)`); the alternate form
+/// `{:#?}` shows the internal structure.
+#[derive(Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct Nat(pub(crate) Arc<Node>);
+
+impl std::fmt::Debug for Nat {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        if f.alternate() {
+            f.debug_tuple("Nat").field(&self.0).finish()
+        } else {
+            write!(f, "Nat({self})")
+        }
+    }
+}
 
 /// A sum of terms.
 #[derive(Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Debug)]
@@ -327,7 +340,7 @@ mod tests {
     #[test]
     fn zero_and_one() {
         let n = v("n");
-        assert_eq!(&n * 0, Nat::cst(0));
+        assert_eq!(&n * Nat::cst(0), Nat::cst(0));
         assert_eq!(&n * 1, n);
         assert_eq!(&n + 0, n);
     }

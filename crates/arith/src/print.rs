@@ -41,6 +41,9 @@ fn compound(s: String, p: u8, mode: Mode) -> Doc {
 }
 
 pub(crate) fn print(n: &Nat, mode: Mode) -> String {
+    if let (Mode::C, Some(c)) = (mode, n.as_cst()) {
+        return wrap(int_text(c.into(), mode), ATOM);
+    }
     doc_nat(n, mode, 0).0
 }
 
@@ -230,5 +233,56 @@ fn doc_atom(a: &Atom, mode: Mode, depth: u32) -> Doc {
             };
             compound(text, MUL, mode)
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::{Nat, Var};
+
+    fn v(name: &str) -> Nat {
+        Nat::var(&Var::new(name))
+    }
+
+    #[test]
+    fn rise_syntax() {
+        let (n, m) = (v("n"), v("m"));
+        assert_eq!((&n * 32).to_string(), "n*32");
+        assert_eq!((&n + 2).to_string(), "n+2");
+        assert_eq!((&n - 1).to_string(), "n-1");
+        assert_eq!((Nat::cst(1) - &n).to_string(), "1-n");
+        assert_eq!((Nat::cst(0) - &n).to_string(), "-n");
+        assert_eq!(Nat::cst(-5).to_string(), "-5");
+        assert_eq!(n.floor_div(&Nat::cst(4)).to_string(), "n/4");
+        assert_eq!(n.modulo(&Nat::cst(4)).to_string(), "n%4");
+        assert_eq!((&n * &n).to_string(), "n^2");
+        assert_eq!(Nat::min(&n, &m).to_string(), "min(m, n)");
+        assert_eq!(Nat::max(&n, &m).to_string(), "max(m, n)");
+        assert_eq!(n.div_exact(&Nat::cst(32)).to_string(), "n /^ 32");
+        assert_eq!((&n + 1).div_exact(&Nat::cst(2)).to_string(), "(n+1) /^ 2");
+        assert_eq!((&n + m.div_exact(&Nat::cst(2))).to_string(), "n+m /^ 2");
+        assert_eq!(n.div_exact(&(&m * 2)).to_string(), "n /^ (m*2)");
+        assert_eq!((&n + 2).floor_div(&m).to_string(), "(n+2)/m");
+        assert_eq!(n.floor_div(&(&m * 2)).to_string(), "n/(m*2)");
+        assert_eq!((n.floor_div(&m) * 3).to_string(), "n/m*3");
+        assert_eq!((n.floor_div(&m) * &v("a")).to_string(), "a*(n/m)");
+        assert_eq!(Nat::cst(2).pow(&n).to_string(), "2^n");
+        assert_eq!(Nat::cst(2).pow(&(&n * &m)).to_string(), "2^(m*n)");
+    }
+
+    #[test]
+    fn c_syntax() {
+        let (n, m) = (v("n"), v("m"));
+        assert_eq!((&n * 32 + 1).to_c(), "((n * 32) + 1)");
+        assert_eq!((&n - 1).to_c(), "(n - 1)");
+        assert_eq!(n.floor_div(&Nat::cst(4)).to_c(), "(n / 4)");
+        assert_eq!(n.modulo(&(&m + 1)).to_c(), "(n % (m + 1))");
+        assert_eq!(n.div_exact(&Nat::cst(32)).to_c(), "(n / 32)");
+        assert_eq!((&n * &n).to_c(), "(n * n)");
+        assert_eq!(Nat::min(&n, &m).to_c(), "(m < n ? m : n)");
+        assert_eq!(Nat::max(&n, &m).to_c(), "(m > n ? m : n)");
+        assert_eq!(Nat::cst(2).pow(&n).to_c(), "(1L << n)");
+        assert_eq!(Nat::cst(-3).to_c(), "(-3)");
+        assert_eq!(Nat::cst(i64::MIN).to_c(), "(-9223372036854775807 - 1)");
     }
 }

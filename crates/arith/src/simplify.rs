@@ -17,27 +17,78 @@
 //! * `(x % e) / d = (x / d) % (e /^ d)` when `d` divides `e`, `x >= 0`;
 //! * `min(a, b) = a` when `a <= b`, `max(a, b) = b` when `a <= b`.
 
+use std::collections::BTreeSet;
+
 use crate::nat::{Atom, Term};
 use crate::rat::Rat;
-use crate::Nat;
+use crate::subst::collect_vars;
+use crate::{Nat, Var};
 
 fn as_int(n: &Nat) -> Option<i128> {
     n.as_rat().filter(|r| r.is_int()).map(|r| r.num)
 }
 
-/// `x /^ d` if it is a polynomial with integer coefficients.
-fn exact_quotient(x: &Nat, d: &Nat) -> Option<Nat> {
+/// Terms known to denote integers although they are not integral
+/// polynomials: a range bound `hi = n /^ 32` of a variable occurring in the
+/// expressions asserts that `n /^ 32` is an integer (exact divisions are only
+/// valid where they divide). Collected transitively through ranges.
+fn integral_facts(ns: &[&Nat]) -> Vec<Term> {
+    let mut vars = BTreeSet::new();
+    for n in ns {
+        collect_vars(n, &mut vars);
+    }
+    let mut seen: BTreeSet<Var> = BTreeSet::new();
+    let mut facts = Vec::new();
+    let mut work: Vec<Var> = vars.into_iter().collect();
+    while let Some(v) = work.pop() {
+        if !seen.insert(v.clone()) {
+            continue;
+        }
+        let Some((lo, hi)) = v.range() else { continue };
+        for b in [lo, hi] {
+            let frac: Vec<&Term> = b.terms().iter().filter(|t| !t.is_integral()).collect();
+            if let [t] = frac[..] {
+                facts.push(t.clone());
+            }
+            let mut inner = BTreeSet::new();
+            collect_vars(b, &mut inner);
+            work.extend(inner);
+        }
+    }
+    facts
+}
+
+/// Is the term an integer (given the facts)?
+fn known_integral(t: &Term, facts: &[Term]) -> bool {
+    t.is_integral()
+        || facts.iter().any(|k| {
+            let inv = Term {
+                factors: k.factors.iter().map(|(a, e)| (a.clone(), -e)).collect(),
+                coeff: match k.coeff.recip() {
+                    Some(c) => c,
+                    None => return false,
+                },
+            };
+            t.mul(&inv).is_integral()
+        })
+}
+
+/// `x /^ d` if it is known to be an integer-valued polynomial.
+fn exact_quotient(x: &Nat, d: &Nat, facts: &[Term]) -> Option<Nat> {
     let q = x.div_exact_nat(d);
-    q.is_integral().then_some(q)
+    q.terms()
+        .iter()
+        .all(|t| known_integral(t, facts))
+        .then_some(q)
 }
 
 /// Splits `x = q*d + r`, `q` collecting the terms that `d` divides.
-fn split_divisible(x: &Nat, d: &Nat) -> (Nat, Nat) {
+fn split_divisible(x: &Nat, d: &Nat, facts: &[Term]) -> (Nat, Nat) {
     let (mut q, mut r) = (Vec::new(), Vec::new());
     let monomial = d.terms().len() == 1 && d.is_integral();
     for t in x.terms() {
         let t_over_d = if monomial {
-            exact_quotient(&Nat::from_term(t.clone()), d)
+            exact_quotient(&Nat::from_term(t.clone()), d, facts)
         } else {
             None
         };
@@ -70,13 +121,14 @@ pub(crate) fn floor_div(x: &Nat, d: &Nat) -> Nat {
     if x == d {
         return Nat::one();
     }
-    if let Some(q) = exact_quotient(x, d) {
+    let facts = integral_facts(&[x, d]);
+    if let Some(q) = exact_quotient(x, d, &facts) {
         return q;
     }
     match x.as_atom() {
         Some(Atom::Div(y, a)) => return floor_div(y, &a.mul_nat(d)),
         Some(Atom::Mod(y, e)) => {
-            if let Some(t) = exact_quotient(e, d) {
+            if let Some(t) = exact_quotient(e, d, &facts) {
                 let one = Nat::one();
                 if y.prove_nonneg() && one.prove_le(d) && one.prove_le(&t) {
                     return modulo(&floor_div(y, d), &t);
@@ -85,7 +137,7 @@ pub(crate) fn floor_div(x: &Nat, d: &Nat) -> Nat {
         }
         _ => {}
     }
-    let (q, r) = split_divisible(x, d);
+    let (q, r) = split_divisible(x, d, &facts);
     if !q.is_zero() && r.prove_nonneg() && x.prove_nonneg() {
         return q.add_nat(&floor_div(&r, d));
     }
@@ -106,15 +158,16 @@ pub(crate) fn modulo(x: &Nat, d: &Nat) -> Nat {
     {
         return Nat::zero();
     }
-    if exact_quotient(x, d).is_some() {
+    let facts = integral_facts(&[x, d]);
+    if exact_quotient(x, d, &facts).is_some() {
         return Nat::zero();
     }
     if let Some(Atom::Mod(y, e)) = x.as_atom() {
-        if exact_quotient(e, d).is_some() {
+        if exact_quotient(e, d, &facts).is_some() {
             return modulo(y, d);
         }
     }
-    let (q, r) = split_divisible(x, d);
+    let (q, r) = split_divisible(x, d, &facts);
     if !q.is_zero() && r.prove_nonneg() && x.prove_nonneg() {
         return modulo(&r, d);
     }
@@ -262,7 +315,10 @@ mod tests {
         assert_eq!((&a * 4 + 9).floor_div(&Nat::cst(4)), &a + 2);
         assert_eq!((&a * 4 + 9).modulo(&Nat::cst(4)), Nat::cst(1));
         // Not when the remainder may be negative.
-        assert_eq!((&a * 4 - &b).floor_div(&Nat::cst(4)).to_string(), "(a*4-b)/4");
+        assert_eq!(
+            (&a * 4 - &b).floor_div(&Nat::cst(4)).to_string(),
+            "(a*4-b)/4"
+        );
     }
 
     #[test]
@@ -273,7 +329,10 @@ mod tests {
         assert_eq!(x.modulo(&(&a * &b)).modulo(&a), x.modulo(&a));
         let d = ranged("d", Nat::cst(1), Nat::cst(9));
         let t = ranged("t", Nat::cst(1), Nat::cst(9));
-        assert_eq!(x.modulo(&(&d * &t)).floor_div(&d), x.floor_div(&d).modulo(&t));
+        assert_eq!(
+            x.modulo(&(&d * &t)).floor_div(&d),
+            x.floor_div(&d).modulo(&t)
+        );
         assert_eq!(x.modulo(&d).floor_div(&d), Nat::cst(0));
     }
 

@@ -56,3 +56,40 @@ pub(crate) fn collect_vars(n: &Nat, out: &mut BTreeSet<Var>) {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use std::collections::HashMap;
+
+    use crate::{Nat, Var};
+
+    #[test]
+    fn substitution_renormalises() {
+        let (n, m) = (Var::new("n"), Var::new("m"));
+        let (nv, mv) = (Nat::var(&n), Nat::var(&m));
+        let e = (&nv + 1) * &mv;
+        assert_eq!(e.substitute(&n, &Nat::cst(3)), &mv * 4);
+        assert_eq!(e.substitute(&m, &(&nv - 1)), &nv * &nv - 1);
+        let d = nv.floor_div(&mv);
+        assert_eq!(
+            d.substitute(&n, &(&mv * 5 + 2))
+                .substitute(&m, &Nat::cst(4)),
+            Nat::cst(5)
+        );
+        let map: HashMap<Var, Nat> = [(n.clone(), mv.clone()), (m.clone(), nv.clone())].into();
+        assert_eq!((&nv - &mv * 2).substitute_all(&map), &mv - &nv * 2);
+    }
+
+    #[test]
+    fn free_variables() {
+        let (n, m, k) = (Var::new("n"), Var::new("m"), Var::new("k"));
+        let e = Nat::var(&n).floor_div(&Nat::var(&m)) + Nat::min(&Nat::var(&k), &Nat::cst(3));
+        let fv: Vec<String> = e.free_vars().iter().map(|v| v.name().to_string()).collect();
+        assert_eq!(fv, ["k", "m", "n"]);
+        assert!(e.contains_var(&m));
+        assert!(!e.contains_var(&Var::new("z")));
+        // A variable's range does not count.
+        let i = Var::with_range("i", Nat::cst(0), Nat::var(&n));
+        assert!(!Nat::var(&i).contains_var(&n));
+    }
+}

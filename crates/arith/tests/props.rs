@@ -64,15 +64,33 @@ fn expr(exact: bool) -> impl Strategy<Value = E> {
     leaf().prop_recursive(4, 24, 2, move |inner| {
         let b = |x: E| Box::new(x);
         let mut choices = vec![
-            (inner.clone(), inner.clone()).prop_map(move |(x, y)| E::Add(b(x), b(y))).boxed(),
-            (inner.clone(), inner.clone()).prop_map(move |(x, y)| E::Sub(b(x), b(y))).boxed(),
-            (inner.clone(), inner.clone()).prop_map(move |(x, y)| E::Mul(b(x), b(y))).boxed(),
-            (inner.clone(), inner.clone()).prop_map(move |(x, y)| E::Div(b(x), b(y))).boxed(),
-            (inner.clone(), inner.clone()).prop_map(move |(x, y)| E::Mod(b(x), b(y))).boxed(),
-            (inner.clone(), inner.clone()).prop_map(move |(x, y)| E::Min(b(x), b(y))).boxed(),
-            (inner.clone(), inner.clone()).prop_map(move |(x, y)| E::Max(b(x), b(y))).boxed(),
-            (inner.clone(), 0u32..4).prop_map(move |(x, e)| E::Pow(b(x), e)).boxed(),
-            (2i64..4, prop_oneof![Just(2usize), Just(4), Just(5)]).prop_map(|(c, v)| E::PowVar(c, v)).boxed(),
+            (inner.clone(), inner.clone())
+                .prop_map(move |(x, y)| E::Add(b(x), b(y)))
+                .boxed(),
+            (inner.clone(), inner.clone())
+                .prop_map(move |(x, y)| E::Sub(b(x), b(y)))
+                .boxed(),
+            (inner.clone(), inner.clone())
+                .prop_map(move |(x, y)| E::Mul(b(x), b(y)))
+                .boxed(),
+            (inner.clone(), inner.clone())
+                .prop_map(move |(x, y)| E::Div(b(x), b(y)))
+                .boxed(),
+            (inner.clone(), inner.clone())
+                .prop_map(move |(x, y)| E::Mod(b(x), b(y)))
+                .boxed(),
+            (inner.clone(), inner.clone())
+                .prop_map(move |(x, y)| E::Min(b(x), b(y)))
+                .boxed(),
+            (inner.clone(), inner.clone())
+                .prop_map(move |(x, y)| E::Max(b(x), b(y)))
+                .boxed(),
+            (inner.clone(), 0u32..4)
+                .prop_map(move |(x, e)| E::Pow(b(x), e))
+                .boxed(),
+            (2i64..4, prop_oneof![Just(2usize), Just(4), Just(5)])
+                .prop_map(|(c, v)| E::PowVar(c, v))
+                .boxed(),
         ];
         if exact {
             // Divisible by construction, and occasionally arbitrary.
@@ -81,7 +99,11 @@ fn expr(exact: bool) -> impl Strategy<Value = E> {
                     .prop_map(move |(x, d)| E::ExactDiv(b(E::Mul(b(x), b(d.clone()))), b(d)))
                     .boxed(),
             );
-            choices.push((inner.clone(), inner).prop_map(move |(x, d)| E::ExactDiv(b(x), b(d))).boxed());
+            choices.push(
+                (inner.clone(), inner)
+                    .prop_map(move |(x, d)| E::ExactDiv(b(x), b(d)))
+                    .boxed(),
+            );
         }
         proptest::strategy::Union::new(choices)
     })
@@ -93,9 +115,17 @@ fn index_expr() -> impl Strategy<Value = E> {
     let b = |x: E| Box::new(x);
     let atom = prop_oneof![(0i64..5).prop_map(E::Cst), (0..NVARS).prop_map(E::Var)];
     let prod = (atom.clone(), atom.clone()).prop_map(move |(x, y)| E::Mul(b(x), b(y)));
-    let sum = proptest::collection::vec(prop_oneof![atom.clone(), prod], 1..4)
-        .prop_map(move |v| v.into_iter().reduce(|x, y| E::Add(b(x), b(y))).unwrap_or(E::Cst(0)));
-    let divisor = prop_oneof![(1i64..9).prop_map(E::Cst), Just(E::Var(2)), Just(E::Var(5)), Just(E::Var(0))];
+    let sum = proptest::collection::vec(prop_oneof![atom.clone(), prod], 1..4).prop_map(move |v| {
+        v.into_iter()
+            .reduce(|x, y| E::Add(b(x), b(y)))
+            .unwrap_or(E::Cst(0))
+    });
+    let divisor = prop_oneof![
+        (1i64..9).prop_map(E::Cst),
+        Just(E::Var(2)),
+        Just(E::Var(5)),
+        Just(E::Var(0))
+    ];
     (sum, divisor, 0..4u8).prop_map(move |(s, d, op)| match op {
         0 => E::Div(b(s), b(d)),
         1 => E::Mod(b(s), b(d)),
@@ -152,7 +182,10 @@ fn env_fn<'a>(vs: &'a [Var], vals: &'a [i64; NVARS]) -> impl Fn(&Var) -> Option<
 }
 
 fn config() -> ProptestConfig {
-    ProptestConfig { cases: 2000, ..ProptestConfig::default() }
+    ProptestConfig {
+        cases: 2000,
+        ..ProptestConfig::default()
+    }
 }
 
 proptest! {

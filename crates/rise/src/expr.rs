@@ -220,7 +220,11 @@ pub fn map_types(e: &Expr, s: &dyn crate::types::TypeSubst) -> Expr {
         Var(_) | Prim(_) => e.kind().clone(),
         Lit(crate::expr::Literal::Nat(n)) => Lit(Literal::Nat(crate::types::subst_nat(n, s))),
         Lit(_) => e.kind().clone(),
-        Lambda(x, t, b) => Lambda(x.clone(), t.as_ref().map(|t| subst_type(t, s)), map_types(b, s)),
+        Lambda(x, t, b) => Lambda(
+            x.clone(),
+            t.as_ref().map(|t| subst_type(t, s)),
+            map_types(b, s),
+        ),
         App(f, a) => App(map_types(f, s), map_types(a, s)),
         DepLambda(x, b) => {
             // The binder shadows; substitutions never mention bound names in practice,

@@ -215,7 +215,13 @@ primitives! {
 }
 
 /// Primitives whose surface name takes a dimension: `mapGlobal(0)`.
-pub const DIMENSIONED: &[&str] = &["mapGlobal", "mapWorkGroup", "mapLocal", "mapBlock", "mapThread"];
+pub const DIMENSIONED: &[&str] = &[
+    "mapGlobal",
+    "mapWorkGroup",
+    "mapLocal",
+    "mapBlock",
+    "mapThread",
+];
 
 impl Prim {
     /// The primitive with this surface name (`mapGlobal(1)` for dimensioned ones).
@@ -243,9 +249,10 @@ impl Prim {
     pub fn high_level(self) -> Prim {
         use Prim::*;
         match self {
-            MapSeq | MapSeqUnroll | MapPar | MapGlobal0 | MapGlobal1 | MapGlobal2 | MapWorkGroup0
-            | MapWorkGroup1 | MapWorkGroup2 | MapLocal0 | MapLocal1 | MapLocal2 | MapBlock0
-            | MapBlock1 | MapBlock2 | MapThread0 | MapThread1 | MapThread2 | MapWarp | MapLane => Map,
+            MapSeq | MapSeqUnroll | MapPar | MapGlobal0 | MapGlobal1 | MapGlobal2
+            | MapWorkGroup0 | MapWorkGroup1 | MapWorkGroup2 | MapLocal0 | MapLocal1 | MapLocal2
+            | MapBlock0 | MapBlock1 | MapBlock2 | MapThread0 | MapThread1 | MapThread2
+            | MapWarp | MapLane => Map,
             ReduceSeqUnroll => ReduceSeq,
             p => p,
         }

@@ -413,7 +413,9 @@ pub fn subst_data(d: &DataType, s: &dyn TypeSubst) -> DataType {
         DataType::Scalar(_) | DataType::NatType => d.clone(),
         DataType::Index(n) => DataType::Index(subst_nat(n, s)),
         DataType::Array(n, t) => DataType::Array(subst_nat(n, s), Arc::new(subst_data(t, s))),
-        DataType::Pair(a, b) => DataType::Pair(Arc::new(subst_data(a, s)), Arc::new(subst_data(b, s))),
+        DataType::Pair(a, b) => {
+            DataType::Pair(Arc::new(subst_data(a, s)), Arc::new(subst_data(b, s)))
+        }
         DataType::Vector(n, t) => DataType::Vector(subst_nat(n, s), Arc::new(subst_data(t, s))),
         DataType::Var(name) => match s.lookup(name, Kind::Data) {
             Some(TypeArg::Data(by)) => by,
@@ -426,7 +428,9 @@ pub fn subst_data(d: &DataType, s: &dyn TypeSubst) -> DataType {
                 NatToData::Lambda(x, body) => {
                     let arg = TypeArg::Nat(n);
                     let x = x.name().to_string();
-                    subst_data(body, &move |name: &str, kind| (name == x && kind == Kind::Nat).then(|| arg.clone()))
+                    subst_data(body, &move |name: &str, kind| {
+                        (name == x && kind == Kind::Nat).then(|| arg.clone())
+                    })
                 }
                 NatToData::Var(_) => DataType::NatToDataApp(f, n),
             }
@@ -474,7 +478,8 @@ impl Type {
         let name = binder.name.clone();
         let kind = binder.kind;
         subst_type(self, &move |n: &str, k: Kind| {
-            (n == &*name && (k == kind || (kind == Kind::Data && k == Kind::Data))).then(|| arg.clone())
+            (n == &*name && (k == kind || (kind == Kind::Data && k == Kind::Data)))
+                .then(|| arg.clone())
         })
     }
 }

@@ -116,7 +116,9 @@ pub fn data_type_of(array: &npy::NpyArray) -> DataType {
         .shape
         .iter()
         .rev()
-        .fold(DataType::Scalar(array.elem), |t, &n| DataType::array(n as i64, t))
+        .fold(DataType::Scalar(array.elem), |t, &n| {
+            DataType::array(n as i64, t)
+        })
 }
 
 /// `shine eval PROG.rise --def NAME ...`
@@ -132,7 +134,8 @@ pub fn eval(args: &EvalArgs) -> Result<(), CliError> {
             .map_err(|e| format!("`{}`: {}", path.display(), e.message))?;
         values.push(value);
     }
-    let instance = instantiate_def(&checked, &args.def, &types, &args.nats).map_err(|d| source.error(d))?;
+    let instance =
+        instantiate_def(&checked, &args.def, &types, &args.nats).map_err(|d| source.error(d))?;
     let function = interp::eval(&instance.expr).map_err(|e| source.error(e.into()))?;
     let result = if values.is_empty() {
         function

@@ -3,9 +3,9 @@
 //! An `.npy` file holds one array: a scalar type (`dtype`), a shape and the
 //! elements in C (row-major) order. A 0-d array is a scalar.
 
+use npyz::WriterBuilder;
 use rise::interp::{Flat, Scalar};
 use rise::ScalarType;
-use npyz::WriterBuilder;
 use std::fs::File;
 use std::io::{BufReader, BufWriter};
 use std::path::Path;
@@ -67,29 +67,87 @@ pub fn read(path: &Path) -> Result<NpyArray, String> {
     let shape: Vec<usize> = npy.shape().iter().map(|&d| d as usize).collect();
     let descr = match npy.dtype() {
         npyz::DType::Plain(ts) => ts.to_string(),
-        other => {
-            return Err(format!(
-                "`{shown}` has the structured dtype {other:?}; only plain numeric arrays are supported"
-            ))
-        }
+        other => return Err(format!(
+            "`{shown}` has the structured dtype {other:?}; only plain numeric arrays are supported"
+        )),
     };
     let elem = type_of_descr(&descr).ok_or_else(|| {
         format!("`{shown}` has dtype `{descr}`, which shine does not support (supported: bool, int8..64, uint8..64, float16/32/64, little-endian)")
     })?;
     let bad = |e: std::io::Error| format!("cannot read the data of `{shown}`: {e}");
     let data: Vec<Scalar> = match elem {
-        ScalarType::Bool => npy.into_vec::<bool>().map_err(bad)?.into_iter().map(Scalar::Bool).collect(),
-        ScalarType::I8 => npy.into_vec::<i8>().map_err(bad)?.into_iter().map(Scalar::I8).collect(),
-        ScalarType::I16 => npy.into_vec::<i16>().map_err(bad)?.into_iter().map(Scalar::I16).collect(),
-        ScalarType::I32 | ScalarType::Int => npy.into_vec::<i32>().map_err(bad)?.into_iter().map(Scalar::I32).collect(),
-        ScalarType::I64 => npy.into_vec::<i64>().map_err(bad)?.into_iter().map(Scalar::I64).collect(),
-        ScalarType::U8 => npy.into_vec::<u8>().map_err(bad)?.into_iter().map(Scalar::U8).collect(),
-        ScalarType::U16 => npy.into_vec::<u16>().map_err(bad)?.into_iter().map(Scalar::U16).collect(),
-        ScalarType::U32 => npy.into_vec::<u32>().map_err(bad)?.into_iter().map(Scalar::U32).collect(),
-        ScalarType::U64 => npy.into_vec::<u64>().map_err(bad)?.into_iter().map(Scalar::U64).collect(),
-        ScalarType::F16 => npy.into_vec::<half::f16>().map_err(bad)?.into_iter().map(Scalar::F16).collect(),
-        ScalarType::F32 => npy.into_vec::<f32>().map_err(bad)?.into_iter().map(Scalar::F32).collect(),
-        ScalarType::F64 => npy.into_vec::<f64>().map_err(bad)?.into_iter().map(Scalar::F64).collect(),
+        ScalarType::Bool => npy
+            .into_vec::<bool>()
+            .map_err(bad)?
+            .into_iter()
+            .map(Scalar::Bool)
+            .collect(),
+        ScalarType::I8 => npy
+            .into_vec::<i8>()
+            .map_err(bad)?
+            .into_iter()
+            .map(Scalar::I8)
+            .collect(),
+        ScalarType::I16 => npy
+            .into_vec::<i16>()
+            .map_err(bad)?
+            .into_iter()
+            .map(Scalar::I16)
+            .collect(),
+        ScalarType::I32 | ScalarType::Int => npy
+            .into_vec::<i32>()
+            .map_err(bad)?
+            .into_iter()
+            .map(Scalar::I32)
+            .collect(),
+        ScalarType::I64 => npy
+            .into_vec::<i64>()
+            .map_err(bad)?
+            .into_iter()
+            .map(Scalar::I64)
+            .collect(),
+        ScalarType::U8 => npy
+            .into_vec::<u8>()
+            .map_err(bad)?
+            .into_iter()
+            .map(Scalar::U8)
+            .collect(),
+        ScalarType::U16 => npy
+            .into_vec::<u16>()
+            .map_err(bad)?
+            .into_iter()
+            .map(Scalar::U16)
+            .collect(),
+        ScalarType::U32 => npy
+            .into_vec::<u32>()
+            .map_err(bad)?
+            .into_iter()
+            .map(Scalar::U32)
+            .collect(),
+        ScalarType::U64 => npy
+            .into_vec::<u64>()
+            .map_err(bad)?
+            .into_iter()
+            .map(Scalar::U64)
+            .collect(),
+        ScalarType::F16 => npy
+            .into_vec::<half::f16>()
+            .map_err(bad)?
+            .into_iter()
+            .map(Scalar::F16)
+            .collect(),
+        ScalarType::F32 => npy
+            .into_vec::<f32>()
+            .map_err(bad)?
+            .into_iter()
+            .map(Scalar::F32)
+            .collect(),
+        ScalarType::F64 => npy
+            .into_vec::<f64>()
+            .map_err(bad)?
+            .into_iter()
+            .map(Scalar::F64)
+            .collect(),
     };
     let expected: usize = shape.iter().product();
     if data.len() != expected {
@@ -114,7 +172,11 @@ macro_rules! write_as {
     }};
 }
 
-fn write_values<T: npyz::AutoSerialize + Copy>(path: &Path, shape: &[u64], values: &[T]) -> Result<(), String> {
+fn write_values<T: npyz::AutoSerialize + Copy>(
+    path: &Path,
+    shape: &[u64],
+    values: &[T],
+) -> Result<(), String> {
     let shown = path.display();
     let err = |e: std::io::Error| format!("cannot write `{shown}`: {e}");
     let file = File::create(path).map_err(err)?;
@@ -159,9 +221,20 @@ mod tests {
         for &t in ScalarType::ALL {
             let zero = rise::interp::Scalar::zero(t);
             let array = NpyArray {
-                elem: if t == ScalarType::Int { ScalarType::I32 } else { t },
+                elem: if t == ScalarType::Int {
+                    ScalarType::I32
+                } else {
+                    t
+                },
                 shape: vec![2, 3],
-                data: vec![if t == ScalarType::Int { Scalar::I32(0) } else { zero }; 6],
+                data: vec![
+                    if t == ScalarType::Int {
+                        Scalar::I32(0)
+                    } else {
+                        zero
+                    };
+                    6
+                ],
             };
             let path = dir.path().join(format!("{}.npy", t.name()));
             write(&path, &array).unwrap();
@@ -175,6 +248,8 @@ mod tests {
         let path = dir.path().join("bad.npy");
         std::fs::write(&path, b"not numpy").unwrap();
         assert!(read(&path).unwrap_err().contains("not a valid .npy"));
-        assert!(read(&dir.path().join("missing.npy")).unwrap_err().contains("cannot open"));
+        assert!(read(&dir.path().join("missing.npy"))
+            .unwrap_err()
+            .contains("cannot open"));
     }
 }

@@ -46,7 +46,11 @@ impl<'g> Elaborator<'g> {
     }
 
     fn lookup(&self, name: &str) -> Option<&Binding> {
-        self.scope.iter().rev().find(|(n, _)| &**n == name).map(|(_, b)| b)
+        self.scope
+            .iter()
+            .rev()
+            .find(|(n, _)| &**n == name)
+            .map(|(_, b)| b)
     }
 
     /// Replaces every implicit binder in the leading chain of dependent binders
@@ -110,7 +114,8 @@ impl<'g> Elaborator<'g> {
             ));
         }
         let typed = self.infer(e)?;
-        self.u.unify(expected, typed.ty().expect("inferred"), e.span())?;
+        self.u
+            .unify(expected, typed.ty().expect("inferred"), e.span())?;
         Ok(typed)
     }
 
@@ -137,10 +142,15 @@ impl<'g> Elaborator<'g> {
                 self.scope.pop();
                 let body = body?;
                 let t = Type::fun(param, body.ty().expect("inferred").clone());
-                Ok(Expr::typed(ExprKind::Lambda(x.clone(), annot.clone(), body), t, span))
+                Ok(Expr::typed(
+                    ExprKind::Lambda(x.clone(), annot.clone(), body),
+                    t,
+                    span,
+                ))
             }
             ExprKind::DepLambda(b, body) => {
-                self.scope.push((b.name.clone(), Binding::TypeLevel(b.kind)));
+                self.scope
+                    .push((b.name.clone(), Binding::TypeLevel(b.kind)));
                 let body = self.infer(body);
                 self.scope.pop();
                 let body = body?;
@@ -158,8 +168,10 @@ impl<'g> Elaborator<'g> {
             ExprKind::Annot(inner, t) => {
                 self.check_scoped(t, span)?;
                 // An unsuffixed integer literal ascribed `natType` is a natural.
-                if let (ExprKind::Lit(Literal::Int(v, ScalarType::Int)), Type::Data(DataType::NatType)) =
-                    (inner.kind(), t)
+                if let (
+                    ExprKind::Lit(Literal::Int(v, ScalarType::Int)),
+                    Type::Data(DataType::NatType),
+                ) = (inner.kind(), t)
                 {
                     let lit = ExprKind::Lit(Literal::Nat(Nat::cst(*v)));
                     return Ok(Expr::typed(lit, t.clone(), span));
@@ -252,7 +264,11 @@ impl<'g> Elaborator<'g> {
         if arg.kind() != binder.kind {
             return Err(Diagnostic::new(
                 span,
-                format!("expected a {} argument, found a {}", binder.kind, arg.kind()),
+                format!(
+                    "expected a {} argument, found a {}",
+                    binder.kind,
+                    arg.kind()
+                ),
             ));
         }
         let head_prim = f.spine().0.as_prim();
@@ -307,10 +323,16 @@ impl<'g> Elaborator<'g> {
                         Some(Binding::TypeLevel(Kind::AddrSpace)) => {
                             Ok(TypeArg::AddrSpace(AddrSpace::Var(x.clone())))
                         }
-                        _ => Err(expected_arg(a, "an address space (global, local, private, constant)")),
+                        _ => Err(expected_arg(
+                            a,
+                            "an address space (global, local, private, constant)",
+                        )),
                     },
                 },
-                _ => Err(expected_arg(a, "an address space (global, local, private, constant)")),
+                _ => Err(expected_arg(
+                    a,
+                    "an address space (global, local, private, constant)",
+                )),
             },
             Kind::NatToNat => match a.kind() {
                 ExprKind::Lambda(x, _, body)
@@ -318,12 +340,20 @@ impl<'g> Elaborator<'g> {
                     self.scope.push((x.clone(), Binding::TypeLevel(Kind::Nat)));
                     let body = self.expr_to_nat(body);
                     self.scope.pop();
-                    Ok(TypeArg::NatToNat(NatToNat::Lambda(Var::new(x.clone()), body?)))
+                    Ok(TypeArg::NatToNat(NatToNat::Lambda(
+                        Var::new(x.clone()),
+                        body?,
+                    )))
                 }
-                ExprKind::Var(x) if matches!(self.lookup(x), Some(Binding::TypeLevel(Kind::NatToNat))) => {
+                ExprKind::Var(x)
+                    if matches!(self.lookup(x), Some(Binding::TypeLevel(Kind::NatToNat))) =>
+                {
                     Ok(TypeArg::NatToNat(NatToNat::Var(x.clone())))
                 }
-                _ => Err(expected_arg(a, "a function on naturals, such as `fun i => i * 2`")),
+                _ => Err(expected_arg(
+                    a,
+                    "a function on naturals, such as `fun i => i * 2`",
+                )),
             },
             Kind::Data => match a.kind() {
                 ExprKind::Var(x) => {
@@ -331,11 +361,16 @@ impl<'g> Elaborator<'g> {
                         return Ok(TypeArg::Data(DataType::Scalar(s)));
                     }
                     match self.lookup(x) {
-                        Some(Binding::TypeLevel(Kind::Data)) => Ok(TypeArg::Data(DataType::Var(x.clone()))),
+                        Some(Binding::TypeLevel(Kind::Data)) => {
+                            Ok(TypeArg::Data(DataType::Var(x.clone())))
+                        }
                         _ => Err(expected_arg(a, "a data type")),
                     }
                 }
-                _ => Err(expected_arg(a, "a data type (a scalar type name or a data variable)")),
+                _ => Err(expected_arg(
+                    a,
+                    "a data type (a scalar type name or a data variable)",
+                )),
             },
             Kind::NatToData => Err(Diagnostic::new(
                 a.span(),
@@ -352,7 +387,10 @@ impl<'g> Elaborator<'g> {
             ExprKind::Lit(Literal::Nat(n)) => Ok(n.clone()),
             ExprKind::Var(x) => match self.lookup(x) {
                 Some(Binding::TypeLevel(Kind::Nat)) => Ok(Nat::var(&Var::new(x.clone()))),
-                _ => Err(expected_arg(a, "a natural number (a literal or a nat variable)")),
+                _ => Err(expected_arg(
+                    a,
+                    "a natural number (a literal or a nat variable)",
+                )),
             },
             ExprKind::Annot(inner, _) => self.expr_to_nat(inner),
             ExprKind::App(f, rhs) => match f.kind() {
@@ -398,7 +436,9 @@ impl<'g> Elaborator<'g> {
                 span,
                 format!("unknown type-level variable `{name}` in this type annotation"),
             )
-            .with_note("bind it in the definition's type, e.g. `def f : {n: nat} -> n.f32 -> f32 = ...`")),
+            .with_note(
+                "bind it in the definition's type, e.g. `def f : {n: nat} -> n.f32 -> f32 = ...`",
+            )),
         }
     }
 }

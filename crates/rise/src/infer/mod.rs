@@ -70,7 +70,8 @@ impl CheckedProgram {
 pub fn prelude() -> &'static Program {
     static P: OnceLock<Program> = OnceLock::new();
     P.get_or_init(|| {
-        crate::syntax::parse_program(PRELUDE).unwrap_or_else(|e| panic!("the prelude does not parse: {e}"))
+        crate::syntax::parse_program(PRELUDE)
+            .unwrap_or_else(|e| panic!("the prelude does not parse: {e}"))
     })
 }
 
@@ -87,14 +88,26 @@ pub fn check_program(program: &Program) -> Result<CheckedProgram, Diagnostic> {
         .chain(program.defs.iter().map(|d| (d, false)))
     {
         if !from_prelude {
-            if let Some(prev) = source.iter().find(|d: &&Def| d.name == def.name && !prelude_names.contains(&d.name)) {
-                return Err(Diagnostic::new(def.name_span, format!("`{}` is defined twice", def.name))
-                    .with_note(format!("the first definition is at bytes {}..{}", prev.span.start, prev.span.end)));
+            if let Some(prev) = source
+                .iter()
+                .find(|d: &&Def| d.name == def.name && !prelude_names.contains(&d.name))
+            {
+                return Err(Diagnostic::new(
+                    def.name_span,
+                    format!("`{}` is defined twice", def.name),
+                )
+                .with_note(format!(
+                    "the first definition is at bytes {}..{}",
+                    prev.span.start, prev.span.end
+                )));
             }
         }
         let (ty, body) = check_def(def, &globals).map_err(|e| {
             if from_prelude {
-                Diagnostic::new(Span::default(), format!("internal error in the prelude: {e}"))
+                Diagnostic::new(
+                    Span::default(),
+                    format!("internal error in the prelude: {e}"),
+                )
             } else {
                 e
             }
@@ -123,7 +136,8 @@ fn check_def(def: &Def, globals: &HashMap<Name, Type>) -> Result<(Type, Expr), D
             body,
         } = t
         {
-            el.scope.push((binder.name.clone(), Binding::TypeLevel(binder.kind)));
+            el.scope
+                .push((binder.name.clone(), Binding::TypeLevel(binder.kind)));
             t = body;
         }
         el.check_scoped(t, def.name_span)?;
@@ -175,7 +189,10 @@ fn rename_type_metas(t: &Type, renaming: &HashMap<String, TypeArg>) -> Type {
             _ => t.clone(),
         },
         Type::Data(_) => t.clone(),
-        Type::Fun(a, b) => Type::fun(rename_type_metas(a, renaming), rename_type_metas(b, renaming)),
+        Type::Fun(a, b) => Type::fun(
+            rename_type_metas(a, renaming),
+            rename_type_metas(b, renaming),
+        ),
         Type::DepFun {
             binder,
             implicit,
@@ -209,7 +226,11 @@ fn nice_name(kind: Kind, taken: &[String]) -> String {
     };
     for i in 0.. {
         for b in bases {
-            let name = if i == 0 { b.to_string() } else { format!("{b}{i}") };
+            let name = if i == 0 {
+                b.to_string()
+            } else {
+                format!("{b}{i}")
+            };
             if !taken.contains(&name) {
                 return name;
             }
@@ -240,7 +261,9 @@ fn zonk_expr(u: &unify::Unifier, e: &Expr) -> Expr {
 fn map_expr_types(e: &Expr, f: &dyn Fn(&Type) -> Type) -> Expr {
     let kind = match e.kind() {
         ExprKind::Var(_) | ExprKind::Lit(_) | ExprKind::Prim(_) => e.kind().clone(),
-        ExprKind::Lambda(x, t, b) => ExprKind::Lambda(x.clone(), t.as_ref().map(f), map_expr_types(b, f)),
+        ExprKind::Lambda(x, t, b) => {
+            ExprKind::Lambda(x.clone(), t.as_ref().map(f), map_expr_types(b, f))
+        }
         ExprKind::App(g, a) => ExprKind::App(map_expr_types(g, f), map_expr_types(a, f)),
         ExprKind::DepLambda(x, b) => ExprKind::DepLambda(x.clone(), map_expr_types(b, f)),
         ExprKind::DepApp(g, a) => ExprKind::DepApp(map_expr_types(g, f), a.clone()),
@@ -277,8 +300,10 @@ pub fn instantiate_def(
 ) -> Result<Instance, Diagnostic> {
     let Some(def) = program.def(name) else {
         let names: Vec<&str> = program.user_defs().map(|d| &*d.name).collect();
-        return Err(Diagnostic::new(Span::default(), format!("no definition named `{name}`"))
-            .with_note(format!("the program defines: {}", names.join(", "))));
+        return Err(
+            Diagnostic::new(Span::default(), format!("no definition named `{name}`"))
+                .with_note(format!("the program defines: {}", names.join(", "))),
+        );
     };
     let (closed, annot) = inline_globals(program, name)?;
     let globals = HashMap::new();
@@ -332,12 +357,21 @@ pub fn instantiate_def(
         let Some(pos) = nats.iter().position(|(n, _)| **n == *binder.name) else {
             return Err(Diagnostic::new(
                 span,
-                format!("`{name}` takes the size parameter `{}`: give it with --nat {}=VALUE", binder.name, binder.name),
+                format!(
+                    "`{name}` takes the size parameter `{}`: give it with --nat {}=VALUE",
+                    binder.name, binder.name
+                ),
             ));
         };
         used[pos] = true;
         if binder.kind != Kind::Nat {
-            return Err(Diagnostic::new(span, format!("`{name}` takes a parameter of kind {}; only nat parameters can be given", binder.kind)));
+            return Err(Diagnostic::new(
+                span,
+                format!(
+                    "`{name}` takes a parameter of kind {}; only nat parameters can be given",
+                    binder.kind
+                ),
+            ));
         }
         let arg = TypeArg::Nat(Nat::cst(nats[pos].1));
         let applied_ty = match &ty {
@@ -353,17 +387,18 @@ pub fn instantiate_def(
     for input in inputs {
         match el.u.shallow(&rest) {
             Type::Fun(p, r) => {
-                el.u.unify(&p, &Type::Data(input.clone()), span).map_err(|e| {
-                    Diagnostic::new(
-                        span,
-                        format!(
-                            "input {} does not fit parameter {} of `{name}`: {}",
-                            param_types.len() + 1,
-                            param_types.len() + 1,
-                            e.message
-                        ),
-                    )
-                })?;
+                el.u.unify(&p, &Type::Data(input.clone()), span)
+                    .map_err(|e| {
+                        Diagnostic::new(
+                            span,
+                            format!(
+                                "input {} does not fit parameter {} of `{name}`: {}",
+                                param_types.len() + 1,
+                                param_types.len() + 1,
+                                e.message
+                            ),
+                        )
+                    })?;
                 param_types.push(input.clone());
                 rest = (*r).clone();
             }
@@ -388,7 +423,10 @@ pub fn instantiate_def(
         }
         return Err(Diagnostic::new(
             span,
-            format!("`{name}` takes {count} value parameter(s), but {} input(s) were given", inputs.len()),
+            format!(
+                "`{name}` takes {count} value parameter(s), but {} input(s) were given",
+                inputs.len()
+            ),
         ));
     }
     // Sizes given on the command line.
@@ -397,24 +435,31 @@ pub fn instantiate_def(
             continue;
         }
         match params.iter().find(|(p, _)| **p == **n) {
-            Some((_, TypeArg::Nat(meta))) => el.u.unify_nat_at(meta, &Nat::cst(*v), span).map_err(|_| {
-                Diagnostic::new(
-                    span,
-                    format!("--nat {n}={v} contradicts the sizes of the inputs ({n} = {})", el.u.zonk_nat(meta)),
-                )
-            })?,
+            Some((_, TypeArg::Nat(meta))) => {
+                el.u.unify_nat_at(meta, &Nat::cst(*v), span).map_err(|_| {
+                    Diagnostic::new(
+                        span,
+                        format!(
+                            "--nat {n}={v} contradicts the sizes of the inputs ({n} = {})",
+                            el.u.zonk_nat(meta)
+                        ),
+                    )
+                })?
+            }
             _ => {
                 let sizes: Vec<&str> = params
                     .iter()
                     .filter(|(_, a)| a.kind() == Kind::Nat)
                     .map(|(p, _)| &**p)
                     .collect();
-                return Err(Diagnostic::new(span, format!("`{name}` has no size parameter `{n}`"))
-                    .with_note(if sizes.is_empty() {
-                        format!("`{name}` has no implicit size parameters")
-                    } else {
-                        format!("its size parameters are: {}", sizes.join(", "))
-                    }));
+                return Err(
+                    Diagnostic::new(span, format!("`{name}` has no size parameter `{n}`"))
+                        .with_note(if sizes.is_empty() {
+                            format!("`{name}` has no implicit size parameters")
+                        } else {
+                            format!("its size parameters are: {}", sizes.join(", "))
+                        }),
+                );
             }
         }
     }
@@ -427,20 +472,23 @@ pub fn instantiate_def(
             let v = el.u.zonk_nat(meta);
             match v.as_cst() {
                 Some(c) => nat_values.push((p.clone(), c)),
-                None => {
-                    return Err(Diagnostic::new(
-                        span,
-                        format!("the size `{p}` of `{name}` is not determined by the inputs (it is `{v}`)"),
-                    )
-                    .with_note(format!("give it with --nat {p}=VALUE")))
-                }
+                None => return Err(Diagnostic::new(
+                    span,
+                    format!(
+                        "the size `{p}` of `{name}` is not determined by the inputs (it is `{v}`)"
+                    ),
+                )
+                .with_note(format!("give it with --nat {p}=VALUE"))),
             }
         }
     }
     let body = zonk_expr(&el.u, &body);
     if let Some((span, what)) = first_open_type(&body, &el) {
-        return Err(Diagnostic::new(span, format!("cannot determine the type of this expression: `{what}`"))
-            .with_note("a size or type here is not fixed by the inputs; add an annotation"));
+        return Err(Diagnostic::new(
+            span,
+            format!("cannot determine the type of this expression: `{what}`"),
+        )
+        .with_note("a size or type here is not fixed by the inputs; add an annotation"));
     }
     let result = el.u.zonk(&rest);
     Ok(Instance {
@@ -469,14 +517,20 @@ fn first_open_type(e: &Expr, el: &Elaborator) -> Option<(Span, Type)> {
 fn children(e: &Expr) -> Vec<&Expr> {
     match e.kind() {
         ExprKind::Var(_) | ExprKind::Lit(_) | ExprKind::Prim(_) => vec![],
-        ExprKind::Lambda(_, _, b) | ExprKind::DepLambda(_, b) | ExprKind::DepApp(b, _) | ExprKind::Annot(b, _) => vec![b],
+        ExprKind::Lambda(_, _, b)
+        | ExprKind::DepLambda(_, b)
+        | ExprKind::DepApp(b, _)
+        | ExprKind::Annot(b, _) => vec![b],
         ExprKind::App(f, a) => vec![f, a],
     }
 }
 
 /// The body of `name` with every definition it uses inlined (definitions refer
 /// only to earlier ones, so this terminates), and its annotation.
-fn inline_globals(program: &CheckedProgram, name: &str) -> Result<(Expr, Option<Type>), Diagnostic> {
+fn inline_globals(
+    program: &CheckedProgram,
+    name: &str,
+) -> Result<(Expr, Option<Type>), Diagnostic> {
     let mut done: HashMap<Name, Expr> = HashMap::new();
     let idx = program
         .source
@@ -488,7 +542,10 @@ fn inline_globals(program: &CheckedProgram, name: &str) -> Result<(Expr, Option<
         let inlinable = match &d.annot {
             // Keep the annotation, with its binders bound, so that the inlined
             // body is checked (and instantiated) as the definition was.
-            Some(t) => Expr::new(ExprKind::Annot(wrap_in_binders(&body, t), t.clone()), body.span()),
+            Some(t) => Expr::new(
+                ExprKind::Annot(wrap_in_binders(&body, t), t.clone()),
+                body.span(),
+            ),
             None => body,
         };
         done.insert(d.name.clone(), inlinable);

@@ -24,17 +24,35 @@ fn split_of_a_multiple_and_of_a_literal() {
         type_of("def f : {n: nat} -> (n*32).f32 -> n.32.f32 = fun xs => split 32 xs"),
         "{n: nat} -> (n*32).f32 -> n.32.f32"
     );
-    assert_eq!(type_of("def f = fun (xs: 1024.f32) => split 32 xs"), "1024.f32 -> 32.32.f32");
+    assert_eq!(
+        type_of("def f = fun (xs: 1024.f32) => split 32 xs"),
+        "1024.f32 -> 32.32.f32"
+    );
     // split of a variable size: the outer size is an exact division.
-    assert_eq!(type_of("def f : {n: nat} -> n.f32 -> (n /^ 4).4.f32 = fun xs => split 4 xs"), "{n: nat} -> n.f32 -> (n /^ 4).4.f32");
+    assert_eq!(
+        type_of("def f : {n: nat} -> n.f32 -> (n /^ 4).4.f32 = fun xs => split 4 xs"),
+        "{n: nat} -> n.f32 -> (n /^ 4).4.f32"
+    );
 }
 
 #[test]
 fn join_transpose_zip() {
-    assert_eq!(type_of("def f = fun xs => join xs"), "{n m: nat} -> {t: data} -> n.m.t -> (m*n).t");
-    assert_eq!(type_of("def f = fun xs => transpose xs"), "{n m: nat} -> {t: data} -> n.m.t -> m.n.t");
-    assert_eq!(type_of("def f = fun xs ys => zip xs ys"), "{n: nat} -> {t s: data} -> n.t -> n.s -> n.(t, s)");
-    assert_eq!(type_of("def f = fun xs => split 8 xs |> join"), "{n: nat} -> {t: data} -> (n*8).t -> (n*8).t");
+    assert_eq!(
+        type_of("def f = fun xs => join xs"),
+        "{n m: nat} -> {t: data} -> n.m.t -> (m*n).t"
+    );
+    assert_eq!(
+        type_of("def f = fun xs => transpose xs"),
+        "{n m: nat} -> {t: data} -> n.m.t -> m.n.t"
+    );
+    assert_eq!(
+        type_of("def f = fun xs ys => zip xs ys"),
+        "{n: nat} -> {t s: data} -> n.t -> n.s -> n.(t, s)"
+    );
+    assert_eq!(
+        type_of("def f = fun xs => split 8 xs |> join"),
+        "{n: nat} -> {t: data} -> (n*8).t -> (n*8).t"
+    );
 }
 
 #[test]
@@ -47,8 +65,14 @@ fn slide_and_pad() {
         type_of("def f : {n: nat} -> n.f32 -> (n+2).f32 = fun xs => padClamp 1 1 xs"),
         "{n: nat} -> n.f32 -> (n+2).f32"
     );
-    assert_eq!(type_of("def f = fun xs => xs |> padClamp 1 1 |> slide 3 1"), "{n: nat} -> {t: data} -> n.t -> n.3.t");
-    assert_eq!(type_of("def f = fun (xs: 10.f32) => slide 4 2 xs"), "10.f32 -> 4.4.f32");
+    assert_eq!(
+        type_of("def f = fun xs => xs |> padClamp 1 1 |> slide 3 1"),
+        "{n: nat} -> {t: data} -> n.t -> n.3.t"
+    );
+    assert_eq!(
+        type_of("def f = fun (xs: 10.f32) => slide 4 2 xs"),
+        "10.f32 -> 4.4.f32"
+    );
 }
 
 #[test]
@@ -56,7 +80,10 @@ fn tiling_sizes() {
     // 2-D tiling of an (m*32).(n*32) matrix into 32x32 tiles.
     let src = "def tile : {m n: nat} -> (m*32).(n*32).f32 -> m.n.32.32.f32 =
                  fun a => a |> map (split 32) |> split 32 |> map transpose";
-    assert_eq!(type_of(src), "{m n: nat} -> (m*32).(n*32).f32 -> m.n.32.32.f32");
+    assert_eq!(
+        type_of(src),
+        "{m n: nat} -> (m*32).(n*32).f32 -> m.n.32.32.f32"
+    );
     // Overlapped tiling of a stencil: tiles of 6 every 4 elements cover n = 4*t + 2.
     let src = "def f : {t: nat} -> (4*t+2).f32 -> (4*t).f32 =
                  fun xs => xs |> slide 6 4 |> map (fun tile => tile |> slide 3 1 |> map (reduce add 0.0f)) |> join";
@@ -73,7 +100,10 @@ fn top_level_definitions_are_polymorphic() {
 #[test]
 fn explicit_dependent_parameters_are_elaborated() {
     let src = "def f = fun (n: nat) => fun xs => xs |> take n";
-    assert_eq!(type_of(src), "{m: nat} -> {t: data} -> (n: nat) -> (m+n).t -> n.t");
+    assert_eq!(
+        type_of(src),
+        "{m: nat} -> {t: data} -> (n: nat) -> (m+n).t -> n.t"
+    );
     let checked = check_source("def g = fun (xs: 8.f32) => split (2*2) xs").expect("checks");
     let body = &checked.defs.last().expect("def").body;
     let printed = format!("{body:?}");
@@ -91,7 +121,10 @@ fn iterate_and_to_mem() {
 #[test]
 fn make_array_and_vectors() {
     assert_eq!(type_of("def w = makeArray 3 1.0f 2.0f 1.0f"), "3.f32");
-    assert_eq!(type_of("def f = fun (xs: 16.f32) => asVector 4 xs |> map (mapVec neg) |> asScalar"), "16.f32 -> 16.f32");
+    assert_eq!(
+        type_of("def f = fun (xs: 16.f32) => asVector 4 xs |> map (mapVec neg) |> asScalar"),
+        "16.f32 -> 16.f32"
+    );
 }
 
 #[test]
@@ -105,7 +138,10 @@ fn size_mismatch_points_at_the_argument() {
 #[test]
 fn split_that_does_not_divide_is_an_error() {
     let (msg, _) = error_of("def f = fun (xs: 10.f32) => split 4 xs");
-    assert!(msg.contains("type mismatch") || msg.contains("cannot"), "{msg}");
+    assert!(
+        msg.contains("type mismatch") || msg.contains("cannot"),
+        "{msg}"
+    );
 }
 
 #[test]
@@ -139,11 +175,15 @@ fn instances_fix_every_size() {
     let b = DataType::array(3, DataType::array(5, DataType::f32()));
     let inst = instantiate_def(&checked, "mm", &[a, b], &[]).expect("instantiates");
     assert_eq!(inst.result.to_string(), "2.5.f32");
-    assert_eq!(inst.nats, vec![("m".into(), 2), ("n".into(), 5), ("k".into(), 3)]);
+    assert_eq!(
+        inst.nats,
+        vec![("m".into(), 2), ("n".into(), 5), ("k".into(), 3)]
+    );
     // A size no input determines must be given.
     let checked = check_source("def ones = fun (x: f32) => generate (fun i => x)").expect("checks");
     let err = instantiate_def(&checked, "ones", &[DataType::f32()], &[]).expect_err("open size");
     assert!(err.to_string().contains("--nat n="), "{err}");
-    let inst = instantiate_def(&checked, "ones", &[DataType::f32()], &[("n".into(), 7)]).expect("fixed");
+    let inst =
+        instantiate_def(&checked, "ones", &[DataType::f32()], &[("n".into(), 7)]).expect("fixed");
     assert_eq!(inst.result.to_string(), "7.f32");
 }

@@ -27,8 +27,6 @@ pub(crate) struct Unifier {
     nats: HashMap<Name, Nat>,
     datas: HashMap<Name, DataType>,
     types: HashMap<Name, Type>,
-    addrs: HashMap<Name, AddrSpace>,
-    n2ns: HashMap<Name, NatToNat>,
     pub deferred: Vec<(Nat, Nat, Span)>,
 }
 
@@ -79,11 +77,6 @@ impl Unifier {
         subst_data(d, self)
     }
 
-    /// A type-level argument with all solved metavariables replaced.
-    pub fn zonk_arg(&self, a: &TypeArg) -> TypeArg {
-        subst_arg(a, self)
-    }
-
     /// The type with all solved metavariables replaced.
     pub fn zonk(&self, t: &Type) -> Type {
         match t {
@@ -132,16 +125,18 @@ impl Unifier {
 
     /// Unifies the type `expected` with the type `found` of the expression at `span`.
     pub fn unify(&mut self, expected: &Type, found: &Type, span: Span) -> Result<(), Diagnostic> {
-        self.unify_types(expected, found, span).map_err(|Clash(why)| {
-            let e = self.zonk(expected);
-            let f = self.zonk(found);
-            let mut d = Diagnostic::new(span, format!("type mismatch: expected `{e}`, found `{f}`"))
-                .with_label(format!("this has type `{f}`"));
-            if why != format!("`{e}` and `{f}`") {
-                d = d.with_note(format!("cannot unify {why}"));
-            }
-            d
-        })
+        self.unify_types(expected, found, span)
+            .map_err(|Clash(why)| {
+                let e = self.zonk(expected);
+                let f = self.zonk(found);
+                let mut d =
+                    Diagnostic::new(span, format!("type mismatch: expected `{e}`, found `{f}`"))
+                        .with_label(format!("this has type `{f}`"));
+                if why != format!("`{e}` and `{f}`") {
+                    d = d.with_note(format!("cannot unify {why}"));
+                }
+                d
+            })
     }
 
     fn unify_types(&mut self, a: &Type, b: &Type, span: Span) -> Result<(), Clash> {
@@ -165,10 +160,14 @@ impl Unifier {
             // Implicitness is a matter of elaboration, not of the type's meaning.
             (
                 Type::DepFun {
-                    binder: x, body: b1, ..
+                    binder: x,
+                    body: b1,
+                    ..
                 },
                 Type::DepFun {
-                    binder: y, body: b2, ..
+                    binder: y,
+                    body: b2,
+                    ..
                 },
             ) if x.kind == y.kind => {
                 let (b1, b2) = (self.zonk(b1), self.zonk(b2));
@@ -178,7 +177,11 @@ impl Unifier {
                 let b2 = b2.instantiate(y, &arg);
                 self.unify_types(&b1, &b2, span)
             }
-            _ => Err(Clash(format!("`{}` and `{}`", self.zonk(&a), self.zonk(&b)))),
+            _ => Err(Clash(format!(
+                "`{}` and `{}`",
+                self.zonk(&a),
+                self.zonk(&b)
+            ))),
         }
     }
 
@@ -213,7 +216,11 @@ impl Unifier {
             (DataType::NatToDataApp(f, n), DataType::NatToDataApp(g, m)) if f == g => {
                 self.unify_nat(n, m, span)
             }
-            _ => Err(Clash(format!("`{}` and `{}`", self.zonk_data(&a), self.zonk_data(&b)))),
+            _ => Err(Clash(format!(
+                "`{}` and `{}`",
+                self.zonk_data(&a),
+                self.zonk_data(&b)
+            ))),
         }
     }
 
@@ -300,32 +307,6 @@ impl Unifier {
             Diagnostic::new(span, format!("type mismatch: cannot unify {why}"))
         })
     }
-
-    /// Binds an address-space metavariable, or checks equality.
-    pub fn unify_addr(&mut self, a: &AddrSpace, b: &AddrSpace, span: Span) -> Result<(), Diagnostic> {
-        let a = subst_arg(&TypeArg::AddrSpace(a.clone()), self);
-        let b = subst_arg(&TypeArg::AddrSpace(b.clone()), self);
-        match (a, b) {
-            (TypeArg::AddrSpace(a), TypeArg::AddrSpace(b)) if a == b => Ok(()),
-            (TypeArg::AddrSpace(AddrSpace::Var(x)), TypeArg::AddrSpace(o))
-            | (TypeArg::AddrSpace(o), TypeArg::AddrSpace(AddrSpace::Var(x)))
-                if self.is_meta(&x) =>
-            {
-                self.addrs.insert(x, o);
-                Ok(())
-            }
-            (a, b) => Err(Diagnostic::new(
-                span,
-                format!("address space mismatch: `{a:?}` and `{b:?}`"),
-            )),
-        }
-    }
-
-    /// Records that `n2n` metavariable `x` stands for `f`.
-    #[allow(dead_code)]
-    pub fn bind_n2n(&mut self, x: Name, f: NatToNat) {
-        self.n2ns.insert(x, f);
-    }
 }
 
 enum NatEq {
@@ -346,9 +327,9 @@ impl TypeSubst for Unifier {
                     Some(Type::Data(d)) => Some(TypeArg::Data(d)),
                     _ => None,
                 }),
-            Kind::AddrSpace => self.addrs.get(name).map(|a| TypeArg::AddrSpace(a.clone())),
-            Kind::NatToNat => self.n2ns.get(name).map(|f| TypeArg::NatToNat(subst_n2n(f, self))),
-            Kind::NatToData => None,
+            // Metavariables of the other kinds never arise: the primitives take
+            // address spaces and index functions as explicit arguments.
+            Kind::AddrSpace | Kind::NatToNat | Kind::NatToData => None,
         }
     }
 }

@@ -190,7 +190,9 @@ impl PrimApp {
 
     fn skip_implicit(&mut self) {
         while let Type::DepFun {
-            implicit: true, body, ..
+            implicit: true,
+            body,
+            ..
         } = self.rest
         {
             self.rest = body;
@@ -199,7 +201,11 @@ impl PrimApp {
 
     fn want(&mut self) -> Want {
         if let Some(n) = self.values_wanted {
-            return if self.args.len() < n { Want::Value } else { Want::Nothing };
+            return if self.args.len() < n {
+                Want::Value
+            } else {
+                Want::Nothing
+            };
         }
         self.skip_implicit();
         match self.rest {
@@ -228,7 +234,11 @@ impl PrimApp {
                 if a.kind() != kind {
                     return Err(EvalError::new(
                         self.span,
-                        format!("`{}` expects a type-level argument of kind {kind}, got one of kind {}", self.prim.name(), a.kind()),
+                        format!(
+                            "`{}` expects a type-level argument of kind {kind}, got one of kind {}",
+                            self.prim.name(),
+                            a.kind()
+                        ),
                     ));
                 }
                 if let Type::DepFun { body, .. } = self.rest {
@@ -253,9 +263,15 @@ impl PrimApp {
             )),
             (Want::Value, ArgValue::Type(a)) => Err(EvalError::new(
                 self.span,
-                format!("`{}` expects a value here, got the type-level argument {a:?}", self.prim.name()),
+                format!(
+                    "`{}` expects a value here, got the type-level argument {a:?}",
+                    self.prim.name()
+                ),
             )),
-            (Want::Nothing, _) => Err(EvalError::new(self.span, format!("`{}` applied to too many arguments", self.prim.name()))),
+            (Want::Nothing, _) => Err(EvalError::new(
+                self.span,
+                format!("`{}` applied to too many arguments", self.prim.name()),
+            )),
         }
     }
 
@@ -328,8 +344,9 @@ impl Machine {
     fn eval_inner(&mut self, e: &Expr, env: &Env) -> Result<Value, EvalError> {
         match e.kind() {
             ExprKind::Var(x) => env.lookup(x).cloned().ok_or_else(|| {
-                EvalError::new(e.span(), format!("unbound variable `{x}`"))
-                    .with_note("definitions must be inlined and the program closed before evaluation")
+                EvalError::new(e.span(), format!("unbound variable `{x}`")).with_note(
+                    "definitions must be inlined and the program closed before evaluation",
+                )
             }),
             ExprKind::Lit(l) => literal(l, &env.types).map_err(|m| EvalError::new(e.span(), m)),
             ExprKind::Lambda(x, _, body) => Ok(Value::Fun(Function(Arc::new(FunKind::Closure {
@@ -337,11 +354,13 @@ impl Machine {
                 body: body.clone(),
                 env: env.clone(),
             })))),
-            ExprKind::DepLambda(b, body) => Ok(Value::Fun(Function(Arc::new(FunKind::DepClosure {
-                binder: b.clone(),
-                body: body.clone(),
-                env: env.clone(),
-            })))),
+            ExprKind::DepLambda(b, body) => {
+                Ok(Value::Fun(Function(Arc::new(FunKind::DepClosure {
+                    binder: b.clone(),
+                    body: body.clone(),
+                    env: env.clone(),
+                }))))
+            }
             ExprKind::Prim(p) => Ok(Value::Fun(Function(Arc::new(FunKind::Prim(PrimApp::new(
                 *p,
                 e.ty().cloned(),
@@ -355,7 +374,11 @@ impl Machine {
                 for a in spine {
                     args.push(match a {
                         Arg::Value(x) => ArgValue::Value(self.eval(x, env)?),
-                        Arg::Type(t) => ArgValue::Type(env.types.concretize(t).map_err(|m| EvalError::new(e.span(), m))?),
+                        Arg::Type(t) => ArgValue::Type(
+                            env.types
+                                .concretize(t)
+                                .map_err(|m| EvalError::new(e.span(), m))?,
+                        ),
                     });
                 }
                 if let ExprKind::Prim(p) = head.kind() {
@@ -370,7 +393,12 @@ impl Machine {
     }
 
     /// Applies a function to arguments, one after another.
-    pub(crate) fn apply_args(&mut self, f: Value, args: Vec<ArgValue>, span: Span) -> Result<Value, EvalError> {
+    pub(crate) fn apply_args(
+        &mut self,
+        f: Value,
+        args: Vec<ArgValue>,
+        span: Span,
+    ) -> Result<Value, EvalError> {
         let mut f = f;
         let mut args = args.into_iter();
         while let Some(arg) = args.next() {
@@ -379,7 +407,10 @@ impl Machine {
                 other => {
                     return Err(EvalError::new(
                         span,
-                        format!("cannot apply {} to an argument: it is not a function", other.describe()),
+                        format!(
+                            "cannot apply {} to an argument: it is not a function",
+                            other.describe()
+                        ),
                     ))
                 }
             };
@@ -444,7 +475,12 @@ impl Machine {
 
     /// Feeds arguments to a primitive; runs its semantics once saturated and applies
     /// the result to the arguments left over.
-    fn apply_prim(&mut self, mut app: PrimApp, args: Vec<ArgValue>, span: Span) -> Result<Value, EvalError> {
+    fn apply_prim(
+        &mut self,
+        mut app: PrimApp,
+        args: Vec<ArgValue>,
+        span: Span,
+    ) -> Result<Value, EvalError> {
         let mut args = args.into_iter();
         for a in args.by_ref() {
             app.push(a)?;
@@ -471,7 +507,11 @@ impl Machine {
 
     /// Applies a function value to value arguments.
     pub fn apply(&mut self, f: &Value, args: Vec<Value>, span: Span) -> Result<Value, EvalError> {
-        self.apply_args(f.clone(), args.into_iter().map(ArgValue::Value).collect(), span)
+        self.apply_args(
+            f.clone(),
+            args.into_iter().map(ArgValue::Value).collect(),
+            span,
+        )
     }
 
     /// Applies a function value to one value argument.
@@ -534,6 +574,8 @@ pub(crate) fn apply_nat_to_nat(f: &NatToNat, x: i64) -> Result<i64, String> {
         NatToNat::Lambda(v, body) => body
             .eval(&|w| (w == v).then_some(x))
             .map_err(|e| format!("applying {f} to {x}: {e}")),
-        NatToNat::Var(name) => Err(format!("the nat -> nat function `{name}` is unknown at run time")),
+        NatToNat::Var(name) => Err(format!(
+            "the nat -> nat function `{name}` is unknown at run time"
+        )),
     }
 }

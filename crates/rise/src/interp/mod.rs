@@ -125,7 +125,9 @@ pub fn eval(e: &Expr) -> Result<Value, EvalError> {
 /// command line).
 pub fn eval_with_nats(e: &Expr, nats: &[(&str, i64)]) -> Result<Value, EvalError> {
     if let Some((name, v)) = nats.iter().find(|(_, v)| *v < 0) {
-        return Err(EvalError::msg(format!("the natural number {name} = {v} is negative")));
+        return Err(EvalError::msg(format!(
+            "the natural number {name} = {v} is negative"
+        )));
     }
     let env = Env::with_nats(nats.iter().copied());
     on_big_stack(move || Machine::new().eval(e, &env))
@@ -153,7 +155,10 @@ pub fn apply_args(f: &Value, args: Vec<Argument>) -> Result<Value, EvalError> {
         .into_iter()
         .map(|a| match a {
             Argument::Value(v) => Ok(ArgValue::Value(v)),
-            Argument::Type(t) => tenv.concretize(&t).map(ArgValue::Type).map_err(EvalError::msg),
+            Argument::Type(t) => tenv
+                .concretize(&t)
+                .map(ArgValue::Type)
+                .map_err(EvalError::msg),
         })
         .collect::<Result<Vec<_>, _>>()?;
     on_big_stack(move || Machine::new().apply_args(f.clone(), args, Span::default()))

@@ -304,8 +304,9 @@ impl Scalar {
         }
         let x = self.as_f64();
         let t = x.trunc();
-        let in_range = int_range(to)
-            .is_some_and(|(lo, hi)| !x.is_nan() && t >= lo as f64 && t <= hi as f64 && (t as i128) <= hi);
+        let in_range = int_range(to).is_some_and(|(lo, hi)| {
+            !x.is_nan() && t >= lo as f64 && t <= hi as f64 && (t as i128) <= hi
+        });
         if !in_range {
             return Err(format!(
                 "casting {} to {} is undefined in C (out of range)",
@@ -375,11 +376,26 @@ mod tests {
 
     #[test]
     fn integer_arithmetic_wraps_and_truncates_like_c() {
-        assert_eq!(Scalar::Int(i32::MAX).binary(BinOp::Add, Scalar::Int(1)), Ok(Scalar::Int(i32::MIN)));
-        assert_eq!(Scalar::U8(3).binary(BinOp::Sub, Scalar::U8(5)), Ok(Scalar::U8(254)));
-        assert_eq!(Scalar::Int(-7).binary(BinOp::Div, Scalar::Int(2)), Ok(Scalar::Int(-3)));
-        assert_eq!(Scalar::Int(-7).binary(BinOp::Mod, Scalar::Int(2)), Ok(Scalar::Int(-1)));
-        assert_eq!(Scalar::Int(i32::MIN).binary(BinOp::Div, Scalar::Int(-1)), Ok(Scalar::Int(i32::MIN)));
+        assert_eq!(
+            Scalar::Int(i32::MAX).binary(BinOp::Add, Scalar::Int(1)),
+            Ok(Scalar::Int(i32::MIN))
+        );
+        assert_eq!(
+            Scalar::U8(3).binary(BinOp::Sub, Scalar::U8(5)),
+            Ok(Scalar::U8(254))
+        );
+        assert_eq!(
+            Scalar::Int(-7).binary(BinOp::Div, Scalar::Int(2)),
+            Ok(Scalar::Int(-3))
+        );
+        assert_eq!(
+            Scalar::Int(-7).binary(BinOp::Mod, Scalar::Int(2)),
+            Ok(Scalar::Int(-1))
+        );
+        assert_eq!(
+            Scalar::Int(i32::MIN).binary(BinOp::Div, Scalar::Int(-1)),
+            Ok(Scalar::Int(i32::MIN))
+        );
         assert!(Scalar::I64(1).binary(BinOp::Div, Scalar::I64(0)).is_err());
         assert!(Scalar::U16(1).binary(BinOp::Mod, Scalar::U16(0)).is_err());
         assert!(Scalar::Int(1).binary(BinOp::Add, Scalar::I32(1)).is_err());
@@ -389,37 +405,73 @@ mod tests {
     #[test]
     fn f32_is_computed_in_single_precision() {
         // 16777216 + 1 is not representable in f32: the sum rounds back.
-        assert_eq!(Scalar::F32(16777216.0).binary(BinOp::Add, Scalar::F32(1.0)), Ok(Scalar::F32(16777216.0)));
-        let third = Scalar::F32(1.0).binary(BinOp::Div, Scalar::F32(3.0)).unwrap();
+        assert_eq!(
+            Scalar::F32(16777216.0).binary(BinOp::Add, Scalar::F32(1.0)),
+            Ok(Scalar::F32(16777216.0))
+        );
+        let third = Scalar::F32(1.0)
+            .binary(BinOp::Div, Scalar::F32(3.0))
+            .unwrap();
         assert_eq!(third, Scalar::F32(1.0f32 / 3.0f32));
-        assert_eq!(Scalar::F32(7.5).binary(BinOp::Mod, Scalar::F32(2.0)), Ok(Scalar::F32(1.5)));
-        let h = Scalar::F16(f16::from_f32(1.0)).binary(BinOp::Add, Scalar::F16(f16::from_f32(0.0001))).unwrap();
+        assert_eq!(
+            Scalar::F32(7.5).binary(BinOp::Mod, Scalar::F32(2.0)),
+            Ok(Scalar::F32(1.5))
+        );
+        let h = Scalar::F16(f16::from_f32(1.0))
+            .binary(BinOp::Add, Scalar::F16(f16::from_f32(0.0001)))
+            .unwrap();
         assert_eq!(h, Scalar::F16(f16::from_f32(1.0)));
     }
 
     #[test]
     fn casts_follow_c() {
         assert_eq!(Scalar::Int(300).cast(ScalarType::U8), Ok(Scalar::U8(44)));
-        assert_eq!(Scalar::I8(-1).cast(ScalarType::U32), Ok(Scalar::U32(u32::MAX)));
+        assert_eq!(
+            Scalar::I8(-1).cast(ScalarType::U32),
+            Ok(Scalar::U32(u32::MAX))
+        );
         assert_eq!(Scalar::F32(-2.7).cast(ScalarType::Int), Ok(Scalar::Int(-2)));
-        assert_eq!(Scalar::F64(0.1).cast(ScalarType::F32), Ok(Scalar::F32(0.1f32)));
-        assert_eq!(Scalar::Int(2).cast(ScalarType::Bool), Ok(Scalar::Bool(true)));
-        assert_eq!(Scalar::Bool(true).cast(ScalarType::F32), Ok(Scalar::F32(1.0)));
-        assert_eq!(Scalar::I64(i64::MAX).cast(ScalarType::F32), Ok(Scalar::F32(i64::MAX as f32)));
+        assert_eq!(
+            Scalar::F64(0.1).cast(ScalarType::F32),
+            Ok(Scalar::F32(0.1f32))
+        );
+        assert_eq!(
+            Scalar::Int(2).cast(ScalarType::Bool),
+            Ok(Scalar::Bool(true))
+        );
+        assert_eq!(
+            Scalar::Bool(true).cast(ScalarType::F32),
+            Ok(Scalar::F32(1.0))
+        );
+        assert_eq!(
+            Scalar::I64(i64::MAX).cast(ScalarType::F32),
+            Ok(Scalar::F32(i64::MAX as f32))
+        );
         assert!(Scalar::F32(f32::NAN).cast(ScalarType::Int).is_err());
         assert!(Scalar::F64(1e10).cast(ScalarType::Int).is_err());
         assert!(Scalar::F64(-1.0).cast(ScalarType::U8).is_err());
         assert_eq!(Scalar::F64(-0.5).cast(ScalarType::U8), Ok(Scalar::U8(0)));
-        assert_eq!(Scalar::F64(18446744073709549568.0).cast(ScalarType::U64), Ok(Scalar::U64(18446744073709549568)));
-        assert!(Scalar::F64(18446744073709551616.0).cast(ScalarType::U64).is_err());
+        assert_eq!(
+            Scalar::F64(18446744073709549568.0).cast(ScalarType::U64),
+            Ok(Scalar::U64(18446744073709549568))
+        );
+        assert!(Scalar::F64(18446744073709551616.0)
+            .cast(ScalarType::U64)
+            .is_err());
         assert_eq!(Scalar::from_int(ScalarType::U8, 255), Ok(Scalar::U8(255)));
         assert!(Scalar::from_int(ScalarType::U8, 256).is_err());
-        assert_eq!(Scalar::from_float(ScalarType::F16, 0.5), Ok(Scalar::F16(f16::from_f32(0.5))));
+        assert_eq!(
+            Scalar::from_float(ScalarType::F16, 0.5),
+            Ok(Scalar::F16(f16::from_f32(0.5)))
+        );
     }
 
     #[test]
     fn comparisons() {
-        assert_eq!(Scalar::U8(200).compare(Scalar::U8(3)), Ok(Some(Ordering::Greater)));
+        assert_eq!(
+            Scalar::U8(200).compare(Scalar::U8(3)),
+            Ok(Some(Ordering::Greater))
+        );
         assert_eq!(Scalar::F32(f32::NAN).compare(Scalar::F32(1.0)), Ok(None));
         assert!(Scalar::F32(1.0).compare(Scalar::F64(1.0)).is_err());
     }

@@ -137,9 +137,9 @@ impl PrimCall {
                     implicit: false,
                     body,
                 } => {
-                    let a = targs
-                        .next()
-                        .ok_or_else(|| self.error("its type has more explicit parameters than arguments"))?;
+                    let a = targs.next().ok_or_else(|| {
+                        self.error("its type has more explicit parameters than arguments")
+                    })?;
                     t = body.instantiate(&binder, a);
                 }
                 Type::DepFun { body, .. } => t = (*body).clone(),
@@ -182,8 +182,12 @@ impl PrimCall {
 
     fn index(&self, v: &Value, len: usize) -> R<usize> {
         match v {
-            Value::Index { index, .. } if *index >= 0 && (*index as u64) < len as u64 => Ok(*index as usize),
-            Value::Index { index, .. } => Err(self.error(format!("index {index} out of bounds for an array of {len} elements"))),
+            Value::Index { index, .. } if *index >= 0 && (*index as u64) < len as u64 => {
+                Ok(*index as usize)
+            }
+            Value::Index { index, .. } => Err(self.error(format!(
+                "index {index} out of bounds for an array of {len} elements"
+            ))),
             other => Err(self.error(format!("expected an index, got {}", other.describe()))),
         }
     }
@@ -209,7 +213,9 @@ pub fn neg(_: &mut Machine, c: &PrimCall) -> R<Value> {
     fn go(c: &PrimCall, v: &Value) -> R<Value> {
         match v {
             Value::Scalar(s) => s.neg().map(Value::Scalar).map_err(|m| c.error(m)),
-            Value::Vector(xs) => Ok(Value::Vector(xs.iter().map(|x| go(c, x)).collect::<R<Vec<_>>>()?.into())),
+            Value::Vector(xs) => Ok(Value::Vector(
+                xs.iter().map(|x| go(c, x)).collect::<R<Vec<_>>>()?.into(),
+            )),
             other => Err(c.error(format!("not defined on {}", other.describe()))),
         }
     }
@@ -218,7 +224,9 @@ pub fn neg(_: &mut Machine, c: &PrimCall) -> R<Value> {
 
 fn arith(c: &PrimCall, op: BinOp, a: &Value, b: &Value) -> R<Value> {
     match (a, b) {
-        (Value::Scalar(x), Value::Scalar(y)) => x.binary(op, *y).map(Value::Scalar).map_err(|m| c.error(m)),
+        (Value::Scalar(x), Value::Scalar(y)) => {
+            x.binary(op, *y).map(Value::Scalar).map_err(|m| c.error(m))
+        }
         (Value::Vector(xs), Value::Vector(ys)) if xs.len() == ys.len() => Ok(Value::Vector(
             xs.iter()
                 .zip(ys.iter())
@@ -237,7 +245,11 @@ fn arith(c: &PrimCall, op: BinOp, a: &Value, b: &Value) -> R<Value> {
             r.map(Value::Nat)
                 .ok_or_else(|| c.error(format!("{x} {} {y} is not a natural number", op.name())))
         }
-        (a, b) => Err(c.error(format!("not defined on {} and {}", a.describe(), b.describe()))),
+        (a, b) => Err(c.error(format!(
+            "not defined on {} and {}",
+            a.describe(),
+            b.describe()
+        ))),
     }
 }
 
@@ -269,7 +281,11 @@ pub fn modulo(_: &mut Machine, c: &PrimCall) -> R<Value> {
 
 /// `select cond a b`.
 pub fn select(_: &mut Machine, c: &PrimCall) -> R<Value> {
-    Ok(if c.bool(0)? { c.arg(1)?.clone() } else { c.arg(2)?.clone() })
+    Ok(if c.bool(0)? {
+        c.arg(1)?.clone()
+    } else {
+        c.arg(2)?.clone()
+    })
 }
 
 /// `not b`.
@@ -282,7 +298,11 @@ fn compare(c: &PrimCall) -> R<Option<Ordering>> {
         (Value::Scalar(x), Value::Scalar(y)) => x.compare(*y).map_err(|m| c.error(m)),
         (Value::Nat(x), Value::Nat(y)) => Ok(Some(x.cmp(y))),
         (Value::Index { index: x, .. }, Value::Index { index: y, .. }) => Ok(Some(x.cmp(y))),
-        (a, b) => Err(c.error(format!("cannot compare {} and {}", a.describe(), b.describe()))),
+        (a, b) => Err(c.error(format!(
+            "cannot compare {} and {}",
+            a.describe(),
+            b.describe()
+        ))),
     }
 }
 
@@ -316,7 +336,10 @@ pub fn cast(_: &mut Machine, c: &PrimCall) -> R<Value> {
         };
         match (v, to) {
             (Value::Vector(xs), DataType::Vector(_, t)) => Ok(Value::Vector(
-                xs.iter().map(|x| go(c, x, t)).collect::<R<Vec<_>>>()?.into(),
+                xs.iter()
+                    .map(|x| go(c, x, t))
+                    .collect::<R<Vec<_>>>()?
+                    .into(),
             )),
             (v, DataType::Scalar(t)) => match as_scalar(v) {
                 Some(s) => s.cast(*t).map(Value::Scalar).map_err(|m| c.error(m)),
@@ -345,7 +368,10 @@ pub fn index_as_nat(_: &mut Machine, c: &PrimCall) -> R<Value> {
 pub fn nat_as_index(_: &mut Machine, c: &PrimCall) -> R<Value> {
     let n = c.nat(0)?;
     match c.arg(0)? {
-        Value::Nat(x) if *x < n => Ok(Value::Index { index: *x, bound: n }),
+        Value::Nat(x) if *x < n => Ok(Value::Index {
+            index: *x,
+            bound: n,
+        }),
         Value::Nat(x) => Err(c.error(format!("{x} is not an index into {n} elements"))),
         v => Err(c.error(format!("expected a natType value, got {}", v.describe()))),
     }
@@ -386,7 +412,10 @@ pub fn idx(_: &mut Machine, c: &PrimCall) -> R<Value> {
 fn prefix_len(c: &PrimCall, xs: &[Value]) -> R<usize> {
     let n = c.nat(0)?;
     if n as u64 > xs.len() as u64 {
-        return Err(c.error(format!("{n} elements requested from an array of {}", xs.len())));
+        return Err(c.error(format!(
+            "{n} elements requested from an array of {}",
+            xs.len()
+        )));
     }
     Ok(n as usize)
 }
@@ -413,17 +442,29 @@ pub fn concat(_: &mut Machine, c: &PrimCall) -> R<Value> {
 
 /// Chunks of `n` (arrays or vectors); `n = 0` takes the number of chunks from the type.
 fn chunks(c: &PrimCall, n: i64, xs: &[Value], vector: bool) -> R<Value> {
-    let wrap = |v: &[Value]| if vector { Value::Vector(v.into()) } else { Value::Array(v.into()) };
+    let wrap = |v: &[Value]| {
+        if vector {
+            Value::Vector(v.into())
+        } else {
+            Value::Array(v.into())
+        }
+    };
     if n == 0 {
         if !xs.is_empty() {
-            return Err(c.error(format!("cannot split {} elements into chunks of 0", xs.len())));
+            return Err(c.error(format!(
+                "cannot split {} elements into chunks of 0",
+                xs.len()
+            )));
         }
         let m = c.result_len()?;
         return Ok(Value::array((0..m).map(|_| wrap(&[])).collect()));
     }
     let n = n as usize;
     if xs.len() % n != 0 {
-        return Err(c.error(format!("{} elements cannot be split into chunks of {n}", xs.len())));
+        return Err(c.error(format!(
+            "{} elements cannot be split into chunks of {n}",
+            xs.len()
+        )));
     }
     Ok(Value::array(xs.chunks(n).map(wrap).collect()))
 }
@@ -440,7 +481,12 @@ pub fn join(_: &mut Machine, c: &PrimCall) -> R<Value> {
     for row in xss.iter() {
         match row {
             Value::Array(r) => out.extend(r.iter().cloned()),
-            v => return Err(c.error(format!("expected an array of arrays, found {}", v.describe()))),
+            v => {
+                return Err(c.error(format!(
+                    "expected an array of arrays, found {}",
+                    v.describe()
+                )))
+            }
         }
     }
     Ok(Value::array(out))
@@ -476,7 +522,14 @@ pub fn transpose(_: &mut Machine, c: &PrimCall) -> R<Value> {
     let xss = c.array(0)?;
     let rows: Vec<&Arc<[Value]>> = xss
         .iter()
-        .map(|r| r.as_array().ok_or_else(|| c.error(format!("expected an array of arrays, found {}", r.describe()))))
+        .map(|r| {
+            r.as_array().ok_or_else(|| {
+                c.error(format!(
+                    "expected an array of arrays, found {}",
+                    r.describe()
+                ))
+            })
+        })
         .collect::<R<_>>()?;
     let m = match rows.first() {
         Some(r) => r.len(),
@@ -496,7 +549,11 @@ pub fn transpose(_: &mut Machine, c: &PrimCall) -> R<Value> {
 pub fn zip(_: &mut Machine, c: &PrimCall) -> R<Value> {
     let (xs, ys) = (c.array(0)?, c.array(1)?);
     if xs.len() != ys.len() {
-        return Err(c.error(format!("arrays of different lengths ({} and {})", xs.len(), ys.len())));
+        return Err(c.error(format!(
+            "arrays of different lengths ({} and {})",
+            xs.len(),
+            ys.len()
+        )));
     }
     Ok(Value::array(
         xs.iter()
@@ -512,9 +569,12 @@ pub fn unzip(_: &mut Machine, c: &PrimCall) -> R<Value> {
     let mut a = Vec::with_capacity(ps.len());
     let mut b = Vec::with_capacity(ps.len());
     for p in ps.iter() {
-        let (x, y) = p
-            .as_pair()
-            .ok_or_else(|| c.error(format!("expected an array of pairs, found {}", p.describe())))?;
+        let (x, y) = p.as_pair().ok_or_else(|| {
+            c.error(format!(
+                "expected an array of pairs, found {}",
+                p.describe()
+            ))
+        })?;
         a.push(x.clone());
         b.push(y.clone());
     }
@@ -539,13 +599,19 @@ pub fn snd(_: &mut Machine, c: &PrimCall) -> R<Value> {
 /// `mapFst f (a, b) = (f a, b)`.
 pub fn map_fst(m: &mut Machine, c: &PrimCall) -> R<Value> {
     let (a, b) = c.pair(1)?;
-    Ok(Value::pair(m.apply1(c.arg(0)?, a.clone(), c.span)?, b.clone()))
+    Ok(Value::pair(
+        m.apply1(c.arg(0)?, a.clone(), c.span)?,
+        b.clone(),
+    ))
 }
 
 /// `mapSnd f (a, b) = (a, f b)`.
 pub fn map_snd(m: &mut Machine, c: &PrimCall) -> R<Value> {
     let (a, b) = c.pair(1)?;
-    Ok(Value::pair(a.clone(), m.apply1(c.arg(0)?, b.clone(), c.span)?))
+    Ok(Value::pair(
+        a.clone(),
+        m.apply1(c.arg(0)?, b.clone(), c.span)?,
+    ))
 }
 
 /// Pads by an index function from `-l .. n+r` into `0 .. n`.
@@ -556,7 +622,11 @@ fn pad_by(c: &PrimCall, xs: &[Value], reindex: fn(i64, i64) -> i64) -> R<Value> 
         return Err(c.error("cannot pad an empty array with its own elements"));
     }
     c.check_len(l.saturating_add(n).saturating_add(r))?;
-    Ok(Value::array((-l..n + r).map(|i| xs[reindex(i, n) as usize].clone()).collect()))
+    Ok(Value::array(
+        (-l..n + r)
+            .map(|i| xs[reindex(i, n) as usize].clone())
+            .collect(),
+    ))
 }
 
 /// `padCst l r x xs`: `l` copies of `x`, `xs`, `r` copies of `x`.
@@ -646,7 +716,11 @@ pub fn iterate(m: &mut Machine, c: &PrimCall) -> R<Value> {
             Type::Fun(a, _) => match &**a {
                 Type::Data(DataType::Array(len, _)) => len
                     .eval(&|v| (v.name() == &*binder.name).then_some(1))
-                    .map_err(|e| c.error(format!("the size {len} of the input of `f` cannot be evaluated: {e}")))?,
+                    .map_err(|e| {
+                        c.error(format!(
+                            "the size {len} of the input of `f` cannot be evaluated: {e}"
+                        ))
+                    })?,
                 other => return Err(c.error(format!("unexpected type of `f`'s input: {other}"))),
             },
             other => return Err(c.error(format!("unexpected type of `f`: {other}"))),
@@ -661,7 +735,9 @@ pub fn iterate(m: &mut Machine, c: &PrimCall) -> R<Value> {
             .ok_or_else(|| c.error(format!("expected an array, got {}", cur.describe())))?
             .len() as i64;
         if n <= 0 || len % n != 0 {
-            return Err(c.error(format!("an array of {len} elements cannot be divided by n = {n}")));
+            return Err(c.error(format!(
+                "an array of {len} elements cannot be divided by n = {n}"
+            )));
         }
         let l = len / n;
         let g = m.apply_type(f, TypeArg::Nat(arith::Nat::cst(l)), c.span)?;
@@ -692,7 +768,9 @@ pub fn scatter(_: &mut Machine, c: &PrimCall) -> R<Value> {
     for (j, (i, x)) in is.iter().zip(xs.iter()).enumerate() {
         let i = c.index(i, mlen)?;
         if out[i].is_some() {
-            return Err(c.error(format!("two values are written to position {i} (the second from position {j})")));
+            return Err(c.error(format!(
+                "two values are written to position {i} (the second from position {j})"
+            )));
         }
         out[i] = Some(x.clone());
     }
@@ -713,7 +791,9 @@ pub fn reorder(_: &mut Machine, c: &PrimCall) -> R<Value> {
     for i in 0..n {
         let j = apply_nat_to_nat(f, i).map_err(|m| c.error(m))?;
         if !(0..n).contains(&j) {
-            return Err(c.error(format!("the index function maps {i} to {j}, outside 0..{n}")));
+            return Err(c.error(format!(
+                "the index function maps {i} to {j}, outside 0..{n}"
+            )));
         }
         out.push(xs[j as usize].clone());
     }
@@ -734,7 +814,12 @@ pub fn as_scalar(_: &mut Machine, c: &PrimCall) -> R<Value> {
     for v in vs.iter() {
         match v {
             Value::Vector(lanes) => out.extend(lanes.iter().cloned()),
-            v => return Err(c.error(format!("expected an array of vectors, found {}", v.describe()))),
+            v => {
+                return Err(c.error(format!(
+                    "expected an array of vectors, found {}",
+                    v.describe()
+                )))
+            }
         }
     }
     Ok(Value::array(out))

@@ -13,11 +13,20 @@ use std::collections::BTreeSet;
 // ---- helpers -------------------------------------------------------------------------
 
 /// Checks `src`, instantiates `def` for the types of the inputs and evaluates it.
-fn try_run(src: &str, def: &str, inputs: &[Value], nats: &[(&str, i64)]) -> Result<(Value, Expr), String> {
-    let prog = crate::infer::check_source(src).map_err(|d| format!("type error: {}", d.render("test.rise", src)))?;
+fn try_run(
+    src: &str,
+    def: &str,
+    inputs: &[Value],
+    nats: &[(&str, i64)],
+) -> Result<(Value, Expr), String> {
+    let prog = crate::infer::check_source(src)
+        .map_err(|d| format!("type error: {}", d.render("test.rise", src)))?;
     let types: Vec<DataType> = inputs
         .iter()
-        .map(|v| v.data_type().unwrap_or_else(|| panic!("no data type for input {v}")))
+        .map(|v| {
+            v.data_type()
+                .unwrap_or_else(|| panic!("no data type for input {v}"))
+        })
         .collect();
     let nats: Vec<(String, i64)> = nats.iter().map(|(n, v)| (n.to_string(), *v)).collect();
     let inst = crate::infer::instantiate_def(&prog, def, &types, &nats)
@@ -29,13 +38,16 @@ fn try_run(src: &str, def: &str, inputs: &[Value], nats: &[(&str, i64)]) -> Resu
         apply(&f, inputs.to_vec()).map_err(|e| Diagnostic::from(e).render("test.rise", src))?
     };
     if let Type::Data(d) = &inst.result {
-        out.check(d).map_err(|e| format!("result has the wrong type: {e}"))?;
+        out.check(d)
+            .map_err(|e| format!("result has the wrong type: {e}"))?;
     }
     Ok((out, inst.expr))
 }
 
 fn run(src: &str, inputs: &[Value]) -> Value {
-    try_run(src, "main", inputs, &[]).unwrap_or_else(|e| panic!("{src}\n{e}")).0
+    try_run(src, "main", inputs, &[])
+        .unwrap_or_else(|e| panic!("{src}\n{e}"))
+        .0
 }
 
 fn run_err(src: &str, inputs: &[Value]) -> String {
@@ -54,7 +66,11 @@ fn ints(xs: &[i32]) -> Value {
 }
 
 fn idxs(xs: &[i64], bound: i64) -> Value {
-    Value::array(xs.iter().map(|&index| Value::Index { index, bound }).collect())
+    Value::array(
+        xs.iter()
+            .map(|&index| Value::Index { index, bound })
+            .collect(),
+    )
 }
 
 fn matrix(rows: &[&[f32]]) -> Value {
@@ -70,7 +86,10 @@ struct Lcg(u64);
 
 impl Lcg {
     fn next_f32(&mut self) -> f32 {
-        self.0 = self.0.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        self.0 = self
+            .0
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
         ((self.0 >> 40) as f32 / (1u64 << 24) as f32) * 2.0 - 1.0
     }
     fn vec(&mut self, n: usize) -> Vec<f32> {
@@ -95,9 +114,10 @@ fn prims_in(e: &Expr, out: &mut BTreeSet<Prim>) {
             out.insert(*p);
         }
         ExprKind::Var(_) | ExprKind::Lit(_) => {}
-        ExprKind::Lambda(_, _, b) | ExprKind::DepLambda(_, b) | ExprKind::DepApp(b, _) | ExprKind::Annot(b, _) => {
-            prims_in(b, out)
-        }
+        ExprKind::Lambda(_, _, b)
+        | ExprKind::DepLambda(_, b)
+        | ExprKind::DepApp(b, _)
+        | ExprKind::Annot(b, _) => prims_in(b, out),
         ExprKind::App(f, a) => {
             prims_in(f, out);
             prims_in(a, out);
@@ -260,7 +280,8 @@ fn primitive_cases() -> Vec<Case> {
 fn every_primitive_has_tested_semantics() {
     let mut seen = BTreeSet::new();
     for c in primitive_cases() {
-        let (out, expr) = try_run(&c.src, "main", &c.inputs, &[]).unwrap_or_else(|e| panic!("{}\n{e}", c.src));
+        let (out, expr) =
+            try_run(&c.src, "main", &c.inputs, &[]).unwrap_or_else(|e| panic!("{}\n{e}", c.src));
         assert!(
             out.approx_eq(&c.expected, 0.0, 0.0),
             "{}\n  got      {out}\n  expected {}",
@@ -269,8 +290,15 @@ fn every_primitive_has_tested_semantics() {
         );
         prims_in(&expr, &mut seen);
     }
-    let missing: Vec<&str> = Prim::ALL.iter().filter(|p| !seen.contains(p)).map(|p| p.name()).collect();
-    assert!(missing.is_empty(), "primitives without a test case: {missing:?}");
+    let missing: Vec<&str> = Prim::ALL
+        .iter()
+        .filter(|p| !seen.contains(p))
+        .map(|p| p.name())
+        .collect();
+    assert!(
+        missing.is_empty(),
+        "primitives without a test case: {missing:?}"
+    );
 }
 
 // ---- conventions -----------------------------------------------------------------------
@@ -279,13 +307,28 @@ fn every_primitive_has_tested_semantics() {
 fn pads_follow_numpy_modes() {
     // Wider than the array: mirror and wrap keep going periodically (numpy semantics).
     let xs = f32s(&[1.0, 2.0, 3.0]);
-    let out = run("def main = fun (xs: 3.f32) => padMirror 4 5 xs", std::slice::from_ref(&xs));
+    let out = run(
+        "def main = fun (xs: 3.f32) => padMirror 4 5 xs",
+        std::slice::from_ref(&xs),
+    );
     // np.pad([1,2,3], (4,5), mode='symmetric')
-    assert_eq!(to_f32s(&out), [2.0, 3.0, 3.0, 2.0, 1.0, 1.0, 2.0, 3.0, 3.0, 2.0, 1.0, 1.0]);
-    let out = run("def main = fun (xs: 3.f32) => padWrap 4 5 xs", std::slice::from_ref(&xs));
+    assert_eq!(
+        to_f32s(&out),
+        [2.0, 3.0, 3.0, 2.0, 1.0, 1.0, 2.0, 3.0, 3.0, 2.0, 1.0, 1.0]
+    );
+    let out = run(
+        "def main = fun (xs: 3.f32) => padWrap 4 5 xs",
+        std::slice::from_ref(&xs),
+    );
     // np.pad([1,2,3], (4,5), mode='wrap')
-    assert_eq!(to_f32s(&out), [3.0, 1.0, 2.0, 3.0, 1.0, 2.0, 3.0, 1.0, 2.0, 3.0, 1.0, 2.0]);
-    let out = run("def main = fun (xs: 3.f32) => padClamp 0 3 xs", std::slice::from_ref(&xs));
+    assert_eq!(
+        to_f32s(&out),
+        [3.0, 1.0, 2.0, 3.0, 1.0, 2.0, 3.0, 1.0, 2.0, 3.0, 1.0, 2.0]
+    );
+    let out = run(
+        "def main = fun (xs: 3.f32) => padClamp 0 3 xs",
+        std::slice::from_ref(&xs),
+    );
     assert_eq!(to_f32s(&out), [1.0, 2.0, 3.0, 3.0, 3.0, 3.0]);
 }
 
@@ -293,22 +336,37 @@ fn pads_follow_numpy_modes() {
 fn integer_overflow_wraps_and_f32_stays_single_precision() {
     let out = run("def main = fun (x: int) => x * x", &[Value::int(65536)]);
     assert_eq!(out.as_scalar(), Some(Scalar::Int(0)));
-    let out = run("def main = fun (x: i8) => neg x", &[Value::Scalar(Scalar::I8(-128))]);
+    let out = run(
+        "def main = fun (x: i8) => neg x",
+        &[Value::Scalar(Scalar::I8(-128))],
+    );
     assert_eq!(out.as_scalar(), Some(Scalar::I8(-128)));
     // In f64 this sum would be 16777217, then rounded late to 16777216 + 2 = ...
-    let out = run("def main = fun xs => reduce add 0.0f xs", &[f32s(&[16777216.0, 1.0, 1.0])]);
+    let out = run(
+        "def main = fun xs => reduce add 0.0f xs",
+        &[f32s(&[16777216.0, 1.0, 1.0])],
+    );
     assert_eq!(out.as_scalar(), Some(Scalar::F32(16777216.0)));
-    let out = run("def main = fun (x: f16) => x + x", &[Value::Scalar(Scalar::F16(f16::from_f32(1.5)))]);
+    let out = run(
+        "def main = fun (x: f16) => x + x",
+        &[Value::Scalar(Scalar::F16(f16::from_f32(1.5)))],
+    );
     assert_eq!(out.as_scalar(), Some(Scalar::F16(f16::from_f32(3.0))));
 }
 
 #[test]
 fn literals_of_every_type() {
-    let out = run("def main = makePair 200u8 (makePair 1.5f16 (makePair 2.5 true))", &[]);
+    let out = run(
+        "def main = makePair 200u8 (makePair 1.5f16 (makePair 2.5 true))",
+        &[],
+    );
     assert_eq!(out.to_string(), "(200, (1.5, (2.5, true)))");
     let (a, rest) = out.as_pair().unwrap();
     assert_eq!(a.as_scalar(), Some(Scalar::U8(200)));
-    assert_eq!(rest.as_pair().unwrap().0.as_scalar(), Some(Scalar::F16(f16::from_f32(1.5))));
+    assert_eq!(
+        rest.as_pair().unwrap().0.as_scalar(),
+        Some(Scalar::F16(f16::from_f32(1.5)))
+    );
 }
 
 // ---- real programs against hand-written loops ------------------------------------------
@@ -346,11 +404,17 @@ def dotVec = fun (xs: 16.f32) (ys: 16.f32) =>
 ";
 
 fn run_def(def: &str, inputs: &[Value]) -> Value {
-    try_run(PROGRAMS, def, inputs, &[]).unwrap_or_else(|e| panic!("{def}: {e}")).0
+    try_run(PROGRAMS, def, inputs, &[])
+        .unwrap_or_else(|e| panic!("{def}: {e}"))
+        .0
 }
 
 fn mat_value(rows: usize, cols: usize, data: &[f32]) -> Value {
-    Value::array((0..rows).map(|i| f32s(&data[i * cols..(i + 1) * cols])).collect())
+    Value::array(
+        (0..rows)
+            .map(|i| f32s(&data[i * cols..(i + 1) * cols]))
+            .collect(),
+    )
 }
 
 #[test]
@@ -426,18 +490,33 @@ fn stencils_match_loops() {
             let mut sum = 0.0f32;
             for di in -1..=1 {
                 for dj in -1..=1 {
-                    let (y, x) = ((i + di).clamp(0, h as i64 - 1), (j + dj).clamp(0, w as i64 - 1));
+                    let (y, x) = (
+                        (i + di).clamp(0, h as i64 - 1),
+                        (j + dj).clamp(0, w as i64 - 1),
+                    );
                     sum += img[y as usize * w + x as usize];
                 }
             }
-            assert_eq!(row.as_array().unwrap()[j as usize].as_scalar(), Some(Scalar::F32(sum)), "at ({i}, {j})");
+            assert_eq!(
+                row.as_array().unwrap()[j as usize].as_scalar(),
+                Some(Scalar::F32(sum)),
+                "at ({i}, {j})"
+            );
         }
     }
 
     // Overlapped tiling (thesis §4.4) gives the same result as the plain stencil.
     let v = rng.vec(16);
     let want: Vec<f32> = (0..16i64)
-        .map(|i| (-1..=1).fold(0.0f32, |s, j| s + if (0..16).contains(&(i + j)) { v[(i + j) as usize] } else { 0.0 }))
+        .map(|i| {
+            (-1..=1).fold(0.0f32, |s, j| {
+                s + if (0..16).contains(&(i + j)) {
+                    v[(i + j) as usize]
+                } else {
+                    0.0
+                }
+            })
+        })
         .collect();
     assert_eq!(to_f32s(&run_def("tiled", &[f32s(&v)])), want);
 }
@@ -464,8 +543,15 @@ fn sizes_from_the_command_line_and_dependent_lambdas() {
     let (v, _) = try_run(src, "main", &[f32s(&[0.0, 1.0, 2.0, 3.0, 4.0])], &[]).unwrap();
     assert_eq!(v.as_scalar(), Some(Scalar::F32(3.0)));
     // Explicit size parameters of a definition, given as nats.
-    let src = "def main = fun (n: nat) => fun (xs: (2*n).f32) => xs |> split n |> map (reduce add 0.0f)";
-    let (v, _) = try_run(src, "main", &[f32s(&[1.0, 2.0, 3.0, 4.0, 5.0, 6.0])], &[("n", 3)]).unwrap();
+    let src =
+        "def main = fun (n: nat) => fun (xs: (2*n).f32) => xs |> split n |> map (reduce add 0.0f)";
+    let (v, _) = try_run(
+        src,
+        "main",
+        &[f32s(&[1.0, 2.0, 3.0, 4.0, 5.0, 6.0])],
+        &[("n", 3)],
+    )
+    .unwrap();
     assert_eq!(to_f32s(&v), [6.0, 15.0]);
     // generate whose size comes from an implicit parameter fixed on the command line.
     let src = "def main : {n: nat} -> n.int = generate (fun i => 7)";
@@ -477,7 +563,10 @@ fn sizes_from_the_command_line_and_dependent_lambdas() {
 
 #[test]
 fn user_errors_are_reported_with_spans_not_panics() {
-    let e = run_err("def main = fun (x: int) y => x / y", &[Value::int(1), Value::int(0)]);
+    let e = run_err(
+        "def main = fun (x: int) y => x / y",
+        &[Value::int(1), Value::int(0)],
+    );
     assert!(e.contains("division by zero"), "{e}");
     assert!(e.contains("x / y"), "the source excerpt is shown: {e}");
     let e = run_err(
@@ -490,7 +579,10 @@ fn user_errors_are_reported_with_spans_not_panics() {
         &[idxs(&[0, 1, 1], 3), f32s(&[1.0, 2.0, 3.0])],
     );
     assert!(e.contains("two values are written to position 1"), "{e}");
-    let e = run_err("def main = fun (x: f32) => (cast x : u8)", &[Value::f32(-3.0)]);
+    let e = run_err(
+        "def main = fun (x: f32) => (cast x : u8)",
+        &[Value::f32(-3.0)],
+    );
     assert!(e.contains("undefined in C"), "{e}");
     let e = run_err(
         "def main = fun (xs: 4.f32) => reorder (fun i => i + 1) (fun i => i - 1) xs",
@@ -501,14 +593,19 @@ fn user_errors_are_reported_with_spans_not_panics() {
 
 #[test]
 fn wrong_inputs_are_errors() {
-    let f = eval(&crate::infer::instantiate_def(
-        &crate::infer::check_source(PROGRAMS).unwrap(),
-        "dot",
-        &[DataType::array(2, DataType::f32()), DataType::array(2, DataType::f32())],
-        &[],
+    let f = eval(
+        &crate::infer::instantiate_def(
+            &crate::infer::check_source(PROGRAMS).unwrap(),
+            "dot",
+            &[
+                DataType::array(2, DataType::f32()),
+                DataType::array(2, DataType::f32()),
+            ],
+            &[],
+        )
+        .unwrap()
+        .expr,
     )
-    .unwrap()
-    .expr)
     .unwrap();
     let e = apply(&f, vec![f32s(&[1.0, 2.0]), f32s(&[1.0])]).unwrap_err();
     assert!(e.message.contains("different lengths"), "{e}");
@@ -548,7 +645,10 @@ fn hand_built_expressions() {
     let f = eval(&split).unwrap();
     let out = apply_args(
         &f,
-        vec![Argument::Type(TypeArg::Nat(Nat::cst(2))), Argument::Value(f32s(&[1.0, 2.0, 3.0, 4.0]))],
+        vec![
+            Argument::Type(TypeArg::Nat(Nat::cst(2))),
+            Argument::Value(f32s(&[1.0, 2.0, 3.0, 4.0])),
+        ],
     )
     .unwrap();
     assert_eq!(out.to_string(), "[[1.0, 2.0], [3.0, 4.0]]");
@@ -557,15 +657,24 @@ fn hand_built_expressions() {
     let gen = prim(Prim::Generate, Some("(idx[n] -> natType) -> n.natType"));
     let ian = prim(Prim::IndexAsNat, Some("idx[n] -> natType"));
     let e = app(gen, ian);
-    assert_eq!(eval_with_nats(&e, &[("n", 3)]).unwrap().to_string(), "[0:nat, 1:nat, 2:nat]");
-    assert!(eval(&e).unwrap_err().message.contains("cannot be evaluated"));
+    assert_eq!(
+        eval_with_nats(&e, &[("n", 3)]).unwrap().to_string(),
+        "[0:nat, 1:nat, 2:nat]"
+    );
+    assert!(eval(&e)
+        .unwrap_err()
+        .message
+        .contains("cannot be evaluated"));
     // A primitive that needs its type but has none.
     let e = app(prim(Prim::Generate, None), prim(Prim::IndexAsNat, None));
     let err = eval(&e).unwrap_err();
     assert!(err.message.contains("has no type"), "{err}");
     assert_eq!(err.span, Span::new(3, 9));
     // A primitive that does not need it works without.
-    let e = app(prim(Prim::Not, None), Expr::new(ExprKind::Lit(Literal::Bool(true)), Span::default()));
+    let e = app(
+        prim(Prim::Not, None),
+        Expr::new(ExprKind::Lit(Literal::Bool(true)), Span::default()),
+    );
     assert_eq!(eval(&e).unwrap().to_string(), "false");
     // Wrong kinds of arguments.
     let e = dep_nat(prim(Prim::Not, None), Nat::cst(1));
@@ -573,14 +682,20 @@ fn hand_built_expressions() {
     // Nat literals and natType arithmetic.
     let lit = |n| Expr::new(ExprKind::Lit(Literal::Nat(Nat::cst(n))), Span::default());
     let e = app(app(prim(Prim::Sub, None), lit(2)), lit(3));
-    assert!(eval(&e).unwrap_err().message.contains("not a natural number"));
+    assert!(eval(&e)
+        .unwrap_err()
+        .message
+        .contains("not a natural number"));
     let e = app(app(prim(Prim::Add, None), lit(2)), lit(3));
     assert_eq!(eval(&e).unwrap().as_nat(), Some(5));
 }
 
 #[test]
 fn deep_nesting_hits_the_depth_limit_not_the_stack() {
-    let one = Expr::new(ExprKind::Lit(Literal::Int(1, ScalarType::Int)), Span::default());
+    let one = Expr::new(
+        ExprKind::Lit(Literal::Int(1, ScalarType::Int)),
+        Span::default(),
+    );
     let nest = |depth: usize| {
         let mut e = one.clone();
         for _ in 0..depth {
@@ -588,7 +703,10 @@ fn deep_nesting_hits_the_depth_limit_not_the_stack() {
         }
         e
     };
-    assert_eq!(eval(&nest(5_000)).unwrap().as_scalar(), Some(Scalar::Int(1)));
+    assert_eq!(
+        eval(&nest(5_000)).unwrap().as_scalar(),
+        Some(Scalar::Int(1))
+    );
     let err = eval(&nest(MAX_DEPTH + 10)).unwrap_err();
     assert!(err.message.contains("levels deep"), "{err}");
 }
@@ -602,14 +720,24 @@ fn flat_buffers_round_trip() {
     let t = DataType::array(2, DataType::array(3, DataType::array(4, DataType::f32())));
     assert_eq!(v.data_type(), Some(t.clone()));
     let flat = v.to_flat(&t).unwrap();
-    assert_eq!(flat, Flat { elem: ScalarType::F32, shape: vec![2, 3, 4], data });
+    assert_eq!(
+        flat,
+        Flat {
+            elem: ScalarType::F32,
+            shape: vec![2, 3, 4],
+            data
+        }
+    );
     // Vectors flatten as an innermost dimension; empty arrays keep their shape.
     let t = DataType::array(2, DataType::vector(DataType::f32(), 2));
     let v = Value::array(vec![vecf(&[1.0, 2.0]), vecf(&[3.0, 4.0])]);
     assert_eq!(v.to_flat(&t).unwrap().shape, vec![2, 2]);
     let t = DataType::array(0, DataType::array(3, DataType::Scalar(ScalarType::U8)));
     let flat = Value::array(vec![]).to_flat(&t).unwrap();
-    assert_eq!((flat.shape, flat.elem, flat.data.len()), (vec![0, 3], ScalarType::U8, 0));
+    assert_eq!(
+        (flat.shape, flat.elem, flat.data.len()),
+        (vec![0, 3], ScalarType::U8, 0)
+    );
     let v = Value::from_flat(ScalarType::Int, &[2, 0], vec![]).unwrap();
     assert_eq!(v.to_string(), "[[], []]");
     // A scalar is a 0-dimensional buffer.
@@ -619,12 +747,17 @@ fn flat_buffers_round_trip() {
     assert!(Value::from_flat(ScalarType::F32, &[2, 2], vec![Scalar::F32(0.0); 3]).is_err());
     assert!(Value::from_flat(ScalarType::F32, &[1], vec![Scalar::Int(0)]).is_err());
     let pair_t = DataType::pair(DataType::f32(), DataType::f32());
-    assert!(Value::pair(Value::f32(1.0), Value::f32(2.0)).to_flat(&pair_t).is_err());
+    assert!(Value::pair(Value::f32(1.0), Value::f32(2.0))
+        .to_flat(&pair_t)
+        .is_err());
 }
 
 #[test]
 fn check_reports_where_a_value_differs() {
-    let t = DataType::array(2, DataType::pair(DataType::f32(), DataType::Scalar(ScalarType::Int)));
+    let t = DataType::array(
+        2,
+        DataType::pair(DataType::f32(), DataType::Scalar(ScalarType::Int)),
+    );
     let good = Value::array(vec![
         Value::pair(Value::f32(1.0), Value::int(1)),
         Value::pair(Value::f32(2.0), Value::int(2)),
@@ -637,9 +770,13 @@ fn check_reports_where_a_value_differs() {
     let e = bad.check(&t).unwrap_err();
     assert!(e.message.contains("at [1].1"), "{e}");
     assert!(e.message.contains("expected int"), "{e}");
-    let e = f32s(&[1.0]).check(&DataType::array(2, DataType::f32())).unwrap_err();
+    let e = f32s(&[1.0])
+        .check(&DataType::array(2, DataType::f32()))
+        .unwrap_err();
     assert!(e.message.contains("1 elements, expected 2"), "{e}");
-    let e = Value::Index { index: 5, bound: 4 }.check(&DataType::Index(Nat::cst(4))).unwrap_err();
+    let e = Value::Index { index: 5, bound: 4 }
+        .check(&DataType::Index(Nat::cst(4)))
+        .unwrap_err();
     assert!(e.message.contains("out of its range"), "{e}");
 }
 

@@ -51,7 +51,11 @@ pub(crate) enum FunKind {
     /// `fun x => body` closed over an environment.
     Closure { param: Name, body: Expr, env: Env },
     /// `fun (x: kind) => body` closed over an environment.
-    DepClosure { binder: Binder, body: Expr, env: Env },
+    DepClosure {
+        binder: Binder,
+        body: Expr,
+        env: Env,
+    },
     /// A primitive applied to fewer arguments than it takes.
     Prim(PrimApp),
 }
@@ -165,7 +169,11 @@ impl Value {
             Value::Index { bound, .. } => DataType::Index(Nat::cst(*bound)),
             Value::Array(xs) | Value::Vector(xs) => {
                 let t = xs.first()?.data_type()?;
-                if xs.iter().skip(1).any(|x| x.data_type().as_ref() != Some(&t)) {
+                if xs
+                    .iter()
+                    .skip(1)
+                    .any(|x| x.data_type().as_ref() != Some(&t))
+                {
                     return None;
                 }
                 let n = Nat::cst(xs.len() as i64);
@@ -195,7 +203,11 @@ impl Value {
 
     /// Builds an array (or, for an empty shape, a scalar) from a flat row-major
     /// buffer of scalars of type `elem`.
-    pub fn from_flat(elem: ScalarType, shape: &[usize], data: Vec<Scalar>) -> Result<Value, EvalError> {
+    pub fn from_flat(
+        elem: ScalarType,
+        shape: &[usize],
+        data: Vec<Scalar>,
+    ) -> Result<Value, EvalError> {
         let total = shape
             .iter()
             .try_fold(1usize, |acc, &d| acc.checked_mul(d))
@@ -218,7 +230,11 @@ impl Value {
                 None => Value::Scalar(data[0]),
                 Some((&n, rest)) => {
                     let chunk: usize = rest.iter().product();
-                    Value::array((0..n).map(|i| build(rest, &data[i * chunk..(i + 1) * chunk])).collect())
+                    Value::array(
+                        (0..n)
+                            .map(|i| build(rest, &data[i * chunk..(i + 1) * chunk]))
+                            .collect(),
+                    )
                 }
             }
         }
@@ -226,7 +242,9 @@ impl Value {
             // Nested empty arrays: build the outer dimensions up to the first zero.
             fn empty(shape: &[usize]) -> Value {
                 match shape.split_first() {
-                    Some((&n, rest)) if n > 0 => Value::array((0..n).map(|_| empty(rest)).collect()),
+                    Some((&n, rest)) if n > 0 => {
+                        Value::array((0..n).map(|_| empty(rest)).collect())
+                    }
                     _ => Value::array(Vec::new()),
                 }
             }
@@ -257,7 +275,11 @@ impl Value {
     pub fn check(&self, ty: &DataType) -> Result<(), EvalError> {
         let mut path = String::new();
         check(self, ty, &mut path).map_err(|m| {
-            let at = if path.is_empty() { String::new() } else { format!(" at {path}") };
+            let at = if path.is_empty() {
+                String::new()
+            } else {
+                format!(" at {path}")
+            };
             EvalError::msg(format!("value does not have type {ty}{at}: {m}"))
         })
     }
@@ -281,13 +303,18 @@ impl Value {
                 }
             }
             (Value::Array(a), Value::Array(b)) | (Value::Vector(a), Value::Vector(b)) => {
-                a.len() == b.len() && a.iter().zip(b.iter()).all(|(x, y)| x.approx_eq(y, rel_tol, abs_tol))
+                a.len() == b.len()
+                    && a.iter()
+                        .zip(b.iter())
+                        .all(|(x, y)| x.approx_eq(y, rel_tol, abs_tol))
             }
             (Value::Pair(a), Value::Pair(b)) => {
                 a.0.approx_eq(&b.0, rel_tol, abs_tol) && a.1.approx_eq(&b.1, rel_tol, abs_tol)
             }
             (Value::Nat(a), Value::Nat(b)) => a == b,
-            (Value::Index { index: a, bound: n }, Value::Index { index: b, bound: m }) => a == b && n == m,
+            (Value::Index { index: a, bound: n }, Value::Index { index: b, bound: m }) => {
+                a == b && n == m
+            }
             _ => false,
         }
     }
@@ -320,7 +347,8 @@ impl Value {
 
 /// The value of a closed natural number.
 pub(crate) fn const_nat(n: &Nat) -> Result<i64, String> {
-    n.eval(&|_| None).map_err(|e| format!("the size {n} cannot be evaluated: {e}"))
+    n.eval(&|_| None)
+        .map_err(|e| format!("the size {n} cannot be evaluated: {e}"))
 }
 
 /// The shape and scalar type of a data type that flattens to a buffer.
@@ -331,7 +359,10 @@ pub fn flat_layout(ty: &DataType) -> Result<(Vec<usize>, ScalarType), EvalError>
         match t {
             DataType::Array(n, e) | DataType::Vector(n, e) => {
                 let n = const_nat(n).map_err(EvalError::msg)?;
-                shape.push(usize::try_from(n).map_err(|_| EvalError::msg(format!("negative size {n} in {ty}")))?);
+                shape.push(
+                    usize::try_from(n)
+                        .map_err(|_| EvalError::msg(format!("negative size {n} in {ty}")))?,
+                );
                 t = e;
             }
             DataType::Scalar(s) => return Ok((shape, *s)),
@@ -382,7 +413,9 @@ fn check(v: &Value, ty: &DataType, path: &mut String) -> Result<(), String> {
             path.truncate(before);
             Ok(())
         }
-        (_, DataType::Var(_) | DataType::NatToDataApp(..)) => Err(format!("{ty} is not a concrete data type")),
+        (_, DataType::Var(_) | DataType::NatToDataApp(..)) => {
+            Err(format!("{ty} is not a concrete data type"))
+        }
         (v, ty) => Err(format!("found {}, expected {ty}", v.describe())),
     }
 }
@@ -423,7 +456,9 @@ impl fmt::Debug for Function {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match &*self.0 {
             FunKind::Closure { param, .. } => write!(f, "<fun {param}>"),
-            FunKind::DepClosure { binder, .. } => write!(f, "<fun ({}: {})>", binder.name, binder.kind),
+            FunKind::DepClosure { binder, .. } => {
+                write!(f, "<fun ({}: {})>", binder.name, binder.kind)
+            }
             FunKind::Prim(p) => write!(f, "<{}>", p.describe()),
         }
     }

@@ -27,7 +27,7 @@
 //! deeper than [`MAX_NESTING`], or a tree deeper than [`MAX_DEPTH`], is reported
 //! instead of overflowing the stack.
 
-use super::cursor::{PResult, Parser};
+use super::cursor::Parser;
 use super::lexer::{lex, Token};
 use crate::expr::{Def, Expr, ExprKind, Literal, NameGen, Program};
 use crate::primitives::{Prim, DIMENSIONED};
@@ -42,29 +42,38 @@ pub const MAX_DEPTH: usize = 512;
 
 /// The deepest nesting of parentheses and `fun` bodies accepted (each level is
 /// a recursion of the parser).
-pub const MAX_NESTING: usize = 128;
+pub const MAX_NESTING: usize = 256;
 
-/// The most nesting tokens (`(`, `[`, `{`, `->`, `^`) accepted in one type annotation.
-const MAX_TYPE_NESTING: usize = 128;
+/// The deepest nesting of brackets and `->`/`^` chains accepted in a type annotation.
+const MAX_TYPE_NESTING: usize = 64;
 
 /// Parses a program: a sequence of definitions.
 pub fn parse_program(source: &str) -> Result<Program, Diagnostic> {
-    let mut p = ExprParser::new(source)?;
-    let mut defs = Vec::new();
-    while !p.p.at_end() {
-        defs.push(p.parse_def()?);
-    }
-    Ok(Program { defs })
+    let program = || -> R<Program> {
+        let mut p = ExprParser::new(source)?;
+        let mut defs = Vec::new();
+        while !p.p.at_end() {
+            defs.push(p.parse_def()?);
+        }
+        Ok(Program { defs })
+    };
+    program().map_err(|e| *e)
 }
 
 /// Parses a single expression (the whole input).
 pub fn parse_expr(source: &str) -> Result<Expr, Diagnostic> {
-    let mut p = ExprParser::new(source)?;
-    let e = p.parse_expr()?;
-    if !p.p.at_end() {
-        return Err(p.p.error_expected("an operator or the end of the expression"));
-    }
-    Ok(e)
+    let expr = || -> R<Expr> {
+        let mut p = ExprParser::new(source)?;
+        let e = p.parse_expr()?;
+        if !p.p.at_end() {
+            return Err(p
+                .p
+                .error_expected("an operator or the end of the expression")
+                .into());
+        }
+        Ok(e)
+    };
+    expr().map_err(|e| *e)
 }
 
 /// Expression-parsing state on top of the token cursor.
@@ -81,18 +90,23 @@ struct ExprParser {
     nesting: usize,
 }
 
+/// Results inside the parser: the error is boxed to keep the frames of the
+/// recursive functions small (deep nesting must not overflow the stack).
+type R<T> = Result<T, Box<Diagnostic>>;
+
 /// A parsed expression and the depth of its tree.
 type Sub = (Expr, usize);
 
 /// Reports a tree deeper than [`MAX_DEPTH`].
-fn check_depth(depth: usize, at: Span) -> PResult<()> {
+fn check_depth(depth: usize, at: Span) -> R<()> {
     if depth > MAX_DEPTH {
-        Err(too_deep(at))
+        Err(too_deep(at).into())
     } else {
         Ok(())
     }
 }
 
+#[inline(never)]
 fn too_deep(at: Span) -> Diagnostic {
     Diagnostic::new(at, "expression nested too deeply").with_note(format!(
         "at most {MAX_NESTING} levels of parentheses and `fun`s and expression trees \
@@ -129,7 +143,12 @@ fn binary_op(t: &Token) -> Option<(u8, BinOp)> {
 fn starts_atom(t: &Token) -> bool {
     matches!(
         t,
-        Token::Ident(_) | Token::Int(_) | Token::Float(_) | Token::True | Token::False | Token::LParen
+        Token::Ident(_)
+            | Token::Int(_)
+            | Token::Float(_)
+            | Token::True
+            | Token::False
+            | Token::LParen
     )
 }
 
@@ -138,7 +157,7 @@ fn app(f: Expr, a: Expr, span: Span) -> Expr {
 }
 
 impl ExprParser {
-    fn new(source: &str) -> PResult<ExprParser> {
+    fn new(source: &str) -> R<ExprParser> {
         let tokens = lex(source)?;
         let source_idents = tokens
             .iter()
@@ -159,7 +178,7 @@ impl ExprParser {
     // ---- definitions ---------------------------------------------------------
 
     /// `def name (: type)? = expr`
-    fn parse_def(&mut self) -> PResult<Def> {
+    fn parse_def(&mut self) -> R<Def> {
         let start = self.p.expect(&Token::Def, "`def`")?;
         let (name, name_span) = self.p.ident("the name of the definition")?;
         if DIMENSIONED.contains(&name.as_str()) || Prim::from_name(&name).is_some() {
@@ -167,7 +186,8 @@ impl ExprParser {
                 name_span,
                 format!("`{name}` is a primitive and cannot be redefined"),
             )
-            .with_label("choose another name"));
+            .with_label("choose another name")
+            .into());
         }
         let annot = if self.p.eat(&Token::Colon) {
             Some(self.parse_type_annotation()?)
@@ -186,13 +206,14 @@ impl ExprParser {
                     "parameters are written with `fun`: `def {name} = fun x => ...`"
                 ));
             }
-            return Err(err);
+            return Err(err.into());
         }
         let body = self.parse_expr()?;
         if !self.p.at_end() && self.p.peek() != Some(&Token::Def) {
             return Err(self
                 .p
-                .error_expected("an operator, the next `def` or the end of the input"));
+                .error_expected("an operator, the next `def` or the end of the input")
+                .into());
         }
         Ok(Def {
             name: name.into(),
@@ -204,23 +225,28 @@ impl ExprParser {
     }
 
     /// A type, after checking that its nesting stays within what the type parser can take.
-    fn parse_type_annotation(&mut self) -> PResult<Type> {
+    fn parse_type_annotation(&mut self) -> R<Type> {
+        // The type parser recurses into brackets and along chains of `->` and `^`
+        // (right-associative): estimate its depth from the tokens the type can span.
+        let mut levels: Vec<usize> = vec![0]; // per open bracket: `->`/`^` seen at that level
+        let mut depth = 0usize; // brackets plus chain lengths of the enclosing levels
         let mut k = 0;
-        let mut open = 0usize;
-        let mut nesting = 0usize;
         while let Some(t) = self.p.peek_at(k) {
             match t {
                 Token::LParen | Token::LBracket | Token::LBrace => {
-                    open += 1;
-                    nesting += 1;
+                    levels.push(0);
+                    depth += 1;
                 }
-                Token::RParen | Token::RBracket | Token::RBrace => {
-                    if open == 0 {
-                        break;
+                Token::RParen | Token::RBracket | Token::RBrace => match levels.pop() {
+                    Some(chain) if !levels.is_empty() => depth -= chain + 1,
+                    _ => break,
+                },
+                Token::Arrow | Token::Caret => {
+                    if let Some(chain) = levels.last_mut() {
+                        *chain += 1;
                     }
-                    open -= 1;
+                    depth += 1;
                 }
-                Token::Arrow | Token::Caret => nesting += 1,
                 Token::Ident(_)
                 | Token::Int(_)
                 | Token::Float(_)
@@ -235,26 +261,28 @@ impl ExprParser {
                 | Token::Percent => {}
                 _ => break,
             }
-            if nesting > MAX_TYPE_NESTING {
-                return Err(Diagnostic::new(self.p.span(), "type nested too deeply").with_note(
-                    format!("a type may contain at most {MAX_TYPE_NESTING} brackets and arrows"),
-                ));
+            if depth > MAX_TYPE_NESTING {
+                return Err(Diagnostic::new(self.p.span(), "type nested too deeply")
+                    .with_note(format!(
+                        "types may nest brackets and chains of `->` at most {MAX_TYPE_NESTING} deep"
+                    ))
+                    .into());
             }
             k += 1;
         }
-        self.p.parse_type()
+        Ok(self.p.parse_type()?)
     }
 
     // ---- expressions -----------------------------------------------------------
 
     /// A whole expression (lowest precedence), one nesting level deeper.
-    fn parse_expr(&mut self) -> PResult<Expr> {
+    fn parse_expr(&mut self) -> R<Expr> {
         Ok(self.expr()?.0)
     }
 
-    fn expr(&mut self) -> PResult<Sub> {
+    fn expr(&mut self) -> R<Sub> {
         if self.nesting >= MAX_NESTING {
-            return Err(too_deep(self.p.span()));
+            return Err(too_deep(self.p.span()).into());
         }
         self.nesting += 1;
         let r = self.parse_binary(1);
@@ -263,7 +291,7 @@ impl ExprParser {
     }
 
     /// Precedence climbing over the left-associative binary operators of precedence `>= min`.
-    fn parse_binary(&mut self, min: u8) -> PResult<Sub> {
+    fn parse_binary(&mut self, min: u8) -> R<Sub> {
         let mut lhs = self.parse_unary()?;
         while let Some((prec, op)) = self.p.peek().and_then(binary_op) {
             if prec < min {
@@ -277,7 +305,7 @@ impl ExprParser {
                     .peek()
                     .is_some_and(|t| binary_op(t).is_some() && t != &Token::Minus)
             {
-                return Err(self.p.error_expected("an operand"));
+                return Err(self.p.error_expected("an operand").into());
             }
             let rhs = self.parse_binary(prec + 1)?;
             lhs = self.combine(op, lhs, rhs, op_span)?;
@@ -286,7 +314,7 @@ impl ExprParser {
     }
 
     /// Builds the desugared form of `lhs op rhs`.
-    fn combine(&mut self, op: BinOp, (lhs, dl): Sub, (rhs, dr): Sub, op_span: Span) -> PResult<Sub> {
+    fn combine(&mut self, op: BinOp, (lhs, dl): Sub, (rhs, dr): Sub, op_span: Span) -> R<Sub> {
         let span = lhs.span().to(rhs.span());
         let depth = dl.max(dr);
         match op {
@@ -322,13 +350,16 @@ impl ExprParser {
     }
 
     /// `-e`, `!e` (any number of them) before an application; `-3` is a literal.
-    fn parse_unary(&mut self) -> PResult<Sub> {
+    fn parse_unary(&mut self) -> R<Sub> {
         let mut prefixes = Vec::new();
         let head = loop {
             let span = self.p.span();
             match self.p.peek() {
                 Some(Token::Minus)
-                    if matches!(self.p.peek_at(1), Some(Token::Int(_)) | Some(Token::Float(_))) =>
+                    if matches!(
+                        self.p.peek_at(1),
+                        Some(Token::Int(_)) | Some(Token::Float(_))
+                    ) =>
                 {
                     self.p.bump();
                     break Some(self.parse_number(true, span)?);
@@ -351,7 +382,7 @@ impl ExprParser {
     }
 
     /// `f a b ...` (from `head` if given), with an optional trailing `fun` argument; or a lambda.
-    fn parse_app(&mut self, head: Option<Sub>) -> PResult<Sub> {
+    fn parse_app(&mut self, head: Option<Sub>) -> R<Sub> {
         let (mut head, mut depth) = match head {
             Some(h) => h,
             None if self.p.peek() == Some(&Token::Fun) => return self.parse_lambda(),
@@ -373,8 +404,22 @@ impl ExprParser {
     }
 
     /// `fun params => body`
-    fn parse_lambda(&mut self) -> PResult<Sub> {
-        let start = self.p.expect(&Token::Fun, "`fun`")?;
+    fn parse_lambda(&mut self) -> R<Sub> {
+        let start = self.p.span();
+        let params = self.parse_params()?;
+        let scope_len = self.scope.len();
+        for (param, _) in &params {
+            self.scope.push(param.name().clone());
+        }
+        let body = self.expr();
+        self.scope.truncate(scope_len);
+        build_lambda(start, params, body?)
+    }
+
+    /// `fun x (y: t) ... =>`
+    #[inline(never)]
+    fn parse_params(&mut self) -> R<Vec<(Param, Span)>> {
+        self.p.expect(&Token::Fun, "`fun`")?;
         let mut params: Vec<(Param, Span)> = Vec::new();
         loop {
             let span = self.p.span();
@@ -391,7 +436,7 @@ impl ExprParser {
                 }
                 Some(Token::FatArrow) if !params.is_empty() => {
                     self.p.bump();
-                    break;
+                    return Ok(params);
                 }
                 _ => {
                     let what = if params.is_empty() {
@@ -399,43 +444,24 @@ impl ExprParser {
                     } else {
                         "another parameter or `=>`"
                     };
-                    return Err(self.p.error_expected(what));
+                    return Err(self.p.error_expected(what).into());
                 }
             }
             check_depth(params.len(), span)?;
         }
-        let scope_len = self.scope.len();
-        for (param, _) in &params {
-            self.scope.push(param.name().clone());
-        }
-        let body = self.expr();
-        self.scope.truncate(scope_len);
-        let (body, body_depth) = body?;
-        let depth = body_depth + params.len();
-        check_depth(depth, start)?;
-        let end = body.span();
-        let mut e = body;
-        for (i, (param, span)) in params.into_iter().enumerate().rev() {
-            let span = if i == 0 { start } else { span };
-            let kind = match param {
-                Param::Value(x, t) => ExprKind::Lambda(x, t, e),
-                Param::Dep(b) => ExprKind::DepLambda(b, e),
-            };
-            e = Expr::new(kind, span.to(end));
-        }
-        Ok((e, depth))
     }
 
     /// `x y: annotation)` after `(`: value parameters with a type, or type-level ones with a kind.
-    fn parse_annotated_params(&mut self) -> PResult<Vec<Param>> {
+    fn parse_annotated_params(&mut self) -> R<Vec<Param>> {
         let mut names: Vec<Name> = Vec::new();
         while let Some(Token::Ident(_)) = self.p.peek() {
             names.push(self.p.ident("a parameter")?.0.into());
         }
         if names.is_empty() {
-            return Err(self.p.error_expected("a parameter name"));
+            return Err(self.p.error_expected("a parameter name").into());
         }
-        self.p.expect(&Token::Colon, "`:` and the parameter's type or kind")?;
+        self.p
+            .expect(&Token::Colon, "`:` and the parameter's type or kind")?;
         let is_kind = matches!(self.p.peek(), Some(Token::Ident(k)) if k == "nat" || k == "data" || k == "addrSpace");
         let params = if is_kind {
             let kind = self.p.parse_kind()?;
@@ -450,74 +476,100 @@ impl ExprParser {
                 .map(|n| Param::Value(n, Some(ty.clone())))
                 .collect()
         };
-        self.p.expect(&Token::RParen, "`)` after the parameter's annotation")?;
+        self.p
+            .expect(&Token::RParen, "`)` after the parameter's annotation")?;
         Ok(params)
     }
 
     /// An argument: a name, a literal or a parenthesised expression.
-    fn parse_atom(&mut self) -> PResult<Sub> {
+    fn parse_atom(&mut self) -> R<Sub> {
+        // Only the parenthesised case recurses: keep this frame small.
+        if self.p.peek() == Some(&Token::LParen) {
+            let open = self.p.span();
+            self.p.bump();
+            return self.parse_parenthesized(open);
+        }
+        Ok((self.parse_leaf()?, 1))
+    }
+
+    /// A name or a literal.
+    #[inline(never)]
+    fn parse_leaf(&mut self) -> R<Expr> {
         let span = self.p.span();
-        let leaf = |kind| Ok((Expr::new(kind, span), 1));
+        let lit = |l| Ok(Expr::new(ExprKind::Lit(l), span));
         match self.p.peek().cloned() {
             Some(Token::Ident(name)) => {
                 self.p.bump();
-                Ok((self.resolve(name, span)?, 1))
+                self.resolve(name, span)
             }
-            Some(Token::Int(_)) | Some(Token::Float(_)) => self.parse_number(false, span),
+            Some(Token::Int(_)) | Some(Token::Float(_)) => Ok(self.parse_number(false, span)?.0),
             Some(Token::True) => {
                 self.p.bump();
-                leaf(ExprKind::Lit(Literal::Bool(true)))
+                lit(Literal::Bool(true))
             }
             Some(Token::False) => {
                 self.p.bump();
-                leaf(ExprKind::Lit(Literal::Bool(false)))
+                lit(Literal::Bool(false))
             }
-            Some(Token::LParen) => {
-                self.p.bump();
-                self.parse_parenthesized(span)
-            }
-            _ => Err(self.p.error_expected("an expression")),
+            _ => Err(self.p.error_expected("an expression").into()),
         }
     }
 
     /// After `(`: `e)`, `e : T)` or `e1, e2)`.
-    fn parse_parenthesized(&mut self, open: Span) -> PResult<Sub> {
+    fn parse_parenthesized(&mut self, open: Span) -> R<Sub> {
         if self.p.peek() == Some(&Token::RParen) {
-            return Err(self.p.error_expected("an expression inside the parentheses"));
+            return Err(self
+                .p
+                .error_expected("an expression inside the parentheses")
+                .into());
         }
-        let (e, depth) = self.expr()?;
+        let first = self.expr()?;
+        if self.p.eat(&Token::Comma) {
+            let comma = self.p.prev_span();
+            let second = self.expr()?;
+            return self.finish_pair(open, comma, first, second);
+        }
+        self.finish_parenthesized(open, first)
+    }
+
+    /// The end of `(e1, e2)`.
+    #[inline(never)]
+    fn finish_pair(&mut self, open: Span, comma: Span, (e1, d1): Sub, (e2, d2): Sub) -> R<Sub> {
+        if self.p.peek() == Some(&Token::Comma) {
+            let err = self.p.error_expected("`)`");
+            return Err(err
+                .with_note("pairs have two components; nest them for more: `(a, (b, c))`")
+                .into());
+        }
+        let close = self.p.expect(&Token::RParen, "`)` after the pair")?;
+        let depth = d1.max(d2) + 2;
+        check_depth(depth, open)?;
+        let make_pair = Expr::new(ExprKind::Prim(Prim::MakePair), comma);
+        let partial = app(make_pair, e1, open.to(comma));
+        Ok((app(partial, e2, open.to(close)), depth))
+    }
+
+    /// The end of `(e)` or `(e : T)`.
+    #[inline(never)]
+    fn finish_parenthesized(&mut self, open: Span, (e, depth): Sub) -> R<Sub> {
         if self.p.eat(&Token::Colon) {
             let ty = self.parse_type_annotation()?;
-            let close = self.p.expect(&Token::RParen, "`)` after the type annotation")?;
+            let close = self
+                .p
+                .expect(&Token::RParen, "`)` after the type annotation")?;
             check_depth(depth + 1, open)?;
             return Ok((Expr::new(ExprKind::Annot(e, ty), open.to(close)), depth + 1));
         }
-        if self.p.eat(&Token::Comma) {
-            let comma = self.p.prev_span();
-            let (e2, d2) = self.expr()?;
-            let close = match self.p.peek() {
-                Some(Token::Comma) => {
-                    return Err(self.p.error_expected("`)`").with_note(
-                        "pairs have two components; nest them for more: `(a, (b, c))`",
-                    ))
-                }
-                _ => self.p.expect(&Token::RParen, "`)` after the pair")?,
-            };
-            let depth = depth.max(d2) + 2;
-            check_depth(depth, open)?;
-            let make_pair = Expr::new(ExprKind::Prim(Prim::MakePair), comma);
-            let partial = app(make_pair, e, open.to(comma));
-            return Ok((app(partial, e2, open.to(close)), depth));
-        }
-        let close = self
-            .p
-            .expect(&Token::RParen, "`)`, `:` or `,` in the parenthesised expression")?;
+        let close = self.p.expect(
+            &Token::RParen,
+            "`)`, `:` or `,` in the parenthesised expression",
+        )?;
         // The node covers its parentheses.
         Ok((Expr::new(e.kind().clone(), open.to(close)), depth))
     }
 
     /// A name: a bound variable, a primitive (with its dimension, if it takes one) or a free variable.
-    fn resolve(&mut self, name: String, span: Span) -> PResult<Expr> {
+    fn resolve(&mut self, name: String, span: Span) -> R<Expr> {
         if self.scope.iter().any(|n| **n == *name) {
             return Ok(Expr::new(ExprKind::Var(name.into()), span));
         }
@@ -535,7 +587,7 @@ impl ExprParser {
     }
 
     /// The dimension after a dimensioned primitive: `(0)` or `0` (also 1, 2).
-    fn parse_dimension(&mut self, name: &str, name_span: Span) -> PResult<(u8, Span)> {
+    fn parse_dimension(&mut self, name: &str, name_span: Span) -> R<(u8, Span)> {
         let parens = self.p.peek() == Some(&Token::LParen);
         let mark = self.p.mark();
         if parens {
@@ -551,7 +603,9 @@ impl ExprParser {
                     self.p.error_expected(&what)
                 };
                 self.p.reset(mark);
-                return Err(err.with_note(format!("write `{name}(0)`, `{name}(1)` or `{name}(2)`")));
+                return Err(err
+                    .with_note(format!("write `{name}(0)`, `{name}(1)` or `{name}(2)`"))
+                    .into());
             }
         };
         self.p.bump();
@@ -562,16 +616,34 @@ impl ExprParser {
     }
 
     /// A numeric literal (the current token), negated if `negative` (then `start` is the `-`).
-    fn parse_number(&mut self, negative: bool, start: Span) -> PResult<Sub> {
+    fn parse_number(&mut self, negative: bool, start: Span) -> R<Sub> {
         let span = start.to(self.p.span());
         let lit = match self.p.bump() {
             Some(Token::Int(text)) => int_literal(&text, negative),
             Some(Token::Float(text)) => float_literal(&text, negative),
-            _ => return Err(self.p.error_expected("a number")),
+            _ => return Err(self.p.error_expected("a number").into()),
         };
         let lit = lit.map_err(|msg| Diagnostic::new(span, msg))?;
         Ok((Expr::new(ExprKind::Lit(lit), span), 1))
     }
+}
+
+/// Nested lambdas, one per parameter, around a body (the first one spans from `fun`).
+#[inline(never)]
+fn build_lambda(start: Span, params: Vec<(Param, Span)>, (body, body_depth): Sub) -> R<Sub> {
+    let depth = body_depth + params.len();
+    check_depth(depth, start)?;
+    let end = body.span();
+    let mut e = body;
+    for (i, (param, span)) in params.into_iter().enumerate().rev() {
+        let span = if i == 0 { start } else { span };
+        let kind = match param {
+            Param::Value(x, t) => ExprKind::Lambda(x, t, e),
+            Param::Dep(b) => ExprKind::DepLambda(b, e),
+        };
+        e = Expr::new(kind, span.to(end));
+    }
+    Ok((e, depth))
 }
 
 /// A parameter of `fun`.
@@ -593,17 +665,26 @@ impl Param {
 
 /// An integer literal `123` or `123u16` (the lexer guarantees digits and a known suffix).
 fn int_literal(text: &str, negative: bool) -> Result<Literal, String> {
-    let digits_end = text.find(|c: char| !c.is_ascii_digit()).unwrap_or(text.len());
+    let digits_end = text
+        .find(|c: char| !c.is_ascii_digit())
+        .unwrap_or(text.len());
     let (digits, suffix) = text.split_at(digits_end);
     let ty = if suffix.is_empty() {
         ScalarType::Int
     } else {
         ScalarType::from_name(suffix).ok_or_else(|| format!("unknown literal suffix `{suffix}`"))?
     };
-    let shown = if negative { format!("-{text}") } else { text.to_string() };
-    let magnitude: i128 = digits
-        .parse()
-        .map_err(|_| format!("integer literal `{shown}` is out of the range of `{}`", ty.name()))?;
+    let shown = if negative {
+        format!("-{text}")
+    } else {
+        text.to_string()
+    };
+    let magnitude: i128 = digits.parse().map_err(|_| {
+        format!(
+            "integer literal `{shown}` is out of the range of `{}`",
+            ty.name()
+        )
+    })?;
     let value = if negative { -magnitude } else { magnitude };
     let (lo, hi): (i128, i128) = match ty {
         // Unsuffixed literals also stand for natural numbers (`split 32`): the full
@@ -639,7 +720,11 @@ fn float_literal(text: &str, negative: bool) -> Result<Literal, String> {
     .into_iter()
     .find_map(|(s, t)| text.strip_suffix(s).map(|n| (n, t)))
     .unwrap_or((text, ScalarType::F64));
-    let shown = if negative { format!("-{text}") } else { text.to_string() };
+    let shown = if negative {
+        format!("-{text}")
+    } else {
+        text.to_string()
+    };
     let bad = || format!("float literal `{shown}` is not a valid `{}`", ty.name());
     let value: f64 = match ty {
         ScalarType::F16 => {
@@ -684,7 +769,10 @@ mod tests {
         Expr::new(ExprKind::Lambda(x.into(), None, b), Span::default())
     }
     fn int(v: i64) -> Expr {
-        Expr::new(ExprKind::Lit(Literal::Int(v, ScalarType::Int)), Span::default())
+        Expr::new(
+            ExprKind::Lit(Literal::Int(v, ScalarType::Int)),
+            Span::default(),
+        )
     }
     fn err(src: &str) -> Diagnostic {
         match parse_program(src) {
@@ -718,7 +806,10 @@ def jacobi3 : {n: nat} -> n.f32 -> n.f32 =
             Some(parse_type("{m n k: nat} -> m.k.f32 -> k.n.f32 -> m.n.f32").unwrap())
         );
         // dot = fun xs ys => reduce add 0.0f (map (fun p => mul (fst p) (snd p)) (zip xs ys))
-        let f32_zero = Expr::new(ExprKind::Lit(Literal::Float(0.0, ScalarType::F32)), Span::default());
+        let f32_zero = Expr::new(
+            ExprKind::Lit(Literal::Float(0.0, ScalarType::F32)),
+            Span::default(),
+        );
         let expected = lam(
             "xs",
             lam(
@@ -730,7 +821,11 @@ def jacobi3 : {n: nat} -> n.f32 -> n.f32 =
                             prim(Prim::Map),
                             lam(
                                 "p",
-                                ap2(prim(Prim::Mul), ap(prim(Prim::Fst), var("p")), ap(prim(Prim::Snd), var("p"))),
+                                ap2(
+                                    prim(Prim::Mul),
+                                    ap(prim(Prim::Fst), var("p")),
+                                    ap(prim(Prim::Snd), var("p")),
+                                ),
                             ),
                         ),
                         ap2(prim(Prim::Zip), var("xs"), var("ys")),
@@ -754,28 +849,66 @@ def jacobi3 : {n: nat} -> n.f32 -> n.f32 =
         let (a, b, c) = (var("a"), var("b"), var("c"));
         let add = || prim(Prim::Add);
         let mul = || prim(Prim::Mul);
-        assert_eq!(parse("a + b * c"), ap2(add(), a.clone(), ap2(mul(), b.clone(), c.clone())));
-        assert_eq!(parse("a * b + c"), ap2(add(), ap2(mul(), a.clone(), b.clone()), c.clone()));
-        assert_eq!(parse("a - b - c"), ap2(prim(Prim::Sub), ap2(prim(Prim::Sub), a.clone(), b.clone()), c.clone()));
-        assert_eq!(parse("f a + g b"), ap2(add(), ap(var("f"), a.clone()), ap(var("g"), b.clone())));
-        assert_eq!(parse("a + b < c"), ap2(prim(Prim::Lt), ap2(add(), a.clone(), b.clone()), c.clone()));
-        assert_eq!(parse("a == b % c"), ap2(prim(Prim::Equal), a.clone(), ap2(prim(Prim::Mod), b.clone(), c.clone())));
+        assert_eq!(
+            parse("a + b * c"),
+            ap2(add(), a.clone(), ap2(mul(), b.clone(), c.clone()))
+        );
+        assert_eq!(
+            parse("a * b + c"),
+            ap2(add(), ap2(mul(), a.clone(), b.clone()), c.clone())
+        );
+        assert_eq!(
+            parse("a - b - c"),
+            ap2(
+                prim(Prim::Sub),
+                ap2(prim(Prim::Sub), a.clone(), b.clone()),
+                c.clone()
+            )
+        );
+        assert_eq!(
+            parse("f a + g b"),
+            ap2(add(), ap(var("f"), a.clone()), ap(var("g"), b.clone()))
+        );
+        assert_eq!(
+            parse("a + b < c"),
+            ap2(prim(Prim::Lt), ap2(add(), a.clone(), b.clone()), c.clone())
+        );
+        assert_eq!(
+            parse("a == b % c"),
+            ap2(
+                prim(Prim::Equal),
+                a.clone(),
+                ap2(prim(Prim::Mod), b.clone(), c.clone())
+            )
+        );
         // pipes are left-associative and bind loosest
         assert_eq!(parse("x |> f |> g"), ap(var("g"), ap(var("f"), var("x"))));
-        assert_eq!(parse("a + b |> f"), ap(var("f"), ap2(add(), a.clone(), b.clone())));
+        assert_eq!(
+            parse("a + b |> f"),
+            ap(var("f"), ap2(add(), a.clone(), b.clone()))
+        );
         // application
         assert_eq!(parse("f(x) y"), ap2(var("f"), var("x"), var("y")));
         assert_eq!(parse("f (x) (y)"), ap2(var("f"), var("x"), var("y")));
         // unary
         assert_eq!(parse("-f x"), ap(prim(Prim::Neg), ap(var("f"), var("x"))));
-        assert_eq!(parse("-x * y"), ap2(mul(), ap(prim(Prim::Neg), var("x")), var("y")));
+        assert_eq!(
+            parse("-x * y"),
+            ap2(mul(), ap(prim(Prim::Neg), var("x")), var("y"))
+        );
         assert_eq!(parse("!b"), ap(prim(Prim::Not), var("b")));
         assert_eq!(parse("-3"), int(-3));
         assert_eq!(parse("a - 3"), ap2(prim(Prim::Sub), a.clone(), int(3)));
         assert_eq!(parse("a - -3"), ap2(prim(Prim::Sub), a.clone(), int(-3)));
         // fun extends to the right, also as the last argument or operand
-        assert_eq!(parse("fun x => x + 1 |> f"), lam("x", ap(var("f"), ap2(add(), var("x"), int(1)))));
-        assert_eq!(parse("xs |> map fun x => x"), ap(ap(prim(Prim::Map), lam("x", var("x"))), var("xs")));
+        assert_eq!(
+            parse("fun x => x + 1 |> f"),
+            lam("x", ap(var("f"), ap2(add(), var("x"), int(1))))
+        );
+        assert_eq!(
+            parse("xs |> map fun x => x"),
+            ap(ap(prim(Prim::Map), lam("x", var("x"))), var("xs"))
+        );
         assert_eq!(parse("xs |> fun x => x"), ap(lam("x", var("x")), var("xs")));
         assert_eq!(parse("(fun x => x) y"), ap(lam("x", var("x")), var("y")));
     }
@@ -785,18 +918,34 @@ def jacobi3 : {n: nat} -> n.f32 -> n.f32 =
         let t = parse_type("f32").unwrap();
         let e = parse("(x : f32)");
         assert!(matches!(e.kind(), ExprKind::Annot(_, ty) if *ty == t));
-        assert_eq!(parse("(a, b + c)"), ap2(prim(Prim::MakePair), var("a"), ap2(prim(Prim::Add), var("b"), var("c"))));
-        assert_eq!(parse("(fun x => x, y)"), ap2(prim(Prim::MakePair), lam("x", var("x")), var("y")));
+        assert_eq!(
+            parse("(a, b + c)"),
+            ap2(
+                prim(Prim::MakePair),
+                var("a"),
+                ap2(prim(Prim::Add), var("b"), var("c"))
+            )
+        );
+        assert_eq!(
+            parse("(fun x => x, y)"),
+            ap2(prim(Prim::MakePair), lam("x", var("x")), var("y"))
+        );
         let e = parse("(fun x => x : f32 -> f32)");
-        assert!(matches!(e.kind(), ExprKind::Annot(l, _) if matches!(l.kind(), ExprKind::Lambda(..))));
+        assert!(
+            matches!(e.kind(), ExprKind::Annot(l, _) if matches!(l.kind(), ExprKind::Lambda(..)))
+        );
     }
 
     #[test]
     fn lambdas_typed_and_dependent() {
         let e = parse("fun (x y: f32) z => x");
-        let ExprKind::Lambda(x, Some(t), body) = e.kind() else { panic!("{e:?}") };
+        let ExprKind::Lambda(x, Some(t), body) = e.kind() else {
+            panic!("{e:?}")
+        };
         assert_eq!((&**x, t.to_string().as_str()), ("x", "f32"));
-        let ExprKind::Lambda(y, Some(_), body) = body.kind() else { panic!() };
+        let ExprKind::Lambda(y, Some(_), body) = body.kind() else {
+            panic!()
+        };
         assert_eq!(&**y, "y");
         assert!(matches!(body.kind(), ExprKind::Lambda(z, None, _) if &**z == "z"));
 
@@ -807,8 +956,20 @@ def jacobi3 : {n: nat} -> n.f32 -> n.f32 =
             kinds.push(b.kind);
             cur = body.clone();
         }
-        assert_eq!(kinds, [Kind::Nat, Kind::Data, Kind::Data, Kind::AddrSpace, Kind::NatToNat, Kind::NatToData]);
-        let ExprKind::Lambda(_, Some(t), body) = cur.kind() else { panic!() };
+        assert_eq!(
+            kinds,
+            [
+                Kind::Nat,
+                Kind::Data,
+                Kind::Data,
+                Kind::AddrSpace,
+                Kind::NatToNat,
+                Kind::NatToData
+            ]
+        );
+        let ExprKind::Lambda(_, Some(t), body) = cur.kind() else {
+            panic!()
+        };
         assert_eq!(t.to_string(), "n.f32");
         // `n` in expression position is a variable; the checker makes it a nat argument.
         assert_eq!(*body, ap2(prim(Prim::Split), var("n"), var("v")));
@@ -818,10 +979,16 @@ def jacobi3 : {n: nat} -> n.f32 -> n.f32 =
 
     #[test]
     fn dimensioned_primitives() {
-        assert_eq!(parse("mapGlobal(0) f"), ap(prim(Prim::MapGlobal0), var("f")));
+        assert_eq!(
+            parse("mapGlobal(0) f"),
+            ap(prim(Prim::MapGlobal0), var("f"))
+        );
         assert_eq!(parse("mapLocal 1 f"), ap(prim(Prim::MapLocal1), var("f")));
         assert_eq!(parse("mapThread (2)"), prim(Prim::MapThread2));
-        assert_eq!(parse("map mapBlock(1)"), ap(prim(Prim::Map), prim(Prim::MapBlock1)));
+        assert_eq!(
+            parse("map mapBlock(1)"),
+            ap(prim(Prim::Map), prim(Prim::MapBlock1))
+        );
         let (m, s) = err_span("def f = mapGlobal(3) g");
         assert!(m.contains("dimension of `mapGlobal`"), "{m}");
         assert_eq!(s, "3");
@@ -838,12 +1005,24 @@ def jacobi3 : {n: nat} -> n.f32 -> n.f32 =
     #[test]
     fn shadowing() {
         assert_eq!(parse("fun map => map f"), lam("m", ap(var("m"), var("f"))));
-        assert_eq!(parse("fun mapGlobal => mapGlobal 0"), lam("m", ap(var("m"), int(0))));
-        assert_eq!(parse("(fun map => map) map"), ap(lam("m", var("m")), prim(Prim::Map)));
+        assert_eq!(
+            parse("fun mapGlobal => mapGlobal 0"),
+            lam("m", ap(var("m"), int(0)))
+        );
+        assert_eq!(
+            parse("(fun map => map) map"),
+            ap(lam("m", var("m")), prim(Prim::Map))
+        );
         // the scope ends with the lambda
-        assert_eq!(parse("(fun zip => zip, zip)"), ap2(prim(Prim::MakePair), lam("z", var("z")), prim(Prim::Zip)));
+        assert_eq!(
+            parse("(fun zip => zip, zip)"),
+            ap2(prim(Prim::MakePair), lam("z", var("z")), prim(Prim::Zip))
+        );
         assert_eq!(parse("fun (split: nat) => split"), {
-            Expr::new(ExprKind::DepLambda(Binder::new("s", Kind::Nat), var("split")), Span::default())
+            Expr::new(
+                ExprKind::DepLambda(Binder::new("s", Kind::Nat), var("split")),
+                Span::default(),
+            )
         });
     }
 
@@ -855,11 +1034,18 @@ def jacobi3 : {n: nat} -> n.f32 -> n.f32 =
         assert_eq!(e, lam("b", ap(var("h"), ap(inner, var("b")))));
         // the fresh name avoids every identifier of the source
         let e = parse("fun x_0 => x_0 >> x_1");
-        let ExprKind::Lambda(_, _, body) = e.kind() else { panic!() };
-        let ExprKind::Lambda(x, _, _) = body.kind() else { panic!() };
+        let ExprKind::Lambda(_, _, body) = e.kind() else {
+            panic!()
+        };
+        let ExprKind::Lambda(x, _, _) = body.kind() else {
+            panic!()
+        };
         assert_eq!(&**x, "x_2");
         // `>>` binds tighter than `|>`, looser than arithmetic
-        assert_eq!(parse("x |> f >> g"), ap(lam("a", ap(var("g"), ap(var("f"), var("a")))), var("x")));
+        assert_eq!(
+            parse("x |> f >> g"),
+            ap(lam("a", ap(var("g"), ap(var("f"), var("a")))), var("x"))
+        );
     }
 
     #[test]
@@ -873,11 +1059,26 @@ def jacobi3 : {n: nat} -> n.f32 -> n.f32 =
         assert_eq!(lit("-128i8"), Literal::Int(-128, ScalarType::I8));
         assert_eq!(lit("1.5"), Literal::Float(1.5, ScalarType::F64));
         assert_eq!(lit("1.5f"), Literal::Float(1.5, ScalarType::F32));
-        assert_eq!(lit("0.1f32"), Literal::Float(f64::from(0.1f32), ScalarType::F32));
+        assert_eq!(
+            lit("0.1f32"),
+            Literal::Float(f64::from(0.1f32), ScalarType::F32)
+        );
         assert_eq!(lit("2e3f16"), Literal::Float(2000.0, ScalarType::F16));
         assert_eq!(lit("-2.5f64"), Literal::Float(-2.5, ScalarType::F64));
-        assert_eq!(lit("-9223372036854775808"), Literal::Int(i64::MIN, ScalarType::Int));
-        for bad in ["256u8", "-1u32", "128i8", "9223372036854775808", "1e39f", "1e400", "70000f16", "99999999999999999999999999999999999999999u64"] {
+        assert_eq!(
+            lit("-9223372036854775808"),
+            Literal::Int(i64::MIN, ScalarType::Int)
+        );
+        for bad in [
+            "256u8",
+            "-1u32",
+            "128i8",
+            "9223372036854775808",
+            "1e39f",
+            "1e400",
+            "70000f16",
+            "99999999999999999999999999999999999999999u64",
+        ] {
             let src = format!("def x = {bad}");
             let e = err(&src);
             assert!(e.message.contains("range"), "{bad}: {e}");
@@ -888,7 +1089,11 @@ def jacobi3 : {n: nat} -> n.f32 -> n.f32 =
     #[test]
     fn error_spans() {
         let cases = [
-            ("def f = fun x -> x", "->", "expected another parameter or `=>`"),
+            (
+                "def f = fun x -> x",
+                "->",
+                "expected another parameter or `=>`",
+            ),
             ("def f = (a b", "", "expected `)`"),
             ("def f = a +", "", "expected an operand"),
             ("def f = a + * b", "*", "expected an operand"),
@@ -964,8 +1169,16 @@ def jacobi3 : {n: nat} -> n.f32 -> n.f32 =
                 format!("{}{leaf}", "-".repeat(d)),
                 format!("{}{leaf}{}", "f (".repeat(d), ")".repeat(d)),
                 format!("{}{leaf}{}", "(a, ".repeat(d), ")".repeat(d)),
-                format!("{}{leaf}{}", "(a |> map fun x => g (".repeat(d / 2), "))".repeat(d / 2)),
-                format!("{}{leaf}{}", "(a + - b * f (".repeat(d / 2), "))".repeat(d / 2)),
+                format!(
+                    "{}{leaf}{}",
+                    "(a |> map fun x => g (".repeat(d / 2),
+                    "))".repeat(d / 2)
+                ),
+                format!(
+                    "{}{leaf}{}",
+                    "(a + - b * f (".repeat(d / 2),
+                    "))".repeat(d / 2)
+                ),
             ] {
                 let src = format!("def f = {src}");
                 if let Err(e) = parse_program(&src) {

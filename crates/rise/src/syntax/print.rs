@@ -141,7 +141,10 @@ fn is_pipe(f: &Expr, a: &Expr) -> bool {
         Form::Pipe(..) => true,
         Form::App(..) => matches!(
             f.kind(),
-            ExprKind::App(..) | ExprKind::DepApp(..) | ExprKind::Lambda(..) | ExprKind::DepLambda(..)
+            ExprKind::App(..)
+                | ExprKind::DepApp(..)
+                | ExprKind::Lambda(..)
+                | ExprKind::DepLambda(..)
         ),
         _ => false,
     }
@@ -367,7 +370,11 @@ impl Printer {
             .filter(|c| c.is_ascii_alphanumeric() || *c == '_')
             .skip_while(|c| c.is_ascii_digit() || *c == '_')
             .collect();
-        let base = if base.is_empty() { "x".to_string() } else { base };
+        let base = if base.is_empty() {
+            "x".to_string()
+        } else {
+            base
+        };
         loop {
             let name = format!("{base}_{}", self.next);
             self.next += 1;
@@ -454,7 +461,9 @@ fn type_arg(a: &TypeArg) -> String {
                 format!("({s})")
             }
         }
-        TypeArg::NatToNat(NatToNat::Var(x)) | TypeArg::NatToData(NatToData::Var(x)) => x.to_string(),
+        TypeArg::NatToNat(NatToNat::Var(x)) | TypeArg::NatToData(NatToData::Var(x)) => {
+            x.to_string()
+        }
         TypeArg::NatToNat(NatToNat::Lambda(x, body)) => format!("(fun {} => {body})", x.name()),
         TypeArg::NatToData(NatToData::Lambda(x, body)) => format!("(fun {} => {body})", x.name()),
     }
@@ -544,19 +553,34 @@ mod tests {
             ("(a, b + c)", "(a, b + c)"),
             ("(x : n.f32)", "(x : n.f32)"),
             ("fun x => fun y => x", "fun x y => x"),
-            ("fun (x: f32) (y: f32) (n: nat) (m: nat) (a: data) => x", "fun (x y: f32) (n m: nat) (a: data) => x"),
+            (
+                "fun (x: f32) (y: f32) (n: nat) (m: nat) (a: data) => x",
+                "fun (x y: f32) (n m: nat) (a: data) => x",
+            ),
             ("fun (f: nat -> nat) => f", "fun (f: nat -> nat) => f"),
             ("(fun x => x) y", "(fun x => x) y"),
             ("f (fun x => x) y", "f (fun x => x) y"),
-            ("xs |> split 32 |> map f |> join", "xs |> split 32 |> map f |> join"),
-            ("xs |> split n |> map f |> join", "split n xs |> map f |> join"),
+            (
+                "xs |> split 32 |> map f |> join",
+                "xs |> split 32 |> map f |> join",
+            ),
+            (
+                "xs |> split n |> map f |> join",
+                "split n xs |> map f |> join",
+            ),
             ("map f xs", "map f xs"),
             ("fst (snd p)", "fst (snd p)"),
             ("transpose (map f xs)", "transpose (map f xs)"),
             ("x |> (fun y => y) |> f", "f ((fun y => y) x)"),
             ("g x |> (fun y => y) |> f", "g x |> (fun y => y) |> f"),
-            ("mapGlobal 0 (mapLocal(1) f)", "mapGlobal(0) (mapLocal(1) f)"),
-            ("f 1.0 2.5f 1e20f 1e-7 0.5f16 3u8 (-4i64) 7", "f 1.0 2.5f 1.0e20f 1.0e-7 0.5f16 3u8 (-4i64) 7"),
+            (
+                "mapGlobal 0 (mapLocal(1) f)",
+                "mapGlobal(0) (mapLocal(1) f)",
+            ),
+            (
+                "f 1.0 2.5f 1e20f 1e-7 0.5f16 3u8 (-4i64) 7",
+                "f 1.0 2.5f 1.0e20f 1.0e-7 0.5f16 3u8 (-4i64) 7",
+            ),
         ] {
             assert_eq!(roundtrip(src), out, "{src}");
         }
@@ -595,7 +619,8 @@ mod tests {
 
     #[test]
     fn design_examples_print_as_written() {
-        let src = "def dot = fun xs ys => zip xs ys |> map (fun p => fst p * snd p) |> reduce add 0.0f
+        let src =
+            "def dot = fun xs ys => zip xs ys |> map (fun p => fst p * snd p) |> reduce add 0.0f
 
 def mm : {m n k: nat} -> m.k.f32 -> k.n.f32 -> m.n.f32 =
   fun a b => map (fun row => transpose b |> map (fun col => dot row col)) a

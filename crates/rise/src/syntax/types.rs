@@ -261,17 +261,26 @@ impl Parser {
             Some(Token::Int(text)) => {
                 self.bump();
                 text.parse::<i64>().map(Nat::cst).map_err(|_| {
-                    Diagnostic::new(self.prev_span(), format!("`{text}` is not a natural number"))
+                    Diagnostic::new(
+                        self.prev_span(),
+                        format!("`{text}` is not a natural number"),
+                    )
                 })
             }
-            Some(Token::Ident(name)) if (name == "min" || name == "max") && self.peek_at(1) == Some(&Token::LParen) => {
+            Some(Token::Ident(name))
+                if (name == "min" || name == "max") && self.peek_at(1) == Some(&Token::LParen) =>
+            {
                 self.bump();
                 self.bump();
                 let a = self.parse_nat()?;
                 self.expect(&Token::Comma, "`,`")?;
                 let b = self.parse_nat()?;
                 self.expect(&Token::RParen, "`)`")?;
-                Ok(if name == "min" { Nat::min(&a, &b) } else { Nat::max(&a, &b) })
+                Ok(if name == "min" {
+                    Nat::min(&a, &b)
+                } else {
+                    Nat::max(&a, &b)
+                })
             }
             Some(Token::Ident(name)) => {
                 self.bump();

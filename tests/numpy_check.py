@@ -1,0 +1,414 @@
+#!/usr/bin/env python3
+"""Checks `shine eval` on every example program against independent NumPy code.
+
+Usage: python3 tests/numpy_check.py PATH_TO_SHINE
+
+For every definition that `shine check` lists in examples/*.rise, this script
+generates random inputs (fixed seeds, several shapes each, including
+non-square and degenerate ones), writes them as .npy files, runs
+`shine eval PROG --def NAME --input ... --output out.npy` and compares the
+result with a reference written directly from the mathematics of the
+definition (np.dot, a @ b, np.pad + shifted slices, explicit loops), not by
+translating the RISE program. Every definition must have a reference here:
+a definition without one is reported as a failure, so that new examples get
+checked.
+
+Prints one line per case (`ok  NAME SHAPE` or `FAIL NAME SHAPE: why`) and
+exits with status 1 if any case fails or any shine call fails.
+Only numpy and the standard library are used.
+"""
+
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+RTOL = 1e-4
+ATOL = 1e-5
+ROOT = Path(__file__).resolve().parent.parent
+EXAMPLES = ROOT / "examples"
+F32 = np.float32
+
+
+def rand(rng, *shape):
+    """Random f32 data in [-2, 2): an array, or a 0-d array for a scalar."""
+    return rng.uniform(-2.0, 2.0, size=shape).astype(F32)
+
+
+def scalar(rng):
+    return F32(rng.uniform(-2.0, 2.0))
+
+
+def f64(x):
+    return np.asarray(x, dtype=np.float64)
+
+
+# --- References, written from the mathematics --------------------------------
+
+
+def ref_dot(x, y):
+    return np.dot(f64(x), f64(y))
+
+
+def ref_scal(alpha, x):
+    return f64(alpha) * f64(x)
+
+
+def ref_abs(x):
+    return np.abs(f64(x))
+
+
+def ref_asum(x):
+    return np.abs(f64(x)).sum()
+
+
+def ref_gemv(a, x, y, alpha, beta):
+    return f64(alpha) * (f64(a) @ f64(x)) + f64(beta) * f64(y)
+
+
+def ref_mv(a, x):
+    return f64(a) @ f64(x)
+
+
+def ref_mm(a, b):
+    return f64(a) @ f64(b)
+
+
+def ref_jacobi3(x):
+    p = np.pad(f64(x), 1, mode="edge")
+    return p[:-2] + p[1:-1] + p[2:]
+
+
+def ref_jacobi2d5(g):
+    p = np.pad(f64(g), 1, mode="edge")
+    c = p[1:-1, 1:-1]
+    return 0.2 * (c + p[:-2, 1:-1] + p[2:, 1:-1] + p[1:-1, :-2] + p[1:-1, 2:])
+
+
+def window_filter(img, weights, mode):
+    """out[i, j] = sum(padded[i:i+k, j:j+k] * weights), by explicit loops."""
+    k = weights.shape[0]
+    r = k // 2
+    p = np.pad(f64(img), r, mode=mode)
+    n, m = img.shape
+    out = np.empty((n, m))
+    for i in range(n):
+        for j in range(m):
+            out[i, j] = np.sum(p[i : i + k, j : j + k] * weights)
+    return out
+
+
+def ref_jacobi2d9(g):
+    return window_filter(g, np.full((3, 3), 1.0 / 9.0), "constant")
+
+
+def ref_box_blur(img):
+    return window_filter(img, np.full((3, 3), 1.0 / 9.0), "edge")
+
+
+def ref_binomial(img):
+    v = np.array([1.0, 2.0, 1.0])
+    return window_filter(img, np.outer(v, v) / 16.0, "edge")
+
+
+def ref_gaussian5(img):
+    v = np.array([1.0, 4.0, 6.0, 4.0, 1.0])
+    return window_filter(img, np.outer(v, v) / 256.0, "edge")
+
+
+def ref_weights2d(w):
+    return np.outer(f64(w), f64(w))
+
+
+def face_sum(p):
+    """The sum of the six face neighbours of every interior point of a padded 3-D grid."""
+    return (
+        p[:-2, 1:-1, 1:-1]
+        + p[2:, 1:-1, 1:-1]
+        + p[1:-1, :-2, 1:-1]
+        + p[1:-1, 2:, 1:-1]
+        + p[1:-1, 1:-1, :-2]
+        + p[1:-1, 1:-1, 2:]
+    )
+
+
+def ref_heat3d(g):
+    p = np.pad(f64(g), 1, mode="edge")
+    return 0.125 * face_sum(p) + 0.25 * f64(g)
+
+
+def ref_sum6(nbh):
+    n = f64(nbh)
+    return n[0, 1, 1] + n[2, 1, 1] + n[1, 0, 1] + n[1, 2, 1] + n[1, 1, 0] + n[1, 1, 2]
+
+
+def ref_get_cf(neighbours, loss):
+    return f64(loss) if neighbours < 6.0 else 1.0
+
+
+def ref_acoustic(prev, cur):
+    """One time step of the wave equation; at walls (fewer than 6 in-room
+    neighbours) the loss coefficients 0.999 and 1.001 apply."""
+    prev, cur = f64(prev), f64(cur)
+    neighbours = face_sum(np.pad(np.ones_like(cur), 1, mode="constant"))
+    at_wall = neighbours < 6.0
+    cf1 = np.where(at_wall, 0.999, 1.0)
+    cf2 = np.where(at_wall, 1.001, 1.0)
+    lap = face_sum(np.pad(cur, 1, mode="constant"))
+    return cf1 * ((2.0 - 0.3 * neighbours) * cur + 0.3 * lap - cf2 * prev)
+
+
+def ref_conv(inp, ker):
+    """out[i, j, q] = sum over the kh x kw x c window at (i, j) times kernel q."""
+    h, w, _c = inp.shape
+    o, kh, kw, _ = ker.shape
+    inp, ker = f64(inp), f64(ker)
+    out = np.empty((h - kh + 1, w - kw + 1, o))
+    for i in range(h - kh + 1):
+        for j in range(w - kw + 1):
+            for q in range(o):
+                out[i, j, q] = np.sum(inp[i : i + kh, j : j + kw, :] * ker[q])
+    return out
+
+
+# --- Cases --------------------------------------------------------------------
+#
+# A case is (label, inputs, nats): the inputs in the order of the definition's
+# value parameters, and --nat bindings to pass (consistent with the inputs).
+
+
+def cases_dot(rng):
+    for n in (1, 5, 17, 64, 0):
+        yield f"n={n}", [rand(rng, n), rand(rng, n)], {}
+    yield "n=9 --nat n=9", [rand(rng, 9), rand(rng, 9)], {"n": 9}
+
+
+def cases_scal(rng):
+    for n in (1, 7, 33):
+        yield f"n={n}", [scalar(rng), rand(rng, n)], {}
+    yield "alpha=0", [F32(0.0), rand(rng, 4)], {}
+
+
+def cases_abs(rng):
+    for v in (-1.5, 0.0, 2.25, float(scalar(rng))):
+        yield f"x={v:g}", [F32(v)], {}
+
+
+def cases_asum(rng):
+    for n in (1, 6, 50, 0):
+        yield f"n={n}", [rand(rng, n)], {}
+
+
+def cases_gemv(rng):
+    for n, m in ((1, 1), (3, 5), (6, 2), (8, 8)):
+        yield f"{n}x{m}", [rand(rng, n, m), rand(rng, m), rand(rng, n), scalar(rng), scalar(rng)], {}
+
+
+def cases_mv(rng):
+    for n, m in ((1, 4), (3, 5), (6, 2), (7, 7)):
+        yield f"{n}x{m}", [rand(rng, n, m), rand(rng, m)], {}
+
+
+def cases_mm(rng):
+    for m, n, k in ((5, 7, 3), (1, 1, 1), (4, 4, 4), (2, 9, 6), (8, 3, 1), (3, 3, 0)):
+        yield f"m={m} n={n} k={k}", [rand(rng, m, k), rand(rng, k, n)], {}
+    yield "m=3 n=2 k=4 --nat", [rand(rng, 3, 4), rand(rng, 4, 2)], {"m": 3, "n": 2, "k": 4}
+
+
+def cases_jacobi3(rng):
+    for n in (1, 2, 3, 10):
+        yield f"n={n}", [rand(rng, n)], {}
+
+
+def cases_2d(shapes):
+    def cases(rng):
+        for n, m in shapes:
+            yield f"{n}x{m}", [rand(rng, n, m)], {}
+
+    return cases
+
+
+CASES_2D = cases_2d(((1, 1), (2, 3), (5, 8), (9, 4)))
+
+
+def cases_weights2d(rng):
+    for n in (1, 3, 5):
+        yield f"n={n}", [rand(rng, n)], {}
+
+
+def cases_3d(shapes, arity):
+    def cases(rng):
+        for shape in shapes:
+            label = "x".join(map(str, shape))
+            yield label, [rand(rng, *shape) for _ in range(arity)], {}
+
+    return cases
+
+
+def cases_sum6(rng):
+    yield "3x3x3", [rand(rng, 3, 3, 3)], {}
+    yield "4x3x5", [rand(rng, 4, 3, 5)], {}
+
+
+def cases_get_cf(rng):
+    for neighbours in (3.0, 5.0, 6.0):
+        yield f"neighbours={neighbours:g}", [F32(neighbours), scalar(rng)], {}
+
+
+def cases_conv(rng):
+    # (h, w, c, o, kh, kw)
+    for h, w, c, o, kh, kw in (
+        (5, 6, 2, 3, 3, 2),
+        (4, 4, 1, 1, 1, 1),
+        (6, 5, 3, 2, 3, 3),
+        (3, 7, 2, 4, 3, 1),
+        (3, 3, 2, 2, 3, 3),
+    ):
+        label = f"in={h}x{w}x{c} k={o}x{kh}x{kw}"
+        yield label, [rand(rng, h, w, c), rand(rng, o, kh, kw, c)], {}
+    yield "in=4x5x2 k=2x2x3 --nat", [rand(rng, 4, 5, 2), rand(rng, 2, 2, 3, 2)], {
+        "h": 4,
+        "w": 5,
+        "c": 2,
+        "o": 2,
+        "kh": 2,
+        "kw": 3,
+    }
+
+
+def cases_none(rng):
+    yield "no inputs", [], {}
+
+
+# name -> (cases, reference). A reference takes the inputs (or nothing) and
+# returns the expected value as a float64 array or scalar.
+REFERENCES = {
+    "dot": (cases_dot, ref_dot),
+    "scal": (cases_scal, ref_scal),
+    "abs": (cases_abs, ref_abs),
+    "asum": (cases_asum, ref_asum),
+    "gemv": (cases_gemv, ref_gemv),
+    "mv": (cases_mv, ref_mv),
+    "mm": (cases_mm, ref_mm),
+    "jacobi3": (cases_jacobi3, ref_jacobi3),
+    "jacobi2d5": (CASES_2D, ref_jacobi2d5),
+    "jacobi2d9": (CASES_2D, ref_jacobi2d9),
+    "weights2d": (cases_weights2d, ref_weights2d),
+    "gaussian5": (cases_2d(((1, 1), (3, 2), (6, 9), (7, 5))), ref_gaussian5),
+    "binomialWeights": (cases_none, lambda: np.array([1.0, 2.0, 1.0])),
+    "binomial": (CASES_2D, ref_binomial),
+    "boxBlur": (CASES_2D, ref_box_blur),
+    "heat3d": (cases_3d(((1, 1, 1), (2, 3, 4), (5, 4, 3)), 1), ref_heat3d),
+    "sum6": (cases_sum6, ref_sum6),
+    "getCF": (cases_get_cf, ref_get_cf),
+    "acoustic": (cases_3d(((1, 1, 1), (2, 3, 4), (4, 5, 3), (4, 5, 6)), 2), ref_acoustic),
+    "conv": (cases_conv, ref_conv),
+}
+
+
+# --- Driver -------------------------------------------------------------------
+
+
+class Failure(Exception):
+    pass
+
+
+def shine_check(shine, program):
+    """The definition names that `shine check` lists, in order."""
+    proc = subprocess.run([shine, "check", str(program)], capture_output=True, text=True)
+    if proc.returncode != 0:
+        raise Failure(f"`shine check` exited with {proc.returncode}: {proc.stderr.strip()}")
+    names = []
+    for line in proc.stdout.splitlines():
+        name, sep, _ty = line.partition(" : ")
+        if not sep:
+            raise Failure(f"`shine check` printed a line that is not `name : type`: {line!r}")
+        names.append(name)
+    return names
+
+
+def shine_eval(shine, program, name, inputs, nats, workdir):
+    args = [shine, "eval", str(program), "--def", name]
+    for var, value in nats.items():
+        args += ["--nat", f"{var}={value}"]
+    for i, x in enumerate(inputs):
+        path = os.path.join(workdir, f"in{i}.npy")
+        np.save(path, x)
+        args += ["--input", path]
+    out = os.path.join(workdir, "out.npy")
+    if os.path.exists(out):
+        os.remove(out)
+    args += ["--output", out]
+    proc = subprocess.run(args, capture_output=True, text=True)
+    if proc.returncode != 0:
+        message = " | ".join(line for line in proc.stderr.strip().splitlines()[:3])
+        raise Failure(f"shine eval exited with {proc.returncode}: {message}")
+    if not os.path.exists(out):
+        raise Failure("shine eval succeeded but wrote no output file")
+    return np.load(out)
+
+
+def compare(got, want):
+    want = np.asarray(want, dtype=np.float64)
+    if got.dtype != np.float32:
+        raise Failure(f"dtype {got.dtype}, expected float32")
+    if got.shape != want.shape:
+        raise Failure(f"shape {got.shape}, expected {want.shape}")
+    if not np.allclose(got, want, rtol=RTOL, atol=ATOL):
+        err = np.max(np.abs(got.astype(np.float64) - want)) if got.size else 0.0
+        raise Failure(f"max abs error {err:.3g}")
+
+
+def main():
+    if len(sys.argv) != 2:
+        print(__doc__.strip().splitlines()[2], file=sys.stderr)
+        return 2
+    shine = os.path.abspath(sys.argv[1])
+    if not os.access(shine, os.X_OK):
+        print(f"error: `{shine}` is not an executable", file=sys.stderr)
+        return 2
+
+    start = time.monotonic()
+    passed = failed = 0
+    programs = sorted(EXAMPLES.glob("*.rise"))
+    if not programs:
+        print(f"FAIL no examples found in {EXAMPLES}")
+        return 1
+    with tempfile.TemporaryDirectory(prefix="shine-numpy-") as workdir:
+        for program in programs:
+            try:
+                names = shine_check(shine, program)
+            except Failure as e:
+                print(f"FAIL {program.name}: {e}")
+                failed += 1
+                continue
+            for name in names:
+                if name not in REFERENCES:
+                    print(f"FAIL {program.name}:{name}: no numpy reference; add one to tests/numpy_check.py")
+                    failed += 1
+                    continue
+                make_cases, reference = REFERENCES[name]
+                # One seed per (program, definition), stable across runs and orderings.
+                seed = sum(map(ord, f"{program.stem}:{name}"))
+                for label, inputs, nats in make_cases(np.random.default_rng(seed)):
+                    case = f"{name} {label} ({program.name})"
+                    try:
+                        got = shine_eval(shine, program, name, inputs, nats, workdir)
+                        compare(got, reference(*inputs))
+                    except Failure as e:
+                        print(f"FAIL {case}: {e}")
+                        failed += 1
+                    else:
+                        print(f"ok   {case}")
+                        passed += 1
+    elapsed = time.monotonic() - start
+    print(f"{passed} passed, {failed} failed in {elapsed:.1f} s")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
