@@ -8,8 +8,20 @@ use crate::nat::{merge_factors, Atom, Term};
 use crate::rat::{gcd, Rat};
 use crate::Nat;
 
-/// Sums with more terms than this are not expanded by large powers.
-const MAX_EXPANDED_TERMS: usize = 256;
+/// Powers of sums whose expansion could exceed this many terms stay symbolic.
+const MAX_EXPANDED_TERMS: u128 = 4096;
+
+/// `C(n + k - 1, k)`, the number of monomials of degree `k` in `n` unknowns.
+fn expansion_size(n: u128, k: u128) -> Option<u128> {
+    let mut c: u128 = 1;
+    for i in 1..=k {
+        c = c.checked_mul(n + i - 1)? / i;
+        if c > MAX_EXPANDED_TERMS {
+            return None;
+        }
+    }
+    Some(c)
+}
 
 impl Nat {
     /// Product, distributing over sums. A factor `S^-k` (exact division by a
@@ -33,22 +45,29 @@ impl Nat {
 
     /// Exact division `self /^ d`.
     pub(crate) fn div_exact_nat(&self, d: &Nat) -> Nat {
+        if self.is_undefined() || d.is_undefined() {
+            return Nat::undefined();
+        }
         match d.terms() {
-            [] => self.mul_term(&Term {
-                factors: vec![(Atom::Cst(Rat::ZERO), -1)],
-                coeff: Rat::ONE,
-            }),
+            [] => Nat::undefined(),
             [t] => self.mul_nat(&inverse_term(t)),
             _ => {
-                if let Some(q) = poly_div(self, d) {
-                    return q;
-                }
+                // d = content * p with p a primitive polynomial (denominators
+                // of d cleared into the content).
                 let (content, p) = primitive(d);
-                let inv = Term {
+                let a = self.mul_nat(&inverse_term(&content));
+                // Clear the denominators of the dividend the same way.
+                let (ca, pa) = match a.terms().len() {
+                    0 | 1 => (Term::cst(Rat::ONE), a.clone()),
+                    _ => primitive(&a),
+                };
+                if let Some(q) = poly_div(&pa, &p) {
+                    return q.mul_term(&ca);
+                }
+                a.mul_term(&Term {
                     factors: vec![(Atom::Poly(p), -1)],
                     coeff: Rat::ONE,
-                };
-                self.mul_nat(&inverse_term(&content)).mul_term(&inv)
+                })
             }
         }
     }
@@ -82,9 +101,8 @@ impl Nat {
             return Nat::from_term(t2);
         }
         let n = self.terms().len();
-        let too_big = k > 16
-            || n.checked_pow(k as u32)
-                .is_none_or(|c| c > MAX_EXPANDED_TERMS);
+        // At most C(n + k - 1, k) monomials: expand unless that is huge.
+        let too_big = expansion_size(n as u128, k as u128).is_none_or(|c| c > MAX_EXPANDED_TERMS);
         if too_big {
             return Nat::atom(Atom::Pow(self.clone(), Nat::cst(k)));
         }
@@ -97,22 +115,40 @@ impl Nat {
 
     /// General power with normalisation of constant exponents.
     pub(crate) fn pow_nat(&self, e: &Nat) -> Nat {
+        if self.is_undefined() || e.is_undefined() {
+            return Nat::undefined();
+        }
         if let Some(k) = e.as_cst() {
             return self.pow_int(k);
         }
         if self.as_cst() == Some(1) {
             return Nat::one();
         }
-        // b^(e' + c) = b^c * b^e'
-        if let Some(c) = e.terms().iter().find(|t| t.is_const() && t.coeff.is_int()) {
-            if let Ok(k) = i64::try_from(c.coeff.num) {
-                let rest = e.sub_nat(&Nat::cst(k));
-                return self
-                    .pow_int(k)
-                    .mul_nat(&Nat::atom(Atom::Pow(self.clone(), rest)));
+        // b^(c + Σ (p_i/q_i)*M_i) = b^c * Π (b^(M_i/q_i))^p_i, so that
+        // 2^m * 2^n and 2^(m+n) share one normal form.
+        let mut acc = Nat::one();
+        for t in e.terms() {
+            if t.is_const() && t.coeff.is_int() {
+                if let Ok(k) = i64::try_from(t.coeff.num) {
+                    acc = acc.mul_nat(&self.pow_int(k));
+                    continue;
+                }
             }
+            let unit = Term {
+                factors: t.factors.clone(),
+                coeff: Rat::new(1, t.coeff.den).unwrap_or(Rat::ONE),
+            };
+            let (exp, k) = match i64::try_from(t.coeff.num) {
+                Ok(k) if !t.is_const() => (Nat::from_term(unit), k),
+                _ => (Nat::from_term(t.clone()), 1),
+            };
+            let factor = Term {
+                factors: vec![(Atom::Pow(self.clone(), exp), k)],
+                coeff: Rat::ONE,
+            };
+            acc = acc.mul_term(&factor);
         }
-        Nat::atom(Atom::Pow(self.clone(), e.clone()))
+        acc
     }
 }
 
@@ -187,29 +223,26 @@ pub(crate) fn primitive(b: &Nat) -> (Term, Nat) {
             None => ok = false,
         }
     }
-    let mut c = if ok && g != 0 {
+    let c = if ok && g != 0 {
         Rat::new(g, l).unwrap_or(Rat::ONE)
     } else {
         Rat::ONE
     };
-    if ts.first().is_some_and(|t| t.coeff.num < 0) {
-        c = c.neg().unwrap_or(c);
-    }
+    // Common factors: the minimal exponent of each atom over all terms
+    // (absent = 0), so common factors and all denominators move into the
+    // content and the primitive part has non-negative exponents.
     let mut common: Vec<(Atom, i64)> = Vec::new();
-    if let Some(first) = ts.first() {
-        for (a, e) in &first.factors {
-            let mut m = *e;
-            for t in &ts[1..] {
-                let f = t.exp_of(a);
-                if f.signum() != e.signum() {
-                    m = 0;
-                    break;
-                }
-                m = if *e > 0 { m.min(f) } else { m.max(f) };
-            }
-            if m != 0 && !matches!(a, Atom::Poly(_)) {
-                common.push((a.clone(), m));
-            }
+    let atoms: std::collections::BTreeSet<&Atom> = ts
+        .iter()
+        .flat_map(|t| t.factors.iter().map(|(a, _)| a))
+        .collect();
+    for a in atoms {
+        if matches!(a, Atom::Poly(_)) {
+            continue;
+        }
+        let m = ts.iter().map(|t| t.exp_of(a)).min().unwrap_or(0);
+        if m != 0 {
+            common.push((a.clone(), m));
         }
     }
     let (c, cinv) = match c.recip() {
@@ -220,11 +253,18 @@ pub(crate) fn primitive(b: &Nat) -> (Term, Nat) {
         factors: common.iter().map(|(a, e)| (a.clone(), -e)).collect(),
         coeff: cinv,
     };
-    let content = Term {
+    let mut content = Term {
         factors: common,
         coeff: c,
     };
-    let p = Nat::from_terms(ts.iter().map(|t| t.mul(&inv)).collect());
+    let mut p = Nat::from_terms(ts.iter().map(|t| t.mul(&inv)).collect());
+    // Sign: the first term of the primitive part is positive.
+    if p.terms().first().is_some_and(|t| t.coeff.num < 0) {
+        if let Some(nc) = c.neg() {
+            p = p.scale(Rat::int(-1));
+            content.coeff = nc;
+        }
+    }
     (content, p)
 }
 
@@ -262,6 +302,14 @@ fn leading(n: &Nat) -> Option<&Term> {
 /// Exact multivariate polynomial division `a / d`; `None` if `d` does not
 /// divide `a` (or either has negative powers).
 fn poly_div(a: &Nat, d: &Nat) -> Option<Nat> {
+    let (q, r) = poly_div_rem(a, d)?;
+    r.is_zero().then_some(q)
+}
+
+/// Multivariate division with remainder: `a = q*d + r` where no term of `r`
+/// is divisible by the leading term of `d`. `None` if either has negative
+/// powers (or the division does not finish within its budget).
+pub(crate) fn poly_div_rem(a: &Nat, d: &Nat) -> Option<(Nat, Nat)> {
     let nonneg = |n: &Nat| {
         n.terms()
             .iter()
@@ -271,27 +319,31 @@ fn poly_div(a: &Nat, d: &Nat) -> Option<Nat> {
         return None;
     }
     let ld = leading(d)?.clone();
-    let mut r = a.clone();
-    let mut q = Vec::new();
+    let inv_lc = ld.coeff.recip()?;
+    let (mut p, mut q, mut rem) = (a.clone(), Vec::new(), Vec::new());
     for _ in 0..(4 * a.terms().len() + 16) {
-        let Some(lr) = leading(&r) else {
-            return Some(Nat::from_terms(q));
+        let Some(lp) = leading(&p).cloned() else {
+            return Some((Nat::from_terms(q), Nat::from_terms(rem)));
         };
-        let mut factors = Vec::new();
-        for (x, e) in &lr.factors {
-            let k = e - ld.exp_of(x);
-            if k > 0 {
-                factors.push((x.clone(), k));
-            }
+        if ld.factors.iter().any(|(x, e)| lp.exp_of(x) < *e) {
+            // Not divisible: the leading term goes to the remainder.
+            p = p.sub_nat(&Nat::from_term(lp.clone()));
+            rem.push(lp);
+            continue;
         }
-        if ld.factors.iter().any(|(x, e)| lr.exp_of(x) < *e) {
-            return None;
-        }
+        let factors = lp
+            .factors
+            .iter()
+            .filter_map(|(x, e)| {
+                let k = e - ld.exp_of(x);
+                (k > 0).then(|| (x.clone(), k))
+            })
+            .collect();
         let qt = Term {
             factors,
-            coeff: lr.coeff.mul(ld.coeff.recip()?)?,
+            coeff: lp.coeff.mul(inv_lc)?,
         };
-        r = r.sub_nat(&d.mul_term(&qt));
+        p = p.sub_nat(&d.mul_term(&qt));
         q.push(qt);
     }
     None

@@ -31,6 +31,41 @@
 //!   ([`Nat::to_c`]).
 //!
 //! There is no global state; all reasoning is bounded by a per-query budget.
+//!
+//! # Modules
+//!
+//! `nat` (representation, invariants), `algebra` (products, exact division,
+//! powers), `simplify` (`/`, `%`, `min`, `max` constructors and their rules),
+//! `bounds` (range reasoning), `subst` (substitution, re-normalisation),
+//! `solve` (linear equations), `eval` (C semantics), `print` (RISE and C
+//! syntax), `ops` (operators), `rat` (checked rationals), `var`.
+//!
+//! # Assumptions and caveats
+//!
+//! * Variables denote naturals within their ranges; simplifications that use
+//!   ranges are only valid for such assignments.
+//! * An exact division `a /^ d` asserts that `d` divides `a`; in particular a
+//!   range bound such as `i in [0, n /^ 32)` lets the simplifier use that
+//!   `n /^ 32` is an integer.
+//! * Variables are identified by name; use one range per name.
+//! * Division by zero (`x /^ 0`, `x / 0`) yields one canonical undefined
+//!   value, printed `1 /^ 0`, whose evaluation fails.
+//! * `Nat: Ord`, so on an **owned** receiver `a.min(&b)` is the trait method
+//!   [`Ord::min`] (a type error with `&b`, and structural order with `b`):
+//!   write `Nat::min(&a, &b)` / `Nat::max(&a, &b)` or `(&a).min(&b)`.
+//!
+//! ```
+//! use arith::{Nat, Var};
+//! let (n, k) = (Var::new("n"), Var::new("k"));
+//! let i = Var::with_range("i", Nat::cst(0), Nat::var(&n));
+//! let j = Var::with_range("j", Nat::cst(0), Nat::var(&k));
+//! let idx = Nat::var(&i) * Nat::var(&k) + Nat::var(&j);
+//! assert_eq!(idx.floor_div(&Nat::var(&k)), Nat::var(&i));
+//! assert_eq!(idx.modulo(&Nat::var(&k)), Nat::var(&j));
+//! assert!(idx.prove_lt(&(Nat::var(&n) * Nat::var(&k))));
+//! assert_eq!(idx.to_string(), "i*k+j");
+//! assert_eq!(Nat::var(&n).div_exact(&Nat::cst(32)) * 32, Nat::var(&n));
+//! ```
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
@@ -77,12 +112,18 @@ impl Nat {
         self.pow_nat(e)
     }
 
-    /// `min(self, o)`.
+    /// `min(self, o)`, removed when the ranges order the arguments.
+    ///
+    /// Call as `Nat::min(&a, &b)` on owned values: `a.min(b)` would resolve
+    /// to [`Ord::min`].
     pub fn min(&self, o: &Nat) -> Nat {
         simplify::min_max(self, o, true)
     }
 
-    /// `max(self, o)`.
+    /// `max(self, o)`, removed when the ranges order the arguments.
+    ///
+    /// Call as `Nat::max(&a, &b)` on owned values: `a.max(b)` would resolve
+    /// to [`Ord::max`].
     pub fn max(&self, o: &Nat) -> Nat {
         simplify::min_max(self, o, false)
     }

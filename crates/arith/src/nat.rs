@@ -100,6 +100,13 @@ impl Term {
         self.coeff.is_int() && self.factors.iter().all(|(_, e)| *e > 0)
     }
 
+    /// Contains a division by zero.
+    pub(crate) fn is_undefined(&self) -> bool {
+        self.factors
+            .iter()
+            .any(|(a, e)| *e < 0 && *a == Atom::Cst(Rat::ZERO))
+    }
+
     /// The exponent of `a` in this term (0 if absent).
     pub(crate) fn exp_of(&self, a: &Atom) -> i64 {
         self.factors
@@ -175,6 +182,9 @@ impl Nat {
     /// Builds a normal form from arbitrary terms whose factor lists are
     /// already normalised: sorts, collects like terms, drops zeros.
     pub(crate) fn from_terms(mut terms: Vec<Term>) -> Nat {
+        if terms.iter().any(Term::is_undefined) {
+            return Nat::undefined();
+        }
         terms.retain(|t| !t.coeff.is_zero());
         terms.sort();
         let mut out: Vec<Term> = Vec::with_capacity(terms.len());
@@ -192,6 +202,21 @@ impl Nat {
         }
         let n = Nat(Arc::new(Node { terms: out }));
         crate::simplify::recombine_div_mod(&n).unwrap_or(n)
+    }
+
+    /// The canonical undefined value `1 /^ 0`: any expression containing a
+    /// division by zero collapses to it (evaluation fails with
+    /// `DivisionByZero`).
+    pub(crate) fn undefined() -> Nat {
+        let t = Term {
+            factors: vec![(Atom::Cst(Rat::ZERO), -1)],
+            coeff: Rat::ONE,
+        };
+        Nat(Arc::new(Node { terms: vec![t] }))
+    }
+
+    pub(crate) fn is_undefined(&self) -> bool {
+        self.terms().iter().any(Term::is_undefined)
     }
 
     /// The terms of the normal form (empty for zero).
@@ -213,6 +238,18 @@ impl Nat {
 
     /// The single-factor expression `a`.
     pub(crate) fn atom(a: Atom) -> Nat {
+        let undefined = match &a {
+            Atom::Div(x, y)
+            | Atom::Mod(x, y)
+            | Atom::Min(x, y)
+            | Atom::Max(x, y)
+            | Atom::Pow(x, y) => x.is_undefined() || y.is_undefined(),
+            Atom::Poly(p) => p.is_undefined(),
+            Atom::Var(_) | Atom::Cst(_) => false,
+        };
+        if undefined {
+            return Nat::undefined();
+        }
         Nat::from_terms(vec![Term {
             factors: vec![(a, 1)],
             coeff: Rat::ONE,

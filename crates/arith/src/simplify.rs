@@ -19,6 +19,7 @@
 
 use std::collections::BTreeSet;
 
+use crate::algebra::{mono_cmp, poly_div_rem};
 use crate::nat::{Atom, Term};
 use crate::rat::Rat;
 use crate::subst::collect_vars;
@@ -58,19 +59,24 @@ fn integral_facts(ns: &[&Nat]) -> Vec<Term> {
     facts
 }
 
-/// Is the term an integer (given the facts)?
+/// Is the term an integer (given the facts)? Tries dividing out products of
+/// up to three facts (e.g. `n^2 /^ 1024` with the fact `n /^ 32`).
 fn known_integral(t: &Term, facts: &[Term]) -> bool {
-    t.is_integral()
-        || facts.iter().any(|k| {
-            let inv = Term {
-                factors: k.factors.iter().map(|(a, e)| (a.clone(), -e)).collect(),
-                coeff: match k.coeff.recip() {
-                    Some(c) => c,
-                    None => return false,
-                },
-            };
-            t.mul(&inv).is_integral()
-        })
+    fn go(t: &Term, facts: &[Term], depth: u32) -> bool {
+        t.is_integral()
+            || (depth > 0
+                && facts.iter().any(|k| {
+                    let Some(c) = k.coeff.recip() else {
+                        return false;
+                    };
+                    let inv = Term {
+                        factors: k.factors.iter().map(|(a, e)| (a.clone(), -e)).collect(),
+                        coeff: c,
+                    };
+                    go(&t.mul(&inv), facts, depth - 1)
+                }))
+    }
+    go(t, facts, 3)
 }
 
 /// `x /^ d` if it is known to be an integer-valued polynomial.
@@ -82,8 +88,15 @@ fn exact_quotient(x: &Nat, d: &Nat, facts: &[Term]) -> Option<Nat> {
         .then_some(q)
 }
 
-/// Splits `x = q*d + r`, `q` collecting the terms that `d` divides.
+/// Splits `x = q*d + r`, `q` collecting the terms that `d` divides (for a
+/// sum `d`, the quotient of polynomial division, if integral).
 fn split_divisible(x: &Nat, d: &Nat, facts: &[Term]) -> (Nat, Nat) {
+    if d.terms().len() > 1 {
+        return match poly_div_rem(x, d) {
+            Some((q, r)) if q.terms().iter().all(|t| known_integral(t, facts)) => (q, r),
+            _ => (Nat::zero(), x.clone()),
+        };
+    }
     let (mut q, mut r) = (Vec::new(), Vec::new());
     let monomial = d.terms().len() == 1 && d.is_integral();
     for t in x.terms() {
@@ -108,8 +121,23 @@ fn split_divisible(x: &Nat, d: &Nat, facts: &[Term]) -> (Nat, Nat) {
     (Nat::from_terms(q), Nat::from_terms(r))
 }
 
+fn neg(x: &Nat) -> Nat {
+    x.scale(Rat::int(-1))
+}
+
+/// Is the coefficient of the highest monomial negative?
+fn leading_negative(x: &Nat) -> bool {
+    x.terms()
+        .iter()
+        .max_by(|a, b| mono_cmp(&a.factors, &b.factors))
+        .is_some_and(|t| t.coeff.num < 0)
+}
+
 /// C-like division `x / d`.
 pub(crate) fn floor_div(x: &Nat, d: &Nat) -> Nat {
+    if d.is_zero() || x.is_undefined() || d.is_undefined() {
+        return Nat::undefined();
+    }
     if let (Some(a), Some(b)) = (as_int(x), as_int(d)) {
         if let Some(v) = a.checked_div(b) {
             return Nat::from_rat(Rat::int(v));
@@ -144,11 +172,21 @@ pub(crate) fn floor_div(x: &Nat, d: &Nat) -> Nat {
     if x.prove_nonneg() && x.prove_lt(d) {
         return Nat::zero();
     }
+    // Canonical signs: x / -d = -(x / d), -x / d = -(x / d) (truncation).
+    if leading_negative(d) {
+        return floor_div(x, &neg(d)).scale(Rat::int(-1));
+    }
+    if leading_negative(x) {
+        return floor_div(&neg(x), d).scale(Rat::int(-1));
+    }
     Nat::atom(Atom::Div(x.clone(), d.clone()))
 }
 
 /// C-like remainder `x % d`.
 pub(crate) fn modulo(x: &Nat, d: &Nat) -> Nat {
+    if d.is_zero() || x.is_undefined() || d.is_undefined() {
+        return Nat::undefined();
+    }
     if let (Some(a), Some(b)) = (as_int(x), as_int(d)) {
         if let Some(v) = a.checked_rem(b) {
             return Nat::from_rat(Rat::int(v));
@@ -174,38 +212,73 @@ pub(crate) fn modulo(x: &Nat, d: &Nat) -> Nat {
     if x.prove_nonneg() && x.prove_lt(d) {
         return x.clone();
     }
+    // Canonical signs: x % -d = x % d, -x % d = -(x % d) (truncation).
+    if leading_negative(d) {
+        return modulo(x, &neg(d));
+    }
+    if leading_negative(x) {
+        return modulo(&neg(x), d).scale(Rat::int(-1));
+    }
     Nat::atom(Atom::Mod(x.clone(), d.clone()))
 }
 
 /// `min(a, b)` (`is_min`) or `max(a, b)`.
 pub(crate) fn min_max(a: &Nat, b: &Nat, is_min: bool) -> Nat {
+    if a.is_undefined() || b.is_undefined() {
+        return Nat::undefined();
+    }
     if a == b {
         return a.clone();
     }
-    if let (Some(x), Some(y)) = (a.as_rat(), b.as_rat()) {
-        let a_le_b = x.cmp_num(y).is_le();
-        return if a_le_b == is_min {
-            a.clone()
-        } else {
-            b.clone()
-        };
-    }
-    if a.prove_le(b) {
-        return if is_min { a.clone() } else { b.clone() };
-    }
-    if b.prove_le(a) {
-        return if is_min { b.clone() } else { a.clone() };
-    }
-    let (l, h) = if a <= b {
-        (a.clone(), b.clone())
-    } else {
-        (b.clone(), a.clone())
+    // Flatten nested min (max) into one argument list.
+    let mut args = Vec::new();
+    flatten(a, is_min, &mut args);
+    flatten(b, is_min, &mut args);
+    args.sort();
+    args.dedup();
+    // Keep only arguments not dominated by another one (for min: `k <= x`
+    // makes `x` redundant); constants compare numerically.
+    let dominates = |k: &Nat, x: &Nat| -> bool {
+        match (k.as_rat(), x.as_rat()) {
+            (Some(p), Some(q)) => p.cmp_num(q).is_le() == is_min || p.cmp_num(q).is_eq(),
+            _ if is_min => k.prove_le(x),
+            _ => x.prove_le(k),
+        }
     };
-    Nat::atom(if is_min {
-        Atom::Min(l, h)
-    } else {
-        Atom::Max(l, h)
-    })
+    let mut keep: Vec<Nat> = Vec::new();
+    for x in args {
+        if keep.iter().any(|k| dominates(k, &x)) {
+            continue;
+        }
+        keep.retain(|k| !dominates(&x, k));
+        keep.push(x);
+    }
+    keep.sort();
+    // A canonical right-nested chain over the sorted arguments.
+    let mut it = keep.into_iter().rev();
+    let mut acc = it.next().unwrap_or_else(Nat::zero);
+    for x in it {
+        acc = Nat::atom(if is_min {
+            Atom::Min(x, acc)
+        } else {
+            Atom::Max(x, acc)
+        });
+    }
+    acc
+}
+
+fn flatten(x: &Nat, is_min: bool, out: &mut Vec<Nat>) {
+    match x.as_atom() {
+        Some(Atom::Min(p, q)) if is_min => {
+            flatten(p, is_min, out);
+            flatten(q, is_min, out);
+        }
+        Some(Atom::Max(p, q)) if !is_min => {
+            flatten(p, is_min, out);
+            flatten(q, is_min, out);
+        }
+        _ => out.push(x.clone()),
+    }
 }
 
 /// Rewrites `c*M*(x % d) + c*M*d*(x / d)` to `c*M*x` inside a sum.

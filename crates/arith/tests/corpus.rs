@@ -36,6 +36,25 @@ fn split_join() {
 }
 
 #[test]
+fn padded_rows() {
+    // rows of a padded n x (n + 2) array
+    let n = v("n");
+    let w = &n + 2;
+    let i = r("i", 0, n.clone());
+    let j = r("j", 0, w.clone());
+    let idx = &i * &w + &j;
+    assert_eq!(idx.to_string(), "i*n+i*2+j");
+    assert_eq!(idx.floor_div(&w), i);
+    assert_eq!(idx.modulo(&w), j);
+    assert!(idx.prove_lt(&(&n * &w)));
+    // interior of the padding: (i + 1) * (n + 2) + (j + 1)
+    let jj = r("jj", 0, n.clone());
+    let inner = (&i + 1) * &w + &jj + 1;
+    assert_eq!(inner.floor_div(&w), &i + 1);
+    assert_eq!(inner.modulo(&w), &jj + 1);
+}
+
+#[test]
 fn split_sizes() {
     let n = v("n");
     assert_eq!(n.div_exact(&c(32)) * 32, n);

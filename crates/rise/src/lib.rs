@@ -6,6 +6,7 @@
 //! Rust [`builder`] DSL.
 #![forbid(unsafe_code)]
 
+pub mod builder;
 pub mod expr;
 pub mod infer;
 pub mod interp;

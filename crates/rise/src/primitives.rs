@@ -133,20 +133,22 @@ primitives! {
     MapFst "mapFst" : "{s1 s2 t: data} -> (s1 -> s2) -> (s1, t) -> (s2, t)" => sem::map_fst;
     /// Applies a function to the second component.
     MapSnd "mapSnd" : "{s t1 t2: data} -> (t1 -> t2) -> (s, t1) -> (s, t2)" => sem::map_snd;
-    /// Pads with a constant value on both sides (thesis §4.3.2).
+    /// Pads with a constant value on both sides (thesis §4.3.2; numpy `constant`).
     PadCst "padCst" : "(l r: nat) -> {n: nat} -> {t: data} -> t -> n.t -> (l+n+r).t" => sem::pad_cst;
-    /// Pads by repeating the boundary elements.
+    /// Pads by repeating the boundary elements (numpy `edge`).
     PadClamp "padClamp" : PAD => sem::pad_clamp;
-    /// Pads by mirroring at the boundary (`[b a | a b c | c b]`).
+    /// Pads by mirroring at the boundary, repeating the edge element (`[b a | a b c | c b]`,
+    /// numpy `symmetric`).
     PadMirror "padMirror" : PAD => sem::pad_mirror;
-    /// Pads by wrapping around (`[b c | a b c | a b]`).
+    /// Pads by wrapping around (`[b c | a b c | a b]`, numpy `wrap`).
     PadWrap "padWrap" : PAD => sem::pad_wrap;
     // ---- patterns ------------------------------------------------------------
     /// Applies a function to every element.
     Map "map" : MAP => sem::map;
-    /// Reduces with an associative, commutative operator and its neutral element.
+    /// Reduces with an associative, commutative operator and its neutral element
+    /// (the interpreter folds from the left: `f(...f(f(init, x0), x1)..., x(n-1))`).
     Reduce "reduce" : "{n: nat} -> {t: data} -> (t -> t -> t) -> t -> n.t -> t" => sem::reduce;
-    /// Inclusive prefix scan, sequentially.
+    /// Inclusive prefix scan, sequentially: `acc_i = f x_i acc_(i-1)`, `acc_(-1) = init`.
     ScanSeq "scanSeq" : "{n: nat} -> {s t: data} -> (s -> t -> t) -> t -> n.s -> n.t" => sem::scan_seq;
     /// `iterate k f` applies `f` `k` times, each time shrinking the array by `n`.
     Iterate "iterate" : "{n m: nat} -> (k: nat) -> {t: data} -> ((l: nat) -> (l*n).t -> l.t) -> (m*n^k).t -> m.t" => sem::iterate;

@@ -60,6 +60,13 @@ impl Source {
     }
 }
 
+/// Prints a result on stdout. A closed pipe (`shine ... | head`) is not an error.
+fn emit(text: &str) {
+    use std::io::Write;
+    let mut out = std::io::stdout().lock();
+    let _ = writeln!(out, "{text}").and_then(|()| out.flush());
+}
+
 /// Arguments of `shine check`.
 #[derive(Args, Debug)]
 pub struct CheckArgs {
@@ -71,8 +78,12 @@ pub struct CheckArgs {
 pub fn check(args: &CheckArgs) -> Result<(), CliError> {
     let source = Source::read(&args.program)?;
     let checked = source.check()?;
-    for def in checked.user_defs() {
-        println!("{} : {}", def.name, def.ty);
+    let lines: Vec<String> = checked
+        .user_defs()
+        .map(|def| format!("{} : {}", def.name, def.ty))
+        .collect();
+    if !lines.is_empty() {
+        emit(&lines.join("\n"));
     }
     Ok(())
 }
@@ -155,9 +166,14 @@ pub fn eval(args: &EvalArgs) -> Result<(), CliError> {
                 .to_flat(result_type)
                 .map_err(|e| format!("cannot save the result: {}", e.message))?;
             npy::write(path, &flat)?;
-            eprintln!("wrote {} ({result_type})", path.display());
+            use std::io::Write;
+            let _ = writeln!(
+                std::io::stderr(),
+                "wrote {} ({result_type})",
+                path.display()
+            );
         }
-        None => println!("{result}"),
+        None => emit(&result.to_string()),
     }
     Ok(())
 }

@@ -30,10 +30,11 @@ fn main() -> ExitCode {
     match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(err) => {
-            eprint!("{err}");
-            if !err.to_string().ends_with('\n') {
-                eprintln!();
-            }
+            use std::io::Write;
+            let text = err.to_string();
+            let newline = if text.ends_with('\n') { "" } else { "\n" };
+            // A closed stderr is no reason to panic; the exit code still tells.
+            let _ = write!(std::io::stderr().lock(), "{text}{newline}");
             ExitCode::FAILURE
         }
     }

@@ -53,10 +53,57 @@ pub fn descr_of(t: ScalarType) -> &'static str {
     }
 }
 
+/// The most elements an array read from `.npy` may have.
+pub const MAX_ELEMENTS: u64 = 1 << 31;
+
+/// Rejects a header whose shape does not fit in memory before the `.npy` reader
+/// sees it (it computes the element count without overflow checks).
+fn check_declared_size(path: &Path) -> Result<(), String> {
+    use std::io::Read;
+    let mut head = Vec::new();
+    // Unreadable files are left to the reader, which says what is wrong.
+    let Ok(file) = File::open(path) else {
+        return Ok(());
+    };
+    if file.take(1 << 16).read_to_end(&mut head).is_err() {
+        return Ok(());
+    }
+    let text = String::from_utf8_lossy(&head);
+    let Some(at) = text.find("'shape'") else {
+        return Ok(()); // not a header we understand: the reader reports it
+    };
+    let rest = &text[at..];
+    let (Some(open), Some(close)) = (rest.find('('), rest.find(')')) else {
+        return Ok(());
+    };
+    if close < open {
+        return Ok(());
+    }
+    let mut total: u64 = 1;
+    for dim in rest[open + 1..close]
+        .split(',')
+        .map(str::trim)
+        .filter(|d| !d.is_empty())
+    {
+        let Ok(dim) = dim.parse::<u64>() else {
+            return Ok(());
+        };
+        total = total.saturating_mul(dim);
+    }
+    if total > MAX_ELEMENTS {
+        return Err(format!(
+            "`{}` declares {total} elements; at most {MAX_ELEMENTS} are supported",
+            path.display()
+        ));
+    }
+    Ok(())
+}
+
 /// Reads an `.npy` file.
 pub fn read(path: &Path) -> Result<NpyArray, String> {
     let shown = path.display();
     let file = File::open(path).map_err(|e| format!("cannot open `{shown}`: {e}"))?;
+    check_declared_size(path)?;
     let npy = npyz::NpyFile::new(BufReader::new(file))
         .map_err(|e| format!("`{shown}` is not a valid .npy file: {e}"))?;
     if npy.order() == npyz::Order::Fortran {
@@ -67,9 +114,11 @@ pub fn read(path: &Path) -> Result<NpyArray, String> {
     let shape: Vec<usize> = npy.shape().iter().map(|&d| d as usize).collect();
     let descr = match npy.dtype() {
         npyz::DType::Plain(ts) => ts.to_string(),
-        other => return Err(format!(
+        other => {
+            return Err(format!(
             "`{shown}` has the structured dtype {other:?}; only plain numeric arrays are supported"
-        )),
+        ))
+        }
     };
     let elem = type_of_descr(&descr).ok_or_else(|| {
         format!("`{shown}` has dtype `{descr}`, which shine does not support (supported: bool, int8..64, uint8..64, float16/32/64, little-endian)")

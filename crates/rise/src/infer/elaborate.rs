@@ -430,6 +430,13 @@ impl<'g> Elaborator<'g> {
                 missing = Some(name.to_string());
             }
         });
+        if let Some(bad) = invalid_size(t) {
+            return Err(Diagnostic::new(
+                span,
+                format!("`{bad}` is not a valid array size in this type annotation"),
+            )
+            .with_note("sizes are natural numbers: non-negative, with no division by zero"));
+        }
         match missing {
             None => Ok(()),
             Some(name) => Err(Diagnostic::new(
@@ -440,6 +447,29 @@ impl<'g> Elaborator<'g> {
                 "bind it in the definition's type, e.g. `def f : {n: nat} -> n.f32 -> f32 = ...`",
             )),
         }
+    }
+}
+
+/// A size without variables that does not evaluate to a natural number.
+fn invalid_size(t: &Type) -> Option<Nat> {
+    fn nat(n: &Nat) -> Option<Nat> {
+        let bad = n.free_vars().is_empty() && !matches!(n.eval(&|_| None), Ok(c) if c >= 0);
+        bad.then(|| n.clone())
+    }
+    fn data(d: &DataType) -> Option<Nat> {
+        match d {
+            DataType::Index(n) => nat(n),
+            DataType::Array(n, t) | DataType::Vector(n, t) => nat(n).or_else(|| data(t)),
+            DataType::Pair(a, b) => data(a).or_else(|| data(b)),
+            DataType::NatToDataApp(_, n) => nat(n),
+            DataType::Scalar(_) | DataType::NatType | DataType::Var(_) => None,
+        }
+    }
+    match t {
+        Type::Data(d) => data(d),
+        Type::Fun(a, b) => invalid_size(a).or_else(|| invalid_size(b)),
+        Type::DepFun { body, .. } => invalid_size(body),
+        Type::Var(_) => None,
     }
 }
 

@@ -472,13 +472,15 @@ pub fn instantiate_def(
             let v = el.u.zonk_nat(meta);
             match v.as_cst() {
                 Some(c) => nat_values.push((p.clone(), c)),
-                None => return Err(Diagnostic::new(
-                    span,
-                    format!(
+                None => {
+                    return Err(Diagnostic::new(
+                        span,
+                        format!(
                         "the size `{p}` of `{name}` is not determined by the inputs (it is `{v}`)"
                     ),
-                )
-                .with_note(format!("give it with --nat {p}=VALUE"))),
+                    )
+                    .with_note(format!("give it with --nat {p}=VALUE")))
+                }
             }
         }
     }

@@ -156,6 +156,10 @@ fn unknown_names_and_misuse() {
     assert!(msg.contains("not a function"), "{msg}");
     let (msg, _) = error_of("def f = 1.0f\ndef f = 2.0f");
     assert!(msg.contains("defined twice"), "{msg}");
+    let (msg, _) = error_of("def f : (0-1).f32 -> f32 = fun x => 1.0f");
+    assert!(msg.contains("not a valid array size"), "{msg}");
+    let (msg, _) = error_of("def f = fun (x: (1/^0).f32) => x");
+    assert!(msg.contains("not a valid array size"), "{msg}");
     let (msg, _) = error_of("def f = fun (x: n.f32) => x");
     assert!(msg.contains("unknown type-level variable `n`"), "{msg}");
 }

@@ -18,7 +18,7 @@ use crate::primitives::Prim;
 use crate::span::Span;
 use crate::types::{subst_arg, Kind, Name, NatToNat, Type, TypeArg};
 use arith::{Nat, Var};
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 /// The deepest nesting of evaluations (expression depth plus function calls).
 pub const MAX_DEPTH: usize = 20_000;
@@ -154,10 +154,12 @@ impl TypeEnv {
 #[derive(Clone)]
 pub(crate) struct PrimApp {
     pub(crate) prim: Prim,
-    /// The rest of the primitive's scheme: what it expects next.
-    rest: &'static Type,
-    /// The type of the primitive node, if inferred.
-    pub(crate) node_ty: Option<Type>,
+    /// The explicit parameters of the primitive's scheme, in order.
+    params: &'static [Want],
+    /// How many of them have been supplied.
+    pos: usize,
+    /// The primitive node (for its type, if inferred).
+    pub(crate) node: Expr,
     /// The type environment where the node was evaluated.
     pub(crate) tenv: TypeEnv,
     pub(crate) targs: Vec<TypeArg>,
@@ -168,65 +170,83 @@ pub(crate) struct PrimApp {
 }
 
 /// What a partially applied primitive expects next.
-enum Want {
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub(crate) enum Want {
     Value,
     Type(Kind),
     Nothing,
 }
 
+/// The explicit parameters of a primitive (value parameters and explicit
+/// type-level ones, in order), read once from its scheme.
+fn params_of(prim: Prim) -> &'static [Want] {
+    static TABLE: OnceLock<Vec<Vec<Want>>> = OnceLock::new();
+    let table = TABLE.get_or_init(|| {
+        Prim::ALL
+            .iter()
+            .map(|p| {
+                let mut out = Vec::new();
+                let mut t = p.scheme();
+                loop {
+                    match t {
+                        Type::Fun(_, b) => {
+                            out.push(Want::Value);
+                            t = b;
+                        }
+                        Type::DepFun {
+                            binder,
+                            implicit,
+                            body,
+                        } => {
+                            if !implicit {
+                                out.push(Want::Type(binder.kind));
+                            }
+                            t = body;
+                        }
+                        _ => break out,
+                    }
+                }
+            })
+            .collect()
+    });
+    table.get(prim as usize).map_or(&[], |v| v.as_slice())
+}
+
 impl PrimApp {
-    fn new(prim: Prim, node_ty: Option<Type>, tenv: TypeEnv, span: Span) -> PrimApp {
+    fn new(prim: Prim, node: &Expr, tenv: TypeEnv, capacity: usize) -> PrimApp {
         PrimApp {
             prim,
-            rest: prim.scheme(),
-            node_ty,
+            params: params_of(prim),
+            pos: 0,
+            node: node.clone(),
             tenv,
             targs: Vec::new(),
-            args: Vec::new(),
+            args: Vec::with_capacity(capacity),
             values_wanted: None,
-            span,
+            span: node.span(),
         }
     }
 
-    fn skip_implicit(&mut self) {
-        while let Type::DepFun {
-            implicit: true,
-            body,
-            ..
-        } = self.rest
-        {
-            self.rest = body;
+    fn into_value(self) -> Value {
+        Value::Fun(Function(Arc::new(FunKind::Prim(self))))
+    }
+
+    fn want(&self) -> Want {
+        match self.values_wanted {
+            Some(n) if self.args.len() < n => Want::Value,
+            Some(_) => Want::Nothing,
+            None => self.params.get(self.pos).copied().unwrap_or(Want::Nothing),
         }
     }
 
-    fn want(&mut self) -> Want {
-        if let Some(n) = self.values_wanted {
-            return if self.args.len() < n {
-                Want::Value
-            } else {
-                Want::Nothing
-            };
-        }
-        self.skip_implicit();
-        match self.rest {
-            Type::Fun(..) => Want::Value,
-            Type::DepFun { binder, .. } => Want::Type(binder.kind),
-            _ => Want::Nothing,
-        }
-    }
-
-    fn saturated(&mut self) -> bool {
-        matches!(self.want(), Want::Nothing)
+    fn saturated(&self) -> bool {
+        self.want() == Want::Nothing
     }
 
     fn push(&mut self, arg: ArgValue) -> Result<(), EvalError> {
         match (self.want(), arg) {
             (Want::Value, ArgValue::Value(v)) => {
-                if self.values_wanted.is_none() {
-                    if let Type::Fun(_, rest) = self.rest {
-                        self.rest = rest;
-                    }
-                }
+                self.pos += 1;
                 self.args.push(v);
                 Ok(())
             }
@@ -241,13 +261,11 @@ impl PrimApp {
                         ),
                     ));
                 }
-                if let Type::DepFun { body, .. } = self.rest {
-                    self.rest = body;
-                }
+                self.pos += 1;
                 if self.prim == Prim::MakeArray {
+                    // `makeArray n` takes `n` values (its type has `n` value parameters).
                     if let TypeArg::Nat(n) = &a {
-                        let n = n.as_cst().and_then(|n| usize::try_from(n).ok());
-                        self.values_wanted = n;
+                        self.values_wanted = n.as_cst().and_then(|n| usize::try_from(n).ok());
                     }
                 }
                 self.targs.push(a);
@@ -361,46 +379,72 @@ impl Machine {
                     env: env.clone(),
                 }))))
             }
-            ExprKind::Prim(p) => Ok(Value::Fun(Function(Arc::new(FunKind::Prim(PrimApp::new(
-                *p,
-                e.ty().cloned(),
-                env.types.clone(),
-                e.span(),
-            )))))),
+            ExprKind::Prim(p) => Ok(PrimApp::new(*p, e, env.types.clone(), 0).into_value()),
             ExprKind::Annot(inner, _) => self.eval(inner, env),
             ExprKind::App(..) | ExprKind::DepApp(..) => {
-                let (head, spine) = e.spine();
-                let mut args = Vec::with_capacity(spine.len());
-                for a in spine {
-                    args.push(match a {
-                        Arg::Value(x) => ArgValue::Value(self.eval(x, env)?),
+                // The spine `head a1 ... an`, without allocating for short ones.
+                let mut inline: [Option<Arg<'_>>; SPINE_INLINE] = [None; SPINE_INLINE];
+                let mut spilled: Vec<Option<Arg<'_>>> = Vec::new();
+                let (head, spine): (&Expr, &[Option<Arg<'_>>]) = match collect_spine(e, &mut inline)
+                {
+                    Some((head, n)) => {
+                        inline[..n].reverse();
+                        (head, &inline[..n])
+                    }
+                    None => {
+                        let (head, args) = e.spine();
+                        spilled.extend(args.into_iter().map(Some));
+                        (head, &spilled)
+                    }
+                };
+                let span = e.span();
+                let eval_arg = |m: &mut Machine, a: &Arg<'_>| -> Result<ArgValue, EvalError> {
+                    Ok(match a {
+                        Arg::Value(x) => ArgValue::Value(m.eval(x, env)?),
                         Arg::Type(t) => ArgValue::Type(
                             env.types
                                 .concretize(t)
-                                .map_err(|m| EvalError::new(e.span(), m))?,
+                                .map_err(|msg| EvalError::new(span, msg))?,
                         ),
-                    });
+                    })
+                };
+                let mut spine = spine.iter().flatten();
+                let f = if let ExprKind::Prim(p) = head.kind() {
+                    // Feed the primitive directly, without building a function value first.
+                    let mut app = PrimApp::new(*p, head, env.types.clone(), spine.clone().count());
+                    for a in spine.by_ref() {
+                        app.push(eval_arg(self, a)?)?;
+                        if app.saturated() {
+                            break;
+                        }
+                    }
+                    if !app.saturated() {
+                        app.span = span;
+                        return Ok(app.into_value());
+                    }
+                    self.call_prim(app, span)?
+                } else {
+                    self.eval(head, env)?
+                };
+                let rest = spine
+                    .map(|a| eval_arg(self, a))
+                    .collect::<Result<Vec<_>, _>>()?;
+                if rest.is_empty() {
+                    return Ok(f);
                 }
-                if let ExprKind::Prim(p) = head.kind() {
-                    // Skip building the intermediate function value.
-                    let app = PrimApp::new(*p, head.ty().cloned(), env.types.clone(), head.span());
-                    return self.apply_prim(app, args, e.span());
-                }
-                let f = self.eval(head, env)?;
-                self.apply_args(f, args, e.span())
+                self.apply_iter(f, rest.into_iter(), span)
             }
         }
     }
 
     /// Applies a function to arguments, one after another.
-    pub(crate) fn apply_args(
+    pub(crate) fn apply_iter(
         &mut self,
         f: Value,
-        args: Vec<ArgValue>,
+        mut args: impl Iterator<Item = ArgValue>,
         span: Span,
     ) -> Result<Value, EvalError> {
         let mut f = f;
-        let mut args = args.into_iter();
         while let Some(arg) = args.next() {
             let func = match &f {
                 Value::Fun(func) => func.clone(),
@@ -456,98 +500,84 @@ impl Machine {
                     }
                 },
                 FunKind::Prim(p) => {
-                    // Hand the primitive as many arguments as it takes at once.
-                    let app = p.clone();
-                    let wanted = app.remaining_hint();
-                    let mut taken = vec![arg];
-                    while taken.len() < wanted {
+                    let mut app = p.clone();
+                    app.push(arg)?;
+                    while !app.saturated() {
                         match args.next() {
-                            Some(a) => taken.push(a),
+                            Some(a) => app.push(a)?,
                             None => break,
                         }
                     }
-                    self.apply_prim(app, taken, span)?
+                    if app.saturated() {
+                        // Errors point at the partial application (`div 1` in
+                        // `map (div 1) xs`) where there is one.
+                        let at = if app.span == Span::default() { span } else { app.span };
+                        self.call_prim(app, at)?
+                    } else {
+                        app.into_value()
+                    }
                 }
             };
         }
         Ok(f)
     }
 
-    /// Feeds arguments to a primitive; runs its semantics once saturated and applies
-    /// the result to the arguments left over.
-    fn apply_prim(
-        &mut self,
-        mut app: PrimApp,
-        args: Vec<ArgValue>,
-        span: Span,
-    ) -> Result<Value, EvalError> {
-        let mut args = args.into_iter();
-        for a in args.by_ref() {
-            app.push(a)?;
-            if app.saturated() {
-                break;
-            }
-        }
-        let result = if app.saturated() {
-            app.span = span;
-            self.enter(span)?;
-            let r = (app.prim.semantics())(self, &PrimCall::new(app));
-            self.depth -= 1;
-            r?
-        } else {
-            return Ok(Value::Fun(Function(Arc::new(FunKind::Prim(app)))));
-        };
-        let rest: Vec<ArgValue> = args.collect();
-        if rest.is_empty() {
-            Ok(result)
-        } else {
-            self.apply_args(result, rest, span)
-        }
+    /// Runs the semantics of a saturated primitive.
+    fn call_prim(&mut self, mut app: PrimApp, span: Span) -> Result<Value, EvalError> {
+        app.span = span;
+        self.enter(span)?;
+        let r = (app.prim.semantics())(self, &PrimCall::new(app));
+        self.depth -= 1;
+        r
     }
 
     /// Applies a function value to value arguments.
     pub fn apply(&mut self, f: &Value, args: Vec<Value>, span: Span) -> Result<Value, EvalError> {
-        self.apply_args(
-            f.clone(),
-            args.into_iter().map(ArgValue::Value).collect(),
-            span,
-        )
+        self.apply_iter(f.clone(), args.into_iter().map(ArgValue::Value), span)
     }
 
     /// Applies a function value to one value argument.
     pub fn apply1(&mut self, f: &Value, x: Value, span: Span) -> Result<Value, EvalError> {
-        self.apply_args(f.clone(), vec![ArgValue::Value(x)], span)
+        self.apply_iter(f.clone(), std::iter::once(ArgValue::Value(x)), span)
+    }
+
+    /// Applies a function value to two value arguments.
+    pub fn apply2(
+        &mut self,
+        f: &Value,
+        x: Value,
+        y: Value,
+        span: Span,
+    ) -> Result<Value, EvalError> {
+        self.apply_iter(f.clone(), [x, y].into_iter().map(ArgValue::Value), span)
     }
 
     /// Applies a function value to a type-level argument (which must be concrete).
     pub fn apply_type(&mut self, f: &Value, arg: TypeArg, span: Span) -> Result<Value, EvalError> {
-        self.apply_args(f.clone(), vec![ArgValue::Type(arg)], span)
+        self.apply_iter(f.clone(), std::iter::once(ArgValue::Type(arg)), span)
     }
 }
 
-impl PrimApp {
-    /// An upper bound of the number of arguments still wanted (for batching).
-    fn remaining_hint(&self) -> usize {
-        if let Some(n) = self.values_wanted {
-            return n.saturating_sub(self.args.len());
-        }
-        let mut t = self.rest;
-        let mut k = 0;
-        loop {
-            match t {
-                Type::Fun(_, b) => {
-                    k += 1;
-                    t = b;
-                }
-                Type::DepFun { implicit, body, .. } => {
-                    if !implicit {
-                        k += 1;
-                    }
-                    t = body;
-                }
-                _ => return k.max(1),
-            }
-        }
+/// How many arguments of an application spine are collected without allocating.
+const SPINE_INLINE: usize = 8;
+
+/// Collects the arguments of `e = head a1 ... an` (last first) into `buf`; `None`
+/// when there are more than `buf` holds.
+fn collect_spine<'a>(
+    e: &'a Expr,
+    buf: &mut [Option<Arg<'a>>; SPINE_INLINE],
+) -> Option<(&'a Expr, usize)> {
+    let mut head = e;
+    let mut n = 0;
+    loop {
+        let (f, arg) = match head.kind() {
+            ExprKind::App(f, a) => (f, Arg::Value(a)),
+            ExprKind::DepApp(f, a) => (f, Arg::Type(a)),
+            _ => return Some((head, n)),
+        };
+        *buf.get_mut(n)? = Some(arg);
+        n += 1;
+        head = f;
     }
 }
 

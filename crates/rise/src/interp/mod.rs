@@ -44,7 +44,7 @@ use machine::{ArgValue, Env};
 use std::fmt;
 
 /// The stack size of the interpreter's thread.
-const STACK_SIZE: usize = 1 << 30;
+const STACK_SIZE: usize = 1 << 29;
 
 /// An error during evaluation: a message and the span of the expression where it
 /// happened (`Span::default()` when it concerns no expression).
@@ -161,5 +161,5 @@ pub fn apply_args(f: &Value, args: Vec<Argument>) -> Result<Value, EvalError> {
                 .map_err(EvalError::msg),
         })
         .collect::<Result<Vec<_>, _>>()?;
-    on_big_stack(move || Machine::new().apply_args(f.clone(), args, Span::default()))
+    on_big_stack(move || Machine::new().apply_iter(f.clone(), args.into_iter(), Span::default()))
 }

@@ -227,7 +227,7 @@ impl Scalar {
     }
 
     /// `-self` (wrapping for integers, like C's unary minus with `-fwrapv`).
-    pub fn neg(self) -> Result<Scalar, String> {
+    pub fn negate(self) -> Result<Scalar, String> {
         use Scalar::*;
         Ok(match self {
             Int(x) => Int(x.wrapping_neg()),
@@ -399,7 +399,7 @@ mod tests {
         assert!(Scalar::I64(1).binary(BinOp::Div, Scalar::I64(0)).is_err());
         assert!(Scalar::U16(1).binary(BinOp::Mod, Scalar::U16(0)).is_err());
         assert!(Scalar::Int(1).binary(BinOp::Add, Scalar::I32(1)).is_err());
-        assert_eq!(Scalar::U32(1).neg(), Ok(Scalar::U32(u32::MAX)));
+        assert_eq!(Scalar::U32(1).negate(), Ok(Scalar::U32(u32::MAX)));
     }
 
     #[test]

@@ -29,6 +29,7 @@ use super::machine::{apply_nat_to_nat, Machine, PrimApp, TypeEnv};
 use super::scalar::{BinOp, Scalar};
 use super::value::{const_nat, Value, MAX_ARRAY_LEN};
 use super::EvalError;
+use crate::expr::Expr;
 use crate::primitives::Prim;
 use crate::span::Span;
 use crate::types::{DataType, NatToNat, Type, TypeArg};
@@ -48,7 +49,7 @@ pub struct PrimCall {
     pub targs: Vec<TypeArg>,
     /// The value arguments, in order.
     pub args: Vec<Value>,
-    node_ty: Option<Type>,
+    node: Expr,
     tenv: TypeEnv,
 }
 
@@ -61,7 +62,7 @@ impl PrimCall {
             span: app.span,
             targs: app.targs,
             args: app.args,
-            node_ty: app.node_ty,
+            node: app.node,
             tenv: app.tenv,
         }
     }
@@ -124,7 +125,7 @@ impl PrimCall {
     /// variables of enclosing dependent lambdas replaced by their values:
     /// the types of the value parameters and of the result.
     pub fn signature(&self) -> R<(Vec<Type>, Type)> {
-        let ty = self.node_ty.as_ref().ok_or_else(|| {
+        let ty = self.node.ty().ok_or_else(|| {
             self.error("the primitive has no type (the interpreter needs a type-checked program)")
         })?;
         let mut t = self.tenv.subst(ty);
@@ -212,7 +213,7 @@ pub fn id(_: &mut Machine, c: &PrimCall) -> R<Value> {
 pub fn neg(_: &mut Machine, c: &PrimCall) -> R<Value> {
     fn go(c: &PrimCall, v: &Value) -> R<Value> {
         match v {
-            Value::Scalar(s) => s.neg().map(Value::Scalar).map_err(|m| c.error(m)),
+            Value::Scalar(s) => s.negate().map(Value::Scalar).map_err(|m| c.error(m)),
             Value::Vector(xs) => Ok(Value::Vector(
                 xs.iter().map(|x| go(c, x)).collect::<R<Vec<_>>>()?.into(),
             )),
@@ -368,7 +369,7 @@ pub fn index_as_nat(_: &mut Machine, c: &PrimCall) -> R<Value> {
 pub fn nat_as_index(_: &mut Machine, c: &PrimCall) -> R<Value> {
     let n = c.nat(0)?;
     match c.arg(0)? {
-        Value::Nat(x) if *x < n => Ok(Value::Index {
+        Value::Nat(x) if (0..n).contains(x) => Ok(Value::Index {
             index: *x,
             bound: n,
         }),
@@ -395,7 +396,7 @@ pub fn to_mem(m: &mut Machine, c: &PrimCall) -> R<Value> {
 pub fn generate(m: &mut Machine, c: &PrimCall) -> R<Value> {
     let n = c.result_len()?;
     let f = c.arg(0)?;
-    let mut out = Vec::with_capacity(n as usize);
+    let mut out = Vec::with_capacity(n.min(1 << 16) as usize);
     for i in 0..n {
         out.push(m.apply1(f, Value::Index { index: i, bound: n }, c.span)?);
     }
@@ -460,7 +461,7 @@ fn chunks(c: &PrimCall, n: i64, xs: &[Value], vector: bool) -> R<Value> {
         return Ok(Value::array((0..m).map(|_| wrap(&[])).collect()));
     }
     let n = n as usize;
-    if xs.len() % n != 0 {
+    if !xs.len().is_multiple_of(n) {
         return Err(c.error(format!(
             "{} elements cannot be split into chunks of {n}",
             xs.len()
@@ -688,7 +689,7 @@ pub fn reduce(m: &mut Machine, c: &PrimCall) -> R<Value> {
     let f = c.arg(0)?;
     let mut acc = c.arg(1)?.clone();
     for x in c.array(2)?.iter() {
-        acc = m.apply(f, vec![acc, x.clone()], c.span)?;
+        acc = m.apply2(f, acc, x.clone(), c.span)?;
     }
     Ok(acc)
 }
@@ -700,7 +701,7 @@ pub fn scan_seq(m: &mut Machine, c: &PrimCall) -> R<Value> {
     let xs = c.array(2)?;
     let mut out = Vec::with_capacity(xs.len());
     for x in xs.iter() {
-        acc = m.apply(f, vec![x.clone(), acc], c.span)?;
+        acc = m.apply2(f, x.clone(), acc, c.span)?;
         out.push(acc.clone());
     }
     Ok(Value::array(out))

@@ -157,7 +157,7 @@ fn primitive_cases() -> Vec<Case> {
         case("fun x y => equal x y", vec![Value::int(3), Value::int(3)], Value::bool(true)),
         case("fun (x: f32) => (cast x : int)", vec![Value::f32(-2.75)], Value::int(-2)),
         case(
-            "fun xs => generate (fun i => idx (natAsIndex 4 (indexAsNat i)) xs)",
+            "fun (xs: 4.f32) => (generate (fun i => idx (natAsIndex 4 (indexAsNat i)) xs) : 4.f32)",
             vec![x4()],
             x4(),
         ),
@@ -314,7 +314,7 @@ fn pads_follow_numpy_modes() {
     // np.pad([1,2,3], (4,5), mode='symmetric')
     assert_eq!(
         to_f32s(&out),
-        [2.0, 3.0, 3.0, 2.0, 1.0, 1.0, 2.0, 3.0, 3.0, 2.0, 1.0, 1.0]
+        [3.0, 3.0, 2.0, 1.0, 1.0, 2.0, 3.0, 3.0, 2.0, 1.0, 1.0, 2.0]
     );
     let out = run(
         "def main = fun (xs: 3.f32) => padWrap 4 5 xs",
@@ -570,7 +570,7 @@ fn user_errors_are_reported_with_spans_not_panics() {
     assert!(e.contains("division by zero"), "{e}");
     assert!(e.contains("x / y"), "the source excerpt is shown: {e}");
     let e = run_err(
-        "def main = fun (xs: 4.f32) => generate (fun i => idx (natAsIndex 4 (indexAsNat i + 2)) xs)",
+        "def main = fun (xs: 4.f32) => (generate (fun i => idx (natAsIndex 4 (indexAsNat i)) xs) : 6.f32)",
         &[f32s(&[1.0, 2.0, 3.0, 4.0])],
     );
     assert!(e.contains("is not an index into 4 elements"), "{e}");
@@ -653,7 +653,6 @@ fn hand_built_expressions() {
     .unwrap();
     assert_eq!(out.to_string(), "[[1.0, 2.0], [3.0, 4.0]]");
     // A size variable bound by the caller.
-    let n = Nat::var(&arith::Var::new("n"));
     let gen = prim(Prim::Generate, Some("(idx[n] -> natType) -> n.natType"));
     let ian = prim(Prim::IndexAsNat, Some("idx[n] -> natType"));
     let e = app(gen, ian);
@@ -696,19 +695,27 @@ fn deep_nesting_hits_the_depth_limit_not_the_stack() {
         ExprKind::Lit(Literal::Int(1, ScalarType::Int)),
         Span::default(),
     );
-    let nest = |depth: usize| {
+    let nest = move |depth: usize| {
         let mut e = one.clone();
         for _ in 0..depth {
             e = app(prim(Prim::Id, None), e);
         }
         e
     };
-    assert_eq!(
-        eval(&nest(5_000)).unwrap().as_scalar(),
-        Some(Scalar::Int(1))
-    );
-    let err = eval(&nest(MAX_DEPTH + 10)).unwrap_err();
-    assert!(err.message.contains("levels deep"), "{err}");
+    // (Built and dropped on a big stack: dropping a deep `Expr` recurses.)
+    std::thread::Builder::new()
+        .stack_size(256 << 20)
+        .spawn(move || {
+            assert_eq!(
+                eval(&nest(5_000)).unwrap().as_scalar(),
+                Some(Scalar::Int(1))
+            );
+            let err = eval(&nest(MAX_DEPTH + 10)).unwrap_err();
+            assert!(err.message.contains("levels deep"), "{err}");
+        })
+        .unwrap()
+        .join()
+        .unwrap();
 }
 
 // ---- values ------------------------------------------------------------------------------
@@ -796,4 +803,89 @@ fn approx_eq_and_display() {
     assert_eq!(v.to_string(), "([1:idx[4], 7:nat], <0.5, 1e20>)");
     let f = eval(&prim(Prim::Map, None)).unwrap();
     assert_eq!(f.to_string(), "<primitive map>");
+}
+
+// ---- property tests against independent reference implementations ----------------------
+
+fn apply_nats(p: Prim, nats: &[i64], args: Vec<Value>) -> Result<Value, EvalError> {
+    let mut e = prim(p, None);
+    for &n in nats {
+        e = dep_nat(e, Nat::cst(n));
+    }
+    apply(&eval(&e)?, args)
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(64))]
+
+    #[test]
+    fn pads_match_reference(n in 1usize..6, l in 0i64..12, r in 0i64..12) {
+        let xs: Vec<f32> = (0..n).map(|i| i as f32).collect();
+        let nn = n as i64;
+        // Reading outwards from the edge: symmetric repeats xs reversed, then xs, ...
+        let fwd: Vec<f32> = xs.iter().chain(xs.iter().rev()).copied().collect();
+        let bwd: Vec<f32> = xs.iter().rev().chain(xs.iter()).copied().collect();
+        let mut mirror: Vec<f32> = (0..l).rev().map(|k| fwd[(k % (2 * nn)) as usize]).collect();
+        mirror.extend(&xs);
+        mirror.extend((0..r).map(|k| bwd[(k % (2 * nn)) as usize]));
+        let mut wrap: Vec<f32> = (0..l).rev().map(|k| xs[(nn - 1 - k % nn) as usize]).collect();
+        wrap.extend(&xs);
+        wrap.extend((0..r).map(|k| xs[(k % nn) as usize]));
+        let mut clamp: Vec<f32> = (0..l).map(|_| xs[0]).collect();
+        clamp.extend(&xs);
+        clamp.extend((0..r).map(|_| xs[n - 1]));
+        let mut cst: Vec<f32> = (0..l).map(|_| -1.0).collect();
+        cst.extend(&xs);
+        cst.extend((0..r).map(|_| -1.0));
+        let input = f32s(&xs);
+        let got = |p| to_f32s(&apply_nats(p, &[l, r], vec![input.clone()]).unwrap());
+        proptest::prop_assert_eq!(got(Prim::PadMirror), mirror);
+        proptest::prop_assert_eq!(got(Prim::PadWrap), wrap);
+        proptest::prop_assert_eq!(got(Prim::PadClamp), clamp);
+        let c = to_f32s(&apply_nats(Prim::PadCst, &[l, r], vec![Value::f32(-1.0), input.clone()]).unwrap());
+        proptest::prop_assert_eq!(c, cst);
+    }
+
+    #[test]
+    fn slide_split_join_transpose_match_reference(sz in 1i64..5, sp in 1i64..4, windows in 0i64..5, cols in 1i64..4) {
+        let len = sp * windows + sz;
+        let xs: Vec<f32> = (0..len).map(|i| i as f32).collect();
+        let got = apply_nats(Prim::Slide, &[sz, sp], vec![f32s(&xs)]).unwrap();
+        let want = Value::array(
+            (0..=windows).map(|i| f32s(&xs[(i * sp) as usize..(i * sp + sz) as usize])).collect(),
+        );
+        proptest::prop_assert!(got.approx_eq(&want, 0.0, 0.0), "{} vs {}", got, want);
+        // split then join is the identity; transpose twice is the identity.
+        let rows = len * cols;
+        let ys: Vec<f32> = (0..rows).map(|i| i as f32).collect();
+        let split = apply_nats(Prim::Split, &[cols], vec![f32s(&ys)]).unwrap();
+        proptest::prop_assert_eq!(split.as_array().unwrap().len() as i64, len);
+        let joined = apply_nats(Prim::Join, &[], vec![split.clone()]).unwrap();
+        proptest::prop_assert_eq!(to_f32s(&joined), ys);
+        let t = apply_nats(Prim::Transpose, &[], vec![split.clone()]).unwrap();
+        let tt = apply_nats(Prim::Transpose, &[], vec![t.clone()]).unwrap();
+        proptest::prop_assert!(tt.approx_eq(&split, 0.0, 0.0));
+        for (i, row) in t.as_array().unwrap().iter().enumerate() {
+            for (j, x) in to_f32s(row).into_iter().enumerate() {
+                proptest::prop_assert_eq!(x, (j as i64 * cols + i as i64) as f32);
+            }
+        }
+    }
+}
+
+#[test]
+fn errors_inside_map_point_at_the_partial_application() {
+    let src = "def main = fun (xs: 3.int) => map (div 6) xs";
+    let e = try_run(src, "main", &[ints(&[1, 0, 2])], &[]).unwrap_err();
+    assert!(e.contains("division by zero"), "{e}");
+    let prog = crate::infer::check_source(src).unwrap();
+    let inst = crate::infer::instantiate_def(
+        &prog,
+        "main",
+        &[DataType::array(3, DataType::Scalar(ScalarType::Int))],
+        &[],
+    )
+    .unwrap();
+    let err = apply(&eval(&inst.expr).unwrap(), vec![ints(&[1, 0, 2])]).unwrap_err();
+    assert_eq!(&src[err.span.range()], "(div 6)");
 }

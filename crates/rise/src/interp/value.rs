@@ -73,7 +73,7 @@ pub struct Flat {
 }
 
 /// The largest number of elements the interpreter builds in one array.
-pub const MAX_ARRAY_LEN: i64 = 1 << 31;
+pub const MAX_ARRAY_LEN: i64 = 1 << 28;
 
 impl Value {
     /// A scalar value.
@@ -240,6 +240,14 @@ impl Value {
         }
         if shape.contains(&0) {
             // Nested empty arrays: build the outer dimensions up to the first zero.
+            let outer = shape
+                .iter()
+                .take_while(|&&d| d > 0)
+                .try_fold(1usize, |acc, &d| acc.checked_mul(d))
+                .filter(|&n| n as u64 <= MAX_ARRAY_LEN as u64);
+            if outer.is_none() {
+                return Err(EvalError::msg(format!("the shape {shape:?} is too large")));
+            }
             fn empty(shape: &[usize]) -> Value {
                 match shape.split_first() {
                     Some((&n, rest)) if n > 0 => {

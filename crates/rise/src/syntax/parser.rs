@@ -35,14 +35,15 @@ use crate::span::{Diagnostic, Span};
 use crate::types::{Binder, Name, ScalarType, Type};
 use std::collections::HashSet;
 
-/// The deepest expression tree the parser builds (counting every application,
-/// lambda and operator node): deeper input is reported, so that no later pass
-/// recursing over the tree can overflow the stack.
-pub const MAX_DEPTH: usize = 512;
+/// The deepest expression tree the parser builds (nodes on the longest path):
+/// deeper input is reported, so that no later pass recursing over the tree can
+/// overflow the stack.
+pub const MAX_DEPTH: usize = 256;
 
-/// The deepest nesting of parentheses and `fun` bodies accepted (each level is
-/// a recursion of the parser).
-pub const MAX_NESTING: usize = 256;
+/// The deepest nesting of parentheses and `fun` bodies accepted (each level is a
+/// recursion of the parser). The printer never nests deeper than the tree it
+/// prints, so every tree the parser accepts prints to text it accepts again.
+pub const MAX_NESTING: usize = MAX_DEPTH + 1;
 
 /// The deepest nesting of brackets and `->`/`^` chains accepted in a type annotation.
 const MAX_TYPE_NESTING: usize = 64;
@@ -316,25 +317,30 @@ impl ExprParser {
     /// Builds the desugared form of `lhs op rhs`.
     fn combine(&mut self, op: BinOp, (lhs, dl): Sub, (rhs, dr): Sub, op_span: Span) -> R<Sub> {
         let span = lhs.span().to(rhs.span());
-        let depth = dl.max(dr);
         match op {
             BinOp::Pipe => {
-                check_depth(depth + 1, op_span)?;
-                Ok((app(rhs, lhs, span), depth + 1))
+                // App(rhs, lhs)
+                let depth = dl.max(dr) + 1;
+                check_depth(depth, op_span)?;
+                Ok((app(rhs, lhs, span), depth))
             }
             BinOp::Prim(p) => {
-                check_depth(depth + 2, op_span)?;
+                // App(App(p, lhs), rhs)
+                let depth = (dl + 2).max(dr + 1);
+                check_depth(depth, op_span)?;
                 let f = Expr::new(ExprKind::Prim(p), op_span);
                 let partial = app(f, lhs.clone(), lhs.span().to(op_span));
-                Ok((app(partial, rhs, span), depth + 2))
+                Ok((app(partial, rhs, span), depth))
             }
             BinOp::Compose => {
-                check_depth(depth + 3, op_span)?;
+                // Lambda(x, App(rhs, App(lhs, x)))
+                let depth = (dl + 3).max(dr + 2);
+                check_depth(depth, op_span)?;
                 let x = self.fresh_name();
                 let var = Expr::new(ExprKind::Var(x.clone()), op_span);
                 let inner = app(lhs, var, span);
                 let body = app(rhs, inner, span);
-                Ok((Expr::new(ExprKind::Lambda(x, None, body), span), depth + 3))
+                Ok((Expr::new(ExprKind::Lambda(x, None, body), span), depth))
             }
         }
     }
@@ -542,7 +548,8 @@ impl ExprParser {
                 .into());
         }
         let close = self.p.expect(&Token::RParen, "`)` after the pair")?;
-        let depth = d1.max(d2) + 2;
+        // App(App(makePair, e1), e2)
+        let depth = (d1 + 2).max(d2 + 1);
         check_depth(depth, open)?;
         let make_pair = Expr::new(ExprKind::Prim(Prim::MakePair), comma);
         let partial = app(make_pair, e1, open.to(comma));

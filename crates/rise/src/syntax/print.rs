@@ -8,10 +8,13 @@
 //! Chains longer than a line break before each `|>`, indented by two.
 //!
 //! Binders whose names cannot be read back (not identifiers, keywords, or names
-//! of primitives that the binder would shadow) are renamed to fresh names.
+//! of primitives that the binder would hide from its body) are renamed to fresh
+//! names.
 //!
 //! Some terms have no surface syntax of their own and print as their closest
 //! source form, which the type checker — not the parser — turns back into them:
+//! * implicit type-level arguments (a `DepApp` whose function is typed
+//!   `{x: k} -> ...`, as inference inserts them) are not printed;
 //! * a dependent application `DepApp(f, n)` prints as `f n` (`f (n*32)`), which
 //!   parses as a value application; address spaces print by name, `nat -> nat`
 //!   functions as `(fun x => body)`; a data-type argument prints as `(t)`, which
@@ -134,32 +137,152 @@ fn form(e: &Expr) -> Form<'_> {
     }
 }
 
-/// `f a` prints as `a |> f` when `a` is itself an application and `f` is a partial
-/// application or a lambda, or `a` is a chain already: `split 32 xs |> map f |> join`.
+/// `f a` has the pipe form `a |> f` when `a` is data computed by an application
+/// and `f` is a processing stage (`split 32 xs |> map f`) or a lambda
+/// (`g x |> fun y => ...`), or `f` is a plain function and `a` is a chain already
+/// or a stage applied (`xs |> map f |> join`), or `a` is a variable and `f` a stage
+/// with a lambda (`xs |> map (fun x => ...)`). Otherwise `f a`: `zip (fst p) (snd p)`,
+/// `map (map f)`. Whether the pipe form is printed as such depends on the context
+/// ([`use_pipe`]).
 fn is_pipe(f: &Expr, a: &Expr) -> bool {
-    match form(a) {
-        Form::Pipe(..) => true,
-        Form::App(..) => matches!(
-            f.kind(),
-            ExprKind::App(..)
-                | ExprKind::DepApp(..)
-                | ExprKind::Lambda(..)
-                | ExprKind::DepLambda(..)
-        ),
+    if matches!(a.kind(), ExprKind::Var(_)) {
+        // `xs |> map (fun x => ...)` rather than a variable after a long lambda.
+        return is_stage(f) && has_lambda_arg(f) && !partial(f);
+    }
+    let a_form = form(a);
+    if !matches!(a_form, Form::Pipe(..) | Form::App(..)) || is_function(a) || partial(f) {
+        return false;
+    }
+    match f.kind() {
+        ExprKind::Lambda(..) | ExprKind::DepLambda(..) => true,
+        ExprKind::App(..) | ExprKind::DepApp(..) => is_stage(f),
+        ExprKind::Prim(_) | ExprKind::Var(_) => match a_form {
+            Form::Pipe(..) => true,
+            Form::App(g, _) => is_stage(g),
+            _ => false,
+        },
         _ => false,
     }
 }
 
-/// Whether `f` looks like a processing stage rather than a function of several
-/// data arguments: a partial application none of whose arguments is a variable
-/// (`map g`, `padClamp 1 1`, `reduce add 0.0f`, but not `zip xs`).
+/// Whether `f a` is still a function for lack of arguments (`idx i`, `zip xs`).
+fn partial(f: &Expr) -> bool {
+    let (head, args) = f.spine();
+    match head.kind() {
+        ExprKind::Prim(p) => args.len() + 1 < prim_params(*p).len(),
+        _ => false,
+    }
+}
+
+/// The stages of a chain `base |> f1 |> ... |> fn` (in order) and its base.
+/// `map g xs |> f` is read as `xs |> map g |> f`.
+fn chain(e: &Expr) -> (&Expr, Vec<&Expr>) {
+    let mut stages = Vec::new();
+    let mut cur = e;
+    while let Form::Pipe(a, f) = form(cur) {
+        stages.push(f);
+        cur = a;
+    }
+    if let Form::App(f, a) = form(cur) {
+        if matches!(a.kind(), ExprKind::Var(_)) && is_stage(f) {
+            stages.push(f);
+            cur = a;
+        }
+    }
+    stages.reverse();
+    (cur, stages)
+}
+
+/// Whether a term of the pipe form prints as a chain in a context of precedence
+/// `min`: always where it needs no parentheses, never as a function (`(x |> f) y`),
+/// and elsewhere only when a stage takes a lambda (`at 1 (at 0 nbh) + ...` stays
+/// nested, `(xs |> map (fun x => ...) |> reduce add 0.0f) / n` is a chain).
+fn use_pipe(e: &Expr, min: u8) -> bool {
+    match min {
+        TOP | PIPE => true,
+        APP => false,
+        _ => chain(e).1.iter().any(|f| has_lambda_arg(f)),
+    }
+}
+
+/// Whether some argument of the application `f` is a lambda.
+fn has_lambda_arg(f: &Expr) -> bool {
+    f.spine().1.iter().any(|a| {
+        matches!(
+            a,
+            Arg::Value(v) if matches!(v.kind(), ExprKind::Lambda(..) | ExprKind::DepLambda(..))
+        )
+    })
+}
+
+/// What a primitive expects at a parameter position of the surface syntax.
+#[derive(Clone, Copy, PartialEq)]
+enum ParamKind {
+    /// An explicit type-level parameter (`split 32`).
+    TypeLevel,
+    /// A function.
+    Function,
+    /// Data.
+    Data,
+}
+
+/// The parameters of a primitive that its applications write, in order.
+fn prim_params(p: Prim) -> Vec<ParamKind> {
+    let mut out = Vec::new();
+    let mut t = p.scheme();
+    loop {
+        match t {
+            Type::DepFun { implicit, body, .. } => {
+                if !implicit {
+                    out.push(ParamKind::TypeLevel);
+                }
+                t = body;
+            }
+            Type::Fun(a, b) => {
+                out.push(match **a {
+                    Type::Fun(..) | Type::DepFun { .. } => ParamKind::Function,
+                    _ => ParamKind::Data,
+                });
+                t = b;
+            }
+            _ => return out,
+        }
+    }
+}
+
+/// Whether `e` is a function: a primitive, a lambda, or a primitive applied to
+/// fewer arguments than it takes.
+fn is_function(e: &Expr) -> bool {
+    let (head, args) = e.spine();
+    match head.kind() {
+        ExprKind::Prim(p) => args.len() < prim_params(*p).len(),
+        ExprKind::Lambda(..) | ExprKind::DepLambda(..) => args.is_empty(),
+        _ => false,
+    }
+}
+
+/// Whether `f` is a processing stage: a partial application whose arguments are
+/// parameters (functions, literals, type-level values) rather than data:
+/// `map g`, `padClamp 1 1`, `reduce add 0.0f`, `split n`, but not `zip xs`.
 fn is_stage(f: &Expr) -> bool {
-    let (_, args) = f.spine();
-    !args.is_empty()
-        && args.iter().all(|a| match a {
-            Arg::Value(v) => !matches!(v.kind(), ExprKind::Var(_)),
-            Arg::Type(_) => true,
-        })
+    let (head, args) = f.spine();
+    let params = match head.kind() {
+        ExprKind::Prim(p) => prim_params(*p),
+        _ => Vec::new(),
+    };
+    if args.is_empty() || (!params.is_empty() && args.len() >= params.len()) {
+        return false;
+    }
+    args.iter().enumerate().all(|(i, arg)| match arg {
+        Arg::Type(_) => true,
+        Arg::Value(v) => {
+            matches!(
+                params.get(i),
+                Some(ParamKind::TypeLevel | ParamKind::Function)
+            ) || matches!(v.kind(), ExprKind::Lit(_))
+                || is_function(v)
+        }
+    })
 }
 
 /// Whether the text of `e` printed as an application starts with a digit (then `-e`
@@ -169,9 +292,18 @@ fn starts_with_number(e: &Expr) -> bool {
         ExprKind::Lit(Literal::Int(v, _)) => *v >= 0,
         ExprKind::Lit(Literal::Float(v, _)) => !v.is_sign_negative(),
         ExprKind::DepApp(f, _) => starts_with_number(f),
-        ExprKind::App(f, _) => matches!(form(e), Form::App(..)) && starts_with_number(f),
+        // As an operand of `-`, pipe forms print as applications too.
+        ExprKind::App(f, _) => {
+            matches!(form(e), Form::App(..) | Form::Pipe(..)) && starts_with_number(f)
+        }
         _ => false,
     }
+}
+
+/// Whether `f` is typed as a function of an implicit type-level parameter (then
+/// `DepApp(f, arg)` was inserted by inference and `arg` is not written).
+fn is_implicit(f: &Expr) -> bool {
+    matches!(f.ty(), Some(Type::DepFun { implicit: true, .. }))
 }
 
 /// A binder of a merged `fun`.
@@ -204,7 +336,7 @@ impl Printer {
 
     /// `e` printed so that it reads back in a context of precedence `min`.
     fn expr(&mut self, e: &Expr, min: u8, indent: usize) -> String {
-        let (s, prec) = self.render(e, indent);
+        let (s, prec) = self.render(e, min, indent);
         if prec < min {
             format!("({s})")
         } else {
@@ -212,7 +344,7 @@ impl Printer {
         }
     }
 
-    fn render(&mut self, e: &Expr, indent: usize) -> (String, u8) {
+    fn render(&mut self, e: &Expr, min: u8, indent: usize) -> (String, u8) {
         match form(e) {
             Form::Infix(op, prec, a, b) => {
                 let a = self.expr(a, prec, indent);
@@ -225,8 +357,8 @@ impl Printer {
                 (format!("({a}, {b})"), ATOM)
             }
             Form::Unary(op, a) => (format!("{op}{}", self.expr(a, APP, indent)), UNARY),
-            Form::Pipe(..) => (self.pipe_chain(e, indent), PIPE),
-            Form::App(f, a) => {
+            Form::Pipe(..) if use_pipe(e, min) => (self.pipe_chain(e, indent), PIPE),
+            Form::Pipe(a, f) | Form::App(f, a) => {
                 let f = self.expr(f, APP, indent);
                 let a = self.expr(a, ATOM, indent);
                 (format!("{f} {a}"), APP)
@@ -237,23 +369,10 @@ impl Printer {
 
     /// `base |> f1 |> f2 ...`, broken before each `|>` when too long.
     fn pipe_chain(&mut self, e: &Expr, indent: usize) -> String {
-        let mut stages = Vec::new();
-        let mut cur = e;
-        while let Form::Pipe(a, f) = form(cur) {
-            stages.push(f);
-            cur = a;
-        }
-        // `map g xs |> f` reads better as `xs |> map g |> f`.
-        if let Form::App(f, a) = form(cur) {
-            if matches!(a.kind(), ExprKind::Var(_)) && is_stage(f) {
-                stages.push(f);
-                cur = a;
-            }
-        }
-        let base = self.expr(cur, PIPE, indent);
+        let (base, stages) = chain(e);
+        let base = self.expr(base, PIPE, indent);
         let stages: Vec<String> = stages
             .into_iter()
-            .rev()
             .map(|f| self.expr(f, PIPE + 1, indent + 2))
             .collect();
         let flat_len = base.len() + stages.iter().map(|s| s.len() + 4).sum::<usize>();
@@ -278,6 +397,8 @@ impl Printer {
             ExprKind::Prim(p) => (p.name().to_string(), ATOM),
             ExprKind::Lambda(..) | ExprKind::DepLambda(..) => (self.lambda(e, indent), TOP),
             ExprKind::Annot(b, t) => (format!("({} : {t})", self.expr(b, TOP, indent)), ATOM),
+            // Implicit arguments inserted by type inference are not written.
+            ExprKind::DepApp(f, _) if is_implicit(f) => self.render(f, APP, indent),
             ExprKind::DepApp(f, arg) => {
                 let f = self.expr(f, APP, indent);
                 (format!("{f} {}", type_arg(arg)), APP)
@@ -299,12 +420,12 @@ impl Printer {
         loop {
             match cur.kind() {
                 ExprKind::Lambda(x, t, body) => {
-                    let printed = self.bind(x);
+                    let printed = self.bind(x, body);
                     params.push(Param::Value(printed, t.clone()));
                     cur = body.clone();
                 }
                 ExprKind::DepLambda(b, body) => {
-                    let printed = self.bind(&b.name);
+                    let printed = self.bind(&b.name, body);
                     let body = if printed == b.name {
                         body.clone()
                     } else {
@@ -339,12 +460,17 @@ impl Printer {
             }
             i = j;
         }
-        format!("{out} => {body}")
+        // A long body that is not a broken chain goes on a line of its own.
+        if !body.contains('\n') && indent + out.len() + 4 + body.len() > WIDTH {
+            format!("{out} =>\n{}{body}", " ".repeat(indent + 2))
+        } else {
+            format!("{out} => {body}")
+        }
     }
 
     /// The printed name of a binder, entered into the scope.
-    fn bind(&mut self, x: &Name) -> Name {
-        let printed = if readable_binder(x) {
+    fn bind(&mut self, x: &Name, body: &Expr) -> Name {
+        let printed = if is_identifier(x) && !shadows_used_prim(x, body) {
             x.clone()
         } else {
             self.fresh(x)
@@ -378,7 +504,10 @@ impl Printer {
         loop {
             let name = format!("{base}_{}", self.next);
             self.next += 1;
-            if readable_binder(&name) && taken.insert(name.clone()) {
+            if is_identifier(&name)
+                && Prim::from_name(&name).is_none()
+                && taken.insert(name.clone())
+            {
                 return name.into();
             }
         }
@@ -394,10 +523,35 @@ fn same_annotation(p: &Param, q: &Param) -> bool {
 }
 
 /// Whether a binder can keep its name: an identifier that is no keyword and no primitive.
-fn readable_binder(x: &str) -> bool {
+/// Whether `x` reads back as one identifier (not a keyword, not a number).
+fn is_identifier(x: &str) -> bool {
     matches!(lex(x).as_deref(), Ok([(Token::Ident(_), _)]))
-        && Prim::from_name(x).is_none()
-        && !DIMENSIONED.contains(&x)
+}
+
+/// Whether a binder named `x` would capture a primitive used in `body`
+/// (`fun map => map f` reads `map` as the variable).
+fn shadows_used_prim(x: &str, body: &Expr) -> bool {
+    let is_named_x = |p: Prim| {
+        let name = p.name();
+        name == x
+            || (DIMENSIONED.contains(&x)
+                && name.strip_prefix(x).is_some_and(|r| r.starts_with('(')))
+    };
+    if !Prim::ALL.iter().any(|p| is_named_x(*p)) {
+        return false;
+    }
+    fn uses(e: &Expr, is_named_x: &dyn Fn(Prim) -> bool) -> bool {
+        match e.kind() {
+            ExprKind::Prim(p) => is_named_x(*p),
+            ExprKind::Var(_) | ExprKind::Lit(_) => false,
+            ExprKind::App(f, a) => uses(f, is_named_x) || uses(a, is_named_x),
+            ExprKind::Lambda(_, _, b)
+            | ExprKind::DepLambda(_, b)
+            | ExprKind::DepApp(b, _)
+            | ExprKind::Annot(b, _) => uses(b, is_named_x),
+        }
+    }
+    uses(body, &is_named_x)
 }
 
 /// Every identifier in a term, its types included.
@@ -559,18 +713,39 @@ mod tests {
             ),
             ("fun (f: nat -> nat) => f", "fun (f: nat -> nat) => f"),
             ("(fun x => x) y", "(fun x => x) y"),
-            ("f (fun x => x) y", "f (fun x => x) y"),
+            ("f (fun x => x) y", "y |> f (fun x => x)"),
+            ("f (g (fun x => x) y) z", "f (y |> g (fun x => x)) z"),
+            ("(f x |> g) y", "g (f x) y"),
+            (
+                "(xs |> map f |> reduce add 0.0f) / 2.0f",
+                "reduce add 0.0f (map f xs) / 2.0f",
+            ),
+            (
+                "(xs |> map (fun x => x) |> reduce add 0.0f) / 2.0f",
+                "(xs |> map (fun x => x) |> reduce add 0.0f) / 2.0f",
+            ),
             (
                 "xs |> split 32 |> map f |> join",
                 "xs |> split 32 |> map f |> join",
             ),
             (
                 "xs |> split n |> map f |> join",
-                "split n xs |> map f |> join",
+                "xs |> split n |> map f |> join",
             ),
             ("map f xs", "map f xs"),
             ("fst (snd p)", "fst (snd p)"),
-            ("transpose (map f xs)", "transpose (map f xs)"),
+            ("transpose (map f xs)", "xs |> map f |> transpose"),
+            ("idx (natAsIndex n i) xs", "idx (natAsIndex n i) xs"),
+            ("zip (fst p) (snd p)", "zip (fst p) (snd p)"),
+            ("map (map (map f))", "map (map (map f))"),
+            (
+                "reduce add 0.0f (map f (zip xs ys))",
+                "zip xs ys |> map f |> reduce add 0.0f",
+            ),
+            (
+                "padCst l r (generate (fun i => c)) (map (padCst l r c) xs)",
+                "padCst l r (generate (fun i => c)) (map (padCst l r c) xs)",
+            ),
             ("x |> (fun y => y) |> f", "f ((fun y => y) x)"),
             ("g x |> (fun y => y) |> f", "g x |> (fun y => y) |> f"),
             (
@@ -602,6 +777,48 @@ mod tests {
         assert_eq!(print_expr(&e), "fun a_0 => a_0");
         let e = mk(K::Lambda("fun".into(), None, mk(K::Var("fun_0".into()))));
         assert_eq!(print_expr(&e), "fun fun_1 => fun_0");
+        // a binder named like a primitive it does not hide keeps its name
+        let e = mk(K::Lambda("map".into(), None, mk(K::Var("map".into()))));
+        assert_eq!(print_expr(&e), "fun map => map");
+        let body = mk(K::App(
+            mk(K::Var("mapGlobal".into())),
+            mk(K::Prim(Prim::MapGlobal1)),
+        ));
+        let e = mk(K::Lambda("mapGlobal".into(), None, body));
+        assert_eq!(
+            print_expr(&e),
+            "fun mapGlobal_0 => mapGlobal_0 mapGlobal(1)"
+        );
+    }
+
+    #[test]
+    fn omits_implicit_arguments_and_prints_explicit_ones() {
+        use crate::expr::ExprKind as K;
+        use crate::span::Span;
+        use crate::types::{Binder, DataType, TypeArg};
+        use arith::Nat;
+        let poly = crate::syntax::parse_type("{t: data} -> t -> t").unwrap();
+        let id2 = Expr::typed(K::Var("id2".into()), poly, Span::default());
+        let inst = Expr::new(
+            K::DepApp(id2, TypeArg::Data(DataType::f32())),
+            Span::default(),
+        );
+        let e = Expr::new(
+            K::App(inst, Expr::new(K::Var("a".into()), Span::default())),
+            Span::default(),
+        );
+        assert_eq!(print_expr(&e), "id2 a");
+        let mk = |k| Expr::new(k, Span::default());
+        let n = Nat::var(&arith::Var::new("n"));
+        let split = |arg: Nat| mk(K::DepApp(mk(K::Prim(Prim::Split)), TypeArg::Nat(arg)));
+        assert_eq!(print_expr(&split(n.clone())), "split n");
+        assert_eq!(print_expr(&split(Nat::cst(32))), "split 32");
+        assert_eq!(print_expr(&split(n * Nat::cst(32))), "split (n*32)");
+        let lam = mk(K::DepLambda(
+            Binder::new("n", crate::types::Kind::Nat),
+            split(Nat::cst(2)),
+        ));
+        assert_eq!(print_expr(&lam), "fun (n: nat) => split 2");
     }
 
     #[test]
@@ -623,7 +840,7 @@ mod tests {
             "def dot = fun xs ys => zip xs ys |> map (fun p => fst p * snd p) |> reduce add 0.0f
 
 def mm : {m n k: nat} -> m.k.f32 -> k.n.f32 -> m.n.f32 =
-  fun a b => map (fun row => transpose b |> map (fun col => dot row col)) a
+  fun a b => a |> map (fun row => transpose b |> map (fun col => dot row col))
 
 def jacobi3 : {n: nat} -> n.f32 -> n.f32 =
   fun xs => xs |> padClamp 1 1 |> slide 3 1 |> map (fun nbh => reduce add 0.0f nbh)

@@ -7,6 +7,10 @@ use crate::span::Diagnostic;
 use crate::types::{Binder, DataType, Kind, NatToData, ScalarType, Type};
 use arith::{Nat, Var};
 
+/// The most dimensions an array type may have (deeper types are surely a mistake,
+/// and would make every pass over types recurse that deep).
+pub const MAX_DIMENSIONS: usize = 64;
+
 impl Parser {
     /// `type := binders -> type | atom (-> type)?`
     pub fn parse_type(&mut self) -> PResult<Type> {
@@ -178,6 +182,12 @@ impl Parser {
     fn try_array_sizes(&mut self) -> PResult<Option<Vec<Nat>>> {
         let mut sizes = Vec::new();
         loop {
+            if sizes.len() > MAX_DIMENSIONS {
+                return Err(Diagnostic::new(
+                    self.span(),
+                    format!("array type with more than {MAX_DIMENSIONS} dimensions"),
+                ));
+            }
             let mark = self.mark();
             match self.peek().cloned() {
                 // `1024.1024` lexes as a float: two sizes.
@@ -219,9 +229,11 @@ impl Parser {
         let mut lhs = self.parse_nat_term()?;
         loop {
             if self.eat(&Token::Plus) {
-                lhs = lhs + self.parse_nat_term()?;
+                let rhs = self.parse_nat_term()?;
+                lhs = std::ops::Add::add(lhs, rhs);
             } else if self.eat(&Token::Minus) {
-                lhs = lhs - self.parse_nat_term()?;
+                let rhs = self.parse_nat_term()?;
+                lhs = std::ops::Sub::sub(lhs, rhs);
             } else {
                 return Ok(lhs);
             }
@@ -232,7 +244,8 @@ impl Parser {
         let mut lhs = self.parse_nat_power()?;
         loop {
             if self.eat(&Token::Star) {
-                lhs = lhs * self.parse_nat_power()?;
+                let rhs = self.parse_nat_power()?;
+                lhs = std::ops::Mul::mul(lhs, rhs);
             } else if self.eat(&Token::Slash) {
                 lhs = lhs.floor_div(&self.parse_nat_power()?);
             } else if self.eat(&Token::SlashHat) {
