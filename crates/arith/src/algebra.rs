@@ -408,5 +408,10 @@ mod tests {
         assert_eq!(Nat::cst(2).pow(&(&n + 1)), Nat::cst(2).pow(&n) * 2);
         assert_eq!(Nat::cst(1).pow(&n), Nat::cst(1));
         assert_eq!(n.pow(&Nat::cst(-1)), Nat::cst(1).div_exact(&n));
+        // Symbolic exponents split over their terms.
+        let two = Nat::cst(2);
+        assert_eq!(two.pow(&(&n + &m)), two.pow(&n) * two.pow(&m));
+        assert_eq!(two.pow(&(&n * 2)), two.pow(&n) * two.pow(&n));
+        assert_eq!(two.pow(&(&n - &m)) * two.pow(&m), two.pow(&n));
     }
 }

@@ -417,6 +417,21 @@ mod tests {
     }
 
     #[test]
+    fn min_max_are_flattened_and_sorted() {
+        let (a, b, c) = (v("a"), v("b"), v("c"));
+        let m1 = Nat::min(&Nat::min(&a, &b), &c);
+        let m2 = Nat::min(&c, &Nat::min(&b, &a));
+        assert_eq!(m1, m2);
+        assert_eq!(m1.to_string(), "min(a, min(b, c))");
+        assert_eq!(
+            Nat::max(&Nat::max(&a, &Nat::cst(3)), &Nat::max(&b, &Nat::cst(5))),
+            Nat::max(&Nat::max(&a, &b), &Nat::cst(5))
+        );
+        // a dominated argument disappears
+        assert_eq!(Nat::min(&Nat::min(&a, &b), &(&a + 1)), Nat::min(&a, &b));
+    }
+
+    #[test]
     fn min_max_by_ranges() {
         let n = v("n");
         let l = v("l");

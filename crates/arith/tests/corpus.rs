@@ -198,4 +198,16 @@ fn not_simplified_without_range_facts() {
     // subtraction: sign unknown
     assert_eq!((&i * &m - &j).floor_div(&m).to_string(), "(i*m-j)/m");
     assert_eq!(n.floor_div(&c(4)).to_string(), "n/4");
+    // partial coefficients are not split: 5n/4 = n + n/4 is not applied
+    assert_eq!((&n * 5).floor_div(&c(4)).to_string(), "n*5/4");
+    // exact division by a product of sums: no factorisation
+    let q = c(1).div_exact(&((&n + 1) * (&m + 1))) * (&n + 1);
+    assert_eq!(q.to_string(), "(n+1) /^ (m*n+m+n+1)");
+    // a divisor that may be zero or negative blocks the range rules
+    let k = v("k");
+    let jk = r("jk", 0, k.clone());
+    assert_eq!((&i * &k + &jk).floor_div(&k), i);
+    let d = r("d", 0, 8);
+    assert_eq!(d.modulo(&d), c(0));
+    assert_eq!((&n * &d + 1).modulo(&d).to_string(), "1%d");
 }

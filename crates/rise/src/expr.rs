@@ -192,11 +192,16 @@ fn alpha_eq(a: &Expr, b: &Expr, env: &mut Vec<(Name, Name)>) -> bool {
             if x.kind != y.kind {
                 return false;
             }
-            // Type-level names are compared through the body with the binder renamed.
+            // Type-level names are compared through the body with the binder
+            // renamed; before elaboration the binder is also used as a value
+            // variable (`split n`), so it binds those too.
             let fresh: Name = format!("%{}", env.len()).into();
             let e1 = rename_type_var(e1, &x.name, &fresh, x.kind);
             let e2 = rename_type_var(e2, &y.name, &fresh, y.kind);
-            alpha_eq(&e1, &e2, env)
+            env.push((x.name.clone(), y.name.clone()));
+            let r = alpha_eq(&e1, &e2, env);
+            env.pop();
+            r
         }
         (DepApp(f1, x), DepApp(f2, y)) => alpha_eq(f1, f2, env) && x == y,
         (Annot(e1, t1), Annot(e2, t2)) => t1 == t2 && alpha_eq(e1, e2, env),

@@ -12,6 +12,7 @@ pub mod infer;
 pub mod interp;
 pub mod primitives;
 pub mod span;
+mod stack;
 pub mod syntax;
 pub mod types;
 

@@ -28,7 +28,7 @@ fn front_end(src: &str) {
         );
     }
     // Type checking (never panics either):
-    // let _ = rise::infer::check_program(&program);
+    let _ = rise::infer::check_program(&program);
 }
 
 const EXAMPLES: &[&str] = &[

@@ -123,7 +123,10 @@ impl<'g> Elaborator<'g> {
     pub fn infer(&mut self, e: &Expr) -> R<Expr> {
         let span = e.span();
         match e.kind() {
-            ExprKind::Lit(l) => Ok(Expr::typed(e.kind().clone(), literal_type(l), span)),
+            ExprKind::Lit(l) => {
+                check_literal_range(l, span)?;
+                Ok(Expr::typed(e.kind().clone(), literal_type(l), span))
+            }
             ExprKind::Var(x) => self.infer_var(x, span),
             ExprKind::Prim(p) => {
                 let t = self.instantiate(p.scheme());
@@ -470,6 +473,37 @@ fn invalid_size(t: &Type) -> Option<Nat> {
         Type::Fun(a, b) => invalid_size(a).or_else(|| invalid_size(b)),
         Type::DepFun { body, .. } => invalid_size(body),
         Type::Var(_) => None,
+    }
+}
+
+/// Integer literals must fit their type (`int` is 32 bits). Unsuffixed
+/// literals are also read as naturals (`split 32`); only their use as a value
+/// is checked here.
+fn check_literal_range(l: &Literal, span: Span) -> R<()> {
+    let Literal::Int(v, t) = l else {
+        return Ok(());
+    };
+    let (lo, hi): (i128, i128) = match t {
+        ScalarType::Int | ScalarType::I32 => (i32::MIN.into(), i32::MAX.into()),
+        ScalarType::I8 => (i8::MIN.into(), i8::MAX.into()),
+        ScalarType::I16 => (i16::MIN.into(), i16::MAX.into()),
+        ScalarType::I64 => (i64::MIN.into(), i64::MAX.into()),
+        ScalarType::U8 => (0, u8::MAX.into()),
+        ScalarType::U16 => (0, u16::MAX.into()),
+        ScalarType::U32 => (0, u32::MAX.into()),
+        ScalarType::U64 => (0, u64::MAX.into()),
+        _ => return Ok(()),
+    };
+    if (lo..=hi).contains(&i128::from(*v)) {
+        Ok(())
+    } else {
+        Err(Diagnostic::new(
+            span,
+            format!(
+                "the literal {v} does not fit in {} ({lo} to {hi})",
+                t.name()
+            ),
+        ))
     }
 }
 

@@ -77,6 +77,18 @@ pub fn prelude() -> &'static Program {
 
 /// Type-checks a program (after the prelude).
 pub fn check_program(program: &Program) -> Result<CheckedProgram, Diagnostic> {
+    crate::stack::on_big_stack(
+        "type checking",
+        || check_program_here(program),
+        internal_error,
+    )
+}
+
+fn internal_error(message: String) -> Diagnostic {
+    Diagnostic::new(Span::default(), message)
+}
+
+fn check_program_here(program: &Program) -> Result<CheckedProgram, Diagnostic> {
     let mut globals: HashMap<Name, Type> = HashMap::new();
     let mut defs = Vec::new();
     let mut source = Vec::new();
@@ -293,6 +305,19 @@ pub struct Instance {
 /// Prepares the definition `name` for evaluation on inputs of the given types,
 /// with sizes fixed by `nats` (`--nat n=V`) where the inputs do not determine them.
 pub fn instantiate_def(
+    program: &CheckedProgram,
+    name: &str,
+    inputs: &[DataType],
+    nats: &[(String, i64)],
+) -> Result<Instance, Diagnostic> {
+    crate::stack::on_big_stack(
+        "type checking",
+        || instantiate_def_here(program, name, inputs, nats),
+        internal_error,
+    )
+}
+
+fn instantiate_def_here(
     program: &CheckedProgram,
     name: &str,
     inputs: &[DataType],

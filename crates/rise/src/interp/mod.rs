@@ -43,9 +43,6 @@ use crate::types::TypeArg;
 use machine::{ArgValue, Env};
 use std::fmt;
 
-/// The stack size of the interpreter's thread.
-const STACK_SIZE: usize = 1 << 29;
-
 /// An error during evaluation: a message and the span of the expression where it
 /// happened (`Span::default()` when it concerns no expression).
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -103,16 +100,7 @@ impl From<EvalError> for Diagnostic {
 /// Runs `f` on a thread with a large stack, so that deeply nested programs hit the
 /// depth limit ([`MAX_DEPTH`]) rather than the end of the stack.
 fn on_big_stack<T: Send>(f: impl FnOnce() -> Result<T, EvalError> + Send) -> Result<T, EvalError> {
-    std::thread::scope(|s| {
-        let handle = std::thread::Builder::new()
-            .name("rise-interp".into())
-            .stack_size(STACK_SIZE)
-            .spawn_scoped(s, f)
-            .map_err(|e| EvalError::msg(format!("cannot start the interpreter's thread: {e}")))?;
-        handle
-            .join()
-            .unwrap_or_else(|_| Err(EvalError::msg("internal error: the interpreter panicked")))
-    })
+    crate::stack::on_big_stack("the interpreter", f, EvalError::msg)
 }
 
 /// Evaluates a closed, type-checked expression.

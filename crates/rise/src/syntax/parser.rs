@@ -1027,7 +1027,7 @@ def jacobi3 : {n: nat} -> n.f32 -> n.f32 =
         );
         assert_eq!(parse("fun (split: nat) => split"), {
             Expr::new(
-                ExprKind::DepLambda(Binder::new("s", Kind::Nat), var("split")),
+                ExprKind::DepLambda(Binder::new("s", Kind::Nat), var("s")),
                 Span::default(),
             )
         });
