@@ -191,3 +191,48 @@ fn instances_fix_every_size() {
         instantiate_def(&checked, "ones", &[DataType::f32()], &[("n".into(), 7)]).expect("fixed");
     assert_eq!(inst.result.to_string(), "7.f32");
 }
+
+#[test]
+fn design_examples_type_check() {
+    let src = "def dot = fun xs ys => zip xs ys |> map (fun p => fst p * snd p) |> reduce add 0.0f
+
+def mm : {m n k: nat} -> m.k.f32 -> k.n.f32 -> m.n.f32 =
+  fun a b => a |> map (fun row => transpose b |> map (fun col => dot row col))
+
+def jacobi3 : {n: nat} -> n.f32 -> n.f32 =
+  fun xs => xs |> padClamp 1 1 |> slide 3 1 |> map (fun nbh => reduce add 0.0f nbh)";
+    let checked = check_source(src).expect("the DESIGN.md examples type-check");
+    let types: Vec<String> = checked
+        .user_defs()
+        .map(|d| format!("{} : {}", d.name, d.ty))
+        .collect();
+    assert_eq!(
+        types,
+        [
+            "dot : {n: nat} -> n.f32 -> n.f32 -> f32",
+            "mm : {m n k: nat} -> m.k.f32 -> k.n.f32 -> m.n.f32",
+            "jacobi3 : {n: nat} -> n.f32 -> n.f32",
+        ]
+    );
+}
+
+#[test]
+fn limits_of_inference_are_reported_not_guessed() {
+    // A product of two unknown sizes is solved with an exact division: the
+    // definition is polymorphic in one of them.
+    assert_eq!(
+        type_of("def f = fun xs (ys: 12.f32) => zip (join xs) ys"),
+        "{n: nat} -> {t: data} -> (12 /^ n).n.t -> 12.f32 -> 12.(t, f32)"
+    );
+    // A non-linear equation (`n^2 = 16`) is not solved.
+    let (msg, _) = error_of(
+        "def f = fun m (ys: 16.f32) => zip (join (zip m (transpose m) |> map (fun p => fst p))) ys",
+    );
+    assert!(
+        msg.contains("cannot infer sizes from the equation"),
+        "{msg}"
+    );
+    // Lambda-bound functions are monomorphic (polymorphism is for top-level definitions).
+    let (msg, _) = error_of("def f = fun g (xs: 4.f32) (ys: 8.f32) => makePair (g xs) (g ys)");
+    assert!(msg.contains("the sizes `4` and `8`"), "{msg}");
+}
