@@ -87,6 +87,21 @@ impl ScalarType {
             ScalarType::Int | ScalarType::I8 | ScalarType::I16 | ScalarType::I32 | ScalarType::I64
         )
     }
+    /// The smallest and largest value of an integer type (`None` for others).
+    pub fn int_range(self) -> Option<(i128, i128)> {
+        Some(match self {
+            ScalarType::Int | ScalarType::I32 => (i32::MIN.into(), i32::MAX.into()),
+            ScalarType::I8 => (i8::MIN.into(), i8::MAX.into()),
+            ScalarType::I16 => (i16::MIN.into(), i16::MAX.into()),
+            ScalarType::I64 => (i64::MIN.into(), i64::MAX.into()),
+            ScalarType::U8 => (0, u8::MAX.into()),
+            ScalarType::U16 => (0, u16::MAX.into()),
+            ScalarType::U32 => (0, u32::MAX.into()),
+            ScalarType::U64 => (0, u64::MAX.into()),
+            ScalarType::Bool | ScalarType::F16 | ScalarType::F32 | ScalarType::F64 => return None,
+        })
+    }
+
     /// Unsigned integer types.
     pub fn is_unsigned_int(self) -> bool {
         matches!(

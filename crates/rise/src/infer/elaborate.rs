@@ -483,16 +483,8 @@ fn check_literal_range(l: &Literal, span: Span) -> R<()> {
     let Literal::Int(v, t) = l else {
         return Ok(());
     };
-    let (lo, hi): (i128, i128) = match t {
-        ScalarType::Int | ScalarType::I32 => (i32::MIN.into(), i32::MAX.into()),
-        ScalarType::I8 => (i8::MIN.into(), i8::MAX.into()),
-        ScalarType::I16 => (i16::MIN.into(), i16::MAX.into()),
-        ScalarType::I64 => (i64::MIN.into(), i64::MAX.into()),
-        ScalarType::U8 => (0, u8::MAX.into()),
-        ScalarType::U16 => (0, u16::MAX.into()),
-        ScalarType::U32 => (0, u32::MAX.into()),
-        ScalarType::U64 => (0, u64::MAX.into()),
-        _ => return Ok(()),
+    let Some((lo, hi)) = t.int_range() else {
+        return Ok(());
     };
     if (lo..=hi).contains(&i128::from(*v)) {
         Ok(())

@@ -693,19 +693,15 @@ fn int_literal(text: &str, negative: bool) -> Result<Literal, String> {
         )
     })?;
     let value = if negative { -magnitude } else { magnitude };
-    let (lo, hi): (i128, i128) = match ty {
+    let (lo, hi) = match ty {
         // Unsuffixed literals also stand for natural numbers (`split 32`): the full
         // 64-bit range is accepted here and the type checker narrows it.
-        ScalarType::Int | ScalarType::I64 => (i64::MIN.into(), i64::MAX.into()),
-        ScalarType::I8 => (i8::MIN.into(), i8::MAX.into()),
-        ScalarType::I16 => (i16::MIN.into(), i16::MAX.into()),
-        ScalarType::I32 => (i32::MIN.into(), i32::MAX.into()),
-        ScalarType::U8 => (0, u8::MAX.into()),
-        ScalarType::U16 => (0, u16::MAX.into()),
-        ScalarType::U32 => (0, u32::MAX.into()),
+        ScalarType::Int => (i64::MIN.into(), i64::MAX.into()),
         // Literals are stored as `i64`.
         ScalarType::U64 => (0, i64::MAX.into()),
-        _ => return Err(format!("`{suffix}` is not an integer type")),
+        _ => ty
+            .int_range()
+            .ok_or_else(|| format!("`{suffix}` is not an integer type"))?,
     };
     match i64::try_from(value) {
         Ok(v) if (lo..=hi).contains(&value) => Ok(Literal::Int(v, ty)),
