@@ -161,7 +161,7 @@ impl Scalar {
         let fits = match ty {
             ScalarType::Bool => return Ok(Scalar::Bool(x != 0)),
             t if t.is_float() => true,
-            t => int_range(t).is_some_and(|(lo, hi)| lo <= v && v <= hi),
+            t => t.int_range().is_some_and(|(lo, hi)| lo <= v && v <= hi),
         };
         if !fits {
             return Err(format!("the literal {x} does not fit in {}", ty.name()));
@@ -304,7 +304,7 @@ impl Scalar {
         }
         let x = self.as_f64();
         let t = x.trunc();
-        let in_range = int_range(to).is_some_and(|(lo, hi)| {
+        let in_range = to.int_range().is_some_and(|(lo, hi)| {
             !x.is_nan() && t >= lo as f64 && t <= hi as f64 && (t as i128) <= hi
         });
         if !in_range {
@@ -316,21 +316,6 @@ impl Scalar {
         }
         Ok(from_i128(to, t as i128))
     }
-}
-
-/// The value range of an integer type.
-fn int_range(t: ScalarType) -> Option<(i128, i128)> {
-    Some(match t {
-        ScalarType::Int | ScalarType::I32 => (i32::MIN as i128, i32::MAX as i128),
-        ScalarType::I8 => (i8::MIN as i128, i8::MAX as i128),
-        ScalarType::I16 => (i16::MIN as i128, i16::MAX as i128),
-        ScalarType::I64 => (i64::MIN as i128, i64::MAX as i128),
-        ScalarType::U8 => (0, u8::MAX as i128),
-        ScalarType::U16 => (0, u16::MAX as i128),
-        ScalarType::U32 => (0, u32::MAX as i128),
-        ScalarType::U64 => (0, u64::MAX as i128),
-        _ => return None,
-    })
 }
 
 /// An integer converted to a scalar type: modulo 2^n for integer types, rounded to
