@@ -232,16 +232,7 @@ pub fn map_types(e: &Expr, s: &dyn crate::types::TypeSubst) -> Expr {
         ),
         App(f, a) => App(map_types(f, s), map_types(a, s)),
         DepLambda(x, b) => {
-            // The binder shadows; substitutions never mention bound names in practice,
-            // but stay correct by hiding it.
-            let hidden = x.name.clone();
-            let inner = move |n: &str, k: crate::types::Kind| {
-                if n == &*hidden {
-                    None
-                } else {
-                    s.lookup(n, k)
-                }
-            };
+            let inner = crate::types::Shadow::new(s, &x.name);
             DepLambda(x.clone(), map_types(b, &inner))
         }
         DepApp(f, a) => DepApp(map_types(f, s), subst_arg(a, s)),

@@ -341,6 +341,15 @@ impl TypeArg {
 pub trait TypeSubst {
     /// The replacement of a variable, if any.
     fn lookup(&self, name: &str, kind: Kind) -> Option<TypeArg>;
+
+    /// The replacement of a type variable ([`Type::Var`], which may stand for a
+    /// function type); by default the data-type replacement of that name.
+    fn lookup_type(&self, name: &str) -> Option<Type> {
+        match self.lookup(name, Kind::Data) {
+            Some(TypeArg::Data(d)) => Some(Type::Data(d)),
+            _ => None,
+        }
+    }
 }
 
 impl<F: Fn(&str, Kind) -> Option<TypeArg>> TypeSubst for F {
@@ -349,9 +358,17 @@ impl<F: Fn(&str, Kind) -> Option<TypeArg>> TypeSubst for F {
     }
 }
 
-struct Shadow<'a> {
+/// A substitution with one name hidden: the view below a binder of that name.
+pub(crate) struct Shadow<'a> {
     inner: &'a dyn TypeSubst,
     hidden: &'a str,
+}
+
+impl<'a> Shadow<'a> {
+    /// `inner` without `hidden`.
+    pub(crate) fn new(inner: &'a dyn TypeSubst, hidden: &'a str) -> Shadow<'a> {
+        Shadow { inner, hidden }
+    }
 }
 
 impl TypeSubst for Shadow<'_> {
@@ -360,6 +377,14 @@ impl TypeSubst for Shadow<'_> {
             None
         } else {
             self.inner.lookup(name, kind)
+        }
+    }
+
+    fn lookup_type(&self, name: &str) -> Option<Type> {
+        if name == self.hidden {
+            None
+        } else {
+            self.inner.lookup_type(name)
         }
     }
 }
@@ -469,10 +494,7 @@ pub fn subst_type(t: &Type, s: &dyn TypeSubst) -> Type {
             };
             Type::dep_fun(binder.clone(), *implicit, subst_type(body, &inner))
         }
-        Type::Var(name) => match s.lookup(name, Kind::Data) {
-            Some(TypeArg::Data(by)) => Type::Data(by),
-            _ => t.clone(),
-        },
+        Type::Var(name) => s.lookup_type(name).unwrap_or_else(|| t.clone()),
     }
 }
 

@@ -183,34 +183,13 @@ fn check_def(def: &Def, globals: &HashMap<Name, Type>) -> Result<(Type, Expr), D
         binders.push(Binder::new(name, kind));
     }
     let rename = |n: &str, _k: Kind| renaming.get(n).cloned();
-    let rename_types = |t: &Type| rename_type_metas(&subst_type(t, &rename), &renaming);
-    let ty = rename_types(&ty);
-    let body = map_expr_types(&zonk_expr(&el.u, &body), &|t| rename_types(t));
+    let ty = subst_type(&ty, &rename);
+    let body = crate::expr::map_types(&zonk_expr(&el.u, &body), &rename);
     let scheme = binders
         .into_iter()
         .rev()
         .fold(ty, |t, b| Type::dep_fun(b, true, t));
     Ok((scheme, body))
-}
-
-/// `subst_type` does not replace `Type::Var`s by data types; do it here.
-fn rename_type_metas(t: &Type, renaming: &HashMap<String, TypeArg>) -> Type {
-    match t {
-        Type::Var(x) => match renaming.get(&**x) {
-            Some(TypeArg::Data(d)) => Type::Data(d.clone()),
-            _ => t.clone(),
-        },
-        Type::Data(_) => t.clone(),
-        Type::Fun(a, b) => Type::fun(
-            rename_type_metas(a, renaming),
-            rename_type_metas(b, renaming),
-        ),
-        Type::DepFun {
-            binder,
-            implicit,
-            body,
-        } => Type::dep_fun(binder.clone(), *implicit, rename_type_metas(body, renaming)),
-    }
 }
 
 /// Every name bound by a dependent function type anywhere in `t`.
@@ -265,26 +244,7 @@ fn report_stuck(el: &Elaborator) -> Result<(), Diagnostic> {
 
 /// Applies the solutions to every type in a typed expression.
 fn zonk_expr(u: &unify::Unifier, e: &Expr) -> Expr {
-    let zonked = map_expr_types(e, &|t| u.zonk(t));
-    crate::expr::map_types(&zonked, u)
-}
-
-/// Applies `f` to the type of every node and of every lambda annotation.
-fn map_expr_types(e: &Expr, f: &dyn Fn(&Type) -> Type) -> Expr {
-    let kind = match e.kind() {
-        ExprKind::Var(_) | ExprKind::Lit(_) | ExprKind::Prim(_) => e.kind().clone(),
-        ExprKind::Lambda(x, t, b) => {
-            ExprKind::Lambda(x.clone(), t.as_ref().map(f), map_expr_types(b, f))
-        }
-        ExprKind::App(g, a) => ExprKind::App(map_expr_types(g, f), map_expr_types(a, f)),
-        ExprKind::DepLambda(x, b) => ExprKind::DepLambda(x.clone(), map_expr_types(b, f)),
-        ExprKind::DepApp(g, a) => ExprKind::DepApp(map_expr_types(g, f), a.clone()),
-        ExprKind::Annot(b, t) => ExprKind::Annot(map_expr_types(b, f), f(t)),
-    };
-    match e.ty() {
-        Some(t) => Expr::typed(kind, f(t), e.span()),
-        None => Expr::new(kind, e.span()),
-    }
+    crate::expr::map_types(e, u)
 }
 
 /// A definition prepared for evaluation: closed, monomorphic, fully typed.

@@ -79,19 +79,7 @@ impl Unifier {
 
     /// The type with all solved metavariables replaced.
     pub fn zonk(&self, t: &Type) -> Type {
-        match t {
-            Type::Var(x) => match self.types.get(x) {
-                Some(s) => self.zonk(s),
-                None => t.clone(),
-            },
-            Type::Data(d) => Type::Data(self.zonk_data(d)),
-            Type::Fun(a, b) => Type::fun(self.zonk(a), self.zonk(b)),
-            Type::DepFun {
-                binder,
-                implicit,
-                body,
-            } => Type::dep_fun(binder.clone(), *implicit, self.zonk(body)),
-        }
+        subst_type(t, self)
     }
 
     /// Resolves a type variable at the top only.
@@ -322,14 +310,17 @@ impl TypeSubst for Unifier {
             Kind::Data => self
                 .datas
                 .get(name)
-                .map(|d| TypeArg::Data(self.zonk_data(d)))
-                .or_else(|| match self.types.get(name).map(|t| self.zonk(t)) {
-                    Some(Type::Data(d)) => Some(TypeArg::Data(d)),
-                    _ => None,
-                }),
+                .map(|d| TypeArg::Data(self.zonk_data(d))),
             // Metavariables of the other kinds never arise: the primitives take
             // address spaces and index functions as explicit arguments.
             Kind::AddrSpace | Kind::NatToNat | Kind::NatToData => None,
+        }
+    }
+
+    fn lookup_type(&self, name: &str) -> Option<Type> {
+        match self.types.get(name) {
+            Some(t) => Some(self.zonk(t)),
+            None => self.datas.get(name).map(|d| Type::Data(self.zonk_data(d))),
         }
     }
 }
