@@ -351,11 +351,8 @@ pub(crate) fn poly_div_rem(a: &Nat, d: &Nat) -> Option<(Nat, Nat)> {
 
 #[cfg(test)]
 mod tests {
-    use crate::{Nat, Var};
-
-    fn v(name: &str) -> Nat {
-        Nat::var(&Var::new(name))
-    }
+    use crate::test_support::*;
+    use crate::Nat;
 
     #[test]
     fn exact_division_by_constants() {

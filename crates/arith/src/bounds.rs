@@ -369,15 +369,8 @@ pub(crate) fn int_bound(x: &Nat, dir: Dir) -> Option<i64> {
 
 #[cfg(test)]
 mod tests {
-    use crate::{Nat, Var};
-
-    fn v(name: &str) -> Nat {
-        Nat::var(&Var::new(name))
-    }
-
-    fn ranged(name: &str, lo: Nat, hi: Nat) -> Nat {
-        Nat::var(&Var::with_range(name, lo, hi))
-    }
+    use crate::test_support::*;
+    use crate::Nat;
 
     #[test]
     fn constant_ranges() {

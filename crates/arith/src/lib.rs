@@ -211,3 +211,19 @@ impl Nat {
         subst::rebuild(self, &|_| None)
     }
 }
+
+/// Constructors shared by the unit tests of every module.
+#[cfg(test)]
+mod test_support {
+    use crate::{Nat, Var};
+
+    /// An unbounded variable.
+    pub fn v(name: &str) -> Nat {
+        Nat::var(&Var::new(name))
+    }
+
+    /// A variable with the range `lo <= name < hi`.
+    pub fn ranged(name: &str, lo: Nat, hi: Nat) -> Nat {
+        Nat::var(&Var::with_range(name, lo, hi))
+    }
+}

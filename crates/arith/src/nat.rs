@@ -336,11 +336,8 @@ impl Nat {
 
 #[cfg(test)]
 mod tests {
+    use crate::test_support::*;
     use crate::{Nat, Var};
-
-    fn v(name: &str) -> Nat {
-        Nat::var(&Var::new(name))
-    }
 
     #[test]
     fn constants_fold() {

@@ -238,11 +238,8 @@ fn doc_atom(a: &Atom, mode: Mode, depth: u32) -> Doc {
 
 #[cfg(test)]
 mod tests {
-    use crate::{Nat, Var};
-
-    fn v(name: &str) -> Nat {
-        Nat::var(&Var::new(name))
-    }
+    use crate::test_support::*;
+    use crate::Nat;
 
     #[test]
     fn rise_syntax() {

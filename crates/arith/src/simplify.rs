@@ -314,15 +314,8 @@ pub(crate) fn recombine_div_mod(n: &Nat) -> Option<Nat> {
 
 #[cfg(test)]
 mod tests {
-    use crate::{Nat, Var};
-
-    fn v(name: &str) -> Nat {
-        Nat::var(&Var::new(name))
-    }
-
-    fn ranged(name: &str, lo: Nat, hi: Nat) -> Nat {
-        Nat::var(&Var::with_range(name, lo, hi))
-    }
+    use crate::test_support::*;
+    use crate::Nat;
 
     #[test]
     fn constant_folding_uses_c_semantics() {
