@@ -1,0 +1,181 @@
+//! The rewrite context: everything that changes while a strategy runs.
+
+use crate::{Failure, Location, Node, Program, RewriteResult, Strategy};
+use std::sync::Arc;
+
+/// The default budget: strategy applications (successful or not) before a
+/// rewrite is stopped as non-terminating.
+pub const DEFAULT_BUDGET: u64 = 50_000_000;
+
+/// One successful rule application, recorded when tracing.
+#[derive(Clone, Debug)]
+pub struct TraceEntry {
+    /// The rule that applied.
+    pub rule: String,
+    /// The named strategies it ran inside, outermost first.
+    pub within: Vec<String>,
+    /// Where in the program it applied.
+    pub location: Location,
+    /// The sub-program before.
+    pub before: String,
+    /// The sub-program after.
+    pub after: String,
+}
+
+/// The state of one rewrite: step counter, budget, trace and the language's
+/// environment. Create one per rewrite; nothing is shared between rewrites.
+pub struct Ctx<P: Program> {
+    /// The language's own state (fresh names, options).
+    pub env: P::Env,
+    pub(crate) steps: u64,
+    pub(crate) applications: u64,
+    pub(crate) budget: u64,
+    pub(crate) trace: Option<Vec<TraceEntry>>,
+    /// Named and looping strategies being applied, outermost first.
+    pub(crate) active: Vec<Strategy<P>>,
+    pub(crate) location: Vec<&'static str>,
+    pub(crate) track_locations: bool,
+}
+
+impl<P: Program> Default for Ctx<P> {
+    fn default() -> Self {
+        Ctx::new(P::Env::default())
+    }
+}
+
+impl<P: Program> Ctx<P> {
+    /// A context with the given environment, the default budget and no trace.
+    pub fn new(env: P::Env) -> Ctx<P> {
+        Ctx {
+            env,
+            steps: 0,
+            applications: 0,
+            budget: DEFAULT_BUDGET,
+            trace: None,
+            active: Vec::new(),
+            location: Vec::new(),
+            track_locations: false,
+        }
+    }
+
+    /// Sets the budget of strategy applications.
+    pub fn with_budget(mut self, budget: u64) -> Ctx<P> {
+        self.budget = budget;
+        self
+    }
+
+    /// Records a trace of every successful rule application.
+    pub fn with_trace(mut self) -> Ctx<P> {
+        self.trace = Some(Vec::new());
+        self
+    }
+
+    /// Successful rewrite steps so far, counted as ICFP'20 §6.2 counts them: every
+    /// successful rule, `id` (also the `id` inside `try`, `repeat` and `normalize`)
+    /// and traversal step (`one`, `all`, `some`, `body`, ...). Combinators
+    /// themselves (`;`, `<+`, `not`) are not steps.
+    pub fn steps(&self) -> u64 {
+        self.steps
+    }
+
+    /// Strategy applications so far, failed ones included (what the budget limits).
+    pub fn applications(&self) -> u64 {
+        self.applications
+    }
+
+    /// The trace, if tracing.
+    pub fn trace(&self) -> Option<&[TraceEntry]> {
+        self.trace.as_deref()
+    }
+
+    /// Whether failures record where they happened (see [`Ctx::run`]).
+    pub fn tracks_locations(&self) -> bool {
+        self.track_locations
+    }
+
+    /// Applies `s` to `p`. A failure names the strategy that did not apply and,
+    /// because the rewrite is deterministic, is computed a second time with
+    /// locations recorded (the fast first run does not record them). The step
+    /// count and trace describe the first run only.
+    pub fn run(&mut self, s: &Strategy<P>, p: &P) -> RewriteResult<P>
+    where
+        P: crate::Traversable,
+    {
+        let (steps, applications) = (self.steps, self.applications);
+        let first = self.apply(s, p);
+        match first {
+            Err(Failure::NotApplicable { .. }) if !self.track_locations => {
+                let (after_steps, after_applications) = (self.steps, self.applications);
+                self.steps = steps;
+                self.applications = applications;
+                self.track_locations = true;
+                let trace = self.trace.take();
+                let mut env = P::Env::default();
+                std::mem::swap(&mut env, &mut self.env);
+                let again = self.apply(s, p);
+                std::mem::swap(&mut env, &mut self.env);
+                self.track_locations = false;
+                self.steps = after_steps;
+                self.applications = after_applications;
+                self.trace = trace;
+                match again {
+                    Err(f) => Err(f),
+                    Ok(_) => first,
+                }
+            }
+            other => other,
+        }
+    }
+
+    /// Applies `s` to the sub-program `child`, found at position `label` of the
+    /// current one: what traversals call.
+    pub fn descend(&mut self, label: &'static str, s: &Strategy<P>, child: &P) -> RewriteResult<P>
+    where
+        P: crate::Traversable,
+    {
+        self.location.push(label);
+        let r = self.apply(s, child);
+        self.location.pop();
+        r
+    }
+
+    /// The current location.
+    pub fn location(&self) -> Location {
+        Location(self.location.clone())
+    }
+
+    /// The names of the named and looping strategies being applied, outermost first.
+    pub fn within(&self) -> Vec<String> {
+        self.active
+            .iter()
+            .map(|s| match s.node() {
+                Node::Named(n) if n.args.is_empty() => n.name.to_string(),
+                Node::Named(n) => format!("{}({})", n.name, n.args.join(", ")),
+                _ => s.short(),
+            })
+            .collect()
+    }
+
+    pub(crate) fn failure(&self, s: &Strategy<P>) -> Failure<P> {
+        Failure::NotApplicable {
+            strategy: Some(s.clone()),
+            location: self.track_locations.then(|| self.location()),
+        }
+    }
+
+    pub(crate) fn record(&mut self, rule: &Arc<str>, before: &P, after: &P) {
+        if self.trace.is_none() {
+            return;
+        }
+        let entry = TraceEntry {
+            rule: rule.to_string(),
+            within: self.within(),
+            location: self.location(),
+            before: before.to_string(),
+            after: after.to_string(),
+        };
+        if let Some(t) = self.trace.as_mut() {
+            t.push(entry);
+        }
+    }
+}

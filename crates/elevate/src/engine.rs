@@ -1,0 +1,282 @@
+//! Applying strategies: the semantics of every [`Node`] (ICFP'20 §4.2–4.8).
+//!
+//! The complete traversals are implemented directly rather than unfolded from
+//! their one-line definitions, but they take exactly the steps those definitions
+//! take, so step counts match the paper's way of counting.
+
+use crate::{Ctx, Failure, Node, Program, RewriteResult, Strategy, Traversable};
+
+impl<P: Program> Strategy<P> {
+    /// Applies the strategy to `p` in a fresh context.
+    pub fn apply(&self, p: &P) -> RewriteResult<P>
+    where
+        P: Traversable,
+    {
+        Ctx::default().run(self, p)
+    }
+}
+
+impl<P: Program> Ctx<P> {
+    /// Applies `s` to `p` (the engine's entry point; see also [`Ctx::run`]).
+    pub fn apply(&mut self, s: &Strategy<P>, p: &P) -> RewriteResult<P>
+    where
+        P: Traversable,
+    {
+        self.applications += 1;
+        if self.applications > self.budget {
+            return Err(self.out_of_budget(s));
+        }
+        match s.node() {
+            Node::Id => {
+                self.steps += 1;
+                Ok(p.clone())
+            }
+            Node::Fail => Err(self.failure(s)),
+            Node::Seq(a, b) => {
+                let q = self.apply(a, p)?;
+                self.apply(b, &q)
+            }
+            Node::LChoice(a, b) => match self.apply(a, p) {
+                Err(Failure::NotApplicable { .. }) => self.apply(b, p),
+                other => other,
+            },
+            Node::Try(a) => self.attempt(a, p),
+            Node::Repeat(a) => {
+                self.active.push(s.clone());
+                let r = self.repeat(p, |ctx, q| ctx.apply(a, q));
+                self.active.pop();
+                r
+            }
+            Node::RepeatN(n, a) => {
+                let mut q = p.clone();
+                for _ in 0..*n {
+                    q = self.apply(a, &q)?;
+                }
+                Ok(q)
+            }
+            Node::Not(a) => match self.apply(a, p) {
+                Ok(_) => Err(self.failure(s)),
+                Err(Failure::NotApplicable { .. }) => Ok(p.clone()),
+                Err(abort) => Err(abort),
+            },
+            Node::All(a) => self.all(p, |ctx, c, label| ctx.descend(label, a, c)),
+            Node::One(a) => self.one(s, p, |ctx, c, label| ctx.descend(label, a, c)),
+            Node::Some(a) => self.some(s, p, a),
+            Node::TopDown(a) => self.top_down(s, a, p),
+            Node::BottomUp(a) => self.bottom_up(s, a, p),
+            Node::AllTopDown(a) => {
+                let q = self.apply(a, p)?;
+                self.all(&q, |ctx, c, label| ctx.descend(label, s, c))
+            }
+            Node::AllBottomUp(a) => {
+                let q = self.all(p, |ctx, c, label| ctx.descend(label, s, c))?;
+                self.apply(a, &q)
+            }
+            Node::TryAll(a) => {
+                let q = self.all(p, |ctx, c, label| ctx.descend(label, s, c))?;
+                self.attempt(a, &q)
+            }
+            Node::Normalize(a) => {
+                self.active.push(s.clone());
+                let r = self.repeat(p, |ctx, q| ctx.top_down(s, a, q));
+                self.active.pop();
+                r
+            }
+            Node::Traverse(t, a) => match (t.run)(a, p, self) {
+                Ok(q) => {
+                    self.steps += 1;
+                    Ok(q)
+                }
+                Err(f) => Err(self.fill_in(f, s)),
+            },
+            Node::Rule(r) => match (r.run)(p, self) {
+                Ok(q) => {
+                    self.steps += 1;
+                    self.record(&r.name, p, &q);
+                    Ok(q)
+                }
+                Err(f) => Err(self.fill_in(f, s)),
+            },
+            Node::Named(n) => {
+                self.active.push(s.clone());
+                let r = self.apply(n.body(), p);
+                self.active.pop();
+                r
+            }
+        }
+    }
+
+    /// `try(a)`: `a <+ id`.
+    fn attempt(&mut self, a: &Strategy<P>, p: &P) -> RewriteResult<P>
+    where
+        P: Traversable,
+    {
+        match self.apply(a, p) {
+            Err(Failure::NotApplicable { .. }) => {
+                self.steps += 1;
+                Ok(p.clone())
+            }
+            other => other,
+        }
+    }
+
+    /// `repeat(step)`: `try(step ; repeat(step))`, as a loop.
+    fn repeat(
+        &mut self,
+        p: &P,
+        mut step: impl FnMut(&mut Self, &P) -> RewriteResult<P>,
+    ) -> RewriteResult<P> {
+        let mut q = p.clone();
+        loop {
+            match step(self, &q) {
+                Ok(next) => q = next,
+                Err(Failure::NotApplicable { .. }) => {
+                    self.steps += 1;
+                    return Ok(q);
+                }
+                Err(abort) => return Err(abort),
+            }
+        }
+    }
+
+    /// `topDown(a)`: `a <+ one(topDown(a))`; `whole` is the `topDown` node.
+    fn top_down(&mut self, whole: &Strategy<P>, a: &Strategy<P>, p: &P) -> RewriteResult<P>
+    where
+        P: Traversable,
+    {
+        match self.apply(a, p) {
+            Err(Failure::NotApplicable { .. }) => {
+                self.one(whole, p, |ctx, c, label| {
+                    ctx.location.push(label);
+                    ctx.applications += 1;
+                    let r = ctx.top_down(whole, a, c);
+                    ctx.location.pop();
+                    r
+                })
+            }
+            other => other,
+        }
+    }
+
+    /// `bottomUp(a)`: `one(bottomUp(a)) <+ a`; `whole` is the `bottomUp` node.
+    fn bottom_up(&mut self, whole: &Strategy<P>, a: &Strategy<P>, p: &P) -> RewriteResult<P>
+    where
+        P: Traversable,
+    {
+        let below = self.one(whole, p, |ctx, c, label| {
+            ctx.location.push(label);
+            ctx.applications += 1;
+            let r = ctx.bottom_up(whole, a, c);
+            ctx.location.pop();
+            r
+        });
+        match below {
+            Err(Failure::NotApplicable { .. }) => match self.apply(a, p) {
+                Err(Failure::NotApplicable { .. }) => Err(self.failure(whole)),
+                other => other,
+            },
+            other => other,
+        }
+    }
+
+    /// `all`: `visit` on every child; one step when all succeed.
+    fn all(
+        &mut self,
+        p: &P,
+        mut visit: impl FnMut(&mut Self, &P, &'static str) -> RewriteResult<P>,
+    ) -> RewriteResult<P>
+    where
+        P: Traversable,
+    {
+        let mut q = p.clone();
+        for i in 0..p.child_count() {
+            let child = q.child(i);
+            let new = visit(self, &child, q.child_label(i))?;
+            q = q.with_child(i, new, &mut self.env);
+        }
+        self.steps += 1;
+        Ok(q)
+    }
+
+    /// `one`: `visit` on the first child where it succeeds; one step then.
+    fn one(
+        &mut self,
+        whole: &Strategy<P>,
+        p: &P,
+        mut visit: impl FnMut(&mut Self, &P, &'static str) -> RewriteResult<P>,
+    ) -> RewriteResult<P>
+    where
+        P: Traversable,
+    {
+        for i in 0..p.child_count() {
+            match visit(self, &p.child(i), p.child_label(i)) {
+                Ok(new) => {
+                    self.steps += 1;
+                    return Ok(p.with_child(i, new, &mut self.env));
+                }
+                Err(Failure::NotApplicable { .. }) => {}
+                Err(abort) => return Err(abort),
+            }
+        }
+        Err(self.failure(whole))
+    }
+
+    /// `some(a)`: `a` on every child where it applies, at least one.
+    fn some(&mut self, whole: &Strategy<P>, p: &P, a: &Strategy<P>) -> RewriteResult<P>
+    where
+        P: Traversable,
+    {
+        let mut q = p.clone();
+        let mut any = false;
+        for i in 0..p.child_count() {
+            match self.descend(q.child_label(i), a, &q.child(i)) {
+                Ok(new) => {
+                    any = true;
+                    q = q.with_child(i, new, &mut self.env);
+                }
+                Err(Failure::NotApplicable { .. }) => {}
+                Err(abort) => return Err(abort),
+            }
+        }
+        if any {
+            self.steps += 1;
+            Ok(q)
+        } else {
+            Err(self.failure(whole))
+        }
+    }
+
+    /// Completes a failure a rule or traversal returned without naming itself.
+    fn fill_in(&self, f: Failure<P>, s: &Strategy<P>) -> Failure<P> {
+        match f {
+            Failure::NotApplicable { strategy: None, .. } => self.failure(s),
+            Failure::NotApplicable {
+                strategy: Some(inner),
+                location: None,
+            } if self.track_locations => Failure::NotApplicable {
+                strategy: Some(inner),
+                location: Some(self.location()),
+            },
+            other => other,
+        }
+    }
+
+    fn out_of_budget(&self, s: &Strategy<P>) -> Failure<P> {
+        let culprit = self
+            .active
+            .iter()
+            .rev()
+            .find(|a| matches!(a.node(), Node::Repeat(_) | Node::Normalize(_)))
+            .map(Strategy::short)
+            .unwrap_or_else(|| s.short());
+        let within = self.within();
+        let mut message = format!(
+            "rewriting stopped after {} strategy applications: `{culprit}` does not seem to terminate",
+            self.budget
+        );
+        if !within.is_empty() {
+            message.push_str(&format!(" (inside {})", within.join(" > ")));
+        }
+        Failure::Aborted(message)
+    }
+}

@@ -1,0 +1,94 @@
+//! The outcome of applying a strategy (ICFP'20 §4.2): success with the new
+//! program, or a failure that names the strategy that failed and where.
+
+use crate::{Program, Strategy};
+use std::fmt;
+
+/// Where in the program a strategy was applied: the labels of the sub-program
+/// positions taken from the root (`body.argument.function`).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Location(pub Vec<&'static str>);
+
+impl fmt::Display for Location {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.0.is_empty() {
+            write!(f, "the root")
+        } else {
+            write!(f, "{}", self.0.join("."))
+        }
+    }
+}
+
+/// Why a strategy did not produce a program.
+#[derive(Clone)]
+pub enum Failure<P: Program> {
+    /// The strategy does not apply here (an ordinary outcome: `<+` tries the next one).
+    NotApplicable {
+        /// The strategy that failed; `None` until the engine fills it in.
+        strategy: Option<Strategy<P>>,
+        /// Where it was applied (recorded only when locations are tracked).
+        location: Option<Location>,
+    },
+    /// Rewriting stopped: the step budget ran out, or a rule met an internal
+    /// inconsistency. No combinator recovers from this.
+    Aborted(String),
+}
+
+/// Success with the rewritten program, or a [`Failure`].
+pub type RewriteResult<P> = Result<P, Failure<P>>;
+
+impl<P: Program> Failure<P> {
+    /// The failure a rule returns when it does not match (the engine records
+    /// which strategy failed and where).
+    pub fn not_applicable() -> Failure<P> {
+        Failure::NotApplicable {
+            strategy: None,
+            location: None,
+        }
+    }
+
+    /// Whether rewriting was aborted rather than a strategy not applying.
+    pub fn is_abort(&self) -> bool {
+        matches!(self, Failure::Aborted(_))
+    }
+
+    /// The strategy that failed, if recorded.
+    pub fn strategy(&self) -> Option<&Strategy<P>> {
+        match self {
+            Failure::NotApplicable { strategy, .. } => strategy.as_ref(),
+            Failure::Aborted(_) => None,
+        }
+    }
+
+    /// Where it failed, if recorded.
+    pub fn location(&self) -> Option<&Location> {
+        match self {
+            Failure::NotApplicable { location, .. } => location.as_ref(),
+            Failure::Aborted(_) => None,
+        }
+    }
+}
+
+impl<P: Program> fmt::Display for Failure<P> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Failure::Aborted(message) => write!(f, "{message}"),
+            Failure::NotApplicable { strategy, location } => {
+                match strategy {
+                    Some(s) => write!(f, "`{}` is not applicable", s.short())?,
+                    None => write!(f, "a strategy is not applicable")?,
+                }
+                if let Some(l) = location {
+                    write!(f, " at {l}")?;
+                }
+                Ok(())
+            }
+        }
+    }
+}
+
+impl<P: Program> fmt::Debug for Failure<P> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Display::fmt(self, f)
+    }
+}
