@@ -145,15 +145,13 @@ impl<P: Program> Ctx<P> {
         P: Traversable,
     {
         match self.apply(a, p) {
-            Err(Failure::NotApplicable { .. }) => {
-                self.one(whole, p, |ctx, c, label| {
-                    ctx.location.push(label);
-                    ctx.applications += 1;
-                    let r = ctx.top_down(whole, a, c);
-                    ctx.location.pop();
-                    r
-                })
-            }
+            Err(Failure::NotApplicable { .. }) => self.one(whole, p, |ctx, c, label| {
+                ctx.location.push(label);
+                ctx.applications += 1;
+                let r = ctx.top_down(whole, a, c);
+                ctx.location.pop();
+                r
+            }),
             other => other,
         }
     }

@@ -24,9 +24,20 @@ impl<P: Program> Traversable for Strategy<P> {
             (Seq(a, _) | LChoice(a, _), 0) => a.clone(),
             (Seq(_, b) | LChoice(_, b), _) => b.clone(),
             (
-                Try(a) | Repeat(a) | RepeatN(_, a) | Not(a) | All(a) | One(a) | Some(a)
-                | TopDown(a) | BottomUp(a) | AllTopDown(a) | AllBottomUp(a) | TryAll(a)
-                | Normalize(a) | Traverse(_, a),
+                Try(a)
+                | Repeat(a)
+                | RepeatN(_, a)
+                | Not(a)
+                | All(a)
+                | One(a)
+                | Some(a)
+                | TopDown(a)
+                | BottomUp(a)
+                | AllTopDown(a)
+                | AllBottomUp(a)
+                | TryAll(a)
+                | Normalize(a)
+                | Traverse(_, a),
                 _,
             ) => a.clone(),
             (Id | Fail | Rule(_) | Named(_), _) => panic!("a leaf strategy has no children"),

@@ -92,3 +92,22 @@ impl<P: Program> fmt::Debug for Failure<P> {
         fmt::Display::fmt(self, f)
     }
 }
+
+impl<P: Program> PartialEq for Failure<P> {
+    fn eq(&self, other: &Self) -> bool {
+        match (self, other) {
+            (Failure::Aborted(a), Failure::Aborted(b)) => a == b,
+            (
+                Failure::NotApplicable {
+                    strategy: s,
+                    location: l,
+                },
+                Failure::NotApplicable {
+                    strategy: t,
+                    location: m,
+                },
+            ) => s == t && l == m,
+            _ => false,
+        }
+    }
+}

@@ -1,0 +1,293 @@
+//! The engine on a toy language: arithmetic terms `n | a + b | a * b | -a`.
+
+use elevate::*;
+use std::fmt;
+use std::sync::Arc;
+
+#[derive(Clone, Debug, PartialEq)]
+enum T {
+    Num(i64),
+    Add(Arc<T>, Arc<T>),
+    Mul(Arc<T>, Arc<T>),
+    Neg(Arc<T>),
+}
+use T::*;
+
+fn num(n: i64) -> T {
+    Num(n)
+}
+fn add(a: T, b: T) -> T {
+    Add(Arc::new(a), Arc::new(b))
+}
+fn mul(a: T, b: T) -> T {
+    Mul(Arc::new(a), Arc::new(b))
+}
+fn neg(a: T) -> T {
+    Neg(Arc::new(a))
+}
+
+impl fmt::Display for T {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Num(n) => write!(f, "{n}"),
+            Add(a, b) => write!(f, "({a} + {b})"),
+            Mul(a, b) => write!(f, "({a} * {b})"),
+            Neg(a) => write!(f, "-{a}"),
+        }
+    }
+}
+
+impl Program for T {
+    type Env = ();
+}
+
+impl Traversable for T {
+    fn child_count(&self) -> usize {
+        match self {
+            Num(_) => 0,
+            Neg(_) => 1,
+            _ => 2,
+        }
+    }
+    fn child(&self, i: usize) -> T {
+        match (self, i) {
+            (Add(a, _) | Mul(a, _), 0) => (**a).clone(),
+            (Add(_, b) | Mul(_, b), _) => (**b).clone(),
+            (Neg(a), _) => (**a).clone(),
+            (Num(_), _) => unreachable!(),
+        }
+    }
+    fn with_child(&self, i: usize, c: T, _: &mut ()) -> T {
+        match (self, i) {
+            (Add(_, b), 0) => Add(Arc::new(c), b.clone()),
+            (Add(a, _), _) => Add(a.clone(), Arc::new(c)),
+            (Mul(_, b), 0) => Mul(Arc::new(c), b.clone()),
+            (Mul(a, _), _) => Mul(a.clone(), Arc::new(c)),
+            (Neg(_), _) => Neg(Arc::new(c)),
+            (Num(_), _) => self.clone(),
+        }
+    }
+    fn child_label(&self, i: usize) -> &'static str {
+        match (self, i) {
+            (Neg(_), _) => "operand",
+            (_, 0) => "left",
+            _ => "right",
+        }
+    }
+}
+
+/// `a + 0 ~> a`
+fn add_zero() -> Strategy<T> {
+    rule("addZero", |t: &T, _| match t {
+        Add(a, b) if **b == Num(0) => Ok((**a).clone()),
+        _ => Err(Failure::not_applicable()),
+    })
+}
+
+/// `n + m ~> (n+m)` on literals
+fn fold() -> Strategy<T> {
+    rule("fold", |t: &T, _| match t {
+        Add(a, b) => match (&**a, &**b) {
+            (Num(x), Num(y)) => Ok(Num(x + y)),
+            _ => Err(Failure::not_applicable()),
+        },
+        _ => Err(Failure::not_applicable()),
+    })
+}
+
+/// `a + b ~> b + a` (never terminates under repeat)
+fn commute() -> Strategy<T> {
+    rule("commute", |t: &T, _| match t {
+        Add(a, b) => Ok(Add(b.clone(), a.clone())),
+        _ => Err(Failure::not_applicable()),
+    })
+}
+
+fn is_num() -> Strategy<T> {
+    rule("isNum", |t: &T, _| match t {
+        Num(_) => Ok(t.clone()),
+        _ => Err(Failure::not_applicable()),
+    })
+}
+
+/// The operand of a negation: a single-child, language-specific traversal.
+fn operand(s: Strategy<T>) -> Strategy<T> {
+    traversal("operand", true, s, |s, t: &T, ctx| match t {
+        Neg(a) => Ok(neg(ctx.descend("operand", s, a)?)),
+        _ => Err(Failure::not_applicable()),
+    })
+}
+
+fn run(s: &Strategy<T>, t: &T) -> (RewriteResult<T>, u64) {
+    let mut ctx = Ctx::default();
+    let r = ctx.run(s, t);
+    (r, ctx.steps())
+}
+
+#[test]
+fn id_fail_seq_choice_try() {
+    let t = add(num(1), num(0));
+    assert_eq!(run(&id(), &t), (Ok(t.clone()), 1));
+    assert!(run(&fail(), &t).0.is_err());
+    assert_eq!(run(&add_zero(), &t).0, Ok(num(1)));
+    assert_eq!(run(&seq(add_zero(), add_zero()), &t).0.is_err(), true);
+    assert_eq!(
+        run(&lchoice(commute(), add_zero()), &t).0,
+        Ok(add(num(0), num(1)))
+    );
+    assert_eq!(run(&lchoice(is_num(), add_zero()), &t).0, Ok(num(1)));
+    assert_eq!(run(&try_(is_num()), &t), (Ok(t.clone()), 1));
+    assert_eq!(run(&not(is_num()), &t).0, Ok(t.clone()));
+    assert!(run(&not(add_zero()), &t).0.is_err());
+}
+
+#[test]
+fn traversals_visit_children_in_order() {
+    // (0 + 0) + (1 + 0)
+    let t = add(add(num(0), num(0)), add(num(1), num(0)));
+    assert_eq!(
+        run(&one(add_zero()), &t).0,
+        Ok(add(num(0), add(num(1), num(0))))
+    );
+    assert_eq!(run(&all(add_zero()), &t).0, Ok(add(num(0), num(1))));
+    assert_eq!(run(&some(add_zero()), &t).0, Ok(add(num(0), num(1))));
+    assert!(run(&all(add_zero()), &add(num(1), add(num(2), num(0))))
+        .0
+        .is_err());
+    assert!(run(&one(add_zero()), &num(3)).0.is_err());
+    // `all` on a leaf succeeds vacuously.
+    assert_eq!(run(&all(fail()), &num(3)).0, Ok(num(3)));
+    // topDown rewrites the outermost match, bottomUp the innermost-leftmost.
+    let u = add(add(num(2), num(0)), num(0));
+    assert_eq!(run(&top_down(add_zero()), &u).0, Ok(add(num(2), num(0))));
+    assert_eq!(run(&bottom_up(add_zero()), &u).0, Ok(add(num(2), num(0))));
+    let v = add(add(num(2), num(0)), num(5));
+    assert_eq!(run(&top_down(add_zero()), &v).0, Ok(add(num(2), num(5))));
+    // normalize folds everything.
+    let w = add(add(num(1), num(2)), add(num(3), num(4)));
+    assert_eq!(run(&normalize(fold()), &w).0, Ok(num(10)));
+    assert_eq!(run(&try_all(fold()), &w).0, Ok(num(10)));
+    assert!(run(&all_top_down(fold()), &w).0.is_err());
+    assert_eq!(run(&all_bottom_up(try_(fold())), &w).0, Ok(num(10)));
+    assert_eq!(
+        run(&repeat_n(2, commute()), &add(num(1), num(2))).0,
+        Ok(add(num(1), num(2)))
+    );
+}
+
+#[test]
+fn steps_are_counted_as_in_the_paper() {
+    // id(x) is one step; body(id)(x) two (ICFP'20 §6.2); here `operand` plays `body`.
+    let t = neg(num(1));
+    assert_eq!(run(&id(), &t).1, 1);
+    assert_eq!(run(&operand(id()), &t).1, 2);
+    assert_eq!(run(&seq(operand(id()), operand(id())), &t).1, 4);
+    // one(id) = 2; topDown(isNum) on -1: isNum fails at the root, one step down, succeeds.
+    assert_eq!(run(&one(id()), &t).1, 2);
+    assert_eq!(run(&top_down(is_num()), &t).1, 2);
+    // repeat ends with the `id` of its `try`.
+    assert_eq!(
+        run(&repeat(add_zero()), &add(add(num(1), num(0)), num(0))).1,
+        3
+    );
+}
+
+#[test]
+fn failures_name_the_strategy_and_the_location() {
+    let t = neg(add(num(1), num(2)));
+    let s = seq(operand(fold()), operand(add_zero()));
+    let err = run(&s, &t).0.unwrap_err();
+    assert_eq!(err.to_string(), "`addZero` is not applicable at operand");
+    let err = run(&top_down(add_zero()), &t).0.unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "`topDown(addZero)` is not applicable at the root"
+    );
+    let err = run(&operand(add_zero()), &num(1)).0.unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "`operand(addZero)` is not applicable at the root"
+    );
+}
+
+#[test]
+fn a_strategy_that_does_not_terminate_stops_at_the_budget() {
+    let t = add(num(1), num(2));
+    let mut ctx = Ctx::default().with_budget(10_000);
+    let looping = named("spin", vec![], || repeat(commute()));
+    let err = ctx.run(&looping, &t).unwrap_err();
+    assert!(err.is_abort());
+    let msg = err.to_string();
+    assert!(
+        msg.contains("`repeat(commute)` does not seem to terminate"),
+        "{msg}"
+    );
+    assert!(msg.contains("inside spin"), "{msg}");
+    // `not` does not hide an abort.
+    let mut ctx = Ctx::default().with_budget(100);
+    assert!(ctx.run(&not(repeat(commute())), &t).unwrap_err().is_abort());
+}
+
+#[test]
+fn recursive_named_strategies_unfold_lazily() {
+    fn my_top_down(s: Strategy<T>) -> Strategy<T> {
+        let inner = s.clone();
+        named("myTopDown", vec![s.to_string()], move || {
+            lchoice(inner.clone(), one(my_top_down(inner.clone())))
+        })
+    }
+    let u = add(num(3), add(num(2), num(0)));
+    let (r, steps) = run(&my_top_down(add_zero()), &u);
+    assert_eq!(r, Ok(add(num(3), num(2))));
+    // Same steps as the built-in topDown.
+    assert_eq!(steps, run(&top_down(add_zero()), &u).1);
+}
+
+#[test]
+fn the_trace_records_each_rule_with_its_location() {
+    let t = neg(add(num(1), num(2)));
+    let mut ctx = Ctx::default().with_trace();
+    let s = named("foldAll", vec![], || normalize(fold()));
+    assert_eq!(ctx.run(&s, &t), Ok(neg(num(3))));
+    let trace = ctx.trace().unwrap();
+    assert_eq!(trace.len(), 1);
+    assert_eq!(trace[0].rule, "fold");
+    assert_eq!(trace[0].within[0], "foldAll");
+    assert_eq!(trace[0].location.to_string(), "operand");
+    assert_eq!(
+        (trace[0].before.as_str(), trace[0].after.as_str()),
+        ("(1 + 2)", "3")
+    );
+}
+
+#[test]
+fn strategies_print_in_elv_syntax() {
+    let s = seq(
+        add_zero(),
+        lchoice(fold(), seq(id(), operand(top_down(is_num())))),
+    );
+    assert_eq!(
+        s.to_string(),
+        "addZero ; (fold <+ id ; operand(topDown(isNum)))"
+    );
+    let s: Strategy<T> = lchoice(seq(seq(id(), id()), fail()), try_(repeat_n(3, id())));
+    assert_eq!(s.to_string(), "(id ; id) ; fail <+ try(repeatN(3, id))");
+    assert_eq!(add_zero().at(top_down).to_string(), "topDown(addZero)");
+}
+
+#[test]
+fn elevate_simplifies_strategies() {
+    // Thesis §6.3.2: normalize(idSimplification)(body(id) ; body(id)) == id, after bodyFusion.
+    let s: Strategy<T> = seq(operand(id()), operand(id()));
+    let fused = meta::body_fusion().apply(&s).unwrap();
+    assert_eq!(fused.to_string(), "operand(id ; id)");
+    let simplified = meta::simplify_strategies().apply(&s).unwrap();
+    assert_eq!(simplified.to_string(), "id");
+    // Fewer steps, same result on a negation.
+    let t = neg(num(1));
+    assert_eq!(run(&s, &t).0, run(&fused, &t).0);
+    assert!(run(&fused, &t).1 < run(&s, &t).1);
+    // `one` is not fused: one(f) ; one(g) differs from one(f ; g).
+    let o: Strategy<T> = seq(one(id()), one(id()));
+    assert!(meta::body_fusion().apply(&o).is_err());
+}
