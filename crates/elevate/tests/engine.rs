@@ -130,7 +130,7 @@ fn id_fail_seq_choice_try() {
     assert_eq!(run(&id(), &t), (Ok(t.clone()), 1));
     assert!(run(&fail(), &t).0.is_err());
     assert_eq!(run(&add_zero(), &t).0, Ok(num(1)));
-    assert_eq!(run(&seq(add_zero(), add_zero()), &t).0.is_err(), true);
+    assert!(run(&seq(add_zero(), add_zero()), &t).0.is_err());
     assert_eq!(
         run(&lchoice(commute(), add_zero()), &t).0,
         Ok(add(num(0), num(1)))
@@ -143,6 +143,11 @@ fn id_fail_seq_choice_try() {
 
 #[test]
 fn traversals_visit_children_in_order() {
+    // Products are traversed too: (2 * (1 + 0)).
+    assert_eq!(
+        run(&top_down(add_zero()), &mul(num(2), add(num(1), num(0)))).0,
+        Ok(mul(num(2), num(1)))
+    );
     // (0 + 0) + (1 + 0)
     let t = add(add(num(0), num(0)), add(num(1), num(0)));
     assert_eq!(
