@@ -106,6 +106,20 @@ impl Expr {
         }))
     }
 
+    /// The node's address: an identity for the node while it is alive.
+    pub fn addr(&self) -> usize {
+        Arc::as_ptr(&self.0) as usize
+    }
+
+    /// A node of the same type and span with another construct.
+    pub fn rebuild(&self, kind: ExprKind) -> Expr {
+        Expr(Arc::new(ExprNode {
+            kind,
+            ty: self.0.ty.clone(),
+            span: self.0.span,
+        }))
+    }
+
     /// Whether both point to the same node (a cheap pre-check for equality).
     pub fn ptr_eq(&self, other: &Expr) -> bool {
         Arc::ptr_eq(&self.0, &other.0)
@@ -322,6 +336,11 @@ impl NameGen {
     /// A generator starting at 0.
     pub fn new() -> NameGen {
         NameGen::default()
+    }
+
+    /// A generator whose first name ends in `_next`.
+    pub fn starting_at(next: u64) -> NameGen {
+        NameGen { next }
     }
 
     /// A name `base` followed by a number that this generator has not handed out before.

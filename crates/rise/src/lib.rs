@@ -14,6 +14,7 @@ pub mod primitives;
 pub mod span;
 mod stack;
 pub mod syntax;
+mod traverse;
 pub mod types;
 
 pub use expr::{Def, Expr, ExprKind, Literal, NameGen, Program};

@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 
 /// A user-facing error, already rendered (with source context where it has one).
 #[derive(Debug)]
-pub struct CliError(String);
+pub struct CliError(pub String);
 
 impl fmt::Display for CliError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -26,13 +26,30 @@ impl From<String> for CliError {
 }
 
 /// A source file with its name, for rendering diagnostics.
-struct Source {
-    name: String,
-    text: String,
+pub struct Source {
+    /// How messages name it.
+    pub name: String,
+    /// Its text.
+    pub text: String,
 }
 
 impl Source {
-    fn read(path: &Path) -> Result<Source, CliError> {
+    /// A source that is not a file (a command-line argument).
+    pub fn inline(name: &str, text: &str) -> Source {
+        Source {
+            name: name.to_string(),
+            text: text.to_string(),
+        }
+    }
+
+    /// Renders several diagnostics, one after the other.
+    pub fn errors(&self, ds: Vec<Diagnostic>) -> CliError {
+        let parts: Vec<String> = ds.into_iter().map(|d| self.error(d).0).collect();
+        CliError(parts.join("\n"))
+    }
+
+    /// Reads a file.
+    pub fn read(path: &Path) -> Result<Source, CliError> {
         let text = std::fs::read_to_string(path)
             .map_err(|e| format!("cannot read `{}`: {e}", path.display()))?;
         Ok(Source {
@@ -42,7 +59,7 @@ impl Source {
     }
 
     /// Renders a diagnostic: with the source excerpt when it points into the file.
-    fn error(&self, d: Diagnostic) -> CliError {
+    pub fn error(&self, d: Diagnostic) -> CliError {
         if d.span == Span::default() {
             let mut s = format!("error: {}", d.message);
             for note in &d.notes {
@@ -54,14 +71,15 @@ impl Source {
         }
     }
 
-    fn check(&self) -> Result<CheckedProgram, CliError> {
+    /// Parses and type-checks the source as a RISE program.
+    pub fn check(&self) -> Result<CheckedProgram, CliError> {
         let program = rise::syntax::parse_program(&self.text).map_err(|d| self.error(d))?;
         check_program(&program).map_err(|d| self.error(d))
     }
 }
 
 /// Prints a result on stdout. A closed pipe (`shine ... | head`) is not an error.
-fn emit(text: &str) {
+pub fn emit(text: &str) {
     use std::io::Write;
     let mut out = std::io::stdout().lock();
     let _ = writeln!(out, "{text}").and_then(|()| out.flush());

@@ -4,6 +4,7 @@ use clap::{Parser, Subcommand};
 use std::process::ExitCode;
 
 mod cli;
+mod rewrite_cmd;
 
 /// shine: a compiler for RISE (what to compute) driven by ELEVATE strategies (how to optimize).
 #[derive(Parser, Debug)]
@@ -19,6 +20,8 @@ enum Command {
     Check(cli::CheckArgs),
     /// Evaluate a definition with the reference interpreter on `.npy` inputs.
     Eval(cli::EvalArgs),
+    /// Rewrite a definition with an ELEVATE strategy (.elv) and print the result.
+    Rewrite(rewrite_cmd::RewriteArgs),
 }
 
 fn main() -> ExitCode {
@@ -26,6 +29,7 @@ fn main() -> ExitCode {
     let result = match args.command {
         Command::Check(a) => cli::check(&a),
         Command::Eval(a) => cli::eval(&a),
+        Command::Rewrite(a) => rewrite_cmd::rewrite(&a),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

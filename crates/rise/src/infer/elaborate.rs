@@ -32,6 +32,10 @@ pub(crate) struct Elaborator<'g> {
     pub globals: &'g HashMap<Name, Type>,
     /// Names in scope, innermost last.
     pub scope: Vec<(Name, Binding)>,
+    /// Whether already typed nodes are taken as they are (for rewriting).
+    pub keep_typed: bool,
+    /// The typed nodes taken as they are.
+    pub kept: super::local::Kept,
 }
 
 type R<T> = Result<T, Diagnostic>;
@@ -42,6 +46,8 @@ impl<'g> Elaborator<'g> {
             u: Unifier::default(),
             globals,
             scope: Vec::new(),
+            keep_typed: false,
+            kept: Default::default(),
         }
     }
 
@@ -100,8 +106,9 @@ impl<'g> Elaborator<'g> {
     /// Infers the type of `e` and checks it against `expected`.
     pub fn check(&mut self, e: &Expr, expected: &Type) -> R<Expr> {
         // Propagate expected parameter types into unannotated lambdas.
-        if let (ExprKind::Lambda(x, None, body), Type::Fun(p, r)) =
-            (e.kind(), &self.u.shallow(expected))
+        let already_typed = self.keep_typed && e.ty().is_some();
+        if let (ExprKind::Lambda(x, None, body), Type::Fun(p, r), false) =
+            (e.kind(), &self.u.shallow(expected), already_typed)
         {
             self.scope.push((x.clone(), Binding::Value((**p).clone())));
             let body = self.check(body, r);
@@ -121,6 +128,10 @@ impl<'g> Elaborator<'g> {
 
     /// Infers the type of `e`, returning the typed, elaborated expression.
     pub fn infer(&mut self, e: &Expr) -> R<Expr> {
+        if self.keep_typed && e.ty().is_some() {
+            self.kept.insert(e.addr());
+            return Ok(e.clone());
+        }
         let span = e.span();
         match e.kind() {
             ExprKind::Lit(l) => {

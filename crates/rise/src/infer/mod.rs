@@ -15,7 +15,10 @@
 //! primitives (thesis §4.3.4); it is checked before every program.
 
 mod elaborate;
+mod local;
 mod unify;
+
+pub use local::{prepare_def, type_local, Prepared};
 
 #[cfg(test)]
 mod tests;

@@ -1,0 +1,136 @@
+//! F-smooth rewritten by ELEVATE (thesis §5.7, "Case study: automatic
+//! differentiation"; the language is from Shaikhha et al., "Efficient
+//! differentiable programming in a functional array-processing language",
+//! ICFP 2019).
+//!
+//! ELEVATE is not tied to RISE: this crate implements a second, unrelated
+//! language and rewrites it with the *unchanged* `elevate` crate, whose
+//! combinators and traversals are generic over the program type.
+//!
+//! * [`Expr`]: F-smooth terms — `build`, indexing, `length`, `ifold`, `let`,
+//!   lambdas, scalar operations, pairs; vectors and matrices are arrays.
+//!   Immutable and shared, with cached free variables ([`expr`]).
+//! * [`parse_program`] reads the text syntax (`input M : Matrix` lines, then an
+//!   expression); [`check_program`] infers types; [`interp`] evaluates.
+//! * [`diff_program`] is forward-mode differentiation producing F-smooth, with
+//!   dual numbers as pairs ([`diff`]).
+//! * [`rules`] are the F-smooth simplification rules as ELEVATE strategies
+//!   (`buildGet`, `lenBuild`, `letPartialEval`, `letApp`, `funToLet`, fusion,
+//!   partial evaluation, loop and algebraic rules); [`strategies`] composes them
+//!   (`simplify`, and `fig5_13`, the strategy that rewrites the doubly
+//!   transposed matrix of thesis Figure 5.13).
+//! * [`verify`] checks rewrites and derivatives against the interpreter on
+//!   random inputs.
+//!
+//! ```
+//! use fsmooth::{parse_program, rewrite, strategies};
+//! let p = parse_program(
+//!     "input M : Matrix
+//!      let MT = build (length M[0]) (fun i -> build (length M) (fun j -> M[j][i])) in
+//!      build (length MT[0]) (fun i -> build (length MT) (fun j -> MT[j][i]))",
+//! ).unwrap();
+//! let r = rewrite(&p, &strategies::fig_5_13(), true).unwrap();
+//! assert_eq!(
+//!     r.program.body.to_string(),
+//!     "build (length M) (fun i -> build (length M[0]) (fun j -> M[i][j]))"
+//! );
+//! assert_eq!(r.rule_applications(), 12);
+//! ```
+#![forbid(unsafe_code)]
+
+pub mod check;
+pub mod diff;
+pub mod expr;
+pub mod interp;
+pub mod lexer;
+pub mod parser;
+mod print;
+pub mod random;
+pub mod rules;
+pub mod strategies;
+mod traverse;
+pub mod types;
+pub mod verify;
+
+pub use check::{check_program, elaborate, infer_expr};
+pub use diagnostics::{Diagnostic, Span};
+pub use diff::diff_program;
+pub use expr::{Env, Expr, ExprKind, Name, Prim};
+pub use parser::{parse_expr, parse_program, parse_type};
+pub use types::Type;
+
+use elevate::{Ctx, Strategy, TraceEntry};
+
+/// A declared input of a program: `input NAME : TYPE`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Input {
+    /// Its name.
+    pub name: Name,
+    /// Its type.
+    pub ty: Type,
+    /// Where it is declared.
+    pub span: Span,
+}
+
+/// An F-smooth program: typed inputs and a body that may mention them.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Program {
+    /// The inputs, in declaration order.
+    pub inputs: Vec<Input>,
+    /// The expression computed from them.
+    pub body: Expr,
+}
+
+impl Program {
+    /// The inputs' names and types.
+    pub fn scope(&self) -> Vec<(Name, Type)> {
+        self.inputs
+            .iter()
+            .map(|i| (i.name.clone(), i.ty.clone()))
+            .collect()
+    }
+
+    /// The same inputs with another body.
+    pub fn with_body(&self, body: Expr) -> Program {
+        Program {
+            inputs: self.inputs.clone(),
+            body,
+        }
+    }
+}
+
+/// The outcome of rewriting a program with a strategy.
+pub struct Rewritten {
+    /// The rewritten program.
+    pub program: Program,
+    /// ELEVATE's step count: every successful rule application, `id` (also
+    /// the `id` inside `try`, `repeat` and `normalize`) and successful
+    /// traversal step.
+    pub steps: u64,
+    /// Every rule application, when a trace was asked for.
+    pub trace: Option<Vec<TraceEntry>>,
+}
+
+impl Rewritten {
+    /// How many rules applied (the length of the trace; 0 without a trace).
+    pub fn rule_applications(&self) -> usize {
+        self.trace.as_ref().map_or(0, Vec::len)
+    }
+}
+
+/// Rewrites the body of `p` with `s`, optionally recording a trace. A strategy
+/// that fails or exhausts the step budget gives an error message.
+pub fn rewrite(p: &Program, s: &Strategy<Expr>, trace: bool) -> Result<Rewritten, String> {
+    let mut ctx: Ctx<Expr> = Ctx::default();
+    if trace {
+        ctx = ctx.with_trace();
+    }
+    match ctx.run(s, &p.body) {
+        Ok(body) => Ok(Rewritten {
+            program: p.with_body(body),
+            steps: ctx.steps(),
+            trace: ctx.trace().map(<[TraceEntry]>::to_vec),
+        }),
+        Err(f) => Err(format!("the strategy failed: {f}")),
+    }
+}

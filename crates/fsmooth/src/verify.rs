@@ -1,0 +1,151 @@
+//! Checking rewrites and derivatives with the interpreter on random inputs
+//! (DESIGN.md principle 3: everything is checked against the interpreter).
+
+use crate::check::check_program;
+use crate::interp::{axpy, difference_quotient, dual, eval_program, split_dual, Value};
+use crate::random::{random_like, random_value, Rng, ValueShape};
+use crate::Program;
+
+/// Random inputs for a program (`None` if an input has a function type).
+pub fn random_inputs(p: &Program, rng: &mut Rng, shape: &ValueShape) -> Option<Vec<Value>> {
+    p.inputs
+        .iter()
+        .map(|i| random_value(&i.ty, rng, shape))
+        .collect()
+}
+
+/// What a check found.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Checked {
+    /// Inputs on which the results were compared.
+    pub compared: usize,
+    /// Inputs on which the original program failed (nothing to compare).
+    pub skipped: usize,
+}
+
+/// Checks that `after` computes what `before` computes on `trials` random
+/// inputs (drawn from `seed`): wherever `before` evaluates without error,
+/// `after` must give an equal value (within `tolerance`, relative, if given).
+pub fn check_equivalent(
+    before: &Program,
+    after: &Program,
+    trials: usize,
+    seed: u64,
+    tolerance: Option<f64>,
+) -> Result<Checked, String> {
+    if before
+        .inputs
+        .iter()
+        .map(|i| (&i.name, &i.ty))
+        .ne(after.inputs.iter().map(|i| (&i.name, &i.ty)))
+    {
+        return Err("the two programs have different inputs".into());
+    }
+    let mut rng = Rng::new(seed);
+    let shape = ValueShape::default();
+    let mut checked = Checked {
+        compared: 0,
+        skipped: 0,
+    };
+    for _ in 0..trials {
+        let inputs = random_inputs(before, &mut rng, &shape)
+            .ok_or("cannot generate random values for function-typed inputs")?;
+        let Ok(expected) = eval_program(before, &inputs) else {
+            checked.skipped += 1;
+            continue;
+        };
+        match eval_program(after, &inputs) {
+            Ok(v) if v.equals(&expected, tolerance) => checked.compared += 1,
+            Ok(v) => {
+                return Err(format!(
+                    "different results on inputs {}: {expected} before, {v} after",
+                    show_inputs(before, &inputs)
+                ))
+            }
+            Err(e) => {
+                return Err(format!(
+                    "the rewritten program fails on inputs {} (the original gives {expected}): {e}",
+                    show_inputs(before, &inputs)
+                ))
+            }
+        }
+    }
+    Ok(checked)
+}
+
+fn show_inputs(p: &Program, inputs: &[Value]) -> String {
+    p.inputs
+        .iter()
+        .zip(inputs)
+        .map(|(i, v)| format!("{} = {v}", i.name))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// Checks a differentiated program `dp` (from [`crate::diff_program`] of `p`,
+/// possibly simplified) on `trials` random points `x` and directions `dx`: its
+/// primal part must equal `p(x)` and its tangent part must match the central
+/// finite difference `(p(x + h·dx) - p(x - h·dx)) / 2h` within `tolerance`.
+pub fn check_derivative(
+    p: &Program,
+    dp: &Program,
+    trials: usize,
+    seed: u64,
+    tolerance: f64,
+) -> Result<Checked, String> {
+    let out = check_program(p).map_err(|d| d.message)?;
+    let mut rng = Rng::new(seed);
+    let shape = ValueShape::default();
+    let h = 1e-5;
+    let mut checked = Checked {
+        compared: 0,
+        skipped: 0,
+    };
+    for _ in 0..trials {
+        let x = random_inputs(p, &mut rng, &shape)
+            .ok_or("cannot generate random values for function-typed inputs")?;
+        let dx: Vec<Value> = x.iter().map(|v| random_like(v, &mut rng, 1.0)).collect();
+        let Ok(fx) = eval_program(p, &x) else {
+            checked.skipped += 1;
+            continue;
+        };
+        let duals: Option<Vec<Value>> = p
+            .inputs
+            .iter()
+            .zip(x.iter().zip(&dx))
+            .map(|(i, (x, d))| dual(&i.ty, x, d))
+            .collect();
+        let duals = duals.ok_or("cannot pair the inputs with tangents")?;
+        let r = eval_program(dp, &duals)
+            .map_err(|e| format!("the derivative fails on inputs {}: {e}", show_inputs(p, &x)))?;
+        let (Some(primal), Some(tangent)) =
+            (split_dual(&out, &r, true), split_dual(&out, &r, false))
+        else {
+            return Err(format!(
+                "the derivative's result {r} is not a dual of type `{out}`"
+            ));
+        };
+        if !primal.equals(&fx, Some(1e-9)) {
+            return Err(format!(
+                "the derivative's value part {primal} differs from the program's {fx} on inputs {}",
+                show_inputs(p, &x)
+            ));
+        }
+        let plus: Vec<Value> = x.iter().zip(&dx).map(|(x, d)| axpy(x, h, d)).collect();
+        let minus: Vec<Value> = x.iter().zip(&dx).map(|(x, d)| axpy(x, -h, d)).collect();
+        let (Ok(fp), Ok(fm)) = (eval_program(p, &plus), eval_program(p, &minus)) else {
+            checked.skipped += 1;
+            continue;
+        };
+        let fd = difference_quotient(&fp, &fm, 2.0 * h);
+        if !tangent.equals(&fd, Some(tolerance)) {
+            return Err(format!(
+                "the tangent {tangent} differs from the finite difference {fd} on inputs {} in direction {}",
+                show_inputs(p, &x),
+                show_inputs(p, &dx)
+            ));
+        }
+        checked.compared += 1;
+    }
+    Ok(checked)
+}

@@ -1,0 +1,144 @@
+//! Checking a rewrite by interpretation (DESIGN.md, principle 3): the program
+//! before and after, run by the reference interpreter on the same random inputs,
+//! must give equal results.
+
+use arith::Nat;
+use rise::interp::scalar::Scalar;
+use rise::interp::{self, Value};
+use rise::{DataType, Expr, ScalarType, Type, TypeArg};
+
+/// A small deterministic random-number generator (xorshift), so that checks are
+/// reproducible from a seed without a dependency.
+pub struct Rng(u64);
+
+impl Rng {
+    /// A generator from a seed.
+    pub fn new(seed: u64) -> Rng {
+        Rng(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1)
+    }
+
+    /// The next number.
+    pub fn next_u64(&mut self) -> u64 {
+        let mut x = self.0;
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        self.0 = x;
+        x
+    }
+
+    /// A number in `lo..=hi`.
+    pub fn range(&mut self, lo: i64, hi: i64) -> i64 {
+        lo + (self.next_u64() % ((hi - lo + 1) as u64)) as i64
+    }
+}
+
+/// The scheme's type with its implicit parameters set to `sizes` (by name);
+/// parameters not named get 4.
+pub fn instantiate(scheme: &Type, sizes: &[(&str, i64)]) -> Result<Type, String> {
+    let mut t = scheme.clone();
+    while let Type::DepFun { binder, body, .. } = &t {
+        let arg = match binder.kind {
+            rise::Kind::Nat => {
+                let v = sizes
+                    .iter()
+                    .find(|(n, _)| **n == *binder.name)
+                    .map_or(4, |(_, v)| *v);
+                TypeArg::Nat(Nat::cst(v))
+            }
+            rise::Kind::Data => TypeArg::Data(DataType::Scalar(ScalarType::F32)),
+            k => return Err(format!("cannot choose a value for a parameter of kind {k}")),
+        };
+        t = body.instantiate(binder, &arg);
+    }
+    Ok(t)
+}
+
+/// A random value of a concrete data type: small integers (exact in every
+/// arithmetic type), so that reassociated sums compare exactly.
+pub fn random_value(t: &DataType, rng: &mut Rng) -> Result<Value, String> {
+    Ok(match t {
+        DataType::Scalar(s) => {
+            let v = rng.range(-4, 4);
+            let scalar = match s {
+                ScalarType::Bool => Scalar::Bool(v > 0),
+                s if s.is_float() => Scalar::from_float(*s, v as f64)?,
+                s => Scalar::from_int(*s, v.abs())?,
+            };
+            Value::scalar(scalar)
+        }
+        DataType::Array(n, elem) => {
+            let n = n
+                .as_cst()
+                .ok_or_else(|| format!("the size {n} is not a constant"))?;
+            let elems = (0..n)
+                .map(|_| random_value(elem, rng))
+                .collect::<Result<Vec<_>, _>>()?;
+            Value::array(elems)
+        }
+        DataType::Pair(a, b) => Value::pair(random_value(a, rng)?, random_value(b, rng)?),
+        DataType::Vector(n, elem) => {
+            let n = n
+                .as_cst()
+                .ok_or_else(|| format!("the size {n} is not a constant"))?;
+            let lanes = (0..n)
+                .map(|_| random_value(elem, rng))
+                .collect::<Result<Vec<_>, _>>()?;
+            Value::vector(lanes)
+        }
+        DataType::Index(n) => {
+            let n = n
+                .as_cst()
+                .ok_or_else(|| format!("the size {n} is not a constant"))?;
+            Value::Index {
+                index: rng.range(0, (n - 1).max(0)),
+                bound: n,
+            }
+        }
+        other => return Err(format!("cannot generate values of type {other}")),
+    })
+}
+
+/// Runs `before` and `after` (bodies of a definition whose type scheme is
+/// `scheme`, with free size variables) on the same random inputs, with the sizes
+/// set to `sizes`. `Ok(())` when the results are equal.
+pub fn same_results(
+    before: &Expr,
+    after: &Expr,
+    scheme: &Type,
+    sizes: &[(&str, i64)],
+    seed: u64,
+) -> Result<(), String> {
+    let t = instantiate(scheme, sizes)?;
+    let mut params = Vec::new();
+    let mut rest = &t;
+    while let Type::Fun(p, r) = rest {
+        params.push(p.as_data().ok_or("a parameter is not data")?.clone());
+        rest = r;
+    }
+    let mut rng = Rng::new(seed);
+    let inputs = params
+        .iter()
+        .map(|p| random_value(p, &mut rng))
+        .collect::<Result<Vec<_>, _>>()?;
+    let nats: Vec<(&str, i64)> = sizes.to_vec();
+    let run = |e: &Expr| -> Result<Value, String> {
+        let f = interp::eval_with_nats(e, &nats).map_err(|e| e.to_string())?;
+        if inputs.is_empty() {
+            Ok(f)
+        } else {
+            interp::apply(&f, inputs.clone()).map_err(|e| e.to_string())
+        }
+    };
+    let a = run(before).map_err(|e| format!("before: {e}"))?;
+    let b = run(after).map_err(|e| format!("after: {e}"))?;
+    if a.approx_eq(&b, 1e-5, 1e-5) {
+        Ok(())
+    } else {
+        Err(format!(
+            "different results: before {}, after {}",
+            a.describe(),
+            b.describe()
+        ))
+    }
+}

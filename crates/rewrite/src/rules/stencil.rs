@@ -1,0 +1,100 @@
+//! Overlapped tiling of stencils (thesis §4.4.1).
+
+use super::rise_rule;
+use crate::term::{any_map, applied, eta_reduced, prim_app};
+use crate::S;
+use arith::Nat;
+use rise::builder::*;
+use rise::{Expr, Prim, TypeArg};
+
+/// `slide n s xs` as `(n, s, xs)` with constant sizes.
+fn slide_of(e: &Expr) -> Option<(i64, i64, Expr)> {
+    let a = prim_app(e)?;
+    if a.prim != Prim::Slide || a.args.len() != 1 {
+        return None;
+    }
+    let cst = |t: &TypeArg| match t {
+        TypeArg::Nat(n) => n.as_cst(),
+        _ => None,
+    };
+    Some((
+        cst(a.type_args.first()?)?,
+        cst(a.type_args.get(1)?)?,
+        a.args[0].clone(),
+    ))
+}
+
+fn slide_e(n: i64, s: i64, xs: Expr) -> Expr {
+    app(slide(Nat::cst(n), Nat::cst(s)), xs)
+}
+
+/// The step `v` of tiles of size `u` for neighbourhoods of size `n` and step `s`:
+/// `u - v = n - s`.
+fn tile_step(u: i64, n: i64, s: i64) -> Option<i64> {
+    let v = u - (n - s);
+    (u >= n && v > 0 && v % s == 0).then_some(v)
+}
+
+/// `overlappedTiling(u)`:
+/// `map f (slide n s xs) ~> join (map (fun tile => map f (slide n s tile)) (slide u v xs))`
+/// with `u - v = n - s`.
+pub fn overlapped_tiling(u: i64) -> S {
+    rise_rule(format!("overlappedTiling({u})"), move |e, names| {
+        let (m, args) = applied(e, any_map, 2)?;
+        let (n, s, xs) = slide_of(args[1])?;
+        let v = tile_step(u, n, s)?;
+        let tile = names.fresh("tile");
+        let per_tile = lambda(
+            &tile,
+            app2(prim(m), args[0].clone(), slide_e(n, s, var(&tile))),
+        );
+        Some(app(join(), app2(prim(m), per_tile, slide_e(u, v, xs))))
+    })
+}
+
+/// `slide2 n s xs = map transpose (slide n s (map (slide n s) xs))` as `(n, s, xs)`.
+fn slide2_of(e: &Expr) -> Option<(i64, i64, Expr)> {
+    let (_, args) = applied(e, any_map, 2)?;
+    let t = eta_reduced(args[0]);
+    if t.as_prim().or_else(|| prim_app(t).map(|a| a.prim)) != Some(Prim::Transpose) {
+        return None;
+    }
+    let (n, s, rows) = slide_of(args[1])?;
+    let (_, inner) = applied(&rows, any_map, 2)?;
+    let row_slide = eta_reduced(inner[0]);
+    let a = prim_app(row_slide)?;
+    let same = a.prim == Prim::Slide
+        && a.args.is_empty()
+        && a.type_args
+            .iter()
+            .map(|t| match t {
+                TypeArg::Nat(k) => k.as_cst(),
+                _ => None,
+            })
+            .collect::<Vec<_>>()
+            == vec![Some(n), Some(s)];
+    same.then(|| (n, s, inner[1].clone()))
+}
+
+fn slide2_e(n: i64, s: i64, xs: Expr) -> Expr {
+    let row = app(map(slide(Nat::cst(n), Nat::cst(s))), xs);
+    app(map(transpose()), slide_e(n, s, row))
+}
+
+/// `overlappedTiling2(u)`: the 2-D form,
+/// `map2 f (slide2 n s xs) ~> map join (join (map transpose (map2 (fun tile => map2 f (slide2 n s tile)) (slide2 u v xs))))`
+/// with `u - v = n - s`.
+pub fn overlapped_tiling_2d(u: i64) -> S {
+    rise_rule(format!("overlappedTiling2({u})"), move |e, names| {
+        let (m, args) = applied(e, any_map, 2)?;
+        let (_, inner) = applied(eta_reduced(args[0]), any_map, 1)?;
+        let f = inner[0].clone();
+        let (n, s, xs) = slide2_of(args[1])?;
+        let v = tile_step(u, n, s)?;
+        let tile = names.fresh("tile");
+        let map2 = |g: Expr| app(prim(m), app(prim(m), g));
+        let per_tile = lambda(&tile, app(map2(f), slide2_e(n, s, var(&tile))));
+        let tiles = app(map2(per_tile), slide2_e(u, v, xs));
+        Some(app(map(join()), app(join(), app(map(transpose()), tiles))))
+    })
+}

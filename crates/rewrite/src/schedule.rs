@@ -1,0 +1,281 @@
+//! The scheduling library (ICFP'20 §5): TVM's scheduling primitives as ELEVATE
+//! strategies built from the rules.
+//!
+//! Loops are applied maps and reductions. The loop at depth `d` of a nest is
+//! found by [`at_loop`]: the outermost loop, then the outermost loop inside its
+//! body (a map's function body, a reduction operator's body), `d` times.
+
+use crate::normal_forms::{dfnf, seq_dfnf};
+use crate::rules::algorithmic::{map_map_interchange, map_reduce_interchange, split_join};
+use crate::rules::lowering::{to_map_seq, to_reduce_seq};
+use crate::term::{
+    any_map, any_reduce, applied, as_lambda, finish, no, occurs, prim_app, retype_under,
+};
+use crate::traversals::{arg_of_where, body, fmap, function};
+use crate::S;
+use elevate::{fail, named, normalize, rule, top_down, try_, try_all, Failure};
+use rise::builder::*;
+use rise::{AddrSpace, Expr, ExprKind, Prim, TypeArg};
+
+/// `isLoop`: an applied map or reduction.
+pub fn is_loop() -> S {
+    rule("isLoop", |e: &Expr, _| {
+        if applied(e, any_map, 2).is_some() || applied(e, any_reduce, 3).is_some() {
+            Ok(e.clone())
+        } else {
+            no()
+        }
+    })
+}
+
+/// `s` on the body of a loop: the body of a map's function or of a reduction's operator.
+pub fn in_loop_body(s: S) -> S {
+    let map_body = function(arg_of_where("argOf(map)", any_map, body(s.clone())));
+    let reduce_body = function(function(arg_of_where(
+        "argOf(reduce)",
+        any_reduce,
+        body(body(s)),
+    )));
+    map_body.or(reduce_body)
+}
+
+/// `atLoop(d)(s)`: `s` on the loop at depth `d` (0 = outermost) of the first loop nest.
+pub fn at_loop(d: usize, s: S) -> S {
+    let inner = if d == 0 {
+        s
+    } else {
+        in_loop_body(at_loop(d - 1, s))
+    };
+    top_down(is_loop().seq(inner))
+}
+
+/// `layoutFission`: `map (fun x => L e) xs ~> map L (map (fun x => e) xs)` for a
+/// data-layout primitive `L` (join, transpose, split, slide, asScalar, asVector):
+/// moves layout changes out of a loop body so that loops become perfectly nested.
+pub fn layout_fission() -> S {
+    rule("layoutFission", |e: &Expr, ctx| {
+        let Some((m, args)) = applied(e, any_map, 2) else {
+            return no();
+        };
+        let Some((x, b)) = as_lambda(args[0]) else {
+            return no();
+        };
+        let ExprKind::App(l, inner) = b.kind() else {
+            return no();
+        };
+        let is_layout = prim_app(l).is_some_and(|a| {
+            a.args.is_empty()
+                && matches!(
+                    a.prim,
+                    Prim::Join
+                        | Prim::Transpose
+                        | Prim::Split
+                        | Prim::Slide
+                        | Prim::AsScalar
+                        | Prim::AsVector
+                )
+        });
+        if !is_layout || occurs(x, l) {
+            return no();
+        }
+        let head = prim_app(l).expect("checked above");
+        let l = head
+            .type_args
+            .iter()
+            .fold(prim(head.prim), |e, t| dep_app(e, (*t).clone()));
+        let _ = &mut ctx.env;
+        let rhs = app2(
+            prim(m),
+            l,
+            app2(prim(m), lambda(x, retype_under(x, inner)), args[1].clone()),
+        );
+        finish(rhs, e)
+    })
+}
+
+/// `interchange(d)`: swaps the loops at depths `d` and `d + 1` (map–map or
+/// map–reduce), first moving layout primitives out of the outer loop's body.
+pub fn interchange(d: usize) -> S {
+    named("interchange", vec![d.to_string()], move || {
+        let swap = map_map_interchange().or(map_reduce_interchange());
+        let prepare = try_(normalize(layout_fission()));
+        at_loop(d, prepare.seq(dfnf()).seq(swap))
+    })
+}
+
+/// `tileND(ns)`: tiles the outermost `ns.len()` maps of a DFNF map nest with the
+/// given tile sizes (ICFP'20 Listing 5): block the inner maps (recursively,
+/// through `fmap`), block this one, then interchange to put the tile loops inside.
+pub fn tile_nd(ns: Vec<i64>) -> S {
+    let printed = format!(
+        "[{}]",
+        ns.iter()
+            .map(|n| n.to_string())
+            .collect::<Vec<_>>()
+            .join(", ")
+    );
+    named("tileND", vec![printed], move || match ns.len() {
+        0 => elevate::id(),
+        1 => dfnf().seq(function(split_join(ns[0]))),
+        k => {
+            let inner = fmap(tile_nd(ns[1..].to_vec()));
+            let outer = function(split_join(ns[0]));
+            // After blocking, the nest is o1.i1.o2.i2...: bubble each outer loop
+            // o_j (at depth 2j) outward past the inner loops i_1..i_{j-1}.
+            let mut swaps: Vec<S> = Vec::new();
+            let mut order: Vec<(bool, usize)> =
+                (0..k).flat_map(|j| [(true, j), (false, j)]).collect();
+            for j in 1..k {
+                let mut pos = order.iter().position(|&o| o == (true, j)).expect("present");
+                while pos > 0 && !order[pos - 1].0 {
+                    swaps.push(interchange(pos - 1));
+                    order.swap(pos - 1, pos);
+                    pos -= 1;
+                }
+            }
+            swaps.into_iter().fold(
+                dfnf().seq(inner).seq(dfnf()).seq(outer).seq(dfnf()),
+                seq_dfnf,
+            )
+        }
+    })
+}
+
+/// `tile(x, y)`: `tileND([x, y])`.
+pub fn tile(x: i64, y: i64) -> S {
+    named("tile", vec![x.to_string(), y.to_string()], move || {
+        tile_nd(vec![x, y])
+    })
+}
+
+/// `reorder(perm)`: reorders the loops of the first loop nest; `perm` lists the
+/// current loop numbers (from 1, outermost first) in their new order, as
+/// ICFP'20 Listing 10 does. Realised as adjacent interchanges.
+pub fn reorder(perm: Vec<usize>) -> S {
+    let printed = format!(
+        "[{}]",
+        perm.iter()
+            .map(|n| n.to_string())
+            .collect::<Vec<_>>()
+            .join(", ")
+    );
+    named("reorder", vec![printed], move || {
+        let mut sorted = perm.clone();
+        sorted.sort_unstable();
+        if sorted != (1..=perm.len()).collect::<Vec<_>>() {
+            return fail();
+        }
+        let mut current: Vec<usize> = (1..=perm.len()).collect();
+        let mut s = dfnf();
+        for (i, want) in perm.iter().enumerate() {
+            let mut pos = current
+                .iter()
+                .position(|c| c == want)
+                .expect("a permutation");
+            while pos > i {
+                s = seq_dfnf(s, interchange(pos - 1));
+                current.swap(pos - 1, pos);
+                pos -= 1;
+            }
+        }
+        s
+    })
+}
+
+/// `lowerToC`: every remaining `map` becomes `mapSeq`, every `reduce` `reduceSeq`.
+pub fn lower_to_c() -> S {
+    named("lowerToC", vec![], || {
+        try_all(to_map_seq().or(to_reduce_seq()))
+    })
+}
+
+/// `storeInMemory(what, how)` (ICFP'20 §6.1): the first sub-expression `what`
+/// holds for is computed as `how` says and written to memory (global), and every
+/// occurrence is read from there: `p ~> toMem global e' (fun x => p[x/what])`.
+/// Layout primitives at the top of `e'` stay views of the stored value, so
+/// `permuteB` stores the packed layout.
+pub fn store_in_memory(what: S, how: S) -> S {
+    let name = format!("storeInMemory({what}, {how})");
+    rule(name, move |p: &Expr, ctx| {
+        let extracted = extract(&what, p, ctx)?;
+        let stored = ctx.apply(&how, &extracted)?;
+        let (views, stored) = peel_views(&stored);
+        let x = ctx.env.fresh("mem");
+        let Some(ty) = stored.ty().cloned() else {
+            return no();
+        };
+        let x_var = Expr::typed(ExprKind::Var(x.clone()), ty, p.span());
+        let replacement = views.iter().rev().fold(x_var, |e, head| {
+            Expr::new(ExprKind::App(head.clone(), e), p.span())
+        });
+        let replacement = finish(replacement, &extracted)?;
+        let insert = rule("insert", move |_: &Expr, _| Ok(replacement.clone()));
+        let replaced = ctx.apply(&try_all(what.clone().seq(insert)), p)?;
+        let rhs = app2(
+            dep_app(prim(Prim::ToMem), TypeArg::AddrSpace(AddrSpace::Global)),
+            stored,
+            lambda(&x, replaced),
+        );
+        finish(rhs, p)
+    })
+}
+
+/// The first sub-expression (top-down) satisfying `what`.
+fn extract(what: &S, p: &Expr, ctx: &mut elevate::Ctx<Expr>) -> Result<Expr, Failure<Expr>> {
+    let found = std::sync::Arc::new(std::sync::Mutex::new(None));
+    let slot = found.clone();
+    let record = rule("extract", move |e: &Expr, _| {
+        if let Ok(mut s) = slot.lock() {
+            *s = Some(e.clone());
+        }
+        Ok(e.clone())
+    });
+    ctx.apply(&top_down(what.clone().seq(record)), p)?;
+    let e = found.lock().ok().and_then(|mut s| s.take());
+    e.ok_or_else(Failure::not_applicable)
+}
+
+/// Splits `L1 (L2 (... e))` for layout primitives `Li` into the heads and `e`.
+fn peel_views(e: &Expr) -> (Vec<Expr>, Expr) {
+    let mut heads = Vec::new();
+    let mut cur = e.clone();
+    loop {
+        let next = match cur.kind() {
+            ExprKind::App(h, inner) => {
+                let is_view = match prim_app(h) {
+                    Some(a) => a.args.is_empty() && matches!(a.prim, Prim::Join | Prim::Transpose),
+                    None => applied(h, any_map, 1).is_some_and(|(_, f)| {
+                        matches!(f[0].as_prim(), Some(Prim::Transpose | Prim::Join))
+                    }),
+                };
+                is_view.then(|| (h.clone(), inner.clone()))
+            }
+            _ => None,
+        };
+        match next {
+            Some((h, inner)) => {
+                heads.push(h);
+                cur = inner;
+            }
+            None => return (heads, cur),
+        }
+    }
+}
+
+/// `permuteB(n)`: `e ~> join (map transpose (map (fun b => map (fun r => map (fun x => x) r) (transpose b)) (split n e)))`
+/// for `e : k.m.t`: the packed layout `(k/n).m.n` of ICFP'20 Listing 15, computed
+/// by copy loops and viewed back as `e`.
+pub fn permute_b(n: i64) -> S {
+    crate::rules::rise_rule(format!("permuteB({n})"), move |e, names| {
+        let (blk, row, x) = (names.fresh("blk"), names.fresh("row"), names.fresh("x"));
+        let copy_row = lambda(&row, app(map(lambda(&x, var(&x))), var(&row)));
+        let packed = app(
+            map(lambda(
+                &blk,
+                app(map(copy_row), app(transpose(), var(&blk))),
+            )),
+            app(split(n), e.clone()),
+        );
+        Some(app(join(), app(map(transpose()), packed)))
+    })
+}

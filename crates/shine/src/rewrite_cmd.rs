@@ -1,0 +1,145 @@
+//! `shine rewrite`: apply an ELEVATE strategy from a `.elv` file to a RISE
+//! definition and print the rewritten program.
+
+use crate::cli::{emit, CliError, Source};
+use clap::Args;
+use elevate::Ctx;
+use rise::infer::prepare_def;
+use rise::NameGen;
+use std::path::PathBuf;
+use std::time::Instant;
+
+/// Arguments of `shine rewrite`.
+#[derive(Args, Debug)]
+pub struct RewriteArgs {
+    /// The RISE program (.rise).
+    pub program: PathBuf,
+    /// The definition to rewrite.
+    #[arg(long = "def", value_name = "NAME")]
+    pub def: String,
+    /// The strategy file (.elv).
+    #[arg(long = "strategy", value_name = "S.elv")]
+    pub strategy: PathBuf,
+    /// The strategy to apply: a definition of the file, or an expression over
+    /// them (`"blocking ; lowerToC"`).
+    #[arg(long = "apply", value_name = "SNAME")]
+    pub apply: String,
+    /// Print every rule application (rule, location, before, after) to stderr.
+    #[arg(long)]
+    pub trace: bool,
+    /// Print the number of rewrite steps and the time taken to stderr.
+    #[arg(long)]
+    pub stats: bool,
+    /// Print one JSON object on stdout: `program`, `steps`, `time_ms`, ...
+    #[arg(long)]
+    pub json: bool,
+    /// Stop after this many strategy applications (a strategy that does not
+    /// terminate is reported, not run forever).
+    #[arg(long, value_name = "N", default_value_t = elevate::DEFAULT_BUDGET)]
+    pub budget: u64,
+}
+
+/// `shine rewrite PROG.rise --def NAME --strategy S.elv --apply SNAME`
+pub fn rewrite(args: &RewriteArgs) -> Result<(), CliError> {
+    let source = Source::read(&args.program)?;
+    let checked = source.check()?;
+    let prepared = prepare_def(&checked, &args.def).map_err(|d| source.error(d))?;
+    let elv_source = Source::read(&args.strategy)?;
+    let registry = rewrite::library::registry();
+    let module = elv::load(&elv_source.text, &registry).map_err(|ds| elv_source.errors(ds))?;
+    let strategy = if module.definitions().any(|(n, _)| n == args.apply) {
+        module
+            .strategy(&args.apply)
+            .map_err(|d| elv_source.error(d))?
+    } else {
+        let flag = Source::inline("--apply", &args.apply);
+        module
+            .expression(&args.apply)
+            .map_err(|ds| flag.errors(ds))?
+    };
+    let budget = args.budget;
+    let trace = args.trace;
+    let body = prepared.body.clone();
+    let (result, steps, applications, time, log) = on_big_stack(move || {
+        let mut ctx = Ctx::new(NameGen::avoiding(&body)).with_budget(budget);
+        if trace {
+            ctx = ctx.with_trace();
+        }
+        let start = Instant::now();
+        let result = ctx.run(&strategy, &body);
+        let time = start.elapsed();
+        let log = ctx.trace().map(|t| t.to_vec()).unwrap_or_default();
+        (result, ctx.steps(), ctx.applications(), time, log)
+    })?;
+    if trace {
+        let mut out = String::new();
+        for (i, step) in log.iter().enumerate() {
+            let within = if step.within.is_empty() {
+                String::new()
+            } else {
+                format!(" in {}", step.within.join(" > "))
+            };
+            out.push_str(&format!(
+                "step {}: {} at {}{within}\n  before: {}\n  after:  {}\n",
+                i + 1,
+                step.rule,
+                step.location,
+                one_line(&step.before),
+                one_line(&step.after)
+            ));
+        }
+        eprint_text(&out);
+    }
+    let rewritten = result.map_err(|f| {
+        CliError::from(format!(
+            "the strategy `{}` failed on `{}`: {f}",
+            args.apply, args.def
+        ))
+    })?;
+    let time_ms = time.as_secs_f64() * 1e3;
+    let program = format!(
+        "def {} : {} =\n  {}",
+        args.def,
+        prepared.scheme,
+        rewritten.to_string().replace('\n', "\n  ")
+    );
+    if args.json {
+        let json = serde_json::json!({
+            "def": args.def,
+            "strategy": args.apply,
+            "program": program,
+            "steps": steps,
+            "applications": applications,
+            "time_ms": time_ms,
+            "trace_entries": log.len(),
+        });
+        emit(&json.to_string());
+    } else {
+        emit(&program);
+    }
+    if args.stats && !args.json {
+        eprint_text(&format!(
+            "{steps} rewrite steps ({applications} strategy applications) in {time_ms:.3} ms\n"
+        ));
+    }
+    Ok(())
+}
+
+fn one_line(s: &str) -> String {
+    s.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+fn eprint_text(s: &str) {
+    use std::io::Write;
+    let _ = std::io::stderr().lock().write_all(s.as_bytes());
+}
+
+/// Rewriting recurses over the program; a large stack keeps deep programs safe.
+fn on_big_stack<T: Send + 'static>(f: impl FnOnce() -> T + Send + 'static) -> Result<T, CliError> {
+    std::thread::Builder::new()
+        .stack_size(512 << 20)
+        .spawn(f)
+        .map_err(|e| CliError::from(format!("cannot start the rewriting thread: {e}")))?
+        .join()
+        .map_err(|_| CliError::from("internal error: rewriting panicked".to_string()))
+}

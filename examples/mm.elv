@@ -1,0 +1,44 @@
+// The seven matrix-multiplication versions of ICFP'20 §6.1 (Listings 8-16) for
+// `mm` in examples/mm.rise, written with the TVM-like scheduling strategies.
+// Each version stops before lowering; apply it as `VERSION ; lowerToC`.
+//
+//   shine rewrite examples/mm.rise --def mm --strategy examples/mm.elv --apply "blocking ; lowerToC"
+
+// Listing 8: fuse the dot product's map into its reduction.
+def baseline = DFNF ; fuseReduceMap @ topDown
+
+// Listing 10: 32x32 tiles, the reduction split by 4, loops M.N.K/4.4.32.32.
+def blocking = baseline ;;
+  tile(32, 32)     @ outermost(mapNest(2)) ;;
+  fissionReduceMap @ outermost(appliedReduce) ;;
+  split(4)         @ innermost(appliedReduce) ;;
+  reorder([1, 2, 5, 6, 3, 4])
+
+// TVM's "vectorization": blocking, with the innermost loop vectorized.
+def vectorization = blocking ;; vectorize(32) @ innermost(appliedMap)
+
+// Listing 12: loop order M.N.K/4.32.4.32, innermost loop vectorized.
+def loopPermutation = baseline ;;
+  tile(32, 32)     @ outermost(mapNest(2)) ;;
+  fissionReduceMap @ outermost(appliedReduce) ;;
+  split(4)         @ innermost(appliedReduce) ;;
+  reorder([1, 2, 5, 3, 6, 4]) ;;
+  vectorize(32)    @ innermost(appliedMap)
+
+// Listing 14: B is packed into 32-wide column panels, by a vectorized,
+// parallel copy; the loop permutation version then runs on the packed B
+// (inside the `toMem` that stores it).
+def packB = storeInMemory(isApp(isTranspose),
+    permuteB(32) ;;
+    vectorize(32) @ innermost(appliedMap) ;;
+    parallel      @ outermost(isMap)
+  ) @ inLambda
+def arrayPacking = packB ;; loopPermutation @ argument @ outermost(isToMem)
+
+// TVM's "cache blocks": the inner reduction unrolled (the accumulator of a
+// reduction is always explicit in RISE, so no separate cache is needed).
+def cacheBlocks = arrayPacking ;; unroll @ innermost(isReduce)
+
+// Listing 16: the outermost loop of the computation in parallel.
+def parallelization = cacheBlocks ;;
+  parallel @ outermost(isMap) @ argument @ outermost(isToMem)
