@@ -176,10 +176,13 @@ impl<P: Program> Checker<'_, P> {
 
     fn fixpoint(&mut self, mode: Mode) {
         self.mode = mode;
-        loop {
+        // Alternating directions, so that chains of definitions referring to
+        // later ones and chains referring to earlier ones settle in few passes.
+        let n = self.scope.defs.len();
+        for pass in 0.. {
             self.changed = false;
-            for d in 0..self.scope.defs.len() {
-                self.body(d);
+            for i in 0..n {
+                self.body(if pass % 2 == 0 { i } else { n - 1 - i });
             }
             if !self.changed {
                 break;

@@ -19,9 +19,12 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 /// The deepest evaluation (nested expressions and definition bodies) allowed.
-const MAX_DEPTH: usize = 768;
+const MAX_DEPTH: usize = 4096;
 /// Beyond this depth, strategy definitions are built lazily rather than at once.
-const EAGER_DEPTH: usize = 384;
+const EAGER_DEPTH: usize = 1024;
+/// Beyond this depth, other definitions are not built: their bodies (at most
+/// [`crate::parser::MAX_DEPTH`] deep) might not fit below [`MAX_DEPTH`].
+const VALUE_DEPTH: usize = MAX_DEPTH - 2 * crate::parser::MAX_DEPTH;
 
 type EResult<P> = Result<Value<P>, Diagnostic>;
 
@@ -354,10 +357,14 @@ impl<'a, P: Program> Eval<'a, P> {
                     ),
                 ));
             }
-            if self.depth >= EAGER_DEPTH {
+            if self.depth >= VALUE_DEPTH {
                 return Err(Diagnostic::new(
                     span,
-                    format!("definitions nested too deeply (more than {EAGER_DEPTH} levels)"),
+                    format!(
+                        "definitions nested too deeply: `{}` is used inside {} others",
+                        def.name,
+                        self.stack.len()
+                    ),
                 ));
             }
             match self.body(d, &args) {
@@ -404,10 +411,20 @@ impl<'a, P: Program> Eval<'a, P> {
             return e;
         }
         if cur.is_some() || self.top_in_module {
-            return e.with_note(format!(
-                "while building `{call}` ({})",
-                line_col(source, span)
-            ));
+            // The innermost calls explain the error; a long chain would bury it.
+            let chain = e
+                .notes
+                .iter()
+                .filter(|n| n.starts_with("while building"))
+                .count();
+            return match chain {
+                0..=2 => e.with_note(format!(
+                    "while building `{call}` ({})",
+                    line_col(source, span)
+                )),
+                3 => e.with_note("while building ... (further definitions)"),
+                _ => e,
+            };
         }
         let mut moved = Diagnostic::new(span, e.message.clone())
             .with_label(format!("while building `{call}`"))

@@ -74,10 +74,10 @@ rules_table! {
         ("foldZero", fold_zero, "ifold f z 0 ~> z"),
         ("foldUnroll", fold_unroll, "ifold f z n ~> ifold (fun a i -> f a (i + 1)) (f z 0) (n - 1)   (n a literal > 0)"),
         ("foldId", fold_id, "ifold (fun a i -> a) z n ~> z"),
-        ("foldConditional", fold_conditional, "ifold (fun a i -> if i == e0 then e1 else a) z n ~> if 0 <= e0 && e0 < n then (let a = z in let i = e0 in e1) else z   (a, i ∉ fv(e0))"),
+        ("foldConditional", fold_conditional, "ifold (fun a i -> if i == e0 then e1 else a) z n ~> if 0 < n && 0 <= e0 && e0 < n then (let a = z in let i = e0 in e1) else z   (a, i ∉ fv(e0))"),
         ("loopFission", loop_fission, "ifold (fun a i -> (e0, e1)) z n ~> (ifold (fun a i -> e0[fst a := a]) (fst z) n, ifold (fun a i -> e1[snd a := a]) (snd z) n)   (a only as fst a in e0, as snd a in e1)"),
-        ("buildIndexRange", build_index_range, "build n (fun i -> e) ~> build n (fun i -> e[0 <= i := true, i < n := true])"),
-        ("foldIndexRange", fold_index_range, "ifold (fun a i -> e) z n ~> ifold (fun a i -> e[0 <= i := true, i < n := true]) z n"),
+        ("buildIndexRange", build_index_range, "build n (fun i -> e) ~> build n (fun i -> e[0 <= i := true, i < n := true, 0 < n := true])   (i ∉ fv(n))"),
+        ("foldIndexRange", fold_index_range, "ifold (fun a i -> e) z n ~> ifold (fun a i -> e[0 <= i := true, i < n := true, 0 < n := true]) z n   (a, i ∉ fv(n))"),
     ],
     "algebra": [
         ("addZero", add_zero, "e + 0 ~> e,  0 + e ~> e"),
@@ -517,9 +517,11 @@ pub fn fold_id() -> Strategy<Expr> {
 
 /// `foldConditional`:
 /// `ifold (fun a i -> if i == e0 then e1 else a) z n
-///   ~> if 0 <= e0 && e0 < n then (let a = z in let i = e0 in e1) else z`
+///   ~> if 0 < n && 0 <= e0 && e0 < n then (let a = z in let i = e0 in e1) else z`
 /// where `a, i ∉ fv(e0)` (also with `e0 == i`). Only iteration `e0` changes the
 /// accumulator, and it starts from `z`; if `e0` is not an iteration, nothing does.
+/// (`0 < n` comes first so that, like the loop, the result does not evaluate
+/// `e0` when there is no iteration.)
 pub fn fold_conditional() -> Strategy<Expr> {
     rewrite("foldConditional", |e, _| {
         let (f, z, n) = args3(e, Prim::IFold)?;
@@ -543,7 +545,11 @@ pub fn fold_conditional() -> Strategy<Expr> {
         }
         let in_range = Expr::bin(
             Prim::And,
-            Expr::bin(Prim::Le, Expr::index(0), e0.clone()),
+            Expr::bin(
+                Prim::And,
+                Expr::bin(Prim::Lt, Expr::index(0), n.clone()),
+                Expr::bin(Prim::Le, Expr::index(0), e0.clone()),
+            ),
             Expr::bin(Prim::Lt, e0.clone(), n.clone()),
         );
         let hit = Expr::let_(
@@ -590,11 +596,14 @@ pub fn loop_fission() -> Strategy<Expr> {
     })
 }
 
-/// Replaces the facts `0 <= i`, `i >= 0`, `i < n`, `n > i` by `true` in `body`.
+/// Replaces the facts `0 <= i`, `i >= 0`, `i < n`, `n > i`, `0 < n`, `n > 0`
+/// by `true` in `body`.
 fn index_facts(body: &Expr, i: &crate::Name, n: &Expr) -> (Expr, usize) {
     let iv = Expr::var(i.clone());
     let zero = Expr::index(0);
     let facts = [
+        Expr::bin(Prim::Lt, zero.clone(), n.clone()),
+        Expr::bin(Prim::Gt, n.clone(), zero.clone()),
         Expr::bin(Prim::Le, zero.clone(), iv.clone()),
         Expr::bin(Prim::Ge, iv.clone(), zero),
         Expr::bin(Prim::Lt, iv.clone(), n.clone()),
@@ -610,7 +619,7 @@ fn index_facts(body: &Expr, i: &crate::Name, n: &Expr) -> (Expr, usize) {
     (body, total)
 }
 
-/// `buildIndexRange`: `build n (fun i -> e) ~> build n (fun i -> e[0 <= i := true, i < n := true])`
+/// `buildIndexRange`: `build n (fun i -> e) ~> build n (fun i -> e[0 <= i := true, i < n := true, 0 < n := true])`
 /// where `i ∉ fv(n)`: a generator is only called with `0 <= i < n`.
 pub fn build_index_range() -> Strategy<Expr> {
     rewrite("buildIndexRange", |e, _| {
@@ -634,7 +643,7 @@ pub fn build_index_range() -> Strategy<Expr> {
     })
 }
 
-/// `foldIndexRange`: `ifold (fun a i -> e) z n ~> ifold (fun a i -> e[0 <= i := true, i < n := true]) z n`
+/// `foldIndexRange`: `ifold (fun a i -> e) z n ~> ifold (fun a i -> e[0 <= i := true, i < n := true, 0 < n := true]) z n`
 /// where `a, i ∉ fv(n)`: the step function is only called with `0 <= i < n`.
 pub fn fold_index_range() -> Strategy<Expr> {
     rewrite("foldIndexRange", |e, _| {
@@ -941,7 +950,10 @@ mod tests {
                 "foldConditional",
                 "ifold (fun a j -> if j == i then a + v[j] else a) 0.0 n"
             ),
-            Some("if 0 <= i && i < n then let a = 0.0 in let j = i in a + v[j] else 0.0".into())
+            Some(
+                "if 0 < n && 0 <= i && i < n then let a = 0.0 in let j = i in a + v[j] else 0.0"
+                    .into()
+            )
         );
         assert_eq!(
             apply("loopFission", "ifold (fun a i -> (fst a + v[i], snd a * v[i])) (0.0, 1.0) n"),

@@ -17,15 +17,32 @@ use elevate::{fail, named, normalize, rule, top_down, try_, try_all, Failure};
 use rise::builder::*;
 use rise::{AddrSpace, Expr, ExprKind, Prim, TypeArg};
 
-/// `isLoop`: an applied map or reduction.
+/// `isLoop`: an applied map or reduction, not counting maps that only change
+/// the layout of their elements (`map join`, `map transpose`: views).
 pub fn is_loop() -> S {
-    rule("isLoop", |e: &Expr, _| {
-        if applied(e, any_map, 2).is_some() || applied(e, any_reduce, 3).is_some() {
-            Ok(e.clone())
-        } else {
-            no()
-        }
-    })
+    rule(
+        "isLoop",
+        |e: &Expr, _| if loop_node(e) { Ok(e.clone()) } else { no() },
+    )
+}
+
+fn loop_node(e: &Expr) -> bool {
+    if applied(e, any_reduce, 3).is_some() {
+        return true;
+    }
+    let Some((_, args)) = applied(e, any_map, 2) else {
+        return false;
+    };
+    let f = crate::term::eta_reduced(args[0]);
+    let layout = prim_app(f).is_some_and(|a| a.args.is_empty() && is_layout_prim(a.prim));
+    !layout
+}
+
+fn is_layout_prim(p: Prim) -> bool {
+    matches!(
+        p,
+        Prim::Join | Prim::Transpose | Prim::Split | Prim::Slide | Prim::AsScalar | Prim::AsVector
+    )
 }
 
 /// `s` on the body of a loop: the body of a map's function or of a reduction's operator.
@@ -39,14 +56,39 @@ pub fn in_loop_body(s: S) -> S {
     map_body.or(reduce_body)
 }
 
-/// `atLoop(d)(s)`: `s` on the loop at depth `d` (0 = outermost) of the first loop nest.
+/// `atLoop(d)(s)`: `s` on the loop at depth `d` (0 = outermost) of the first
+/// loop nest. Unlike `outermost(isLoop)`, it does not look further when `s`
+/// fails there: the location is exactly that loop.
 pub fn at_loop(d: usize, s: S) -> S {
     let inner = if d == 0 {
         s
     } else {
         in_loop_body(at_loop(d - 1, s))
     };
-    top_down(is_loop().seq(inner))
+    elevate::traversal("atFirstLoop", true, inner, |s, e: &Expr, ctx| {
+        at_first_loop(s, e, ctx)
+    })
+}
+
+fn at_first_loop(s: &S, e: &Expr, ctx: &mut elevate::Ctx<Expr>) -> elevate::RewriteResult<Expr> {
+    use elevate::Traversable;
+    if loop_node(e) {
+        return ctx.apply(s, e);
+    }
+    for i in 0..e.child_count() {
+        let c = e.child(i);
+        if first_loop(&c).is_some() {
+            let nc = ctx.descend(
+                e.child_label(i),
+                &elevate::traversal("atFirstLoop", true, s.clone(), |s, e: &Expr, ctx| {
+                    at_first_loop(s, e, ctx)
+                }),
+                &c,
+            )?;
+            return Ok(e.with_child(i, nc, &mut ctx.env));
+        }
+    }
+    no()
 }
 
 /// `layoutFission`: `map (fun x => L e) xs ~> map L (map (fun x => e) xs)` for a
@@ -63,18 +105,7 @@ pub fn layout_fission() -> S {
         let ExprKind::App(l, inner) = b.kind() else {
             return no();
         };
-        let is_layout = prim_app(l).is_some_and(|a| {
-            a.args.is_empty()
-                && matches!(
-                    a.prim,
-                    Prim::Join
-                        | Prim::Transpose
-                        | Prim::Split
-                        | Prim::Slide
-                        | Prim::AsScalar
-                        | Prim::AsVector
-                )
-        });
+        let is_layout = prim_app(l).is_some_and(|a| a.args.is_empty() && is_layout_prim(a.prim));
         if !is_layout || occurs(x, l) {
             return no();
         }
@@ -98,8 +129,11 @@ pub fn layout_fission() -> S {
 pub fn interchange(d: usize) -> S {
     named("interchange", vec![d.to_string()], move || {
         let swap = map_map_interchange().or(map_reduce_interchange());
-        let prepare = try_(normalize(layout_fission()));
-        at_loop(d, prepare.seq(dfnf()).seq(swap))
+        let prepare = try_(layout_fission());
+        at_loop(
+            d,
+            prepare.seq(swap.clone().or(crate::traversals::argument(swap))),
+        )
     })
 }
 
@@ -278,4 +312,39 @@ pub fn permute_b(n: i64) -> S {
         );
         Some(app(join(), app(map(transpose()), packed)))
     })
+}
+
+/// The loops of the first loop nest, outermost first, as `map n` / `reduce n`
+/// with `n` the number of iterations: what tests and users read to see the
+/// loop order a strategy produced.
+pub fn loop_nest(e: &Expr) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut cur = first_loop(e);
+    while let Some(l) = cur {
+        let (kind, f, xs) = match (applied(&l, any_map, 2), applied(&l, any_reduce, 3)) {
+            (Some((p, a)), _) => (p.name(), a[0].clone(), a[1].clone()),
+            (_, Some((p, a))) => (p.name(), a[0].clone(), a[2].clone()),
+            _ => break,
+        };
+        let len = match xs.ty() {
+            Some(rise::Type::Data(rise::DataType::Array(n, _))) => n.to_string(),
+            _ => "?".into(),
+        };
+        out.push(format!("{kind} {len}"));
+        let body = as_lambda(&f).map(|(_, b)| b.clone());
+        let body = match (body, any_reduce(prim_app(&l).map_or(Prim::Id, |a| a.prim))) {
+            (Some(b), true) => as_lambda(&b).map(|(_, b)| b.clone()),
+            (b, _) => b,
+        };
+        cur = body.as_ref().and_then(first_loop);
+    }
+    out
+}
+
+fn first_loop(e: &Expr) -> Option<Expr> {
+    if loop_node(e) {
+        return Some(e.clone());
+    }
+    use elevate::Traversable;
+    (0..e.child_count()).find_map(|i| first_loop(&e.child(i)))
 }

@@ -1,61 +1,140 @@
-//! The seven matmul strategies of ICFP'20 §6.1 on `examples/mm.rise`.
+//! The seven matmul strategies of ICFP'20 §6.1 (`examples/mm.elv`) on
+//! `examples/mm.rise`: each rewrites, keeps the program's meaning (checked by
+//! the interpreter on random inputs) and has the intended structure.
 
-use elevate::{top_down, Ctx};
-use rewrite::normal_forms::{dfnf, seq_dfnf};
-use rewrite::rules::algorithmic::{fission_reduce_map, fuse_reduce_map, split_strategy};
-use rewrite::schedule::{lower_to_c, reorder, tile};
-use rewrite::traversals::{applied_reduce, innermost, map_nest, outermost};
-use rewrite::S;
-use rise::infer::{check_program, prepare_def, Prepared};
+use elevate::Ctx;
+use rewrite::schedule::loop_nest;
+use rise::infer::{check_source, prepare_def, Prepared};
+use rise::Expr;
+
+const VERSIONS: [&str; 7] = [
+    "baseline",
+    "blocking",
+    "vectorization",
+    "loopPermutation",
+    "arrayPacking",
+    "cacheBlocks",
+    "parallelization",
+];
+
+fn file(name: &str) -> String {
+    let path = format!("{}/../../examples/{name}", env!("CARGO_MANIFEST_DIR"));
+    std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"))
+}
 
 fn mm() -> Prepared {
-    let src = std::fs::read_to_string(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../../examples/mm.rise"
-    ))
-    .unwrap();
-    let program = rise::syntax::parse_program(&src).unwrap();
-    let checked = check_program(&program).unwrap();
+    let checked = check_source(&file("mm.rise")).unwrap();
     prepare_def(&checked, "mm").unwrap()
 }
 
-fn run(s: &S, p: &Prepared) -> (rise::Expr, u64) {
+fn rewrite_with(expr: &str, p: &Prepared) -> Result<(Expr, u64), String> {
+    let registry = rewrite::library::registry();
+    let module = elv::load(&file("mm.elv"), &registry).map_err(|e| format!("{e:?}"))?;
+    let s = module.expression(expr).map_err(|e| format!("{e:?}"))?;
     let mut ctx = Ctx::new(rise::NameGen::avoiding(&p.body));
-    let out = ctx.run(s, &p.body).unwrap_or_else(|e| panic!("{e}"));
-    (out, ctx.steps())
+    let out = ctx.run(&s, &p.body).map_err(|e| e.to_string())?;
+    Ok((out, ctx.steps()))
 }
 
-fn baseline() -> S {
-    dfnf().seq(top_down(fuse_reduce_map()))
-}
-
-fn blocking() -> S {
-    let s = seq_dfnf(baseline(), outermost(map_nest(2), tile(32, 32)));
-    let s = seq_dfnf(s, outermost(applied_reduce(), fission_reduce_map()));
-    let s = seq_dfnf(s, innermost(applied_reduce(), split_strategy(4)));
-    seq_dfnf(s, reorder(vec![1, 2, 5, 6, 3, 4]))
+fn uses(e: &Expr, name: &str) -> bool {
+    e.to_string().contains(name)
 }
 
 #[test]
-fn baseline_rewrites_and_computes_the_same() {
+fn every_version_keeps_the_meaning_of_mm() {
     let p = mm();
-    let (out, steps) = run(&baseline().seq(lower_to_c()), &p);
-    println!("{steps} steps\n{out}");
-    rewrite::check::same_results(&p.body, &out, &p.scheme, &[("m", 3), ("n", 5), ("k", 4)], 1)
-        .unwrap();
+    for v in VERSIONS {
+        let (out, steps) = rewrite_with(&format!("{v} ; lowerToC"), &p).unwrap();
+        assert!(steps > 0);
+        // Square and non-square sizes (multiples of the 32x32 tiles, k of the split by 4).
+        for (sizes, seed) in [
+            ([("m", 64), ("n", 64), ("k", 8)], 1),
+            ([("m", 32), ("n", 96), ("k", 12)], 2),
+        ] {
+            rewrite::check::same_results(&p.body, &out, &p.scheme, &sizes, seed)
+                .unwrap_or_else(|e| panic!("{v} {sizes:?}: {e}"));
+        }
+        // Lowered completely: no high-level map or reduce is left.
+        let text = out.to_string();
+        for high in ["|> map (", " map (", "reduce add", "|> reduce "] {
+            assert!(!text.contains(high), "{v} still has `{high}`:\n{text}");
+        }
+    }
 }
 
 #[test]
-fn blocking_rewrites_and_computes_the_same() {
+fn tiling_gives_the_loop_order_m_n_mtile_ntile_k() {
     let p = mm();
-    let (out, steps) = run(&blocking().seq(lower_to_c()), &p);
-    println!("{steps} steps\n{out}");
-    rewrite::check::same_results(
-        &p.body,
-        &out,
-        &p.scheme,
-        &[("m", 64), ("n", 64), ("k", 8)],
-        1,
-    )
-    .unwrap();
+    let (out, _) = rewrite_with("baseline ;; tile(32, 32) @ outermost(mapNest(2))", &p).unwrap();
+    assert_eq!(
+        loop_nest(&out),
+        [
+            "map m /^ 32",
+            "map n /^ 32",
+            "map 32",
+            "map 32",
+            "reduceSeq k"
+        ]
+    );
+}
+
+#[test]
+fn blocking_orders_the_loops_as_listing_10() {
+    let p = mm();
+    let (out, _) = rewrite_with("blocking", &p).unwrap();
+    let nest = loop_nest(&out);
+    assert_eq!(nest.len(), 6, "{nest:?}");
+    // M/32, N/32, K/4, 4, 32, 32
+    assert!(
+        nest[0].starts_with("map") && nest[0].contains('m'),
+        "{nest:?}"
+    );
+    assert!(
+        nest[1].starts_with("map") && nest[1].contains('n'),
+        "{nest:?}"
+    );
+    assert!(
+        nest[2].starts_with("reduce") && nest[2].contains('k'),
+        "{nest:?}"
+    );
+    assert!(
+        nest[3].starts_with("reduce") && nest[3].ends_with(" 4"),
+        "{nest:?}"
+    );
+    assert!(
+        nest[4].starts_with("map") && nest[4].ends_with(" 32"),
+        "{nest:?}"
+    );
+    assert!(
+        nest[5].starts_with("map") && nest[5].ends_with(" 32"),
+        "{nest:?}"
+    );
+}
+
+#[test]
+fn versions_have_their_features() {
+    let p = mm();
+    let get = |v: &str| rewrite_with(&format!("{v} ; lowerToC"), &p).unwrap().0;
+    assert!(uses(&get("vectorization"), "asVector 32"));
+    assert!(uses(&get("loopPermutation"), "asVector 32"));
+    let packed = get("arrayPacking");
+    assert!(uses(&packed, "toMem global"), "{packed}");
+    assert!(uses(&get("cacheBlocks"), "reduceSeqUnroll"));
+    let par = get("parallelization");
+    assert!(uses(&par, "mapPar"), "{par}");
+    // The computation's outermost loop (inside the toMem) is parallel.
+    let text = par.to_string();
+    let body = &text[text.find("(fun mem").expect("the toMem body")..];
+    let first_map = body.find("map").expect("a map");
+    assert!(body[first_map..].starts_with("mapPar"), "{body}");
+}
+
+#[test]
+fn a_failing_strategy_names_the_sub_strategy_and_the_location() {
+    let p = mm();
+    let err = rewrite_with("baseline ;; vectorize(32) @ outermost(isReduce)", &p).unwrap_err();
+    assert!(err.contains("not applicable"), "{err}");
+    assert!(err.contains("topDown(isReduce ; vectorize(32))"), "{err}");
+    let err = rewrite_with("DFNF ; body(body(body(id)))", &p).unwrap_err();
+    assert_eq!(err, "`body(id)` is not applicable at body.body");
 }
