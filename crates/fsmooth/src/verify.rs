@@ -6,6 +6,23 @@ use crate::interp::{axpy, difference_quotient, dual, eval_program, split_dual, V
 use crate::random::{random_like, random_value, Rng, ValueShape};
 use crate::Program;
 
+/// The shape of the random inputs of trial `t`: in odd trials every array has
+/// the same length (so that, say, a matrix product's operands always fit), in
+/// even ones lengths are drawn independently.
+pub fn trial_shape(t: usize, rng: &mut Rng) -> ValueShape {
+    let shape = ValueShape::default();
+    if t % 2 == 1 {
+        let n = rng.between(shape.min_len as i64, shape.max_len as i64) as usize;
+        ValueShape {
+            min_len: n,
+            max_len: n,
+            ..shape
+        }
+    } else {
+        shape
+    }
+}
+
 /// Random inputs for a program (`None` if an input has a function type).
 pub fn random_inputs(p: &Program, rng: &mut Rng, shape: &ValueShape) -> Option<Vec<Value>> {
     p.inputs

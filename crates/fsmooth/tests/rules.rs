@@ -445,7 +445,7 @@ fn fold_id(g: &mut TermGen) -> Expr {
 fn fold_conditional(g: &mut TermGen) -> Expr {
     let t = fo_type(g);
     let a: Name = "acc".into();
-    let i = g.binder();
+    let i = unused();
     let e0 = g.term(&Type::Index, 2);
     let e1 = g.with_var(&a, &t, |g| g.with_var(&i, &Type::Index, |g| g.term(&t, D)));
     let iv = Expr::var(i.clone());
@@ -508,7 +508,7 @@ fn build_index_range(g: &mut TermGen) -> Expr {
     } else {
         g.term(&Type::Index, 1)
     };
-    let i = g.binder();
+    let i = unused();
     let body = g.with_var(&i, &Type::Index, |g| guarded(g, &i, &n, &t));
     Expr::build(n, Expr::lam(i, None, body))
 }
@@ -521,7 +521,7 @@ fn fold_index_range(g: &mut TermGen) -> Expr {
         g.term(&Type::Index, 1)
     };
     let a: Name = "acc".into();
-    let i = g.binder();
+    let i = unused();
     let body = g.with_var(&a, &t, |g| {
         g.with_var(&i, &Type::Index, |g| guarded(g, &i, &n, &t))
     });
@@ -722,7 +722,7 @@ fn random_term(seed: u64) -> (Expr, Rng) {
     let scope = scope();
     let mut g = TermGen::new(&mut rng, &scope);
     let ty = fo_type(&mut g);
-    let e = g.term(&ty, 5);
+    let e = g.term(&ty, 6);
     (e, rng)
 }
 

@@ -82,10 +82,15 @@ pub fn dfnf() -> S {
             not(crate::traversals::is_app(elevate::id()))
                 .seq(one(is_partial_map_or_reduce().seq(eta_abstraction()))),
         );
+        // The root has no parent to apply it: a program that BENF made a
+        // partial `map f` is η-abstracted there too.
+        let root_applied = elevate::try_(is_partial_map_or_reduce().seq(eta_abstraction()));
         benf()
             .seq(map_fn_is_lambda)
             .seq(reduce_op_is_lambda)
             .seq(fully_applied)
+            .seq(root_applied.clone())
+            .seq(root_applied)
     })
 }
 

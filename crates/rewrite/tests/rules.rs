@@ -1,0 +1,84 @@
+//! Every rule and strategy keeps the meaning of a program it applies to: the
+//! interpreter gives equal results before and after, on random inputs
+//! (several seeds, several sizes).
+
+use elevate::Ctx;
+use rise::infer::{check_source, prepare_def};
+
+/// (strategy, program, sizes)
+const CASES: &[(&str, &str, &[(&str, i64)])] = &[
+    ("addId @ topDown", "def f : {n: nat} -> n.f32 -> n.f32 = fun xs => map (fun x => x * 2.0f) xs", &[("n", 6)]),
+    ("DFNF ; body(addId ; idToTranspose)", "def f : {n m: nat} -> n.m.f32 -> n.m.f32 = fun xs => xs", &[("n", 3), ("m", 5)]),
+    ("DFNF ; transposeMove @ topDown", "def f : {n m: nat} -> n.m.f32 -> m.n.f32 = fun xs => map (map (fun x => x + 1.0f)) (transpose xs)", &[("n", 3), ("m", 4)]),
+    ("DFNF ; splitJoin(4) @ outermost(appliedMap)", "def f : {n: nat} -> (n*4).f32 -> (n*4).f32 = fun xs => map (fun x => x * x) xs", &[("n", 3)]),
+    ("DFNF ; mapFusion @ topDown", "def f : {n: nat} -> n.f32 -> n.f32 = fun xs => map (fun x => x + 1.0f) (map (fun x => x * 3.0f) xs)", &[("n", 7)]),
+    ("DFNF ; mapFission @ topDown", "def f : {n: nat} -> n.f32 -> n.f32 = fun xs => map (fun x => neg (x * 3.0f)) xs", &[("n", 7)]),
+    ("DFNF ; fuseReduceMap @ topDown", "def f : {n: nat} -> n.f32 -> f32 = fun xs => reduce add 0.0f (map (fun x => x * x) xs)", &[("n", 9)]),
+    ("DFNF ; fissionReduceMap @ topDown", "def f : {n: nat} -> n.f32 -> f32 = fun xs => reduceSeq (fun acc x => acc + x * x) 1.0f xs", &[("n", 9)]),
+    ("DFNF ; split(3) @ outermost(appliedReduce)", "def f : {n: nat} -> n.f32 -> f32 = fun xs => reduce add 2.0f xs", &[("n", 9)]),
+    ("DFNF ; mapReduceInterchange @ topDown", "def f : {n m: nat} -> n.m.f32 -> n.f32 = fun xs => map (fun r => reduce add 1.0f r) xs", &[("n", 3), ("m", 5)]),
+    ("DFNF ; mapMapInterchange @ topDown", "def f : {n m: nat} -> n.f32 -> m.f32 -> n.m.f32 = fun xs ys => map (fun x => map (fun y => x - y) ys) xs", &[("n", 3), ("m", 4)]),
+    ("DFNF ; mapMapInterchange @ topDown", "def f : {n m: nat} -> n.m.f32 -> n.m.f32 = fun xs => map (fun r => map (fun x => x * 2.0f) r) xs", &[("n", 3), ("m", 4)]),
+    ("DFNF ; vectorize(4) @ innermost(appliedMap)", "def f : {n: nat} -> n.f32 -> n.f32 = fun xs => map (fun x => x * x) xs", &[("n", 8)]),
+    ("DFNF ; vectorize(4) @ innermost(appliedMap)", "def f : {n: nat} -> n.f32 -> n.f32 -> n.f32 = fun a b => zip a b |> map (fun p => fst p * snd p + fst p)", &[("n", 8)]),
+    ("toReduceSeq @ topDown ; parallel @ topDown ; toMapSeq @ topDown ; unroll @ topDown", "def f : {n m: nat} -> n.m.f32 -> n.f32 = fun xs => map (fun r => reduce add 0.0f (map (fun x => x) r)) (map (fun r => r) xs)", &[("n", 3), ("m", 4)]),
+    ("toMapGlobal(0) @ topDown ; toMapWorkGroup(1) @ topDown ; toMapLocal(2) @ topDown ; toMapBlock(0) @ topDown ; toMapThread(1) @ topDown ; toMapWarp @ topDown ; toMapLane @ topDown", "def f : {n: nat} -> n.f32 -> n.f32 = fun xs => xs |> map id |> map id |> map id |> map id |> map id |> map id |> map id", &[("n", 4)]),
+    ("toMem(private) @ outermost(appliedReduce)", "def f : {n: nat} -> n.f32 -> f32 = fun xs => reduce add 0.0f xs + 1.0f", &[("n", 5)]),
+    ("DFNF ; transposeAfterMap @ topDown", "def f : {n m: nat} -> n.m.f32 -> m.n.f32 = fun xs => transpose (map (map (fun x => x + 1.0f)) xs)", &[("n", 3), ("m", 4)]),
+    ("splitAfterMap @ topDown", "def f : {n: nat} -> n.f32 -> (n /^ 2).2.f32 = fun xs => split 2 (map (fun x => x * 2.0f) xs)", &[("n", 8)]),
+    ("DFNF ; joinBeforeMap @ topDown", "def f : {n m: nat} -> n.m.f32 -> (n*m).f32 = fun xs => map (fun x => x * 2.0f) (join xs)", &[("n", 3), ("m", 2)]),
+    ("slideAfterMap @ topDown", "def f : {n: nat} -> (n+2).f32 -> (n+1).2.f32 = fun xs => slide 2 1 (map (fun x => x * 2.0f) xs)", &[("n", 6)]),
+    ("DFNF ; overlappedTiling(6) @ outermost(appliedMap)", "def f : {n: nat} -> (n*4+6).f32 -> (n*4+4).f32 = fun xs => xs |> slide 3 1 |> map (fun nbh => reduce add 0.0f nbh)", &[("n", 4)]),
+    ("DFNF ; overlappedTiling2(6) @ outermost(appliedMap)", "def f : {n m: nat} -> (n*4+6).(m*4+6).f32 -> (n*4+4).(m*4+4).f32 = fun g => g |> slide2 3 1 |> map2 (fun nbh => reduce add 0.0f (join nbh))", &[("n", 2), ("m", 3)]),
+    ("DFNF ; tile(4, 2) @ outermost(mapNest(2))", "def f : {n m: nat} -> (n*4).(m*2).f32 -> (n*4).(m*2).f32 = fun xs => map (fun r => map (fun x => x * 2.0f) r) xs", &[("n", 2), ("m", 3)]),
+    ("DFNF ; tileND([2, 2, 2]) @ outermost(mapNest(3))", "def f : {n m k: nat} -> (n*2).(m*2).(k*2).f32 -> (n*2).(m*2).(k*2).f32 = fun xs => map (fun a => map (fun b => map (fun x => x + 1.0f) b) a) xs", &[("n", 2), ("m", 1), ("k", 3)]),
+    ("DFNF ; reorder([2, 1])", "def f : {n m: nat} -> n.f32 -> m.f32 -> n.m.f32 = fun xs ys => map (fun x => map (fun y => x * y) ys) xs", &[("n", 3), ("m", 5)]),
+    ("storeInMemory(isApp(isTranspose), permuteB(2)) @ inLambda", "def f : {n m: nat} -> n.m.f32 -> m.f32 = fun xs => map (fun c => reduce add 0.0f c) (transpose xs)", &[("n", 3), ("m", 4)]),
+    ("betaReduction @ topDown", "def f : {n: nat} -> n.f32 -> n.f32 = fun xs => (fun ys => map (fun y => neg y) ys) xs", &[("n", 3)]),
+    ("etaReduction @ topDown", "def f : {n: nat} -> n.f32 -> n.f32 = fun xs => map (fun y => neg y) xs", &[("n", 3)]),
+    ("etaAbstraction @ outermost(isLambda ; body(function(function(isMap))))", "def f : {n: nat} -> n.f32 -> n.f32 = fun xs => map neg xs", &[("n", 3)]),
+];
+
+#[test]
+fn every_rule_preserves_meaning_on_random_inputs() {
+    let registry = rewrite::library::registry();
+    let module = elv::load("", &registry).expect("the empty file loads");
+    let mut failures = Vec::new();
+    for (strategy, program, sizes) in CASES {
+        if let Err(e) = check_case(&module, strategy, program, sizes) {
+            failures.push(e);
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n\n"));
+}
+
+fn check_case(
+    module: &elv::Module<rise::Expr>,
+    strategy: &str,
+    program: &str,
+    sizes: &[(&str, i64)],
+) -> Result<(), String> {
+    {
+        let checked = check_source(program).map_err(|e| format!("{program}: {e}"))?;
+        let p = prepare_def(&checked, "f").map_err(|e| e.to_string())?;
+        let s = module
+            .expression(strategy)
+            .map_err(|e| format!("{strategy}: {e:?}"))?;
+        let mut ctx = Ctx::new(rise::NameGen::avoiding(&p.body));
+        let out = ctx
+            .run(&s, &p.body)
+            .map_err(|e| format!("{strategy} on {program}: {e}"))?;
+        if out.alpha_eq(&p.body) {
+            return Err(format!("{strategy} changed nothing"));
+        }
+        for seed in 1..=4 {
+            rewrite::check::same_results(&p.body, &out, &p.scheme, sizes, seed).map_err(|e| {
+                format!(
+                    "{strategy}, seed {seed}: {e}\nbefore: {}\nafter: {out}",
+                    p.body
+                )
+            })?;
+        }
+    }
+    Ok(())
+}
