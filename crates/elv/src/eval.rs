@@ -30,11 +30,15 @@ type EResult<P> = Result<Value<P>, Diagnostic>;
 
 pub(crate) struct Eval<'a, P: Program> {
     shared: &'a Arc<Shared<P>>,
-    /// Definitions whose bodies are being built, innermost last.
-    stack: Vec<usize>,
+    /// Which definitions' bodies are being built.
+    building: Vec<bool>,
+    /// How many are.
+    nested: usize,
     depth: usize,
     /// Values of parameterless definitions computed so far.
     pub memo: HashMap<usize, Value<P>>,
+    /// Errors of parameterless definitions met so far.
+    failed: HashMap<usize, Diagnostic>,
     /// Whether the expression at the top (outside any definition) comes from
     /// the module's source; if not, errors inside definitions are reported at
     /// the call in that expression.
@@ -100,9 +104,11 @@ impl<'a, P: Program> Eval<'a, P> {
     pub(crate) fn new(shared: &'a Arc<Shared<P>>, top_in_module: bool) -> Eval<'a, P> {
         Eval {
             shared,
-            stack: Vec::new(),
+            building: vec![false; shared.defs.len()],
+            nested: 0,
             depth: 0,
             memo: HashMap::new(),
+            failed: HashMap::new(),
             top_in_module,
         }
     }
@@ -317,7 +323,36 @@ impl<'a, P: Program> Eval<'a, P> {
     }
 
     /// Definition `d` applied to `args` at `span` (inside definition `cur`).
+    /// Parameterless definitions are built once, successfully or not.
     fn call_def(
+        &mut self,
+        d: usize,
+        args: Vec<Value<P>>,
+        span: Span,
+        cur: Option<usize>,
+    ) -> EResult<P> {
+        if !args.is_empty() {
+            return self.build(d, args, span, cur);
+        }
+        if let Some(v) = self.memo.get(&d) {
+            return Ok(v.clone());
+        }
+        if let Some(e) = self.failed.get(&d) {
+            return Err(e.clone());
+        }
+        let r = self.build(d, args, span, cur);
+        match &r {
+            Ok(v) => {
+                self.memo.insert(d, v.clone());
+            }
+            Err(e) => {
+                self.failed.insert(d, e.clone());
+            }
+        }
+        r
+    }
+
+    fn build(
         &mut self,
         d: usize,
         args: Vec<Value<P>>,
@@ -328,13 +363,9 @@ impl<'a, P: Program> Eval<'a, P> {
         let (Some(def), Some(sig)) = (shared.defs.get(d), shared.sigs.get(d)) else {
             return Err(internal(span, "unknown definition"));
         };
-        if args.is_empty() {
-            if let Some(v) = self.memo.get(&d) {
-                return Ok(v.clone());
-            }
-        }
+        let building = self.building.get(d).copied().unwrap_or(false);
         let value = if sig.result == Some(Kind::Strategy) {
-            if self.stack.contains(&d) || self.depth >= EAGER_DEPTH {
+            if building || self.depth >= EAGER_DEPTH {
                 Value::Strategy(lazy(shared.clone(), d, args.clone()))
             } else {
                 let body = match self.body(d, &args) {
@@ -348,7 +379,7 @@ impl<'a, P: Program> Eval<'a, P> {
                 }))
             }
         } else {
-            if self.stack.contains(&d) {
+            if building {
                 return Err(Diagnostic::new(
                     span,
                     format!(
@@ -362,8 +393,7 @@ impl<'a, P: Program> Eval<'a, P> {
                     span,
                     format!(
                         "definitions nested too deeply: `{}` is used inside {} others",
-                        def.name,
-                        self.stack.len()
+                        def.name, self.nested
                     ),
                 ));
             }
@@ -372,9 +402,6 @@ impl<'a, P: Program> Eval<'a, P> {
                 Err(e) => return Err(self.boundary(d, &args, span, cur, e)),
             }
         };
-        if args.is_empty() {
-            self.memo.insert(d, value.clone());
-        }
         Ok(value)
     }
 
@@ -384,11 +411,13 @@ impl<'a, P: Program> Eval<'a, P> {
         let Some(def) = shared.defs.get(d) else {
             return Err(internal(Span::default(), "unknown definition"));
         };
-        self.stack.push(d);
+        let was = std::mem::replace(&mut self.building[d], true);
+        self.nested += 1;
         self.depth += 1;
         let r = self.eval(&def.body, args, Some(d));
         self.depth -= 1;
-        self.stack.pop();
+        self.nested -= 1;
+        self.building[d] = was;
         r
     }
 

@@ -11,6 +11,11 @@ use crate::S;
 use elv::{Kind, Registry, Value};
 use rise::{AddrSpace, Expr, Prim};
 
+/// A registry entry: name, doc, constructor.
+type Entry<F> = (&'static str, &'static str, F);
+type SizeRule = fn(i64) -> S;
+type Wrap = fn(S) -> S;
+
 fn strat(s: S) -> Result<Value<Expr>, String> {
     Ok(Value::Strategy(s))
 }
@@ -40,7 +45,7 @@ fn ints(v: &Value<Expr>) -> Result<Vec<i64>, String> {
 pub fn registry() -> Registry<Expr> {
     use Kind::{Int, List, Strategy as St, Symbol};
     let mut r = Registry::new();
-    let simple: Vec<(&str, &str, fn() -> S)> = vec![
+    let simple: Vec<Entry<fn() -> S>> = vec![
         ("betaReduction", "(fun x => b) a ~> b[a/x]", beta_reduction),
         ("etaReduction", "fun x => f x ~> f", eta_reduction),
         ("etaAbstraction", "f ~> fun x => f x", eta_abstraction),
@@ -162,7 +167,7 @@ pub fn registry() -> Registry<Expr> {
     r.add("toMapLane", &[], "map ~> mapLane", |_| {
         strat(to_map_level(Level::Lane, 0).expect("dimension 0"))
     });
-    let int_rules: Vec<(&str, &str, fn(i64) -> S)> = vec![
+    let int_rules: Vec<Entry<SizeRule>> = vec![
         (
             "split",
             "loop blocking of a map or a reduction",
@@ -288,7 +293,7 @@ pub fn registry() -> Registry<Expr> {
         };
         strat(to_mem(space))
     });
-    let traversals: Vec<(&str, &str, fn(S) -> S)> = vec![
+    let traversals: Vec<Entry<Wrap>> = vec![
         ("body", "the body of a lambda", body),
         ("function", "the function of an application", function),
         ("argument", "the argument of an application", argument),

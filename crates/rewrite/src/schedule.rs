@@ -13,7 +13,7 @@ use crate::term::{
 };
 use crate::traversals::{arg_of_where, body, fmap, function};
 use crate::S;
-use elevate::{fail, named, normalize, rule, top_down, try_, try_all, Failure};
+use elevate::{fail, named, rule, top_down, try_, try_all, Failure};
 use rise::builder::*;
 use rise::{AddrSpace, Expr, ExprKind, Prim, TypeArg};
 
