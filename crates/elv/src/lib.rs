@@ -39,6 +39,7 @@
 //!
 //! Nothing is global: a [`Module`] holds one checked file.
 #![forbid(unsafe_code)]
+#![warn(missing_docs)]
 
 mod ast;
 mod check;
