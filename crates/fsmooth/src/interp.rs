@@ -470,23 +470,29 @@ pub fn axpy(x: &Value, h: f64, dx: &Value) -> Value {
     }
 }
 
-/// `(a - b) / d` on the `Double`s of two values of the same shape (other parts
-/// are kept from `a`): a finite difference.
-pub fn difference_quotient(a: &Value, b: &Value, d: f64) -> Value {
+/// `f(a, b)` on the matching `Double`s of two values of the same shape (other
+/// parts are kept from `a`).
+pub fn zip_doubles(a: &Value, b: &Value, f: &dyn Fn(f64, f64) -> f64) -> Value {
     match (a, b) {
-        (Value::Double(x), Value::Double(y)) => Value::Double((x - y) / d),
+        (Value::Double(x), Value::Double(y)) => Value::Double(f(*x, *y)),
         (Value::Array(x), Value::Array(y)) if x.len() == y.len() => Value::Array(
             x.iter()
                 .zip(y.iter())
-                .map(|(p, q)| difference_quotient(p, q, d))
+                .map(|(p, q)| zip_doubles(p, q, f))
                 .collect(),
         ),
         (Value::Pair(x), Value::Pair(y)) => Value::Pair(Arc::new((
-            difference_quotient(&x.0, &y.0, d),
-            difference_quotient(&x.1, &y.1, d),
+            zip_doubles(&x.0, &y.0, f),
+            zip_doubles(&x.1, &y.1, f),
         ))),
         _ => a.clone(),
     }
+}
+
+/// `(a - b) / d` on the `Double`s of two values of the same shape (other parts
+/// are kept from `a`): a finite difference.
+pub fn difference_quotient(a: &Value, b: &Value, d: f64) -> Value {
+    zip_doubles(a, b, &|x, y| (x - y) / d)
 }
 
 #[cfg(test)]

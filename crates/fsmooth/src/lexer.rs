@@ -166,7 +166,7 @@ pub fn lex(source: &str) -> Result<Vec<(Token, Span)>, Diagnostic> {
             Err(()) => {
                 return Err(Diagnostic::new(
                     span,
-                    format!("unexpected character `{}`", lexer.slice()),
+                    format!("unexpected character `{}`", lexer.slice().escape_debug()),
                 ))
             }
         }

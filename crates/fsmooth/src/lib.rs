@@ -37,6 +37,7 @@
 //! assert_eq!(r.rule_applications(), 12);
 //! ```
 #![forbid(unsafe_code)]
+#![warn(missing_docs)]
 
 pub mod check;
 pub mod diff;

@@ -461,8 +461,7 @@ impl Parser {
         let start = self.span();
         match self.peek() {
             Some(Token::Ident(x)) => {
-                if Prim::from_name(x).is_some() {
-                    let op = Prim::from_name(x).unwrap_or(Prim::Build);
+                if let Some(op) = Prim::from_name(x) {
                     return Err(Diagnostic::new(
                         start,
                         format!("the built-in `{x}` must be applied to its arguments here"),

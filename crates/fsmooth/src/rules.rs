@@ -484,16 +484,17 @@ pub fn fold_unroll() -> Strategy<Expr> {
     })
 }
 
-/// The parts of a step function `fun a i -> body`.
-fn step_fn(
-    f: &Expr,
-) -> Option<(
-    &crate::Name,
-    &Option<crate::Type>,
-    &crate::Name,
-    &Option<crate::Type>,
-    &Expr,
-)> {
+/// A step function `fun a i -> body` of `ifold`, taken apart.
+struct Step<'e> {
+    a: &'e crate::Name,
+    ta: &'e Option<crate::Type>,
+    i: &'e crate::Name,
+    ti: &'e Option<crate::Type>,
+    body: &'e Expr,
+}
+
+/// The parts of a step function `fun a i -> body` (with `a ≠ i`).
+fn step_fn(f: &Expr) -> Option<Step<'_>> {
     let ExprKind::Lam(a, ta, inner) = f.kind() else {
         return None;
     };
@@ -503,14 +504,14 @@ fn step_fn(
     if a == i {
         return None;
     }
-    Some((a, ta, i, ti, body))
+    Some(Step { a, ta, i, ti, body })
 }
 
 /// `foldId`: `ifold (fun a i -> a) z n ~> z`
 pub fn fold_id() -> Strategy<Expr> {
     rewrite("foldId", |e, _| {
         let (f, z, _) = args3(e, Prim::IFold)?;
-        let (a, _, _, _, body) = step_fn(f)?;
+        let Step { a, body, .. } = step_fn(f)?;
         some_if(body.is_var(a), || z.clone())
     })
 }
@@ -525,7 +526,7 @@ pub fn fold_id() -> Strategy<Expr> {
 pub fn fold_conditional() -> Strategy<Expr> {
     rewrite("foldConditional", |e, _| {
         let (f, z, n) = args3(e, Prim::IFold)?;
-        let (a, _, i, _, body) = step_fn(f)?;
+        let Step { a, i, body, .. } = step_fn(f)?;
         let ExprKind::If(cond, e1, other) = body.kind() else {
             return None;
         };
@@ -568,7 +569,7 @@ pub fn fold_conditional() -> Strategy<Expr> {
 pub fn loop_fission() -> Strategy<Expr> {
     rewrite("loopFission", |e, _| {
         let (f, z, n) = args3(e, Prim::IFold)?;
-        let (a, ta, i, ti, body) = step_fn(f)?;
+        let Step { a, ta, i, ti, body } = step_fn(f)?;
         let (e0, e1) = args2(body, Prim::Pair)?;
         let av = Expr::var(a.clone());
         let (e0, k0) = replace(e0, &Expr::fst(av.clone()), &av);
@@ -648,7 +649,7 @@ pub fn build_index_range() -> Strategy<Expr> {
 pub fn fold_index_range() -> Strategy<Expr> {
     rewrite("foldIndexRange", |e, _| {
         let (f, z, n) = args3(e, Prim::IFold)?;
-        let (a, ta, i, ti, body) = step_fn(f)?;
+        let Step { a, ta, i, ti, body } = step_fn(f)?;
         if n.has_free(i) || n.has_free(a) {
             return None;
         }

@@ -197,8 +197,11 @@ pub fn strategy_by_name(name: &str) -> Option<Strategy<Expr>> {
         .or_else(|| rules::rule_by_name(name))
 }
 
+/// A combinator that takes one strategy.
+type Combinator = fn(Strategy<Expr>) -> Strategy<Expr>;
+
 /// The combinators that take one strategy.
-const UNARY: &[(&str, fn(Strategy<Expr>) -> Strategy<Expr>)] = &[
+const UNARY: &[(&str, Combinator)] = &[
     ("try", try_),
     ("repeat", repeat),
     ("not", not),

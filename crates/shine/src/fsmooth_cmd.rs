@@ -205,8 +205,12 @@ fn simplify(
     let after = p.with_body(body);
     match (check_program(p), check_program(&after)) {
         (Ok(a), Ok(b)) if a == b => Ok(after),
-        (_, Err(d)) => Err(format!("error: internal error: the rewritten program does not type-check: {d}")),
-        (Ok(a), Ok(b)) => Err(format!("error: internal error: the rewrite changed the type from `{a}` to `{b}`")),
+        (_, Err(d)) => Err(format!(
+            "error: internal error: the rewritten program does not type-check: {d}"
+        )),
+        (Ok(a), Ok(b)) => Err(format!(
+            "error: internal error: the rewrite changed the type from `{a}` to `{b}`"
+        )),
         (Err(d), _) => Err(format!("error: {d}")),
     }
 }
@@ -220,7 +224,8 @@ fn eval(p: &Program, seed: u64) -> Result<String, String> {
     for (i, v) in p.inputs.iter().zip(&inputs) {
         let _ = writeln!(out, "// {} = {v}", i.name);
     }
-    let v = fsmooth::interp::eval_program(p, &inputs).map_err(|e| format!("error: evaluation failed: {e}"))?;
+    let v = fsmooth::interp::eval_program(p, &inputs)
+        .map_err(|e| format!("error: evaluation failed: {e}"))?;
     let _ = write!(out, "{v}");
     Ok(out)
 }

@@ -4,6 +4,7 @@ use clap::{Parser, Subcommand};
 use std::process::ExitCode;
 
 mod cli;
+mod fsmooth_cmd;
 mod rewrite_cmd;
 
 /// shine: a compiler for RISE (what to compute) driven by ELEVATE strategies (how to optimize).
@@ -22,6 +23,11 @@ enum Command {
     Eval(cli::EvalArgs),
     /// Rewrite a definition with an ELEVATE strategy (.elv) and print the result.
     Rewrite(rewrite_cmd::RewriteArgs),
+    /// F-smooth (thesis §5.7): simplify with ELEVATE strategies, differentiate (forward mode).
+    Fsmooth {
+        #[command(subcommand)]
+        cmd: fsmooth_cmd::FsmoothCommand,
+    },
 }
 
 fn main() -> ExitCode {
@@ -30,6 +36,7 @@ fn main() -> ExitCode {
         Command::Check(a) => cli::check(&a),
         Command::Eval(a) => cli::eval(&a),
         Command::Rewrite(a) => rewrite_cmd::rewrite(&a),
+        Command::Fsmooth { cmd } => fsmooth_cmd::run(&cmd).map_err(cli::CliError),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -233,7 +233,7 @@ fn bad_input_is_refused_cleanly() {
             OsStr::new("eval"),
             binary.as_os_str(),
         ]),
-        "error",
+        "unexpected character `\\0`",
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
