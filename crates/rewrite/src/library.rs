@@ -36,6 +36,11 @@ fn dim(v: &Value<Expr>) -> Result<usize, String> {
     Ok(d as usize)
 }
 
+fn depth(v: &Value<Expr>) -> Result<usize, String> {
+    let d = v.as_int()?;
+    usize::try_from(d).map_err(|_| format!("the depth must not be negative, not {d}"))
+}
+
 fn ints(v: &Value<Expr>) -> Result<Vec<i64>, String> {
     v.as_list()?.iter().map(|x| x.as_int()).collect()
 }
@@ -215,21 +220,13 @@ pub fn registry() -> Registry<Expr> {
         });
     }
     r.add("mapNest", &[Int], "a DFNF map nest of depth d", |a| {
-        let d = a[0].as_int()?;
-        usize::try_from(d)
-            .map(|d| Value::Strategy(map_nest(d)))
-            .map_err(|_| format!("the depth must not be negative, not {d}"))
+        strat(map_nest(depth(&a[0])?))
     });
     r.add(
         "interchange",
         &[Int],
         "swap the loops at depths d and d+1",
-        |a| {
-            let d = a[0].as_int()?;
-            usize::try_from(d)
-                .map(|d| Value::Strategy(interchange(d)))
-                .map_err(|_| format!("the depth must not be negative, not {d}"))
-        },
+        |a| strat(interchange(depth(&a[0])?)),
     );
     r.add("tile", &[Int, Int], "2-D tiling (TVM's tile)", |a| {
         strat(tile(
@@ -324,10 +321,7 @@ pub fn registry() -> Registry<Expr> {
         ))
     });
     r.add("atLoop", &[Int, St], "s on the loop at depth d", |a| {
-        let d = a[0].as_int()?;
-        let d =
-            usize::try_from(d).map_err(|_| format!("the depth must not be negative, not {d}"))?;
-        strat(at_loop(d, a[1].as_strategy()?.clone()))
+        strat(at_loop(depth(&a[0])?, a[1].as_strategy()?.clone()))
     });
     r.add(
         "storeInMemory",

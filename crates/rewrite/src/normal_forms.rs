@@ -89,7 +89,6 @@ pub fn dfnf() -> S {
             .seq(map_fn_is_lambda)
             .seq(reduce_op_is_lambda)
             .seq(fully_applied)
-            .seq(root_applied.clone())
             .seq(root_applied)
     })
 }

@@ -10,6 +10,7 @@ use crate::rules::algorithmic::{map_map_interchange, map_reduce_interchange, spl
 use crate::rules::lowering::{to_map_seq, to_reduce_seq};
 use crate::term::{
     any_map, any_reduce, applied, as_lambda, finish, no, occurs, prim_app, retype_under,
+    untyped_prim_head,
 };
 use crate::traversals::{arg_of_where, body, fmap, function};
 use crate::S;
@@ -65,12 +66,21 @@ pub fn at_loop(d: usize, s: S) -> S {
     } else {
         in_loop_body(at_loop(d - 1, s))
     };
-    elevate::traversal("atFirstLoop", true, inner, |s, e: &Expr, ctx| {
-        at_first_loop(s, e, ctx)
+    at_first_loop(inner)
+}
+
+/// `s` on the first loop (top-down), descending only towards it.
+fn at_first_loop(s: S) -> S {
+    elevate::traversal("atFirstLoop", true, s, |s, e: &Expr, ctx| {
+        descend_to_first_loop(s, e, ctx)
     })
 }
 
-fn at_first_loop(s: &S, e: &Expr, ctx: &mut elevate::Ctx<Expr>) -> elevate::RewriteResult<Expr> {
+fn descend_to_first_loop(
+    s: &S,
+    e: &Expr,
+    ctx: &mut elevate::Ctx<Expr>,
+) -> elevate::RewriteResult<Expr> {
     use elevate::Traversable;
     if loop_node(e) {
         return ctx.apply(s, e);
@@ -78,13 +88,7 @@ fn at_first_loop(s: &S, e: &Expr, ctx: &mut elevate::Ctx<Expr>) -> elevate::Rewr
     for i in 0..e.child_count() {
         let c = e.child(i);
         if first_loop(&c).is_some() {
-            let nc = ctx.descend(
-                e.child_label(i),
-                &elevate::traversal("atFirstLoop", true, s.clone(), |s, e: &Expr, ctx| {
-                    at_first_loop(s, e, ctx)
-                }),
-                &c,
-            )?;
+            let nc = ctx.descend(e.child_label(i), &at_first_loop(s.clone()), &c)?;
             return Ok(e.with_child(i, nc, &mut ctx.env));
         }
     }
@@ -95,7 +99,7 @@ fn at_first_loop(s: &S, e: &Expr, ctx: &mut elevate::Ctx<Expr>) -> elevate::Rewr
 /// data-layout primitive `L` (join, transpose, split, slide, asScalar, asVector):
 /// moves layout changes out of a loop body so that loops become perfectly nested.
 pub fn layout_fission() -> S {
-    rule("layoutFission", |e: &Expr, ctx| {
+    rule("layoutFission", |e: &Expr, _| {
         let Some((m, args)) = applied(e, any_map, 2) else {
             return no();
         };
@@ -109,12 +113,9 @@ pub fn layout_fission() -> S {
         if !is_layout || occurs(x, l) {
             return no();
         }
-        let head = prim_app(l).expect("checked above");
-        let l = head
-            .type_args
-            .iter()
-            .fold(prim(head.prim), |e, t| dep_app(e, (*t).clone()));
-        let _ = &mut ctx.env;
+        let Some(l) = untyped_prim_head(l) else {
+            return no();
+        };
         let rhs = app2(
             prim(m),
             l,

@@ -90,6 +90,33 @@ pub fn eta_reduced(f: &Expr) -> &Expr {
     f
 }
 
+/// `map f` (possibly η-expanded to `fun x => map f x`): the map primitive and `f`.
+pub fn map_of(g: &Expr) -> Option<(Prim, Expr)> {
+    let (p, args) = applied(eta_reduced(g), any_map, 1)?;
+    Some((p, args[0].clone()))
+}
+
+/// A primitive applied only to type-level arguments, rebuilt without types: its
+/// implicit sizes are instantiated again where the rule puts it.
+pub fn untyped_prim_head(head: &Expr) -> Option<Expr> {
+    let a = prim_app(head)?;
+    Some(
+        a.type_args
+            .iter()
+            .fold(rise::builder::prim(a.prim), |e, t| {
+                rise::builder::dep_app(e, (*t).clone())
+            }),
+    )
+}
+
+/// The constant value of a nat type-level argument.
+pub fn const_nat(t: &TypeArg) -> Option<i64> {
+    match t {
+        TypeArg::Nat(n) => n.as_cst(),
+        _ => None,
+    }
+}
+
 /// Types the template `rhs` against the type of `original` (see module docs);
 /// a template that does not type-check means the rule does not apply.
 pub fn finish(rhs: Expr, original: &Expr) -> RewriteResult<Expr> {

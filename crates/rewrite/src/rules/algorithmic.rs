@@ -2,12 +2,11 @@
 
 use super::rise_rule;
 use crate::term::{
-    any_map, any_reduce, applied, as_lambda, eta_reduced, is_var, occurs, retype_lambda,
-    retype_under,
+    any_map, any_reduce, applied, as_lambda, is_var, map_of, occurs, retype_lambda, retype_under,
 };
 use crate::S;
 use rise::builder::*;
-use rise::{DataType, Expr, ExprKind, Prim, Type, TypeArg};
+use rise::{DataType, Expr, ExprKind, Prim, Type};
 
 /// `addId`: `e ~> id e`
 pub fn add_id() -> S {
@@ -26,20 +25,11 @@ pub fn id_to_transpose() -> S {
     })
 }
 
-/// `map (map f) xs` with `map f` possibly η-expanded: the inner `f`.
-fn map_of_map(g: &Expr) -> Option<(Prim, Expr)> {
-    let g = eta_reduced(g);
-    if let Some((p, args)) = applied(g, any_map, 1) {
-        return Some((p, args[0].clone()));
-    }
-    None
-}
-
 /// `transposeMove`: `map (map f) (transpose e) ~> transpose (map (map f) e)`
 pub fn transpose_move() -> S {
     rise_rule("transposeMove", |e, _| {
         let (outer, args) = applied(e, any_map, 2)?;
-        let (inner, f) = map_of_map(args[0])?;
+        let (inner, f) = map_of(args[0])?;
         let (_, t) = applied(args[1], |p| p == Prim::Transpose, 1)?;
         let mm = app(prim(outer), app(prim(inner), f));
         Some(app(transpose(), app(mm, t[0].clone())))
@@ -190,7 +180,7 @@ pub fn fission_reduce_map() -> S {
             p
         };
         let mapped = app(
-            app(map_prim(), lambda(y, retype_under(y, elem))),
+            app(prim(Prim::Map), lambda(y, retype_under(y, elem))),
             args[2].clone(),
         );
         Some(apps(
@@ -198,10 +188,6 @@ pub fn fission_reduce_map() -> S {
             [op.clone(), args[1].clone(), mapped],
         ))
     })
-}
-
-fn map_prim() -> Expr {
-    prim(Prim::Map)
 }
 
 /// `mapReduceInterchange` (ICFP'20 §5.3): a map of reductions becomes a reduction
@@ -259,7 +245,7 @@ pub fn map_reduce_interchange() -> S {
 /// when `ys` does not mention `x`; and
 /// `map (fun x => map f x) xs ~> transpose (map (map f) (transpose xs))`.
 pub fn map_map_interchange() -> S {
-    rise_rule("mapMapInterchange", |e, names| {
+    rise_rule("mapMapInterchange", |e, _| {
         let (outer, args) = applied(e, any_map, 2)?;
         let (x, body) = as_lambda(args[0])?;
         let (inner, iargs) = applied(body, any_map, 2)?;
@@ -267,7 +253,6 @@ pub fn map_map_interchange() -> S {
         if is_var(ys, x) && !occurs(x, iargs[0]) {
             let t = app(transpose(), args[1].clone());
             let mm = app(prim(inner), app(prim(outer), iargs[0].clone()));
-            let _ = names;
             return Some(app(transpose(), app(mm, t)));
         }
         if occurs(x, ys) {
@@ -327,9 +312,4 @@ pub fn vectorize(n: i64) -> S {
             _ => None,
         }
     })
-}
-
-/// The type argument of a nat.
-pub fn nat_arg(n: i64) -> TypeArg {
-    TypeArg::Nat(arith::Nat::cst(n))
 }

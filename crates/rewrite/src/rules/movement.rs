@@ -3,16 +3,10 @@
 //! `xBeforeMap` moves `x` so that it is applied before the map, `xAfterMap` after.
 
 use super::rise_rule;
-use crate::term::{any_map, applied, eta_reduced, prim_app};
+use crate::term::{any_map, applied, map_of, prim_app, untyped_prim_head};
 use crate::S;
 use rise::builder::*;
 use rise::{Expr, Prim};
-
-/// `map (map f)` (possibly η-expanded) as `(outer, inner, f)`.
-fn map_map(g: &Expr, outer: Prim) -> Option<(Prim, Prim, Expr)> {
-    let (inner, f) = applied(eta_reduced(g), any_map, 1)?;
-    Some((outer, inner, f[0].clone()))
-}
 
 /// A layout primitive with its type-level arguments, applied to one array: `(head, xs)`.
 fn layout(e: &Expr, p: Prim) -> Option<(Expr, Expr)> {
@@ -26,22 +20,14 @@ fn layout(e: &Expr, p: Prim) -> Option<(Expr, Expr)> {
     Some((head.clone(), xs.clone()))
 }
 
-fn untyped_head(head: &Expr) -> Expr {
-    // The head's implicit sizes change with the array it is applied to.
-    let a = prim_app(head).expect("a primitive head");
-    a.type_args
-        .iter()
-        .fold(prim(a.prim), |e, t| dep_app(e, (*t).clone()))
-}
-
 /// `transposeAfterMap`: `transpose (map (map f) xs) ~> map (map f) (transpose xs)`
 pub fn transpose_after_map() -> S {
     rise_rule("transposeAfterMap", |e, _| {
         let (_, inner) = layout(e, Prim::Transpose)?;
         let (m, args) = applied(&inner, any_map, 2)?;
-        let (o, i, f) = map_map(args[0], m)?;
+        let (i, f) = map_of(args[0])?;
         Some(app2(
-            prim(o),
+            prim(m),
             app(prim(i), f),
             app(transpose(), args[1].clone()),
         ))
@@ -51,10 +37,10 @@ pub fn transpose_after_map() -> S {
 /// `splitBeforeMap`: `map (map f) (split n xs) ~> split n (map f xs)`
 pub fn split_before_map() -> S {
     rise_rule("splitBeforeMap", |e, _| {
-        let (m, args) = applied(e, any_map, 2)?;
-        let (_, i, f) = map_map(args[0], m)?;
+        let (_, args) = applied(e, any_map, 2)?;
+        let (i, f) = map_of(args[0])?;
         let (head, xs) = layout(args[1], Prim::Split)?;
-        Some(app(untyped_head(&head), app2(prim(i), f, xs)))
+        Some(app(untyped_prim_head(&head)?, app2(prim(i), f, xs)))
     })
 }
 
@@ -63,7 +49,7 @@ pub fn split_after_map() -> S {
     rise_rule("splitAfterMap", |e, _| {
         let (head, inner) = layout(e, Prim::Split)?;
         let (m, args) = applied(&inner, any_map, 2)?;
-        let split_xs = app(untyped_head(&head), args[1].clone());
+        let split_xs = app(untyped_prim_head(&head)?, args[1].clone());
         Some(app2(prim(m), app(prim(m), args[0].clone()), split_xs))
     })
 }
@@ -84,8 +70,8 @@ pub fn join_before_map() -> S {
 pub fn join_after_map() -> S {
     rise_rule("joinAfterMap", |e, _| {
         let (_, inner) = layout(e, Prim::Join)?;
-        let (m, args) = applied(&inner, any_map, 2)?;
-        let (_, i, f) = map_map(args[0], m)?;
+        let (_, args) = applied(&inner, any_map, 2)?;
+        let (i, f) = map_of(args[0])?;
         Some(app2(prim(i), f, app(join(), args[1].clone())))
     })
 }
@@ -93,10 +79,10 @@ pub fn join_after_map() -> S {
 /// `slideBeforeMap`: `map (map f) (slide n s xs) ~> slide n s (map f xs)`
 pub fn slide_before_map() -> S {
     rise_rule("slideBeforeMap", |e, _| {
-        let (m, args) = applied(e, any_map, 2)?;
-        let (_, i, f) = map_map(args[0], m)?;
+        let (_, args) = applied(e, any_map, 2)?;
+        let (i, f) = map_of(args[0])?;
         let (head, xs) = layout(args[1], Prim::Slide)?;
-        Some(app(untyped_head(&head), app2(prim(i), f, xs)))
+        Some(app(untyped_prim_head(&head)?, app2(prim(i), f, xs)))
     })
 }
 
@@ -105,7 +91,7 @@ pub fn slide_after_map() -> S {
     rise_rule("slideAfterMap", |e, _| {
         let (head, inner) = layout(e, Prim::Slide)?;
         let (m, args) = applied(&inner, any_map, 2)?;
-        let slid = app(untyped_head(&head), args[1].clone());
+        let slid = app(untyped_prim_head(&head)?, args[1].clone());
         Some(app2(prim(m), app(prim(m), args[0].clone()), slid))
     })
 }

@@ -1,11 +1,11 @@
 //! Overlapped tiling of stencils (thesis §4.4.1).
 
 use super::rise_rule;
-use crate::term::{any_map, applied, eta_reduced, prim_app};
+use crate::term::{any_map, applied, const_nat, eta_reduced, prim_app};
 use crate::S;
 use arith::Nat;
 use rise::builder::*;
-use rise::{Expr, Prim, TypeArg};
+use rise::{Expr, Prim};
 
 /// `slide n s xs` as `(n, s, xs)` with constant sizes.
 fn slide_of(e: &Expr) -> Option<(i64, i64, Expr)> {
@@ -13,13 +13,9 @@ fn slide_of(e: &Expr) -> Option<(i64, i64, Expr)> {
     if a.prim != Prim::Slide || a.args.len() != 1 {
         return None;
     }
-    let cst = |t: &TypeArg| match t {
-        TypeArg::Nat(n) => n.as_cst(),
-        _ => None,
-    };
     Some((
-        cst(a.type_args.first()?)?,
-        cst(a.type_args.get(1)?)?,
+        const_nat(a.type_args.first()?)?,
+        const_nat(a.type_args.get(1)?)?,
         a.args[0].clone(),
     ))
 }
@@ -65,14 +61,7 @@ fn slide2_of(e: &Expr) -> Option<(i64, i64, Expr)> {
     let a = prim_app(row_slide)?;
     let same = a.prim == Prim::Slide
         && a.args.is_empty()
-        && a.type_args
-            .iter()
-            .map(|t| match t {
-                TypeArg::Nat(k) => k.as_cst(),
-                _ => None,
-            })
-            .collect::<Vec<_>>()
-            == vec![Some(n), Some(s)];
+        && a.type_args.iter().map(|t| const_nat(t)).collect::<Vec<_>>() == vec![Some(n), Some(s)];
     same.then(|| (n, s, inner[1].clone()))
 }
 
