@@ -7,7 +7,7 @@
 
 use crate::normal_forms::{dfnf, seq_dfnf};
 use crate::rules::algorithmic::{map_map_interchange, map_reduce_interchange, split_join};
-use crate::rules::lowering::{to_map_seq, to_reduce_seq};
+
 use crate::term::{
     any_map, any_reduce, applied, as_lambda, finish, no, occurs, prim_app, retype_under,
     untyped_prim_head,
@@ -31,14 +31,10 @@ fn loop_node(e: &Expr) -> bool {
     if applied(e, any_reduce, 3).is_some() {
         return true;
     }
-    let Some((_, args)) = applied(e, any_map, 2) else {
-        return false;
-    };
-    let f = crate::term::eta_reduced(args[0]);
-    let layout = prim_app(f).is_some_and(|a| a.args.is_empty() && is_layout_prim(a.prim));
-    !layout
+    applied(e, any_map, 2).is_some_and(|(_, args)| !args[0].is_view_function())
 }
 
+/// The one-operand layout primitives `layoutFission` moves out of a map.
 fn is_layout_prim(p: Prim) -> bool {
     matches!(
         p,
@@ -217,11 +213,114 @@ pub fn reorder(perm: Vec<usize>) -> S {
     })
 }
 
-/// `lowerToC`: every remaining `map` becomes `mapSeq`, every `reduce` `reduceSeq`.
+/// `lowerToC`: every `reduce` becomes `reduceSeq`; every `map` that computes and
+/// whose result is *written* (the program's result, a loop body's result, a
+/// reduction's new accumulator, a value stored by `toMem`) becomes `mapSeq`.
+/// A computing `map` whose result is only *read* (the input of a loop or of an
+/// operation) stays `map`: it is computed where it is read, fused into its
+/// reader, as DPIA's functional `map` is (RISE & Shine §V). Maps of view
+/// functions stay too: they are index transformations.
 pub fn lower_to_c() -> S {
     named("lowerToC", vec![], || {
-        try_all(to_map_seq().or(to_reduce_seq()))
+        rule("lowerToC", |e: &Expr, _| {
+            let lowered = lower(e, Position::Written);
+            if lowered.alpha_eq(e) && lowered.to_string() == e.to_string() {
+                no()
+            } else {
+                Ok(lowered)
+            }
+        })
     })
+}
+
+/// Whether an expression's value is written to memory or read by its context.
+#[derive(Clone, Copy, PartialEq)]
+enum Position {
+    Written,
+    Read,
+}
+
+fn lower(e: &Expr, pos: Position) -> Expr {
+    use Position::*;
+    match e.kind() {
+        ExprKind::Lambda(x, t, b) => {
+            e.rebuild(ExprKind::Lambda(x.clone(), t.clone(), lower(b, pos)))
+        }
+        ExprKind::DepLambda(x, b) => e.rebuild(ExprKind::DepLambda(x.clone(), lower(b, pos))),
+        ExprKind::App(..) | ExprKind::DepApp(..) => {
+            let (head, args) = e.spine();
+            let values = args
+                .iter()
+                .filter(|a| matches!(a, rise::expr::Arg::Value(_)))
+                .count();
+            let (new_head, positions): (Option<Prim>, Vec<Position>) = match head.as_prim() {
+                Some(Prim::Map) if values >= 2 => {
+                    let computes = args.iter().find_map(|a| match a {
+                        rise::expr::Arg::Value(g) => Some(!g.is_view_function()),
+                        _ => None,
+                    });
+                    match (computes, pos) {
+                        (Some(true), Written) => (Some(Prim::MapSeq), vec![Written, Read]),
+                        (Some(true), Read) => (None, vec![Read, Read]),
+                        _ => (None, vec![pos, pos]),
+                    }
+                }
+                Some(p) if p.is_map() && p != Prim::Map => (None, vec![Written, Read]),
+                Some(Prim::Reduce) => (Some(Prim::ReduceSeq), vec![Written, Read, Read]),
+                Some(p) if p.is_reduce() => (None, vec![Written, Read, Read]),
+                Some(Prim::ToMem) => (None, vec![Written, pos]),
+                Some(
+                    Prim::Split
+                    | Prim::Join
+                    | Prim::Transpose
+                    | Prim::AsVector
+                    | Prim::AsScalar
+                    | Prim::Zip
+                    | Prim::MakePair
+                    | Prim::Unzip,
+                ) => (None, vec![pos; values]),
+                Some(_) => (None, vec![Read; values]),
+                None => (None, vec![Read; values]),
+            };
+            rebuild_spine(
+                e,
+                &mut positions.into_iter().rev().chain(std::iter::repeat(Read)),
+                values,
+                new_head,
+                pos,
+            )
+        }
+        _ => e.clone(),
+    }
+}
+
+/// Rebuilds an application spine with its value arguments lowered at the given
+/// positions (consumed last argument first) and its head primitive replaced.
+fn rebuild_spine(
+    e: &Expr,
+    positions: &mut dyn Iterator<Item = Position>,
+    remaining: usize,
+    new_head: Option<Prim>,
+    pos: Position,
+) -> Expr {
+    let _ = remaining;
+    match e.kind() {
+        ExprKind::App(f, a) => {
+            let p = positions.next().unwrap_or(Position::Read);
+            let a = lower(a, p);
+            let f = rebuild_spine(f, positions, 0, new_head, pos);
+            e.rebuild(ExprKind::App(f, a))
+        }
+        ExprKind::DepApp(f, t) => e.rebuild(ExprKind::DepApp(
+            rebuild_spine(f, positions, 0, new_head, pos),
+            t.clone(),
+        )),
+        ExprKind::Prim(_) => match new_head {
+            Some(p) => e.rebuild(ExprKind::Prim(p)),
+            None => e.clone(),
+        },
+        _ => lower(e, pos),
+    }
 }
 
 /// `storeInMemory(what, how)` (ICFP'20 §6.1): the first sub-expression `what`

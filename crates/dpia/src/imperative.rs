@@ -1,0 +1,387 @@
+//! Imperative DPIA: the output of the acceptor and continuation translation
+//! (RISE & Shine §V-C, Listings 8–9) and the input of the code generators.
+//!
+//! Three phrase types, as in DPIA:
+//! * [`Exp`] (`exp[dt, rd]`): an expression to read. Besides scalar operations it
+//!   holds **read views** (`split`, `join`, `transpose`, `zip`, `slide`, pads,
+//!   `asVector`, `generate`, ...): no data is moved to build them; the code
+//!   generator turns a read of a view at an index path into a read of memory
+//!   at a computed index.
+//! * [`Acc`] (`acc[dt]`): somewhere to write, again possibly through **write views**
+//!   (`idxAcc`, `splitAcc`, `joinAcc`, `transposeAcc`, `zipAcc1/2`, `pairAcc1/2`,
+//!   `asVectorAcc`, `asScalarAcc`, ...).
+//! * [`Comm`] (`comm`): commands — assignment, sequencing, allocation, loops.
+//!
+//! Every `Exp` and `Acc` carries its data type (the type of what is read, or of
+//! what the acceptor accepts). [`Comm::Assign`] only ever assigns scalars and
+//! vectors: the translation expands the copy of arrays and pairs into loops and
+//! component assignments.
+//!
+//! ## Index semantics of the views
+//! Reading a view at a *path* (a list of array indices, pair components and
+//! vector lanes, outermost first) reads its operand at another path. With `i`,
+//! `j` array indices and `p` the rest of the path:
+//!
+//! | view (type) | read at | reads operand at |
+//! | --- | --- | --- |
+//! | `Idx(e, k)` | `p` | `k :: p` |
+//! | `Split(n, e)`: `(m*n).t → m.n.t` | `i :: j :: p` | `i*n + j :: p` |
+//! | `Join(e)`: `n.m.t → (n*m).t` | `i :: p` | `i / m :: i % m :: p` |
+//! | `Transpose(e)`: `n.m.t → m.n.t` | `i :: j :: p` | `j :: i :: p` |
+//! | `Slide(sz, sp, e)` | `i :: j :: p` | `i*sp + j :: p` |
+//! | `Pad(l, r, mode, e)`, `e: n.t` | `i :: p` | `i - l :: p` when `l <= i < l+n`; otherwise `Cst(c)`: `c` at `p`, `Clamp`: index `clamp(i-l, 0, n-1)`, `Mirror`: reflect, `Wrap`: `(i-l) mod n` |
+//! | `Take(n, e)` | `i :: p` | `i :: p` |
+//! | `Drop(n, e)` | `i :: p` | `i + n :: p` |
+//! | `Concat(a, b)`, `a: n.t` | `i :: p` | `a` at `i :: p` if `i < n`, else `b` at `i - n :: p` |
+//! | `Zip(a, b)` | `i :: Fst :: p` | `a` at `i :: p` (and `Snd`: `b`) |
+//! | `Pair(a, b)` | `Fst :: p` | `a` at `p` (and `Snd`: `b`) |
+//! | `Fst(e)` / `Snd(e)` | `p` | `Fst :: p` / `Snd :: p` |
+//! | `Generate(v, body)` | `i :: p` | `body[v := i]` at `p` |
+//! | `AsVector(n, e)`: `(m*n).t → m.vec[t,n]` | `i :: p` (a whole vector) | the `n` elements `i*n .. i*n+n-1` (a vector load) |
+//! | `AsScalar(e)`: `m.vec[t,n] → (m*n).t` | `i :: p` | `i / n :: Lane(i % n) :: p` |
+//! | `VectorFromScalar(e)` | `Lane(l) :: p`, or the whole vector | `e` at `p` (broadcast) |
+//!
+//! Write views follow the same equations in the other direction (see [`AccKind`]);
+//! `AccKind::Map(v, a)` is the write side of `Generate`: a write at `i :: p`
+//! lands in `a[v := i]` at `p`.
+
+use arith::{Nat, Var};
+use rise::{AddrSpace, DataType, Literal};
+use std::fmt;
+
+/// A memory identifier: a C variable holding data of type `ty`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Ident {
+    /// The name (unique in its program, a valid C identifier).
+    pub name: String,
+    /// The data type of the whole memory.
+    pub ty: DataType,
+}
+
+/// A unary scalar (or elementwise vector) operation.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum UnOp {
+    /// Arithmetic negation.
+    Neg,
+    /// Boolean negation.
+    Not,
+}
+
+/// A binary scalar (or elementwise vector) operation.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BinOp {
+    /// `+`
+    Add,
+    /// `-`
+    Sub,
+    /// `*`
+    Mul,
+    /// `/` (integer division truncates)
+    Div,
+    /// `%`
+    Mod,
+    /// `>` (result `bool`)
+    Gt,
+    /// `<` (result `bool`)
+    Lt,
+    /// `==` (result `bool`)
+    Eq,
+}
+
+/// How a [`ExpKind::Pad`] fills the indices outside its operand.
+#[derive(Clone, Debug, PartialEq)]
+pub enum PadMode {
+    /// A constant (an expression of the element type).
+    Cst(Exp),
+    /// The nearest element (`padClamp`).
+    Clamp,
+    /// The mirrored element (`padMirror`: `-1 -> 0`, `-2 -> 1`, `n -> n-1`).
+    Mirror,
+    /// The element modulo the length (`padWrap`).
+    Wrap,
+}
+
+/// An expression to read (`exp[dt, rd]`): its construct and its data type.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Exp {
+    /// What it is.
+    pub kind: Box<ExpKind>,
+    /// The data type of its value.
+    pub ty: DataType,
+}
+
+/// The constructs of [`Exp`].
+#[derive(Clone, Debug, PartialEq)]
+pub enum ExpKind {
+    /// The whole content of a memory identifier.
+    Var(Ident),
+    /// A scalar literal.
+    Lit(Literal),
+    /// A natural number as a value (of type `natType`, `idx[n]` or an integer type).
+    Nat(Nat),
+    /// A unary operation.
+    Unary(UnOp, Exp),
+    /// A binary operation.
+    Binary(BinOp, Exp, Exp),
+    /// `select c a b`: `a` if `c` else `b`.
+    Select(Exp, Exp, Exp),
+    /// Conversion of a scalar to the scalar type of the node.
+    Cast(Exp),
+    /// Element `k` of an array.
+    Idx(Exp, Nat),
+    /// `split n`.
+    Split(Nat, Exp),
+    /// `join`.
+    Join(Exp),
+    /// `transpose`.
+    Transpose(Exp),
+    /// `slide size step`.
+    Slide(Nat, Nat, Exp),
+    /// `padCst`, `padClamp`, `padMirror`, `padWrap` with `l` and `r` elements.
+    Pad(Nat, Nat, PadMode, Exp),
+    /// `take n`.
+    Take(Nat, Exp),
+    /// `drop n`.
+    Drop(Nat, Exp),
+    /// `concat`.
+    Concat(Exp, Exp),
+    /// `zip`.
+    Zip(Exp, Exp),
+    /// `makePair`.
+    Pair(Exp, Exp),
+    /// `fst`.
+    Fst(Exp),
+    /// `snd`.
+    Snd(Exp),
+    /// An array whose element `i` is `body` with the variable replaced by `i`
+    /// (`generate`, and `map f` for a view function `f`). The variable ranges
+    /// over `0 <= v < n`.
+    Generate(Var, Exp),
+    /// `asVector n`.
+    AsVector(Nat, Exp),
+    /// `asScalar`.
+    AsScalar(Exp),
+    /// `vectorFromScalar`: every lane holds the scalar.
+    VectorFromScalar(Exp),
+}
+
+/// Somewhere to write data of type `ty` (`acc[dt]`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Acc {
+    /// What it is.
+    pub kind: Box<AccKind>,
+    /// The data type it accepts.
+    pub ty: DataType,
+}
+
+/// The constructs of [`Acc`]: memory, and write views. Each says where a write
+/// at a path lands in its operand.
+#[derive(Clone, Debug, PartialEq)]
+pub enum AccKind {
+    /// The memory of an identifier.
+    Var(Ident),
+    /// `idxAcc`: element `k` of an array acceptor; a write at `p` lands at `k :: p`.
+    Idx(Acc, Nat),
+    /// `splitAcc n`: accepts `m.n.t` into an acceptor of `(m*n).t`; `i :: j :: p` lands at `i*n + j :: p`.
+    Split(Nat, Acc),
+    /// `joinAcc`: accepts `(n*m).t` into an acceptor of `n.m.t`; `i :: p` lands at `i / m :: i % m :: p`.
+    Join(Acc),
+    /// `transposeAcc`: accepts `n.m.t` into an acceptor of `m.n.t`; `i :: j :: p` lands at `j :: i :: p`.
+    Transpose(Acc),
+    /// `zipAcc1`: accepts `n.s` into an acceptor of `n.(s, t)`; `i :: p` lands at `i :: Fst :: p`.
+    Zip1(Acc),
+    /// `zipAcc2`: accepts `n.t` into an acceptor of `n.(s, t)`; `i :: p` lands at `i :: Snd :: p`.
+    Zip2(Acc),
+    /// `unzipAcc`: accepts `n.(s, t)` into an acceptor of `(n.s, n.t)`; `i :: Fst :: p` lands at `Fst :: i :: p`.
+    Unzip(Acc),
+    /// `pairAcc1`: accepts `s` into an acceptor of `(s, t)`; `p` lands at `Fst :: p`.
+    Pair1(Acc),
+    /// `pairAcc2`: accepts `t` into an acceptor of `(s, t)`; `p` lands at `Snd :: p`.
+    Pair2(Acc),
+    /// `asVectorAcc n`: accepts `m.vec[t, n]` into an acceptor of `(m*n).t`; a vector written at `i :: p` is stored to elements `i*n .. i*n+n-1`.
+    AsVector(Nat, Acc),
+    /// `asScalarAcc`: accepts `(m*n).t` into an acceptor of `m.vec[t, n]`; `i :: p` lands at `i / n :: Lane(i % n) :: p`.
+    AsScalar(Acc),
+    /// `takeAcc`: accepts `n.t` into an acceptor of `(n+m).t`; `i :: p` lands at `i :: p`.
+    Take(Acc),
+    /// `dropAcc n`: accepts `m.t` into an acceptor of `(n+m).t`; `i :: p` lands at `i + n :: p`.
+    Drop(Nat, Acc),
+    /// `mapAcc`: accepts `n.s`, element by element: a write at `i :: p` lands in
+    /// the acceptor (of `s`) with the variable replaced by `i`, at `p`. It is the
+    /// write side of a view `map` (`map join` written to memory).
+    Map(Var, Acc),
+}
+
+/// How the iterations of a [`Comm::For`] are run.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LoopKind {
+    /// One after another (`mapSeq`, `reduceSeq`, copies).
+    Seq,
+    /// One after another, unrolled by the code generator (`mapSeqUnroll`, `reduceSeqUnroll`).
+    Unroll,
+    /// In parallel, on CPU threads (`mapPar`); the iterations are independent.
+    Par,
+}
+
+/// A command (`comm`).
+#[derive(Clone, Debug, PartialEq)]
+pub enum Comm {
+    /// Do nothing.
+    Skip,
+    /// The commands one after another.
+    Seq(Vec<Comm>),
+    /// `acc := exp`, for a scalar or vector data type.
+    Assign(Acc, Exp),
+    /// Allocates memory for `ident` in `addr` for the duration of `body`.
+    New {
+        /// The memory (its type is the allocation's size and layout).
+        ident: Ident,
+        /// Where it lives.
+        addr: AddrSpace,
+        /// The scope.
+        body: Box<Comm>,
+    },
+    /// `for var in 0..count { body }` (the variable carries its range).
+    For {
+        /// The loop variable, with range `0 <= var < count`.
+        var: Var,
+        /// The number of iterations.
+        count: Nat,
+        /// Sequential, unrolled or parallel.
+        kind: LoopKind,
+        /// The primitive the loop comes from (`mapSeq`, `reduceSeq`, `copy`, ...), for comments.
+        origin: &'static str,
+        /// The body.
+        body: Box<Comm>,
+    },
+}
+
+/// A translated program: the kernel one generated C function implements.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Program {
+    /// The kernel's name (the RISE definition's name, a valid C identifier).
+    pub name: String,
+    /// The size variables (implicit `nat` parameters of the definition), in the order of the definition's binders.
+    pub sizes: Vec<Var>,
+    /// The output memory (global).
+    pub output: Ident,
+    /// The inputs, in the order of the definition's value parameters (global; read only).
+    pub inputs: Vec<Ident>,
+    /// What the kernel does: writes `output` from the inputs.
+    pub body: Comm,
+}
+
+impl Exp {
+    /// An expression of type `ty`.
+    pub fn new(kind: ExpKind, ty: DataType) -> Exp {
+        Exp {
+            kind: Box::new(kind),
+            ty,
+        }
+    }
+}
+
+impl Acc {
+    /// An acceptor of type `ty`.
+    pub fn new(kind: AccKind, ty: DataType) -> Acc {
+        Acc {
+            kind: Box::new(kind),
+            ty,
+        }
+    }
+}
+
+impl fmt::Display for Ident {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.name)
+    }
+}
+
+impl fmt::Display for Exp {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        use ExpKind::*;
+        match &*self.kind {
+            Var(x) => write!(f, "{x}"),
+            Lit(l) => write!(f, "{l:?}"),
+            Nat(n) => write!(f, "{n}"),
+            Unary(op, a) => write!(f, "{op:?}({a})"),
+            Binary(op, a, b) => write!(f, "{op:?}({a}, {b})"),
+            Select(c, a, b) => write!(f, "select({c}, {a}, {b})"),
+            Cast(a) => write!(f, "cast<{}>({a})", self.ty),
+            Idx(a, i) => write!(f, "{a}[{i}]"),
+            Split(n, a) => write!(f, "split({n}, {a})"),
+            Join(a) => write!(f, "join({a})"),
+            Transpose(a) => write!(f, "transpose({a})"),
+            Slide(sz, sp, a) => write!(f, "slide({sz}, {sp}, {a})"),
+            Pad(l, r, m, a) => write!(f, "pad({l}, {r}, {m:?}, {a})"),
+            Take(n, a) => write!(f, "take({n}, {a})"),
+            Drop(n, a) => write!(f, "drop({n}, {a})"),
+            Concat(a, b) => write!(f, "concat({a}, {b})"),
+            Zip(a, b) => write!(f, "zip({a}, {b})"),
+            Pair(a, b) => write!(f, "pair({a}, {b})"),
+            Fst(a) => write!(f, "fst({a})"),
+            Snd(a) => write!(f, "snd({a})"),
+            Generate(v, b) => write!(f, "generate({v} => {b})"),
+            AsVector(n, a) => write!(f, "asVector({n}, {a})"),
+            AsScalar(a) => write!(f, "asScalar({a})"),
+            VectorFromScalar(a) => write!(f, "broadcast({a})"),
+        }
+    }
+}
+
+impl fmt::Display for Acc {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        use AccKind::*;
+        match &*self.kind {
+            Var(x) => write!(f, "{x}"),
+            Idx(a, i) => write!(f, "{a}[{i}]"),
+            Split(n, a) => write!(f, "splitAcc({n}, {a})"),
+            Join(a) => write!(f, "joinAcc({a})"),
+            Transpose(a) => write!(f, "transposeAcc({a})"),
+            Zip1(a) => write!(f, "zipAcc1({a})"),
+            Zip2(a) => write!(f, "zipAcc2({a})"),
+            Unzip(a) => write!(f, "unzipAcc({a})"),
+            Pair1(a) => write!(f, "pairAcc1({a})"),
+            Pair2(a) => write!(f, "pairAcc2({a})"),
+            AsVector(n, a) => write!(f, "asVectorAcc({n}, {a})"),
+            AsScalar(a) => write!(f, "asScalarAcc({a})"),
+            Take(a) => write!(f, "takeAcc({a})"),
+            Drop(n, a) => write!(f, "dropAcc({n}, {a})"),
+            Map(v, a) => write!(f, "mapAcc({v} => {a})"),
+        }
+    }
+}
+
+impl Comm {
+    fn write(&self, f: &mut fmt::Formatter<'_>, indent: usize) -> fmt::Result {
+        let pad = "  ".repeat(indent);
+        match self {
+            Comm::Skip => writeln!(f, "{pad}skip"),
+            Comm::Seq(cs) => cs.iter().try_for_each(|c| c.write(f, indent)),
+            Comm::Assign(a, e) => writeln!(f, "{pad}{a} := {e}"),
+            Comm::New { ident, addr, body } => {
+                writeln!(f, "{pad}new {addr} {ident}: {} {{", ident.ty)?;
+                body.write(f, indent + 1)?;
+                writeln!(f, "{pad}}}")
+            }
+            Comm::For {
+                var,
+                count,
+                kind,
+                origin,
+                body,
+            } => {
+                writeln!(f, "{pad}for{kind:?} {var} < {count} {{ // {origin}")?;
+                body.write(f, indent + 1)?;
+                writeln!(f, "{pad}}}")
+            }
+        }
+    }
+}
+
+/// The imperative program in a readable, indented form (for tests and `--emit dpia`).
+impl fmt::Display for Comm {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.write(f, 0)
+    }
+}

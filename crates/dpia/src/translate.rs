@@ -1,0 +1,1077 @@
+//! The acceptor and continuation translation (RISE & Shine §V-C, Listings 8–9).
+//!
+//! A low-level RISE expression `E` is translated in one of two modes:
+//! * **acceptor** `A(E)(out)`: a command that writes the value of `E` to `out`;
+//! * **continuation** `C(E)(k)`: a command that computes `E` and passes an
+//!   expression for its value (a memory read or a view) to `k`.
+//!
+//! Loops come only from the lowered patterns (`mapSeq`, `mapSeqUnroll`, `mapPar`,
+//! `reduceSeq`, `reduceSeqUnroll`), memory only from `toMem` (with its address
+//! space) and from the accumulator of a sequential reduction. Anything that leaves
+//! a decision open is an error naming the sub-expression and what would resolve it
+//! (§V-B): a `map` or `reduce` not lowered, a `toMem` without an address space, a
+//! computed array read where no memory holds it, `mapVec` of a function that is
+//! not a scalar expression.
+//!
+//! Copies: writing a *view* (a rearrangement of existing data) to memory is
+//! done element by element in sequential loops (origin `copy`), since a view has
+//! no loop of its own. Array accumulators of `reduceSeq` are updated in place.
+
+use crate::imperative::*;
+use arith::{Nat, Var};
+use diagnostics::{Diagnostic, Span};
+use rise::expr::Arg;
+use rise::types::Name;
+use rise::{AddrSpace, DataType, Expr, ExprKind, Prim, Type, TypeArg};
+use std::cell::{Cell, RefCell};
+use std::rc::Rc;
+
+/// Why a program cannot be translated: the sub-expression and the decision it lacks.
+#[derive(Clone, Debug, PartialEq)]
+pub struct TranslateError {
+    /// Where (the source span of the sub-expression; empty for generated nodes).
+    pub span: Span,
+    /// What is wrong, naming the sub-expression.
+    pub message: String,
+    /// What would resolve it (a rule or primitive to use).
+    pub help: Option<String>,
+}
+
+impl TranslateError {
+    fn at(e: &Expr, message: impl Into<String>, help: Option<&str>) -> TranslateError {
+        TranslateError {
+            span: e.span(),
+            message: format!("{}: `{}`", message.into(), excerpt(e)),
+            help: help.map(str::to_string),
+        }
+    }
+
+    /// The error as a diagnostic to render against the program's source.
+    pub fn to_diagnostic(&self) -> Diagnostic {
+        let d = Diagnostic::new(self.span, self.message.clone());
+        match &self.help {
+            Some(h) => d.with_note(h.clone()),
+            None => d,
+        }
+    }
+}
+
+impl std::fmt::Display for TranslateError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.message)?;
+        if let Some(h) = &self.help {
+            write!(f, "\n  help: {h}")?;
+        }
+        Ok(())
+    }
+}
+
+impl std::error::Error for TranslateError {}
+
+/// The sub-expression, on one line and shortened.
+fn excerpt(e: &Expr) -> String {
+    let text: String = e
+        .to_string()
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ");
+    if text.chars().count() > 100 {
+        format!("{}...", text.chars().take(97).collect::<String>())
+    } else {
+        text
+    }
+}
+
+type R<T> = Result<T, TranslateError>;
+
+/// Translates a prepared, lowered definition (`rise::infer::prepare_def`, then
+/// rewritten) to an imperative program writing its result to `output`.
+/// `scheme` is the definition's type scheme: its implicit `nat` binders are the
+/// program's sizes.
+pub fn translate(name: &str, body: &Expr, scheme: &Type) -> R<Program> {
+    let sizes = size_params(scheme, body)?;
+    let tr = Translator::default();
+    let mut env = Env::default();
+    let mut inputs = Vec::new();
+    let mut e = body;
+    while let ExprKind::Lambda(x, _, b) = e.kind() {
+        let Some(Type::Fun(a, _)) = e.ty() else {
+            return Err(TranslateError::at(e, "untyped parameter", None));
+        };
+        let Some(dt) = a.as_data() else {
+            return Err(TranslateError::at(
+                e,
+                "a function-typed parameter cannot be passed to compiled code",
+                None,
+            ));
+        };
+        let ident = Ident {
+            name: tr.unique(&c_name(x)),
+            ty: dt.clone(),
+        };
+        env = env.bind(
+            x,
+            Value::Data(Exp::new(ExpKind::Var(ident.clone()), dt.clone())),
+        );
+        inputs.push(ident);
+        e = b;
+    }
+    let out_ty = data_type(e)?;
+    let output = Ident {
+        name: tr.unique("output"),
+        ty: out_ty.clone(),
+    };
+    let out = Acc::new(AccKind::Var(output.clone()), out_ty);
+    let comm = tr.tr(e, &env, Out::Acc(&out))?;
+    Ok(Program {
+        name: c_name(name),
+        sizes,
+        output,
+        inputs,
+        body: comm,
+    })
+}
+
+/// The implicit `nat` binders of the scheme.
+fn size_params(scheme: &Type, body: &Expr) -> R<Vec<Var>> {
+    let mut sizes = Vec::new();
+    let mut t = scheme;
+    while let Type::DepFun {
+        binder,
+        implicit,
+        body: inner,
+    } = t
+    {
+        if !implicit || binder.kind != rise::Kind::Nat {
+            return Err(TranslateError::at(
+                body,
+                format!(
+                    "the parameter `{}: {}` of the definition cannot be compiled",
+                    binder.name, binder.kind
+                ),
+                Some(
+                    "compiled definitions take implicit sizes `{n: nat}` and data parameters only",
+                ),
+            ));
+        }
+        sizes.push(Var::new(&*binder.name));
+        t = inner;
+    }
+    Ok(sizes)
+}
+
+/// A C-safe name from a RISE name.
+fn c_name(name: &str) -> String {
+    let mut s: String = name
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '_' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    if s.is_empty() || s.starts_with(|c: char| c.is_ascii_digit()) {
+        s.insert(0, 'v');
+    }
+    s
+}
+
+/// The value a RISE variable stands for during translation.
+#[derive(Clone)]
+enum Value {
+    /// Data: an expression to read.
+    Data(Exp),
+    /// A function: its RISE term and the environment it was defined in.
+    Fun(Expr, Env),
+    /// The parameter of a view function whose acceptor is being computed
+    /// ([`Translator::acceptor_of_param`]): records the acceptor that reaches it.
+    Hole(Rc<RefCell<Option<Acc>>>),
+}
+
+/// A persistent environment from RISE variables to values.
+#[derive(Clone, Default)]
+struct Env(Option<Rc<(Name, Value, Env)>>);
+
+impl Env {
+    fn bind(&self, x: &Name, v: Value) -> Env {
+        Env(Some(Rc::new((x.clone(), v, self.clone()))))
+    }
+
+    fn lookup(&self, x: &Name) -> Option<&Value> {
+        let mut cur = self;
+        while let Some(node) = &cur.0 {
+            if &node.0 == x {
+                return Some(&node.1);
+            }
+            cur = &node.2;
+        }
+        None
+    }
+}
+
+/// A continuation: what to do with the expression for a value.
+type K<'a> = &'a dyn Fn(Exp) -> R<Comm>;
+
+/// The mode of translation.
+#[derive(Clone, Copy)]
+enum Out<'a> {
+    /// Write the value here.
+    Acc(&'a Acc),
+    /// Pass the value's expression on.
+    Con(K<'a>),
+}
+
+#[derive(Default)]
+struct Translator {
+    next: Cell<u32>,
+    used: RefCell<std::collections::HashSet<String>>,
+}
+
+impl Translator {
+    /// A fresh name `base<N>`.
+    fn fresh(&self, base: &str) -> String {
+        loop {
+            let n = self.next.get();
+            self.next.set(n + 1);
+            let name = format!("{base}{n}");
+            if self.used.borrow_mut().insert(name.clone()) {
+                return name;
+            }
+        }
+    }
+
+    /// `base` itself if unused, else a fresh variant.
+    fn unique(&self, base: &str) -> String {
+        if self.used.borrow_mut().insert(base.to_string()) {
+            base.to_string()
+        } else {
+            self.fresh(&format!("{base}_"))
+        }
+    }
+
+    /// A fresh loop variable ranging over `0 <= i < n`.
+    fn loop_var(&self, n: &Nat) -> Var {
+        Var::with_range(self.fresh("i"), Nat::cst(0), n.clone())
+    }
+
+    fn tr(&self, e: &Expr, env: &Env, out: Out) -> R<Comm> {
+        let (head, args) = e.spine();
+        match head.kind() {
+            ExprKind::Var(x) => match env.lookup(x) {
+                Some(Value::Data(d)) if args.is_empty() => self.give(d.clone(), out),
+                Some(Value::Fun(f, fenv)) => {
+                    let (f, fenv) = (f.clone(), fenv.clone());
+                    self.values(&value_args(e, &args)?, env, &|vals| {
+                        self.call(&f, &fenv, vals, out)
+                    })
+                }
+                Some(Value::Hole(slot)) if args.is_empty() => match out {
+                    Out::Acc(a) if slot.borrow().is_none() => {
+                        *slot.borrow_mut() = Some(a.clone());
+                        Ok(Comm::Skip)
+                    }
+                    _ => Err(TranslateError::at(e, "no acceptor for this view", None)),
+                },
+                Some(Value::Data(_) | Value::Hole(_)) => {
+                    Err(TranslateError::at(e, "data applied as a function", None))
+                }
+                None => Err(TranslateError::at(
+                    e,
+                    format!("unbound variable `{x}`"),
+                    None,
+                )),
+            },
+            ExprKind::Lambda(..) if !args.is_empty() => {
+                let head = head.clone();
+                self.values(&value_args(e, &args)?, env, &|vals| {
+                    self.call(&head, env, vals, out)
+                })
+            }
+            ExprKind::Lit(l) if args.is_empty() => {
+                self.give(Exp::new(ExpKind::Lit(l.clone()), data_type(e)?), out)
+            }
+            ExprKind::Prim(p) => self.prim(*p, e, &args, env, out),
+            ExprKind::Annot(inner, _) if args.is_empty() => self.tr(inner, env, out),
+            ExprKind::Lambda(..) => Err(TranslateError::at(
+                e,
+                "a function where data is expected",
+                None,
+            )),
+            _ => Err(TranslateError::at(
+                e,
+                "this construct cannot be compiled",
+                None,
+            )),
+        }
+    }
+
+    /// Hands a value's expression to the output: the continuation, or an
+    /// assignment to the acceptor.
+    fn give(&self, x: Exp, out: Out) -> R<Comm> {
+        match out {
+            Out::Con(k) => k(x),
+            Out::Acc(a) => Ok(self.assign(a, &x)),
+        }
+    }
+
+    /// `out := x`, expanded into loops and component assignments for arrays and pairs.
+    fn assign(&self, out: &Acc, x: &Exp) -> Comm {
+        match &out.ty {
+            DataType::Array(n, elem) => {
+                let i = self.loop_var(n);
+                let iv = Nat::var(&i);
+                let body = self.assign(
+                    &Acc::new(AccKind::Idx(out.clone(), iv.clone()), (**elem).clone()),
+                    &Exp::new(ExpKind::Idx(x.clone(), iv), (**elem).clone()),
+                );
+                Comm::For {
+                    var: i,
+                    count: n.clone(),
+                    kind: LoopKind::Seq,
+                    origin: "copy",
+                    body: Box::new(body),
+                }
+            }
+            DataType::Pair(s, t) => Comm::Seq(vec![
+                self.assign(
+                    &Acc::new(AccKind::Pair1(out.clone()), (**s).clone()),
+                    &Exp::new(ExpKind::Fst(x.clone()), (**s).clone()),
+                ),
+                self.assign(
+                    &Acc::new(AccKind::Pair2(out.clone()), (**t).clone()),
+                    &Exp::new(ExpKind::Snd(x.clone()), (**t).clone()),
+                ),
+            ]),
+            _ => Comm::Assign(out.clone(), x.clone()),
+        }
+    }
+
+    /// Evaluates arguments to values (data through the continuation
+    /// translation, functions as closures), then runs `then`.
+    fn values(&self, args: &[Expr], env: &Env, then: &dyn Fn(Vec<Value>) -> R<Comm>) -> R<Comm> {
+        self.values_from(args, env, Vec::new(), then)
+    }
+
+    fn values_from(
+        &self,
+        args: &[Expr],
+        env: &Env,
+        done: Vec<Value>,
+        then: &dyn Fn(Vec<Value>) -> R<Comm>,
+    ) -> R<Comm> {
+        let Some((first, rest)) = args.split_first() else {
+            return then(done);
+        };
+        if matches!(first.ty(), Some(t) if t.as_data().is_none()) {
+            let mut done = done;
+            done.push(Value::Fun(first.clone(), env.clone()));
+            return self.values_from(rest, env, done, then);
+        }
+        self.tr(
+            first,
+            env,
+            Out::Con(&|x| {
+                let mut done = done.clone();
+                done.push(Value::Data(x));
+                self.values_from(rest, env, done, then)
+            }),
+        )
+    }
+
+    /// Applies the function `f` (defined in `fenv`) to values.
+    fn call(&self, f: &Expr, fenv: &Env, vals: Vec<Value>, out: Out) -> R<Comm> {
+        if vals.is_empty() {
+            return self.tr(f, fenv, out);
+        }
+        match f.kind() {
+            ExprKind::Lambda(x, _, body) => {
+                let env = fenv.bind(x, vals[0].clone());
+                self.call(body, &env, vals[1..].to_vec(), out)
+            }
+            ExprKind::Var(x) => match fenv.lookup(x) {
+                Some(Value::Fun(g, genv)) => self.call(&g.clone(), &genv.clone(), vals, out),
+                _ => Err(TranslateError::at(f, "not a function", None)),
+            },
+            _ => {
+                // A partial application such as `add` or `mapSeq g`: name the
+                // values and apply the term to the names.
+                let mut env = fenv.clone();
+                let mut app = f.clone();
+                for v in vals {
+                    let Some(Type::Fun(a, b)) = app.ty() else {
+                        return Err(TranslateError::at(f, "too many arguments", None));
+                    };
+                    let (a, b) = ((**a).clone(), (**b).clone());
+                    let name: Name = self.fresh("%arg").into();
+                    env = env.bind(&name, v);
+                    let var = Expr::typed(ExprKind::Var(name), a, f.span());
+                    app = Expr::typed(ExprKind::App(app, var), b, f.span());
+                }
+                self.tr(&app, &env, out)
+            }
+        }
+    }
+
+    /// For a view function `f` and an acceptor `out` for `f x`: the acceptor for
+    /// `x` (`join` gives `splitAcc`), if the view can be written through.
+    fn acceptor_of_param(&self, f: &Expr, env: &Env, out: &Acc) -> Option<Acc> {
+        let slot = Rc::new(RefCell::new(None));
+        let comm = self
+            .call(f, env, vec![Value::Hole(slot.clone())], Out::Acc(out))
+            .ok()?;
+        let acc = slot.borrow_mut().take();
+        matches!(comm, Comm::Skip).then_some(acc).flatten()
+    }
+
+    /// The expression of a function applied to data, which must be pure (no
+    /// command): the bodies of views (`generate`, view `map`s) and `mapVec`.
+    fn pure(&self, f: &Expr, env: &Env, vals: Vec<Value>, what: &str) -> R<Exp> {
+        let slot = RefCell::new(None);
+        let comm = self.call(
+            f,
+            env,
+            vals,
+            Out::Con(&|x| {
+                *slot.borrow_mut() = Some(x);
+                Ok(Comm::Skip)
+            }),
+        )?;
+        match (comm, slot.into_inner()) {
+            (Comm::Skip, Some(x)) => Ok(x),
+            _ => Err(TranslateError::at(
+                f,
+                format!("{what} must be an expression without loops or memory"),
+                None,
+            )),
+        }
+    }
+
+    fn prim(&self, p: Prim, e: &Expr, args: &[Arg], env: &Env, out: Out) -> R<Comm> {
+        use Prim::*;
+        let nats = nat_args(args);
+        let vals = value_args(e, args)?;
+        let arity = value_arity(p);
+        if vals.len() < arity {
+            return Err(TranslateError::at(
+                e,
+                format!("`{}` is not applied to all its arguments", p.name()),
+                None,
+            ));
+        }
+        if vals.len() > arity {
+            return Err(TranslateError::at(
+                e,
+                format!(
+                    "`{}` returns a function here; this cannot be compiled",
+                    p.name()
+                ),
+                None,
+            ));
+        }
+        let ty = data_type(e)?;
+        let view = |kind: ExpKind| Exp::new(kind, ty.clone());
+        match p {
+            // ---- scalar operations --------------------------------------------
+            Id => self.tr(&vals[0], env, out),
+            Neg | Not => self.data(&vals, env, out, &|xs| {
+                let op = if p == Neg { UnOp::Neg } else { UnOp::Not };
+                Ok(view(ExpKind::Unary(op, xs[0].clone())))
+            }),
+            Add | Sub | Mul | Div | Mod | Gt | Lt | Equal => self.data(&vals, env, out, &|xs| {
+                let op = match p {
+                    Add => BinOp::Add,
+                    Sub => BinOp::Sub,
+                    Mul => BinOp::Mul,
+                    Div => BinOp::Div,
+                    Mod => BinOp::Mod,
+                    Gt => BinOp::Gt,
+                    Lt => BinOp::Lt,
+                    _ => BinOp::Eq,
+                };
+                Ok(view(ExpKind::Binary(op, xs[0].clone(), xs[1].clone())))
+            }),
+            Select => self.data(&vals, env, out, &|xs| {
+                Ok(view(ExpKind::Select(
+                    xs[0].clone(),
+                    xs[1].clone(),
+                    xs[2].clone(),
+                )))
+            }),
+            Cast => self.data(&vals, env, out, &|xs| {
+                Ok(view(ExpKind::Cast(xs[0].clone())))
+            }),
+            IndexAsNat | NatAsIndex => self.data(&vals, env, out, &|xs| {
+                Ok(Exp::new((*xs[0].kind).clone(), ty.clone()))
+            }),
+            VectorFromScalar => self.data(&vals, env, out, &|xs| {
+                Ok(view(ExpKind::VectorFromScalar(xs[0].clone())))
+            }),
+            // ---- binding and memory ---------------------------------------------
+            Let => self.tr(
+                &vals[0],
+                env,
+                Out::Con(&|x| self.call(&vals[1], env, vec![Value::Data(x)], out)),
+            ),
+            ToMem => {
+                let addr = match args.iter().find_map(|a| match a {
+                    Arg::Type(TypeArg::AddrSpace(a)) => Some(a.clone()),
+                    _ => None,
+                }) {
+                    Some(AddrSpace::Var(_)) | None => {
+                        let v = v_name(args);
+                        return Err(TranslateError::at(
+                            e,
+                            format!("`toMem` without an address space{v}"),
+                            Some("give the address space: `toMem global`, `toMem private`, ... (storeInMemory inserts `toMem global`)"),
+                        ));
+                    }
+                    Some(a) => a,
+                };
+                let t = data_type(&vals[0])?;
+                let ident = Ident {
+                    name: self.fresh("mem"),
+                    ty: t.clone(),
+                };
+                let acc = Acc::new(AccKind::Var(ident.clone()), t.clone());
+                let read = Exp::new(ExpKind::Var(ident.clone()), t);
+                let fill = self.tr(&vals[0], env, Out::Acc(&acc))?;
+                let rest = self.call(&vals[1], env, vec![Value::Data(read)], out)?;
+                Ok(Comm::New {
+                    ident,
+                    addr,
+                    body: Box::new(Comm::Seq(vec![fill, rest])),
+                })
+            }
+            // ---- lowered patterns: loops -----------------------------------------
+            MapSeq | MapSeqUnroll | MapPar => {
+                let Out::Acc(acc) = out else {
+                    return Err(TranslateError::at(
+                        e,
+                        format!("the result of `{}` is read but not stored anywhere", p.name()),
+                        Some("write it to memory first: `toMem global (...)`, e.g. with storeInMemory, or fuse it into its consumer (mapFusion, fuseReduceMap)"),
+                    ));
+                };
+                let kind = match p {
+                    MapSeq => LoopKind::Seq,
+                    MapSeqUnroll => LoopKind::Unroll,
+                    _ => LoopKind::Par,
+                };
+                let (n, elem) = array_of(&vals[1])?;
+                let f = &vals[0];
+                self.tr(
+                    &vals[1],
+                    env,
+                    Out::Con(&|xs| {
+                        let i = self.loop_var(&n);
+                        let iv = Nat::var(&i);
+                        let x = Exp::new(ExpKind::Idx(xs, iv.clone()), elem.clone());
+                        let (_, out_elem) = array_dt(&acc.ty, e)?;
+                        let o = Acc::new(AccKind::Idx(acc.clone(), iv), out_elem);
+                        let body = self.call(f, env, vec![Value::Data(x)], Out::Acc(&o))?;
+                        Ok(Comm::For {
+                            var: i,
+                            count: n.clone(),
+                            kind,
+                            origin: p.name(),
+                            body: Box::new(body),
+                        })
+                    }),
+                )
+            }
+            ReduceSeq | ReduceSeqUnroll => {
+                let kind = if p == ReduceSeq {
+                    LoopKind::Seq
+                } else {
+                    LoopKind::Unroll
+                };
+                let (n, elem) = array_of(&vals[2])?;
+                let f = &vals[0];
+                let reduce = |k: K| {
+                    self.tr(
+                        &vals[2],
+                        env,
+                        Out::Con(&|xs| {
+                            self.tr(
+                                &vals[1],
+                                env,
+                                Out::Con(&|init| {
+                                    let ident = Ident {
+                                        name: self.fresh("acc"),
+                                        ty: ty.clone(),
+                                    };
+                                    let acc = Acc::new(AccKind::Var(ident.clone()), ty.clone());
+                                    let read = Exp::new(ExpKind::Var(ident.clone()), ty.clone());
+                                    let i = self.loop_var(&n);
+                                    let x = Exp::new(
+                                        ExpKind::Idx(xs.clone(), Nat::var(&i)),
+                                        elem.clone(),
+                                    );
+                                    let step = self.call(
+                                        f,
+                                        env,
+                                        vec![Value::Data(read.clone()), Value::Data(x)],
+                                        Out::Acc(&acc),
+                                    )?;
+                                    let lp = Comm::For {
+                                        var: i,
+                                        count: n.clone(),
+                                        kind,
+                                        origin: p.name(),
+                                        body: Box::new(step),
+                                    };
+                                    Ok(Comm::New {
+                                        ident,
+                                        addr: AddrSpace::Private,
+                                        body: Box::new(Comm::Seq(vec![
+                                            self.assign(&acc, &init),
+                                            lp,
+                                            k(read)?,
+                                        ])),
+                                    })
+                                }),
+                            )
+                        }),
+                    )
+                };
+                match out {
+                    Out::Con(k) => reduce(k),
+                    Out::Acc(a) => reduce(&|r| Ok(self.assign(a, &r))),
+                }
+            }
+            MapVec => {
+                let Some(DataType::Vector(n, _)) = Some(&ty) else {
+                    return Err(TranslateError::at(e, "mapVec of a non-vector", None));
+                };
+                let n = n.clone();
+                let f = &vals[0];
+                self.data(&vals[1..], env, out, &|xs| {
+                    let body = self.pure(
+                        f,
+                        env,
+                        vec![Value::Data(xs[0].clone())],
+                        "the function of mapVec",
+                    )?;
+                    vectorized(&body, &n).ok_or_else(|| {
+                        TranslateError::at(
+                            e,
+                            "the function of mapVec is not a scalar function",
+                            Some("vectorize only functions on scalars"),
+                        )
+                    })
+                })
+            }
+            // ---- views --------------------------------------------------------------
+            Map => {
+                let (n, elem) = array_of(&vals[1])?;
+                if let Out::Acc(a) = out {
+                    // Written to memory: through the view's acceptor, element by element.
+                    let i = self.loop_var(&n);
+                    let (_, out_elem) = array_dt(&a.ty, e)?;
+                    let o = Acc::new(AccKind::Idx(a.clone(), Nat::var(&i)), out_elem);
+                    if !vals[0].is_view_function() {
+                        return Err(TranslateError::at(
+                            e,
+                            "this `map` computes a result that is written to memory, but it is not lowered: code generation does not choose how to run it",
+                            Some("lower it: mapSeq, mapPar or mapSeqUnroll (e.g. with lowerToC, parallel, unroll)"),
+                        ));
+                    }
+                    if let Some(x_acc) = self.acceptor_of_param(&vals[0], env, &o) {
+                        let acc = Acc::new(AccKind::Map(i, x_acc), data_type(&vals[1])?);
+                        return self.tr(&vals[1], env, Out::Acc(&acc));
+                    }
+                }
+                // Read: each element is computed where it is read (fused into the reader).
+                let f = &vals[0];
+                self.data(&vals[1..], env, out, &|xs| {
+                    let i = self.loop_var(&n);
+                    let x = Exp::new(ExpKind::Idx(xs[0].clone(), Nat::var(&i)), elem.clone());
+                    let body = self.pure(
+                        f,
+                        env,
+                        vec![Value::Data(x)],
+                        "the function of a map that is read (computed where it is read)",
+                    )?;
+                    Ok(view(ExpKind::Generate(i, body)))
+                })
+            }
+            Generate => {
+                let (n, _) = array_dt(&ty, e)?;
+                let i = self.loop_var(&n);
+                let index = Exp::new(ExpKind::Nat(Nat::var(&i)), DataType::Index(n.clone()));
+                let body = self.pure(
+                    &vals[0],
+                    env,
+                    vec![Value::Data(index)],
+                    "the function of generate",
+                )?;
+                self.give(view(ExpKind::Generate(i, body)), out)
+            }
+            MakeArray => {
+                let (n, _) = array_dt(&ty, e)?;
+                self.data(&vals, env, out, &|xs| {
+                    Ok(view(ExpKind::Generate(self.loop_var(&n), xs[0].clone())))
+                })
+            }
+            Idx => self.data(&vals, env, out, &|xs| match &*xs[0].kind {
+                ExpKind::Nat(i) => Ok(view(ExpKind::Idx(xs[1].clone(), i.clone()))),
+                _ => Err(TranslateError::at(
+                    e,
+                    "`idx` with an index computed at run time is not supported yet",
+                    None,
+                )),
+            }),
+            Split => match out {
+                Out::Acc(a) => self.tr(&vals[0], env, Out::Acc(&join_acc(a, &vals[0])?)),
+                Out::Con(_) => self.data(&vals, env, out, &|xs| {
+                    Ok(view(ExpKind::Split(nats[0].clone(), xs[0].clone())))
+                }),
+            },
+            Join => match out {
+                Out::Acc(a) => {
+                    let (_, inner) = array_of(&vals[0])?;
+                    let (m, _) = array_dt(&inner, e)?;
+                    let acc = Acc::new(AccKind::Split(m, a.clone()), data_type(&vals[0])?);
+                    self.tr(&vals[0], env, Out::Acc(&acc))
+                }
+                Out::Con(_) => self.data(&vals, env, out, &|xs| {
+                    Ok(view(ExpKind::Join(xs[0].clone())))
+                }),
+            },
+            Transpose => match out {
+                Out::Acc(a) => {
+                    let acc = Acc::new(AccKind::Transpose(a.clone()), data_type(&vals[0])?);
+                    self.tr(&vals[0], env, Out::Acc(&acc))
+                }
+                Out::Con(_) => self.data(&vals, env, out, &|xs| {
+                    Ok(view(ExpKind::Transpose(xs[0].clone())))
+                }),
+            },
+            AsScalar => match out {
+                Out::Acc(a) => {
+                    let (_, v) = array_of(&vals[0])?;
+                    let DataType::Vector(n, _) = v else {
+                        return Err(TranslateError::at(
+                            e,
+                            "asScalar of a non-vector array",
+                            None,
+                        ));
+                    };
+                    let acc = Acc::new(AccKind::AsVector(n, a.clone()), data_type(&vals[0])?);
+                    self.tr(&vals[0], env, Out::Acc(&acc))
+                }
+                Out::Con(_) => self.data(&vals, env, out, &|xs| {
+                    Ok(view(ExpKind::AsScalar(xs[0].clone())))
+                }),
+            },
+            AsVector => match out {
+                Out::Acc(a) => {
+                    let acc = Acc::new(AccKind::AsScalar(a.clone()), data_type(&vals[0])?);
+                    self.tr(&vals[0], env, Out::Acc(&acc))
+                }
+                Out::Con(_) => self.data(&vals, env, out, &|xs| {
+                    Ok(view(ExpKind::AsVector(nats[0].clone(), xs[0].clone())))
+                }),
+            },
+            Zip | MakePair => match out {
+                Out::Acc(a) => {
+                    let (first, second) = if p == Zip {
+                        (AccKind::Zip1(a.clone()), AccKind::Zip2(a.clone()))
+                    } else {
+                        (AccKind::Pair1(a.clone()), AccKind::Pair2(a.clone()))
+                    };
+                    let c1 = self.tr(
+                        &vals[0],
+                        env,
+                        Out::Acc(&Acc::new(first, data_type(&vals[0])?)),
+                    )?;
+                    let c2 = self.tr(
+                        &vals[1],
+                        env,
+                        Out::Acc(&Acc::new(second, data_type(&vals[1])?)),
+                    )?;
+                    Ok(Comm::Seq(vec![c1, c2]))
+                }
+                Out::Con(_) => self.data(&vals, env, out, &|xs| {
+                    let kind = if p == Zip {
+                        ExpKind::Zip(xs[0].clone(), xs[1].clone())
+                    } else {
+                        ExpKind::Pair(xs[0].clone(), xs[1].clone())
+                    };
+                    Ok(view(kind))
+                }),
+            },
+            Unzip => match out {
+                Out::Acc(a) => {
+                    let acc = Acc::new(AccKind::Unzip(a.clone()), data_type(&vals[0])?);
+                    self.tr(&vals[0], env, Out::Acc(&acc))
+                }
+                Out::Con(_) => {
+                    let (n, elem) = array_of(&vals[0])?;
+                    let DataType::Pair(s, t) = elem.clone() else {
+                        return Err(TranslateError::at(
+                            e,
+                            "unzip of an array of non-pairs",
+                            None,
+                        ));
+                    };
+                    self.data(&vals, env, out, &|xs| {
+                        let side = |second: bool, c: &DataType| {
+                            let i = self.loop_var(&n);
+                            let x =
+                                Exp::new(ExpKind::Idx(xs[0].clone(), Nat::var(&i)), elem.clone());
+                            let part = if second {
+                                ExpKind::Snd(x)
+                            } else {
+                                ExpKind::Fst(x)
+                            };
+                            Exp::new(
+                                ExpKind::Generate(i, Exp::new(part, c.clone())),
+                                DataType::Array(n.clone(), std::sync::Arc::new(c.clone())),
+                            )
+                        };
+                        Ok(view(ExpKind::Pair(side(false, &s), side(true, &t))))
+                    })
+                }
+            },
+            Fst | Snd => self.data(&vals, env, out, &|xs| {
+                Ok(view(if p == Fst {
+                    ExpKind::Fst(xs[0].clone())
+                } else {
+                    ExpKind::Snd(xs[0].clone())
+                }))
+            }),
+            Slide => self.data(&vals, env, out, &|xs| {
+                Ok(view(ExpKind::Slide(
+                    nats[0].clone(),
+                    nats[1].clone(),
+                    xs[0].clone(),
+                )))
+            }),
+            Take => self.data(&vals, env, out, &|xs| {
+                Ok(view(ExpKind::Take(nats[0].clone(), xs[0].clone())))
+            }),
+            Drop => self.data(&vals, env, out, &|xs| {
+                Ok(view(ExpKind::Drop(nats[0].clone(), xs[0].clone())))
+            }),
+            Concat => self.data(&vals, env, out, &|xs| {
+                Ok(view(ExpKind::Concat(xs[0].clone(), xs[1].clone())))
+            }),
+            PadCst => self.data(&vals, env, out, &|xs| {
+                Ok(view(ExpKind::Pad(
+                    nats[0].clone(),
+                    nats[1].clone(),
+                    PadMode::Cst(xs[0].clone()),
+                    xs[1].clone(),
+                )))
+            }),
+            PadClamp | PadMirror | PadWrap => self.data(&vals, env, out, &|xs| {
+                let mode = match p {
+                    PadClamp => PadMode::Clamp,
+                    PadMirror => PadMode::Mirror,
+                    _ => PadMode::Wrap,
+                };
+                Ok(view(ExpKind::Pad(
+                    nats[0].clone(),
+                    nats[1].clone(),
+                    mode,
+                    xs[0].clone(),
+                )))
+            }),
+            // ---- decisions not made -------------------------------------------------
+            Reduce => Err(TranslateError::at(
+                e,
+                "this `reduce` is not lowered: code generation does not choose how to run it",
+                Some("lower it to reduceSeq (e.g. with lowerToC or toReduceSeq)"),
+            )),
+            _ => Err(TranslateError::at(
+                e,
+                format!("`{}` cannot be compiled for CPUs yet", p.name()),
+                None,
+            )),
+        }
+    }
+
+    /// Evaluates data arguments through the continuation translation, builds an
+    /// expression from them and hands it to the output.
+    fn data(
+        &self,
+        args: &[Expr],
+        env: &Env,
+        out: Out,
+        build: &dyn Fn(&[Exp]) -> R<Exp>,
+    ) -> R<Comm> {
+        self.values(args, env, &|vals| {
+            let xs: Vec<Exp> = vals
+                .into_iter()
+                .filter_map(|v| match v {
+                    Value::Data(x) => Some(x),
+                    Value::Fun(..) | Value::Hole(_) => None,
+                })
+                .collect();
+            self.give(build(&xs)?, out)
+        })
+    }
+}
+
+/// The number of value arguments of a primitive.
+fn value_arity(p: Prim) -> usize {
+    let mut t = p.scheme();
+    let mut n = 0;
+    loop {
+        match t {
+            Type::DepFun { body, .. } => t = body,
+            Type::Fun(_, b) => {
+                n += 1;
+                t = b;
+            }
+            _ => return n,
+        }
+    }
+}
+
+/// The value arguments of a spine.
+fn value_args(e: &Expr, args: &[Arg]) -> R<Vec<Expr>> {
+    let _ = e;
+    Ok(args
+        .iter()
+        .filter_map(|a| match a {
+            Arg::Value(v) => Some((*v).clone()),
+            Arg::Type(_) => None,
+        })
+        .collect())
+}
+
+/// The explicit `nat` arguments of a spine (`split 32`, `slide 3 1`).
+fn nat_args(args: &[Arg]) -> Vec<Nat> {
+    args.iter()
+        .filter_map(|a| match a {
+            Arg::Type(TypeArg::Nat(n)) => Some(n.clone()),
+            _ => None,
+        })
+        .collect()
+}
+
+fn v_name(args: &[Arg]) -> String {
+    args.iter()
+        .find_map(|a| match a {
+            Arg::Type(TypeArg::AddrSpace(AddrSpace::Var(v))) => {
+                Some(format!(" (`{v}` is a variable)"))
+            }
+            _ => None,
+        })
+        .unwrap_or_default()
+}
+
+/// The data type of a typed node.
+fn data_type(e: &Expr) -> R<DataType> {
+    match e.ty() {
+        Some(Type::Data(d)) => Ok(d.clone()),
+        Some(_) => Err(TranslateError::at(
+            e,
+            "a function where data is expected",
+            None,
+        )),
+        None => Err(TranslateError::at(
+            e,
+            "untyped expression (internal error)",
+            None,
+        )),
+    }
+}
+
+/// Length and element type of an array-typed node.
+fn array_of(e: &Expr) -> R<(Nat, DataType)> {
+    array_dt(&data_type(e)?, e)
+}
+
+fn array_dt(t: &DataType, e: &Expr) -> R<(Nat, DataType)> {
+    match t {
+        DataType::Array(n, elem) => Ok((n.clone(), (**elem).clone())),
+        _ => Err(TranslateError::at(
+            e,
+            format!("expected an array, found `{t}`"),
+            None,
+        )),
+    }
+}
+
+/// `joinAcc` for writing `split n e` into `a`: accepts `e`'s type.
+fn join_acc(a: &Acc, e: &Expr) -> R<Acc> {
+    Ok(Acc::new(AccKind::Join(a.clone()), data_type(e)?))
+}
+
+/// The expression of a scalar function applied to a vector, with every
+/// operation lifted to vectors of `n` lanes; `None` if it is not scalar.
+fn vectorized(x: &Exp, n: &Nat) -> Option<Exp> {
+    fn lift(x: &Exp, n: &Nat) -> Option<(Exp, bool)> {
+        let vec_of = |t: &DataType| match t {
+            DataType::Scalar(_) => {
+                Some(DataType::Vector(n.clone(), std::sync::Arc::new(t.clone())))
+            }
+            _ => None,
+        };
+        let broadcast = |e: Exp| -> Option<Exp> {
+            if matches!(e.ty, DataType::Vector(..)) {
+                return Some(e);
+            }
+            let t = vec_of(&e.ty)?;
+            Some(Exp::new(ExpKind::VectorFromScalar(e), t))
+        };
+        Some(match &*x.kind {
+            ExpKind::Unary(op, a) => {
+                let (a, v) = lift(a, n)?;
+                if !v {
+                    return Some((x.clone(), false));
+                }
+                (Exp::new(ExpKind::Unary(*op, a.clone()), a.ty.clone()), true)
+            }
+            ExpKind::Binary(op, a, b) => {
+                let (a, va) = lift(a, n)?;
+                let (b, vb) = lift(b, n)?;
+                if !(va || vb) {
+                    return Some((x.clone(), false));
+                }
+                let t = match x.ty {
+                    DataType::Scalar(_) => vec_of(&x.ty)?,
+                    _ => return None,
+                };
+                (
+                    Exp::new(ExpKind::Binary(*op, broadcast(a)?, broadcast(b)?), t),
+                    true,
+                )
+            }
+            ExpKind::Select(c, a, b) => {
+                let (c, vc) = lift(c, n)?;
+                let (a, va) = lift(a, n)?;
+                let (b, vb) = lift(b, n)?;
+                if vc {
+                    return None; // lane-wise conditions are not supported
+                }
+                if !(va || vb) {
+                    return Some((x.clone(), false));
+                }
+                let t = vec_of(&x.ty)?;
+                (
+                    Exp::new(ExpKind::Select(c, broadcast(a)?, broadcast(b)?), t),
+                    true,
+                )
+            }
+            _ => {
+                let v = matches!(x.ty, DataType::Vector(..));
+                if !v && !matches!(x.ty, DataType::Scalar(_)) {
+                    return None;
+                }
+                (x.clone(), v)
+            }
+        })
+    }
+    let (e, v) = lift(x, n)?;
+    if v {
+        Some(e)
+    } else {
+        let t = DataType::Vector(n.clone(), std::sync::Arc::new(e.ty.clone()));
+        matches!(e.ty, DataType::Scalar(_)).then(|| Exp::new(ExpKind::VectorFromScalar(e), t))
+    }
+}

@@ -1,0 +1,78 @@
+//! Translation of the example programs under the example strategies.
+
+use elevate::Ctx;
+use rise::infer::prepare_def;
+use rise::NameGen;
+
+fn lowered(file: &str, def: &str, elv: &str, strategy: &str) -> (rise::Expr, rise::Type) {
+    let root = concat!(env!("CARGO_MANIFEST_DIR"), "/../../examples/");
+    let src = std::fs::read_to_string(format!("{root}{file}")).unwrap();
+    let checked = rise::infer::check_source(&src).unwrap();
+    let p = prepare_def(&checked, def).unwrap();
+    let registry = rewrite::library::registry();
+    let elv_src = std::fs::read_to_string(format!("{root}{elv}")).unwrap();
+    let module = elv::load(&elv_src, &registry).unwrap();
+    let s = module.expression(strategy).unwrap();
+    let mut ctx = Ctx::new(NameGen::avoiding(&p.body));
+    let out = ctx.run(&s, &p.body).unwrap();
+    (out, p.scheme)
+}
+
+#[test]
+fn mm_baseline_translates() {
+    let (e, scheme) = lowered("mm.rise", "mm", "mm.elv", "baseline ; lowerToC");
+    let p = dpia::translate("mm", &e, &scheme).unwrap();
+    let text = p.body.to_string();
+    // Listing 8's loop nest: two mapSeq loops and the fused reduction, with a private accumulator.
+    assert_eq!(text.matches("// mapSeq").count(), 2, "{text}");
+    assert_eq!(text.matches("// reduceSeq").count(), 1, "{text}");
+    assert!(text.contains("new private acc"), "{text}");
+    assert!(text.contains("output[i0][i1] := acc"), "{text}");
+    assert_eq!(p.sizes.len(), 3);
+    assert_eq!(p.inputs.len(), 2);
+}
+
+#[test]
+fn a_map_that_is_not_lowered_is_rejected_with_the_rule_to_use() {
+    let (e, scheme) = lowered("mm.rise", "mm", "mm.elv", "id");
+    let err = dpia::translate("mm", &e, &scheme).unwrap_err();
+    assert!(err.message.contains("not lowered"), "{err}");
+    assert!(
+        err.help.as_deref().unwrap_or("").contains("mapSeq"),
+        "{err}"
+    );
+}
+
+#[test]
+fn a_computed_array_that_is_read_but_never_stored_is_rejected() {
+    // mapSeq says "a sequential loop writing memory", but nothing says where.
+    let (e, scheme) = lowered(
+        "dot.rise",
+        "dot",
+        "mm.elv",
+        "DFNF ; toMapSeq @ topDown ; toReduceSeq @ topDown",
+    );
+    match dpia::translate("dot", &e, &scheme) {
+        Err(err) => assert!(err.message.contains("not stored"), "{err}\n{e}"),
+        Ok(p) => panic!("translated:\n{}\n{e}", p.body),
+    }
+}
+
+#[test]
+fn every_matmul_version_translates() {
+    for v in [
+        "baseline",
+        "blocking",
+        "vectorization",
+        "loopPermutation",
+        "arrayPacking",
+        "cacheBlocks",
+        "parallelization",
+    ] {
+        let (e, scheme) = lowered("mm.rise", "mm", "mm.elv", &format!("{v} ; lowerToC"));
+        match dpia::translate("mm", &e, &scheme) {
+            Ok(p) => println!("== {v}\n{}", p.body),
+            Err(err) => panic!("{v}: {err}\n{e}"),
+        }
+    }
+}

@@ -1,0 +1,252 @@
+//! Hand-written C modules that follow the generated-code contract, compiled and run natively.
+
+use runtime::{compare, Buffer, CompilerConfig, Module, RuntimeError, Tolerance};
+
+const VECTOR_ADD: &str = r#"
+#include <stdint.h>
+void vadd(void *const *buffers, const int64_t *sizes) {
+  float *out = buffers[0];
+  const float *x = buffers[1], *y = buffers[2];
+  for (int64_t i = 0; i < sizes[0]; i++) out[i] = x[i] + y[i];
+}
+"#;
+
+fn vector_add(module: &Module, n: usize) -> Result<(), RuntimeError> {
+    let x: Vec<f32> = (0..n).map(|i| i as f32 * 0.5).collect();
+    let y: Vec<f32> = (0..n).map(|i| 1.0 / (i as f32 + 1.0)).collect();
+    let mut out = Buffer::zeroed(4 * n);
+    module.run(
+        &mut out,
+        &[&Buffer::from_slice(&x), &Buffer::from_slice(&y)],
+        &[n as i64],
+    )?;
+    let expected: Vec<f64> = x.iter().zip(&y).map(|(a, b)| f64::from(a + b)).collect();
+    let actual: Vec<f64> = out
+        .as_slice::<f32>()
+        .iter()
+        .map(|&v| f64::from(v))
+        .collect();
+    compare(&expected, &actual, Tolerance::exact()).unwrap();
+    Ok(())
+}
+
+#[test]
+fn vector_add_f32() {
+    let module = Module::compile(VECTOR_ADD, "vadd", &CompilerConfig::default()).unwrap();
+    assert!(!module.is_sanitized());
+    assert_eq!(module.entry(), "vadd");
+    vector_add(&module, 1000).unwrap();
+    vector_add(&module, 3).unwrap();
+}
+
+#[test]
+fn scalar_input_and_several_sizes() {
+    // out[i][j] = a * x[i][j] + y[j], with sizes [rows, cols] and the scalar a as a buffer.
+    let source = r#"
+    #include <stdint.h>
+    void axpy(void *const *b, const int64_t *s) {
+      double *out = b[0]; const double *a = b[1], *x = b[2], *y = b[3];
+      for (int64_t i = 0; i < s[0]; i++)
+        for (int64_t j = 0; j < s[1]; j++) out[i * s[1] + j] = a[0] * x[i * s[1] + j] + y[j];
+    }"#;
+    let module = Module::compile(source, "axpy", &CompilerConfig::default()).unwrap();
+    let x: Vec<f64> = (0..6).map(f64::from).collect();
+    let mut out = Buffer::zeroed(6 * 8);
+    let inputs = [
+        &Buffer::from_slice(&[2.0f64]),
+        &Buffer::from_slice(&x),
+        &Buffer::from_slice(&[10.0f64, 20.0, 30.0]),
+    ];
+    module.run(&mut out, &inputs, &[2, 3]).unwrap();
+    assert_eq!(
+        out.to_vec::<f64>(),
+        vec![10.0, 22.0, 34.0, 16.0, 28.0, 40.0]
+    );
+}
+
+const OPENMP: &str = r#"
+#include <stdint.h>
+#include <omp.h>
+void sq(void *const *buffers, const int64_t *sizes) {
+  int64_t *out = buffers[0];
+  const int64_t *x = buffers[1];
+  #pragma omp parallel for
+  for (int64_t i = 1; i < sizes[0]; i++) out[i] = x[i] * x[i];
+  out[0] = omp_get_max_threads();
+}
+"#;
+
+#[test]
+fn openmp_with_default_flags() {
+    let n = 100_000;
+    let x: Vec<i64> = (0..n as i64).collect();
+    for _ in 0..3 {
+        // Compiled, run and dropped repeatedly: unloading OpenMP code must not crash.
+        let module = Module::compile(OPENMP, "sq", &CompilerConfig::default()).unwrap();
+        let mut out = Buffer::zeroed(8 * n);
+        module
+            .run(&mut out, &[&Buffer::from_slice(&x)], &[n as i64])
+            .unwrap();
+        let out = out.as_slice::<i64>();
+        assert!(out[0] >= 1, "omp_get_max_threads() = {}", out[0]);
+        assert!(out[1..].iter().zip(&x[1..]).all(|(o, x)| *o == x * x));
+    }
+}
+
+#[test]
+fn compile_error_reports_the_compiler_message() {
+    let keep = tempfile::tempdir().unwrap();
+    let config = CompilerConfig::default().keep_in(keep.path());
+    let source =
+        "#include <stdint.h>\nvoid f(void *const *b, const int64_t *s) { undeclared_thing = 1; }\n";
+    let Err(err) = Module::compile(source, "f", &config) else {
+        panic!("compiled invalid C")
+    };
+    let RuntimeError::CompilationFailed {
+        command,
+        stderr,
+        source_path,
+    } = &err
+    else {
+        panic!("{err:?}")
+    };
+    assert!(stderr.contains("undeclared_thing"), "{stderr}");
+    assert!(
+        command.starts_with("gcc ") && command.contains("-shared -fPIC"),
+        "{command}"
+    );
+    assert_eq!(std::fs::read_to_string(source_path).unwrap(), source);
+    let message = err.to_string();
+    assert!(
+        message.contains("compiling")
+            && message.contains("undeclared_thing")
+            && message.contains(command.as_str()),
+        "{message}"
+    );
+}
+
+#[test]
+fn unknown_compiler_is_not_found() {
+    let config = CompilerConfig::default().with_compiler("shine-no-such-cc");
+    let err = Module::compile(VECTOR_ADD, "vadd", &config)
+        .err()
+        .expect("no such compiler");
+    assert!(
+        matches!(err, RuntimeError::CompilerNotFound { .. }),
+        "{err:?}"
+    );
+    let message = err.to_string();
+    assert!(
+        message.contains("`shine-no-such-cc` not found") && message.contains("with_compiler"),
+        "{message}"
+    );
+}
+
+#[test]
+fn missing_symbol_and_bad_entry_name() {
+    let err = Module::compile(VECTOR_ADD, "nope", &CompilerConfig::default())
+        .err()
+        .expect("no entry nope");
+    assert!(matches!(err, RuntimeError::SymbolMissing { .. }), "{err:?}");
+    assert!(err.to_string().contains("`nope` not found"), "{err}");
+    let err = Module::compile(VECTOR_ADD, "not an identifier", &CompilerConfig::default())
+        .err()
+        .unwrap();
+    assert!(matches!(err, RuntimeError::InvalidArgument(_)), "{err:?}");
+}
+
+fn constant_module(value: f32) -> Module {
+    let source = format!(
+        "#include <stdint.h>\nvoid entry(void *const *b, const int64_t *s) {{ *(float *)b[0] = {value:?}f; }}\n"
+    );
+    Module::compile(
+        &source,
+        "entry",
+        &CompilerConfig::default().with_flags(["-O1"]),
+    )
+    .unwrap()
+}
+
+fn run_constant(module: &Module) -> f32 {
+    let mut out = Buffer::zeroed(4);
+    module.run(&mut out, &[], &[]).unwrap();
+    out.as_slice::<f32>()[0]
+}
+
+#[test]
+fn same_entry_name_does_not_clash() {
+    let one = constant_module(1.0);
+    let two = constant_module(2.0);
+    assert_ne!(one.dir(), two.dir());
+    assert_eq!(
+        (run_constant(&one), run_constant(&two), run_constant(&one)),
+        (1.0, 2.0, 1.0)
+    );
+    drop(one);
+    let three = constant_module(3.0);
+    assert_eq!((run_constant(&two), run_constant(&three)), (2.0, 3.0));
+    // Concurrent compiles in one process get distinct files too.
+    let values: Vec<f32> = std::thread::scope(|s| {
+        let handles: Vec<_> = (0..4)
+            .map(|i| s.spawn(move || run_constant(&constant_module(10.0 + i as f32))))
+            .collect();
+        handles.into_iter().map(|h| h.join().unwrap()).collect()
+    });
+    assert_eq!(values, vec![10.0, 11.0, 12.0, 13.0]);
+}
+
+#[test]
+fn keep_dir_keeps_the_files() {
+    let keep = tempfile::tempdir().unwrap();
+    let module = Module::compile(
+        VECTOR_ADD,
+        "vadd",
+        &CompilerConfig::default().keep_in(keep.path()),
+    )
+    .unwrap();
+    let dir = module.dir().to_path_buf();
+    assert!(dir.starts_with(keep.path()));
+    drop(module);
+    assert_eq!(
+        std::fs::read_to_string(dir.join("module.c")).unwrap(),
+        VECTOR_ADD
+    );
+    assert!(dir.join("libmodule.so").exists());
+}
+
+#[test]
+fn temporary_dir_is_removed() {
+    let module = Module::compile(VECTOR_ADD, "vadd", &CompilerConfig::default()).unwrap();
+    let dir = module.dir().to_path_buf();
+    assert!(dir.join("module.c").exists());
+    drop(module);
+    assert!(!dir.exists());
+}
+
+#[test]
+fn bench_statistics_are_consistent() {
+    let module = Module::compile(VECTOR_ADD, "vadd", &CompilerConfig::default()).unwrap();
+    let n = 1 << 16;
+    let x = Buffer::from_slice(&vec![1.0f32; n]);
+    let mut out = Buffer::zeroed(4 * n);
+    let t = module
+        .bench(&mut out, &[&x, &x], &[n as i64], 7, 2)
+        .unwrap();
+    assert_eq!((t.runs, t.samples_ms.len()), (7, 7));
+    assert!(
+        t.samples_ms.iter().all(|s| s.is_finite() && *s >= 0.0),
+        "{t:?}"
+    );
+    assert!(t.min_ms <= t.median_ms && t.median_ms <= t.max_ms, "{t:?}");
+    let mut sorted = t.samples_ms.clone();
+    sorted.sort_by(f64::total_cmp);
+    assert_eq!(
+        (t.min_ms, t.median_ms, t.max_ms),
+        (sorted[0], sorted[3], sorted[6])
+    );
+    assert!(out.as_slice::<f32>().iter().all(|&v| v == 2.0));
+    let err = module
+        .bench(&mut out, &[&x, &x], &[n as i64], 0, 1)
+        .unwrap_err();
+    assert!(matches!(err, RuntimeError::InvalidArgument(_)), "{err:?}");
+}
