@@ -37,7 +37,8 @@ def arrayPacking = packB ;; loopPermutation @ argument @ outermost(isToMem)
 
 // TVM's "cache blocks": the inner reduction unrolled (the accumulator of a
 // reduction is always explicit in RISE, so no separate cache is needed).
-def cacheBlocks = arrayPacking ;; unroll @ innermost(isReduce)
+def cacheBlocks = arrayPacking ;;
+  unroll @ function @ function @ function @ innermost(appliedReduce)
 
 // Listing 16: the outermost loop of the computation in parallel.
 def parallelization = cacheBlocks ;;

@@ -289,6 +289,9 @@ impl Translator {
                     self.call(&head, env, vals, out)
                 })
             }
+            ExprKind::Lit(rise::Literal::Nat(n)) if args.is_empty() => {
+                self.give(Exp::new(ExpKind::Nat(n.clone()), data_type(e)?), out)
+            }
             ExprKind::Lit(l) if args.is_empty() => {
                 self.give(Exp::new(ExpKind::Lit(l.clone()), data_type(e)?), out)
             }
@@ -443,7 +446,7 @@ impl Translator {
             _ => Err(TranslateError::at(
                 f,
                 format!("{what} must be an expression without loops or memory"),
-                None,
+                Some("store the array it computes (storeInMemory / toMem with mapSeq or mapPar), or fuse its reader into it (mapFusion, fuseReduceMap)"),
             )),
         }
     }
@@ -453,6 +456,9 @@ impl Translator {
         let nats = nat_args(args);
         let vals = value_args(e, args)?;
         let arity = value_arity(p);
+        if p == MakeArray && vals.len() > 1 {
+            return self.literal_array(e, &vals, env, out);
+        }
         if vals.len() < arity {
             return Err(TranslateError::at(
                 e,
@@ -691,7 +697,7 @@ impl Translator {
                         f,
                         env,
                         vec![Value::Data(x)],
-                        "the function of a map that is read (computed where it is read)",
+                        "the function of a map that is read (computed where it is read, fused into its reader)",
                     )?;
                     Ok(view(ExpKind::Generate(i, body)))
                 })
@@ -891,6 +897,34 @@ impl Translator {
                 None,
             )),
         }
+    }
+
+    /// `makeArray n x0 ... x(n-1)`: element `i` is `x_i`, chosen by comparing
+    /// the index with each position (constant once the index is known).
+    fn literal_array(&self, e: &Expr, vals: &[Expr], env: &Env, out: Out) -> R<Comm> {
+        let ty = data_type(e)?;
+        let (n, elem) = array_dt(&ty, e)?;
+        if n.as_cst() != Some(vals.len() as i64) {
+            return Err(TranslateError::at(
+                e,
+                "makeArray with a wrong number of elements",
+                None,
+            ));
+        }
+        self.data(vals, env, out, &|xs| {
+            let i = self.loop_var(&n);
+            let index = Exp::new(ExpKind::Nat(Nat::var(&i)), DataType::NatType);
+            let mut body = xs[xs.len() - 1].clone();
+            for (k, x) in xs.iter().enumerate().rev().skip(1) {
+                let at = Exp::new(ExpKind::Nat(Nat::cst(k as i64)), DataType::NatType);
+                let cond = Exp::new(
+                    ExpKind::Binary(BinOp::Eq, index.clone(), at),
+                    DataType::Scalar(rise::ScalarType::Bool),
+                );
+                body = Exp::new(ExpKind::Select(cond, x.clone(), body), elem.clone());
+            }
+            Ok(Exp::new(ExpKind::Generate(i, body), ty.clone()))
+        })
     }
 
     /// Evaluates data arguments through the continuation translation, builds an

@@ -125,7 +125,7 @@ pub struct EvalArgs {
     pub output: Option<PathBuf>,
 }
 
-fn parse_nat_binding(s: &str) -> Result<(String, i64), String> {
+pub fn parse_nat_binding(s: &str) -> Result<(String, i64), String> {
     let (name, value) = s
         .split_once('=')
         .ok_or_else(|| format!("expected NAME=VALUE, found `{s}`"))?;

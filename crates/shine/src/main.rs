@@ -4,6 +4,7 @@ use clap::{Parser, Subcommand};
 use std::process::ExitCode;
 
 mod cli;
+mod compile_cmd;
 mod fsmooth_cmd;
 mod rewrite_cmd;
 
@@ -23,6 +24,10 @@ enum Command {
     Eval(cli::EvalArgs),
     /// Rewrite a definition with an ELEVATE strategy (.elv) and print the result.
     Rewrite(rewrite_cmd::RewriteArgs),
+    /// Compile a definition (lowered by a strategy) to C or OpenMP and print the code.
+    Compile(compile_cmd::CompileArgs),
+    /// Compile, run on `.npy` or random inputs, verify against the interpreter, time.
+    Run(compile_cmd::RunArgs),
     /// F-smooth (thesis §5.7): simplify with ELEVATE strategies, differentiate (forward mode).
     Fsmooth {
         #[command(subcommand)]
@@ -36,6 +41,8 @@ fn main() -> ExitCode {
         Command::Check(a) => cli::check(&a),
         Command::Eval(a) => cli::eval(&a),
         Command::Rewrite(a) => rewrite_cmd::rewrite(&a),
+        Command::Compile(a) => compile_cmd::compile(&a),
+        Command::Run(a) => compile_cmd::run(&a),
         Command::Fsmooth { cmd } => fsmooth_cmd::run(&cmd).map_err(cli::CliError),
     };
     match result {

@@ -44,19 +44,7 @@ pub fn rewrite(args: &RewriteArgs) -> Result<(), CliError> {
     let source = Source::read(&args.program)?;
     let checked = source.check()?;
     let prepared = prepare_def(&checked, &args.def).map_err(|d| source.error(d))?;
-    let elv_source = Source::read(&args.strategy)?;
-    let registry = rewrite::library::registry();
-    let module = elv::load(&elv_source.text, &registry).map_err(|ds| elv_source.errors(ds))?;
-    let strategy = if module.definitions().any(|(n, _)| n == args.apply) {
-        module
-            .strategy(&args.apply)
-            .map_err(|d| elv_source.error(d))?
-    } else {
-        let flag = Source::inline("--apply", &args.apply);
-        module
-            .expression(&args.apply)
-            .map_err(|ds| flag.errors(ds))?
-    };
+    let strategy = load_strategy(&args.strategy, &args.apply)?;
     let budget = args.budget;
     let trace = args.trace;
     let body = prepared.body.clone();
@@ -125,6 +113,36 @@ pub fn rewrite(args: &RewriteArgs) -> Result<(), CliError> {
     Ok(())
 }
 
+/// The strategy `apply` (a definition of the `.elv` file or an expression over
+/// its definitions), with errors rendered against their source.
+pub fn load_strategy(
+    path: &std::path::Path,
+    apply: &str,
+) -> Result<elevate::Strategy<rise::Expr>, CliError> {
+    let elv_source = Source::read(path)?;
+    let registry = rewrite::library::registry();
+    let module = elv::load(&elv_source.text, &registry).map_err(|ds| elv_source.errors(ds))?;
+    if module.definitions().any(|(n, _)| n == apply) {
+        module.strategy(apply).map_err(|d| elv_source.error(d))
+    } else {
+        let flag = Source::inline("--apply", apply);
+        module.expression(apply).map_err(|ds| flag.errors(ds))
+    }
+}
+
+/// Applies a strategy to a prepared definition body (on a large stack).
+pub fn apply_strategy(
+    strategy: elevate::Strategy<rise::Expr>,
+    body: &rise::Expr,
+    budget: u64,
+) -> Result<Result<rise::Expr, String>, CliError> {
+    let body = body.clone();
+    on_big_stack(move || {
+        let mut ctx = Ctx::new(NameGen::avoiding(&body)).with_budget(budget);
+        ctx.run(&strategy, &body).map_err(|f| f.to_string())
+    })
+}
+
 fn one_line(s: &str) -> String {
     s.split_whitespace().collect::<Vec<_>>().join(" ")
 }
@@ -135,7 +153,9 @@ fn eprint_text(s: &str) {
 }
 
 /// Rewriting recurses over the program; a large stack keeps deep programs safe.
-fn on_big_stack<T: Send + 'static>(f: impl FnOnce() -> T + Send + 'static) -> Result<T, CliError> {
+pub fn on_big_stack<T: Send + 'static>(
+    f: impl FnOnce() -> T + Send + 'static,
+) -> Result<T, CliError> {
     std::thread::Builder::new()
         .stack_size(512 << 20)
         .spawn(f)

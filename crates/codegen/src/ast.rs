@@ -1,0 +1,493 @@
+//! A small C-like AST: what the lowering produces and the printers print.
+//!
+//! It covers the common ground of C, OpenMP C, OpenCL C and CUDA C: scalar,
+//! named (typedef'd) and pointer types, expressions with C precedence, the
+//! statements a kernel needs, functions and a translation unit with includes
+//! and typedefs. What differs between the dialects is marked, not spelled:
+//! address spaces ([`AddrSpace`]), the function kind ([`FnKind`]), loop
+//! pragmas ([`Pragma`]); each printer decides how (or whether) to write them.
+
+/// A C type.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Type {
+    /// `void`.
+    Void,
+    /// A builtin scalar type.
+    Scalar(Scalar),
+    /// A type named by a typedef (a vector or a struct) or a library type (`size_t`).
+    Named(String),
+    /// A pointer.
+    Pointer {
+        /// The pointed-to type.
+        to: Box<Type>,
+        /// `const` pointee.
+        is_const: bool,
+        /// `restrict` pointer.
+        restrict: bool,
+        /// Where the pointee lives (printed by OpenCL/CUDA printers only).
+        addr: AddrSpace,
+    },
+}
+
+/// The builtin scalar types.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Scalar {
+    /// `bool` (`stdbool.h`).
+    Bool,
+    /// `int`.
+    Int,
+    /// `int8_t`.
+    I8,
+    /// `int16_t`.
+    I16,
+    /// `int32_t`.
+    I32,
+    /// `int64_t`.
+    I64,
+    /// `uint8_t`.
+    U8,
+    /// `uint16_t`.
+    U16,
+    /// `uint32_t`.
+    U32,
+    /// `uint64_t`.
+    U64,
+    /// `float`.
+    Float,
+    /// `double`.
+    Double,
+}
+
+impl Scalar {
+    /// The C spelling.
+    pub fn c_name(self) -> &'static str {
+        match self {
+            Scalar::Bool => "bool",
+            Scalar::Int => "int",
+            Scalar::I8 => "int8_t",
+            Scalar::I16 => "int16_t",
+            Scalar::I32 => "int32_t",
+            Scalar::I64 => "int64_t",
+            Scalar::U8 => "uint8_t",
+            Scalar::U16 => "uint16_t",
+            Scalar::U32 => "uint32_t",
+            Scalar::U64 => "uint64_t",
+            Scalar::Float => "float",
+            Scalar::Double => "double",
+        }
+    }
+
+    /// Size in bytes.
+    pub fn bytes(self) -> u32 {
+        match self {
+            Scalar::Bool | Scalar::I8 | Scalar::U8 => 1,
+            Scalar::I16 | Scalar::U16 => 2,
+            Scalar::Int | Scalar::I32 | Scalar::U32 | Scalar::Float => 4,
+            Scalar::I64 | Scalar::U64 | Scalar::Double => 8,
+        }
+    }
+
+    /// Floating point.
+    pub fn is_float(self) -> bool {
+        matches!(self, Scalar::Float | Scalar::Double)
+    }
+}
+
+/// An address space (OpenCL naming); the C printers ignore it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum AddrSpace {
+    /// Not stated (plain C memory).
+    #[default]
+    Default,
+    /// Global (device) memory.
+    Global,
+    /// Memory shared by a work-group.
+    Local,
+    /// Memory private to a thread.
+    Private,
+    /// Read-only constant memory.
+    Constant,
+}
+
+impl Type {
+    /// A pointer to `to`, without qualifiers.
+    pub fn ptr(to: Type) -> Type {
+        Type::Pointer {
+            to: Box::new(to),
+            is_const: false,
+            restrict: false,
+            addr: AddrSpace::Default,
+        }
+    }
+
+    /// A pointer to `const to`.
+    pub fn const_ptr(to: Type) -> Type {
+        Type::Pointer {
+            to: Box::new(to),
+            is_const: true,
+            restrict: false,
+            addr: AddrSpace::Default,
+        }
+    }
+}
+
+/// A unary operator.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum UnOp {
+    /// `-x`
+    Neg,
+    /// `!x`
+    Not,
+    /// `*p`
+    Deref,
+    /// `&x`
+    AddrOf,
+}
+
+/// A binary operator.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BinOp {
+    /// `*`
+    Mul,
+    /// `/`
+    Div,
+    /// `%`
+    Mod,
+    /// `+`
+    Add,
+    /// `-`
+    Sub,
+    /// `<<`
+    Shl,
+    /// `<`
+    Lt,
+    /// `<=`
+    Le,
+    /// `>`
+    Gt,
+    /// `>=`
+    Ge,
+    /// `==`
+    Eq,
+    /// `!=`
+    Ne,
+    /// `&&`
+    And,
+    /// `||`
+    Or,
+}
+
+impl BinOp {
+    /// The C spelling.
+    pub fn c_name(self) -> &'static str {
+        match self {
+            BinOp::Mul => "*",
+            BinOp::Div => "/",
+            BinOp::Mod => "%",
+            BinOp::Add => "+",
+            BinOp::Sub => "-",
+            BinOp::Shl => "<<",
+            BinOp::Lt => "<",
+            BinOp::Le => "<=",
+            BinOp::Gt => ">",
+            BinOp::Ge => ">=",
+            BinOp::Eq => "==",
+            BinOp::Ne => "!=",
+            BinOp::And => "&&",
+            BinOp::Or => "||",
+        }
+    }
+
+    /// C precedence (higher binds tighter).
+    pub fn precedence(self) -> u8 {
+        match self {
+            BinOp::Mul | BinOp::Div | BinOp::Mod => 13,
+            BinOp::Add | BinOp::Sub => 12,
+            BinOp::Shl => 11,
+            BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge => 10,
+            BinOp::Eq | BinOp::Ne => 9,
+            BinOp::And => 5,
+            BinOp::Or => 4,
+        }
+    }
+}
+
+/// An expression.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Expr {
+    /// A variable, parameter or function name.
+    Ident(String),
+    /// An integer literal (printed as written; a cast gives it another type).
+    Int(i64),
+    /// A floating-point literal: `2.0f` when `single`, `2.0` otherwise.
+    Float {
+        /// The value.
+        value: f64,
+        /// `float` rather than `double`.
+        single: bool,
+    },
+    /// `true` / `false`.
+    Bool(bool),
+    /// `a[i]` (arrays, pointers, and lanes of vectors).
+    Index(Box<Expr>, Box<Expr>),
+    /// `a.field`.
+    Member(Box<Expr>, String),
+    /// A unary operation.
+    Unary(UnOp, Box<Expr>),
+    /// A binary operation.
+    Binary(BinOp, Box<Expr>, Box<Expr>),
+    /// `c ? a : b`.
+    Ternary(Box<Expr>, Box<Expr>, Box<Expr>),
+    /// `(T)e`.
+    Cast(Type, Box<Expr>),
+    /// `f(args)`.
+    Call(String, Vec<Expr>),
+    /// `sizeof(T)`.
+    SizeOf(Type),
+    /// A compound literal `(T){a, b, ...}` (a vector or a struct value).
+    Compound(Type, Vec<Expr>),
+    /// C text printed as is (always a complete, parenthesised expression).
+    Raw(String),
+}
+
+impl Expr {
+    /// A variable.
+    pub fn ident(name: &str) -> Expr {
+        Expr::Ident(name.to_string())
+    }
+
+    /// `self[i]`.
+    pub fn index(self, i: Expr) -> Expr {
+        Expr::Index(Box::new(self), Box::new(i))
+    }
+
+    /// `self.field`.
+    pub fn member(self, field: &str) -> Expr {
+        Expr::Member(Box::new(self), field.to_string())
+    }
+
+    /// A unary operation.
+    pub fn unary(op: UnOp, e: Expr) -> Expr {
+        Expr::Unary(op, Box::new(e))
+    }
+
+    /// A binary operation.
+    pub fn binary(op: BinOp, a: Expr, b: Expr) -> Expr {
+        Expr::Binary(op, Box::new(a), Box::new(b))
+    }
+
+    /// `c ? a : b`.
+    pub fn ternary(c: Expr, a: Expr, b: Expr) -> Expr {
+        Expr::Ternary(Box::new(c), Box::new(a), Box::new(b))
+    }
+
+    /// `(ty)self`.
+    pub fn cast(self, ty: Type) -> Expr {
+        Expr::Cast(ty, Box::new(self))
+    }
+
+    /// A call statement or expression.
+    pub fn call(f: &str, args: Vec<Expr>) -> Expr {
+        Expr::Call(f.to_string(), args)
+    }
+}
+
+/// A statement.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Stmt {
+    /// `// text` (one line per line of `text`).
+    Comment(String),
+    /// A variable declaration.
+    Decl(Decl),
+    /// `lhs = rhs;`
+    Assign(Expr, Expr),
+    /// `e;`
+    Expr(Expr),
+    /// `if (cond) { then } else { els }` (no `else` when `els` is empty).
+    If(Expr, Vec<Stmt>, Vec<Stmt>),
+    /// A counted loop.
+    For(For),
+    /// `{ ... }`
+    Block(Vec<Stmt>),
+    /// `return e;` / `return;`
+    Return(Option<Expr>),
+}
+
+/// `ty name[len] = init;` (optionally in an address space).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Decl {
+    /// The (element) type.
+    pub ty: Type,
+    /// The name.
+    pub name: String,
+    /// A fixed-size array of this many elements.
+    pub array_len: Option<u64>,
+    /// The initial value.
+    pub init: Option<Expr>,
+    /// Where the variable lives.
+    pub addr: AddrSpace,
+}
+
+/// `for (int var = start; var < end; var += step) body`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct For {
+    /// The loop variable (an `int`).
+    pub var: String,
+    /// Its first value.
+    pub start: Expr,
+    /// The exclusive bound.
+    pub end: Expr,
+    /// The increment (`1` prints as `var++`).
+    pub step: Expr,
+    /// The body.
+    pub body: Vec<Stmt>,
+    /// How the loop is to be run, if not sequentially.
+    pub pragma: Option<Pragma>,
+}
+
+/// An annotation of a loop.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Pragma {
+    /// The iterations are independent and run on parallel threads
+    /// (OpenMP: `#pragma omp parallel for`; plain C: nothing).
+    ParallelFor,
+}
+
+/// How a function is called.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FnKind {
+    /// An ordinary C function with external linkage.
+    Plain,
+    /// A device kernel (OpenCL `__kernel`, CUDA `__global__`); a plain function in C.
+    Kernel,
+}
+
+/// A function parameter.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Param {
+    /// Its type.
+    pub ty: Type,
+    /// Its name.
+    pub name: String,
+}
+
+/// A function definition.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Function {
+    /// How it is called.
+    pub kind: FnKind,
+    /// Its name.
+    pub name: String,
+    /// Its result type.
+    pub ret: Type,
+    /// Its parameters.
+    pub params: Vec<Param>,
+    /// Its body.
+    pub body: Vec<Stmt>,
+}
+
+/// A type definition.
+#[derive(Clone, Debug, PartialEq)]
+pub enum TypeDef {
+    /// A SIMD vector of `lanes` elements (GCC vector extensions in C).
+    /// `unaligned` types may point anywhere an element may (vector loads and
+    /// stores at element alignment) and alias their elements.
+    Vector {
+        /// The typedef name.
+        name: String,
+        /// The element type.
+        elem: Scalar,
+        /// The number of lanes.
+        lanes: u32,
+        /// Element alignment and `may_alias`.
+        unaligned: bool,
+    },
+    /// A struct.
+    Struct {
+        /// The typedef name (also the struct tag).
+        name: String,
+        /// The fields, in order.
+        fields: Vec<Param>,
+    },
+}
+
+impl TypeDef {
+    /// The name the typedef introduces.
+    pub fn name(&self) -> &str {
+        match self {
+            TypeDef::Vector { name, .. } | TypeDef::Struct { name, .. } => name,
+        }
+    }
+}
+
+/// A translation unit.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Unit {
+    /// A comment printed first.
+    pub header: String,
+    /// Headers, as in `#include <NAME>`.
+    pub includes: Vec<String>,
+    /// Type definitions, dependencies first.
+    pub typedefs: Vec<TypeDef>,
+    /// Functions, callees first.
+    pub functions: Vec<Function>,
+}
+
+/// The identifiers the statements mention (variables, functions, fields, and
+/// the words of raw C text).
+pub fn idents(stmts: &[Stmt]) -> std::collections::BTreeSet<String> {
+    let mut out = std::collections::BTreeSet::new();
+    stmts.iter().for_each(|s| stmt_idents(s, &mut out));
+    out
+}
+
+fn stmt_idents(s: &Stmt, out: &mut std::collections::BTreeSet<String>) {
+    match s {
+        Stmt::Comment(_) | Stmt::Return(None) => {}
+        Stmt::Decl(d) => {
+            out.insert(d.name.clone());
+            d.init.iter().for_each(|e| expr_idents(e, out));
+        }
+        Stmt::Assign(a, b) => {
+            expr_idents(a, out);
+            expr_idents(b, out);
+        }
+        Stmt::Expr(e) | Stmt::Return(Some(e)) => expr_idents(e, out),
+        Stmt::If(c, a, b) => {
+            expr_idents(c, out);
+            a.iter().chain(b).for_each(|s| stmt_idents(s, out));
+        }
+        Stmt::For(f) => {
+            out.insert(f.var.clone());
+            [&f.start, &f.end, &f.step]
+                .into_iter()
+                .for_each(|e| expr_idents(e, out));
+            f.body.iter().for_each(|s| stmt_idents(s, out));
+        }
+        Stmt::Block(b) => b.iter().for_each(|s| stmt_idents(s, out)),
+    }
+}
+
+fn expr_idents(e: &Expr, out: &mut std::collections::BTreeSet<String>) {
+    match e {
+        Expr::Ident(n) => {
+            out.insert(n.clone());
+        }
+        Expr::Int(_) | Expr::Float { .. } | Expr::Bool(_) | Expr::SizeOf(_) => {}
+        Expr::Raw(text) => {
+            let words = text.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'));
+            out.extend(words.filter(|w| !w.is_empty()).map(String::from));
+        }
+        Expr::Index(a, b) | Expr::Binary(_, a, b) => {
+            expr_idents(a, out);
+            expr_idents(b, out);
+        }
+        Expr::Member(a, _) | Expr::Unary(_, a) | Expr::Cast(_, a) => expr_idents(a, out),
+        Expr::Ternary(a, b, c) => [a, b, c].into_iter().for_each(|e| expr_idents(e, out)),
+        Expr::Call(f, args) | Expr::Compound(Type::Named(f), args) => {
+            out.insert(f.clone());
+            args.iter().for_each(|e| expr_idents(e, out));
+        }
+        Expr::Compound(_, args) => args.iter().for_each(|e| expr_idents(e, out)),
+    }
+}

@@ -1,0 +1,253 @@
+//! C types of DPIA data, and the typedefs they need.
+//!
+//! Scalars map to C scalars (`f32` float, `f64` double, `int` int, `i8..i64`
+//! `int8_t..int64_t`, `u8..u64` `uint8_t..uint64_t`, `bool` bool; `natType`
+//! and `idx[n]` are `int`). A vector `vec[t, n]` is a GCC vector typedef named
+//! after its element and lane count (`float4`, `int8x16`); its unaligned twin
+//! (`float4_u`: element alignment, `may_alias`) serves loads and stores at any
+//! element address. A pair of flat data is a struct named by its components
+//! in prefix order (`pair_float_float`, `pair_float4_pair_int_int`), which is
+//! unambiguous. Typedefs are registered once, components first.
+
+use std::collections::HashMap;
+
+use rise::{DataType, ScalarType};
+
+use crate::ast::{Param, Scalar, Type, TypeDef};
+use crate::error::{malformed, unsupported, CodegenError};
+use crate::layout::{is_flat, show_type, unresolved};
+use crate::names::NameSet;
+
+/// The C scalar of a RISE scalar type.
+pub fn scalar(s: ScalarType) -> Result<Scalar, CodegenError> {
+    Ok(match s {
+        ScalarType::Bool => Scalar::Bool,
+        ScalarType::Int => Scalar::Int,
+        ScalarType::I8 => Scalar::I8,
+        ScalarType::I16 => Scalar::I16,
+        ScalarType::I32 => Scalar::I32,
+        ScalarType::I64 => Scalar::I64,
+        ScalarType::U8 => Scalar::U8,
+        ScalarType::U16 => Scalar::U16,
+        ScalarType::U32 => Scalar::U32,
+        ScalarType::U64 => Scalar::U64,
+        ScalarType::F32 => Scalar::Float,
+        ScalarType::F64 => Scalar::Double,
+        ScalarType::F16 => {
+            return unsupported("the scalar type f16 (C has no portable half-precision type)")
+        }
+    })
+}
+
+/// The C scalar of a scalar-like data type (`natType` and `idx[n]` are `int`).
+pub fn scalar_of(dt: &DataType) -> Result<Option<Scalar>, CodegenError> {
+    Ok(match dt {
+        DataType::Scalar(s) => Some(scalar(*s)?),
+        DataType::NatType | DataType::Index(_) => Some(Scalar::Int),
+        _ => None,
+    })
+}
+
+/// The typedefs of a module, in dependency order.
+#[derive(Debug, Default)]
+pub struct Types {
+    defs: Vec<TypeDef>,
+    by_type: HashMap<DataType, String>,
+    unaligned: HashMap<DataType, String>,
+}
+
+impl Types {
+    /// The typedefs registered so far, components first.
+    pub fn into_defs(self) -> Vec<TypeDef> {
+        self.defs
+    }
+
+    /// The C type of a value of flat data type `dt` (scalar, vector, pair of such).
+    pub fn value_type(&mut self, dt: &DataType, names: &mut NameSet) -> Result<Type, CodegenError> {
+        if let Some(s) = scalar_of(dt)? {
+            return Ok(Type::Scalar(s));
+        }
+        if let Some(name) = self.by_type.get(dt) {
+            return Ok(Type::Named(name.clone()));
+        }
+        let def = match dt {
+            DataType::Vector(..) => {
+                let (elem, lanes) = vector_shape(dt)?;
+                TypeDef::Vector {
+                    name: names.fresh(&vector_name(elem, lanes)),
+                    elem,
+                    lanes,
+                    unaligned: false,
+                }
+            }
+            DataType::Pair(a, b) if is_flat(dt) => {
+                let (ta, tb) = (self.value_type(a, names)?, self.value_type(b, names)?);
+                let wanted = format!("pair_{}_{}", short(&ta), short(&tb));
+                TypeDef::Struct {
+                    name: names.fresh(&wanted),
+                    fields: vec![
+                        Param {
+                            ty: ta,
+                            name: "fst".into(),
+                        },
+                        Param {
+                            ty: tb,
+                            name: "snd".into(),
+                        },
+                    ],
+                }
+            }
+            DataType::Var(_) | DataType::NatToDataApp(..) => return unresolved(dt),
+            _ => {
+                return malformed(format!(
+                    "data of type {} is not a single C value (arrays, and pairs holding arrays, \
+                     are copied element by element)",
+                    show_type(dt)
+                ))
+            }
+        };
+        let name = def.name().to_string();
+        self.defs.push(def);
+        self.by_type.insert(dt.clone(), name.clone());
+        Ok(Type::Named(name))
+    }
+
+    /// The unaligned, aliasing twin of a vector type, for loads and stores
+    /// at element addresses (`float4_u`).
+    pub fn unaligned_vector(
+        &mut self,
+        dt: &DataType,
+        names: &mut NameSet,
+    ) -> Result<Type, CodegenError> {
+        if let Some(name) = self.unaligned.get(dt) {
+            return Ok(Type::Named(name.clone()));
+        }
+        let (elem, lanes) = vector_shape(dt)?;
+        let name = names.fresh(&format!("{}_u", vector_name(elem, lanes)));
+        self.defs.push(TypeDef::Vector {
+            name: name.clone(),
+            elem,
+            lanes,
+            unaligned: true,
+        });
+        self.unaligned.insert(dt.clone(), name.clone());
+        Ok(Type::Named(name))
+    }
+}
+
+/// Element and lane count of a vector type that GCC vector extensions can express.
+pub fn vector_shape(dt: &DataType) -> Result<(Scalar, u32), CodegenError> {
+    let DataType::Vector(n, t) = dt else {
+        return malformed(format!("{} is not a vector type", show_type(dt)));
+    };
+    let elem = match scalar_of(t)? {
+        Some(Scalar::Bool) | None => {
+            return unsupported(format!(
+                "vectors of {} (vector elements must be numbers)",
+                show_type(t)
+            ))
+        }
+        Some(s) => s,
+    };
+    let lanes = lane_count(n, dt)?;
+    if !lanes.is_power_of_two() {
+        return unsupported(format!(
+            "{}: GCC vector extensions need a power-of-two number of lanes",
+            show_type(dt)
+        ));
+    }
+    Ok((elem, lanes))
+}
+
+/// The constant lane count `n` of a vector type.
+pub fn lane_count(n: &arith::Nat, dt: &DataType) -> Result<u32, CodegenError> {
+    match n.as_cst().and_then(|c| u32::try_from(c).ok()) {
+        Some(c) if c > 0 => Ok(c),
+        _ => unsupported(format!(
+            "{}: the number of vector lanes must be a positive constant",
+            show_type(dt)
+        )),
+    }
+}
+
+fn vector_name(elem: Scalar, lanes: u32) -> String {
+    let base = elem.c_name().trim_end_matches("_t");
+    if base.ends_with(|c: char| c.is_ascii_digit()) {
+        format!("{base}x{lanes}")
+    } else {
+        format!("{base}{lanes}")
+    }
+}
+
+/// A C value type as a part of a typedef name.
+fn short(t: &Type) -> String {
+    match t {
+        Type::Scalar(s) => s.c_name().trim_end_matches("_t").to_string(),
+        Type::Named(n) => n.clone(),
+        Type::Void | Type::Pointer { .. } => "x".into(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn typedef_names_are_deterministic() {
+        let mut names = NameSet::default();
+        let mut types = Types::default();
+        let v4 = DataType::vector(DataType::f32(), 4);
+        let i8v = DataType::vector(DataType::Scalar(ScalarType::I8), 16);
+        let p = DataType::pair(
+            v4.clone(),
+            DataType::pair(DataType::NatType, DataType::f32()),
+        );
+        assert_eq!(
+            types.value_type(&v4, &mut names).unwrap(),
+            Type::Named("float4".into())
+        );
+        assert_eq!(
+            types.value_type(&i8v, &mut names).unwrap(),
+            Type::Named("int8x16".into())
+        );
+        assert_eq!(
+            types.value_type(&p, &mut names).unwrap(),
+            Type::Named("pair_float4_pair_int_float".into())
+        );
+        assert_eq!(
+            types.unaligned_vector(&v4, &mut names).unwrap(),
+            Type::Named("float4_u".into())
+        );
+        let names_in_order: Vec<&str> = types.defs.iter().map(TypeDef::name).collect();
+        assert_eq!(
+            names_in_order,
+            [
+                "float4",
+                "int8x16",
+                "pair_int_float",
+                "pair_float4_pair_int_float",
+                "float4_u"
+            ]
+        );
+    }
+
+    #[test]
+    fn unsupported_types_are_errors() {
+        let mut names = NameSet::default();
+        let mut types = Types::default();
+        let f16 = DataType::Scalar(ScalarType::F16);
+        assert!(types
+            .value_type(&f16, &mut names)
+            .unwrap_err()
+            .to_string()
+            .contains("f16"));
+        let v3 = DataType::vector(DataType::f32(), 3);
+        assert!(types
+            .value_type(&v3, &mut names)
+            .unwrap_err()
+            .to_string()
+            .contains("power-of-two"));
+        let arr = DataType::array(4, DataType::f32());
+        assert!(types.value_type(&arr, &mut names).is_err());
+    }
+}

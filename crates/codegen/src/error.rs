@@ -1,0 +1,71 @@
+//! The errors of code generation.
+
+use std::fmt;
+
+/// Why a DPIA program could not be turned into C.
+///
+/// Every case the code generator does not support is reported here, naming
+/// the construct; code generation never panics on a program.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum CodegenError {
+    /// A construct or a data type the C back ends cannot express.
+    Unsupported(String),
+    /// A `LoopKind::Unroll` loop whose iteration count is not a constant.
+    UnrollNotConstant {
+        /// The primitive the loop comes from.
+        origin: String,
+        /// The iteration count, as written in RISE syntax.
+        count: String,
+    },
+    /// An index or size mentions a variable that is neither a size of the
+    /// program nor the variable of an enclosing loop.
+    UnboundVariable {
+        /// The variable.
+        name: String,
+        /// The expression it occurs in.
+        context: String,
+    },
+    /// The program writes to one of its inputs.
+    WriteToInput(String),
+    /// The program does not fit the DPIA contract: a view applied to data
+    /// of the wrong type, an index path that does not match a type, an
+    /// unknown identifier. This is a bug in the translation that produced
+    /// the program.
+    Malformed(String),
+}
+
+impl fmt::Display for CodegenError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            CodegenError::Unsupported(what) => {
+                write!(f, "not supported by the C code generator: {what}")
+            }
+            CodegenError::UnrollNotConstant { origin, count } => write!(
+                f,
+                "cannot unroll the `{origin}` loop: its iteration count `{count}` is not a constant \
+                 (use the non-unrolled primitive, or split the loop by a constant first)"
+            ),
+            CodegenError::UnboundVariable { name, context } => write!(
+                f,
+                "the index expression `{context}` mentions `{name}`, which is neither a size of \
+                 the program nor the variable of an enclosing loop"
+            ),
+            CodegenError::WriteToInput(name) => {
+                write!(f, "the program writes to its input `{name}`; inputs are read-only")
+            }
+            CodegenError::Malformed(what) => write!(f, "malformed DPIA program: {what}"),
+        }
+    }
+}
+
+impl std::error::Error for CodegenError {}
+
+/// Shorthand for [`CodegenError::Malformed`].
+pub(crate) fn malformed<T>(what: impl Into<String>) -> Result<T, CodegenError> {
+    Err(CodegenError::Malformed(what.into()))
+}
+
+/// Shorthand for [`CodegenError::Unsupported`].
+pub(crate) fn unsupported<T>(what: impl Into<String>) -> Result<T, CodegenError> {
+    Err(CodegenError::Unsupported(what.into()))
+}

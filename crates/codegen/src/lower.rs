@@ -1,0 +1,1167 @@
+//! Lowering imperative DPIA to the C AST (RISE & Shine §V-D).
+//!
+//! Commands map to statements one to one, except that
+//! * `LoopKind::Unroll` loops are unrolled (the loop variable is bound to each
+//!   constant in turn), and loops of one iteration become their body;
+//! * `New` becomes declarations: on the stack when the size is a constant of at
+//!   most [`STACK_LIMIT`] bytes, on the heap (`malloc`, checked, and `free`)
+//!   otherwise;
+//! * `Assign` is where the views are resolved. The expression is *read* at
+//!   the empty path and the acceptor *written* at the empty path; every view
+//!   rewrites the path as the table in `dpia::imperative` says, until a
+//!   memory identifier is reached, whose [`layout`](crate::layout) turns the
+//!   path into a flat index. Indices are [`Nat`]s all the way, so `arith`
+//!   simplifies them with the ranges of the loop variables.
+//!
+//! Variables are renamed into C-safe names through an environment that maps
+//! each DPIA variable to a [`Nat`] over the C names (a renamed variable with
+//! its range, or the constant of an unrolled iteration, or the index a
+//! `Generate` is read at). Every `Nat` of the program goes through it.
+
+use std::collections::{BTreeSet, HashMap};
+
+use arith::{Nat, Var};
+use dpia::{Acc, AccKind, Comm, Exp, ExpKind, Ident, LoopKind, PadMode, Program};
+use rise::{AddrSpace, DataType, Literal, ScalarType};
+
+use crate::ast::{self, BinOp, Decl, Expr, For, Pragma, Scalar, Stmt, Type, UnOp};
+use crate::ctypes::{lane_count, scalar, scalar_of, vector_shape, Types};
+use crate::error::{malformed, unsupported, CodegenError};
+use crate::layout::{self, is_flat, locate, show_step, show_type, PathElem, Place};
+use crate::names::NameSet;
+use crate::nat_expr::nat_to_expr;
+
+type Res<T> = Result<T, CodegenError>;
+
+/// Allocations of at most this many bytes (with a constant size) go on the stack.
+pub const STACK_LIMIT: u64 = 64 * 1024;
+
+/// Which DPIA variables mean what in C, and which C variables are in scope.
+#[derive(Clone, Debug, Default)]
+pub struct Env {
+    map: HashMap<Var, Nat>,
+    scope: BTreeSet<String>,
+}
+
+impl Env {
+    /// A DPIA `Nat` in terms of C variables.
+    fn nat(&self, n: &Nat) -> Nat {
+        n.substitute_all(&self.map)
+    }
+
+    /// The environment with `v` standing for `by`.
+    fn bind(&self, v: &Var, by: Nat) -> Env {
+        let mut e = self.clone();
+        e.map.insert(v.clone(), by);
+        e
+    }
+
+    /// The environment with the C variable `name` in scope.
+    fn with_scope(mut self, name: &str) -> Env {
+        self.scope.insert(name.to_string());
+        self
+    }
+
+    /// A DPIA data type in terms of C variables.
+    fn ty(&self, dt: &DataType) -> DataType {
+        match dt {
+            DataType::Array(n, t) => DataType::array(self.nat(n), self.ty(t)),
+            DataType::Vector(n, t) => DataType::vector(self.ty(t), self.nat(n)),
+            DataType::Pair(a, b) => DataType::pair(self.ty(a), self.ty(b)),
+            DataType::Index(n) => DataType::Index(self.nat(n)),
+            _ => dt.clone(),
+        }
+    }
+}
+
+/// The role of a memory identifier.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Role {
+    Output,
+    Input,
+    Local,
+}
+
+/// How a memory identifier is stored in C.
+#[derive(Clone, Debug)]
+struct Mem {
+    /// The C name (leaves append their suffix).
+    cname: String,
+    /// Its data type, in terms of C variables.
+    ty: DataType,
+    role: Role,
+    /// Leaf suffixes that are arrays or pointers (accessed as `x[i]`); the
+    /// others are single C values.
+    indexed: BTreeSet<String>,
+}
+
+/// A memory location: a C object and where in it.
+#[derive(Clone, Debug)]
+struct MemPlace {
+    base: String,
+    indexed: bool,
+    place: Place,
+}
+
+/// The result of reading an expression at a path.
+enum Read {
+    /// A memory location holding the value.
+    Mem(MemPlace),
+    /// A computed value.
+    Value(Expr),
+}
+
+/// Where a write at a path lands.
+enum Dest<'a> {
+    /// A memory location.
+    Mem(MemPlace),
+    /// A whole vector written through `asVectorAcc`: its lanes go to elements
+    /// `index*lanes + l` of `acc`, in the environment `env`.
+    Vector {
+        acc: &'a Acc,
+        env: Env,
+        index: Nat,
+        lanes: u32,
+    },
+}
+
+/// The state of lowering one program.
+#[derive(Debug, Default)]
+pub struct Lowerer {
+    /// The names of the module.
+    pub names: NameSet,
+    /// The typedefs of the module.
+    pub types: Types,
+    mems: HashMap<String, Mem>,
+}
+
+/// The kernel's parameters and its lowered body.
+pub struct Kernel {
+    /// The parameters, in the order of the calling convention.
+    pub params: Vec<ast::Param>,
+    /// Whether each parameter is passed by pointer (an array, or the output).
+    pub by_pointer: Vec<bool>,
+    /// The body.
+    pub body: Vec<Stmt>,
+}
+
+impl Lowerer {
+    /// Registers the typedefs of the program's memory and assignments, so that
+    /// they get their canonical names before any variable is named (others are
+    /// registered when first used).
+    pub fn register_types(&mut self, p: &Program) -> Res<()> {
+        let mut tys = Vec::new();
+        tys.push(p.output.ty.clone());
+        tys.extend(p.inputs.iter().map(|i| i.ty.clone()));
+        collect_comm_types(&p.body, &mut tys);
+        for t in &tys {
+            self.register(t)?;
+        }
+        Ok(())
+    }
+
+    fn register(&mut self, dt: &DataType) -> Res<()> {
+        match dt {
+            DataType::Array(_, t) => self.register(t),
+            DataType::Vector(n, _) if n.as_cst().is_none() => Ok(()),
+            DataType::Pair(a, b) if !is_flat(dt) => {
+                self.register(a)?;
+                self.register(b)
+            }
+            DataType::Var(_) | DataType::NatToDataApp(..) => layout::unresolved(dt),
+            _ => self
+                .types
+                .value_type(&canonical(dt), &mut self.names)
+                .map(|_| ()),
+        }
+    }
+
+    /// Lowers the program's body; names the parameters (output, inputs, sizes).
+    pub fn kernel(&mut self, p: &Program) -> Res<Kernel> {
+        let mut env = Env::default();
+        let (mut params, mut by_pointer) = (Vec::new(), Vec::new());
+        let out = self.param(&p.output, Role::Output, &env)?;
+        params.push(out);
+        by_pointer.push(true);
+        for input in &p.inputs {
+            let param = self.param(input, Role::Input, &env)?;
+            by_pointer.push(matches!(param.ty, Type::Pointer { .. }));
+            params.push(param);
+        }
+        for size in &p.sizes {
+            let name = self.names.fresh(size.name());
+            let renamed = match size.range() {
+                Some((lo, hi)) => Var::with_range(name.as_str(), env.nat(lo), env.nat(hi)),
+                None => Var::new(name.as_str()),
+            };
+            env = env.bind(size, Nat::var(&renamed)).with_scope(&name);
+            params.push(ast::Param {
+                ty: Type::Scalar(Scalar::Int),
+                name,
+            });
+            by_pointer.push(false);
+        }
+        // The parameters' types mention sizes: fix them now that sizes are bound.
+        for m in self.mems.values_mut() {
+            m.ty = env.ty(&m.ty);
+        }
+        let mut body = Vec::new();
+        self.comm(&env, &p.body, &mut body)?;
+        Ok(Kernel {
+            params,
+            by_pointer,
+            body,
+        })
+    }
+
+    fn param(&mut self, id: &Ident, role: Role, env: &Env) -> Res<ast::Param> {
+        let leaves = layout::leaves(&id.ty)?;
+        let [leaf] = leaves.as_slice() else {
+            return unsupported(format!(
+                "the {} `{}` of type {}: a pair holding arrays cannot be passed as one buffer",
+                if role == Role::Output {
+                    "output"
+                } else {
+                    "input"
+                },
+                id.name,
+                show_type(&id.ty)
+            ));
+        };
+        let cname = self.names.fresh(&id.name);
+        let elem = self
+            .types
+            .value_type(&canonical(&env.ty(&leaf.elem)), &mut self.names)?;
+        let pointer = role == Role::Output || leaf.count.is_some();
+        let ty = if pointer {
+            Type::Pointer {
+                to: Box::new(elem),
+                is_const: role == Role::Input,
+                restrict: true,
+                addr: ast::AddrSpace::Global,
+            }
+        } else {
+            elem
+        };
+        let mem = Mem {
+            cname: cname.clone(),
+            ty: id.ty.clone(),
+            role,
+            indexed: if pointer {
+                BTreeSet::from([String::new()])
+            } else {
+                BTreeSet::new()
+            },
+        };
+        self.mems.insert(id.name.clone(), mem);
+        Ok(ast::Param { ty, name: cname })
+    }
+
+    // ---- commands ------------------------------------------------------------------------
+
+    fn comm(&mut self, env: &Env, c: &Comm, out: &mut Vec<Stmt>) -> Res<()> {
+        match c {
+            Comm::Skip => Ok(()),
+            Comm::Seq(cs) => cs.iter().try_for_each(|c| self.comm(env, c, out)),
+            Comm::Assign(acc, exp) => self.assign(env, acc, exp, out),
+            Comm::New { ident, addr, body } => self.new_mem(env, ident, addr, body, out),
+            Comm::For {
+                var,
+                count,
+                kind,
+                origin,
+                body,
+            } => self.for_loop(env, var, count, *kind, origin, body, out),
+        }
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn for_loop(
+        &mut self,
+        env: &Env,
+        var: &Var,
+        count: &Nat,
+        kind: LoopKind,
+        origin: &str,
+        body: &Comm,
+        out: &mut Vec<Stmt>,
+    ) -> Res<()> {
+        let count = env.nat(count);
+        if kind == LoopKind::Unroll {
+            let Some(c) = count.as_cst() else {
+                return Err(CodegenError::UnrollNotConstant {
+                    origin: origin.to_string(),
+                    count: count.to_string(),
+                });
+            };
+            out.push(Stmt::Comment(format!(
+                "{origin} (unrolled: {c} iterations)"
+            )));
+            for k in 0..c {
+                self.comm(&env.bind(var, Nat::cst(k)), body, out)?;
+            }
+            return Ok(());
+        }
+        match count.as_cst() {
+            Some(c) if c <= 0 => {
+                out.push(Stmt::Comment(format!("{origin} (no iterations)")));
+                return Ok(());
+            }
+            Some(1) => {
+                out.push(Stmt::Comment(format!("{origin} (one iteration)")));
+                return self.comm(&env.bind(var, Nat::cst(0)), body, out);
+            }
+            _ => {}
+        }
+        let name = self.names.fresh(var.name());
+        let renamed = Var::with_range(name.as_str(), Nat::cst(0), count.clone());
+        let inner = env.bind(var, Nat::var(&renamed)).with_scope(&name);
+        let mut stmts = Vec::new();
+        self.comm(&inner, body, &mut stmts)?;
+        out.push(Stmt::Comment(origin.to_string()));
+        out.push(Stmt::For(For {
+            var: name,
+            start: Expr::Int(0),
+            end: self.nat(env, &count)?,
+            step: Expr::Int(1),
+            body: stmts,
+            pragma: (kind == LoopKind::Par).then_some(Pragma::ParallelFor),
+        }));
+        Ok(())
+    }
+
+    fn new_mem(
+        &mut self,
+        env: &Env,
+        ident: &Ident,
+        addr: &AddrSpace,
+        body: &Comm,
+        out: &mut Vec<Stmt>,
+    ) -> Res<()> {
+        match addr {
+            AddrSpace::Global | AddrSpace::Private => {}
+            AddrSpace::Local | AddrSpace::Constant => {
+                return unsupported(format!(
+                    "`{}` is allocated in {addr} memory, which exists only on GPUs \
+                     (OpenCL, CUDA); on a CPU use global or private memory",
+                    ident.name
+                ))
+            }
+            AddrSpace::Var(v) => {
+                return unsupported(format!(
+                    "the address space of `{}` is still the variable `{v}`: the program must \
+                     decide where its memory lives",
+                    ident.name
+                ))
+            }
+        }
+        let ty = env.ty(&ident.ty);
+        let cname = self.names.fresh(&ident.name);
+        let (mut decls, mut frees) = (Vec::new(), Vec::new());
+        let mut indexed = BTreeSet::new();
+        for leaf in layout::leaves(&ty)? {
+            let name = format!("{cname}{}", leaf.suffix);
+            let elem = self
+                .types
+                .value_type(&canonical(&leaf.elem), &mut self.names)?;
+            let Some(count) = leaf.count else {
+                let init = matches!(leaf.elem, DataType::Vector(..) | DataType::Pair(..))
+                    .then(|| Expr::Raw("{0}".into()));
+                decls.push(Stmt::Decl(decl(elem, &name, None, init)));
+                continue;
+            };
+            indexed.insert(leaf.suffix.clone());
+            let bytes = count
+                .as_cst()
+                .and_then(|c| u64::try_from(c).ok())
+                .map(|c| (c, c.saturating_mul(data_bytes(&leaf.elem))));
+            match bytes {
+                Some((c, b)) if b <= STACK_LIMIT => {
+                    decls.push(Stmt::Comment(format!("{name}: {} (stack)", show_type(&ty))));
+                    decls.push(Stmt::Decl(decl(elem, &name, Some(c.max(1)), None)));
+                }
+                _ => {
+                    decls.push(Stmt::Comment(format!("{name}: {} (heap)", show_type(&ty))));
+                    let size = Expr::binary(
+                        BinOp::Mul,
+                        Expr::SizeOf(elem.clone()),
+                        self.nat(env, &count)?.cast(Type::Named("size_t".into())),
+                    );
+                    let init = Expr::call("malloc", vec![size]);
+                    decls.push(Stmt::Decl(decl(Type::ptr(elem), &name, None, Some(init))));
+                    decls.push(Stmt::If(
+                        Expr::unary(UnOp::Not, Expr::ident(&name)),
+                        vec![Stmt::Expr(Expr::call("abort", vec![]))],
+                        vec![],
+                    ));
+                    frees.push(Stmt::Expr(Expr::call("free", vec![Expr::ident(&name)])));
+                }
+            }
+        }
+        let mem = Mem {
+            cname,
+            ty,
+            role: Role::Local,
+            indexed,
+        };
+        let shadowed = self.mems.insert(ident.name.clone(), mem);
+        let mut stmts = Vec::new();
+        let result = self.comm(env, body, &mut stmts);
+        match shadowed {
+            Some(m) => self.mems.insert(ident.name.clone(), m),
+            None => self.mems.remove(&ident.name),
+        };
+        result?;
+        out.extend(decls);
+        out.extend(stmts);
+        out.extend(frees);
+        Ok(())
+    }
+
+    fn assign(&mut self, env: &Env, acc: &Acc, exp: &Exp, out: &mut Vec<Stmt>) -> Res<()> {
+        let is_value = scalar_of(&acc.ty)?.is_some() || matches!(acc.ty, DataType::Vector(..));
+        if !is_value {
+            return malformed(format!(
+                "an assignment of data of type {} (only scalars and vectors are assigned)",
+                show_type(&acc.ty)
+            ));
+        }
+        match self.dest(env, acc, &[])? {
+            Dest::Mem(p) => {
+                let lhs = self.place_expr(env, &p)?;
+                out.push(Stmt::Assign(lhs, self.value(env, exp, &[])?));
+            }
+            Dest::Vector {
+                acc,
+                env: aenv,
+                index,
+                lanes,
+            } => {
+                let vty = env.ty(&exp.ty);
+                // One unaligned store when the lanes are contiguous in memory.
+                let (lane, lenv) = self.lane_var(&aenv, lanes);
+                let probe = self.dest(&lenv, acc, &[elem_index(&index, lanes, &lane)]);
+                if let Ok(Dest::Mem(p)) = probe {
+                    if let Some(first) = contiguous(&p, &lane) {
+                        let ptr = Type::ptr(
+                            self.types
+                                .unaligned_vector(&canonical(&vty), &mut self.names)?,
+                        );
+                        let addr = Expr::unary(UnOp::AddrOf, self.place_expr(&aenv, &first)?);
+                        let lhs = Expr::unary(UnOp::Deref, addr.cast(ptr));
+                        out.push(Stmt::Assign(lhs, self.value(env, exp, &[])?));
+                        return Ok(());
+                    }
+                }
+                for k in 0..lanes {
+                    let at = Nat::cst(i64::from(k));
+                    let elem = PathElem::Idx(&index * i64::from(lanes) + &at);
+                    let Dest::Mem(p) = self.dest(&aenv, acc, &[elem])? else {
+                        return malformed("a vector written through nested `asVectorAcc`s");
+                    };
+                    let lhs = self.place_expr(&aenv, &p)?;
+                    out.push(Stmt::Assign(
+                        lhs,
+                        self.value(env, exp, &[PathElem::Lane(at)])?,
+                    ));
+                }
+            }
+        }
+        Ok(())
+    }
+
+    // ---- reading expressions -------------------------------------------------------------
+
+    /// The C value of `e` read at `path`.
+    fn value(&mut self, env: &Env, e: &Exp, path: &[PathElem]) -> Res<Expr> {
+        match self.read(env, e, path)? {
+            Read::Mem(p) => self.place_expr(env, &p),
+            Read::Value(v) => Ok(v),
+        }
+    }
+
+    fn read(&mut self, env: &Env, e: &Exp, path: &[PathElem]) -> Res<Read> {
+        use ExpKind as K;
+        let value = |v: Expr| Ok(Read::Value(v));
+        match &*e.kind {
+            K::Var(id) => self.mem_place(id, path, false).map(Read::Mem),
+            K::Lit(l) => {
+                no_path(e, path)?;
+                value(literal(l)?)
+            }
+            K::Nat(n) => {
+                no_path(e, path)?;
+                let v = self.nat(env, &env.nat(n))?;
+                match scalar_of(&e.ty)? {
+                    Some(Scalar::Int) | None => value(v),
+                    Some(s) => value(v.cast(Type::Scalar(s))),
+                }
+            }
+            K::Unary(op, a) => {
+                let v = self.value(env, a, path)?;
+                let op = match op {
+                    dpia::UnOp::Neg => UnOp::Neg,
+                    dpia::UnOp::Not => UnOp::Not,
+                };
+                value(Expr::unary(op, v))
+            }
+            K::Binary(op, a, b) => {
+                let op = binop(*op, &a.ty)?;
+                let (va, vb) = (self.value(env, a, path)?, self.value(env, b, path)?);
+                value(Expr::binary(op, va, vb))
+            }
+            K::Select(c, a, b) => {
+                let cpath = if matches!(c.ty, DataType::Vector(..)) {
+                    path
+                } else {
+                    &[]
+                };
+                let vc = self.value(env, c, cpath)?;
+                let (va, vb) = (self.value(env, a, path)?, self.value(env, b, path)?);
+                value(Expr::ternary(vc, va, vb))
+            }
+            K::Cast(a) => {
+                let v = self.value(env, a, path)?;
+                match (&e.ty, path) {
+                    (DataType::Vector(..), []) => {
+                        let t = self
+                            .types
+                            .value_type(&canonical(&env.ty(&e.ty)), &mut self.names)?;
+                        let tname = Expr::Raw(crate::print::type_name(&t));
+                        value(Expr::call("__builtin_convertvector", vec![v, tname]))
+                    }
+                    (t, _) => {
+                        let elem = match t {
+                            DataType::Vector(_, t) => &**t,
+                            t => t,
+                        };
+                        match scalar_of(elem)? {
+                            Some(s) => value(v.cast(Type::Scalar(s))),
+                            None => malformed(format!("a cast to {}", show_type(elem))),
+                        }
+                    }
+                }
+            }
+            K::Idx(a, k) => self.read(env, a, &cons(PathElem::Idx(env.nat(k)), path)),
+            K::Split(n, a) => {
+                let (i, j, rest) = two_indices(e, path)?;
+                self.read(env, a, &cons(PathElem::Idx(i * env.nat(n) + j), rest))
+            }
+            K::Join(a) => {
+                let m = inner_len(env, &a.ty)?;
+                let (i, rest) = one_index(e, path)?;
+                let at = [PathElem::Idx(i.floor_div(&m)), PathElem::Idx(i.modulo(&m))];
+                self.read(env, a, &concat(&at, rest))
+            }
+            K::Transpose(a) => {
+                let (i, j, rest) = two_indices(e, path)?;
+                self.read(env, a, &concat(&[PathElem::Idx(j), PathElem::Idx(i)], rest))
+            }
+            K::Slide(_, sp, a) => {
+                let (i, j, rest) = two_indices(e, path)?;
+                self.read(env, a, &cons(PathElem::Idx(i * env.nat(sp) + j), rest))
+            }
+            K::Pad(l, r, mode, a) => {
+                self.read_pad(env, e, (&env.nat(l), &env.nat(r)), mode, a, path)
+            }
+            K::Take(_, a) => self.read(env, a, path),
+            K::Drop(n, a) => {
+                let (i, rest) = one_index(e, path)?;
+                self.read(env, a, &cons(PathElem::Idx(i + env.nat(n)), rest))
+            }
+            K::Concat(a, b) => {
+                let n = outer_len(env, &a.ty)?;
+                let (i, rest) = one_index(e, path)?;
+                match prove_lt(&i, &n) {
+                    Some(true) => self.read(env, a, path),
+                    Some(false) => self.read(env, b, &cons(PathElem::Idx(&i - &n), rest)),
+                    None => {
+                        let cond = self.compare(env, BinOp::Lt, &i, &n)?;
+                        let va = self.value(env, a, path)?;
+                        let vb = self.value(env, b, &cons(PathElem::Idx(&i - &n), rest))?;
+                        value(Expr::ternary(cond, va, vb))
+                    }
+                }
+            }
+            K::Zip(a, b) => match path {
+                [i @ PathElem::Idx(_), PathElem::Fst, rest @ ..] => {
+                    self.read(env, a, &cons(i.clone(), rest))
+                }
+                [i @ PathElem::Idx(_), PathElem::Snd, rest @ ..] => {
+                    self.read(env, b, &cons(i.clone(), rest))
+                }
+                _ => bad_path(e, path, "an index and a pair component"),
+            },
+            K::Pair(a, b) => match path {
+                [PathElem::Fst, rest @ ..] => self.read(env, a, rest),
+                [PathElem::Snd, rest @ ..] => self.read(env, b, rest),
+                _ => bad_path(e, path, "a pair component"),
+            },
+            K::Fst(a) => self.read(env, a, &cons(PathElem::Fst, path)),
+            K::Snd(a) => self.read(env, a, &cons(PathElem::Snd, path)),
+            K::Generate(v, body) => {
+                let (i, rest) = one_index(e, path)?;
+                self.read(&env.bind(v, i), body, rest)
+            }
+            K::AsVector(n, a) => {
+                let lanes = lane_count(&env.nat(n), &e.ty)?;
+                match path {
+                    [PathElem::Idx(i)] => self.vector_load(env, e, a, i, lanes),
+                    [PathElem::Idx(i), PathElem::Lane(l), rest @ ..] => {
+                        let at = PathElem::Idx(i * i64::from(lanes) + l);
+                        self.read(env, a, &cons(at, rest))
+                    }
+                    _ => bad_path(e, path, "an index, optionally followed by a lane"),
+                }
+            }
+            K::AsScalar(a) => {
+                let n = match &a.ty {
+                    DataType::Array(_, t) => match &**t {
+                        DataType::Vector(n, _) => env.nat(n),
+                        _ => return malformed("`asScalar` of an array that does not hold vectors"),
+                    },
+                    _ => return malformed("`asScalar` of data that is not an array"),
+                };
+                let (i, rest) = one_index(e, path)?;
+                let at = [PathElem::Idx(i.floor_div(&n)), PathElem::Lane(i.modulo(&n))];
+                self.read(env, a, &concat(&at, rest))
+            }
+            K::VectorFromScalar(a) => match path {
+                [] => {
+                    let vty = env.ty(&e.ty);
+                    let (_, lanes) = vector_shape(&vty)?;
+                    let t = self.types.value_type(&canonical(&vty), &mut self.names)?;
+                    let s = self.value(env, a, &[])?;
+                    value(Expr::Compound(t, vec![s; lanes as usize]))
+                }
+                [PathElem::Lane(_), rest @ ..] => self.read(env, a, rest),
+                _ => bad_path(e, path, "a vector lane"),
+            },
+        }
+    }
+
+    fn read_pad(
+        &mut self,
+        env: &Env,
+        e: &Exp,
+        (l, r): (&Nat, &Nat),
+        mode: &PadMode,
+        a: &Exp,
+        path: &[PathElem],
+    ) -> Res<Read> {
+        let n = outer_len(env, &a.ty)?;
+        let (i, rest) = one_index(e, path)?;
+        let x = &i - l;
+        let idx = match mode {
+            PadMode::Clamp => {
+                // only the sides the ranges do not already guarantee
+                let lo = if x.prove_nonneg() {
+                    x.clone()
+                } else {
+                    Nat::max(&x, &Nat::cst(0))
+                };
+                if x.prove_le(&(&n - 1)) {
+                    lo
+                } else {
+                    Nat::min(&lo, &(&n - 1))
+                }
+            }
+            PadMode::Wrap => {
+                // `(x + c) % n` with `x + c >= 0`: `x >= -l`
+                let c = if l.prove_le(&n) { n.clone() } else { l * &n };
+                (&x + c).modulo(&n)
+            }
+            PadMode::Mirror if l.prove_le(&n) && r.prove_le(&n) => {
+                // one reflection: -1 -> 0, -2 -> 1, n -> n-1
+                let reflected = Nat::max(&x, &(Nat::cst(-1) - &x));
+                Nat::min(&reflected, &(&n * 2 - 1 - &x))
+            }
+            PadMode::Mirror => {
+                // periodic with period 2n: j = x mod 2n, then reflect
+                let j = (&x + l * &n * 2).modulo(&(&n * 2));
+                Nat::min(&j, &(&n * 2 - 1 - &j))
+            }
+            PadMode::Cst(c) => {
+                let lo = prove_le(l, &i);
+                let hi = prove_lt(&i, &(l + &n));
+                let inside = cons(PathElem::Idx(x.clone()), rest);
+                return match (lo, hi) {
+                    (Some(true), Some(true)) => self.read(env, a, &inside),
+                    (Some(false), _) | (_, Some(false)) => self.read(env, c, rest),
+                    _ => {
+                        let mut conds = Vec::new();
+                        if lo.is_none() {
+                            conds.push(self.compare(env, BinOp::Ge, &i, l)?);
+                        }
+                        if hi.is_none() {
+                            conds.push(self.compare(env, BinOp::Lt, &i, &(l + &n))?);
+                        }
+                        let cond = conds
+                            .into_iter()
+                            .reduce(|p, q| Expr::binary(BinOp::And, p, q))
+                            .unwrap_or(Expr::Bool(true));
+                        let inner = self.value(env, a, &inside)?;
+                        let outer = self.value(env, c, rest)?;
+                        Ok(Read::Value(Expr::ternary(cond, inner, outer)))
+                    }
+                };
+            }
+        };
+        self.read(env, a, &cons(PathElem::Idx(idx), rest))
+    }
+
+    /// A whole vector of `e = asVector lanes a` at index `i`: one unaligned
+    /// load when its elements are contiguous in memory, the vector itself
+    /// when `a` is `asScalar` of vector memory, else lane by lane.
+    fn vector_load(&mut self, env: &Env, e: &Exp, a: &Exp, i: &Nat, lanes: u32) -> Res<Read> {
+        let DataType::Array(_, vty) = &e.ty else {
+            return malformed("`asVector` of type that is not an array");
+        };
+        let vty = env.ty(vty);
+        let (lane, lenv) = self.lane_var(env, lanes);
+        if let Ok(Read::Mem(p)) = self.read(&lenv, a, &[elem_index(i, lanes, &lane)]) {
+            if let Some(first) = contiguous(&p, &lane) {
+                let ptr = Type::const_ptr(
+                    self.types
+                        .unaligned_vector(&canonical(&vty), &mut self.names)?,
+                );
+                let addr = Expr::unary(UnOp::AddrOf, self.place_expr(env, &first)?);
+                return Ok(Read::Value(Expr::unary(UnOp::Deref, addr.cast(ptr))));
+            }
+            if p.place.lane.as_ref() == Some(&Nat::var(&lane)) && !place_mentions(&p.place, &lane) {
+                let mut whole = p;
+                whole.place.lane = None;
+                return Ok(Read::Mem(whole));
+            }
+        }
+        let t = self.types.value_type(&canonical(&vty), &mut self.names)?;
+        let mut items = Vec::new();
+        for k in 0..i64::from(lanes) {
+            items.push(self.value(env, a, &[PathElem::Idx(i * i64::from(lanes) + k)])?);
+        }
+        Ok(Read::Value(Expr::Compound(t, items)))
+    }
+
+    // ---- writing through acceptors -------------------------------------------------------
+
+    fn dest<'a>(&mut self, env: &Env, acc: &'a Acc, path: &[PathElem]) -> Res<Dest<'a>> {
+        use AccKind as A;
+        match &*acc.kind {
+            A::Var(id) => self.mem_place(id, path, true).map(Dest::Mem),
+            A::Idx(a, k) => self.dest(env, a, &cons(PathElem::Idx(env.nat(k)), path)),
+            A::Split(n, a) => {
+                let (i, j, rest) = two_acc_indices(acc, path)?;
+                self.dest(env, a, &cons(PathElem::Idx(i * env.nat(n) + j), rest))
+            }
+            A::Join(a) => {
+                let m = inner_len(env, &a.ty)?;
+                let (i, rest) = one_acc_index(acc, path)?;
+                let at = [PathElem::Idx(i.floor_div(&m)), PathElem::Idx(i.modulo(&m))];
+                self.dest(env, a, &concat(&at, rest))
+            }
+            A::Transpose(a) => {
+                let (i, j, rest) = two_acc_indices(acc, path)?;
+                self.dest(env, a, &concat(&[PathElem::Idx(j), PathElem::Idx(i)], rest))
+            }
+            A::Zip1(a) | A::Zip2(a) => {
+                let (i, rest) = one_acc_index(acc, path)?;
+                let c = if matches!(*acc.kind, A::Zip1(_)) {
+                    PathElem::Fst
+                } else {
+                    PathElem::Snd
+                };
+                self.dest(env, a, &concat(&[PathElem::Idx(i), c], rest))
+            }
+            A::Unzip(a) => match path {
+                [i @ PathElem::Idx(_), c @ (PathElem::Fst | PathElem::Snd), rest @ ..] => {
+                    self.dest(env, a, &concat(&[c.clone(), i.clone()], rest))
+                }
+                _ => bad_acc_path(acc, path, "an index and a pair component"),
+            },
+            A::Pair1(a) => self.dest(env, a, &cons(PathElem::Fst, path)),
+            A::Pair2(a) => self.dest(env, a, &cons(PathElem::Snd, path)),
+            A::AsVector(n, a) => {
+                let DataType::Array(_, vty) = &acc.ty else {
+                    return malformed("`asVectorAcc` of a type that is not an array");
+                };
+                let lanes = lane_count(&env.nat(n), vty)?;
+                match path {
+                    [PathElem::Idx(i)] => Ok(Dest::Vector {
+                        acc: a,
+                        env: env.clone(),
+                        index: i.clone(),
+                        lanes,
+                    }),
+                    [PathElem::Idx(i), PathElem::Lane(l), rest @ ..] => {
+                        let at = PathElem::Idx(i * i64::from(lanes) + l);
+                        self.dest(env, a, &cons(at, rest))
+                    }
+                    _ => bad_acc_path(acc, path, "an index, optionally followed by a lane"),
+                }
+            }
+            A::AsScalar(a) => {
+                let n = match &a.ty {
+                    DataType::Array(_, t) => match &**t {
+                        DataType::Vector(n, _) => env.nat(n),
+                        _ => {
+                            return malformed(
+                                "`asScalarAcc` of an array that does not hold vectors",
+                            )
+                        }
+                    },
+                    _ => return malformed("`asScalarAcc` of data that is not an array"),
+                };
+                let (i, rest) = one_acc_index(acc, path)?;
+                let at = [PathElem::Idx(i.floor_div(&n)), PathElem::Lane(i.modulo(&n))];
+                self.dest(env, a, &concat(&at, rest))
+            }
+            A::Take(a) => self.dest(env, a, path),
+            A::Map(v, a) => {
+                let (i, rest) = one_acc_index(acc, path)?;
+                self.dest(&env.bind(v, i), a, rest)
+            }
+            A::Drop(n, a) => {
+                let (i, rest) = one_acc_index(acc, path)?;
+                self.dest(env, a, &cons(PathElem::Idx(i + env.nat(n)), rest))
+            }
+        }
+    }
+
+    // ---- memory, indices -----------------------------------------------------------------
+
+    fn mem_place(&self, id: &Ident, path: &[PathElem], write: bool) -> Res<MemPlace> {
+        let Some(mem) = self.mems.get(&id.name) else {
+            return malformed(format!(
+                "the identifier `{}` is used outside the `new` that allocates it (or is not a parameter)",
+                id.name
+            ));
+        };
+        if write && mem.role == Role::Input {
+            return Err(CodegenError::WriteToInput(id.name.clone()));
+        }
+        let place = locate(&mem.ty, path)?;
+        Ok(MemPlace {
+            base: format!("{}{}", mem.cname, place.leaf),
+            indexed: mem.indexed.contains(&place.leaf),
+            place,
+        })
+    }
+
+    fn place_expr(&self, env: &Env, p: &MemPlace) -> Res<Expr> {
+        let mut e = Expr::ident(&p.base);
+        match (&p.place.flat, p.indexed) {
+            (flat, true) => e = e.index(self.nat(env, flat.as_ref().unwrap_or(&Nat::cst(0)))?),
+            (None, false) => {}
+            (Some(_), false) => {
+                return malformed(format!("`{}` is indexed but is not an array", p.base))
+            }
+        }
+        for f in &p.place.fields {
+            e = e.member(f);
+        }
+        if let Some(l) = &p.place.lane {
+            e = e.index(self.nat(env, l)?);
+        }
+        Ok(e)
+    }
+
+    /// A `Nat` over C variables as a C expression; every variable must be in scope.
+    fn nat(&self, env: &Env, n: &Nat) -> Res<Expr> {
+        if let Some(v) = n.free_vars().iter().find(|v| !env.scope.contains(v.name())) {
+            return Err(CodegenError::UnboundVariable {
+                name: v.name().to_string(),
+                context: n.to_string(),
+            });
+        }
+        Ok(nat_to_expr(n))
+    }
+
+    /// `a op b`, with a positive constant both sides share taken off
+    /// (`i + 2 < n + 1` is printed `i + 1 < n`).
+    fn compare(&self, env: &Env, op: BinOp, a: &Nat, b: &Nat) -> Res<Expr> {
+        let c = constant_part(a).min(constant_part(b)).max(0);
+        Ok(Expr::binary(
+            op,
+            self.nat(env, &(a - c))?,
+            self.nat(env, &(b - c))?,
+        ))
+    }
+
+    /// A fresh lane variable `0 <= l < lanes`, for proving loads and stores contiguous.
+    fn lane_var(&mut self, env: &Env, lanes: u32) -> (Var, Env) {
+        let name = self.names.fresh("lane");
+        let v = Var::with_range(name.as_str(), Nat::cst(0), Nat::cst(i64::from(lanes)));
+        (v, env.clone().with_scope(&name))
+    }
+}
+
+// ---- helpers -----------------------------------------------------------------------------
+
+fn decl(ty: Type, name: &str, array_len: Option<u64>, init: Option<Expr>) -> Decl {
+    Decl {
+        ty,
+        name: name.to_string(),
+        array_len,
+        init,
+        addr: ast::AddrSpace::Default,
+    }
+}
+
+/// The key a data type's C type is registered under (`idx[n]` and `natType` are both `int`).
+fn canonical(dt: &DataType) -> DataType {
+    match dt {
+        DataType::Index(_) => DataType::NatType,
+        DataType::Pair(a, b) => DataType::pair(canonical(a), canonical(b)),
+        DataType::Vector(n, t) => DataType::vector(canonical(t), n.clone()),
+        _ => dt.clone(),
+    }
+}
+
+/// Approximate size in bytes of one element of flat data (for the stack limit).
+fn data_bytes(dt: &DataType) -> u64 {
+    match dt {
+        DataType::Scalar(s) => u64::from(s.bits().div_ceil(8)),
+        DataType::NatType | DataType::Index(_) => 4,
+        DataType::Vector(n, t) => {
+            n.as_cst().and_then(|c| u64::try_from(c).ok()).unwrap_or(1) * data_bytes(t)
+        }
+        DataType::Pair(a, b) => 2 * data_bytes(a).max(data_bytes(b)),
+        _ => 8,
+    }
+}
+
+/// Element `index*lanes + lane`.
+fn elem_index(index: &Nat, lanes: u32, lane: &Var) -> PathElem {
+    PathElem::Idx(index * i64::from(lanes) + Nat::var(lane))
+}
+
+/// The place of lane 0 when the place of lane `l` is element `base + l` of one array.
+fn contiguous(p: &MemPlace, lane: &Var) -> Option<MemPlace> {
+    let flat = p.place.flat.as_ref()?;
+    if !p.indexed || !p.place.fields.is_empty() || p.place.lane.is_some() {
+        return None;
+    }
+    let first = flat.substitute(lane, &Nat::cst(0));
+    if first.contains_var(lane) || &first + Nat::var(lane) != *flat {
+        return None;
+    }
+    let mut q = p.clone();
+    q.place.flat = Some(first);
+    Some(q)
+}
+
+fn place_mentions(p: &Place, v: &Var) -> bool {
+    p.flat.as_ref().is_some_and(|f| f.contains_var(v))
+}
+
+/// The value of `n` with every variable set to 0 (0 where that is undefined).
+fn constant_part(n: &Nat) -> i64 {
+    let zeros: HashMap<Var, Nat> = n
+        .free_vars()
+        .into_iter()
+        .map(|v| (v, Nat::cst(0)))
+        .collect();
+    n.substitute_all(&zeros).as_cst().unwrap_or(0)
+}
+
+/// `a < b`: `Some` when the ranges decide it.
+fn prove_lt(a: &Nat, b: &Nat) -> Option<bool> {
+    if a.prove_lt(b) {
+        Some(true)
+    } else if b.prove_le(a) {
+        Some(false)
+    } else {
+        None
+    }
+}
+
+/// `a <= b`: `Some` when the ranges decide it.
+fn prove_le(a: &Nat, b: &Nat) -> Option<bool> {
+    if a.prove_le(b) {
+        Some(true)
+    } else if b.prove_lt(a) {
+        Some(false)
+    } else {
+        None
+    }
+}
+
+fn literal(l: &Literal) -> Res<Expr> {
+    Ok(match l {
+        Literal::Bool(b) => Expr::Bool(*b),
+        Literal::Int(v, ScalarType::Int) => int_literal(*v),
+        Literal::Int(v, t) => int_literal(*v).cast(Type::Scalar(scalar(*t)?)),
+        Literal::Float(v, t) => Expr::Float {
+            value: *v,
+            single: scalar(*t)? == Scalar::Float,
+        },
+        Literal::Nat(n) => nat_to_expr(n),
+    })
+}
+
+fn int_literal(v: i64) -> Expr {
+    if v == i64::MIN {
+        // `-9223372036854775808` is not a C literal
+        return Expr::binary(BinOp::Sub, Expr::Int(i64::MIN + 1), Expr::Int(1));
+    }
+    Expr::Int(v)
+}
+
+fn binop(op: dpia::BinOp, operand: &DataType) -> Res<BinOp> {
+    use dpia::BinOp as B;
+    let elem = match operand {
+        DataType::Vector(_, t) => &**t,
+        t => t,
+    };
+    let float = matches!(elem, DataType::Scalar(s) if s.is_float());
+    Ok(match op {
+        B::Add => BinOp::Add,
+        B::Sub => BinOp::Sub,
+        B::Mul => BinOp::Mul,
+        B::Div => BinOp::Div,
+        B::Mod if float => return unsupported("`%` on floating-point values"),
+        B::Mod => BinOp::Mod,
+        B::Gt => BinOp::Gt,
+        B::Lt => BinOp::Lt,
+        B::Eq => BinOp::Eq,
+    })
+}
+
+fn cons(first: PathElem, rest: &[PathElem]) -> Vec<PathElem> {
+    let mut v = Vec::with_capacity(rest.len() + 1);
+    v.push(first);
+    v.extend_from_slice(rest);
+    v
+}
+
+fn concat(first: &[PathElem], rest: &[PathElem]) -> Vec<PathElem> {
+    let mut v = first.to_vec();
+    v.extend_from_slice(rest);
+    v
+}
+
+/// `n` of an array type `n.t`.
+fn outer_len(env: &Env, dt: &DataType) -> Res<Nat> {
+    match dt {
+        DataType::Array(n, _) => Ok(env.nat(n)),
+        _ => malformed(format!(
+            "expected an array, found data of type {}",
+            show_type(dt)
+        )),
+    }
+}
+
+/// `m` of an array type `n.m.t`.
+fn inner_len(env: &Env, dt: &DataType) -> Res<Nat> {
+    match dt {
+        DataType::Array(_, t) => outer_len(env, t),
+        _ => malformed(format!(
+            "expected a 2-d array, found data of type {}",
+            show_type(dt)
+        )),
+    }
+}
+
+fn show_path(path: &[PathElem]) -> String {
+    if path.is_empty() {
+        return "the empty path".into();
+    }
+    path.iter().map(show_step).collect()
+}
+
+fn exp_name(e: &Exp) -> &'static str {
+    use ExpKind as K;
+    match &*e.kind {
+        K::Var(_) => "variable",
+        K::Lit(_) => "literal",
+        K::Nat(_) => "nat",
+        K::Unary(..) | K::Binary(..) => "operation",
+        K::Select(..) => "select",
+        K::Cast(_) => "cast",
+        K::Idx(..) => "idx",
+        K::Split(..) => "split",
+        K::Join(_) => "join",
+        K::Transpose(_) => "transpose",
+        K::Slide(..) => "slide",
+        K::Pad(..) => "pad",
+        K::Take(..) => "take",
+        K::Drop(..) => "drop",
+        K::Concat(..) => "concat",
+        K::Zip(..) => "zip",
+        K::Pair(..) => "makePair",
+        K::Fst(_) => "fst",
+        K::Snd(_) => "snd",
+        K::Generate(..) => "generate",
+        K::AsVector(..) => "asVector",
+        K::AsScalar(_) => "asScalar",
+        K::VectorFromScalar(_) => "vectorFromScalar",
+    }
+}
+
+fn bad_path<T>(e: &Exp, path: &[PathElem], expected: &str) -> Res<T> {
+    malformed(format!(
+        "`{}` of type {} read at {} (expected {expected})",
+        exp_name(e),
+        show_type(&e.ty),
+        show_path(path)
+    ))
+}
+
+fn bad_acc_path<T>(acc: &Acc, path: &[PathElem], expected: &str) -> Res<T> {
+    malformed(format!(
+        "an acceptor of type {} written at {} (expected {expected})",
+        show_type(&acc.ty),
+        show_path(path)
+    ))
+}
+
+fn no_path(e: &Exp, path: &[PathElem]) -> Res<()> {
+    if path.is_empty() {
+        Ok(())
+    } else {
+        bad_path(e, path, "a scalar read at the empty path")
+    }
+}
+
+fn one_index<'p>(e: &Exp, path: &'p [PathElem]) -> Res<(Nat, &'p [PathElem])> {
+    match path {
+        [PathElem::Idx(i), rest @ ..] => Ok((i.clone(), rest)),
+        _ => bad_path(e, path, "an array index"),
+    }
+}
+
+fn two_indices<'p>(e: &Exp, path: &'p [PathElem]) -> Res<(Nat, Nat, &'p [PathElem])> {
+    match path {
+        [PathElem::Idx(i), PathElem::Idx(j), rest @ ..] => Ok((i.clone(), j.clone(), rest)),
+        _ => bad_path(e, path, "two array indices"),
+    }
+}
+
+fn one_acc_index<'p>(acc: &Acc, path: &'p [PathElem]) -> Res<(Nat, &'p [PathElem])> {
+    match path {
+        [PathElem::Idx(i), rest @ ..] => Ok((i.clone(), rest)),
+        _ => bad_acc_path(acc, path, "an array index"),
+    }
+}
+
+fn two_acc_indices<'p>(acc: &Acc, path: &'p [PathElem]) -> Res<(Nat, Nat, &'p [PathElem])> {
+    match path {
+        [PathElem::Idx(i), PathElem::Idx(j), rest @ ..] => Ok((i.clone(), j.clone(), rest)),
+        _ => bad_acc_path(acc, path, "two array indices"),
+    }
+}
+
+// ---- the data types of a program -----------------------------------------------------------
+
+fn collect_comm_types(c: &Comm, out: &mut Vec<DataType>) {
+    match c {
+        Comm::Skip => {}
+        Comm::Seq(cs) => cs.iter().for_each(|c| collect_comm_types(c, out)),
+        Comm::Assign(a, _) => out.push(a.ty.clone()),
+        Comm::New { ident, body, .. } => {
+            out.push(ident.ty.clone());
+            collect_comm_types(body, out);
+        }
+        Comm::For { body, .. } => collect_comm_types(body, out),
+    }
+}

@@ -1,0 +1,517 @@
+//! `shine compile` and `shine run`: low-level RISE to C or OpenMP through DPIA,
+//! then (for `run`) compiled with the system C compiler, executed on `.npy` or
+//! random inputs, verified against the interpreter and timed.
+
+use crate::cli::{data_type_of, emit, parse_nat_binding, CliError, Source};
+use crate::rewrite_cmd::{apply_strategy, load_strategy};
+use clap::{Args, ValueEnum};
+use rise::infer::{instantiate_def, prepare_def};
+use rise::interp::{self, Flat, Scalar, Value};
+use rise::{DataType, ScalarType, Type};
+use std::path::PathBuf;
+
+/// The code a program is compiled to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum Target {
+    /// Sequential C (`mapPar` loops run sequentially).
+    C,
+    /// C with OpenMP (`mapPar` loops run on all cores).
+    Openmp,
+    /// OpenCL kernels and host code (not available yet).
+    Opencl,
+    /// CUDA kernels and host code (not available yet).
+    Cuda,
+}
+
+/// What `compile` and `run` share: the program, the definition and the strategy.
+#[derive(Args, Debug)]
+pub struct ProgramArgs {
+    /// The RISE program (.rise).
+    pub program: PathBuf,
+    /// The definition to compile.
+    #[arg(long = "def", value_name = "NAME")]
+    pub def: String,
+    /// The strategy file (.elv) that lowers the definition.
+    #[arg(long = "strategy", value_name = "S.elv", requires = "apply")]
+    pub strategy: Option<PathBuf>,
+    /// The strategy to apply: a definition of the file or an expression over them
+    /// (`"blocking ; lowerToC"`).
+    #[arg(long = "apply", value_name = "SNAME", requires = "strategy")]
+    pub apply: Option<String>,
+    /// The code to generate.
+    #[arg(long = "target", value_enum, default_value = "c")]
+    pub target: Target,
+    /// Stop rewriting after this many strategy applications.
+    #[arg(long, value_name = "N", default_value_t = elevate::DEFAULT_BUDGET)]
+    pub budget: u64,
+}
+
+/// Arguments of `shine compile`.
+#[derive(Args, Debug)]
+pub struct CompileArgs {
+    #[command(flatten)]
+    pub program: ProgramArgs,
+    /// Where to write the generated code (default: standard output).
+    #[arg(short = 'o', long = "output", value_name = "OUT")]
+    pub output: Option<PathBuf>,
+    /// Print the imperative DPIA program instead of C (for debugging strategies).
+    #[arg(long)]
+    pub emit_dpia: bool,
+}
+
+/// Arguments of `shine run`.
+#[derive(Args, Debug)]
+pub struct RunArgs {
+    #[command(flatten)]
+    pub program: ProgramArgs,
+    /// A size, e.g. `--nat n=1024` (repeatable); needed with `--random`.
+    #[arg(long = "nat", value_name = "NAME=VALUE", value_parser = parse_nat_binding)]
+    pub nats: Vec<(String, i64)>,
+    /// An input array (.npy), in the order of the definition's parameters (repeatable).
+    #[arg(long = "input", value_name = "X.npy", conflicts_with = "random")]
+    pub inputs: Vec<PathBuf>,
+    /// Random inputs from this seed (floats in [-1, 1), small integers).
+    #[arg(long, value_name = "SEED")]
+    pub random: Option<u64>,
+    /// Where to write the result (.npy).
+    #[arg(long = "output", value_name = "Y.npy")]
+    pub output: Option<PathBuf>,
+    /// Compare the result with the reference interpreter on the same inputs.
+    #[arg(long)]
+    pub verify: bool,
+    /// Time this many runs (after a warm-up run) and print median, min and max.
+    #[arg(long, value_name = "RUNS")]
+    pub bench: Option<usize>,
+    /// Print one JSON object on stdout.
+    #[arg(long)]
+    pub json: bool,
+    /// The C compiler (default gcc).
+    #[arg(long, value_name = "CC", default_value = "gcc")]
+    pub cc: String,
+    /// Flags for the C compiler (default `-O3 -march=native -ffast-math -fopenmp`).
+    #[arg(long = "cflags", value_name = "FLAGS", allow_hyphen_values = true)]
+    pub cflags: Option<String>,
+    /// Build the generated code with AddressSanitizer and UndefinedBehaviorSanitizer.
+    #[arg(long)]
+    pub sanitize: bool,
+}
+
+/// A compiled program and what it was compiled from.
+struct Compiled {
+    source: Source,
+    checked: rise::infer::CheckedProgram,
+    dpia: dpia::Program,
+    module: codegen::CModule,
+}
+
+fn compile_program(args: &ProgramArgs) -> Result<Compiled, CliError> {
+    let target = match args.target {
+        Target::C => codegen::Target::C,
+        Target::Openmp => codegen::Target::OpenMP,
+        Target::Opencl | Target::Cuda => {
+            return Err(format!(
+                "the {:?} target is not available yet: only `c` and `openmp` are implemented",
+                args.target
+            )
+            .to_lowercase()
+            .into())
+        }
+    };
+    let source = Source::read(&args.program)?;
+    let checked = source.check()?;
+    let prepared = prepare_def(&checked, &args.def).map_err(|d| source.error(d))?;
+    let lowered = match (&args.strategy, &args.apply) {
+        (Some(path), Some(apply)) => {
+            let strategy = load_strategy(path, apply)?;
+            apply_strategy(strategy, &prepared.body, args.budget)?.map_err(|f| {
+                CliError::from(format!(
+                    "the strategy `{apply}` failed on `{}`: {f}",
+                    args.def
+                ))
+            })?
+        }
+        _ => prepared.body.clone(),
+    };
+    let dpia = dpia::translate(&args.def, &lowered, &prepared.scheme).map_err(|e| {
+        let mut err = source.error(e.to_diagnostic());
+        if args.strategy.is_none() {
+            err.0.push_str(
+                "\nnote: no strategy was given (--strategy S.elv --apply NAME); the definition is compiled as written",
+            );
+        }
+        err
+    })?;
+    let module = codegen::generate(&dpia, target)
+        .map_err(|e| CliError::from(format!("code generation failed: {e}")))?;
+    Ok(Compiled {
+        source,
+        checked,
+        dpia,
+        module,
+    })
+}
+
+/// `shine compile PROG.rise --def NAME [--strategy S.elv --apply SNAME] --target T [-o OUT]`
+pub fn compile(args: &CompileArgs) -> Result<(), CliError> {
+    let compiled = compile_program(&args.program)?;
+    let text = if args.emit_dpia {
+        compiled.dpia.body.to_string()
+    } else {
+        compiled.module.source.clone()
+    };
+    match &args.output {
+        Some(path) => std::fs::write(path, text)
+            .map_err(|e| CliError::from(format!("cannot write `{}`: {e}", path.display())))?,
+        None => emit(text.trim_end()),
+    }
+    Ok(())
+}
+
+/// `shine run PROG.rise --def NAME ... --target T (--input X.npy... | --random SEED)`
+pub fn run(args: &RunArgs) -> Result<(), CliError> {
+    let compiled = compile_program(&args.program)?;
+    let def = &args.program.def;
+    let (inputs, instance) = inputs_of(args, &compiled)?;
+    let rise::Type::Data(result_type) = &instance.result else {
+        return Err(format!("the result of `{def}` is not data").into());
+    };
+    let (shape, elem) = interp::flat_layout(result_type)
+        .map_err(|e| format!("cannot lay out the result: {}", e.message))?;
+    let sizes = compiled
+        .dpia
+        .sizes
+        .iter()
+        .map(|v| {
+            instance
+                .nats
+                .iter()
+                .find(|(n, _)| **n == *v.name())
+                .map(|(_, x)| *x)
+                .ok_or_else(|| {
+                    CliError::from(format!(
+                        "no value for the size `{v}`; give it with --nat {v}=V"
+                    ))
+                })
+        })
+        .collect::<Result<Vec<i64>, _>>()?;
+
+    let mut config = runtime::CompilerConfig::default().with_compiler(args.cc.clone());
+    if let Some(flags) = &args.cflags {
+        config = config.with_flags(flags.split_whitespace().map(str::to_string));
+    }
+    if args.sanitize {
+        config = config
+            .with_sanitizer(runtime::Sanitizer::Address)
+            .with_sanitizer(runtime::Sanitizer::UndefinedBehavior);
+    }
+    let module = runtime::Module::compile(&compiled.module.source, &compiled.module.entry, &config)
+        .map_err(|e| CliError::from(e.to_string()))?;
+    let buffers: Vec<runtime::Buffer> = inputs.iter().map(to_buffer).collect::<Result<_, _>>()?;
+    let refs: Vec<&runtime::Buffer> = buffers.iter().collect();
+    let count: usize = shape.iter().product();
+    let mut output = runtime::Buffer::zeroed(count * byte_size(elem)?);
+    module
+        .run(&mut output, &refs, &sizes)
+        .map_err(|e| CliError::from(e.to_string()))?;
+    let result = from_buffer(&output, elem, &shape)?;
+
+    let mut report = serde_json::Map::new();
+    report.insert("def".into(), def.clone().into());
+    report.insert(
+        "target".into(),
+        format!("{:?}", args.program.target).to_lowercase().into(),
+    );
+    if args.verify {
+        let expected = interpret(&compiled, &instance, &inputs)?;
+        let tol = if elem.is_float() {
+            if elem == ScalarType::F64 {
+                runtime::Tolerance::for_f64()
+            } else {
+                runtime::Tolerance::for_f32()
+            }
+        } else {
+            runtime::Tolerance::exact()
+        };
+        let want: Vec<f64> = expected.data.iter().map(scalar_f64).collect();
+        let got: Vec<f64> = result.data.iter().map(scalar_f64).collect();
+        runtime::compare(&want, &got, tol).map_err(|m| {
+            CliError::from(format!(
+                "verification failed: the generated code and the interpreter differ: {m}"
+            ))
+        })?;
+        report.insert("verified".into(), true.into());
+        if !args.json {
+            eprintln_text(&format!(
+                "verified against the interpreter ({count} elements)"
+            ));
+        }
+    }
+    if let Some(runs) = args.bench {
+        let t = module
+            .bench(&mut output, &refs, &sizes, runs, 1)
+            .map_err(|e| CliError::from(e.to_string()))?;
+        report.insert("median_ms".into(), t.median_ms.into());
+        report.insert("min_ms".into(), t.min_ms.into());
+        report.insert("max_ms".into(), t.max_ms.into());
+        report.insert("runs".into(), t.runs.into());
+        if !args.json {
+            eprintln_text(&format!(
+                "{} runs: median {:.3} ms, min {:.3} ms, max {:.3} ms",
+                t.runs, t.median_ms, t.min_ms, t.max_ms
+            ));
+        }
+    }
+    match &args.output {
+        Some(path) => shine::npy::write(path, &result)?,
+        None if !args.json => {
+            let value = Value::from_flat(result.elem, &result.shape, result.data.clone())
+                .map_err(|e| CliError::from(e.message))?;
+            emit(&value.to_string());
+        }
+        None => {}
+    }
+    if args.json {
+        emit(&serde_json::Value::Object(report).to_string());
+    }
+    Ok(())
+}
+
+/// The inputs (from `.npy` files or random) and the definition instantiated at their types.
+fn inputs_of(
+    args: &RunArgs,
+    compiled: &Compiled,
+) -> Result<(Vec<Flat>, rise::infer::Instance), CliError> {
+    let def = &args.program.def;
+    let inputs: Vec<Flat> = match args.random {
+        Some(seed) => {
+            let prepared =
+                prepare_def(&compiled.checked, def).map_err(|d| compiled.source.error(d))?;
+            let params = random_param_types(&prepared.scheme, &args.nats)?;
+            let mut rng = Lcg(seed
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407));
+            params
+                .iter()
+                .map(|t| random_flat(t, &mut rng))
+                .collect::<Result<_, _>>()?
+        }
+        None => args
+            .inputs
+            .iter()
+            .map(|p| shine::npy::read(p).map_err(CliError::from))
+            .collect::<Result<_, _>>()?,
+    };
+    let types: Vec<DataType> = inputs.iter().map(data_type_of).collect();
+    let instance = instantiate_def(&compiled.checked, def, &types, &args.nats)
+        .map_err(|d| compiled.source.error(d))?;
+    if instance.params.len() != inputs.len() {
+        return Err(format!(
+            "`{def}` takes {} inputs, {} given (use --input for each, or --random SEED)",
+            instance.params.len(),
+            inputs.len()
+        )
+        .into());
+    }
+    Ok((inputs, instance))
+}
+
+/// The parameter types of the scheme with every size given by `--nat`.
+fn random_param_types(scheme: &Type, nats: &[(String, i64)]) -> Result<Vec<DataType>, CliError> {
+    let mut t = scheme.clone();
+    while let Type::DepFun { binder, body, .. } = &t {
+        let v = nats
+            .iter()
+            .find(|(n, _)| *n == *binder.name)
+            .map(|(_, v)| *v)
+            .ok_or_else(|| {
+                CliError::from(format!(
+                    "--random needs every size: give `--nat {}=V`",
+                    binder.name
+                ))
+            })?;
+        if binder.kind != rise::Kind::Nat {
+            return Err(format!(
+                "cannot choose a value for `{}: {}`",
+                binder.name, binder.kind
+            )
+            .into());
+        }
+        t = body.instantiate(binder, &rise::TypeArg::Nat(arith::Nat::cst(v)));
+    }
+    let mut params = Vec::new();
+    while let Type::Fun(p, r) = &t {
+        let d = p.as_data().ok_or_else(|| {
+            CliError::from("a parameter is a function; it cannot be given as data".to_string())
+        })?;
+        params.push(d.clone());
+        t = (**r).clone();
+    }
+    Ok(params)
+}
+
+/// A small deterministic generator (PCG-style LCG), so `--random SEED` is reproducible.
+struct Lcg(u64);
+
+impl Lcg {
+    fn next(&mut self) -> u64 {
+        self.0 = self
+            .0
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        self.0 >> 33
+    }
+
+    fn unit(&mut self) -> f64 {
+        (self.next() as f64) / ((1u64 << 31) as f64) * 2.0 - 1.0
+    }
+}
+
+fn random_flat(t: &DataType, rng: &mut Lcg) -> Result<Flat, CliError> {
+    let (shape, elem) = interp::flat_layout(t).map_err(|e| CliError::from(e.message))?;
+    let count: usize = shape.iter().product();
+    let data = (0..count)
+        .map(|_| {
+            let small = (rng.next() % 9) as i64 - 4;
+            Ok(match elem {
+                ScalarType::F32 => Scalar::F32(rng.unit() as f32),
+                ScalarType::F64 => Scalar::F64(rng.unit()),
+                ScalarType::Bool => Scalar::Bool(small > 0),
+                ScalarType::Int => Scalar::Int(small as i32),
+                ScalarType::I8 => Scalar::I8(small as i8),
+                ScalarType::I16 => Scalar::I16(small as i16),
+                ScalarType::I32 => Scalar::I32(small as i32),
+                ScalarType::I64 => Scalar::I64(small),
+                ScalarType::U8 => Scalar::U8(small.unsigned_abs() as u8),
+                ScalarType::U16 => Scalar::U16(small.unsigned_abs() as u16),
+                ScalarType::U32 => Scalar::U32(small.unsigned_abs() as u32),
+                ScalarType::U64 => Scalar::U64(small.unsigned_abs()),
+                ScalarType::F16 => {
+                    return Err(CliError::from(
+                        "f16 inputs are not supported by compiled code".to_string(),
+                    ))
+                }
+            })
+        })
+        .collect::<Result<Vec<_>, CliError>>()?;
+    Ok(Flat { elem, shape, data })
+}
+
+fn byte_size(t: ScalarType) -> Result<usize, CliError> {
+    match t {
+        ScalarType::F16 => Err("f16 data is not supported by compiled code"
+            .to_string()
+            .into()),
+        ScalarType::Bool => Ok(1),
+        t => Ok((t.bits() / 8) as usize),
+    }
+}
+
+/// The bytes of a flat array, as the generated C code lays it out.
+fn to_buffer(flat: &Flat) -> Result<runtime::Buffer, CliError> {
+    let mut bytes = Vec::with_capacity(flat.data.len() * byte_size(flat.elem)?);
+    for s in &flat.data {
+        match *s {
+            Scalar::Bool(b) => bytes.push(b as u8),
+            Scalar::Int(x) | Scalar::I32(x) => bytes.extend(x.to_ne_bytes()),
+            Scalar::I8(x) => bytes.extend(x.to_ne_bytes()),
+            Scalar::I16(x) => bytes.extend(x.to_ne_bytes()),
+            Scalar::I64(x) => bytes.extend(x.to_ne_bytes()),
+            Scalar::U8(x) => bytes.push(x),
+            Scalar::U16(x) => bytes.extend(x.to_ne_bytes()),
+            Scalar::U32(x) => bytes.extend(x.to_ne_bytes()),
+            Scalar::U64(x) => bytes.extend(x.to_ne_bytes()),
+            Scalar::F32(x) => bytes.extend(x.to_ne_bytes()),
+            Scalar::F64(x) => bytes.extend(x.to_ne_bytes()),
+            _ => {
+                return Err("f16 data is not supported by compiled code"
+                    .to_string()
+                    .into())
+            }
+        }
+    }
+    Ok(runtime::Buffer::from_bytes(&bytes))
+}
+
+/// A flat array from the bytes the generated code wrote.
+fn from_buffer(buf: &runtime::Buffer, elem: ScalarType, shape: &[usize]) -> Result<Flat, CliError> {
+    let size = byte_size(elem)?;
+    let data = buf
+        .as_bytes()
+        .chunks_exact(size)
+        .map(|c| {
+            let a = |n: usize| -> [u8; 8] {
+                let mut b = [0u8; 8];
+                b[..n].copy_from_slice(&c[..n]);
+                b
+            };
+            match elem {
+                ScalarType::Bool => Scalar::Bool(c[0] != 0),
+                ScalarType::Int => Scalar::Int(i32::from_ne_bytes([c[0], c[1], c[2], c[3]])),
+                ScalarType::I32 => Scalar::I32(i32::from_ne_bytes([c[0], c[1], c[2], c[3]])),
+                ScalarType::I8 => Scalar::I8(c[0] as i8),
+                ScalarType::I16 => Scalar::I16(i16::from_ne_bytes([c[0], c[1]])),
+                ScalarType::I64 => Scalar::I64(i64::from_ne_bytes(a(8))),
+                ScalarType::U8 => Scalar::U8(c[0]),
+                ScalarType::U16 => Scalar::U16(u16::from_ne_bytes([c[0], c[1]])),
+                ScalarType::U32 => Scalar::U32(u32::from_ne_bytes([c[0], c[1], c[2], c[3]])),
+                ScalarType::U64 => Scalar::U64(u64::from_ne_bytes(a(8))),
+                ScalarType::F32 => Scalar::F32(f32::from_ne_bytes([c[0], c[1], c[2], c[3]])),
+                _ => Scalar::F64(f64::from_ne_bytes(a(8))),
+            }
+        })
+        .collect();
+    Ok(Flat {
+        elem,
+        shape: shape.to_vec(),
+        data,
+    })
+}
+
+fn scalar_f64(s: &Scalar) -> f64 {
+    match *s {
+        Scalar::Bool(b) => b as u8 as f64,
+        Scalar::Int(x) | Scalar::I32(x) => x as f64,
+        Scalar::I8(x) => x as f64,
+        Scalar::I16(x) => x as f64,
+        Scalar::I64(x) => x as f64,
+        Scalar::U8(x) => x as f64,
+        Scalar::U16(x) => x as f64,
+        Scalar::U32(x) => x as f64,
+        Scalar::U64(x) => x as f64,
+        Scalar::F32(x) => x as f64,
+        Scalar::F64(x) => x,
+        _ => f64::NAN,
+    }
+}
+
+/// The reference result: the interpreter on the original definition.
+fn interpret(
+    compiled: &Compiled,
+    instance: &rise::infer::Instance,
+    inputs: &[Flat],
+) -> Result<Flat, CliError> {
+    let values = inputs
+        .iter()
+        .map(|f| {
+            Value::from_flat(f.elem, &f.shape, f.data.clone())
+                .map_err(|e| CliError::from(e.message))
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    let function = interp::eval(&instance.expr).map_err(|e| compiled.source.error(e.into()))?;
+    let result = if values.is_empty() {
+        function
+    } else {
+        interp::apply(&function, values).map_err(|e| compiled.source.error(e.into()))?
+    };
+    let rise::Type::Data(t) = &instance.result else {
+        return Err("the result is not data".to_string().into());
+    };
+    result
+        .to_flat(t)
+        .map_err(|e| CliError::from(format!("interpreter result: {}", e.message)))
+}
+
+fn eprintln_text(s: &str) {
+    use std::io::Write;
+    let _ = writeln!(std::io::stderr().lock(), "{s}");
+}

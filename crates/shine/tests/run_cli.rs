@@ -1,0 +1,217 @@
+//! Differential tests of the CPU backend (issue 4): every example program under
+//! every applicable example strategy and both CPU targets runs on random inputs
+//! and must match the reference interpreter (`shine run --verify`).
+
+use std::process::Command;
+
+fn shine() -> Command {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_shine"));
+    c.current_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/../.."));
+    c
+}
+
+/// (program, definition, sizes, strategy file, strategies)
+const CASES: &[(&str, &str, &str, &str, &[&str])] = &[
+    ("dot.rise", "dot", "n=64", "cpu.elv", &["sequential"]),
+    ("asum.rise", "asum", "n=100", "cpu.elv", &["sequential"]),
+    (
+        "mv.rise",
+        "mv",
+        "n=32 m=16",
+        "cpu.elv",
+        &["sequential", "parallelOuter"],
+    ),
+    (
+        "jacobi1d.rise",
+        "jacobi3",
+        "n=64",
+        "cpu.elv",
+        &["sequential", "parallelOuter"],
+    ),
+    (
+        "jacobi1d.rise",
+        "jacobi3",
+        "n=64",
+        "stencil.elv",
+        &["tiled1d"],
+    ),
+    (
+        "stencil2d.rise",
+        "jacobi2d5",
+        "n=32 m=32",
+        "cpu.elv",
+        &["sequential", "parallelOuter"],
+    ),
+    (
+        "stencil2d.rise",
+        "jacobi2d5",
+        "n=32 m=32",
+        "stencil.elv",
+        &["tiled2d"],
+    ),
+    (
+        "stencil2d.rise",
+        "jacobi2d9",
+        "n=16 m=24",
+        "cpu.elv",
+        &["sequential", "parallelOuter"],
+    ),
+    (
+        "stencil2d.rise",
+        "gaussian5",
+        "n=16 m=20",
+        "cpu.elv",
+        &["sequential", "parallelOuter"],
+    ),
+    (
+        "heat3d.rise",
+        "heat3d",
+        "o=6 n=7 m=8",
+        "cpu.elv",
+        &["sequential", "parallelOuter"],
+    ),
+    (
+        "binomial.rise",
+        "binomial",
+        "n=16 m=12",
+        "cpu.elv",
+        &["sequential", "parallelOuter"],
+    ),
+    (
+        "binomial.rise",
+        "boxBlur",
+        "n=16 m=12",
+        "cpu.elv",
+        &["sequential", "parallelOuter"],
+    ),
+    (
+        "acoustic.rise",
+        "acoustic",
+        "o=5 n=6 m=7",
+        "cpu.elv",
+        &["sequential", "parallelOuter"],
+    ),
+    (
+        "mm.rise",
+        "mm",
+        "m=64 n=64 k=16",
+        "mm.elv",
+        &[
+            "baseline ; lowerToC",
+            "blocking ; lowerToC",
+            "vectorization ; lowerToC",
+            "loopPermutation ; lowerToC",
+            "arrayPacking ; lowerToC",
+            "cacheBlocks ; lowerToC",
+            "parallelization ; lowerToC",
+        ],
+    ),
+];
+
+fn run_case(
+    file: &str,
+    def: &str,
+    sizes: &str,
+    elv: &str,
+    strategy: &str,
+    target: &str,
+) -> Result<(), String> {
+    let mut cmd = shine();
+    cmd.args(["run", &format!("examples/{file}"), "--def", def])
+        .args([
+            "--strategy",
+            &format!("examples/{elv}"),
+            "--apply",
+            strategy,
+        ])
+        .args(["--target", target, "--random", "7", "--verify", "--json"]);
+    for s in sizes.split_whitespace() {
+        cmd.args(["--nat", s]);
+    }
+    let out = cmd.output().map_err(|e| e.to_string())?;
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    if !out.status.success() || !stdout.contains("\"verified\":true") {
+        return Err(format!(
+            "{file} {def} [{strategy}] --target {target}: {}\n{stdout}",
+            String::from_utf8_lossy(&out.stderr)
+        ));
+    }
+    Ok(())
+}
+
+#[test]
+fn every_example_under_every_strategy_and_cpu_target_matches_the_interpreter() {
+    let mut failures = Vec::new();
+    let mut count = 0;
+    for (file, def, sizes, elv, strategies) in CASES {
+        for s in *strategies {
+            for target in ["c", "openmp"] {
+                count += 1;
+                if let Err(e) = run_case(file, def, sizes, elv, s, target) {
+                    failures.push(e);
+                }
+            }
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "{} of {count} failed:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+}
+
+#[test]
+fn generated_code_is_clean_under_address_and_undefined_behavior_sanitizers() {
+    let cases = [
+        (
+            "mm.rise",
+            "mm",
+            "m=32 n=64 k=8",
+            "mm.elv",
+            "blocking ; lowerToC",
+        ),
+        (
+            "stencil2d.rise",
+            "jacobi2d5",
+            "n=9 m=7",
+            "cpu.elv",
+            "sequential",
+        ),
+        (
+            "heat3d.rise",
+            "heat3d",
+            "o=4 n=5 m=6",
+            "cpu.elv",
+            "parallelOuter",
+        ),
+    ];
+    for (file, def, sizes, elv, strategy) in cases {
+        let mut cmd = shine();
+        cmd.args(["run", &format!("examples/{file}"), "--def", def])
+            .args([
+                "--strategy",
+                &format!("examples/{elv}"),
+                "--apply",
+                strategy,
+            ])
+            .args([
+                "--target",
+                "openmp",
+                "--random",
+                "3",
+                "--verify",
+                "--sanitize",
+                "--json",
+            ]);
+        for s in sizes.split_whitespace() {
+            cmd.args(["--nat", s]);
+        }
+        let out = cmd.output().unwrap();
+        assert!(
+            out.status.success(),
+            "{file} {def} under sanitizers:\n{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+}

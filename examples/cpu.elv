@@ -1,0 +1,9 @@
+// Generic CPU schedules that apply to every example program (issue 4's
+// differential tests run each example under each of them, C and OpenMP).
+
+// Every computing map a sequential loop, every reduction a sequential one;
+// maps that are only read are computed where they are read.
+def sequential = DFNF ; lowerToC
+
+// The outermost map runs in parallel (OpenMP `parallel for`), the rest sequentially.
+def parallelOuter = DFNF ; parallel @ function @ function @ outermost(appliedMap) ;; lowerToC
