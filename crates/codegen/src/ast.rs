@@ -246,6 +246,8 @@ pub enum Expr {
     SizeOf(Type),
     /// A compound literal `(T){a, b, ...}` (a vector or a struct value).
     Compound(Type, Vec<Expr>),
+    /// An initializer list `{a, b, ...}` (only as the initial value of a declaration).
+    InitList(Vec<Expr>),
     /// C text printed as is (always a complete, parenthesised expression).
     Raw(String),
 }
@@ -488,6 +490,8 @@ fn expr_idents(e: &Expr, out: &mut std::collections::BTreeSet<String>) {
             out.insert(f.clone());
             args.iter().for_each(|e| expr_idents(e, out));
         }
-        Expr::Compound(_, args) => args.iter().for_each(|e| expr_idents(e, out)),
+        Expr::Compound(_, args) | Expr::InitList(args) => {
+            args.iter().for_each(|e| expr_idents(e, out))
+        }
     }
 }

@@ -65,20 +65,30 @@ pub struct CModule {
     pub entry: String,
 }
 
+/// A program lowered to a C translation unit, not yet printed.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Lowered {
+    /// The translation unit: typedefs, the kernel and the entry point.
+    pub unit: Unit,
+    /// The kernel function's name.
+    pub kernel: String,
+    /// The entry point's name.
+    pub entry: String,
+}
+
 /// Generates the C module of `program` for `target`.
 pub fn generate(program: &dpia::Program, target: Target) -> Result<CModule, CodegenError> {
-    let (unit, kernel, entry) = lower(program)?;
+    let lowered = lower(program)?;
     Ok(CModule {
-        source: print::print_unit(&unit, target),
-        kernel,
-        entry,
+        source: print::print_unit(&lowered.unit, target),
+        kernel: lowered.kernel,
+        entry: lowered.entry,
     })
 }
 
-/// Lowers `program` to a C translation unit; returns it with the names of the
-/// kernel and of the entry point. Printing it ([`print::print_unit`]) gives
-/// what [`generate`] returns.
-pub fn lower(program: &dpia::Program) -> Result<(Unit, String, String), CodegenError> {
+/// Lowers `program` to a C translation unit (target-independent); printing
+/// it with [`print::print_unit`] gives what [`generate`] returns.
+pub fn lower(program: &dpia::Program) -> Result<Lowered, CodegenError> {
     let mut l = Lowerer::default();
     let kname = l.names.fresh(&program.name);
     let ename = l.names.fresh(&format!("{kname}_entry"));
@@ -118,7 +128,11 @@ pub fn lower(program: &dpia::Program) -> Result<(Unit, String, String), CodegenE
         typedefs: l.types.into_defs(),
         functions: vec![kernel, entry],
     };
-    Ok((unit, kname, ename))
+    Ok(Lowered {
+        unit,
+        kernel: kname,
+        entry: ename,
+    })
 }
 
 /// `void ENTRY(void *const *buffers, const int64_t *sizes)`: casts the

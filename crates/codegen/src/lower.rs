@@ -29,7 +29,7 @@ use crate::ctypes::{lane_count, scalar, scalar_of, vector_shape, Types};
 use crate::error::{malformed, unsupported, CodegenError};
 use crate::layout::{self, is_flat, locate, show_step, show_type, PathElem, Place};
 use crate::names::NameSet;
-use crate::nat_expr::nat_to_expr;
+use crate::nat_expr::{nat_to_expr, nat_to_index};
 
 type Res<T> = Result<T, CodegenError>;
 
@@ -133,6 +133,8 @@ pub struct Lowerer {
     /// The typedefs of the module.
     pub types: Types,
     mems: HashMap<String, Mem>,
+    /// The nesting depth of each loop variable (for printing indices outer loops first).
+    depth: HashMap<String, usize>,
 }
 
 /// The kernel's parameters and its lowered body.
@@ -314,6 +316,13 @@ impl Lowerer {
             _ => {}
         }
         let name = self.names.fresh(var.name());
+        let depth = env
+            .scope
+            .iter()
+            .filter_map(|v| self.depth.get(v))
+            .max()
+            .map_or(1, |d| d + 1);
+        self.depth.insert(name.clone(), depth);
         let renamed = Var::with_range(name.as_str(), Nat::cst(0), count.clone());
         let inner = env.bind(var, Nat::var(&renamed)).with_scope(&name);
         let mut stmts = Vec::new();
@@ -366,7 +375,7 @@ impl Lowerer {
                 .value_type(&canonical(&leaf.elem), &mut self.names)?;
             let Some(count) = leaf.count else {
                 let init = matches!(leaf.elem, DataType::Vector(..) | DataType::Pair(..))
-                    .then(|| Expr::Raw("{0}".into()));
+                    .then(|| Expr::InitList(vec![Expr::Int(0)]));
                 decls.push(Stmt::Decl(decl(elem, &name, None, init)));
                 continue;
             };
@@ -412,9 +421,18 @@ impl Lowerer {
             None => self.mems.remove(&ident.name),
         };
         result?;
-        out.extend(decls);
-        out.extend(stmts);
-        out.extend(frees);
+        // memory the body never touches is not allocated (`-Wunused-variable`)
+        let used = ast::idents(&stmts);
+        if decls
+            .iter()
+            .any(|d| matches!(d, Stmt::Decl(d) if used.contains(&d.name)))
+        {
+            out.extend(decls);
+            out.extend(stmts);
+            out.extend(frees);
+        } else {
+            out.extend(stmts);
+        }
         Ok(())
     }
 
@@ -615,13 +633,7 @@ impl Lowerer {
                 }
             }
             K::AsScalar(a) => {
-                let n = match &a.ty {
-                    DataType::Array(_, t) => match &**t {
-                        DataType::Vector(n, _) => env.nat(n),
-                        _ => return malformed("`asScalar` of an array that does not hold vectors"),
-                    },
-                    _ => return malformed("`asScalar` of data that is not an array"),
-                };
+                let n = vector_lanes(env, &a.ty, "asScalar")?;
                 let (i, rest) = one_index(e, path)?;
                 let at = [PathElem::Idx(i.floor_div(&n)), PathElem::Lane(i.modulo(&n))];
                 self.read(env, a, &concat(&at, rest))
@@ -800,17 +812,7 @@ impl Lowerer {
                 }
             }
             A::AsScalar(a) => {
-                let n = match &a.ty {
-                    DataType::Array(_, t) => match &**t {
-                        DataType::Vector(n, _) => env.nat(n),
-                        _ => {
-                            return malformed(
-                                "`asScalarAcc` of an array that does not hold vectors",
-                            )
-                        }
-                    },
-                    _ => return malformed("`asScalarAcc` of data that is not an array"),
-                };
+                let n = vector_lanes(env, &a.ty, "asScalarAcc")?;
                 let (i, rest) = one_acc_index(acc, path)?;
                 let at = [PathElem::Idx(i.floor_div(&n)), PathElem::Lane(i.modulo(&n))];
                 self.dest(env, a, &concat(&at, rest))
@@ -873,7 +875,7 @@ impl Lowerer {
                 context: n.to_string(),
             });
         }
-        Ok(nat_to_expr(n))
+        Ok(nat_to_index(n, &|name| self.depth.get(name).copied()))
     }
 
     /// `a op b`, with a positive constant both sides share taken off
@@ -887,11 +889,12 @@ impl Lowerer {
         ))
     }
 
-    /// A fresh lane variable `0 <= l < lanes`, for proving loads and stores contiguous.
-    fn lane_var(&mut self, env: &Env, lanes: u32) -> (Var, Env) {
-        let name = self.names.fresh("lane");
-        let v = Var::with_range(name.as_str(), Nat::cst(0), Nat::cst(i64::from(lanes)));
-        (v, env.clone().with_scope(&name))
+    /// A lane variable `0 <= l < lanes`, for proving loads and stores
+    /// contiguous. It is never printed, so its name is one no C variable has.
+    fn lane_var(&self, env: &Env, lanes: u32) -> (Var, Env) {
+        let name = "'lane";
+        let v = Var::with_range(name, Nat::cst(0), Nat::cst(i64::from(lanes)));
+        (v, env.clone().with_scope(name))
     }
 }
 
@@ -1046,6 +1049,23 @@ fn outer_len(env: &Env, dt: &DataType) -> Res<Nat> {
         DataType::Array(n, _) => Ok(env.nat(n)),
         _ => malformed(format!(
             "expected an array, found data of type {}",
+            show_type(dt)
+        )),
+    }
+}
+
+/// `n` of an array of vectors `m.vec[t, n]` (the operand of `view`).
+fn vector_lanes(env: &Env, dt: &DataType, view: &str) -> Res<Nat> {
+    match dt {
+        DataType::Array(_, t) => match &**t {
+            DataType::Vector(n, _) => Ok(env.nat(n)),
+            _ => malformed(format!(
+                "`{view}` of {}, an array that does not hold vectors",
+                show_type(dt)
+            )),
+        },
+        _ => malformed(format!(
+            "`{view}` of {}, which is not an array",
             show_type(dt)
         )),
     }

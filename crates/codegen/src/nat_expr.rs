@@ -17,6 +17,114 @@ pub fn nat_to_expr(n: &Nat) -> Expr {
     parse(&text).unwrap_or(Expr::Raw(text))
 }
 
+/// `n` as [`nat_to_expr`] prints it, with the terms of sums and the factors
+/// of products in the order a person writes an index: outer loop variables
+/// first (`rank` gives a loop variable's depth, `None` for other names), then
+/// sizes, then constants (`i7 * n * 32 + i9 * 32 + i27 * n + i28`). Only the
+/// order of integer terms and factors changes, not the value.
+pub fn nat_to_index(n: &Nat, rank: &dyn Fn(&str) -> Option<usize>) -> Expr {
+    reorder(nat_to_expr(n), rank)
+}
+
+fn reorder(e: Expr, rank: &dyn Fn(&str) -> Option<usize>) -> Expr {
+    match e {
+        Expr::Binary(BinOp::Add | BinOp::Sub, ..) => {
+            let mut terms = Vec::new();
+            flatten_sum(e, false, &mut terms);
+            let mut terms: Vec<(bool, Expr)> = terms
+                .into_iter()
+                .map(|(neg, t)| (neg, reorder(t, rank)))
+                .collect();
+            terms.sort_by_key(|(_, t)| key(t, rank));
+            // a sum starts with a positive term where it has one: `n - i - 1`, not `-i + n - 1`
+            if let Some(p) = terms.iter().position(|(neg, _)| !neg) {
+                let first = terms.remove(p);
+                terms.insert(0, first);
+            }
+            let mut it = terms.into_iter();
+            let Some((neg, first)) = it.next() else {
+                return Expr::Int(0);
+            };
+            let start = if neg {
+                Expr::unary(UnOp::Neg, first)
+            } else {
+                first
+            };
+            it.fold(start, |acc, (neg, t)| {
+                Expr::binary(if neg { BinOp::Sub } else { BinOp::Add }, acc, t)
+            })
+        }
+        Expr::Binary(BinOp::Mul, ..) => {
+            let mut factors = Vec::new();
+            flatten_product(e, &mut factors);
+            let mut factors: Vec<Expr> = factors.into_iter().map(|f| reorder(f, rank)).collect();
+            factors.sort_by_key(|f| key(f, rank));
+            let mut it = factors.into_iter();
+            let first = it.next().unwrap_or(Expr::Int(1));
+            it.fold(first, |acc, f| Expr::binary(BinOp::Mul, acc, f))
+        }
+        Expr::Binary(op, a, b) => Expr::binary(op, reorder(*a, rank), reorder(*b, rank)),
+        Expr::Ternary(c, a, b) => {
+            Expr::ternary(reorder(*c, rank), reorder(*a, rank), reorder(*b, rank))
+        }
+        Expr::Unary(op, a) => Expr::unary(op, reorder(*a, rank)),
+        e => e,
+    }
+}
+
+fn flatten_sum(e: Expr, neg: bool, out: &mut Vec<(bool, Expr)>) {
+    match e {
+        Expr::Binary(BinOp::Add, a, b) => {
+            flatten_sum(*a, neg, out);
+            flatten_sum(*b, neg, out);
+        }
+        Expr::Binary(BinOp::Sub, a, b) => {
+            flatten_sum(*a, neg, out);
+            flatten_sum(*b, !neg, out);
+        }
+        Expr::Unary(UnOp::Neg, a) => flatten_sum(*a, !neg, out),
+        e => out.push((neg, e)),
+    }
+}
+
+fn flatten_product(e: Expr, out: &mut Vec<Expr>) {
+    match e {
+        Expr::Binary(BinOp::Mul, a, b) => {
+            flatten_product(*a, out);
+            flatten_product(*b, out);
+        }
+        e => out.push(e),
+    }
+}
+
+/// Sort key of a term or factor: the depth of the outermost loop variable it
+/// mentions; then terms of sizes only; then constants.
+fn key(e: &Expr, rank: &dyn Fn(&str) -> Option<usize>) -> usize {
+    let mut names = Vec::new();
+    collect_names(e, &mut names);
+    if names.is_empty() {
+        return usize::MAX;
+    }
+    names
+        .iter()
+        .filter_map(|n| rank(n))
+        .min()
+        .unwrap_or(usize::MAX - 1)
+}
+
+fn collect_names<'e>(e: &'e Expr, out: &mut Vec<&'e str>) {
+    match e {
+        Expr::Ident(n) => out.push(n),
+        Expr::Binary(_, a, b) => {
+            collect_names(a, out);
+            collect_names(b, out);
+        }
+        Expr::Ternary(c, a, b) => [c, a, b].into_iter().for_each(|x| collect_names(x, out)),
+        Expr::Unary(_, a) => collect_names(a, out),
+        _ => {}
+    }
+}
+
 #[derive(Clone, Debug, PartialEq)]
 enum Tok {
     Int(i64),
@@ -211,6 +319,25 @@ mod tests {
         assert_eq!(expr(&nat_to_expr(&lo)), "i - 1 < 0 ? i - 1 : 0");
         let clamp = Nat::min(&(&i + 1), &(&n - 1));
         assert_eq!(expr(&nat_to_expr(&clamp)), "n - 1 < i + 1 ? n - 1 : i + 1");
+    }
+
+    #[test]
+    fn index_terms_are_ordered_outer_loops_first() {
+        let (n, k) = (Nat::var(&Var::new("n")), Nat::var(&Var::new("k")));
+        let i7 = ranged("i7", n.clone());
+        let i17 = ranged("i17", Nat::cst(32));
+        let i16 = ranged("i16", k.clone());
+        let rank = |name: &str| ["i7", "i16", "i17"].iter().position(|v| *v == name);
+        let idx = (&i7 * 32 + &i17) * &k + &i16 * 4;
+        assert_eq!(expr(&nat_to_expr(&idx)), "i17 * k + i7 * k * 32 + i16 * 4");
+        assert_eq!(
+            expr(&nat_to_index(&idx, &rank)),
+            "i7 * k * 32 + i16 * 4 + i17 * k"
+        );
+        let back = &n - &i7 - 1;
+        assert_eq!(expr(&nat_to_index(&back, &rank)), "n - i7 - 1");
+        let neg = Nat::cst(0) - &i7 - &i17;
+        assert_eq!(expr(&nat_to_index(&neg, &rank)), "-i7 - i17");
     }
 
     #[test]

@@ -245,6 +245,10 @@ fn doc(e: &Expr) -> (String, u8) {
                 P_POSTFIX,
             )
         }
+        Expr::InitList(items) => {
+            let items: Vec<String> = items.iter().map(expr).collect();
+            (format!("{{{}}}", items.join(", ")), P_POSTFIX)
+        }
         Expr::Unary(op, a) => {
             let sym = match op {
                 UnOp::Neg => "-",

@@ -154,7 +154,7 @@ fn tiles_of_a_matrix() {
     let (aa, bb) = (2usize, 3usize);
     check(
         &p,
-        "out[i * 4 + j * 2 + k] = x[b * j * 2 + b * (i / b) * 4 + k + (i % b) * 2];",
+        "out[i * 4 + j * 2 + k] = x[(i / b) * b * 4 + (i % b) * 2 + j * b * 2 + k];",
         &[aa as i64, bb as i64],
         aa * bb * 4,
         |f| {
@@ -194,7 +194,7 @@ fn as_scalar_of_as_vector_is_the_identity() {
 #[test]
 fn write_views_compose() {
     // out written through joinAcc (transposeAcc out'): element i of the
-    // joined m*4 array lands at out[m * (i % 4) + i / 4]
+    // joined m*4 array lands at out[(i % 4) * m + i / 4]
     let m = size("m");
     let x = ident("x", arr(nat(&m) * 4, f32t()));
     let out_ty = arr(4, arr(nat(&m), f32t()));
@@ -206,10 +206,10 @@ fn write_views_compose() {
         &[&x],
     );
     let mm = 3;
-    // out[m * (i % 4) + i / 4] = x[i], i.e. out[f] = x[(f % m) * 4 + f / m]
+    // out[(i % 4) * m + i / 4] = x[i], i.e. out[f] = x[(f % m) * 4 + f / m]
     check(
         &p,
-        "out[m * (i % 4) + i / 4] = x[i];",
+        "out[(i % 4) * m + i / 4] = x[i];",
         &[mm as i64],
         12,
         |f| (f % mm) * 4 + f / mm,

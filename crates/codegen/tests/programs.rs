@@ -86,7 +86,7 @@ fn transpose_through_acceptor() {
         }
     }
     assert_close(&got, &want, &src);
-    assert_line(&src, "out[j * n + i] = x[i * m + j];");
+    assert_line(&src, "out[i + j * n] = x[i * m + j];");
 }
 
 /// `reduceSeq (+) 0` into a scalar output, through a `new` accumulator.
@@ -201,7 +201,7 @@ fn split_join_views() {
     }
     assert_close(&got, &want, &src);
     assert_line(&src, "tmp[i * 4 + j] = x[i * 4 + j] * 2.0f;");
-    assert_line(&src, "out[j2 * m + i2] = tmp[i2 * 4 + j2];");
+    assert_line(&src, "out[j2 * m + i2] = tmp[j2 + i2 * 4];");
     assert_line(&src, "out[k] = out[k] + x[k];");
 }
 
