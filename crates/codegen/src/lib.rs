@@ -9,7 +9,7 @@
 //!    memory);
 //! 2. **assembly**: the kernel function, its typedefs (GCC vectors, pair
 //!    structs) and the uniform entry point the runtime calls;
-//! 3. **printing** ([`print`]) for a [`Target`].
+//! 3. **printing** ([`print::print_unit`]) for a [`Target`].
 //!
 //! The C AST ([`ast`]) marks what OpenCL and CUDA printers will need (address
 //! spaces, kernel functions, parallel loops) without spelling it.
@@ -22,6 +22,31 @@
 //! `buffers[0]` is the output, `buffers[1..]` the inputs in order (a scalar
 //! input is a pointer to one element) and `sizes` the sizes in order; it
 //! casts and calls the kernel.
+//!
+//! # Example
+//! A 3-point stencil `padClamp 1 1 |> slide 3 1 |> map (reduceSeqUnroll add 0)`
+//! under `mapSeq` becomes:
+//! ```c
+//! void stencil(float *restrict out, const float *restrict x, int n) {
+//!   // mapSeq
+//!   for (int i = 0; i < n; i++) {
+//!     float sum;
+//!     sum = 0.0f;
+//!     // reduceSeqUnroll (unrolled: 3 iterations)
+//!     sum = sum + x[i - 1 > 0 ? i - 1 : 0];
+//!     sum = sum + x[i];
+//!     sum = sum + x[n - 1 < i + 1 ? n - 1 : i + 1];
+//!     out[i] = sum;
+//!   }
+//! }
+//! ```
+//!
+//! # Not supported (each an error naming it)
+//! `f16`; vectors of `bool`, of a non-constant or non-power-of-two number of
+//! lanes; `%` on floating-point values; `local` and `constant` memory (GPU
+//! only) and undecided address spaces; unrolling a loop whose count is not a
+//! constant; inputs or outputs that are pairs holding arrays (they are not
+//! one buffer).
 //!
 //! # Adding a view
 //! A new read view is one arm in `Lowerer::read` that rewrites the path as its

@@ -935,3 +935,25 @@ fn vector_memory() {
     assert_line(&src, "float4 t = {0};");
     assert_line(&src, "t = x[i];");
 }
+
+/// A program without inputs or sizes (the entry point ignores `sizes`).
+#[test]
+fn constant_sizes_and_no_inputs() {
+    let out = ident("out", arr(8, f32t()));
+    let i = loop_var("i", &Nat::cst(8));
+    let body = for_loop(
+        &i,
+        LoopKind::Seq,
+        "mapSeq",
+        assign(
+            idx_acc(acc(&out), nat(&i)),
+            nat_exp(nat(&i) * nat(&i), f32t()),
+        ),
+    );
+    let p = program("squares", &[], &out, &[], body);
+    let (got, src) = run(&p, Target::OpenMP, ("float", 8), &[], &[]);
+    let want: Vec<f64> = (0..8).map(|k| (k * k) as f64).collect();
+    assert_close(&got, &want, &src);
+    assert_line(&src, "out[i] = (float)(i * i);");
+    assert_line(&src, "(void)sizes;");
+}
