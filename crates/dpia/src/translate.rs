@@ -263,7 +263,7 @@ impl Translator {
                 Some(Value::Data(d)) if args.is_empty() => self.give(d.clone(), out),
                 Some(Value::Fun(f, fenv)) => {
                     let (f, fenv) = (f.clone(), fenv.clone());
-                    self.values(&value_args(e, &args)?, env, &|vals| {
+                    self.values(&value_args(&args), env, &|vals| {
                         self.call(&f, &fenv, vals, out)
                     })
                 }
@@ -285,7 +285,7 @@ impl Translator {
             },
             ExprKind::Lambda(..) if !args.is_empty() => {
                 let head = head.clone();
-                self.values(&value_args(e, &args)?, env, &|vals| {
+                self.values(&value_args(&args), env, &|vals| {
                     self.call(&head, env, vals, out)
                 })
             }
@@ -454,7 +454,7 @@ impl Translator {
     fn prim(&self, p: Prim, e: &Expr, args: &[Arg], env: &Env, out: Out) -> R<Comm> {
         use Prim::*;
         let nats = nat_args(args);
-        let vals = value_args(e, args)?;
+        let vals = value_args(args);
         let arity = value_arity(p);
         if p == MakeArray && vals.len() > 1 {
             return self.literal_array(e, &vals, env, out);
@@ -966,15 +966,13 @@ fn value_arity(p: Prim) -> usize {
 }
 
 /// The value arguments of a spine.
-fn value_args(e: &Expr, args: &[Arg]) -> R<Vec<Expr>> {
-    let _ = e;
-    Ok(args
-        .iter()
+fn value_args(args: &[Arg]) -> Vec<Expr> {
+    args.iter()
         .filter_map(|a| match a {
             Arg::Value(v) => Some((*v).clone()),
             Arg::Type(_) => None,
         })
-        .collect())
+        .collect()
 }
 
 /// The explicit `nat` arguments of a spine (`split 32`, `slide 3 1`).

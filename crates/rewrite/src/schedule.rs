@@ -273,13 +273,11 @@ fn lower(e: &Expr, pos: Position) -> Expr {
                     | Prim::MakePair
                     | Prim::Unzip,
                 ) => (None, vec![pos; values]),
-                Some(_) => (None, vec![Read; values]),
-                None => (None, vec![Read; values]),
+                _ => (None, vec![Read; values]),
             };
             rebuild_spine(
                 e,
                 &mut positions.into_iter().rev().chain(std::iter::repeat(Read)),
-                values,
                 new_head,
                 pos,
             )
@@ -293,20 +291,18 @@ fn lower(e: &Expr, pos: Position) -> Expr {
 fn rebuild_spine(
     e: &Expr,
     positions: &mut dyn Iterator<Item = Position>,
-    remaining: usize,
     new_head: Option<Prim>,
     pos: Position,
 ) -> Expr {
-    let _ = remaining;
     match e.kind() {
         ExprKind::App(f, a) => {
             let p = positions.next().unwrap_or(Position::Read);
             let a = lower(a, p);
-            let f = rebuild_spine(f, positions, 0, new_head, pos);
+            let f = rebuild_spine(f, positions, new_head, pos);
             e.rebuild(ExprKind::App(f, a))
         }
         ExprKind::DepApp(f, t) => e.rebuild(ExprKind::DepApp(
-            rebuild_spine(f, positions, 0, new_head, pos),
+            rebuild_spine(f, positions, new_head, pos),
             t.clone(),
         )),
         ExprKind::Prim(_) => match new_head {

@@ -100,6 +100,8 @@ pub struct RunArgs {
 struct Compiled {
     source: Source,
     checked: rise::infer::CheckedProgram,
+    /// The definition's type scheme (its sizes and parameter types).
+    scheme: Type,
     dpia: dpia::Program,
     module: codegen::CModule,
 }
@@ -146,6 +148,7 @@ fn compile_program(args: &ProgramArgs) -> Result<Compiled, CliError> {
     Ok(Compiled {
         source,
         checked,
+        scheme: prepared.scheme,
         dpia,
         module,
     })
@@ -232,8 +235,8 @@ pub fn run(args: &RunArgs) -> Result<(), CliError> {
         } else {
             runtime::Tolerance::exact()
         };
-        let want: Vec<f64> = expected.data.iter().map(scalar_f64).collect();
-        let got: Vec<f64> = result.data.iter().map(scalar_f64).collect();
+        let want: Vec<f64> = expected.data.iter().map(|s| s.as_f64()).collect();
+        let got: Vec<f64> = result.data.iter().map(|s| s.as_f64()).collect();
         runtime::compare(&want, &got, tol).map_err(|m| {
             CliError::from(format!(
                 "verification failed: the generated code and the interpreter differ: {m}"
@@ -284,12 +287,8 @@ fn inputs_of(
     let def = &args.program.def;
     let inputs: Vec<Flat> = match args.random {
         Some(seed) => {
-            let prepared =
-                prepare_def(&compiled.checked, def).map_err(|d| compiled.source.error(d))?;
-            let params = random_param_types(&prepared.scheme, &args.nats)?;
-            let mut rng = Lcg(seed
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407));
+            let params = random_param_types(&compiled.scheme, &args.nats)?;
+            let mut rng = Lcg::new(seed);
             params
                 .iter()
                 .map(|t| random_flat(t, &mut rng))
@@ -353,6 +352,13 @@ fn random_param_types(scheme: &Type, nats: &[(String, i64)]) -> Result<Vec<DataT
 struct Lcg(u64);
 
 impl Lcg {
+    /// The generator one step after `seed`.
+    fn new(seed: u64) -> Lcg {
+        let mut rng = Lcg(seed);
+        rng.next();
+        rng
+    }
+
     fn next(&mut self) -> u64 {
         self.0 = self
             .0
@@ -372,25 +378,18 @@ fn random_flat(t: &DataType, rng: &mut Lcg) -> Result<Flat, CliError> {
     let data = (0..count)
         .map(|_| {
             let small = (rng.next() % 9) as i64 - 4;
-            Ok(match elem {
-                ScalarType::F32 => Scalar::F32(rng.unit() as f32),
-                ScalarType::F64 => Scalar::F64(rng.unit()),
-                ScalarType::Bool => Scalar::Bool(small > 0),
-                ScalarType::Int => Scalar::Int(small as i32),
-                ScalarType::I8 => Scalar::I8(small as i8),
-                ScalarType::I16 => Scalar::I16(small as i16),
-                ScalarType::I32 => Scalar::I32(small as i32),
-                ScalarType::I64 => Scalar::I64(small),
-                ScalarType::U8 => Scalar::U8(small.unsigned_abs() as u8),
-                ScalarType::U16 => Scalar::U16(small.unsigned_abs() as u16),
-                ScalarType::U32 => Scalar::U32(small.unsigned_abs() as u32),
-                ScalarType::U64 => Scalar::U64(small.unsigned_abs()),
-                ScalarType::F16 => {
-                    return Err(CliError::from(
-                        "f16 inputs are not supported by compiled code".to_string(),
-                    ))
-                }
-            })
+            if elem == ScalarType::F16 {
+                return Err(CliError::from(
+                    "f16 inputs are not supported by compiled code".to_string(),
+                ));
+            }
+            let value = match elem {
+                t if t.is_float() => Scalar::from_float(t, rng.unit()),
+                ScalarType::Bool => Scalar::from_int(elem, (small > 0) as i64),
+                t if t.is_unsigned_int() => Scalar::from_int(t, small.abs()),
+                t => Scalar::from_int(t, small),
+            };
+            value.map_err(CliError::from)
         })
         .collect::<Result<Vec<_>, CliError>>()?;
     Ok(Flat { elem, shape, data })
@@ -465,23 +464,6 @@ fn from_buffer(buf: &runtime::Buffer, elem: ScalarType, shape: &[usize]) -> Resu
         shape: shape.to_vec(),
         data,
     })
-}
-
-fn scalar_f64(s: &Scalar) -> f64 {
-    match *s {
-        Scalar::Bool(b) => b as u8 as f64,
-        Scalar::Int(x) | Scalar::I32(x) => x as f64,
-        Scalar::I8(x) => x as f64,
-        Scalar::I16(x) => x as f64,
-        Scalar::I64(x) => x as f64,
-        Scalar::U8(x) => x as f64,
-        Scalar::U16(x) => x as f64,
-        Scalar::U32(x) => x as f64,
-        Scalar::U64(x) => x as f64,
-        Scalar::F32(x) => x as f64,
-        Scalar::F64(x) => x,
-        _ => f64::NAN,
-    }
 }
 
 /// The reference result: the interpreter on the original definition.
