@@ -208,6 +208,17 @@ def cases_gemv(rng):
         yield f"{n}x{m}", [rand(rng, n, m), rand(rng, m), rand(rng, n), scalar(rng), scalar(rng)], {}
 
 
+def cases_treesum(group):
+    def cases(rng):
+        for m in (1, 3, 8):
+            yield f"m={m}", [rand(rng, m * group)], {}
+    return cases
+
+
+def ref_group_sum(x, group):
+    return f64(x).reshape(-1, group).sum(axis=1)
+
+
 def cases_mv(rng):
     for n, m in ((1, 4), (3, 5), (6, 2), (7, 7)):
         yield f"{n}x{m}", [rand(rng, n, m), rand(rng, m)], {}
@@ -307,6 +318,8 @@ REFERENCES = {
     "getCF": (cases_get_cf, ref_get_cf),
     "acoustic": (cases_3d(((1, 1, 1), (2, 3, 4), (4, 5, 3), (4, 5, 6)), 2), ref_acoustic),
     "conv": (cases_conv, ref_conv),
+    "treeSum": (cases_treesum(8), lambda x: ref_group_sum(x, 8)),
+    "sumSquares16": (cases_treesum(16), lambda x: ref_group_sum(f64(x) ** 2, 16)),
 }
 
 

@@ -116,6 +116,31 @@ pub fn translate(name: &str, body: &Expr, scheme: &Type) -> R<Program> {
         inputs.push(ident);
         e = b;
     }
+    // A body that is a function without parameters (eta-reduced, as BENF leaves
+    // `fun xs => map f xs`) is applied to fresh inputs.
+    let mut e = e.clone();
+    while let Some(Type::Fun(a, b)) = e.ty().cloned() {
+        let Some(dt) = a.as_data() else {
+            return Err(TranslateError::at(
+                &e,
+                "a function-typed parameter cannot be passed to compiled code",
+                None,
+            ));
+        };
+        let name: Name = tr.fresh("%in").into();
+        let ident = Ident {
+            name: tr.unique(&format!("x{}", inputs.len())),
+            ty: dt.clone(),
+        };
+        env = env.bind(
+            &name,
+            Value::Data(Exp::new(ExpKind::Var(ident.clone()), dt.clone())),
+        );
+        inputs.push(ident);
+        let var = Expr::typed(ExprKind::Var(name), (*a).clone(), e.span());
+        e = Expr::typed(ExprKind::App(e.clone(), var), (*b).clone(), e.span());
+    }
+    let e = &e;
     let out_ty = data_type(e)?;
     let output = Ident {
         name: tr.unique("output"),
@@ -885,6 +910,16 @@ impl Translator {
                     xs[0].clone(),
                 )))
             }),
+            Iterate => {
+                let Out::Acc(acc) = out else {
+                    return Err(TranslateError::at(
+                        e,
+                        "the result of `iterate` is read but not stored anywhere",
+                        Some("write it to memory first: `toMem global (...)`, e.g. with storeInMemory"),
+                    ));
+                };
+                self.iterate(e, &nats[0], &vals, env, acc)
+            }
             // ---- decisions not made -------------------------------------------------
             Reduce => Err(TranslateError::at(
                 e,
@@ -894,6 +929,102 @@ impl Translator {
             _ => Err(TranslateError::at(
                 e,
                 format!("`{}` cannot be compiled for CPUs yet", p.name()),
+                None,
+            )),
+        }
+    }
+
+    /// `iterate k f xs` written to `out`, with double buffering (RISE & Shine
+    /// §VI, Listings 12–14): iteration `i` applies `f` at `l = n^(k-1-i) * m`,
+    /// reading the previous iteration's result and writing into one of two
+    /// buffers, alternately; the first iteration reads `xs` where it is and the
+    /// last writes straight into `out`, so nothing is copied. The number of
+    /// iterations must be a constant: the iterations are expanded here, which
+    /// resolves Listing 12's pointer swap at compile time (iteration `i` writes
+    /// buffer `i mod 2`) and gives every iteration constant sizes.
+    fn iterate(&self, e: &Expr, k: &Nat, vals: &[Expr], env: &Env, out: &Acc) -> R<Comm> {
+        let Some(k) = k.as_cst().filter(|k| (0..=64).contains(k)) else {
+            return Err(TranslateError::at(
+                e,
+                format!(
+                    "`iterate {k}`: the number of iterations must be a constant between 0 and 64"
+                ),
+                None,
+            ));
+        };
+        if k == 0 {
+            return self.tr(&vals[1], env, Out::Acc(out));
+        }
+        let (m, elem) = array_dt(&out.ty, e)?;
+        let n = iterate_factor(&vals[0])?;
+        let len = |i: i64| n.pow(&Nat::cst(k - 1 - i)) * m.clone();
+        // buffer b holds the results of the iterations i with i mod 2 = b (but the last)
+        let buffers: Vec<Ident> = (0..(k - 1).min(2))
+            .map(|b| Ident {
+                name: self.fresh("buf"),
+                ty: DataType::array(len(b), elem.clone()),
+            })
+            .collect();
+        self.tr(
+            &vals[1],
+            env,
+            Out::Con(&|input| {
+                let mut steps = Vec::new();
+                let mut current = input;
+                for i in 0..k {
+                    let l = len(i);
+                    let slice = DataType::array(l.clone(), elem.clone());
+                    let (target, result) = if i == k - 1 {
+                        (out.clone(), None)
+                    } else {
+                        let buf = &buffers[(i % 2) as usize];
+                        let write = Acc::new(AccKind::Var(buf.clone()), buf.ty.clone());
+                        let read = Exp::new(ExpKind::Var(buf.clone()), buf.ty.clone());
+                        (
+                            Acc::new(AccKind::Take(write), slice.clone()),
+                            Some(Exp::new(ExpKind::Take(l.clone(), read), slice)),
+                        )
+                    };
+                    steps.push(self.call_at_nat(
+                        &vals[0],
+                        env,
+                        &l,
+                        vec![Value::Data(current.clone())],
+                        Out::Acc(&target),
+                    )?);
+                    if let Some(r) = result {
+                        current = r;
+                    }
+                }
+                Ok(buffers
+                    .iter()
+                    .rev()
+                    .fold(Comm::Seq(steps), |body, buf| Comm::New {
+                        ident: buf.clone(),
+                        addr: AddrSpace::Global,
+                        body: Box::new(body),
+                    }))
+            }),
+        )
+    }
+
+    /// Applies a function of a `nat` (`fun (l: nat) => ...`) to `l`, then to values.
+    fn call_at_nat(&self, f: &Expr, fenv: &Env, l: &Nat, vals: Vec<Value>, out: Out) -> R<Comm> {
+        match f.kind() {
+            ExprKind::DepLambda(b, body) if b.kind == rise::Kind::Nat => {
+                let name = b.name.clone();
+                let body = rise::expr::map_types(body, &|x: &str, kind: rise::Kind| {
+                    (x == &*name && kind == rise::Kind::Nat).then(|| TypeArg::Nat(l.clone()))
+                });
+                self.call(&body, fenv, vals, out)
+            }
+            ExprKind::Var(x) => match fenv.lookup(x) {
+                Some(Value::Fun(g, genv)) => self.call_at_nat(&g.clone(), &genv.clone(), l, vals, out),
+                _ => Err(TranslateError::at(f, "not a function of a `nat`", None)),
+            },
+            _ => Err(TranslateError::at(
+                f,
+                "the function given to `iterate` cannot be compiled: write it as `fun (l: nat) => fun xs => ...`",
                 None,
             )),
         }
@@ -994,6 +1125,26 @@ fn v_name(args: &[Arg]) -> String {
             _ => None,
         })
         .unwrap_or_default()
+}
+
+/// The `n` of `iterate`'s function `(l: nat) -> (l*n).t -> l.t`: its input length at `l = 1`.
+fn iterate_factor(f: &Expr) -> R<Nat> {
+    if let Some(Type::DepFun { binder, body, .. }) = f.ty() {
+        if let Type::Fun(a, _) = &**body {
+            if let Some(DataType::Array(len, _)) = a.as_data() {
+                let name = binder.name.clone();
+                let one = move |x: &str, kind: rise::Kind| {
+                    (x == &*name && kind == rise::Kind::Nat).then(|| TypeArg::Nat(Nat::cst(1)))
+                };
+                return Ok(rise::types::subst_nat(len, &one));
+            }
+        }
+    }
+    Err(TranslateError::at(
+        f,
+        "the function given to `iterate` does not have the type `(l: nat) -> (l*n).t -> l.t`",
+        None,
+    ))
 }
 
 /// The data type of a typed node.

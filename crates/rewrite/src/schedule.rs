@@ -248,7 +248,7 @@ fn lower(e: &Expr, pos: Position) -> Expr {
                 .filter(|a| matches!(a, rise::expr::Arg::Value(_)))
                 .count();
             let (new_head, positions): (Option<Prim>, Vec<Position>) = match head.as_prim() {
-                Some(Prim::Map) if values >= 2 => {
+                Some(Prim::Map) if values >= 1 => {
                     let computes = args.iter().find_map(|a| match a {
                         rise::expr::Arg::Value(g) => Some(!g.is_view_function()),
                         _ => None,
@@ -263,6 +263,7 @@ fn lower(e: &Expr, pos: Position) -> Expr {
                 Some(Prim::Reduce) => (Some(Prim::ReduceSeq), vec![Written, Read, Read]),
                 Some(p) if p.is_reduce() => (None, vec![Written, Read, Read]),
                 Some(Prim::ToMem) => (None, vec![Written, pos]),
+                Some(Prim::Iterate) => (None, vec![Written, Read]),
                 Some(
                     Prim::Split
                     | Prim::Join
@@ -275,6 +276,9 @@ fn lower(e: &Expr, pos: Position) -> Expr {
                 ) => (None, vec![pos; values]),
                 _ => (None, vec![Read; values]),
             };
+            // a partial application has its first arguments
+            let mut positions = positions;
+            positions.truncate(values);
             rebuild_spine(
                 e,
                 &mut positions.into_iter().rev().chain(std::iter::repeat(Read)),

@@ -92,6 +92,20 @@ const CASES: &[(&str, &str, &str, &str, &[&str])] = &[
         &["sequential", "parallelOuter"],
     ),
     (
+        "treesum.rise",
+        "treeSum",
+        "m=12",
+        "cpu.elv",
+        &["sequential", "parallelOuter"],
+    ),
+    (
+        "treesum.rise",
+        "sumSquares16",
+        "m=7",
+        "cpu.elv",
+        &["sequential", "parallelOuter"],
+    ),
+    (
         "mm.rise",
         "mm",
         "m=64 n=64 k=16",

@@ -120,6 +120,37 @@ impl<'g> Elaborator<'g> {
                 e.span(),
             ));
         }
+        // Likewise check a dependent lambda against an expected dependent
+        // function type, under the lambda's own binder: sizes solved in its
+        // body (an unannotated parameter's) then mention that binder, not a
+        // variable of the unifier that is bound nowhere.
+        if let (
+            ExprKind::DepLambda(b, body),
+            Type::DepFun {
+                binder: y,
+                body: want,
+                ..
+            },
+            false,
+        ) = (e.kind(), &self.u.zonk(expected), already_typed)
+        {
+            let mut free = Vec::new();
+            super::unify::collect_type(want, &mut |n, _| free.push(n.to_string()));
+            if b.kind == y.kind && (b.name == y.name || !free.iter().any(|n| **n == *b.name)) {
+                let want = want.instantiate(y, &TypeArg::var(&b.name, b.kind));
+                self.scope
+                    .push((b.name.clone(), Binding::TypeLevel(b.kind)));
+                let body = self.check(body, &want);
+                self.scope.pop();
+                let body = body?;
+                let t = Type::dep_fun(b.clone(), false, body.ty().expect("inferred").clone());
+                return Ok(Expr::typed(
+                    ExprKind::DepLambda(b.clone(), body),
+                    t,
+                    e.span(),
+                ));
+            }
+        }
         let typed = self.infer(e)?;
         self.u
             .unify(expected, typed.ty().expect("inferred"), e.span())?;

@@ -118,6 +118,38 @@ fn iterate_and_to_mem() {
     assert_eq!(type_of(src), "8.f32 -> 8.f32");
 }
 
+/// A dependent lambda checked against an expected `(l: nat) -> ...` gets the
+/// sizes of its body in terms of its own binder (no variable of the unifier
+/// escapes), so that instantiating the lambda instantiates its body's types.
+#[test]
+fn dependent_lambda_body_types_use_its_binder() {
+    for binder in ["l", "w"] {
+        let src = format!(
+            "def f = fun (xs: 16.f32) => xs |> iterate 2 (fun ({binder}: nat) => fun ys => ys |> split 2 |> map (reduce add 0.0f))"
+        );
+        let checked = check_source(&src).expect("checks");
+        let body = &checked.defs.last().expect("def").body;
+        let mut dep_lambda = None;
+        let mut stack = vec![body.clone()];
+        while let Some(e) = stack.pop() {
+            match e.kind() {
+                ExprKind::DepLambda(..) => dep_lambda = Some(e.clone()),
+                ExprKind::Lambda(_, _, b) => stack.push(b.clone()),
+                ExprKind::App(f, a) => stack.extend([f.clone(), a.clone()]),
+                ExprKind::DepApp(f, _) => stack.push(f.clone()),
+                _ => {}
+            }
+        }
+        let lam = dep_lambda.expect("the function of iterate");
+        let ExprKind::DepLambda(b, inner) = lam.kind() else {
+            unreachable!()
+        };
+        assert_eq!(&*b.name, binder);
+        let ty = inner.ty().expect("typed").to_string();
+        assert_eq!(ty, format!("({binder}*2).f32 -> {binder}.f32"));
+    }
+}
+
 #[test]
 fn make_array_and_vectors() {
     assert_eq!(type_of("def w = makeArray 3 1.0f 2.0f 1.0f"), "3.f32");
