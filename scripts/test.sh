@@ -15,6 +15,13 @@ rustup component list --installed 2>/dev/null | grep -q '^clippy' || rustup comp
 if ! python3 -c 'import numpy' >/dev/null 2>&1; then
   python3 -m pip install --quiet numpy
 fi
+# An OpenCL platform on the CPU (PoCL) for the runtime's OpenCL tests, which fail without one
+# unless SHINE_SKIP_OPENCL=1 (crates/runtime/tests/opencl.rs). PoCL does not pull in the loader.
+if [ "${SHINE_SKIP_OPENCL:-}" != 1 ] &&
+  { ! /sbin/ldconfig -p 2>/dev/null | grep 'libOpenCL\.so\.1' >/dev/null ||
+    ! ls /etc/OpenCL/vendors/*.icd >/dev/null 2>&1; }; then
+  apt-get update -qq && apt-get install -y -qq ocl-icd-libopencl1 pocl-opencl-icd
+fi
 
 # --- checks -----------------------------------------------------------------
 echo "== cargo fmt --check"

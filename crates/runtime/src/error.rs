@@ -57,6 +57,38 @@ pub enum RuntimeError {
     /// The arguments do not fit (a bad entry name, zero runs, ...).
     #[error("invalid argument: {0}")]
     InvalidArgument(String),
+    /// A GPU runtime is missing on this machine: no OpenCL loader or platform, no CUDA driver
+    /// or NVRTC library, no CUDA device.
+    #[error("{0}")]
+    Unavailable(String),
+    /// OpenCL platforms exist, but none of their devices matches the selection.
+    #[error("no OpenCL device matches `{wanted}`; the devices here are: {available}")]
+    NoMatchingDevice {
+        /// The selection, as written (`gpu`, `cpu`, a platform name, ...).
+        wanted: String,
+        /// Every device found, as `device (platform, type)`.
+        available: String,
+    },
+    /// The OpenCL compiler or NVRTC rejected a kernel source.
+    #[error("{compiler} build failed (options: `{options}`)\n{log}")]
+    KernelBuildFailed {
+        /// `"OpenCL"` or `"NVRTC"`.
+        compiler: &'static str,
+        /// The build options given.
+        options: String,
+        /// The compiler's log.
+        log: String,
+    },
+    /// A call into the OpenCL or CUDA API failed.
+    #[error("{api} error while {operation}: {message}")]
+    Gpu {
+        /// `"OpenCL"`, `"CUDA"` or `"NVRTC"`.
+        api: &'static str,
+        /// What was being done (`launching kernel `k``, ...).
+        operation: String,
+        /// The API's error name or text.
+        message: String,
+    },
     /// Reading or writing a file failed.
     #[error("{context}: {source}")]
     Io {

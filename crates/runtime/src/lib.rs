@@ -21,11 +21,17 @@
 
 mod buffer;
 mod compare;
+mod cuda;
 mod error;
+mod gpu;
 mod module;
+mod opencl;
 
 pub use buffer::Buffer;
 pub use bytemuck::Pod;
 pub use compare::{compare, Mismatch, Tolerance};
+pub use cuda::{CudaDevice, CudaLaunch, CudaProgram};
 pub use error::RuntimeError;
+pub use gpu::{GpuTiming, KernelArg};
 pub use module::{CompilerConfig, Module, Sanitizer, Timing};
+pub use opencl::{DeviceKind, DeviceSelector, OpenClDevice, OpenClLaunch, OpenClProgram};

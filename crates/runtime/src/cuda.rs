@@ -1,0 +1,648 @@
+//! Running CUDA kernels: NVRTC compilation, driver-API launches, timing with CUDA events.
+//!
+//! The CUDA driver (`libcuda`) and NVRTC (`libnvrtc`) are loaded at run time (crate `cudarc`,
+//! feature `dynamic-loading`), so builds need no CUDA. `cudarc` panics when a library is
+//! missing, so [`CudaDevice::open`] first checks that both can be loaded and that the driver is
+//! new enough for the bindings (CUDA 13.0), and returns [`RuntimeError::Unavailable`] otherwise.
+//!
+//! The API mirrors the OpenCL one: a [`CudaProgram`] is compiled from CUDA C++ source (kernels
+//! declared `extern "C" __global__` so that their names are not mangled) and runs a sequence
+//! of [`CudaLaunch`]es over buffers named by index, as [`KernelArg::Buffer`] describes.
+//!
+//! ```no_run
+//! use runtime::{Buffer, CudaDevice, CudaLaunch, CudaProgram, KernelArg};
+//! # fn main() -> Result<(), runtime::RuntimeError> {
+//! let device = CudaDevice::open(0)?;
+//! let source = r#"extern "C" __global__ void twice(float *out, const float *x, int n) {
+//!     int i = blockIdx.x * blockDim.x + threadIdx.x; if (i < n) out[i] = 2.0f * x[i]; }"#;
+//! let program = CudaProgram::build(&device, source, "")?;
+//! let x = Buffer::from_slice(&[1.0f32, 2.0, 3.0]);
+//! let mut out = Buffer::zeroed(x.len());
+//! let launch = CudaLaunch::new("twice", [1, 1, 1], [32, 1, 1])
+//!     .args([KernelArg::Buffer(0), KernelArg::Buffer(1), KernelArg::I32(3)]);
+//! program.run(&[launch], &mut out, &[&x], &[])?;
+//! assert_eq!(out.as_slice::<f32>(), &[2.0, 4.0, 6.0]);
+//! # Ok(()) }
+//! ```
+
+use std::ffi::{c_char, CStr, CString};
+use std::fmt;
+use std::sync::Arc;
+use std::time::Instant;
+
+use cudarc::driver::sys::{self, cudaError_enum as CuResult, CUevent_flags};
+use cudarc::driver::{
+    CudaContext, CudaFunction, CudaModule, CudaSlice, CudaStream, DevicePtr, DriverError,
+    LaunchConfig, PushKernelArg,
+};
+use cudarc::nvrtc::result as nvrtc;
+use cudarc::nvrtc::sys::nvrtcResult;
+use cudarc::nvrtc::Ptx;
+
+use crate::gpu::{self, GpuTiming, KernelArg};
+use crate::{Buffer, RuntimeError};
+
+/// The oldest driver the `cuda-13000` bindings work with (`cuDriverGetVersion` encoding).
+const MIN_DRIVER_VERSION: i32 = 13000;
+
+/// A CUDA device with its primary context and a stream to run on. Cloning shares them.
+#[derive(Clone)]
+pub struct CudaDevice {
+    context: Arc<CudaContext>,
+    stream: Arc<CudaStream>,
+    name: String,
+    compute_capability: (i32, i32),
+    driver_version: i32,
+}
+
+impl CudaDevice {
+    /// Opens CUDA device `ordinal` (0 is the first GPU).
+    ///
+    /// Errors: [`RuntimeError::Unavailable`] when the CUDA driver or NVRTC library cannot be
+    /// loaded, the driver is older than CUDA 13.0, or there is no CUDA device;
+    /// [`RuntimeError::InvalidArgument`] when `ordinal` is out of range.
+    pub fn open(ordinal: usize) -> Result<CudaDevice, RuntimeError> {
+        check_libraries()?;
+        let mut driver_version = 0;
+        // SAFETY: the driver library is present (checked above); cuDriverGetVersion writes one
+        // int through the valid pointer it is given and needs no initialisation.
+        let status = unsafe { sys::cuDriverGetVersion(&mut driver_version) };
+        if status != CuResult::CUDA_SUCCESS {
+            return Err(cuda_error("querying the driver version")(DriverError(
+                status,
+            )));
+        }
+        if driver_version < MIN_DRIVER_VERSION {
+            return Err(RuntimeError::Unavailable(format!(
+                "the CUDA driver supports CUDA {}.{}; shine's CUDA runtime needs 13.0 or newer \
+                 (NVIDIA driver 580+)",
+                driver_version / 1000,
+                driver_version % 1000 / 10
+            )));
+        }
+        let count = CudaContext::device_count().map_err(no_device_or("counting CUDA devices"))?;
+        if count <= 0 {
+            return Err(RuntimeError::Unavailable(
+                "no CUDA device found; CUDA runs need an NVIDIA GPU".into(),
+            ));
+        }
+        if ordinal >= count as usize {
+            return Err(RuntimeError::InvalidArgument(format!(
+                "CUDA device {ordinal} does not exist; there are {count}"
+            )));
+        }
+        let operation = format!("opening CUDA device {ordinal}");
+        let context = CudaContext::new(ordinal).map_err(no_device_or(operation.clone()))?;
+        let name = context.name().map_err(cuda_error(operation.clone()))?;
+        let compute_capability = context
+            .compute_capability()
+            .map_err(cuda_error(operation))?;
+        // The default stream: launches, copies and events are ordered on it, and `cudarc`
+        // needs no cross-stream event tracking.
+        let stream = context.default_stream();
+        Ok(CudaDevice {
+            context,
+            stream,
+            name,
+            compute_capability,
+            driver_version,
+        })
+    }
+
+    /// Whether the CUDA driver and NVRTC libraries can be loaded here (a cheap check that
+    /// opens no device).
+    pub fn libraries_present() -> bool {
+        check_libraries().is_ok()
+    }
+
+    /// The device's name (`"NVIDIA H100 80GB HBM3"`).
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// The device's ordinal.
+    pub fn ordinal(&self) -> usize {
+        self.context.ordinal()
+    }
+
+    /// The compute capability, `(major, minor)`: `(9, 0)` on an H100.
+    pub fn compute_capability(&self) -> (i32, i32) {
+        self.compute_capability
+    }
+
+    /// The real architecture NVRTC compiles for by default: `"sm_90"` on an H100.
+    pub fn arch(&self) -> String {
+        let (major, minor) = self.compute_capability;
+        format!("sm_{major}{minor}")
+    }
+
+    /// The CUDA version the driver supports, as `cuDriverGetVersion` encodes it (`13000`).
+    pub fn driver_version(&self) -> i32 {
+        self.driver_version
+    }
+}
+
+impl fmt::Display for CudaDevice {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "{} ({}, CUDA device {})",
+            self.name,
+            self.arch(),
+            self.ordinal()
+        )
+    }
+}
+
+impl fmt::Debug for CudaDevice {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "CudaDevice({self})")
+    }
+}
+
+/// Checks that the driver and NVRTC libraries can be loaded (without them `cudarc` panics).
+fn check_libraries() -> Result<(), RuntimeError> {
+    // SAFETY: `is_culib_present` only tries to dlopen the driver library under its usual names
+    // and closes it again; the NVIDIA driver library's initialisers are sound to run in any
+    // process (every CUDA program loads it the same way).
+    if !unsafe { sys::is_culib_present() } {
+        return Err(RuntimeError::Unavailable(
+            "CUDA driver library not found; CUDA runs need an NVIDIA GPU".into(),
+        ));
+    }
+    // SAFETY: as above, for NVRTC, a self-contained compiler library.
+    if !unsafe { cudarc::nvrtc::sys::is_culib_present() } {
+        return Err(RuntimeError::Unavailable(
+            "NVRTC library (libnvrtc.so) not found; CUDA runs need the CUDA toolkit's NVRTC \
+             (add its lib64 directory to LD_LIBRARY_PATH)"
+                .into(),
+        ));
+    }
+    Ok(())
+}
+
+/// The conversion of a driver error while doing `operation`.
+fn cuda_error(operation: impl Into<String>) -> impl FnOnce(DriverError) -> RuntimeError {
+    let operation = operation.into();
+    move |error| RuntimeError::Gpu {
+        api: "CUDA",
+        operation,
+        message: describe(error),
+    }
+}
+
+/// As [`cuda_error`], but "no device" becomes [`RuntimeError::Unavailable`].
+fn no_device_or(operation: impl Into<String>) -> impl FnOnce(DriverError) -> RuntimeError {
+    let operation = operation.into();
+    move |error| match error.0 {
+        CuResult::CUDA_ERROR_NO_DEVICE => RuntimeError::Unavailable(
+            "the CUDA driver found no device; CUDA runs need an NVIDIA GPU".into(),
+        ),
+        _ => cuda_error(operation)(error),
+    }
+}
+
+/// A driver error's name and description.
+fn describe(error: DriverError) -> String {
+    let text = |s: Result<&CStr, DriverError>| s.map(|s| s.to_string_lossy().into_owned());
+    match (text(error.error_name()), text(error.error_string())) {
+        (Ok(name), Ok(description)) => format!("{name}: {description}"),
+        _ => format!("{:?}", error.0),
+    }
+}
+
+/// One kernel launch: a kernel of the program, grid and block dimensions, dynamic shared
+/// memory and the arguments.
+#[derive(Clone, Debug, PartialEq)]
+pub struct CudaLaunch {
+    /// The kernel's name (declared `extern "C"`).
+    pub kernel: String,
+    /// The grid, in blocks: `(x, y, z)`; unused dimensions are 1.
+    pub grid: [u32; 3],
+    /// The block, in threads: `(x, y, z)`; unused dimensions are 1.
+    pub block: [u32; 3],
+    /// Dynamic shared memory per block, in bytes (`extern __shared__` arrays).
+    pub shared_mem_bytes: u32,
+    /// The arguments, in the order of the kernel's parameters ([`KernelArg::LocalBytes`] is
+    /// not allowed: use `shared_mem_bytes`).
+    pub args: Vec<KernelArg>,
+}
+
+impl CudaLaunch {
+    /// A launch of `kernel` with `grid` blocks of `block` threads, no shared memory and no
+    /// arguments yet.
+    pub fn new(kernel: impl Into<String>, grid: [u32; 3], block: [u32; 3]) -> CudaLaunch {
+        CudaLaunch {
+            kernel: kernel.into(),
+            grid,
+            block,
+            shared_mem_bytes: 0,
+            args: Vec::new(),
+        }
+    }
+
+    /// This launch with `bytes` of dynamic shared memory per block.
+    pub fn shared_mem(mut self, bytes: u32) -> CudaLaunch {
+        self.shared_mem_bytes = bytes;
+        self
+    }
+
+    /// This launch with `arg` appended to its arguments.
+    pub fn arg(mut self, arg: KernelArg) -> CudaLaunch {
+        self.args.push(arg);
+        self
+    }
+
+    /// This launch with `args` appended to its arguments.
+    pub fn args(mut self, args: impl IntoIterator<Item = KernelArg>) -> CudaLaunch {
+        self.args.extend(args);
+        self
+    }
+
+    /// Checks what can be checked without the device.
+    fn check(&self, buffers: usize) -> Result<(), RuntimeError> {
+        gpu::check_kernel_name(&self.kernel)?;
+        let bad = |message: String| Err(RuntimeError::InvalidArgument(message));
+        if self.grid.contains(&0) || self.block.contains(&0) {
+            return bad(format!(
+                "kernel `{}`: grid {:?} and block {:?} must have no zero dimension",
+                self.kernel, self.grid, self.block
+            ));
+        }
+        if let Some(position) = self
+            .args
+            .iter()
+            .position(|a| matches!(a, KernelArg::LocalBytes(_)))
+        {
+            return bad(format!(
+                "argument {position} of kernel `{}` is local memory, which CUDA kernels do not \
+                 take as an argument; give the launch `shared_mem_bytes` instead",
+                self.kernel
+            ));
+        }
+        gpu::check_buffer_indices(&self.kernel, &self.args, buffers)
+    }
+
+    fn config(&self) -> LaunchConfig {
+        let [gx, gy, gz] = self.grid;
+        let [bx, by, bz] = self.block;
+        LaunchConfig {
+            grid_dim: (gx, gy, gz),
+            block_dim: (bx, by, bz),
+            shared_mem_bytes: self.shared_mem_bytes,
+        }
+    }
+}
+
+/// A CUDA program compiled by NVRTC and loaded on one device.
+pub struct CudaProgram {
+    device: CudaDevice,
+    module: Arc<CudaModule>,
+    options: Vec<String>,
+}
+
+impl fmt::Debug for CudaProgram {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("CudaProgram")
+            .field("device", &self.device)
+            .field("options", &self.options)
+            .finish()
+    }
+}
+
+impl CudaProgram {
+    /// Compiles CUDA C++ `source` with NVRTC and loads it on `device`. `options` are NVRTC
+    /// options separated by white space (`"--use_fast_math -lineinfo"`); unless they name an
+    /// architecture (`--gpu-architecture=`/`-arch=`), the device's own (`sm_90`) is added. A
+    /// compile error comes back as [`RuntimeError::KernelBuildFailed`] with NVRTC's log.
+    pub fn build(
+        device: &CudaDevice,
+        source: &str,
+        options: &str,
+    ) -> Result<CudaProgram, RuntimeError> {
+        gpu::check_no_nul("CUDA source", source)?;
+        gpu::check_no_nul("NVRTC options", options)?;
+        let mut options: Vec<String> = options.split_whitespace().map(String::from).collect();
+        let names_arch = |o: &String| o.starts_with("--gpu-architecture") || o.starts_with("-arch");
+        if !options.iter().any(names_arch) {
+            options.push(format!("--gpu-architecture={}", device.arch()));
+        }
+        let image = compile(source, &options)?;
+        let module = device
+            .context
+            .load_module(image)
+            .map_err(cuda_error(format!(
+                "loading the compiled module on {device}"
+            )))?;
+        Ok(CudaProgram {
+            device: device.clone(),
+            module,
+            options,
+        })
+    }
+
+    /// The device the program runs on.
+    pub fn device(&self) -> &CudaDevice {
+        &self.device
+    }
+
+    /// The NVRTC options the program was compiled with (the architecture included).
+    pub fn options(&self) -> &[String] {
+        &self.options
+    }
+
+    /// Copies `output` and `inputs` to the device, allocates zeroed `temporaries` (byte
+    /// sizes), runs `launches` in order and copies the output back.
+    ///
+    /// The kernels are trusted to access the buffers within their lengths; launches are
+    /// checked for names, dimensions and buffer indices, and each kernel's parameter count and
+    /// sizes against the arguments.
+    pub fn run(
+        &self,
+        launches: &[CudaLaunch],
+        output: &mut Buffer,
+        inputs: &[&Buffer],
+        temporaries: &[usize],
+    ) -> Result<(), RuntimeError> {
+        self.execute(launches, output, inputs, temporaries, 0, 1)
+            .map(drop)
+    }
+
+    /// As [`CudaProgram::run`], but runs the launch sequence `warmup` times untimed, then
+    /// `runs` times timed with CUDA events (inputs are copied once; `output` holds the result
+    /// of the last run).
+    pub fn bench(
+        &self,
+        launches: &[CudaLaunch],
+        output: &mut Buffer,
+        inputs: &[&Buffer],
+        temporaries: &[usize],
+        runs: usize,
+        warmup: usize,
+    ) -> Result<GpuTiming, RuntimeError> {
+        gpu::check_runs(runs)?;
+        let (kernel, wall) = self.execute(launches, output, inputs, temporaries, warmup, runs)?;
+        Ok(gpu::timing(kernel, wall))
+    }
+
+    /// Runs the launch sequence `warmup + runs` times; the event and wall times of the last
+    /// `runs`, in milliseconds.
+    fn execute(
+        &self,
+        launches: &[CudaLaunch],
+        output: &mut Buffer,
+        inputs: &[&Buffer],
+        temporaries: &[usize],
+        warmup: usize,
+        runs: usize,
+    ) -> Result<(Vec<f64>, Vec<f64>), RuntimeError> {
+        let sizes = gpu::buffer_sizes(output, inputs, temporaries);
+        for launch in launches {
+            launch.check(sizes.len())?;
+        }
+        let stream = &self.device.stream;
+        let context = &self.device.context;
+        let functions = launches
+            .iter()
+            .map(|launch| self.function(launch))
+            .collect::<Result<Vec<_>, _>>()?;
+        // Device buffers, in index order: the output, the inputs, the temporaries.
+        let mut buffers: Vec<CudaSlice<u8>> = Vec::with_capacity(sizes.len());
+        for (index, &size) in sizes.iter().enumerate() {
+            let host = match index {
+                0 => output.as_bytes(),
+                i if i <= inputs.len() => inputs[i - 1].as_bytes(),
+                _ => &[],
+            };
+            let operation = format!("allocating buffer {index} ({size} bytes)");
+            let buffer = if host.is_empty() {
+                // At least one byte: the driver does not allocate empty buffers.
+                stream.alloc_zeros::<u8>(size.max(1))
+            } else {
+                stream.clone_htod(host)
+            };
+            buffers.push(buffer.map_err(cuda_error(operation))?);
+        }
+        // Every argument as the bytes of its parameter, padded to 8 bytes; the driver reads as
+        // many bytes as the parameter has, which `function` checked to match.
+        let slot = |arg: KernelArg| {
+            let mut slot = [0u8; 8];
+            match arg {
+                KernelArg::Buffer(i) => slot = buffers[i].device_ptr(stream).0.to_ne_bytes(),
+                KernelArg::I32(v) => slot[..4].copy_from_slice(&v.to_ne_bytes()),
+                KernelArg::I64(v) => slot = v.to_ne_bytes(),
+                KernelArg::F32(v) => slot[..4].copy_from_slice(&v.to_ne_bytes()),
+                KernelArg::F64(v) => slot = v.to_ne_bytes(),
+                KernelArg::LocalBytes(_) => {} // rejected by `CudaLaunch::check`
+            }
+            slot
+        };
+        let slots: Vec<Vec<[u8; 8]>> = launches
+            .iter()
+            .map(|launch| launch.args.iter().map(|&arg| slot(arg)).collect())
+            .collect();
+        let event = |operation: &str| {
+            context
+                .new_event(Some(CUevent_flags::CU_EVENT_DEFAULT))
+                .map_err(cuda_error(operation))
+        };
+        let start_event = event("creating a timing event")?;
+        let end_event = event("creating a timing event")?;
+        stream
+            .synchronize()
+            .map_err(cuda_error("waiting for the uploads"))?;
+        let mut kernel_ms = Vec::with_capacity(runs);
+        let mut wall_ms = Vec::with_capacity(runs);
+        for run in 0..warmup + runs {
+            let start = Instant::now();
+            start_event
+                .record(stream)
+                .map_err(cuda_error("recording an event"))?;
+            for ((function, launch), slots) in functions.iter().zip(launches).zip(&slots) {
+                let mut builder = stream.launch_builder(function);
+                for slot in slots {
+                    builder.arg(slot);
+                }
+                // SAFETY: `function` checked that the kernel has exactly as many parameters as
+                // there are slots and that each has the size of its argument, so the driver
+                // reads only within the slots, which outlive the call (it copies them). Device
+                // pointers come from `buffers`, which stay allocated until the stream has
+                // finished (it is synchronised below and before they are dropped). The kernel's
+                // accesses stay within the buffers by the contract of `CudaProgram::run`.
+                unsafe { builder.launch(launch.config()) }.map_err(cuda_error(format!(
+                    "launching kernel `{}` (grid {:?}, block {:?}, {} bytes of shared memory)",
+                    launch.kernel, launch.grid, launch.block, launch.shared_mem_bytes
+                )))?;
+            }
+            end_event
+                .record(stream)
+                .map_err(cuda_error("recording an event"))?;
+            stream
+                .synchronize()
+                .map_err(cuda_error("running the kernels"))?;
+            let wall = start.elapsed().as_secs_f64() * 1e3;
+            if run >= warmup {
+                let elapsed = start_event
+                    .elapsed_ms(&end_event)
+                    .map_err(cuda_error("reading the timing events"))?;
+                kernel_ms.push(f64::from(elapsed));
+                wall_ms.push(wall);
+            }
+        }
+        if !output.is_empty() {
+            let len = output.len();
+            stream
+                .memcpy_dtoh(&buffers[0].slice(..len), output.as_bytes_mut())
+                .and_then(|()| stream.synchronize())
+                .map_err(cuda_error("reading back the output"))?;
+        }
+        Ok((kernel_ms, wall_ms))
+    }
+
+    /// The kernel `launch` names, checked against the launch's arguments.
+    fn function(&self, launch: &CudaLaunch) -> Result<CudaFunction, RuntimeError> {
+        let name = &launch.kernel;
+        let function = self
+            .module
+            .load_function(name)
+            .map_err(|error| match error.0 {
+                CuResult::CUDA_ERROR_NOT_FOUND => RuntimeError::InvalidArgument(format!(
+                    "the program has no kernel `{name}` (kernels must be declared `extern \"C\"`)"
+                )),
+                _ => cuda_error(format!("finding kernel `{name}`"))(error),
+            })?;
+        let sizes = self.param_sizes(&function, name)?;
+        if sizes.len() != launch.args.len() {
+            return Err(RuntimeError::InvalidArgument(format!(
+                "kernel `{name}` takes {} arguments, the launch gives {}",
+                sizes.len(),
+                launch.args.len()
+            )));
+        }
+        for (position, (&size, &arg)) in sizes.iter().zip(&launch.args).enumerate() {
+            if arg.param_size() != Some(size) {
+                return Err(RuntimeError::InvalidArgument(format!(
+                    "parameter {position} of kernel `{name}` has {size} bytes; the launch gives \
+                     {}, which has {} bytes",
+                    arg.describe(),
+                    arg.param_size().unwrap_or(0)
+                )));
+            }
+        }
+        Ok(function)
+    }
+
+    /// The sizes in bytes of `function`'s parameters.
+    fn param_sizes(&self, function: &CudaFunction, name: &str) -> Result<Vec<usize>, RuntimeError> {
+        let operation = format!("reading the parameters of kernel `{name}`");
+        self.device
+            .context
+            .bind_to_thread()
+            .map_err(cuda_error(operation.clone()))?;
+        let mut sizes = Vec::new();
+        // A kernel's parameters fit in 32 KiB, so there are fewer than this many.
+        while sizes.len() < 32 * 1024 {
+            let (mut offset, mut size) = (0usize, 0usize);
+            // SAFETY: the function handle is live (its module is held by `function`); the call
+            // writes two `usize`s through valid pointers, and reports an index past the last
+            // parameter as CUDA_ERROR_INVALID_VALUE. The driver is CUDA 13.0+ (checked in
+            // `CudaDevice::open`), which has cuFuncGetParamInfo (12.4+).
+            let status = unsafe {
+                sys::cuFuncGetParamInfo(function.cu_function(), sizes.len(), &mut offset, &mut size)
+            };
+            match status {
+                CuResult::CUDA_SUCCESS => sizes.push(size),
+                // An index past the last parameter (documented as INVALID_VALUE).
+                CuResult::CUDA_ERROR_INVALID_VALUE | CuResult::CUDA_ERROR_NOT_FOUND => {
+                    return Ok(sizes)
+                }
+                _ => return Err(cuda_error(operation)(DriverError(status))),
+            }
+        }
+        Err(RuntimeError::InvalidArgument(format!(
+            "kernel `{name}` has too many parameters"
+        )))
+    }
+}
+
+/// An NVRTC program, destroyed on drop.
+struct NvrtcProgram(cudarc::nvrtc::sys::nvrtcProgram);
+
+impl Drop for NvrtcProgram {
+    fn drop(&mut self) {
+        // SAFETY: the handle came from `create_program` and is destroyed only here, once. A
+        // failure to free cannot be reported from `drop` and leaks at most the program.
+        let _ = unsafe { nvrtc::destroy_program(self.0) };
+    }
+}
+
+/// Compiles `source` with `options`: a CUBIN for a real architecture (`sm_XY`, loaded without
+/// a JIT step), PTX for a virtual one (`compute_XY`).
+fn compile(source: &str, options: &[String]) -> Result<Ptx, RuntimeError> {
+    let nvrtc_error = |operation: &str| {
+        let operation = operation.to_string();
+        move |error: nvrtc::NvrtcError| RuntimeError::Gpu {
+            api: "NVRTC",
+            operation,
+            message: format!("{:?}", error.0),
+        }
+    };
+    let source = CString::new(source)
+        .map_err(|_| RuntimeError::InvalidArgument("the CUDA source contains a NUL byte".into()))?;
+    let name = c"shine.cu";
+    let program = NvrtcProgram(
+        nvrtc::create_program(&source, Some(name)).map_err(nvrtc_error("creating a program"))?,
+    );
+    // SAFETY: `program` was created above and is destroyed only when it is dropped, after this
+    // function's last use; the options hold no NUL (checked by the caller), so the conversion
+    // inside cannot fail.
+    let compiled = unsafe { nvrtc::compile_program(program.0, options) };
+    if let Err(error) = compiled {
+        // SAFETY: as above; the log is a NUL-terminated string of the size NVRTC reported.
+        let log = unsafe { nvrtc::get_program_log(program.0) }
+            .map(|log| c_string(&log))
+            .unwrap_or_default();
+        return Err(match error.0 {
+            nvrtcResult::NVRTC_ERROR_COMPILATION | nvrtcResult::NVRTC_ERROR_INVALID_OPTION => {
+                RuntimeError::KernelBuildFailed {
+                    compiler: "NVRTC",
+                    options: options.join(" "),
+                    log: if log.trim().is_empty() {
+                        format!("{:?}", error.0)
+                    } else {
+                        log
+                    },
+                }
+            }
+            _ => nvrtc_error("compiling")(error),
+        });
+    }
+    if let Some(cubin) = cubin(&program) {
+        return Ok(Ptx::from_binary(cubin));
+    }
+    // SAFETY: `program` is live and compiled.
+    let ptx = unsafe { nvrtc::get_ptx(program.0) }.map_err(nvrtc_error("reading the PTX"))?;
+    Ok(Ptx::from_src(c_string(&ptx)))
+}
+
+/// The CUBIN of a compiled program; `None` when there is none (a virtual architecture).
+fn cubin(program: &NvrtcProgram) -> Option<Vec<u8>> {
+    use cudarc::nvrtc::sys::{nvrtcGetCUBIN, nvrtcGetCUBINSize};
+    let mut size = 0usize;
+    // SAFETY: the program is live and compiled; the call writes one `usize`.
+    let status = unsafe { nvrtcGetCUBINSize(program.0, &mut size) };
+    if status != nvrtcResult::NVRTC_SUCCESS || size == 0 {
+        return None;
+    }
+    let mut cubin = vec![0u8; size];
+    // SAFETY: `cubin` has the `size` bytes NVRTC reported, which is what it writes.
+    let status = unsafe { nvrtcGetCUBIN(program.0, cubin.as_mut_ptr().cast::<c_char>()) };
+    (status == nvrtcResult::NVRTC_SUCCESS).then_some(cubin)
+}
+
+/// The text of a NUL-terminated C string held in `bytes` (all of them when there is no NUL).
+fn c_string(bytes: &[c_char]) -> String {
+    let bytes: Vec<u8> = bytes.iter().map(|&c| c as u8).collect();
+    let end = bytes.iter().position(|&b| b == 0).unwrap_or(bytes.len());
+    String::from_utf8_lossy(&bytes[..end]).into_owned()
+}

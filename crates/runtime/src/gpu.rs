@@ -1,0 +1,167 @@
+//! What the OpenCL and CUDA runners share: kernel arguments, timings and argument checks.
+//!
+//! A GPU program is run the way a native [`Module`](crate::Module) is: the host hands over an
+//! output [`Buffer`] and input buffers, the runtime copies them to the device, runs a sequence
+//! of kernel launches in order and copies the output back. Inside a launch, buffers are named
+//! by index: `0` is the output, `1..=inputs.len()` are the inputs in order, and the indices after
+//! that are device-only temporaries (zero-initialised, of the byte sizes the caller asks for),
+//! which is where a multi-kernel host program keeps its intermediate results.
+
+use crate::{Buffer, RuntimeError, Timing};
+
+/// One argument of a kernel launch, in the order of the kernel's parameters.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum KernelArg {
+    /// A device buffer, by index: `0` the output, then the inputs, then the temporaries.
+    Buffer(usize),
+    /// A 32-bit signed integer (`int`).
+    I32(i32),
+    /// A 64-bit signed integer (`long` in OpenCL, `long long`/`int64_t` in CUDA).
+    I64(i64),
+    /// A 32-bit float (`float`).
+    F32(f32),
+    /// A 64-bit float (`double`; OpenCL devices need `cl_khr_fp64`).
+    F64(f64),
+    /// OpenCL only: a `__local` buffer of this many bytes. CUDA kernels get their dynamic
+    /// shared memory from the launch's `shared_mem_bytes` instead.
+    LocalBytes(usize),
+}
+
+impl KernelArg {
+    /// The size in bytes the argument has as a kernel parameter (a buffer is a device
+    /// pointer: 8 bytes); `None` for local memory, which is not passed by value.
+    pub(crate) fn param_size(self) -> Option<usize> {
+        match self {
+            KernelArg::Buffer(_) | KernelArg::I64(_) | KernelArg::F64(_) => Some(8),
+            KernelArg::I32(_) | KernelArg::F32(_) => Some(4),
+            KernelArg::LocalBytes(_) => None,
+        }
+    }
+
+    /// A short description for error messages.
+    pub(crate) fn describe(self) -> String {
+        match self {
+            KernelArg::Buffer(i) => format!("buffer {i}"),
+            KernelArg::I32(v) => format!("i32 {v}"),
+            KernelArg::I64(v) => format!("i64 {v}"),
+            KernelArg::F32(v) => format!("f32 {v}"),
+            KernelArg::F64(v) => format!("f64 {v}"),
+            KernelArg::LocalBytes(n) => format!("{n} bytes of local memory"),
+        }
+    }
+}
+
+/// The time of repeated runs of a GPU program's launch sequence.
+#[derive(Clone, Debug, PartialEq)]
+pub struct GpuTiming {
+    /// Device time of the kernels of one run, from the API's own clock (OpenCL profiling
+    /// events: the sum of the kernels' execution times; CUDA events: from before the first
+    /// launch to after the last one). This is the number to compare and report.
+    pub kernel: Timing,
+    /// Host wall-clock time of one run: from enqueuing the first launch until the device has
+    /// finished the last one (no transfers; includes launch overhead).
+    pub wall: Timing,
+}
+
+/// The byte sizes of all buffers of a run: output, inputs, temporaries (in index order).
+pub(crate) fn buffer_sizes(
+    output: &Buffer,
+    inputs: &[&Buffer],
+    temporaries: &[usize],
+) -> Vec<usize> {
+    std::iter::once(output.len())
+        .chain(inputs.iter().map(|b| b.len()))
+        .chain(temporaries.iter().copied())
+        .collect()
+}
+
+/// Checks that every buffer argument names one of `count` buffers.
+pub(crate) fn check_buffer_indices(
+    kernel: &str,
+    args: &[KernelArg],
+    count: usize,
+) -> Result<(), RuntimeError> {
+    for (position, arg) in args.iter().enumerate() {
+        if let KernelArg::Buffer(index) = *arg {
+            if index >= count {
+                return Err(RuntimeError::InvalidArgument(format!(
+                    "argument {position} of kernel `{kernel}` names buffer {index}, but there are \
+                     only {count} buffers (0: output, then inputs, then temporaries)"
+                )));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Checks that `name` can name a kernel (a C identifier).
+pub(crate) fn check_kernel_name(name: &str) -> Result<(), RuntimeError> {
+    let mut chars = name.chars();
+    let ok = chars
+        .next()
+        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_');
+    if ok {
+        Ok(())
+    } else {
+        Err(RuntimeError::InvalidArgument(format!(
+            "`{name}` is not a kernel name (a C identifier)"
+        )))
+    }
+}
+
+/// Checks that `text` (a source or an option string) holds no NUL byte, which the C APIs
+/// cannot take.
+pub(crate) fn check_no_nul(what: &str, text: &str) -> Result<(), RuntimeError> {
+    if text.contains('\0') {
+        Err(RuntimeError::InvalidArgument(format!(
+            "the {what} contains a NUL byte"
+        )))
+    } else {
+        Ok(())
+    }
+}
+
+/// Checks the run count of a benchmark.
+pub(crate) fn check_runs(runs: usize) -> Result<(), RuntimeError> {
+    if runs == 0 {
+        Err(RuntimeError::InvalidArgument(
+            "bench needs at least one run".into(),
+        ))
+    } else {
+        Ok(())
+    }
+}
+
+/// The statistics of kernel and wall samples (both non-empty).
+pub(crate) fn timing(kernel_ms: Vec<f64>, wall_ms: Vec<f64>) -> GpuTiming {
+    GpuTiming {
+        kernel: Timing::from_samples(kernel_ms).expect("at least one run"),
+        wall: Timing::from_samples(wall_ms).expect("at least one run"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn argument_checks() {
+        assert!(check_kernel_name("vec_add2").is_ok());
+        assert!(check_kernel_name("2x").is_err());
+        assert!(check_kernel_name("").is_err());
+        assert!(check_kernel_name("a\0b").is_err());
+        assert!(check_no_nul("source", "kernel void f() {}").is_ok());
+        assert!(check_no_nul("source", "a\0").is_err());
+        let args = [KernelArg::Buffer(2), KernelArg::I32(1)];
+        assert!(check_buffer_indices("k", &args, 3).is_ok());
+        let error = check_buffer_indices("k", &args, 2).unwrap_err();
+        assert!(error.to_string().contains("names buffer 2"), "{error}");
+        assert!(check_runs(0).is_err());
+        let sizes = buffer_sizes(&Buffer::zeroed(4), &[&Buffer::zeroed(8)], &[16]);
+        assert_eq!(sizes, vec![4, 8, 16]);
+        assert_eq!(KernelArg::Buffer(0).param_size(), Some(8));
+        assert_eq!(KernelArg::F32(1.0).param_size(), Some(4));
+        assert_eq!(KernelArg::LocalBytes(4).param_size(), None);
+    }
+}

@@ -1,0 +1,725 @@
+//! Running OpenCL kernels: device selection, program builds, launches, timing.
+//!
+//! The OpenCL library is loaded at run time (crate `opencl3`, feature `dynamic`), so builds need
+//! no OpenCL; a machine without a loader or platform gets [`RuntimeError::Unavailable`]. In CI
+//! the platform is PoCL on the CPU; on the GPU machine PoCL is listed *before* the NVIDIA
+//! platform, so [`DeviceSelector::Gpu`] (and [`DeviceSelector::Any`]) look for a GPU on every
+//! platform rather than take the first device.
+//!
+//! ```no_run
+//! use runtime::{Buffer, DeviceSelector, KernelArg, OpenClDevice, OpenClLaunch, OpenClProgram};
+//! # fn main() -> Result<(), runtime::RuntimeError> {
+//! let device = OpenClDevice::select(&DeviceSelector::from_env_or(DeviceSelector::Any))?;
+//! let source = "kernel void twice(global float *out, global const float *x, int n) {
+//!     int i = get_global_id(0); if (i < n) out[i] = 2.0f * x[i]; }";
+//! let program = OpenClProgram::build(&device, source, "")?;
+//! let x = Buffer::from_slice(&[1.0f32, 2.0, 3.0]);
+//! let mut out = Buffer::zeroed(x.len());
+//! let launch = OpenClLaunch::new("twice", &[3])
+//!     .args([KernelArg::Buffer(0), KernelArg::Buffer(1), KernelArg::I32(3)]);
+//! program.run(&[launch], &mut out, &[&x], &[])?;
+//! assert_eq!(out.as_slice::<f32>(), &[2.0, 4.0, 6.0]);
+//! # Ok(()) }
+//! ```
+//!
+//! Buffers are named by index as [`KernelArg::Buffer`] describes: `0` the output, then the
+//! inputs, then device-only temporaries.
+
+use std::fmt;
+use std::ptr;
+use std::sync::Arc;
+use std::time::Instant;
+
+use opencl3::command_queue::{CommandQueue, CL_QUEUE_PROFILING_ENABLE};
+use opencl3::context::Context;
+use opencl3::device::{
+    Device, CL_DEVICE_TYPE_ACCELERATOR, CL_DEVICE_TYPE_ALL, CL_DEVICE_TYPE_CPU, CL_DEVICE_TYPE_GPU,
+};
+use opencl3::error_codes::{
+    ClError, CL_BUILD_PROGRAM_FAILURE, CL_INVALID_BUILD_OPTIONS, CL_INVALID_KERNEL_NAME,
+    CL_PLATFORM_NOT_FOUND_KHR, DLOPEN_RUNTIME_LOAD_FAILED,
+};
+use opencl3::event::Event;
+use opencl3::kernel::Kernel;
+use opencl3::memory::{Buffer as ClBuffer, ClMem, CL_MEM_READ_WRITE};
+use opencl3::platform::get_platforms;
+use opencl3::program::Program;
+use opencl3::types::{cl_device_id, cl_device_type, CL_BLOCKING};
+
+use crate::gpu::{self, GpuTiming, KernelArg};
+use crate::{Buffer, RuntimeError};
+
+/// Which OpenCL device to run on.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
+pub enum DeviceSelector {
+    /// A GPU if any platform has one, otherwise the first device of any kind.
+    #[default]
+    Any,
+    /// The first CPU device.
+    Cpu,
+    /// The first GPU device, on whichever platform lists it.
+    Gpu,
+    /// A device whose platform name, platform vendor or device name contains this text,
+    /// ignoring case (`"nvidia"`, `"pocl"`, `"portable"`); a GPU among them if there is one.
+    Platform(String),
+}
+
+impl DeviceSelector {
+    /// The environment variable that overrides the default selection: `any`, `cpu`, `gpu`, or
+    /// any other text, taken as a [`DeviceSelector::Platform`] name.
+    pub const ENV: &'static str = "SHINE_OPENCL_DEVICE";
+
+    /// Reads a selector: `any` (or nothing), `cpu` and `gpu` (any case) name those choices;
+    /// any other text selects by platform or device name.
+    pub fn parse(text: &str) -> DeviceSelector {
+        let text = text.trim();
+        match text.to_ascii_lowercase().as_str() {
+            "" | "any" => DeviceSelector::Any,
+            "cpu" => DeviceSelector::Cpu,
+            "gpu" => DeviceSelector::Gpu,
+            _ => DeviceSelector::Platform(text.to_string()),
+        }
+    }
+
+    /// The selector given by [`DeviceSelector::ENV`] when it is set (and not empty), otherwise
+    /// `default`.
+    pub fn from_env_or(default: DeviceSelector) -> DeviceSelector {
+        match std::env::var(Self::ENV) {
+            Ok(text) if !text.trim().is_empty() => DeviceSelector::parse(&text),
+            _ => default,
+        }
+    }
+
+    /// Whether `candidate` is one this selector accepts (before preferring GPUs).
+    fn accepts(&self, candidate: &Candidate) -> bool {
+        match self {
+            DeviceSelector::Any => true,
+            DeviceSelector::Cpu => candidate.kind == DeviceKind::Cpu,
+            DeviceSelector::Gpu => candidate.kind == DeviceKind::Gpu,
+            DeviceSelector::Platform(text) => {
+                let text = text.to_lowercase();
+                [&candidate.platform, &candidate.vendor, &candidate.name]
+                    .iter()
+                    .any(|field| field.to_lowercase().contains(&text))
+            }
+        }
+    }
+}
+
+impl std::str::FromStr for DeviceSelector {
+    type Err = std::convert::Infallible;
+
+    fn from_str(text: &str) -> Result<DeviceSelector, Self::Err> {
+        Ok(DeviceSelector::parse(text))
+    }
+}
+
+impl fmt::Display for DeviceSelector {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            DeviceSelector::Any => write!(f, "any"),
+            DeviceSelector::Cpu => write!(f, "cpu"),
+            DeviceSelector::Gpu => write!(f, "gpu"),
+            DeviceSelector::Platform(text) => write!(f, "{text}"),
+        }
+    }
+}
+
+/// The kind of an OpenCL device.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum DeviceKind {
+    /// A CPU (PoCL, Intel's CPU runtime, ...).
+    Cpu,
+    /// A GPU.
+    Gpu,
+    /// An accelerator (FPGA, DSP, ...).
+    Accelerator,
+    /// Anything else.
+    Other,
+}
+
+impl DeviceKind {
+    fn of(device_type: cl_device_type) -> DeviceKind {
+        if device_type & CL_DEVICE_TYPE_GPU != 0 {
+            DeviceKind::Gpu
+        } else if device_type & CL_DEVICE_TYPE_CPU != 0 {
+            DeviceKind::Cpu
+        } else if device_type & CL_DEVICE_TYPE_ACCELERATOR != 0 {
+            DeviceKind::Accelerator
+        } else {
+            DeviceKind::Other
+        }
+    }
+}
+
+impl fmt::Display for DeviceKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            DeviceKind::Cpu => "CPU",
+            DeviceKind::Gpu => "GPU",
+            DeviceKind::Accelerator => "accelerator",
+            DeviceKind::Other => "other",
+        })
+    }
+}
+
+/// A device found on one of the platforms.
+struct Candidate {
+    id: cl_device_id,
+    name: String,
+    platform: String,
+    vendor: String,
+    kind: DeviceKind,
+}
+
+impl fmt::Display for Candidate {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{} ({}, {})", self.name, self.platform, self.kind)
+    }
+}
+
+/// An OpenCL device with a context and an in-order, profiling command queue on it. Cloning
+/// shares them.
+#[derive(Clone)]
+pub struct OpenClDevice {
+    inner: Arc<DeviceInner>,
+}
+
+struct DeviceInner {
+    // Declared before `context`: the queue is released first.
+    queue: CommandQueue,
+    context: Context,
+    id: cl_device_id,
+    name: String,
+    platform: String,
+    version: String,
+    kind: DeviceKind,
+    max_work_group_size: usize,
+    local_mem_bytes: u64,
+}
+
+// SAFETY: `cl_device_id` is a raw pointer only because of the C API; OpenCL device ids are
+// immutable handles that every OpenCL call accepts from any thread (OpenCL 1.2+, section A.2:
+// all API calls are thread-safe except clSetKernelArg on one kernel object, and kernel objects
+// are never shared here). The queue and context are `Send + Sync` in `opencl3` already.
+unsafe impl Send for DeviceInner {}
+// SAFETY: as for `Send`: the fields are never mutated after construction and the handles are
+// thread-safe OpenCL objects.
+unsafe impl Sync for DeviceInner {}
+
+impl OpenClDevice {
+    /// Opens the device `selector` names, with a context and a profiling command queue.
+    ///
+    /// Errors: [`RuntimeError::Unavailable`] when there is no OpenCL loader, platform or device
+    /// at all, [`RuntimeError::NoMatchingDevice`] when devices exist but none matches.
+    pub fn select(selector: &DeviceSelector) -> Result<OpenClDevice, RuntimeError> {
+        let candidates = candidates()?;
+        let accepted: Vec<&Candidate> = candidates.iter().filter(|c| selector.accepts(c)).collect();
+        let chosen = accepted
+            .iter()
+            .find(|c| c.kind == DeviceKind::Gpu)
+            .or_else(|| accepted.first())
+            .ok_or_else(|| RuntimeError::NoMatchingDevice {
+                wanted: selector.to_string(),
+                available: candidates
+                    .iter()
+                    .map(ToString::to_string)
+                    .collect::<Vec<_>>()
+                    .join("; "),
+            })?;
+        OpenClDevice::open(chosen)
+    }
+
+    /// Opens the device [`DeviceSelector::ENV`] names, or else any device (a GPU if there is one).
+    pub fn from_env() -> Result<OpenClDevice, RuntimeError> {
+        OpenClDevice::select(&DeviceSelector::from_env_or(DeviceSelector::Any))
+    }
+
+    /// Every device of every platform, as `device (platform, type)`.
+    pub fn list() -> Result<Vec<String>, RuntimeError> {
+        Ok(candidates()?.iter().map(ToString::to_string).collect())
+    }
+
+    fn open(candidate: &Candidate) -> Result<OpenClDevice, RuntimeError> {
+        let device = Device::new(candidate.id);
+        let context = Context::from_device(&device)
+            .map_err(cl_error(format!("creating a context on {candidate}")))?;
+        let queue =
+            CommandQueue::create_default_with_properties(&context, CL_QUEUE_PROFILING_ENABLE, 0)
+                .or_else(|_| {
+                    // OpenCL 1.x platforms only have the older entry point.
+                    #[allow(deprecated)]
+                    CommandQueue::create_default(&context, CL_QUEUE_PROFILING_ENABLE)
+                })
+                .map_err(cl_error(format!("creating a command queue on {candidate}")))?;
+        let info = |what: &str| cl_error(format!("querying the {what} of {candidate}"));
+        Ok(OpenClDevice {
+            inner: Arc::new(DeviceInner {
+                version: device.version().map_err(info("version"))?,
+                max_work_group_size: device
+                    .max_work_group_size()
+                    .map_err(info("work-group size"))?,
+                local_mem_bytes: device.local_mem_size().map_err(info("local memory size"))?,
+                queue,
+                context,
+                id: candidate.id,
+                name: candidate.name.clone(),
+                platform: candidate.platform.clone(),
+                kind: candidate.kind,
+            }),
+        })
+    }
+
+    /// The device's name (`"NVIDIA H100 80GB HBM3"`, `"pthread-skylake-..."`).
+    pub fn name(&self) -> &str {
+        &self.inner.name
+    }
+
+    /// The name of the device's platform (`"NVIDIA CUDA"`, `"Portable Computing Language"`).
+    pub fn platform_name(&self) -> &str {
+        &self.inner.platform
+    }
+
+    /// The OpenCL version the device reports (`"OpenCL 3.0 CUDA"`, ...).
+    pub fn version(&self) -> &str {
+        &self.inner.version
+    }
+
+    /// The kind of device.
+    pub fn kind(&self) -> DeviceKind {
+        self.inner.kind
+    }
+
+    /// The largest work-group the device runs (in work-items).
+    pub fn max_work_group_size(&self) -> usize {
+        self.inner.max_work_group_size
+    }
+
+    /// The size of the device's local memory in bytes.
+    pub fn local_mem_bytes(&self) -> u64 {
+        self.inner.local_mem_bytes
+    }
+}
+
+impl fmt::Display for OpenClDevice {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "{} ({}, {})",
+            self.name(),
+            self.platform_name(),
+            self.kind()
+        )
+    }
+}
+
+impl fmt::Debug for OpenClDevice {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "OpenClDevice({self})")
+    }
+}
+
+/// Serialises platform and device enumeration within this process: the first enumeration
+/// initialises the ICD loader and the platforms, and PoCL 3.1 crashes (in `clGetDeviceInfo`)
+/// or reports no platform when several threads do that at once. Later OpenCL calls are
+/// thread-safe as the specification requires.
+static ENUMERATION: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+/// All devices of all platforms; platforms whose devices cannot be listed are left out.
+fn candidates() -> Result<Vec<Candidate>, RuntimeError> {
+    // A panic elsewhere while holding the lock leaves nothing half-done that matters here.
+    let _guard = ENUMERATION.lock().unwrap_or_else(|e| e.into_inner());
+    let platforms = match get_platforms() {
+        Ok(platforms) => platforms,
+        Err(ClError(DLOPEN_RUNTIME_LOAD_FAILED)) => {
+            return Err(RuntimeError::Unavailable(
+                "the OpenCL loader (libOpenCL.so) was not found; install one and a platform, \
+                 e.g. `apt-get install ocl-icd-libopencl1 pocl-opencl-icd`"
+                    .into(),
+            ))
+        }
+        Err(ClError(CL_PLATFORM_NOT_FOUND_KHR)) => Vec::new(),
+        Err(e) => return Err(cl_error("listing the OpenCL platforms")(e)),
+    };
+    let mut found = Vec::new();
+    for platform in &platforms {
+        let Ok(ids) = platform.get_devices(CL_DEVICE_TYPE_ALL) else {
+            continue;
+        };
+        let platform_name = platform.name().unwrap_or_default();
+        let vendor = platform.vendor().unwrap_or_default();
+        for id in ids {
+            let device = Device::new(id);
+            found.push(Candidate {
+                id,
+                name: device.name().unwrap_or_default(),
+                platform: platform_name.clone(),
+                vendor: vendor.clone(),
+                kind: DeviceKind::of(device.dev_type().unwrap_or(0)),
+            });
+        }
+    }
+    if found.is_empty() {
+        return Err(RuntimeError::Unavailable(format!(
+            "no OpenCL device found ({} platform(s)); install an OpenCL platform, e.g. \
+             `apt-get install pocl-opencl-icd` for CPUs, or register a GPU driver's ICD in \
+             /etc/OpenCL/vendors",
+            platforms.len()
+        )));
+    }
+    Ok(found)
+}
+
+/// The conversion of an OpenCL error code while doing `operation`.
+fn cl_error(operation: impl Into<String>) -> impl FnOnce(ClError) -> RuntimeError {
+    let operation = operation.into();
+    move |error| RuntimeError::Gpu {
+        api: "OpenCL",
+        operation,
+        message: error.to_string(),
+    }
+}
+
+/// One kernel launch: a kernel of the program, an N-D range and the arguments.
+#[derive(Clone, Debug, PartialEq)]
+pub struct OpenClLaunch {
+    /// The kernel's name.
+    pub kernel: String,
+    /// The global work size, in work-items, in 1 to 3 dimensions.
+    pub global: Vec<usize>,
+    /// The work-group size (as many dimensions as `global`); `None` lets OpenCL choose.
+    pub local: Option<Vec<usize>>,
+    /// The arguments, in the order of the kernel's parameters.
+    pub args: Vec<KernelArg>,
+}
+
+impl OpenClLaunch {
+    /// A launch of `kernel` over `global` work-items, with no arguments yet.
+    pub fn new(kernel: impl Into<String>, global: &[usize]) -> OpenClLaunch {
+        OpenClLaunch {
+            kernel: kernel.into(),
+            global: global.to_vec(),
+            local: None,
+            args: Vec::new(),
+        }
+    }
+
+    /// This launch with work-groups of size `local`.
+    pub fn local(mut self, local: &[usize]) -> OpenClLaunch {
+        self.local = Some(local.to_vec());
+        self
+    }
+
+    /// This launch with `arg` appended to its arguments.
+    pub fn arg(mut self, arg: KernelArg) -> OpenClLaunch {
+        self.args.push(arg);
+        self
+    }
+
+    /// This launch with `args` appended to its arguments.
+    pub fn args(mut self, args: impl IntoIterator<Item = KernelArg>) -> OpenClLaunch {
+        self.args.extend(args);
+        self
+    }
+
+    /// Checks what can be checked without the device.
+    fn check(&self, buffers: usize) -> Result<(), RuntimeError> {
+        gpu::check_kernel_name(&self.kernel)?;
+        let dims = self.global.len();
+        let bad = |message: String| Err(RuntimeError::InvalidArgument(message));
+        if !(1..=3).contains(&dims) {
+            return bad(format!(
+                "kernel `{}`: the global work size has {dims} dimensions; OpenCL takes 1 to 3",
+                self.kernel
+            ));
+        }
+        if let Some(local) = &self.local {
+            if local.len() != dims {
+                return bad(format!(
+                    "kernel `{}`: the local work size has {} dimensions, the global one {dims}",
+                    self.kernel,
+                    local.len()
+                ));
+            }
+        }
+        gpu::check_buffer_indices(&self.kernel, &self.args, buffers)
+    }
+}
+
+/// An OpenCL program built for one device.
+pub struct OpenClProgram {
+    device: OpenClDevice,
+    program: Program,
+    kernel_names: Vec<String>,
+}
+
+impl fmt::Debug for OpenClProgram {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("OpenClProgram")
+            .field("device", &self.device)
+            .field("kernels", &self.kernel_names)
+            .finish()
+    }
+}
+
+impl OpenClProgram {
+    /// Compiles OpenCL C `source` for `device` with build `options` (`"-cl-fast-relaxed-math"`,
+    /// ...). A compile error comes back as [`RuntimeError::KernelBuildFailed`] with the log.
+    pub fn build(
+        device: &OpenClDevice,
+        source: &str,
+        options: &str,
+    ) -> Result<OpenClProgram, RuntimeError> {
+        gpu::check_no_nul("OpenCL source", source)?;
+        gpu::check_no_nul("build options", options)?;
+        let inner = &device.inner;
+        let mut program = Program::create_from_source(&inner.context, source)
+            .map_err(cl_error("creating a program from source"))?;
+        if let Err(error) = program.build(&[inner.id], options) {
+            let log = program.get_build_log(inner.id).unwrap_or_default();
+            return Err(match error.0 {
+                CL_BUILD_PROGRAM_FAILURE | CL_INVALID_BUILD_OPTIONS => {
+                    RuntimeError::KernelBuildFailed {
+                        compiler: "OpenCL",
+                        options: options.to_string(),
+                        log: if log.trim().is_empty() {
+                            error.to_string()
+                        } else {
+                            log
+                        },
+                    }
+                }
+                _ => cl_error(format!("building a program on {device}"))(error),
+            });
+        }
+        let kernel_names = program
+            .kernel_names()
+            .split(';')
+            .filter(|name| !name.is_empty())
+            .map(String::from)
+            .collect();
+        Ok(OpenClProgram {
+            device: device.clone(),
+            program,
+            kernel_names,
+        })
+    }
+
+    /// The device the program was built for.
+    pub fn device(&self) -> &OpenClDevice {
+        &self.device
+    }
+
+    /// The names of the program's kernels.
+    pub fn kernel_names(&self) -> &[String] {
+        &self.kernel_names
+    }
+
+    /// Copies `output` and `inputs` to the device, allocates zeroed `temporaries` (byte
+    /// sizes), runs `launches` in order and copies the output back.
+    ///
+    /// The kernels are trusted to access the buffers within their lengths (on a CPU platform
+    /// such as PoCL the buffers live in this process); launches are checked for names,
+    /// dimensions, buffer indices and argument counts, and OpenCL checks argument sizes.
+    pub fn run(
+        &self,
+        launches: &[OpenClLaunch],
+        output: &mut Buffer,
+        inputs: &[&Buffer],
+        temporaries: &[usize],
+    ) -> Result<(), RuntimeError> {
+        self.execute(launches, output, inputs, temporaries, 0, 1)
+            .map(drop)
+    }
+
+    /// As [`OpenClProgram::run`], but runs the launch sequence `warmup` times untimed, then
+    /// `runs` times timed (inputs are copied once; `output` holds the result of the last run).
+    pub fn bench(
+        &self,
+        launches: &[OpenClLaunch],
+        output: &mut Buffer,
+        inputs: &[&Buffer],
+        temporaries: &[usize],
+        runs: usize,
+        warmup: usize,
+    ) -> Result<GpuTiming, RuntimeError> {
+        gpu::check_runs(runs)?;
+        let (kernel, wall) = self.execute(launches, output, inputs, temporaries, warmup, runs)?;
+        Ok(gpu::timing(kernel, wall))
+    }
+
+    /// Runs the launch sequence `warmup + runs` times; the kernel and wall times of the last
+    /// `runs`, in milliseconds.
+    fn execute(
+        &self,
+        launches: &[OpenClLaunch],
+        output: &mut Buffer,
+        inputs: &[&Buffer],
+        temporaries: &[usize],
+        warmup: usize,
+        runs: usize,
+    ) -> Result<(Vec<f64>, Vec<f64>), RuntimeError> {
+        let sizes = gpu::buffer_sizes(output, inputs, temporaries);
+        for launch in launches {
+            launch.check(sizes.len())?;
+        }
+        let inner = &self.device.inner;
+        let queue = &inner.queue;
+        // Device buffers, in index order: the output, the inputs, the temporaries.
+        let mut buffers = Vec::with_capacity(sizes.len());
+        for (index, &size) in sizes.iter().enumerate() {
+            let context = format!("allocating buffer {index} ({size} bytes)");
+            // SAFETY: no host pointer is given and no USE/COPY_HOST_PTR flag is set, so the
+            // runtime only allocates (at least one byte: empty buffers are not allowed).
+            let mut buffer = unsafe {
+                ClBuffer::<u8>::create(
+                    &inner.context,
+                    CL_MEM_READ_WRITE,
+                    size.max(1),
+                    ptr::null_mut(),
+                )
+            }
+            .map_err(cl_error(context))?;
+            let host = match index {
+                0 => Some(output.as_bytes()),
+                i if i <= inputs.len() => Some(inputs[i - 1].as_bytes()),
+                _ => None,
+            };
+            let context = format!("initialising buffer {index}");
+            match host {
+                Some(bytes) if !bytes.is_empty() => {
+                    // SAFETY: the write is blocking, so OpenCL has read all of `bytes` (a live
+                    // borrow) before the call returns; the device buffer holds at least
+                    // `bytes.len()` bytes.
+                    unsafe { queue.enqueue_write_buffer(&mut buffer, CL_BLOCKING, 0, bytes, &[]) }
+                        .map_err(cl_error(context))?;
+                }
+                Some(_) => {}
+                None => {
+                    // SAFETY: the one-byte pattern is copied by the call; the filled range is
+                    // the whole buffer (`size.max(1)` bytes, as allocated).
+                    unsafe { queue.enqueue_fill_buffer(&mut buffer, &[0u8], 0, size.max(1), &[]) }
+                        .map_err(cl_error(context))?;
+                }
+            }
+            buffers.push(buffer);
+        }
+        let kernels = launches
+            .iter()
+            .map(|launch| self.prepare(launch, &buffers))
+            .collect::<Result<Vec<_>, _>>()?;
+        queue
+            .finish()
+            .map_err(cl_error("waiting for the uploads"))?;
+        let mut kernel_ms = Vec::with_capacity(runs);
+        let mut wall_ms = Vec::with_capacity(runs);
+        for run in 0..warmup + runs {
+            let start = Instant::now();
+            let mut events = Vec::with_capacity(launches.len());
+            for (kernel, launch) in kernels.iter().zip(launches) {
+                events.push(enqueue(queue, kernel, launch)?);
+            }
+            queue
+                .finish()
+                .map_err(cl_error("waiting for the kernels"))?;
+            let wall = start.elapsed().as_secs_f64() * 1e3;
+            if run >= warmup {
+                let mut total_ns = 0u64;
+                for (event, launch) in events.iter().zip(launches) {
+                    let context = format!("reading the profile of kernel `{}`", launch.kernel);
+                    let start = event
+                        .profiling_command_start()
+                        .map_err(cl_error(context.clone()))?;
+                    let end = event.profiling_command_end().map_err(cl_error(context))?;
+                    total_ns += end.saturating_sub(start);
+                }
+                kernel_ms.push(total_ns as f64 / 1e6);
+                wall_ms.push(wall);
+            }
+        }
+        if !output.is_empty() {
+            let bytes = output.as_bytes_mut();
+            // SAFETY: the read is blocking, so OpenCL has written all of `bytes` (a live, unique
+            // borrow) before the call returns; the device buffer holds exactly as many bytes.
+            unsafe { queue.enqueue_read_buffer(&buffers[0], CL_BLOCKING, 0, bytes, &[]) }
+                .map_err(cl_error("reading back the output"))?;
+        }
+        Ok((kernel_ms, wall_ms))
+    }
+
+    /// A kernel object for `launch`, with its arguments set.
+    fn prepare(
+        &self,
+        launch: &OpenClLaunch,
+        buffers: &[ClBuffer<u8>],
+    ) -> Result<Kernel, RuntimeError> {
+        let name = &launch.kernel;
+        let kernel = Kernel::create(&self.program, name).map_err(|error| match error.0 {
+            CL_INVALID_KERNEL_NAME => RuntimeError::InvalidArgument(format!(
+                "the program has no kernel `{name}`; its kernels are: {}",
+                self.kernel_names.join(", ")
+            )),
+            _ => cl_error(format!("creating kernel `{name}`"))(error),
+        })?;
+        let count = kernel
+            .num_args()
+            .map_err(cl_error(format!("querying kernel `{name}`")))?;
+        if count as usize != launch.args.len() {
+            return Err(RuntimeError::InvalidArgument(format!(
+                "kernel `{name}` takes {count} arguments, the launch gives {}",
+                launch.args.len()
+            )));
+        }
+        for (position, &arg) in launch.args.iter().enumerate() {
+            let index = position as u32;
+            // SAFETY (every arm): `clSetKernelArg` copies the value it is given (or, for a
+            // buffer, retains the memory object), and checks the index and the size against
+            // the kernel's parameter, returning an error for a mismatch. The memory objects come
+            // from `buffers`, which outlive every launch of this kernel (`execute` waits for the
+            // queue before they are dropped). The kernel object is used by this thread only.
+            let result = unsafe {
+                match arg {
+                    KernelArg::Buffer(i) => kernel.set_arg(index, &buffers[i].get()),
+                    KernelArg::I32(v) => kernel.set_arg(index, &v),
+                    KernelArg::I64(v) => kernel.set_arg(index, &v),
+                    KernelArg::F32(v) => kernel.set_arg(index, &v),
+                    KernelArg::F64(v) => kernel.set_arg(index, &v),
+                    KernelArg::LocalBytes(bytes) => kernel.set_arg_local_buffer(index, bytes),
+                }
+            };
+            result.map_err(cl_error(format!(
+                "setting argument {position} ({}) of kernel `{name}`",
+                arg.describe()
+            )))?;
+        }
+        Ok(kernel)
+    }
+}
+
+/// Enqueues `kernel` (its arguments set) over `launch`'s range.
+fn enqueue(
+    queue: &CommandQueue,
+    kernel: &Kernel,
+    launch: &OpenClLaunch,
+) -> Result<Event, RuntimeError> {
+    let dims = launch.global.len();
+    let local = launch.local.as_ref().map_or(ptr::null(), |l| l.as_ptr());
+    // SAFETY: the kernel object is live and has all its arguments set (`prepare` checked the
+    // count); `global` and `local` (when not null) point to `dims` (1 to 3, checked) sizes each,
+    // which OpenCL reads during the call. The kernel's memory accesses stay within the buffers
+    // by the contract of `OpenClProgram::run`.
+    unsafe {
+        queue.enqueue_nd_range_kernel(
+            kernel.get(),
+            dims as u32,
+            ptr::null(),
+            launch.global.as_ptr(),
+            local,
+            &[],
+        )
+    }
+    .map_err(cl_error(format!(
+        "launching kernel `{}` (global {:?}, local {:?})",
+        launch.kernel, launch.global, launch.local
+    )))
+}
