@@ -31,7 +31,7 @@ def loopPermutation = baseline ;;
 def packB = storeInMemory(isApp(isTranspose),
     permuteB(32) ;;
     vectorize(32) @ innermost(appliedMap) ;;
-    parallel      @ outermost(isMap)
+    parallel      @ outermost(isMap) @ argument @ argument
   ) @ inLambda
 def arrayPacking = packB ;; loopPermutation @ argument @ outermost(isToMem)
 

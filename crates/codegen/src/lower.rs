@@ -135,6 +135,19 @@ pub struct Lowerer {
     mems: HashMap<String, Mem>,
     /// The nesting depth of each loop variable (for printing indices outer loops first).
     depth: HashMap<String, usize>,
+    /// Set while a vector is computed with vector operations ([`Lowerer::vector_op`]).
+    vector_mode: Option<VectorMode>,
+}
+
+/// The state of computing a vector with vector operations: the lane variable,
+/// the vector type, whether a lane-dependent operand was loaded, and whether
+/// something could not be vectorized.
+#[derive(Debug)]
+struct VectorMode {
+    lane: Var,
+    ty: DataType,
+    used: bool,
+    failed: bool,
 }
 
 /// The kernel's parameters and its lowered body.
@@ -501,8 +514,38 @@ impl Lowerer {
     fn read(&mut self, env: &Env, e: &Exp, path: &[PathElem]) -> Res<Read> {
         use ExpKind as K;
         let value = |v: Expr| Ok(Read::Value(v));
+        if let Some(mode) = &mut self.vector_mode {
+            let vectorizable = match &*e.kind {
+                K::Binary(op, ..) => matches!(
+                    op,
+                    dpia::BinOp::Add | dpia::BinOp::Sub | dpia::BinOp::Mul | dpia::BinOp::Div
+                ),
+                K::Unary(op, _) => *op == dpia::UnOp::Neg,
+                K::Nat(n) => !env.nat(n).contains_var(&mode.lane),
+                K::Select(..)
+                | K::Cast(_)
+                | K::Pad(..)
+                | K::Concat(..)
+                | K::AsVector(..)
+                | K::AsScalar(_)
+                | K::VectorFromScalar(_) => false,
+                _ => true,
+            };
+            if !vectorizable {
+                mode.failed = true;
+                return value(Expr::Int(0));
+            }
+        }
         match &*e.kind {
-            K::Var(id) => self.mem_place(id, path, false).map(Read::Mem),
+            K::Var(id) => {
+                let place = self.mem_place(id, path, false)?;
+                match &self.vector_mode {
+                    Some(mode) if place_mentions(&place.place, &mode.lane) => {
+                        self.vector_operand(env, &place).map(Read::Value)
+                    }
+                    _ => Ok(Read::Mem(place)),
+                }
+            }
             K::Lit(l) => {
                 no_path(e, path)?;
                 value(literal(l)?)
@@ -747,11 +790,66 @@ impl Lowerer {
             }
         }
         let t = self.types.value_type(&canonical(&vty), &mut self.names)?;
+        if let Some(v) = self.vector_op(&lenv, a, i, lanes, &lane, &vty, &t)? {
+            return Ok(Read::Value(v));
+        }
         let mut items = Vec::new();
         for k in 0..i64::from(lanes) {
             items.push(self.value(env, a, &[PathElem::Idx(i * i64::from(lanes) + k)])?);
         }
         Ok(Read::Value(Expr::Compound(t, items)))
+    }
+
+    /// Elements `i*lanes ..` of `a` as one vector computed with vector
+    /// operations, where `a`'s elements are a computation (`+ - * /`, negation)
+    /// over memory that is either read at consecutive elements in the lanes
+    /// (a vector load) or the same in every lane (a scalar, broadcast by the
+    /// C vector extensions); `None` when some part is neither, and the vector
+    /// is then built lane by lane.
+    #[allow(clippy::too_many_arguments)]
+    fn vector_op(
+        &mut self,
+        lenv: &Env,
+        a: &Exp,
+        i: &Nat,
+        lanes: u32,
+        lane: &Var,
+        vty: &DataType,
+        t: &Type,
+    ) -> Res<Option<Expr>> {
+        if self.vector_mode.is_some() {
+            return Ok(None);
+        }
+        self.vector_mode = Some(VectorMode {
+            lane: lane.clone(),
+            ty: vty.clone(),
+            used: false,
+            failed: false,
+        });
+        let v = self.value(lenv, a, &[elem_index(i, lanes, lane)]);
+        let mode = self.vector_mode.take().expect("set above");
+        Ok(match v {
+            Ok(v) if !mode.failed && mode.used => Some(v),
+            Ok(v) if !mode.failed => Some(Expr::Compound(t.clone(), vec![v; lanes as usize])),
+            _ => None,
+        })
+    }
+
+    /// A memory operand of [`Lowerer::vector_op`] that differs between lanes:
+    /// a vector load if the lanes are consecutive elements.
+    fn vector_operand(&mut self, env: &Env, place: &MemPlace) -> Res<Expr> {
+        let Some(mode) = &mut self.vector_mode else {
+            return malformed("a vector operand outside a vector computation");
+        };
+        let Some(first) = contiguous(place, &mode.lane) else {
+            mode.failed = true;
+            return Ok(Expr::Int(0));
+        };
+        mode.used = true;
+        let vty = canonical(&mode.ty);
+        let ptr = Type::const_ptr(self.types.unaligned_vector(&vty, &mut self.names)?);
+        let addr = Expr::unary(UnOp::AddrOf, self.place_expr(env, &first)?);
+        Ok(Expr::unary(UnOp::Deref, addr.cast(ptr)))
     }
 
     // ---- writing through acceptors -------------------------------------------------------

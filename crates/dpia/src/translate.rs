@@ -619,6 +619,13 @@ impl Translator {
                 };
                 let (n, elem) = array_of(&vals[2])?;
                 let f = &vals[0];
+                // An array reduced in place: the initial value is read where the
+                // result is written (`acc[i] = reduceSeq f acc[i] xs`), so that
+                // memory is the accumulator and nothing is copied in or out.
+                let in_place = match out {
+                    Out::Acc(a) if matches!(ty, DataType::Array(..)) => Some(a),
+                    _ => None,
+                };
                 let reduce = |k: K| {
                     self.tr(
                         &vals[2],
@@ -628,6 +635,26 @@ impl Translator {
                                 &vals[1],
                                 env,
                                 Out::Con(&|init| {
+                                    if let Some(a) = in_place.filter(|a| same_place(&init, a)) {
+                                        let i = self.loop_var(&n);
+                                        let x = Exp::new(
+                                            ExpKind::Idx(xs.clone(), Nat::var(&i)),
+                                            elem.clone(),
+                                        );
+                                        let step = self.call(
+                                            f,
+                                            env,
+                                            vec![Value::Data(init.clone()), Value::Data(x)],
+                                            Out::Acc(a),
+                                        )?;
+                                        return Ok(Comm::For {
+                                            var: i,
+                                            count: n.clone(),
+                                            kind,
+                                            origin: p.name(),
+                                            body: Box::new(step),
+                                        });
+                                    }
                                     let ident = Ident {
                                         name: self.fresh("acc"),
                                         ty: ty.clone(),
@@ -1145,6 +1172,121 @@ fn iterate_factor(f: &Expr) -> R<Nat> {
         "the function given to `iterate` does not have the type `(l: nat) -> (l*n).t -> l.t`",
         None,
     ))
+}
+
+/// A step of a memory location: an element, or a pair component.
+#[derive(Clone, PartialEq)]
+enum Step {
+    Idx(Nat),
+    Fst,
+    Snd,
+}
+
+/// Whether the expression reads exactly the memory the acceptor writes (the
+/// same identifier at the same element), as far as the views show.
+fn same_place(x: &Exp, a: &Acc) -> bool {
+    let env = std::collections::HashMap::new();
+    match (exp_place(x, Vec::new(), &env), acc_place(a, Vec::new())) {
+        (Some((i, p)), Some((j, q))) => i == j && p == q,
+        _ => false,
+    }
+}
+
+/// The memory an expression reads and where in it. `path` is a stack: its
+/// top is the first step taken into the expression's value; `env` gives the
+/// indices that `generate` variables stand for.
+fn exp_place(
+    x: &Exp,
+    mut path: Vec<Step>,
+    env: &std::collections::HashMap<Var, Nat>,
+) -> Option<(String, Vec<Step>)> {
+    let idx = |path: &mut Vec<Step>| match path.pop() {
+        Some(Step::Idx(i)) => Some(i),
+        _ => None,
+    };
+    match &*x.kind {
+        ExpKind::Var(id) => {
+            path.reverse();
+            Some((id.name.clone(), path))
+        }
+        ExpKind::Idx(a, i) => {
+            path.push(Step::Idx(i.substitute_all(env)));
+            exp_place(a, path, env)
+        }
+        ExpKind::Fst(a) => {
+            path.push(Step::Fst);
+            exp_place(a, path, env)
+        }
+        ExpKind::Snd(a) => {
+            path.push(Step::Snd);
+            exp_place(a, path, env)
+        }
+        // component c of element i of `zip a b` is element i of a or b
+        ExpKind::Zip(a, b) => {
+            let i = idx(&mut path)?;
+            let c = path.pop()?;
+            path.push(Step::Idx(i));
+            match c {
+                Step::Fst => exp_place(a, path, env),
+                Step::Snd => exp_place(b, path, env),
+                Step::Idx(_) => None,
+            }
+        }
+        ExpKind::Pair(a, b) => match path.pop()? {
+            Step::Fst => exp_place(a, path, env),
+            Step::Snd => exp_place(b, path, env),
+            Step::Idx(_) => None,
+        },
+        // the whole of `generate(v => x[v])` is `x`
+        ExpKind::Generate(v, body) if path.is_empty() => {
+            let (id, steps) = exp_place(body, path, env)?;
+            let (last, rest) = steps.split_last()?;
+            let mentions = |s: &Step| matches!(s, Step::Idx(n) if n.contains_var(v));
+            (*last == Step::Idx(Nat::var(v)) && !rest.iter().any(mentions))
+                .then(|| (id, rest.to_vec()))
+        }
+        ExpKind::Generate(v, body) => {
+            let i = idx(&mut path)?;
+            let mut env = env.clone();
+            env.insert(v.clone(), i);
+            exp_place(body, path, &env)
+        }
+        ExpKind::Transpose(a) => {
+            let (i, j) = (idx(&mut path)?, idx(&mut path)?);
+            path.push(Step::Idx(i));
+            path.push(Step::Idx(j));
+            exp_place(a, path, env)
+        }
+        ExpKind::Split(n, a) => {
+            let (i, j) = (idx(&mut path)?, idx(&mut path)?);
+            path.push(Step::Idx(i * n.substitute_all(env) + j));
+            exp_place(a, path, env)
+        }
+        _ => None,
+    }
+}
+
+/// The memory an acceptor writes and where in it.
+fn acc_place(a: &Acc, mut path: Vec<Step>) -> Option<(String, Vec<Step>)> {
+    match &*a.kind {
+        AccKind::Var(id) => {
+            path.reverse();
+            Some((id.name.clone(), path))
+        }
+        AccKind::Idx(b, i) => {
+            path.push(Step::Idx(i.clone()));
+            acc_place(b, path)
+        }
+        AccKind::Pair1(b) => {
+            path.push(Step::Fst);
+            acc_place(b, path)
+        }
+        AccKind::Pair2(b) => {
+            path.push(Step::Snd);
+            acc_place(b, path)
+        }
+        _ => None,
+    }
 }
 
 /// The data type of a typed node.

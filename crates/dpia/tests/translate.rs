@@ -76,3 +76,31 @@ fn every_matmul_version_translates() {
         }
     }
 }
+
+/// The blocked versions reduce each row of the 32x32 accumulator in place: the
+/// inner reduction's initial value is the row it writes, so that row is its
+/// accumulator (no second accumulator, no copies in and out).
+#[test]
+fn rows_of_an_array_accumulator_are_reduced_in_place() {
+    for version in ["loopPermutation", "cacheBlocks", "parallelization"] {
+        let (e, scheme) = lowered("mm.rise", "mm", "mm.elv", &format!("{version} ; lowerToC"));
+        let p = dpia::translate("mm", &e, &scheme).unwrap();
+        let text = p.body.to_string();
+        assert_eq!(text.matches("new private").count(), 1, "{version}:\n{text}");
+        // the only copies: zeroing the accumulator and writing it out
+        assert_eq!(text.matches("// copy").count(), 4, "{version}:\n{text}");
+    }
+}
+
+/// `permuteB` packs B as TVM does, `(n/32).k.32`: the layout views on top of
+/// the packing (`join`, `map transpose`) are read views of the stored value.
+#[test]
+fn b_is_packed_in_32_wide_column_panels() {
+    let (e, scheme) = lowered("mm.rise", "mm", "mm.elv", "arrayPacking ; lowerToC");
+    let p = dpia::translate("mm", &e, &scheme).unwrap();
+    let text = p.body.to_string();
+    assert!(
+        text.contains("new global mem0: (n /^ 32).k.32.f32"),
+        "{text}"
+    );
+}

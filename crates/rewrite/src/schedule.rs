@@ -371,10 +371,12 @@ fn peel_views(e: &Expr) -> (Vec<Expr>, Expr) {
         let next = match cur.kind() {
             ExprKind::App(h, inner) => {
                 let is_view = match prim_app(h) {
-                    Some(a) => a.args.is_empty() && matches!(a.prim, Prim::Join | Prim::Transpose),
-                    None => applied(h, any_map, 1).is_some_and(|(_, f)| {
-                        matches!(f[0].as_prim(), Some(Prim::Transpose | Prim::Join))
-                    }),
+                    Some(a) if a.args.is_empty() => matches!(a.prim, Prim::Join | Prim::Transpose),
+                    // `map transpose`, also eta-expanded (`map (fun x => transpose x)`)
+                    Some(a) => {
+                        a.prim == Prim::Map && a.args.len() == 1 && a.args[0].is_view_function()
+                    }
+                    None => false,
                 };
                 is_view.then(|| (h.clone(), inner.clone()))
             }
