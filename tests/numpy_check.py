@@ -291,6 +291,22 @@ def cases_conv(rng):
     }
 
 
+def cases_window3(rng):
+    for _ in range(3):
+        yield "n=3", [rand(rng, 3)], {}
+
+
+def ref_sep(img, w):
+    """Separable 3-tap filter on an image that carries its border: rows, then columns."""
+    a = f64(img)
+    bx = w[0] * a[:, :-2] + w[1] * a[:, 1:-1] + w[2] * a[:, 2:]
+    return w[0] * bx[:-2] + w[1] * bx[1:-1] + w[2] * bx[2:]
+
+
+BINOMIAL3 = (0.25, 0.5, 0.25)
+BOX3 = (1 / 3, 1 / 3, 1 / 3)
+
+
 def cases_none(rng):
     yield "no inputs", [], {}
 
@@ -318,6 +334,10 @@ REFERENCES = {
     "getCF": (cases_get_cf, ref_get_cf),
     "acoustic": (cases_3d(((1, 1, 1), (2, 3, 4), (4, 5, 3), (4, 5, 6)), 2), ref_acoustic),
     "conv": (cases_conv, ref_conv),
+    "binomial3": (cases_window3, lambda w: f64(w) @ np.array(BINOMIAL3)),
+    "box3": (cases_window3, lambda w: f64(w) @ np.array(BOX3)),
+    "binomialSep": (cases_2d(((3, 3), (4, 7), (10, 6))), lambda x: ref_sep(x, BINOMIAL3)),
+    "boxSep": (cases_2d(((3, 3), (4, 7), (10, 6))), lambda x: ref_sep(x, BOX3)),
     "treeSum": (cases_treesum(8), lambda x: ref_group_sum(x, 8)),
     "sumSquares16": (cases_treesum(16), lambda x: ref_group_sum(f64(x) ** 2, 16)),
 }

@@ -92,6 +92,27 @@ const CASES: &[(&str, &str, &str, &str, &[&str])] = &[
         &["sequential", "parallelOuter"],
     ),
     (
+        "blur.rise",
+        "binomialSep",
+        "n=64 m=48",
+        "blur.elv",
+        &[
+            "inline",
+            "inlineVecPar",
+            "root",
+            "rootVecPar",
+            "tiled",
+            "tiledVecPar",
+        ],
+    ),
+    (
+        "blur.rise",
+        "boxSep",
+        "n=32 m=32",
+        "blur.elv",
+        &["inlineVecPar", "tiledVecPar"],
+    ),
+    (
         "treesum.rise",
         "treeSum",
         "m=12",

@@ -278,9 +278,13 @@ pub fn map_map_interchange() -> S {
 /// `vectorize(n)`: `map f xs ~> asScalar (map (mapVec f) (asVector n xs))` for a
 /// scalar function `f`; for `f` on pairs of scalars applied to `zip a b`,
 /// `asScalar (map f' (zip (asVector n a) (asVector n b)))` where `f'` is `f`
-/// typed again on vectors (it must be generic arithmetic).
+/// typed again on vectors (it must be generic arithmetic); for any other `f`
+/// with a scalar result (a stencil's function of a window),
+/// `asScalar (map (mapVec (fun x => x)) (asVector n (map f xs)))`: the results
+/// are written `n` at a time, and the code generator computes each vector of
+/// `map f xs` with vector operations where the lanes read consecutive memory.
 pub fn vectorize(n: i64) -> S {
-    rise_rule(format!("vectorize({n})"), move |e, _| {
+    rise_rule(format!("vectorize({n})"), move |e, names| {
         let (p, args) = applied(e, |p| p == Prim::Map, 2)?;
         let f = args[0];
         let (param, result) = match f.ty()? {
@@ -309,7 +313,11 @@ pub fn vectorize(n: i64) -> S {
                     app2(prim(p), retype_lambda(f)?, zipped),
                 ))
             }
-            _ => None,
+            _ => {
+                let x = names.fresh("x");
+                let copy = app(prim(Prim::MapVec), lambda(&x, var(&x)));
+                Some(app(prim(Prim::AsScalar), app2(prim(p), copy, as_vector(e))))
+            }
         }
     })
 }
