@@ -303,6 +303,19 @@ def ref_sep(img, w):
     return w[0] * bx[:-2] + w[1] * bx[1:-1] + w[2] * bx[2:]
 
 
+def cases_u16(shapes):
+    def cases(rng):
+        for shape in shapes:
+            yield "x".join(map(str, shape)), [rng.integers(0, 4096, size=shape).astype(np.uint16)], {}
+    return cases
+
+
+def ref_binomial_u16(img):
+    a = img.astype(np.int64)
+    bx = a[:, :-2] + 2 * a[:, 1:-1] + a[:, 2:]
+    return ((bx[:-2] + 2 * bx[1:-1] + bx[2:] + 8) // 16).astype(np.uint16)
+
+
 BINOMIAL3 = (0.25, 0.5, 0.25)
 BOX3 = (1 / 3, 1 / 3, 1 / 3)
 
@@ -338,6 +351,8 @@ REFERENCES = {
     "box3": (cases_window3, lambda w: f64(w) @ np.array(BOX3)),
     "binomialSep": (cases_2d(((3, 3), (4, 7), (10, 6))), lambda x: ref_sep(x, BINOMIAL3)),
     "boxSep": (cases_2d(((3, 3), (4, 7), (10, 6))), lambda x: ref_sep(x, BOX3)),
+    "binomial3u16": (cases_u16(((3,),) * 3), lambda w: np.uint16(w[0] + 2 * w[1] + w[2])),
+    "binomialU16": (cases_u16(((3, 3), (4, 7), (10, 6))), ref_binomial_u16),
     "treeSum": (cases_treesum(8), lambda x: ref_group_sum(x, 8)),
     "sumSquares16": (cases_treesum(16), lambda x: ref_group_sum(f64(x) ** 2, 16)),
 }
@@ -386,6 +401,15 @@ def shine_eval(shine, program, name, inputs, nats, workdir):
 
 
 def compare(got, want):
+    """Integer results (a reference given as an integer array) must be exact;
+    the others are float32, compared with a tolerance."""
+    if np.asarray(want).dtype.kind in "ui":
+        want = np.asarray(want)
+        if got.dtype != want.dtype or got.shape != want.shape:
+            raise Failure(f"{got.dtype} {got.shape}, expected {want.dtype} {want.shape}")
+        if not np.array_equal(got, want):
+            raise Failure(f"{int(np.sum(got != want))} elements differ")
+        return
     want = np.asarray(want, dtype=np.float64)
     if got.dtype != np.float32:
         raise Failure(f"dtype {got.dtype}, expected float32")

@@ -113,6 +113,13 @@ const CASES: &[(&str, &str, &str, &str, &[&str])] = &[
         &["inlineVecPar", "tiledVecPar"],
     ),
     (
+        "blur.rise",
+        "binomialU16",
+        "n=32 m=32",
+        "blur.elv",
+        &["root", "inlineVecPar", "tiledVecPar"],
+    ),
+    (
         "treesum.rise",
         "treeSum",
         "m=12",
