@@ -635,7 +635,7 @@ impl Translator {
                                 &vals[1],
                                 env,
                                 Out::Con(&|init| {
-                                    if let Some(a) = in_place.filter(|a| same_place(&init, a)) {
+                                    let reduce_loop = |read: Exp, acc: &Acc| {
                                         let i = self.loop_var(&n);
                                         let x = Exp::new(
                                             ExpKind::Idx(xs.clone(), Nat::var(&i)),
@@ -644,16 +644,19 @@ impl Translator {
                                         let step = self.call(
                                             f,
                                             env,
-                                            vec![Value::Data(init.clone()), Value::Data(x)],
-                                            Out::Acc(a),
+                                            vec![Value::Data(read), Value::Data(x)],
+                                            Out::Acc(acc),
                                         )?;
-                                        return Ok(Comm::For {
+                                        Ok(Comm::For {
                                             var: i,
                                             count: n.clone(),
                                             kind,
                                             origin: p.name(),
                                             body: Box::new(step),
-                                        });
+                                        })
+                                    };
+                                    if let Some(a) = in_place.filter(|a| same_place(&init, a)) {
+                                        return reduce_loop(init.clone(), a);
                                     }
                                     let ident = Ident {
                                         name: self.fresh("acc"),
@@ -661,24 +664,7 @@ impl Translator {
                                     };
                                     let acc = Acc::new(AccKind::Var(ident.clone()), ty.clone());
                                     let read = Exp::new(ExpKind::Var(ident.clone()), ty.clone());
-                                    let i = self.loop_var(&n);
-                                    let x = Exp::new(
-                                        ExpKind::Idx(xs.clone(), Nat::var(&i)),
-                                        elem.clone(),
-                                    );
-                                    let step = self.call(
-                                        f,
-                                        env,
-                                        vec![Value::Data(read.clone()), Value::Data(x)],
-                                        Out::Acc(&acc),
-                                    )?;
-                                    let lp = Comm::For {
-                                        var: i,
-                                        count: n.clone(),
-                                        kind,
-                                        origin: p.name(),
-                                        body: Box::new(step),
-                                    };
+                                    let lp = reduce_loop(read.clone(), &acc)?;
                                     Ok(Comm::New {
                                         ident,
                                         addr: AddrSpace::Private,
