@@ -320,6 +320,18 @@ BINOMIAL3 = (0.25, 0.5, 0.25)
 BOX3 = (1 / 3, 1 / 3, 1 / 3)
 
 
+def cases_chunks(arity):
+    def cases(rng):
+        for n in (1, 3):
+            yield f"n={n}", [rand(rng, n * 256) for _ in range(arity)], {}
+    return cases
+
+
+def cases_mm_tiled(rng):
+    for m, n, k in ((1, 1, 1), (2, 1, 3)):
+        yield f"m={m} n={n} k={k}", [rand(rng, m * 64, k * 8), rand(rng, k * 8, n * 64)], {}
+
+
 def cases_none(rng):
     yield "no inputs", [], {}
 
@@ -352,7 +364,12 @@ REFERENCES = {
     "binomialSep": (cases_2d(((3, 3), (4, 7), (10, 6))), lambda x: ref_sep(x, BINOMIAL3)),
     "boxSep": (cases_2d(((3, 3), (4, 7), (10, 6))), lambda x: ref_sep(x, BOX3)),
     "binomial3u16": (cases_u16(((3,),) * 3), lambda w: np.uint16(w[0] + 2 * w[1] + w[2])),
+    "binomialClamped": (CASES_2D, lambda x: ref_sep(np.pad(f64(x), 1, mode="edge"), BINOMIAL3)),
     "binomialU16": (cases_u16(((3, 3), (4, 7), (10, 6))), ref_binomial_u16),
+    "dotPartial": (cases_chunks(2), lambda x, y: (f64(x) * f64(y)).reshape(-1, 256).sum(axis=1)),
+    "asumPartial": (cases_chunks(1), lambda x: np.abs(f64(x)).reshape(-1, 256).sum(axis=1)),
+    "dotTwoKernels": (cases_chunks(2), ref_dot),
+    "mmTiled": (cases_mm_tiled, ref_mm),
     "treeSum": (cases_treesum(8), lambda x: ref_group_sum(x, 8)),
     "sumSquares16": (cases_treesum(16), lambda x: ref_group_sum(f64(x) ** 2, 16)),
 }

@@ -250,6 +250,26 @@ pub enum Expr {
     InitList(Vec<Expr>),
     /// C text printed as is (always a complete, parenthesised expression).
     Raw(String),
+    /// A thread index or count of a GPU launch, in dimension 0, 1 or 2 (OpenCL
+    /// `get_local_id(d)`, CUDA `threadIdx.x`, ...).
+    Gpu(GpuIndex, u8),
+}
+
+/// The thread indices and counts of a GPU launch ([`Expr::Gpu`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum GpuIndex {
+    /// The index of the thread among all threads (`get_global_id`, `blockIdx.x * blockDim.x + threadIdx.x`).
+    GlobalId,
+    /// The number of all threads (`get_global_size`, `gridDim.x * blockDim.x`).
+    GlobalSize,
+    /// The index of the work-group (`get_group_id`, `blockIdx.x`).
+    GroupId,
+    /// The number of work-groups (`get_num_groups`, `gridDim.x`).
+    NumGroups,
+    /// The index of the thread in its work-group (`get_local_id`, `threadIdx.x`).
+    LocalId,
+    /// The number of threads of a work-group (`get_local_size`, `blockDim.x`).
+    LocalSize,
 }
 
 impl Expr {
@@ -313,6 +333,14 @@ pub enum Stmt {
     Block(Vec<Stmt>),
     /// `return e;` / `return;`
     Return(Option<Expr>),
+    /// A work-group barrier (OpenCL `barrier(...)`, CUDA `__syncthreads()`), with
+    /// memory fences for local and/or global memory.
+    Barrier {
+        /// Fence local (shared) memory.
+        local: bool,
+        /// Fence global memory.
+        global: bool,
+    },
 }
 
 /// `ty name[len] = init;` (optionally in an address space).
@@ -429,6 +457,8 @@ pub struct Unit {
     pub header: String,
     /// Headers, as in `#include <NAME>`.
     pub includes: Vec<String>,
+    /// Lines printed as they are after the includes (pragmas, helper definitions).
+    pub preamble: Vec<String>,
     /// Type definitions, dependencies first.
     pub typedefs: Vec<TypeDef>,
     /// Functions, callees first.
@@ -445,7 +475,7 @@ pub fn idents(stmts: &[Stmt]) -> std::collections::BTreeSet<String> {
 
 fn stmt_idents(s: &Stmt, out: &mut std::collections::BTreeSet<String>) {
     match s {
-        Stmt::Comment(_) | Stmt::Return(None) => {}
+        Stmt::Comment(_) | Stmt::Return(None) | Stmt::Barrier { .. } => {}
         Stmt::Decl(d) => {
             out.insert(d.name.clone());
             d.init.iter().for_each(|e| expr_idents(e, out));
@@ -475,7 +505,7 @@ fn expr_idents(e: &Expr, out: &mut std::collections::BTreeSet<String>) {
         Expr::Ident(n) => {
             out.insert(n.clone());
         }
-        Expr::Int(_) | Expr::Float { .. } | Expr::Bool(_) | Expr::SizeOf(_) => {}
+        Expr::Int(_) | Expr::Float { .. } | Expr::Bool(_) | Expr::SizeOf(_) | Expr::Gpu(..) => {}
         Expr::Raw(text) => {
             let words = text.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'));
             out.extend(words.filter(|w| !w.is_empty()).map(String::from));

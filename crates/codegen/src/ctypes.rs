@@ -62,6 +62,11 @@ impl Types {
         self.defs
     }
 
+    /// The typedefs registered so far.
+    pub fn defs(&self) -> &[TypeDef] {
+        &self.defs
+    }
+
     /// The C type of a value of flat data type `dt` (scalar, vector, pair of such).
     pub fn value_type(&mut self, dt: &DataType, names: &mut NameSet) -> Result<Type, CodegenError> {
         if let Some(s) = scalar_of(dt)? {

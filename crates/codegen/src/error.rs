@@ -27,6 +27,9 @@ pub enum CodegenError {
     },
     /// The program writes to one of its inputs.
     WriteToInput(String),
+    /// The program cannot run on a GPU as it is: how its parallel loops nest,
+    /// where its memory lives, where threads would communicate.
+    Gpu(dpia::GpuError),
     /// The program does not fit the DPIA contract: a view applied to data
     /// of the wrong type, an index path that does not match a type, an
     /// unknown identifier. This is a bug in the translation that produced
@@ -38,7 +41,7 @@ impl fmt::Display for CodegenError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             CodegenError::Unsupported(what) => {
-                write!(f, "not supported by the C code generator: {what}")
+                write!(f, "not supported by the code generator: {what}")
             }
             CodegenError::UnrollNotConstant { origin, count } => write!(
                 f,
@@ -54,6 +57,7 @@ impl fmt::Display for CodegenError {
                 write!(f, "the program writes to its input `{name}`; inputs are read-only")
             }
             CodegenError::Malformed(what) => write!(f, "malformed DPIA program: {what}"),
+            CodegenError::Gpu(e) => write!(f, "{e}"),
         }
     }
 }

@@ -1,4 +1,5 @@
-//! Code generation for shine: imperative DPIA to C and OpenMP (RISE & Shine §V-D).
+//! Code generation for shine: imperative DPIA to C and OpenMP, and to OpenCL and
+//! CUDA kernels with a host plan ([`gpu`]; RISE & Shine §V-D, Listing 11).
 //!
 //! [`generate`] turns a [`dpia::Program`] into a C module in three steps:
 //! 1. **lowering** ([`lower`]): commands become statements; unrolled loops are
@@ -43,8 +44,8 @@
 //!
 //! # Not supported (each an error naming it)
 //! `f16`; vectors of `bool`, of a non-constant or non-power-of-two number of
-//! lanes; `%` on floating-point values; `local` and `constant` memory (GPU
-//! only) and undecided address spaces; unrolling a loop whose count is not a
+//! lanes; `%` on floating-point values; `local` and `constant` memory on CPUs
+//! (GPU kernels have local memory, see [`gpu`]) and undecided address spaces; unrolling a loop whose count is not a
 //! constant; inputs or outputs that are pairs holding arrays (they are not
 //! one buffer).
 //!
@@ -57,6 +58,7 @@
 pub mod ast;
 mod ctypes;
 mod error;
+pub mod gpu;
 mod layout;
 mod lower;
 mod names;
@@ -64,6 +66,7 @@ mod nat_expr;
 pub mod print;
 
 pub use error::CodegenError;
+pub use gpu::{generate_gpu, GpuKernel, GpuModule, GpuTarget, KernelParam, LaunchDims, Temporary};
 pub use lower::STACK_LIMIT;
 
 use ast::{Expr, FnKind, Function, Param, Scalar, Stmt, Type, UnOp, Unit};
@@ -150,6 +153,7 @@ pub fn lower(program: &dpia::Program) -> Result<Lowered, CodegenError> {
             program.name
         ),
         includes: ["stdbool.h", "stdint.h", "stdlib.h"].map(String::from).to_vec(),
+        preamble: Vec::new(),
         typedefs: l.types.into_defs(),
         functions: vec![kernel, entry],
     };

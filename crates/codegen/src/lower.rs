@@ -21,10 +21,10 @@
 use std::collections::{BTreeSet, HashMap};
 
 use arith::{Nat, Var};
-use dpia::{Acc, AccKind, Comm, Exp, ExpKind, Ident, LoopKind, PadMode, Program};
+use dpia::{Acc, AccKind, Comm, Exp, ExpKind, Ident, LoopKind, PadMode, ParLevel, Program};
 use rise::{AddrSpace, DataType, Literal, ScalarType};
 
-use crate::ast::{self, BinOp, Decl, Expr, For, Pragma, Scalar, Stmt, Type, UnOp};
+use crate::ast::{self, BinOp, Decl, Expr, For, GpuIndex, Pragma, Scalar, Stmt, Type, UnOp};
 use crate::ctypes::{lane_count, scalar, scalar_of, vector_shape, Types};
 use crate::error::{malformed, unsupported, CodegenError};
 use crate::layout::{self, is_flat, locate, show_step, show_type, PathElem, Place};
@@ -79,6 +79,8 @@ impl Env {
 enum Role {
     Output,
     Input,
+    /// Global memory the host allocated for a GPU program's intermediate results.
+    Temporary,
     Local,
 }
 
@@ -93,6 +95,10 @@ struct Mem {
     /// Leaf suffixes that are arrays or pointers (accessed as `x[i]`); the
     /// others are single C values.
     indexed: BTreeSet<String>,
+    /// Private memory of a work-group of which every thread keeps only its part
+    /// ([`Lowerer::distributable`]): the thread dimension each of the leading
+    /// indices taken off stands for (fixed by the first access).
+    distributed: Option<std::cell::RefCell<Vec<Option<u8>>>>,
 }
 
 /// A memory location: a C object and where in it.
@@ -137,6 +143,17 @@ pub struct Lowerer {
     depth: HashMap<String, usize>,
     /// Set while a vector is computed with vector operations ([`Lowerer::vector_op`]).
     vector_mode: Option<VectorMode>,
+    /// Lowering a GPU kernel: parallel loops over threads, local memory and barriers
+    /// are allowed, heap allocation is not.
+    pub gpu: bool,
+    /// The number of threads of a work-group in each dimension, when it is a
+    /// constant (GPU kernels of work-groups).
+    pub threads: [Option<i64>; 3],
+    /// The C variables of `mapLocal` loops that run exactly one iteration per
+    /// thread (their value is the thread's local id), with their dimension.
+    thread_vars: HashMap<String, u8>,
+    /// The distributed private memory an access did not fit, if any.
+    undistributable: std::cell::RefCell<Option<String>>,
 }
 
 /// The state of computing a vector with vector operations: the lane variable,
@@ -229,6 +246,61 @@ impl Lowerer {
         })
     }
 
+    /// Lowers one kernel of a GPU program. Its parameters are the buffers its body
+    /// uses (the output always, then the inputs and the temporaries, in order; each a
+    /// pointer to global memory), then every size.
+    pub fn gpu_kernel(
+        &mut self,
+        p: &dpia::GpuProgram,
+        body: &Comm,
+    ) -> Res<(Vec<ast::Param>, Vec<crate::gpu::KernelParam>, Vec<Stmt>)> {
+        use crate::gpu::KernelParam as K;
+        self.mems.clear();
+        self.depth.clear();
+        self.thread_vars.clear();
+        let used = dpia::gpu::memories_used(body);
+        let mut env = Env::default();
+        let (mut params, mut refs) = (Vec::new(), Vec::new());
+        let buffers = std::iter::once((&p.output, Role::Output, K::Output))
+            .chain(
+                p.inputs
+                    .iter()
+                    .enumerate()
+                    .map(|(i, x)| (x, Role::Input, K::Input(i))),
+            )
+            .chain(
+                p.temporaries
+                    .iter()
+                    .enumerate()
+                    .map(|(i, x)| (x, Role::Temporary, K::Temporary(i))),
+            );
+        for (id, role, r) in buffers {
+            if role == Role::Output || used.contains(&id.name) {
+                params.push(self.param(id, role, &env)?);
+                refs.push(r);
+            }
+        }
+        for (k, size) in p.sizes.iter().enumerate() {
+            let name = self.names.fresh(size.name());
+            let renamed = match size.range() {
+                Some((lo, hi)) => Var::with_range(name.as_str(), env.nat(lo), env.nat(hi)),
+                None => Var::new(name.as_str()),
+            };
+            env = env.bind(size, Nat::var(&renamed)).with_scope(&name);
+            params.push(ast::Param {
+                ty: Type::Scalar(Scalar::Int),
+                name,
+            });
+            refs.push(K::Size(k));
+        }
+        for m in self.mems.values_mut() {
+            m.ty = env.ty(&m.ty);
+        }
+        let mut stmts = Vec::new();
+        self.comm(&env, body, &mut stmts)?;
+        Ok((params, refs, stmts))
+    }
+
     fn param(&mut self, id: &Ident, role: Role, env: &Env) -> Res<ast::Param> {
         let leaves = layout::leaves(&id.ty)?;
         let [leaf] = leaves.as_slice() else {
@@ -247,7 +319,8 @@ impl Lowerer {
         let elem = self
             .types
             .value_type(&canonical(&env.ty(&leaf.elem)), &mut self.names)?;
-        let pointer = role == Role::Output || leaf.count.is_some();
+        // On a GPU every buffer is a pointer to global memory (a scalar input too).
+        let pointer = role != Role::Input || leaf.count.is_some() || self.gpu;
         let ty = if pointer {
             Type::Pointer {
                 to: Box::new(elem),
@@ -267,6 +340,7 @@ impl Lowerer {
             } else {
                 BTreeSet::new()
             },
+            distributed: None,
         };
         self.mems.insert(id.name.clone(), mem);
         Ok(ast::Param { ty, name: cname })
@@ -279,6 +353,16 @@ impl Lowerer {
             Comm::Skip => Ok(()),
             Comm::Seq(cs) => cs.iter().try_for_each(|c| self.comm(env, c, out)),
             Comm::Assign(acc, exp) => self.assign(env, acc, exp, out),
+            Comm::Barrier { local, global } => {
+                if !self.gpu {
+                    return malformed("a barrier in a program for a CPU");
+                }
+                out.push(Stmt::Barrier {
+                    local: *local,
+                    global: *global,
+                });
+                Ok(())
+            }
             Comm::New { ident, addr, body } => self.new_mem(env, ident, addr, body, out),
             Comm::For {
                 var,
@@ -302,6 +386,9 @@ impl Lowerer {
         out: &mut Vec<Stmt>,
     ) -> Res<()> {
         let count = env.nat(count);
+        if let LoopKind::Gpu(level) = kind {
+            return self.gpu_loop(env, var, &count, level, origin, body, out);
+        }
         if kind == LoopKind::Unroll {
             let Some(c) = count.as_cst() else {
                 return Err(CodegenError::UnrollNotConstant {
@@ -352,6 +439,64 @@ impl Lowerer {
         Ok(())
     }
 
+    /// A loop over the threads of a level: every thread runs the iterations
+    /// `id, id + size, id + 2*size, ...` below the count (Listing 11's loops).
+    #[allow(clippy::too_many_arguments)]
+    fn gpu_loop(
+        &mut self,
+        env: &Env,
+        var: &Var,
+        count: &Nat,
+        level: ParLevel,
+        origin: &str,
+        body: &Comm,
+        out: &mut Vec<Stmt>,
+    ) -> Res<()> {
+        if !self.gpu {
+            return unsupported(format!(
+                "`{origin}` distributes its iterations over GPU threads; compile for OpenCL or CUDA \
+                 (--target opencl / cuda), or lower the map with mapSeq or mapPar"
+            ));
+        }
+        if count.as_cst().is_some_and(|c| c <= 0) {
+            out.push(Stmt::Comment(format!("{origin} (no iterations)")));
+            return Ok(());
+        }
+        let (id, size, base) = match level {
+            ParLevel::Global(_) => (GpuIndex::GlobalId, GpuIndex::GlobalSize, "gid"),
+            ParLevel::WorkGroup(_) => (GpuIndex::GroupId, GpuIndex::NumGroups, "wg"),
+            ParLevel::Local(_) => (GpuIndex::LocalId, GpuIndex::LocalSize, "lid"),
+        };
+        let dim = level.dim();
+        let name = self.names.fresh(&format!("{base}{dim}"));
+        let depth = env
+            .scope
+            .iter()
+            .filter_map(|v| self.depth.get(v))
+            .max()
+            .map_or(1, |d| d + 1);
+        self.depth.insert(name.clone(), depth);
+        let renamed = Var::with_range(name.as_str(), Nat::cst(0), count.clone());
+        let inner = env.bind(var, Nat::var(&renamed)).with_scope(&name);
+        if let ParLevel::Local(d) = level {
+            if count.as_cst().is_some() && count.as_cst() == self.threads[usize::from(d)] {
+                self.thread_vars.insert(name.clone(), d);
+            }
+        }
+        let mut stmts = Vec::new();
+        self.comm(&inner, body, &mut stmts)?;
+        out.push(Stmt::Comment(origin.to_string()));
+        out.push(Stmt::For(For {
+            var: name,
+            start: Expr::Gpu(id, dim),
+            end: self.nat(env, count)?,
+            step: Expr::Gpu(size, dim),
+            body: stmts,
+            pragma: None,
+        }));
+        Ok(())
+    }
+
     fn new_mem(
         &mut self,
         env: &Env,
@@ -361,7 +506,14 @@ impl Lowerer {
         out: &mut Vec<Stmt>,
     ) -> Res<()> {
         match addr {
+            AddrSpace::Global if self.gpu => {
+                return malformed(format!(
+                    "the global memory `{}` is allocated inside a kernel (the host allocates it)",
+                    ident.name
+                ))
+            }
             AddrSpace::Global | AddrSpace::Private => {}
+            AddrSpace::Local if self.gpu => {}
             AddrSpace::Local | AddrSpace::Constant => {
                 return unsupported(format!(
                     "`{}` is allocated in {addr} memory, which exists only on GPUs \
@@ -378,6 +530,73 @@ impl Lowerer {
             }
         }
         let ty = env.ty(&ident.ty);
+        if let Some(k) = self.distributable(env, addr, &ty) {
+            // Try with every thread keeping only its part; if some access does not
+            // fit, allocate the whole memory after all.
+            let saved = (self.names.clone(), self.depth.clone());
+            let mut attempt = Vec::new();
+            let part = strip_dims(&ty, k);
+            match self.allocate(env, ident, addr, part, Some(k), body, &mut attempt) {
+                Ok(()) => {
+                    out.extend(attempt);
+                    return Ok(());
+                }
+                Err(_) if self.undistributable.borrow().as_deref() == Some(&ident.name) => {
+                    *self.undistributable.borrow_mut() = None;
+                    (self.names, self.depth) = saved;
+                }
+                Err(e) => return Err(e),
+            }
+        }
+        self.allocate(env, ident, addr, ty, None, body, out)
+    }
+
+    /// Private memory of a GPU work-group whose leading dimensions have as many
+    /// elements as a work-group has threads in some dimensions, allocated outside
+    /// the `mapLocal` loops: if every access indexes those dimensions with the
+    /// local ids, each thread needs only its part (the accumulators of a register
+    /// block: Shine's adjustment of private allocations to the parallel loops that
+    /// index them). The number of such leading dimensions.
+    fn distributable(&self, env: &Env, addr: &AddrSpace, ty: &DataType) -> Option<usize> {
+        if !self.gpu || *addr != AddrSpace::Private {
+            return None;
+        }
+        if env.scope.iter().any(|v| self.thread_vars.contains_key(v)) {
+            return None;
+        }
+        let mut counts: Vec<i64> = self
+            .threads
+            .iter()
+            .flatten()
+            .copied()
+            .filter(|&t| t > 1)
+            .collect();
+        let mut k = 0;
+        let mut t = ty;
+        while let DataType::Array(n, e) = t {
+            let Some(p) = n.as_cst().and_then(|c| counts.iter().position(|&t| t == c)) else {
+                break;
+            };
+            counts.remove(p);
+            k += 1;
+            t = e;
+        }
+        (k > 0).then_some(k)
+    }
+
+    /// Allocates `ident` as `ty` (its part for every thread when `distributed` says
+    /// how many leading dimensions were taken off) and lowers `body`.
+    #[allow(clippy::too_many_arguments)]
+    fn allocate(
+        &mut self,
+        env: &Env,
+        ident: &Ident,
+        addr: &AddrSpace,
+        ty: DataType,
+        distributed: Option<usize>,
+        body: &Comm,
+        out: &mut Vec<Stmt>,
+    ) -> Res<()> {
         let cname = self.names.fresh(&ident.name);
         let (mut decls, mut frees) = (Vec::new(), Vec::new());
         let mut indexed = BTreeSet::new();
@@ -398,9 +617,32 @@ impl Lowerer {
                 .and_then(|c| u64::try_from(c).ok())
                 .map(|c| (c, c.saturating_mul(data_bytes(&leaf.elem))));
             match bytes {
+                Some((c, b)) if *addr == AddrSpace::Local => {
+                    let limit = 48 * 1024;
+                    if b > limit {
+                        return unsupported(format!(
+                            "`{}` needs {b} bytes of local memory, more than the {limit} a \
+                             work-group may use",
+                            ident.name
+                        ));
+                    }
+                    decls.push(Stmt::Comment(format!("{name}: {} (local)", show_type(&ty))));
+                    let mut d = decl(elem, &name, Some(c.max(1)), None);
+                    d.addr = ast::AddrSpace::Local;
+                    decls.push(Stmt::Decl(d));
+                }
                 Some((c, b)) if b <= STACK_LIMIT => {
-                    decls.push(Stmt::Comment(format!("{name}: {} (stack)", show_type(&ty))));
+                    let place = if self.gpu { "private" } else { "stack" };
+                    decls.push(Stmt::Comment(format!("{name}: {} ({place})", show_type(&ty))));
                     decls.push(Stmt::Decl(decl(elem, &name, Some(c.max(1)), None)));
+                }
+                _ if self.gpu => {
+                    return unsupported(format!(
+                        "`{}` ({addr} memory of type {}) needs a constant size of at most {STACK_LIMIT} \
+                         bytes on a GPU",
+                        ident.name,
+                        show_type(&ty)
+                    ))
                 }
                 _ => {
                     decls.push(Stmt::Comment(format!("{name}: {} (heap)", show_type(&ty))));
@@ -420,11 +662,21 @@ impl Lowerer {
                 }
             }
         }
+        if distributed.is_some() {
+            decls.insert(
+                0,
+                Stmt::Comment(format!(
+                    "{cname}: the part of {} of this work-item",
+                    show_type(&env.ty(&ident.ty))
+                )),
+            );
+        }
         let mem = Mem {
             cname,
             ty,
             role: Role::Local,
             indexed,
+            distributed: distributed.map(|k| std::cell::RefCell::new(vec![None; k])),
         };
         let shadowed = self.mems.insert(ident.name.clone(), mem);
         let mut stmts = Vec::new();
@@ -939,12 +1191,52 @@ impl Lowerer {
         if write && mem.role == Role::Input {
             return Err(CodegenError::WriteToInput(id.name.clone()));
         }
+        let path = match &mem.distributed {
+            Some(dims) => self.own_part(&id.name, dims, path)?,
+            None => path,
+        };
         let place = locate(&mem.ty, path)?;
         Ok(MemPlace {
             base: format!("{}{}", mem.cname, place.leaf),
             indexed: mem.indexed.contains(&place.leaf),
             place,
         })
+    }
+
+    /// The path into a thread's part of distributed private memory: the leading
+    /// indices must be the local ids of the thread dimensions the part stands for.
+    fn own_part<'p>(
+        &self,
+        name: &str,
+        dims: &std::cell::RefCell<Vec<Option<u8>>>,
+        path: &'p [PathElem],
+    ) -> Res<&'p [PathElem]> {
+        let mut dims = dims.borrow_mut();
+        let k = dims.len();
+        let fits = path.len() >= k
+            && path[..k].iter().zip(dims.iter_mut()).all(|(step, dim)| {
+                let d = match step {
+                    PathElem::Idx(i) => i.as_var().and_then(|v| self.thread_vars.get(v.name())),
+                    _ => None,
+                };
+                match (d, *dim) {
+                    (Some(&d), None) => {
+                        *dim = Some(d);
+                        true
+                    }
+                    (Some(&d), Some(e)) => d == e,
+                    (None, _) => false,
+                }
+            });
+        if fits {
+            Ok(&path[k..])
+        } else {
+            *self.undistributable.borrow_mut() = Some(name.to_string());
+            unsupported(format!(
+                "`{name}` is accessed at {} outside its work-item's part",
+                show_path(path)
+            ))
+        }
     }
 
     fn place_expr(&self, env: &Env, p: &MemPlace) -> Res<Expr> {
@@ -1034,6 +1326,14 @@ fn data_bytes(dt: &DataType) -> u64 {
 /// Element `index*lanes + lane`.
 fn elem_index(index: &Nat, lanes: u32, lane: &Var) -> PathElem {
     PathElem::Idx(index * i64::from(lanes) + Nat::var(lane))
+}
+
+/// `ty` without its `k` outer array dimensions.
+fn strip_dims(ty: &DataType, k: usize) -> DataType {
+    match ty {
+        DataType::Array(_, e) if k > 0 => strip_dims(e, k - 1),
+        t => t.clone(),
+    }
 }
 
 /// The place of lane 0 when the place of lane `l` is element `base + l` of one array.
@@ -1281,5 +1581,6 @@ fn collect_comm_types(c: &Comm, out: &mut Vec<DataType>) {
             collect_comm_types(body, out);
         }
         Comm::For { body, .. } => collect_comm_types(body, out),
+        Comm::Barrier { .. } => {}
     }
 }

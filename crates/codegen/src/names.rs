@@ -88,12 +88,17 @@ const RESERVED: &[&str] = &[
 
 /// The names of one C module: each distinct request gets a distinct,
 /// valid C identifier.
-#[derive(Debug, Default)]
+#[derive(Clone, Debug, Default)]
 pub struct NameSet {
     used: BTreeSet<String>,
 }
 
 impl NameSet {
+    /// Marks `name` as taken (a name defined elsewhere, such as a typedef).
+    pub fn reserve(&mut self, name: &str) {
+        self.used.insert(name.to_string());
+    }
+
     /// A fresh valid C identifier derived from `wanted`.
     pub fn fresh(&mut self, wanted: &str) -> String {
         let base = sanitize(wanted);

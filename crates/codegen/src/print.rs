@@ -1,14 +1,20 @@
-//! Printing the AST as C or OpenMP C.
+//! Printing the AST as C, OpenMP C, OpenCL C or CUDA C++.
 //!
-//! The two targets differ only in loop pragmas: OpenMP writes
+//! C and OpenMP differ only in loop pragmas: OpenMP writes
 //! `#pragma omp parallel for` before a loop marked [`Pragma::ParallelFor`],
 //! plain C writes nothing (and so compiles warning-free without `-fopenmp`).
+//! The GPU dialects ([`Dialect::OpenCl`], [`Dialect::Cuda`]) spell what the AST
+//! marks: kernels (`kernel`, `extern "C" __global__`), address spaces of pointers
+//! and declarations (`global`, `local` / `__shared__`), thread indices
+//! ([`Expr::Gpu`]), barriers, scalar type names (`long`, `uchar` / `long long`)
+//! and `restrict` (`__restrict__` in CUDA).
 //! Expressions get the parentheses C precedence needs, plus those a reader
 //! (and `gcc -Wparentheses`) expects: mixed `&&`/`||`, shifts, ternaries, and
 //! `/` or `%` next to another multiplicative operator.
 
 use crate::ast::{
-    BinOp, Decl, Expr, FnKind, For, Function, Pragma, Stmt, Type, TypeDef, UnOp, Unit,
+    AddrSpace, BinOp, Decl, Expr, FnKind, For, Function, GpuIndex, Pragma, Scalar, Stmt, Type,
+    TypeDef, UnOp, Unit,
 };
 use crate::Target;
 
@@ -19,8 +25,32 @@ const P_TERNARY: u8 = 3;
 const P_UNARY: u8 = 15;
 const P_POSTFIX: u8 = 16;
 
+/// The language a unit is printed in.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Dialect {
+    /// C11.
+    C,
+    /// C11 with OpenMP pragmas.
+    OpenMP,
+    /// OpenCL C 1.2.
+    OpenCl,
+    /// CUDA C++ (compiled by NVRTC).
+    Cuda,
+}
+
 /// The whole unit as C source text.
 pub fn print_unit(unit: &Unit, target: Target) -> String {
+    print_in(
+        unit,
+        match target {
+            Target::C => Dialect::C,
+            Target::OpenMP => Dialect::OpenMP,
+        },
+    )
+}
+
+/// The whole unit as source text of `dialect`.
+pub fn print_in(unit: &Unit, dialect: Dialect) -> String {
     let mut out = String::new();
     for line in unit.header.lines() {
         out.push_str(&format!("// {line}\n"));
@@ -28,20 +58,24 @@ pub fn print_unit(unit: &Unit, target: Target) -> String {
     for inc in &unit.includes {
         out.push_str(&format!("#include <{inc}>\n"));
     }
+    for line in &unit.preamble {
+        out.push_str(line);
+        out.push('\n');
+    }
     if !unit.typedefs.is_empty() {
         out.push('\n');
     }
     for td in &unit.typedefs {
-        out.push_str(&typedef(td));
+        out.push_str(&typedef(td, dialect));
     }
     for f in &unit.functions {
         out.push('\n');
-        out.push_str(&function(f, target));
+        out.push_str(&function(f, dialect));
     }
     out
 }
 
-fn typedef(td: &TypeDef) -> String {
+fn typedef(td: &TypeDef, d: Dialect) -> String {
     match td {
         TypeDef::Vector {
             name,
@@ -57,13 +91,13 @@ fn typedef(td: &TypeDef) -> String {
             };
             format!(
                 "typedef {} {name} __attribute__(({attrs}));\n",
-                elem.c_name()
+                scalar_name(*elem, d)
             )
         }
         TypeDef::Struct { name, fields } => {
             let mut s = format!("typedef struct {name} {{\n");
             for f in fields {
-                s.push_str(&format!("{INDENT}{};\n", declarator(&f.ty, &f.name)));
+                s.push_str(&format!("{INDENT}{};\n", declarator_in(&f.ty, &f.name, d)));
             }
             s.push_str(&format!("}} {name};\n"));
             s
@@ -71,64 +105,128 @@ fn typedef(td: &TypeDef) -> String {
     }
 }
 
-fn function(f: &Function, target: Target) -> String {
-    // C and OpenMP have no kernel qualifier: a kernel is a plain function.
-    let _ = (f.kind == FnKind::Kernel, target);
+fn function(f: &Function, d: Dialect) -> String {
     let params: Vec<String> = f
         .params
         .iter()
-        .map(|p| declarator(&p.ty, &p.name))
+        .map(|p| declarator_in(&p.ty, &p.name, d))
         .collect();
     let params = if params.is_empty() {
         "void".to_string()
     } else {
         params.join(", ")
     };
+    let qualifier = match (f.kind, d) {
+        (FnKind::Kernel, Dialect::OpenCl) => "kernel ",
+        (FnKind::Kernel, Dialect::Cuda) => "extern \"C\" __global__ ",
+        // C and OpenMP have no kernel qualifier: a kernel is a plain function.
+        _ => "",
+    };
     let mut p = Printer {
         out: String::new(),
-        target,
+        dialect: d,
         parallel_depth: 0,
     };
-    p.line(0, &format!("{} {}({params}) {{", type_name(&f.ret), f.name));
+    p.line(
+        0,
+        &format!(
+            "{qualifier}{} {}({params}) {{",
+            type_name_in(&f.ret, d),
+            f.name
+        ),
+    );
     p.stmts(&f.body, 1);
     p.line(0, "}");
     p.out
 }
 
+/// The spelling of a scalar type in `d`.
+fn scalar_name(s: Scalar, d: Dialect) -> &'static str {
+    match d {
+        Dialect::C | Dialect::OpenMP => s.c_name(),
+        Dialect::OpenCl => match s {
+            Scalar::I8 => "char",
+            Scalar::I16 => "short",
+            Scalar::I32 => "int",
+            Scalar::I64 => "long",
+            Scalar::U8 => "uchar",
+            Scalar::U16 => "ushort",
+            Scalar::U32 => "uint",
+            Scalar::U64 => "ulong",
+            s => s.c_name(),
+        },
+        Dialect::Cuda => match s {
+            Scalar::I8 => "signed char",
+            Scalar::I16 => "short",
+            Scalar::I32 => "int",
+            Scalar::I64 => "long long",
+            Scalar::U8 => "unsigned char",
+            Scalar::U16 => "unsigned short",
+            Scalar::U32 => "unsigned int",
+            Scalar::U64 => "unsigned long long",
+            s => s.c_name(),
+        },
+    }
+}
+
+/// The address-space qualifier of a pointee or a declaration, with a trailing space.
+fn addr_space(a: AddrSpace, d: Dialect, declaration: bool) -> &'static str {
+    match (d, a) {
+        (Dialect::OpenCl, AddrSpace::Global) => "global ",
+        (Dialect::OpenCl, AddrSpace::Local) => "local ",
+        (Dialect::OpenCl, AddrSpace::Constant) => "constant ",
+        (Dialect::Cuda, AddrSpace::Local) if declaration => "__shared__ ",
+        (Dialect::Cuda, AddrSpace::Constant) if declaration => "__constant__ ",
+        _ => "",
+    }
+}
+
 /// `T name`, with the pointer star attached to the name (`float *restrict x`).
-fn declarator(ty: &Type, name: &str) -> String {
+fn declarator_in(ty: &Type, name: &str, d: Dialect) -> String {
     match ty {
         Type::Pointer {
             to,
             is_const,
             restrict,
-            ..
+            addr,
         } => {
-            let r = if *restrict { "restrict " } else { "" };
+            let r = match (restrict, d) {
+                (false, _) => "",
+                (true, Dialect::Cuda) => "__restrict__ ",
+                (true, _) => "restrict ",
+            };
+            let space = addr_space(*addr, d, false);
             match (is_const, &**to) {
                 // `void *const *buffers`: the pointee is a const pointer
-                (true, Type::Pointer { .. }) => format!("{}const *{r}{name}", type_name(to)),
-                (true, _) => format!("const {} *{r}{name}", type_name(to)),
-                (false, _) => format!("{} *{r}{name}", type_name(to)),
+                (true, Type::Pointer { .. }) => {
+                    format!("{space}{}const *{r}{name}", type_name_in(to, d))
+                }
+                (true, _) => format!("const {space}{} *{r}{name}", type_name_in(to, d)),
+                (false, _) => format!("{space}{} *{r}{name}", type_name_in(to, d)),
             }
         }
-        _ => format!("{} {name}", type_name(ty)),
+        _ => format!("{} {name}", type_name_in(ty, d)),
     }
 }
 
-/// The type as written in casts and `sizeof`.
+/// The type as written in casts and `sizeof` (in C).
 pub fn type_name(ty: &Type) -> String {
+    type_name_in(ty, Dialect::C)
+}
+
+/// The type as written in casts and `sizeof`, in `d`.
+pub fn type_name_in(ty: &Type, d: Dialect) -> String {
     match ty {
         Type::Void => "void".into(),
-        Type::Scalar(s) => s.c_name().into(),
+        Type::Scalar(s) => scalar_name(*s, d).into(),
         Type::Named(n) => n.clone(),
-        Type::Pointer { .. } => declarator(ty, "").trim_end().to_string(),
+        Type::Pointer { .. } => declarator_in(ty, "", d).trim_end().to_string(),
     }
 }
 
 struct Printer {
     out: String,
-    target: Target,
+    dialect: Dialect,
     /// How many parallel loops enclose the statement being printed.
     parallel_depth: usize,
 }
@@ -149,17 +247,20 @@ impl Printer {
     }
 
     fn stmt(&mut self, s: &Stmt, depth: usize) {
+        let d = self.dialect;
         match s {
             Stmt::Comment(text) => {
                 for l in text.lines() {
                     self.line(depth, &format!("// {l}"));
                 }
             }
-            Stmt::Decl(d) => self.line(depth, &decl(d)),
-            Stmt::Assign(l, r) => self.line(depth, &format!("{} = {};", expr(l), expr(r))),
-            Stmt::Expr(e) => self.line(depth, &format!("{};", expr(e))),
+            Stmt::Decl(decl) => self.line(depth, &decl_in(decl, d)),
+            Stmt::Assign(l, r) => {
+                self.line(depth, &format!("{} = {};", expr_in(l, d), expr_in(r, d)))
+            }
+            Stmt::Expr(e) => self.line(depth, &format!("{};", expr_in(e, d))),
             Stmt::If(c, then, els) => {
-                self.line(depth, &format!("if ({}) {{", expr(c)));
+                self.line(depth, &format!("if ({}) {{", expr_in(c, d)));
                 self.stmts(then, depth + 1);
                 if els.is_empty() {
                     self.line(depth, "}");
@@ -176,25 +277,42 @@ impl Printer {
                 self.line(depth, "}");
             }
             Stmt::Return(None) => self.line(depth, "return;"),
-            Stmt::Return(Some(e)) => self.line(depth, &format!("return {};", expr(e))),
+            Stmt::Return(Some(e)) => self.line(depth, &format!("return {};", expr_in(e, d))),
+            Stmt::Barrier { local, global } => {
+                let text = match d {
+                    Dialect::Cuda => "__syncthreads();".to_string(),
+                    _ => {
+                        let mut fences = Vec::new();
+                        if *local || !*global {
+                            fences.push("CLK_LOCAL_MEM_FENCE");
+                        }
+                        if *global {
+                            fences.push("CLK_GLOBAL_MEM_FENCE");
+                        }
+                        format!("barrier({});", fences.join(" | "))
+                    }
+                };
+                self.line(depth, &text);
+            }
         }
     }
 
     fn for_loop(&mut self, f: &For, depth: usize) {
+        let d = self.dialect;
         let parallel = f.pragma == Some(Pragma::ParallelFor);
-        if parallel && self.parallel_depth == 0 && self.target == Target::OpenMP {
+        if parallel && self.parallel_depth == 0 && d == Dialect::OpenMP {
             self.line(depth, "#pragma omp parallel for");
         }
         let step = match &f.step {
             Expr::Int(1) => format!("{}++", f.var),
-            s => format!("{} += {}", f.var, expr(s)),
+            s => format!("{} += {}", f.var, expr_in(s, d)),
         };
         self.line(
             depth,
             &format!(
                 "for (int {v} = {}; {v} < {}; {step}) {{",
-                expr(&f.start),
-                expr(&f.end),
+                expr_in(&f.start, d),
+                expr_in(&f.end, d),
                 v = f.var
             ),
         );
@@ -205,48 +323,71 @@ impl Printer {
     }
 }
 
-fn decl(d: &Decl) -> String {
-    let mut s = declarator(&d.ty, &d.name);
-    if let Some(n) = d.array_len {
+fn decl_in(decl: &Decl, d: Dialect) -> String {
+    // Local-memory arrays are aligned to 16 bytes, so that the GPU compilers may read
+    // consecutive elements at 16-byte aligned offsets as one vector (`LDS.128`).
+    let local_array = decl.addr == AddrSpace::Local && decl.array_len.is_some();
+    let align = match d {
+        Dialect::Cuda if local_array => "__align__(16) ",
+        _ => "",
+    };
+    let mut s = format!(
+        "{}{align}{}",
+        addr_space(decl.addr, d, true),
+        declarator_in(&decl.ty, &decl.name, d)
+    );
+    if let Some(n) = decl.array_len {
         s.push_str(&format!("[{n}]"));
     }
-    if let Some(init) = &d.init {
-        s.push_str(&format!(" = {}", expr(init)));
+    if local_array && d == Dialect::OpenCl {
+        s.push_str(" __attribute__((aligned(16)))");
+    }
+    if let Some(init) = &decl.init {
+        s.push_str(&format!(" = {}", expr_in(init, d)));
     }
     s.push(';');
     s
 }
 
-/// An expression at the top level (no surrounding parentheses).
+/// An expression at the top level (no surrounding parentheses), in C.
 pub fn expr(e: &Expr) -> String {
-    doc(e).0
+    expr_in(e, Dialect::C)
+}
+
+/// An expression at the top level (no surrounding parentheses), in `d`.
+pub fn expr_in(e: &Expr, d: Dialect) -> String {
+    doc(e, d).0
 }
 
 /// Printed text and its precedence.
-fn doc(e: &Expr) -> (String, u8) {
+fn doc(e: &Expr, d: Dialect) -> (String, u8) {
     match e {
         Expr::Ident(n) => (n.clone(), P_POSTFIX),
         Expr::Int(v) if *v < 0 => (v.to_string(), P_UNARY),
         Expr::Int(v) => (v.to_string(), P_POSTFIX),
-        Expr::Float { value, single } => float_literal(*value, *single),
+        Expr::Float { value, single } => float_literal(*value, *single, d),
         Expr::Bool(b) => (b.to_string(), P_POSTFIX),
         Expr::Raw(s) => (s.clone(), P_POSTFIX),
-        Expr::Index(a, i) => (format!("{}[{}]", operand(a, P_POSTFIX), expr(i)), P_POSTFIX),
-        Expr::Member(a, f) => (format!("{}.{f}", operand(a, P_POSTFIX)), P_POSTFIX),
+        Expr::Gpu(index, dim) => gpu_index(*index, *dim, d),
+        Expr::Index(a, i) => (
+            format!("{}[{}]", operand(a, P_POSTFIX, d), expr_in(i, d)),
+            P_POSTFIX,
+        ),
+        Expr::Member(a, f) => (format!("{}.{f}", operand(a, P_POSTFIX, d)), P_POSTFIX),
         Expr::Call(f, args) => {
-            let args: Vec<String> = args.iter().map(expr).collect();
+            let args: Vec<String> = args.iter().map(|a| expr_in(a, d)).collect();
             (format!("{f}({})", args.join(", ")), P_POSTFIX)
         }
-        Expr::SizeOf(t) => (format!("sizeof({})", type_name(t)), P_POSTFIX),
+        Expr::SizeOf(t) => (format!("sizeof({})", type_name_in(t, d)), P_POSTFIX),
         Expr::Compound(t, items) => {
-            let items: Vec<String> = items.iter().map(expr).collect();
+            let items: Vec<String> = items.iter().map(|a| expr_in(a, d)).collect();
             (
-                format!("({}){{{}}}", type_name(t), items.join(", ")),
+                format!("({}){{{}}}", type_name_in(t, d), items.join(", ")),
                 P_POSTFIX,
             )
         }
         Expr::InitList(items) => {
-            let items: Vec<String> = items.iter().map(expr).collect();
+            let items: Vec<String> = items.iter().map(|a| expr_in(a, d)).collect();
             (format!("{{{}}}", items.join(", ")), P_POSTFIX)
         }
         Expr::Unary(op, a) => {
@@ -256,7 +397,7 @@ fn doc(e: &Expr) -> (String, u8) {
                 UnOp::Deref => "*",
                 UnOp::AddrOf => "&",
             };
-            let inner = operand(a, P_UNARY);
+            let inner = operand(a, P_UNARY, d);
             // `- -x` and `--x` differ: keep a space between two minus signs.
             let sep = if sym == "-" && inner.starts_with('-') {
                 " "
@@ -266,30 +407,59 @@ fn doc(e: &Expr) -> (String, u8) {
             (format!("{sym}{sep}{inner}"), P_UNARY)
         }
         Expr::Cast(t, a) => (
-            format!("({}){}", type_name(t), operand(a, P_UNARY)),
+            format!("({}){}", type_name_in(t, d), operand(a, P_UNARY, d)),
             P_UNARY,
         ),
         Expr::Ternary(c, a, b) => (
             format!(
                 "{} ? {} : {}",
-                operand(c, P_TERNARY + 1),
-                operand(a, P_TERNARY + 1),
-                operand(b, P_TERNARY)
+                operand(c, P_TERNARY + 1, d),
+                operand(a, P_TERNARY + 1, d),
+                operand(b, P_TERNARY, d)
             ),
             P_TERNARY,
         ),
         Expr::Binary(op, a, b) => {
             let p = op.precedence();
-            let l = child(a, *op, false);
-            let r = child(b, *op, true);
+            let l = child(a, *op, false, d);
+            let r = child(b, *op, true, d);
             (format!("{l} {} {r}", op.c_name()), p)
         }
     }
 }
 
+/// A thread index or count.
+fn gpu_index(index: GpuIndex, dim: u8, d: Dialect) -> (String, u8) {
+    if d == Dialect::Cuda {
+        let c = ["x", "y", "z"][usize::from(dim.min(2))];
+        let text = match index {
+            GpuIndex::LocalId => return (format!("threadIdx.{c}"), P_POSTFIX),
+            GpuIndex::LocalSize => return (format!("blockDim.{c}"), P_POSTFIX),
+            GpuIndex::GroupId => return (format!("blockIdx.{c}"), P_POSTFIX),
+            GpuIndex::NumGroups => return (format!("gridDim.{c}"), P_POSTFIX),
+            GpuIndex::GlobalId => format!("blockIdx.{c} * blockDim.{c} + threadIdx.{c}"),
+            GpuIndex::GlobalSize => format!("gridDim.{c} * blockDim.{c}"),
+        };
+        let prec = match index {
+            GpuIndex::GlobalId => BinOp::Add.precedence(),
+            _ => BinOp::Mul.precedence(),
+        };
+        return (text, prec);
+    }
+    let f = match index {
+        GpuIndex::GlobalId => "get_global_id",
+        GpuIndex::GlobalSize => "get_global_size",
+        GpuIndex::GroupId => "get_group_id",
+        GpuIndex::NumGroups => "get_num_groups",
+        GpuIndex::LocalId => "get_local_id",
+        GpuIndex::LocalSize => "get_local_size",
+    };
+    (format!("{f}({dim})"), P_POSTFIX)
+}
+
 /// `e` printed so that it binds at least as tight as `min`.
-fn operand(e: &Expr, min: u8) -> String {
-    let (s, p) = doc(e);
+fn operand(e: &Expr, min: u8, d: Dialect) -> String {
+    let (s, p) = doc(e, d);
     if p < min {
         format!("({s})")
     } else {
@@ -298,11 +468,11 @@ fn operand(e: &Expr, min: u8) -> String {
 }
 
 /// An operand of a binary operator: parenthesised when C needs it or a reader would want it.
-fn child(e: &Expr, parent: BinOp, right: bool) -> String {
-    let (s, p) = doc(e);
+fn child(e: &Expr, parent: BinOp, right: bool, d: Dialect) -> String {
+    let (s, p) = doc(e, d);
     let needs = match e {
         Expr::Binary(op, ..) => binary_child_needs_parens(parent, *op, right),
-        _ => p < parent.precedence(),
+        _ => p < parent.precedence() || (right && p == parent.precedence() && p < P_UNARY),
     };
     if needs {
         format!("({s})")
@@ -334,28 +504,29 @@ fn binary_child_needs_parens(parent: BinOp, child: BinOp, right: bool) -> bool {
     true
 }
 
-fn float_literal(v: f64, single: bool) -> (String, u8) {
+fn float_literal(v: f64, single: bool, d: Dialect) -> (String, u8) {
     let suffix = if single { "f" } else { "" };
-    if v.is_nan() {
-        let f = if single {
-            "__builtin_nanf"
-        } else {
-            "__builtin_nan"
+    if v.is_nan() || v.is_infinite() {
+        let neg = v.is_infinite() && v < 0.0;
+        let text = match (d, v.is_nan(), single) {
+            (Dialect::C | Dialect::OpenMP, true, true) => "__builtin_nanf(\"\")",
+            (Dialect::C | Dialect::OpenMP, true, false) => "__builtin_nan(\"\")",
+            (Dialect::C | Dialect::OpenMP, false, true) => "__builtin_inff()",
+            (Dialect::C | Dialect::OpenMP, false, false) => "__builtin_inf()",
+            (Dialect::OpenCl, true, true) => "NAN",
+            (Dialect::OpenCl, true, false) => "((double)NAN)",
+            (Dialect::OpenCl, false, true) => "INFINITY",
+            (Dialect::OpenCl, false, false) => "((double)INFINITY)",
+            (Dialect::Cuda, true, true) => "__int_as_float(0x7fc00000)",
+            (Dialect::Cuda, true, false) => "__longlong_as_double(0x7ff8000000000000LL)",
+            (Dialect::Cuda, false, true) => "__int_as_float(0x7f800000)",
+            (Dialect::Cuda, false, false) => "__longlong_as_double(0x7ff0000000000000LL)",
         };
-        return (format!("{f}(\"\")"), P_POSTFIX);
-    }
-    if v.is_infinite() {
-        let f = if single {
-            "__builtin_inff()"
+        return if neg {
+            (format!("-{text}"), P_UNARY)
         } else {
-            "__builtin_inf()"
+            (text.to_string(), P_POSTFIX)
         };
-        let s = if v < 0.0 {
-            format!("-{f}")
-        } else {
-            f.to_string()
-        };
-        return (s, if v < 0.0 { P_UNARY } else { P_POSTFIX });
     }
     // `{:?}` always writes a `.` or an exponent, and enough digits to round-trip.
     let text = if single {
@@ -428,9 +599,12 @@ mod tests {
 
     #[test]
     fn float_literals_are_valid_c() {
-        assert_eq!(float_literal(2.0, true).0, "2.0f");
-        assert_eq!(float_literal(0.1, false).0, "0.1");
-        assert_eq!(float_literal(1e-7, true).0, "1e-7f");
-        assert_eq!(float_literal(f64::INFINITY, true).0, "__builtin_inff()");
+        assert_eq!(float_literal(2.0, true, Dialect::C).0, "2.0f");
+        assert_eq!(float_literal(0.1, false, Dialect::C).0, "0.1");
+        assert_eq!(float_literal(1e-7, true, Dialect::C).0, "1e-7f");
+        assert_eq!(
+            float_literal(f64::INFINITY, true, Dialect::C).0,
+            "__builtin_inff()"
+        );
     }
 }

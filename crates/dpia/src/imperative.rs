@@ -221,6 +221,46 @@ pub enum LoopKind {
     Unroll,
     /// In parallel, on CPU threads (`mapPar`); the iterations are independent.
     Par,
+    /// In parallel on a GPU, distributed over one level of the thread hierarchy
+    /// (`parForGlobal`, `parForWorkGroup`, `parForLocal` of DPIA; RISE & Shine §V-C).
+    Gpu(ParLevel),
+}
+
+/// A level of the GPU thread hierarchy a parallel loop is distributed over, in one
+/// dimension (0, 1 or 2). OpenCL and CUDA name the same levels differently:
+///
+/// | level | OpenCL (RISE primitive) | CUDA (RISE primitive) |
+/// | --- | --- | --- |
+/// | [`ParLevel::Global`] | global work-items (`mapGlobal`) | all threads of the grid |
+/// | [`ParLevel::WorkGroup`] | work-groups (`mapWorkGroup`) | blocks (`mapBlock`) |
+/// | [`ParLevel::Local`] | work-items of a work-group (`mapLocal`) | threads of a block (`mapThread`) |
+///
+/// The OpenCL and the CUDA primitives of a level translate to the same loop, so a
+/// program lowered with either compiles to both targets.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum ParLevel {
+    /// Every thread of the launch (`mapGlobal(d)`).
+    Global(u8),
+    /// The work-groups / thread blocks (`mapWorkGroup(d)`, `mapBlock(d)`).
+    WorkGroup(u8),
+    /// The threads of one work-group / block (`mapLocal(d)`, `mapThread(d)`).
+    Local(u8),
+}
+
+impl ParLevel {
+    /// The dimension (0, 1 or 2).
+    pub fn dim(self) -> u8 {
+        match self {
+            ParLevel::Global(d) | ParLevel::WorkGroup(d) | ParLevel::Local(d) => d,
+        }
+    }
+
+    /// Whether the iterations are spread over the threads *within* a work-group
+    /// (global and local loops), so that threads communicate through memory when one
+    /// iteration reads what another wrote.
+    pub fn is_thread_level(self) -> bool {
+        !matches!(self, ParLevel::WorkGroup(_))
+    }
 }
 
 /// A command (`comm`).
@@ -240,6 +280,16 @@ pub enum Comm {
         addr: AddrSpace,
         /// The scope.
         body: Box<Comm>,
+    },
+    /// A work-group barrier (OpenCL `barrier`, CUDA `__syncthreads`): every thread of
+    /// a work-group waits until all have reached it, and their writes to the address
+    /// spaces named are visible afterwards. Inserted by [`crate::barriers`], never by
+    /// the translation.
+    Barrier {
+        /// Makes writes to local (shared) memory visible.
+        local: bool,
+        /// Makes writes to global memory visible (within the work-group).
+        global: bool,
     },
     /// `for var in 0..count { body }` (the variable carries its range).
     For {
@@ -359,6 +409,14 @@ impl Comm {
             Comm::Skip => writeln!(f, "{pad}skip"),
             Comm::Seq(cs) => cs.iter().try_for_each(|c| c.write(f, indent)),
             Comm::Assign(a, e) => writeln!(f, "{pad}{a} := {e}"),
+            Comm::Barrier { local, global } => {
+                let fences: Vec<&str> = [(*local, "local"), (*global, "global")]
+                    .iter()
+                    .filter(|(on, _)| *on)
+                    .map(|(_, name)| *name)
+                    .collect();
+                writeln!(f, "{pad}barrier({})", fences.join(", "))
+            }
             Comm::New { ident, addr, body } => {
                 writeln!(f, "{pad}new {addr} {ident}: {} {{", ident.ty)?;
                 body.write(f, indent + 1)?;

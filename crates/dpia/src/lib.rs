@@ -4,14 +4,24 @@
 //! generation needs (§V-B) and runs the acceptor and continuation translation
 //! (Listings 8–9), producing an [`imperative::Program`]: commands over read and
 //! write views, which the code generators turn into C, OpenMP, OpenCL or CUDA.
+//!
+//! For GPUs, [`gpu::prepare`] runs the imperative passes: global allocations move
+//! to the host and the program splits into kernels with their launch
+//! configurations ([`gpu`]), local memory and private arrays move to the top of
+//! each kernel ([`hoist`]), and barriers go where threads communicate, never where
+//! not every thread would reach them ([`barriers`]).
 
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
+pub mod barriers;
+pub mod gpu;
+pub mod hoist;
 pub mod imperative;
 pub mod translate;
 
+pub use gpu::{prepare, GpuError, GpuProgram, Kernel, Launch};
 pub use imperative::{
-    Acc, AccKind, BinOp, Comm, Exp, ExpKind, Ident, LoopKind, PadMode, Program, UnOp,
+    Acc, AccKind, BinOp, Comm, Exp, ExpKind, Ident, LoopKind, PadMode, ParLevel, Program, UnOp,
 };
 pub use translate::{translate, TranslateError};

@@ -6,8 +6,13 @@
 //!   expression for its value (a memory read or a view) to `k`.
 //!
 //! Loops come only from the lowered patterns (`mapSeq`, `mapSeqUnroll`, `mapPar`,
-//! `reduceSeq`, `reduceSeqUnroll`), memory only from `toMem` (with its address
-//! space) and from the accumulator of a sequential reduction. Anything that leaves
+//! `reduceSeq`, `reduceSeqUnroll`, and the GPU maps `mapGlobal(d)`,
+//! `mapWorkGroup(d)`/`mapBlock(d)`, `mapLocal(d)`/`mapThread(d)`, which become
+//! `parFor` loops of a [`ParLevel`] as Listing 8's `mapWorkGroup` case shows),
+//! memory only from `toMem` (with its address space), from the accumulator of a
+//! sequential reduction (private) and from `iterate`'s double buffers (in the
+//! address space its input is stored in when that is local or private, so that a
+//! work-group's tree reduction stays in local memory; global otherwise). Anything that leaves
 //! a decision open is an error naming the sub-expression and what would resolve it
 //! (§V-B): a `map` or `reduce` not lowered, a `toMem` without an address space, a
 //! computed array read where no memory holds it, `mapVec` of a function that is
@@ -252,6 +257,8 @@ enum Out<'a> {
 struct Translator {
     next: Cell<u32>,
     used: RefCell<std::collections::HashSet<String>>,
+    /// The address space of each memory `toMem` allocated (by identifier name).
+    spaces: RefCell<std::collections::HashMap<String, AddrSpace>>,
 }
 
 impl Translator {
@@ -565,6 +572,9 @@ impl Translator {
                     name: self.fresh("mem"),
                     ty: t.clone(),
                 };
+                self.spaces
+                    .borrow_mut()
+                    .insert(ident.name.clone(), addr.clone());
                 let acc = Acc::new(AccKind::Var(ident.clone()), t.clone());
                 let read = Exp::new(ExpKind::Var(ident.clone()), t);
                 let fill = self.tr(&vals[0], env, Out::Acc(&acc))?;
@@ -576,7 +586,9 @@ impl Translator {
                 })
             }
             // ---- lowered patterns: loops -----------------------------------------
-            MapSeq | MapSeqUnroll | MapPar => {
+            MapSeq | MapSeqUnroll | MapPar | MapGlobal0 | MapGlobal1 | MapGlobal2
+            | MapWorkGroup0 | MapWorkGroup1 | MapWorkGroup2 | MapLocal0 | MapLocal1 | MapLocal2
+            | MapBlock0 | MapBlock1 | MapBlock2 | MapThread0 | MapThread1 | MapThread2 => {
                 let Out::Acc(acc) = out else {
                     return Err(TranslateError::at(
                         e,
@@ -587,7 +599,16 @@ impl Translator {
                 let kind = match p {
                     MapSeq => LoopKind::Seq,
                     MapSeqUnroll => LoopKind::Unroll,
-                    _ => LoopKind::Par,
+                    MapPar => LoopKind::Par,
+                    MapGlobal0 => LoopKind::Gpu(ParLevel::Global(0)),
+                    MapGlobal1 => LoopKind::Gpu(ParLevel::Global(1)),
+                    MapGlobal2 => LoopKind::Gpu(ParLevel::Global(2)),
+                    MapWorkGroup0 | MapBlock0 => LoopKind::Gpu(ParLevel::WorkGroup(0)),
+                    MapWorkGroup1 | MapBlock1 => LoopKind::Gpu(ParLevel::WorkGroup(1)),
+                    MapWorkGroup2 | MapBlock2 => LoopKind::Gpu(ParLevel::WorkGroup(2)),
+                    MapLocal0 | MapThread0 => LoopKind::Gpu(ParLevel::Local(0)),
+                    MapLocal1 | MapThread1 => LoopKind::Gpu(ParLevel::Local(1)),
+                    _ => LoopKind::Gpu(ParLevel::Local(2)),
                 };
                 let (n, elem) = array_of(&vals[1])?;
                 let f = &vals[0];
@@ -619,6 +640,9 @@ impl Translator {
                 };
                 let (n, elem) = array_of(&vals[2])?;
                 let f = &vals[0];
+                if is_loop_app(&vals[1]) {
+                    return self.reduce_computed_init(p, kind, &vals, env, out, (&ty, &n, &elem));
+                }
                 // An array reduced in place: the initial value is read where the
                 // result is written (`acc[i] = reduceSeq f acc[i] xs`), so that
                 // memory is the accumulator and nothing is copied in or out.
@@ -939,9 +963,14 @@ impl Translator {
                 "this `reduce` is not lowered: code generation does not choose how to run it",
                 Some("lower it to reduceSeq (e.g. with lowerToC or toReduceSeq)"),
             )),
+            MapWarp | MapLane => Err(TranslateError::at(
+                e,
+                format!("`{}` cannot be compiled yet", p.name()),
+                Some("distribute the map over threads with mapThread / mapLocal instead"),
+            )),
             _ => Err(TranslateError::at(
                 e,
-                format!("`{}` cannot be compiled for CPUs yet", p.name()),
+                format!("`{}` cannot be compiled yet", p.name()),
                 None,
             )),
         }
@@ -971,17 +1000,24 @@ impl Translator {
         let (m, elem) = array_dt(&out.ty, e)?;
         let n = iterate_factor(&vals[0])?;
         let len = |i: i64| n.pow(&Nat::cst(k - 1 - i)) * m.clone();
-        // buffer b holds the results of the iterations i with i mod 2 = b (but the last)
-        let buffers: Vec<Ident> = (0..(k - 1).min(2))
-            .map(|b| Ident {
-                name: self.fresh("buf"),
-                ty: DataType::array(len(b), elem.clone()),
-            })
-            .collect();
         self.tr(
             &vals[1],
             env,
             Out::Con(&|input| {
+                // The buffers live where the input is stored when that is local or
+                // private memory (a work-group's tree reduction stays in local memory:
+                // `toMem local` on iterate's input says so), in global memory otherwise.
+                let addr = match self.space_of(&input) {
+                    Some(a @ (AddrSpace::Local | AddrSpace::Private)) => a,
+                    _ => AddrSpace::Global,
+                };
+                // buffer b holds the results of the iterations i with i mod 2 = b (but the last)
+                let buffers: Vec<Ident> = (0..(k - 1).min(2))
+                    .map(|b| Ident {
+                        name: self.fresh("buf"),
+                        ty: DataType::array(len(b), elem.clone()),
+                    })
+                    .collect();
                 let mut steps = Vec::new();
                 let mut current = input;
                 for i in 0..k {
@@ -1014,11 +1050,77 @@ impl Translator {
                     .rev()
                     .fold(Comm::Seq(steps), |body, buf| Comm::New {
                         ident: buf.clone(),
-                        addr: AddrSpace::Global,
+                        addr: addr.clone(),
                         body: Box::new(body),
                     }))
             }),
         )
+    }
+
+    /// `reduceSeq f init xs` whose initial value is computed by a loop (a `mapLocal`
+    /// over the threads that own the parts of the accumulator, say): the initial
+    /// value is written into the accumulator, as Listing 9's `accT(init, accumAcc)`
+    /// does, rather than computed elsewhere and copied.
+    fn reduce_computed_init(
+        &self,
+        p: Prim,
+        kind: LoopKind,
+        vals: &[Expr],
+        env: &Env,
+        out: Out,
+        (ty, n, elem): (&DataType, &Nat, &DataType),
+    ) -> R<Comm> {
+        let ident = Ident {
+            name: self.fresh("acc"),
+            ty: ty.clone(),
+        };
+        let acc = Acc::new(AccKind::Var(ident.clone()), ty.clone());
+        let read = Exp::new(ExpKind::Var(ident.clone()), ty.clone());
+        let init = self.tr(&vals[1], env, Out::Acc(&acc))?;
+        let reduce = |k: K| {
+            self.tr(
+                &vals[2],
+                env,
+                Out::Con(&|xs| {
+                    let i = self.loop_var(n);
+                    let x = Exp::new(ExpKind::Idx(xs, Nat::var(&i)), elem.clone());
+                    let step = self.call(
+                        &vals[0],
+                        env,
+                        vec![Value::Data(read.clone()), Value::Data(x)],
+                        Out::Acc(&acc),
+                    )?;
+                    let lp = Comm::For {
+                        var: i,
+                        count: n.clone(),
+                        kind,
+                        origin: p.name(),
+                        body: Box::new(step),
+                    };
+                    Ok(Comm::Seq(vec![lp, k(read.clone())?]))
+                }),
+            )
+        };
+        let rest = match out {
+            Out::Con(k) => reduce(k)?,
+            Out::Acc(a) => reduce(&|r| Ok(self.assign(a, &r)))?,
+        };
+        Ok(Comm::New {
+            ident,
+            addr: AddrSpace::Private,
+            body: Box::new(Comm::Seq(vec![init, rest])),
+        })
+    }
+
+    /// The address space of the memory `x` reads, when it reads exactly one memory
+    /// that `toMem` allocated (through views).
+    fn space_of(&self, x: &Exp) -> Option<AddrSpace> {
+        let mut names = Vec::new();
+        exp_vars(x, &mut names);
+        let spaces = self.spaces.borrow();
+        let mut found = names.iter().map(|n| spaces.get(n).cloned());
+        let first = found.next()??;
+        found.all(|s| s.as_ref() == Some(&first)).then_some(first)
     }
 
     /// Applies a function of a `nat` (`fun (l: nat) => ...`) to `l`, then to values.
@@ -1090,6 +1192,76 @@ impl Translator {
                 .collect();
             self.give(build(&xs)?, out)
         })
+    }
+}
+
+/// Whether `e` is a lowered map applied to its data (a loop that writes memory).
+fn is_loop_app(e: &Expr) -> bool {
+    use Prim::*;
+    let (head, args) = e.spine();
+    let ExprKind::Prim(p) = head.kind() else {
+        return false;
+    };
+    let lowered = matches!(
+        p,
+        MapSeq
+            | MapSeqUnroll
+            | MapPar
+            | MapGlobal0
+            | MapGlobal1
+            | MapGlobal2
+            | MapWorkGroup0
+            | MapWorkGroup1
+            | MapWorkGroup2
+            | MapLocal0
+            | MapLocal1
+            | MapLocal2
+            | MapBlock0
+            | MapBlock1
+            | MapBlock2
+            | MapThread0
+            | MapThread1
+            | MapThread2
+    );
+    lowered && value_args(&args).len() == 2
+}
+
+/// The names of the memory identifiers an expression reads.
+pub(crate) fn exp_vars(x: &Exp, out: &mut Vec<String>) {
+    use ExpKind::*;
+    match &*x.kind {
+        Var(id) => out.push(id.name.clone()),
+        Lit(_) | Nat(_) => {}
+        Unary(_, a)
+        | Cast(a)
+        | Idx(a, _)
+        | Split(_, a)
+        | Join(a)
+        | Transpose(a)
+        | Slide(_, _, a)
+        | Take(_, a)
+        | Drop(_, a)
+        | Fst(a)
+        | Snd(a)
+        | Generate(_, a)
+        | AsVector(_, a)
+        | AsScalar(a)
+        | VectorFromScalar(a) => exp_vars(a, out),
+        Pad(_, _, mode, a) => {
+            if let PadMode::Cst(c) = mode {
+                exp_vars(c, out);
+            }
+            exp_vars(a, out);
+        }
+        Binary(_, a, b) | Concat(a, b) | Zip(a, b) | Pair(a, b) => {
+            exp_vars(a, out);
+            exp_vars(b, out);
+        }
+        Select(c, a, b) => {
+            exp_vars(c, out);
+            exp_vars(a, out);
+            exp_vars(b, out);
+        }
     }
 }
 

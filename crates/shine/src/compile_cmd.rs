@@ -17,9 +17,9 @@ pub enum Target {
     C,
     /// C with OpenMP (`mapPar` loops run on all cores).
     Openmp,
-    /// OpenCL kernels and host code (not available yet).
+    /// OpenCL kernels, run through the OpenCL runtime (`SHINE_OPENCL_DEVICE` picks the device).
     Opencl,
-    /// CUDA kernels and host code (not available yet).
+    /// CUDA kernels, compiled at run time with NVRTC.
     Cuda,
 }
 
@@ -156,6 +156,9 @@ fn compile_program(args: &ProgramArgs) -> Result<Compiled, CliError> {
 
 /// `shine compile PROG.rise --def NAME [--strategy S.elv --apply SNAME] --target T [-o OUT]`
 pub fn compile(args: &CompileArgs) -> Result<(), CliError> {
+    if matches!(args.program.target, Target::Opencl | Target::Cuda) {
+        return crate::gpu_cmd::compile(args);
+    }
     let compiled = compile_program(&args.program)?;
     let text = if args.emit_dpia {
         compiled.dpia.body.to_string()
@@ -170,64 +173,112 @@ pub fn compile(args: &CompileArgs) -> Result<(), CliError> {
     Ok(())
 }
 
-/// `shine run PROG.rise --def NAME ... --target T (--input X.npy... | --random SEED)`
-pub fn run(args: &RunArgs) -> Result<(), CliError> {
-    let compiled = compile_program(&args.program)?;
-    let def = &args.program.def;
-    let (inputs, instance) = inputs_of(args, &compiled)?;
-    let rise::Type::Data(result_type) = &instance.result else {
-        return Err(format!("the result of `{def}` is not data").into());
-    };
-    let (shape, elem) = interp::flat_layout(result_type)
-        .map_err(|e| format!("cannot lay out the result: {}", e.message))?;
-    let sizes = compiled
-        .dpia
-        .sizes
-        .iter()
-        .map(|v| {
-            instance
-                .nats
-                .iter()
-                .find(|(n, _)| **n == *v.name())
-                .map(|(_, x)| *x)
-                .ok_or_else(|| {
-                    CliError::from(format!(
-                        "no value for the size `{v}`; give it with --nat {v}=V"
-                    ))
-                })
+/// A definition compiled, loaded and given its inputs: what `shine run` and `shine bench`
+/// execute.
+pub struct Executable {
+    compiled: Compiled,
+    instance: rise::infer::Instance,
+    /// The inputs, in the order of the definition's value parameters.
+    pub inputs: Vec<Flat>,
+    buffers: Vec<runtime::Buffer>,
+    /// The values of the definition's sizes, in the order the entry point takes them.
+    pub sizes: Vec<i64>,
+    shape: Vec<usize>,
+    elem: ScalarType,
+    module: runtime::Module,
+    output: runtime::Buffer,
+}
+
+impl Executable {
+    /// Compiles the definition of `args` with the C compiler, loads it and makes its inputs
+    /// (from `.npy` files or random).
+    pub fn new(args: &RunArgs) -> Result<Executable, CliError> {
+        let compiled = compile_program(&args.program)?;
+        let def = &args.program.def;
+        let (inputs, instance) = inputs_of(args, &compiled)?;
+        let rise::Type::Data(result_type) = &instance.result else {
+            return Err(format!("the result of `{def}` is not data").into());
+        };
+        let (shape, elem) = interp::flat_layout(result_type)
+            .map_err(|e| format!("cannot lay out the result: {}", e.message))?;
+        let sizes = compiled
+            .dpia
+            .sizes
+            .iter()
+            .map(|v| {
+                instance
+                    .nats
+                    .iter()
+                    .find(|(n, _)| **n == *v.name())
+                    .map(|(_, x)| *x)
+                    .ok_or_else(|| {
+                        CliError::from(format!(
+                            "no value for the size `{v}`; give it with --nat {v}=V"
+                        ))
+                    })
+            })
+            .collect::<Result<Vec<i64>, _>>()?;
+
+        let mut config = runtime::CompilerConfig::default().with_compiler(args.cc.clone());
+        if let Some(flags) = &args.cflags {
+            config = config.with_flags(flags.split_whitespace().map(str::to_string));
+        }
+        if args.sanitize {
+            config = config
+                .with_sanitizer(runtime::Sanitizer::Address)
+                .with_sanitizer(runtime::Sanitizer::UndefinedBehavior);
+        }
+        let module =
+            runtime::Module::compile(&compiled.module.source, &compiled.module.entry, &config)
+                .map_err(|e| CliError::from(e.to_string()))?;
+        let buffers: Vec<runtime::Buffer> =
+            inputs.iter().map(to_buffer).collect::<Result<_, _>>()?;
+        let count: usize = shape.iter().product();
+        let output = runtime::Buffer::zeroed(count * byte_size(elem)?);
+        Ok(Executable {
+            compiled,
+            instance,
+            inputs,
+            buffers,
+            sizes,
+            shape,
+            elem,
+            module,
+            output,
         })
-        .collect::<Result<Vec<i64>, _>>()?;
-
-    let mut config = runtime::CompilerConfig::default().with_compiler(args.cc.clone());
-    if let Some(flags) = &args.cflags {
-        config = config.with_flags(flags.split_whitespace().map(str::to_string));
     }
-    if args.sanitize {
-        config = config
-            .with_sanitizer(runtime::Sanitizer::Address)
-            .with_sanitizer(runtime::Sanitizer::UndefinedBehavior);
-    }
-    let module = runtime::Module::compile(&compiled.module.source, &compiled.module.entry, &config)
-        .map_err(|e| CliError::from(e.to_string()))?;
-    let buffers: Vec<runtime::Buffer> = inputs.iter().map(to_buffer).collect::<Result<_, _>>()?;
-    let refs: Vec<&runtime::Buffer> = buffers.iter().collect();
-    let count: usize = shape.iter().product();
-    let mut output = runtime::Buffer::zeroed(count * byte_size(elem)?);
-    module
-        .run(&mut output, &refs, &sizes)
-        .map_err(|e| CliError::from(e.to_string()))?;
-    let result = from_buffer(&output, elem, &shape)?;
 
-    let mut report = serde_json::Map::new();
-    report.insert("def".into(), def.clone().into());
-    report.insert(
-        "target".into(),
-        format!("{:?}", args.program.target).to_lowercase().into(),
-    );
-    if args.verify {
-        let expected = interpret(&compiled, &instance, &inputs)?;
-        let tol = if elem.is_float() {
-            if elem == ScalarType::F64 {
+    /// The number of elements of the result.
+    pub fn result_len(&self) -> usize {
+        self.shape.iter().product()
+    }
+
+    /// Runs the code once.
+    pub fn run(&mut self) -> Result<(), CliError> {
+        let refs: Vec<&runtime::Buffer> = self.buffers.iter().collect();
+        self.module
+            .run(&mut self.output, &refs, &self.sizes)
+            .map_err(|e| CliError::from(e.to_string()))
+    }
+
+    /// Runs the code `warmup` times untimed, then `runs` times timed.
+    pub fn bench(&mut self, runs: usize, warmup: usize) -> Result<runtime::Timing, CliError> {
+        let refs: Vec<&runtime::Buffer> = self.buffers.iter().collect();
+        self.module
+            .bench(&mut self.output, &refs, &self.sizes, runs, warmup)
+            .map_err(|e| CliError::from(e.to_string()))
+    }
+
+    /// The result of the last run.
+    pub fn result(&self) -> Result<Flat, CliError> {
+        from_buffer(&self.output, self.elem, &self.shape)
+    }
+
+    /// Compares `result` with the reference interpreter on the same inputs.
+    pub fn verify(&self, result: &Flat) -> Result<(), CliError> {
+        let expected = interpret(&self.compiled, &self.instance, &self.inputs)?;
+        let tol = if self.elem.is_float() {
+            if self.elem == ScalarType::F64 {
                 runtime::Tolerance::for_f64()
             } else {
                 runtime::Tolerance::for_f32()
@@ -241,18 +292,38 @@ pub fn run(args: &RunArgs) -> Result<(), CliError> {
             CliError::from(format!(
                 "verification failed: the generated code and the interpreter differ: {m}"
             ))
-        })?;
+        })
+    }
+}
+
+/// `shine run PROG.rise --def NAME ... --target T (--input X.npy... | --random SEED)`
+pub fn run(args: &RunArgs) -> Result<(), CliError> {
+    if matches!(args.program.target, Target::Opencl | Target::Cuda) {
+        return crate::gpu_cmd::run(args);
+    }
+    let mut exe = Executable::new(args)?;
+    let def = &args.program.def;
+    exe.run()?;
+    let result = exe.result()?;
+
+    let mut report = serde_json::Map::new();
+    report.insert("def".into(), def.clone().into());
+    report.insert(
+        "target".into(),
+        format!("{:?}", args.program.target).to_lowercase().into(),
+    );
+    if args.verify {
+        exe.verify(&result)?;
         report.insert("verified".into(), true.into());
         if !args.json {
             eprintln_text(&format!(
-                "verified against the interpreter ({count} elements)"
+                "verified against the interpreter ({} elements)",
+                exe.result_len()
             ));
         }
     }
     if let Some(runs) = args.bench {
-        let t = module
-            .bench(&mut output, &refs, &sizes, runs, 1)
-            .map_err(|e| CliError::from(e.to_string()))?;
+        let t = exe.bench(runs, 1)?;
         report.insert("median_ms".into(), t.median_ms.into());
         report.insert("min_ms".into(), t.min_ms.into());
         report.insert("max_ms".into(), t.max_ms.into());
@@ -315,7 +386,10 @@ fn inputs_of(
 }
 
 /// The parameter types of the scheme with every size given by `--nat`.
-fn random_param_types(scheme: &Type, nats: &[(String, i64)]) -> Result<Vec<DataType>, CliError> {
+pub(crate) fn random_param_types(
+    scheme: &Type,
+    nats: &[(String, i64)],
+) -> Result<Vec<DataType>, CliError> {
     let mut t = scheme.clone();
     while let Type::DepFun { binder, body, .. } = &t {
         let v = nats
@@ -349,11 +423,11 @@ fn random_param_types(scheme: &Type, nats: &[(String, i64)]) -> Result<Vec<DataT
 }
 
 /// A small deterministic generator (PCG-style LCG), so `--random SEED` is reproducible.
-struct Lcg(u64);
+pub(crate) struct Lcg(u64);
 
 impl Lcg {
     /// The generator one step after `seed`.
-    fn new(seed: u64) -> Lcg {
+    pub(crate) fn new(seed: u64) -> Lcg {
         let mut rng = Lcg(seed);
         rng.next();
         rng
@@ -372,7 +446,7 @@ impl Lcg {
     }
 }
 
-fn random_flat(t: &DataType, rng: &mut Lcg) -> Result<Flat, CliError> {
+pub(crate) fn random_flat(t: &DataType, rng: &mut Lcg) -> Result<Flat, CliError> {
     let (shape, elem) = interp::flat_layout(t).map_err(|e| CliError::from(e.message))?;
     let count: usize = shape.iter().product();
     let data = (0..count)
@@ -395,7 +469,7 @@ fn random_flat(t: &DataType, rng: &mut Lcg) -> Result<Flat, CliError> {
     Ok(Flat { elem, shape, data })
 }
 
-fn byte_size(t: ScalarType) -> Result<usize, CliError> {
+pub(crate) fn byte_size(t: ScalarType) -> Result<usize, CliError> {
     match t {
         ScalarType::F16 => Err("f16 data is not supported by compiled code"
             .to_string()
@@ -406,7 +480,7 @@ fn byte_size(t: ScalarType) -> Result<usize, CliError> {
 }
 
 /// The bytes of a flat array, as the generated C code lays it out.
-fn to_buffer(flat: &Flat) -> Result<runtime::Buffer, CliError> {
+pub(crate) fn to_buffer(flat: &Flat) -> Result<runtime::Buffer, CliError> {
     let mut bytes = Vec::with_capacity(flat.data.len() * byte_size(flat.elem)?);
     for s in &flat.data {
         match *s {
@@ -432,7 +506,11 @@ fn to_buffer(flat: &Flat) -> Result<runtime::Buffer, CliError> {
 }
 
 /// A flat array from the bytes the generated code wrote.
-fn from_buffer(buf: &runtime::Buffer, elem: ScalarType, shape: &[usize]) -> Result<Flat, CliError> {
+pub(crate) fn from_buffer(
+    buf: &runtime::Buffer,
+    elem: ScalarType,
+    shape: &[usize],
+) -> Result<Flat, CliError> {
     let size = byte_size(elem)?;
     let data = buf
         .as_bytes()

@@ -3,9 +3,11 @@
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
 
+mod bench_cmd;
 mod cli;
 mod compile_cmd;
 mod fsmooth_cmd;
+mod gpu_cmd;
 mod rewrite_cmd;
 
 /// shine: a compiler for RISE (what to compute) driven by ELEVATE strategies (how to optimize).
@@ -33,6 +35,11 @@ enum Command {
         #[command(subcommand)]
         cmd: fsmooth_cmd::FsmoothCommand,
     },
+    /// Benchmarks: shine's generated code against the anchors, interleaved in one run.
+    Bench {
+        #[command(subcommand)]
+        cmd: bench_cmd::BenchCommand,
+    },
 }
 
 fn main() -> ExitCode {
@@ -44,6 +51,7 @@ fn main() -> ExitCode {
         Command::Compile(a) => compile_cmd::compile(&a),
         Command::Run(a) => compile_cmd::run(&a),
         Command::Fsmooth { cmd } => fsmooth_cmd::run(&cmd).map_err(cli::CliError),
+        Command::Bench { cmd } => bench_cmd::run(&cmd),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

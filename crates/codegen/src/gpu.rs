@@ -1,0 +1,472 @@
+//! OpenCL and CUDA code generation: kernels plus a host plan (RISE & Shine §V-D,
+//! Listing 11).
+//!
+//! [`generate_gpu`] prepares the DPIA program for a GPU ([`dpia::gpu::prepare`]:
+//! kernel/host split, launch configurations, hoisting, barriers), lowers every
+//! kernel with the same views-to-indices machinery as the C back end, and prints
+//! them as OpenCL C or CUDA C++ (for NVRTC) in one source. The host side is data,
+//! not code: a [`GpuModule`] lists the temporary buffers to allocate and, for each
+//! kernel, the buffers and sizes it takes and how it is launched; the runtime
+//! (`runtime::OpenClProgram`, `runtime::CudaProgram`) allocates, transfers,
+//! launches and reads back. [`GpuModule::host_plan`] describes it in words, and the
+//! source starts with that description as a comment.
+//!
+//! The same program compiles to both targets: `mapWorkGroup(d)` and `mapBlock(d)`
+//! are the loop over work-groups (blocks), `mapLocal(d)` and `mapThread(d)` the
+//! loop over the threads of one. Every parallel loop is printed as a loop over
+//! the threads of its level, as in Listing 11:
+//!
+//! ```c
+//! // mapWorkGroup(0)
+//! for (int wg0 = get_group_id(0); wg0 < n / 32; wg0 += get_num_groups(0)) {
+//!   // mapLocal(0)
+//!   for (int lid0 = get_local_id(0); lid0 < 32; lid0 += get_local_size(0)) {
+//! ```
+//!
+//! Private memory a work-group allocates outside its `mapLocal` loops (the
+//! accumulators of a register-blocked reduction) is given to each thread only in
+//! the part it indexes with its local ids, when every access does so (see
+//! `Lowerer::distributable`); examples/gpu_mm.rise's 16x16x4x4 accumulator becomes
+//! 4x4 registers per work-item.
+//!
+//! # Not supported yet (each an error naming it)
+//! Vector types (`vec[t, n]`), `bool` buffers, `mapWarp` and `mapLane`, local
+//! memory of a size that is not a constant, pairs holding arrays as buffers.
+
+use arith::{Nat, Var};
+use dpia::{Comm, GpuProgram, Launch};
+use rise::DataType;
+
+use crate::ast::{FnKind, Function, Type, Unit};
+use crate::error::{unsupported, CodegenError};
+use crate::layout::{self, show_type};
+use crate::lower::Lowerer;
+use crate::print::{print_in, Dialect};
+
+/// The GPU language to generate.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum GpuTarget {
+    /// OpenCL C kernels.
+    OpenCl,
+    /// CUDA C++ kernels for NVRTC (`extern "C" __global__`).
+    Cuda,
+}
+
+/// What a kernel parameter is bound to at a launch.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum KernelParam {
+    /// The output buffer.
+    Output,
+    /// The input buffer of this index (in the order of the definition's parameters).
+    Input(usize),
+    /// The temporary buffer of this index ([`GpuModule::temporaries`]).
+    Temporary(usize),
+    /// The value of the size of this index (in the order of [`GpuModule::sizes`]), as `int`.
+    Size(usize),
+}
+
+/// One kernel of a module.
+#[derive(Clone, Debug, PartialEq)]
+pub struct GpuKernel {
+    /// Its name in the source.
+    pub name: String,
+    /// Its parameters, in order.
+    pub params: Vec<KernelParam>,
+    /// How it is launched, in terms of [`GpuModule::sizes`].
+    pub launch: Launch,
+}
+
+/// Global memory the host allocates for intermediate results (zero-initialised,
+/// device only).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Temporary {
+    /// The memory's name in the program.
+    pub name: String,
+    /// The number of elements, in terms of [`GpuModule::sizes`].
+    pub elements: Nat,
+    /// The size of one element in bytes.
+    pub elem_bytes: u64,
+}
+
+/// Generated GPU code and the plan of the host side.
+#[derive(Clone, Debug, PartialEq)]
+pub struct GpuModule {
+    /// The language of [`GpuModule::source`].
+    pub target: GpuTarget,
+    /// The kernels' source (OpenCL C, or CUDA C++ for NVRTC), starting with the host plan as a comment.
+    pub source: String,
+    /// The kernels, in the order the host launches them.
+    pub kernels: Vec<GpuKernel>,
+    /// The temporary buffers, in index order.
+    pub temporaries: Vec<Temporary>,
+    /// The program's sizes, in order (the variables launch sizes and temporaries mention).
+    pub sizes: Vec<Var>,
+}
+
+/// The grid of one launch: work-groups (blocks) and threads per work-group, per dimension.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct LaunchDims {
+    /// The number of work-groups (CUDA: the grid, in blocks).
+    pub groups: [u32; 3],
+    /// The number of threads of a work-group (CUDA: the block).
+    pub threads: [u32; 3],
+}
+
+impl LaunchDims {
+    /// The OpenCL global size: groups times threads, per dimension.
+    pub fn global(&self) -> [usize; 3] {
+        [0, 1, 2].map(|d| self.groups[d] as usize * self.threads[d] as usize)
+    }
+
+    /// The number of dimensions used (1 to 3).
+    pub fn dims(&self) -> usize {
+        (0..3)
+            .rev()
+            .find(|&d| self.groups[d] > 1 || self.threads[d] > 1)
+            .map_or(1, |d| d + 1)
+    }
+}
+
+impl GpuKernel {
+    /// The launch grid for the given values of the module's sizes: as the program
+    /// encodes it for `mapWorkGroup`/`mapLocal` kernels (work-groups beyond the
+    /// device's limits, and threads beyond `max_threads`, are left to the kernel's
+    /// loops, which stride over the iterations), and the host's choice for
+    /// `mapGlobal` kernels (up to 256 threads per work-group, enough work-groups to
+    /// give every iteration a thread).
+    pub fn dims(
+        &self,
+        sizes: &[Var],
+        values: &[i64],
+        max_threads: usize,
+    ) -> Result<LaunchDims, CodegenError> {
+        let eval = |n: &Nat| -> Result<i64, CodegenError> {
+            n.eval(&|v: &Var| {
+                sizes
+                    .iter()
+                    .position(|s| s == v)
+                    .and_then(|i| values.get(i).copied())
+            })
+            .map_err(|e| {
+                CodegenError::Unsupported(format!(
+                    "the launch of kernel `{}` needs `{n}`, which cannot be evaluated: {e:?}",
+                    self.name
+                ))
+            })
+        };
+        let max_groups = [i64::from(i32::MAX), 65535, 65535];
+        let max_threads = max_threads.clamp(1, 1024) as i64;
+        Ok(match &self.launch {
+            Launch::Single => LaunchDims {
+                groups: [1; 3],
+                threads: [1; 3],
+            },
+            Launch::Groups { groups, threads } => {
+                let mut t = [1i64; 3];
+                for d in 0..3 {
+                    t[d] = eval(&threads[d])?.max(1);
+                }
+                while t.iter().product::<i64>() > max_threads {
+                    let d = (0..3).max_by_key(|&d| t[d]).unwrap_or(0);
+                    t[d] = (t[d] / 2).max(1);
+                }
+                let mut g = [1u32; 3];
+                for d in 0..3 {
+                    g[d] = eval(&groups[d])?.clamp(1, max_groups[d]) as u32;
+                }
+                LaunchDims {
+                    groups: g,
+                    threads: t.map(|t| t as u32),
+                }
+            }
+            Launch::Global(items) => {
+                let counts = [0, 1, 2].map(|d| eval(&items[d]));
+                let mut c = [1i64; 3];
+                for d in 0..3 {
+                    c[d] = counts[d].clone()?.max(1);
+                }
+                let used = (0..3).rev().find(|&d| c[d] > 1).map_or(1, |d| d + 1);
+                let budget = max_threads.min(256);
+                let prefer: [i64; 3] = match used {
+                    1 => [budget, 1, 1],
+                    2 => [32, budget / 32, 1],
+                    _ => [32, 4, budget / 128],
+                };
+                let mut t = [1i64; 3];
+                let mut g = [1u32; 3];
+                for d in 0..3 {
+                    let np2 = (c[d] as u64).next_power_of_two() as i64;
+                    t[d] = prefer[d].min(np2).max(1);
+                    g[d] = ((c[d] + t[d] - 1) / t[d]).clamp(1, max_groups[d]) as u32;
+                }
+                LaunchDims {
+                    groups: g,
+                    threads: t.map(|t| t as u32),
+                }
+            }
+        })
+    }
+}
+
+impl GpuModule {
+    /// The host side in words: the buffers, then each launch.
+    pub fn host_plan(&self, inputs: &[String], output: &str) -> String {
+        let mut lines = Vec::new();
+        let sizes: Vec<&str> = self.sizes.iter().map(Var::name).collect();
+        lines.push(format!(
+            "Host: copy the inputs ({}) to the device, allocate the output `{output}`{}; \
+             sizes: {}.",
+            inputs.join(", "),
+            if self.temporaries.is_empty() {
+                String::new()
+            } else {
+                let t: Vec<String> = self
+                    .temporaries
+                    .iter()
+                    .map(|t| {
+                        let n = crate::print::expr(&crate::nat_expr::nat_to_expr(&t.elements));
+                        format!("`{}` ({n} x {} bytes)", t.name, t.elem_bytes)
+                    })
+                    .collect();
+                format!(" and the temporaries {}", t.join(", "))
+            },
+            if sizes.is_empty() {
+                "none".to_string()
+            } else {
+                sizes.join(", ")
+            }
+        ));
+        for (k, kernel) in self.kernels.iter().enumerate() {
+            lines.push(format!(
+                "Launch {}: {} with {}.",
+                k + 1,
+                kernel.name,
+                describe_launch(&kernel.launch)
+            ));
+        }
+        lines.push("Then copy the output back to the host.".into());
+        lines.join("\n")
+    }
+}
+
+fn describe_launch(l: &Launch) -> String {
+    let dims = |v: &[Nat; 3]| -> String {
+        let used = (0..3)
+            .rev()
+            .find(|&d| v[d] != Nat::cst(1))
+            .map_or(1, |d| d + 1);
+        v[..used]
+            .iter()
+            .map(|n| crate::print::expr(&crate::nat_expr::nat_to_expr(n)))
+            .collect::<Vec<_>>()
+            .join(" x ")
+    };
+    match l {
+        Launch::Single => "one work-item".into(),
+        Launch::Global(items) => format!("at least {} work-items", dims(items)),
+        Launch::Groups { groups, threads } => format!(
+            "{} work-groups (blocks) of {} work-items (threads)",
+            dims(groups),
+            dims(threads)
+        ),
+    }
+}
+
+/// Generates the kernels of `program` for `target`, with the host plan.
+pub fn generate_gpu(program: &dpia::Program, target: GpuTarget) -> Result<GpuModule, CodegenError> {
+    let gp = dpia::gpu::prepare(program).map_err(CodegenError::Gpu)?;
+    check_types(&gp)?;
+    let dialect = match target {
+        GpuTarget::OpenCl => Dialect::OpenCl,
+        GpuTarget::Cuda => Dialect::Cuda,
+    };
+    let mut l = Lowerer::default();
+    l.gpu = true;
+    // Typedefs first, so that they get their canonical names.
+    let all = dpia::Program {
+        name: gp.name.clone(),
+        sizes: gp.sizes.clone(),
+        output: gp.output.clone(),
+        inputs: gp.inputs.iter().chain(&gp.temporaries).cloned().collect(),
+        body: Comm::Seq(gp.kernels.iter().map(|k| k.body.clone()).collect()),
+    };
+    l.register_types(&all)?;
+    let kernel_names: Vec<String> = gp.kernels.iter().map(|k| l.names.fresh(&k.name)).collect();
+    let names = l.names.clone();
+    let mut functions = Vec::new();
+    let mut kernels = Vec::new();
+    for (k, name) in gp.kernels.iter().zip(kernel_names) {
+        // every kernel names its variables afresh (`output` in each)
+        l.names = names.clone();
+        for td in l.types.defs() {
+            l.names.reserve(td.name());
+        }
+        l.threads = match &k.launch {
+            Launch::Groups { threads, .. } => threads.clone().map(|t| t.as_cst()),
+            _ => [None; 3],
+        };
+        let (params, refs, body) = l.gpu_kernel(&gp, &k.body)?;
+        let mut stmts = vec![crate::ast::Stmt::Comment(format!(
+            "launch: {}",
+            describe_launch(&k.launch)
+        ))];
+        stmts.extend(body);
+        functions.push(Function {
+            kind: FnKind::Kernel,
+            name: name.clone(),
+            ret: Type::Void,
+            params,
+            body: stmts,
+        });
+        kernels.push(GpuKernel {
+            name,
+            params: refs,
+            launch: k.launch.clone(),
+        });
+    }
+    let temporaries = gp
+        .temporaries
+        .iter()
+        .map(|t| {
+            let leaves = layout::leaves(&t.ty)?;
+            let [leaf] = leaves.as_slice() else {
+                return unsupported(format!(
+                    "the temporary `{}` of type {}: a pair holding arrays is not one buffer",
+                    t.name,
+                    show_type(&t.ty)
+                ));
+            };
+            Ok(Temporary {
+                name: t.name.clone(),
+                elements: leaf.count.clone().unwrap_or_else(|| Nat::cst(1)),
+                elem_bytes: size_align(&leaf.elem).0,
+            })
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    let uses_double = all_types(&gp)
+        .iter()
+        .any(|t| mentions(t, &|s| s == rise::ScalarType::F64));
+    let mut preamble = Vec::new();
+    if uses_double && target == GpuTarget::OpenCl {
+        preamble.push("#pragma OPENCL EXTENSION cl_khr_fp64 : enable".to_string());
+    }
+    let mut module = GpuModule {
+        target,
+        source: String::new(),
+        kernels,
+        temporaries,
+        sizes: gp.sizes.clone(),
+    };
+    let inputs: Vec<String> = gp.inputs.iter().map(|i| format!("`{}`", i.name)).collect();
+    let header = format!(
+        "Generated by shine from the DPIA program `{}` ({}).\n{}",
+        gp.name,
+        match target {
+            GpuTarget::OpenCl => "OpenCL C",
+            GpuTarget::Cuda => "CUDA C++ for NVRTC",
+        },
+        module.host_plan(&inputs, &gp.output.name)
+    );
+    let unit = Unit {
+        header,
+        includes: Vec::new(),
+        preamble,
+        typedefs: std::mem::take(&mut l.types).into_defs(),
+        functions,
+    };
+    module.source = print_in(&unit, dialect);
+    Ok(module)
+}
+
+/// Rejects the data types the GPU back ends do not handle yet.
+fn check_types(gp: &GpuProgram) -> Result<(), CodegenError> {
+    for t in all_types(gp) {
+        if has_vector(&t) {
+            return unsupported(format!(
+                "the vector type in {} on a GPU (vectors are supported on CPUs only so far)",
+                show_type(&t)
+            ));
+        }
+    }
+    for b in std::iter::once(&gp.output)
+        .chain(&gp.inputs)
+        .chain(&gp.temporaries)
+    {
+        if mentions(&b.ty, &|s| s == rise::ScalarType::Bool) {
+            return unsupported(format!(
+                "the buffer `{}` of type {}: OpenCL kernels take no `bool` buffers",
+                b.name,
+                show_type(&b.ty)
+            ));
+        }
+    }
+    Ok(())
+}
+
+fn all_types(gp: &GpuProgram) -> Vec<DataType> {
+    let mut tys: Vec<DataType> = std::iter::once(&gp.output)
+        .chain(&gp.inputs)
+        .chain(&gp.temporaries)
+        .map(|i| i.ty.clone())
+        .collect();
+    fn go(c: &Comm, out: &mut Vec<DataType>) {
+        match c {
+            Comm::Seq(cs) => cs.iter().for_each(|c| go(c, out)),
+            Comm::New { ident, body, .. } => {
+                out.push(ident.ty.clone());
+                go(body, out);
+            }
+            Comm::For { body, .. } => go(body, out),
+            Comm::Assign(a, e) => {
+                out.push(a.ty.clone());
+                out.push(e.ty.clone());
+            }
+            Comm::Skip | Comm::Barrier { .. } => {}
+        }
+    }
+    for k in &gp.kernels {
+        go(&k.body, &mut tys);
+    }
+    tys
+}
+
+fn has_vector(t: &DataType) -> bool {
+    match t {
+        DataType::Vector(..) => true,
+        DataType::Array(_, e) => has_vector(e),
+        DataType::Pair(a, b) => has_vector(a) || has_vector(b),
+        _ => false,
+    }
+}
+
+fn mentions(t: &DataType, p: &dyn Fn(rise::ScalarType) -> bool) -> bool {
+    match t {
+        DataType::Scalar(s) => p(*s),
+        DataType::Array(_, e) | DataType::Vector(_, e) => mentions(e, p),
+        DataType::Pair(a, b) => mentions(a, p) || mentions(b, p),
+        _ => false,
+    }
+}
+
+/// Size and alignment in bytes of a value of flat data (C struct layout).
+fn size_align(t: &DataType) -> (u64, u64) {
+    match t {
+        DataType::Scalar(s) => {
+            let b = u64::from(s.bits().div_ceil(8)).max(1);
+            (b, b)
+        }
+        DataType::NatType | DataType::Index(_) => (4, 4),
+        DataType::Vector(n, e) => {
+            let lanes = n.as_cst().unwrap_or(1).max(1) as u64;
+            let (b, _) = size_align(e);
+            (b * lanes, b * lanes)
+        }
+        DataType::Pair(a, b) => {
+            let ((sa, aa), (sb, ab)) = (size_align(a), size_align(b));
+            let align = aa.max(ab);
+            let off_b = sa.div_ceil(ab) * ab;
+            ((off_b + sb).div_ceil(align) * align, align)
+        }
+        _ => (8, 8),
+    }
+}

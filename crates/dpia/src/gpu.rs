@@ -1,0 +1,495 @@
+//! Imperative DPIA for GPUs: the kernel/host split and the passes a kernel needs
+//! (RISE & Shine §V-C and §VI; the parallel hierarchy of Listing 8's
+//! `parForWorkGroup` and Listing 10's `parForLocal`).
+//!
+//! [`prepare`] turns a translated [`Program`] into a [`GpuProgram`]:
+//! 1. **Global allocations move to the host** ([`crate::hoist`]): every global
+//!    `new` becomes a *temporary* buffer the host allocates before the first
+//!    kernel, expanded by the parallel loops around it.
+//! 2. **Kernel/host split**: the top-level commands that remain are run one after
+//!    another by the host; each one with parallel loops becomes a kernel of its
+//!    own (the end of a kernel is the only point where all work-groups have
+//!    finished), consecutive ones without are one single-thread kernel.
+//! 3. **Launch configuration**: a kernel's loops say how it is launched. A kernel of
+//!    `mapGlobal(d)` loops needs as many work-items in dimension `d` as its largest
+//!    such loop has iterations ([`Launch::Global`]); a kernel of `mapWorkGroup(d)`
+//!    and `mapLocal(d)` loops as many work-groups as its largest `mapWorkGroup(d)`
+//!    loop and as many threads per work-group as its largest `mapLocal(d)` loop
+//!    ([`Launch::Groups`]). Every loop is printed as a loop over the threads of its
+//!    level (`for (i = get_local_id(0); i < n; i += get_local_size(0))`), so the
+//!    code is correct with fewer threads too; only barriers rely on the exact
+//!    number of threads per work-group.
+//! 4. **Checks**: a kernel mixes no `mapGlobal` with `mapWorkGroup`/`mapLocal`
+//!    loops, nests no level inside itself or a work-group loop inside a thread
+//!    loop, and writes local or global memory only inside the loops that spread
+//!    its threads (otherwise every thread would write the same memory at once).
+//! 5. **Local and private allocations move to the top of the kernel**
+//!    ([`crate::hoist`]): local memory (expanded by the `mapLocal` loops around
+//!    it) and private arrays.
+//! 6. **Barriers** ([`crate::barriers`]) where threads communicate, and the
+//!    rejection of a barrier in divergent control flow.
+//!
+//! `mapPar` (CPU threads) in a GPU program is an error: it says to run on a CPU.
+
+use std::collections::HashMap;
+use std::fmt;
+
+use crate::barriers;
+use crate::hoist::{free_in_type, hoist, Expand};
+use crate::imperative::*;
+use arith::{Nat, Var};
+use rise::{AddrSpace, DataType};
+
+/// The most threads a work-group may have (CUDA's limit; NVIDIA's OpenCL has the same).
+pub const MAX_WORK_GROUP_SIZE: i64 = 1024;
+
+/// Why a program cannot run on a GPU as it is.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct GpuError {
+    /// What is wrong, naming the memory or loop concerned.
+    pub message: String,
+    /// What would resolve it.
+    pub help: Option<String>,
+}
+
+impl GpuError {
+    /// An error with an optional hint.
+    pub fn new(message: impl Into<String>, help: Option<&str>) -> GpuError {
+        GpuError {
+            message: message.into(),
+            help: help.map(str::to_string),
+        }
+    }
+}
+
+impl fmt::Display for GpuError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.message)?;
+        if let Some(h) = &self.help {
+            write!(f, "\n  help: {h}")?;
+        }
+        Ok(())
+    }
+}
+
+impl std::error::Error for GpuError {}
+
+/// How a kernel is launched, in terms of the program's sizes.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Launch {
+    /// One work-item (the kernel has no parallel loop).
+    Single,
+    /// At least this many work-items in each dimension (`mapGlobal` loops); how they
+    /// are grouped is the host's choice. Unused dimensions are 1.
+    Global([Nat; 3]),
+    /// This many work-groups of this many threads in each dimension (`mapWorkGroup`
+    /// and `mapLocal` loops). Unused dimensions are 1.
+    Groups {
+        /// The number of work-groups (thread blocks).
+        groups: [Nat; 3],
+        /// The number of threads of a work-group (a block).
+        threads: [Nat; 3],
+    },
+}
+
+/// One kernel: what one launch runs.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Kernel {
+    /// The kernel's name (a C identifier).
+    pub name: String,
+    /// Its body: local memory and private arrays allocated first (`new` at the top),
+    /// then the loops, with barriers.
+    pub body: Comm,
+    /// How it is launched.
+    pub launch: Launch,
+}
+
+/// A program split into kernels the host runs one after another.
+#[derive(Clone, Debug, PartialEq)]
+pub struct GpuProgram {
+    /// The program's name.
+    pub name: String,
+    /// The sizes, in the order of the definition's binders.
+    pub sizes: Vec<Var>,
+    /// The output (global memory).
+    pub output: Ident,
+    /// The inputs (global memory, read only).
+    pub inputs: Vec<Ident>,
+    /// Global memory the host allocates for the kernels' intermediate results.
+    pub temporaries: Vec<Ident>,
+    /// The kernels, in the order they run.
+    pub kernels: Vec<Kernel>,
+}
+
+/// Splits `p` into kernels and prepares each for a GPU (see the module docs).
+pub fn prepare(p: &Program) -> Result<GpuProgram, GpuError> {
+    reject_cpu_loops(&p.body)?;
+    let (temps, body) = hoist(
+        p.body.clone(),
+        &|_, a| *a == AddrSpace::Global,
+        &|kind, _, _| {
+            Ok(if matches!(kind, LoopKind::Gpu(_)) {
+                Expand::Yes
+            } else {
+                Expand::No
+            })
+        },
+    )?;
+    let mut temporaries = Vec::new();
+    for (ident, _) in temps {
+        if let Some(v) = free_in_type(&ident.ty)
+            .iter()
+            .find(|v| !p.sizes.contains(v))
+        {
+            return Err(GpuError::new(
+                format!(
+                    "the size of the global memory `{}` ({}) depends on `{v}`, which the host does not know",
+                    ident.name, ident.ty
+                ),
+                None,
+            ));
+        }
+        temporaries.push(ident);
+    }
+
+    let mut items = Vec::new();
+    flatten(body, &mut items);
+    let mut groups: Vec<Vec<Comm>> = Vec::new();
+    let mut last_parallel = true;
+    for item in items {
+        let parallel = has_gpu_loop(&item);
+        if parallel || last_parallel {
+            groups.push(vec![item]);
+        } else if let Some(g) = groups.last_mut() {
+            g.push(item);
+        }
+        last_parallel = parallel;
+    }
+
+    let mut spaces: HashMap<String, AddrSpace> = HashMap::new();
+    spaces.insert(p.output.name.clone(), AddrSpace::Global);
+    for i in p.inputs.iter().chain(&temporaries) {
+        spaces.insert(i.name.clone(), AddrSpace::Global);
+    }
+    let count = groups.len();
+    let mut kernels = Vec::new();
+    for (k, items) in groups.into_iter().enumerate() {
+        let name = if count == 1 {
+            p.name.clone()
+        } else {
+            format!("{}_k{k}", p.name)
+        };
+        let body = if items.len() == 1 {
+            items.into_iter().next().unwrap_or(Comm::Skip)
+        } else {
+            Comm::Seq(items)
+        };
+        kernels.push(kernel(name, body, &p.sizes, &spaces)?);
+    }
+    Ok(GpuProgram {
+        name: p.name.clone(),
+        sizes: p.sizes.clone(),
+        output: p.output.clone(),
+        inputs: p.inputs.clone(),
+        temporaries,
+        kernels,
+    })
+}
+
+/// What the loops of a kernel are.
+#[derive(Default)]
+struct Shape {
+    global: [Vec<Nat>; 3],
+    group: [Vec<Nat>; 3],
+    local: [Vec<Nat>; 3],
+}
+
+fn kernel(
+    name: String,
+    body: Comm,
+    sizes: &[Var],
+    spaces: &HashMap<String, AddrSpace>,
+) -> Result<Kernel, GpuError> {
+    let mut shape = Shape::default();
+    levels(&body, &mut Vec::new(), sizes, &mut shape)?;
+    let has = |v: &[Vec<Nat>; 3]| v.iter().any(|c| !c.is_empty());
+    let max = |counts: &[Nat]| -> Nat {
+        counts
+            .iter()
+            .cloned()
+            .reduce(|a, b| Nat::max(&a, &b))
+            .unwrap_or_else(|| Nat::cst(1))
+    };
+    let launch = if has(&shape.global) {
+        if has(&shape.group) || has(&shape.local) {
+            return Err(GpuError::new(
+                format!(
+                    "the kernel `{name}` mixes `mapGlobal` loops with `mapWorkGroup`/`mapLocal` loops"
+                ),
+                Some("use either mapGlobal, or mapWorkGroup with mapLocal, in one kernel"),
+            ));
+        }
+        Launch::Global([0, 1, 2].map(|d| max(&shape.global[d])))
+    } else if has(&shape.group) || has(&shape.local) {
+        let threads = [0, 1, 2].map(|d| max(&shape.local[d]));
+        let constant: Option<Vec<i64>> = threads.iter().map(Nat::as_cst).collect();
+        if let Some(c) = constant {
+            let total: i64 = c.iter().product();
+            if total > MAX_WORK_GROUP_SIZE {
+                return Err(GpuError::new(
+                    format!(
+                        "the `mapLocal` loops of the kernel `{name}` need work-groups of {} = {total} \
+                         threads, more than the {MAX_WORK_GROUP_SIZE} a GPU runs",
+                        c.iter().map(i64::to_string).collect::<Vec<_>>().join(" x ")
+                    ),
+                    Some("split the mapLocal loops so that each has fewer iterations (split n, then mapLocal and mapSeq)"),
+                ));
+            }
+        }
+        Launch::Groups {
+            groups: [0, 1, 2].map(|d| max(&shape.group[d])),
+            threads,
+        }
+    } else {
+        Launch::Single
+    };
+
+    // Every thread would write memory outside the loops that spread the threads.
+    let thread_dims: Vec<(u8, &'static str)> = (0..3u8)
+        .filter_map(|d| {
+            let d_us = usize::from(d);
+            if !shape.global[d_us].is_empty() {
+                Some((d, "mapGlobal"))
+            } else if !shape.local[d_us].is_empty() {
+                Some((d, "mapLocal"))
+            } else {
+                None
+            }
+        })
+        .collect();
+
+    // Local memory and private arrays to the top of the kernel.
+    let (allocs, body) = hoist(
+        body,
+        &|ident, addr| match addr {
+            AddrSpace::Local => true,
+            AddrSpace::Private => matches!(ident.ty, DataType::Array(..)),
+            _ => false,
+        },
+        &|kind, addr, origin| match (kind, addr) {
+            (LoopKind::Gpu(ParLevel::Local(_)), AddrSpace::Local) => Ok(Expand::Yes),
+            (LoopKind::Gpu(ParLevel::Global(_)), AddrSpace::Local) => Err(GpuError::new(
+                format!(
+                    "local memory inside the `{origin}` loop: the work-items of a `mapGlobal` \
+                     kernel form no work-groups that could share it"
+                ),
+                Some("use mapWorkGroup and mapLocal, or private or global memory"),
+            )),
+            _ => Ok(Expand::No),
+        },
+    )?;
+    let mut spaces = spaces.clone();
+    collect_spaces(&body, &mut spaces);
+    for (ident, addr) in &allocs {
+        spaces.insert(ident.name.clone(), addr.clone());
+    }
+    shared_writes(&body, &mut Vec::new(), &thread_dims, &spaces)?;
+    let local_sizes = match &launch {
+        Launch::Groups { threads, .. } => threads.clone().map(|t| t.as_cst()),
+        _ => [Some(1); 3],
+    };
+    let body = barriers::insert(
+        body,
+        &barriers::Launch {
+            spaces: &spaces,
+            global_loops: matches!(launch, Launch::Global(_)),
+            group_dims: [0, 1, 2].map(|d| !shape.group[d].is_empty()),
+            local_sizes,
+        },
+    )?;
+    let body = allocs
+        .into_iter()
+        .rev()
+        .fold(body, |body, (ident, addr)| Comm::New {
+            ident,
+            addr,
+            body: Box::new(body),
+        });
+    Ok(Kernel { name, body, launch })
+}
+
+/// Records the parallel loops of a kernel; checks how they nest.
+fn levels(
+    c: &Comm,
+    stack: &mut Vec<(ParLevel, &'static str)>,
+    sizes: &[Var],
+    shape: &mut Shape,
+) -> Result<(), GpuError> {
+    match c {
+        Comm::Skip | Comm::Assign(..) | Comm::Barrier { .. } => Ok(()),
+        Comm::Seq(cs) => cs.iter().try_for_each(|c| levels(c, stack, sizes, shape)),
+        Comm::New { body, .. } => levels(body, stack, sizes, shape),
+        Comm::For {
+            count,
+            kind,
+            origin,
+            body,
+            ..
+        } => {
+            let LoopKind::Gpu(level) = kind else {
+                return levels(body, stack, sizes, shape);
+            };
+            let d = usize::from(level.dim());
+            if let Some((_, outer)) = stack.iter().find(|(l, _)| {
+                l == level
+                    || matches!(
+                        (l, level),
+                        (ParLevel::Local(_), ParLevel::WorkGroup(_))
+                            | (ParLevel::Global(_), ParLevel::WorkGroup(_))
+                    )
+            }) {
+                return Err(GpuError::new(
+                    format!("a `{origin}` loop inside a `{outer}` loop cannot be run on a GPU"),
+                    Some("nest work-group loops outside thread loops, and each level and dimension once"),
+                ));
+            }
+            if let Some(v) = count.free_vars().iter().find(|v| !sizes.contains(v)) {
+                return Err(GpuError::new(
+                    format!(
+                        "the number of iterations of a `{origin}` loop ({count}) depends on `{v}`, \
+                         so the launch cannot provide its threads"
+                    ),
+                    Some("parallel loops must have a number of iterations given by the program's sizes"),
+                ));
+            }
+            let list = match level {
+                ParLevel::Global(_) => &mut shape.global[d],
+                ParLevel::WorkGroup(_) => &mut shape.group[d],
+                ParLevel::Local(_) => &mut shape.local[d],
+            };
+            if !list.contains(count) {
+                list.push(count.clone());
+            }
+            stack.push((*level, origin));
+            let r = levels(body, stack, sizes, shape);
+            stack.pop();
+            r
+        }
+    }
+}
+
+/// Rejects writes to local or global memory that every thread of a dimension makes.
+fn shared_writes(
+    c: &Comm,
+    inside: &mut Vec<u8>,
+    thread_dims: &[(u8, &'static str)],
+    spaces: &HashMap<String, AddrSpace>,
+) -> Result<(), GpuError> {
+    match c {
+        Comm::Skip | Comm::Barrier { .. } => Ok(()),
+        Comm::Seq(cs) => cs
+            .iter()
+            .try_for_each(|c| shared_writes(c, inside, thread_dims, spaces)),
+        Comm::New { body, .. } => shared_writes(body, inside, thread_dims, spaces),
+        Comm::For { kind, body, .. } => {
+            let dim = match kind {
+                LoopKind::Gpu(l @ (ParLevel::Global(_) | ParLevel::Local(_))) => Some(l.dim()),
+                _ => None,
+            };
+            inside.extend(dim);
+            let r = shared_writes(body, inside, thread_dims, spaces);
+            if dim.is_some() {
+                inside.pop();
+            }
+            r
+        }
+        Comm::Assign(a, _) => {
+            let root = barriers::acc_root(a);
+            let space = match spaces.get(root) {
+                Some(s @ (AddrSpace::Local | AddrSpace::Global)) => s,
+                _ => return Ok(()),
+            };
+            match thread_dims.iter().find(|(d, _)| !inside.contains(d)) {
+                Some((d, prim)) => Err(GpuError::new(
+                    format!(
+                        "`{root}` ({space} memory) is written outside every `{prim}({d})` loop, so \
+                         all work-items of dimension {d} would write it at once"
+                    ),
+                    Some("spread the write over the work-items: lower the map that writes it with mapLocal / mapGlobal in that dimension"),
+                )),
+                None => Ok(()),
+            }
+        }
+    }
+}
+
+fn collect_spaces(c: &Comm, spaces: &mut HashMap<String, AddrSpace>) {
+    match c {
+        Comm::Seq(cs) => cs.iter().for_each(|c| collect_spaces(c, spaces)),
+        Comm::New { ident, addr, body } => {
+            spaces.insert(ident.name.clone(), addr.clone());
+            collect_spaces(body, spaces);
+        }
+        Comm::For { body, .. } => collect_spaces(body, spaces),
+        Comm::Skip | Comm::Assign(..) | Comm::Barrier { .. } => {}
+    }
+}
+
+fn reject_cpu_loops(c: &Comm) -> Result<(), GpuError> {
+    match c {
+        Comm::Seq(cs) => cs.iter().try_for_each(reject_cpu_loops),
+        Comm::New { body, .. } => reject_cpu_loops(body),
+        Comm::For {
+            kind: LoopKind::Par,
+            origin,
+            ..
+        } => Err(GpuError::new(
+            format!("`{origin}` runs on CPU threads and cannot be compiled for a GPU"),
+            Some("lower the map with mapGlobal, or mapWorkGroup and mapLocal (e.g. toMapGlobal(0)), or compile for --target openmp"),
+        )),
+        Comm::For { body, .. } => reject_cpu_loops(body),
+        Comm::Skip | Comm::Assign(..) | Comm::Barrier { .. } => Ok(()),
+    }
+}
+
+/// Whether a command has a GPU loop.
+pub fn has_gpu_loop(c: &Comm) -> bool {
+    match c {
+        Comm::Seq(cs) => cs.iter().any(has_gpu_loop),
+        Comm::New { body, .. } => has_gpu_loop(body),
+        Comm::For {
+            kind: LoopKind::Gpu(_),
+            ..
+        } => true,
+        Comm::For { body, .. } => has_gpu_loop(body),
+        Comm::Skip | Comm::Assign(..) | Comm::Barrier { .. } => false,
+    }
+}
+
+fn flatten(c: Comm, out: &mut Vec<Comm>) {
+    match c {
+        Comm::Seq(cs) => cs.into_iter().for_each(|c| flatten(c, out)),
+        Comm::Skip => {}
+        c => out.push(c),
+    }
+}
+
+/// The names of the memories a command reads or writes.
+pub fn memories_used(c: &Comm) -> std::collections::BTreeSet<String> {
+    fn go(c: &Comm, out: &mut std::collections::BTreeSet<String>) {
+        match c {
+            Comm::Seq(cs) => cs.iter().for_each(|c| go(c, out)),
+            Comm::New { body, .. } | Comm::For { body, .. } => go(body, out),
+            Comm::Assign(a, e) => {
+                out.insert(barriers::acc_root(a).to_string());
+                let mut reads = Vec::new();
+                barriers::exp_reads(e, &mut reads);
+                out.extend(reads);
+            }
+            Comm::Skip | Comm::Barrier { .. } => {}
+        }
+    }
+    let mut out = std::collections::BTreeSet::new();
+    go(c, &mut out);
+    out
+}

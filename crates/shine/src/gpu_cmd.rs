@@ -1,0 +1,416 @@
+//! `shine compile` and `shine run` for `--target opencl` and `--target cuda`
+//! (RISE & Shine §V; the GPU half of DESIGN.md's pipeline).
+//!
+//! The front end is the CPU path's: parse, type-check, apply the strategy,
+//! translate to imperative DPIA. Then `codegen::generate_gpu` prepares the
+//! program for a GPU (kernel/host split, hoisting, barriers) and prints its
+//! kernels; `shine compile` prints them (with the host plan as a comment), `shine
+//! run` builds them with the runtime (OpenCL: the device `SHINE_OPENCL_DEVICE`
+//! names, or any; CUDA: NVRTC and device 0), runs the launches the module lists,
+//! reads the output back and, with `--verify`, compares it with the interpreter.
+
+use crate::cli::{data_type_of, emit, CliError, Source};
+use crate::compile_cmd::{
+    byte_size, from_buffer, random_flat, random_param_types, to_buffer, CompileArgs, Lcg,
+    ProgramArgs, RunArgs, Target,
+};
+use crate::rewrite_cmd::{apply_strategy, load_strategy};
+use codegen::{GpuKernel, GpuModule, GpuTarget, KernelParam, LaunchDims};
+use rise::infer::{instantiate_def, prepare_def, CheckedProgram, Instance};
+use rise::interp::{self, Flat, Value};
+use rise::{DataType, ScalarType, Type};
+use runtime::{Buffer, KernelArg};
+
+/// A program through the front end: lowered and translated to imperative DPIA.
+struct Front {
+    source: Source,
+    checked: CheckedProgram,
+    scheme: Type,
+    dpia: dpia::Program,
+}
+
+fn gpu_target(t: Target) -> Result<GpuTarget, CliError> {
+    match t {
+        Target::Opencl => Ok(GpuTarget::OpenCl),
+        Target::Cuda => Ok(GpuTarget::Cuda),
+        other => Err(format!("internal error: {other:?} is not a GPU target").into()),
+    }
+}
+
+fn front(args: &ProgramArgs) -> Result<Front, CliError> {
+    let source = Source::read(&args.program)?;
+    let checked = source.check()?;
+    let prepared = prepare_def(&checked, &args.def).map_err(|d| source.error(d))?;
+    let lowered = match (&args.strategy, &args.apply) {
+        (Some(path), Some(apply)) => {
+            let strategy = load_strategy(path, apply)?;
+            apply_strategy(strategy, &prepared.body, args.budget)?.map_err(|f| {
+                CliError::from(format!(
+                    "the strategy `{apply}` failed on `{}`: {f}",
+                    args.def
+                ))
+            })?
+        }
+        _ => prepared.body.clone(),
+    };
+    let dpia = dpia::translate(&args.def, &lowered, &prepared.scheme).map_err(|e| {
+        let mut err = source.error(e.to_diagnostic());
+        if args.strategy.is_none() {
+            err.0.push_str(
+                "\nnote: no strategy was given (--strategy S.elv --apply NAME); the definition is compiled as written",
+            );
+        }
+        err
+    })?;
+    Ok(Front {
+        source,
+        checked,
+        scheme: prepared.scheme,
+        dpia,
+    })
+}
+
+fn generate(front: &Front, target: GpuTarget) -> Result<GpuModule, CliError> {
+    codegen::generate_gpu(&front.dpia, target)
+        .map_err(|e| CliError::from(format!("code generation failed: {e}")))
+}
+
+/// `shine compile ... --target opencl|cuda`: prints the kernels (the host plan is
+/// their first comment); with `--emit-dpia`, the imperative DPIA of each kernel
+/// after hoisting and barrier insertion.
+pub fn compile(args: &CompileArgs) -> Result<(), CliError> {
+    let target = gpu_target(args.program.target)?;
+    let front = front(&args.program)?;
+    let text = if args.emit_dpia {
+        let gp = dpia::gpu::prepare(&front.dpia)
+            .map_err(|e| CliError::from(format!("code generation failed: {e}")))?;
+        let mut text = String::new();
+        for t in &gp.temporaries {
+            text.push_str(&format!("temporary {}: {}\n", t.name, t.ty));
+        }
+        for k in &gp.kernels {
+            text.push_str(&format!("kernel {} ({:?}):\n{}", k.name, k.launch, k.body));
+        }
+        text
+    } else {
+        generate(&front, target)?.source
+    };
+    match &args.output {
+        Some(path) => std::fs::write(path, text)
+            .map_err(|e| CliError::from(format!("cannot write `{}`: {e}", path.display())))?,
+        None => emit(text.trim_end()),
+    }
+    Ok(())
+}
+
+/// A compiled GPU program on its device, ready to run the module's launches.
+enum Device {
+    OpenCl(runtime::OpenClProgram),
+    Cuda(runtime::CudaProgram),
+}
+
+/// What one run needs besides the device: the launches with their grids, the
+/// input buffers and the temporaries' sizes.
+struct Plan {
+    launches: Vec<(GpuKernel, LaunchDims)>,
+    temporaries: Vec<usize>,
+    inputs: usize,
+    sizes: Vec<i64>,
+}
+
+impl Plan {
+    fn args(&self, k: &GpuKernel) -> Result<Vec<KernelArg>, CliError> {
+        k.params
+            .iter()
+            .map(|p| {
+                Ok(match p {
+                    KernelParam::Output => KernelArg::Buffer(0),
+                    KernelParam::Input(i) => KernelArg::Buffer(1 + i),
+                    KernelParam::Temporary(t) => KernelArg::Buffer(1 + self.inputs + t),
+                    KernelParam::Size(s) => {
+                        let v = self.sizes[*s];
+                        KernelArg::I32(i32::try_from(v).map_err(|_| {
+                            CliError::from(format!("the size {v} does not fit a 32-bit int"))
+                        })?)
+                    }
+                })
+            })
+            .collect()
+    }
+
+    fn opencl(&self) -> Result<Vec<runtime::OpenClLaunch>, CliError> {
+        self.launches
+            .iter()
+            .map(|(k, dims)| {
+                let n = dims.dims();
+                Ok(
+                    runtime::OpenClLaunch::new(k.name.clone(), &dims.global()[..n])
+                        .local(&dims.threads.map(|t| t as usize)[..n])
+                        .args(self.args(k)?),
+                )
+            })
+            .collect()
+    }
+
+    fn cuda(&self) -> Result<Vec<runtime::CudaLaunch>, CliError> {
+        self.launches
+            .iter()
+            .map(|(k, dims)| {
+                Ok(
+                    runtime::CudaLaunch::new(k.name.clone(), dims.groups, dims.threads)
+                        .args(self.args(k)?),
+                )
+            })
+            .collect()
+    }
+}
+
+fn rt(e: runtime::RuntimeError) -> CliError {
+    CliError::from(e.to_string())
+}
+
+/// `shine run ... --target opencl|cuda`.
+pub fn run(args: &RunArgs) -> Result<(), CliError> {
+    let target = gpu_target(args.program.target)?;
+    if args.sanitize {
+        return Err(CliError::from(
+            "--sanitize builds C code with ASan/UBSan; for GPU code run shine under \
+             compute-sanitizer (CUDA) instead"
+                .to_string(),
+        ));
+    }
+    let front = front(&args.program)?;
+    let module = generate(&front, target)?;
+    let def = &args.program.def;
+    let (inputs, instance) = inputs_of(args, &front)?;
+    let rise::Type::Data(result_type) = &instance.result else {
+        return Err(format!("the result of `{def}` is not data").into());
+    };
+    let (shape, elem) = interp::flat_layout(result_type)
+        .map_err(|e| format!("cannot lay out the result: {}", e.message))?;
+    let sizes = module
+        .sizes
+        .iter()
+        .map(|v| {
+            instance
+                .nats
+                .iter()
+                .find(|(n, _)| **n == *v.name())
+                .map(|(_, x)| *x)
+                .ok_or_else(|| {
+                    CliError::from(format!(
+                        "no value for the size `{v}`; give it with --nat {v}=V"
+                    ))
+                })
+        })
+        .collect::<Result<Vec<i64>, _>>()?;
+    let buffers: Vec<Buffer> = inputs.iter().map(to_buffer).collect::<Result<_, _>>()?;
+    let refs: Vec<&Buffer> = buffers.iter().collect();
+    let count: usize = shape.iter().product();
+    let mut output = Buffer::zeroed(count * byte_size(elem)?);
+
+    let (device, max_threads) = match target {
+        GpuTarget::OpenCl => {
+            let dev = runtime::OpenClDevice::from_env().map_err(rt)?;
+            let options = build_options("SHINE_OPENCL_OPTIONS", DEFAULT_OPENCL_OPTIONS);
+            let program =
+                runtime::OpenClProgram::build(&dev, &module.source, &options).map_err(rt)?;
+            (Device::OpenCl(program), dev.max_work_group_size())
+        }
+        GpuTarget::Cuda => {
+            let dev = runtime::CudaDevice::open(0).map_err(rt)?;
+            let options = build_options("SHINE_NVRTC_OPTIONS", "");
+            let program =
+                runtime::CudaProgram::build(&dev, &module.source, &options).map_err(rt)?;
+            (Device::Cuda(program), 1024)
+        }
+    };
+    let eval = |n: &arith::Nat| -> Result<i64, CliError> {
+        n.eval(&|v: &arith::Var| module.sizes.iter().position(|s| s == v).map(|i| sizes[i]))
+            .map_err(|e| CliError::from(format!("cannot evaluate `{n}`: {e:?}")))
+    };
+    let temporaries = module
+        .temporaries
+        .iter()
+        .map(|t| Ok(eval(&t.elements)?.max(1) as usize * t.elem_bytes as usize))
+        .collect::<Result<Vec<usize>, CliError>>()?;
+    let launches = module
+        .kernels
+        .iter()
+        .map(|k| {
+            let dims = k
+                .dims(&module.sizes, &sizes, max_threads)
+                .map_err(|e| CliError::from(e.to_string()))?;
+            Ok((k.clone(), dims))
+        })
+        .collect::<Result<Vec<_>, CliError>>()?;
+    let plan = Plan {
+        launches,
+        temporaries,
+        inputs: refs.len(),
+        sizes,
+    };
+    match &device {
+        Device::OpenCl(p) => p
+            .run(&plan.opencl()?, &mut output, &refs, &plan.temporaries)
+            .map_err(rt)?,
+        Device::Cuda(p) => p
+            .run(&plan.cuda()?, &mut output, &refs, &plan.temporaries)
+            .map_err(rt)?,
+    }
+    let result = from_buffer(&output, elem, &shape)?;
+
+    let mut report = serde_json::Map::new();
+    report.insert("def".into(), def.clone().into());
+    report.insert(
+        "target".into(),
+        format!("{:?}", args.program.target).to_lowercase().into(),
+    );
+    report.insert("kernels".into(), module.kernels.len().into());
+    if args.verify {
+        verify(&front, &instance, &inputs, &result, elem)?;
+        report.insert("verified".into(), true.into());
+        if !args.json {
+            eprintln_text(&format!(
+                "verified against the interpreter ({count} elements)"
+            ));
+        }
+    }
+    if let Some(runs) = args.bench {
+        let t = match &device {
+            Device::OpenCl(p) => p
+                .bench(
+                    &plan.opencl()?,
+                    &mut output,
+                    &refs,
+                    &plan.temporaries,
+                    runs,
+                    1,
+                )
+                .map_err(rt)?,
+            Device::Cuda(p) => p
+                .bench(
+                    &plan.cuda()?,
+                    &mut output,
+                    &refs,
+                    &plan.temporaries,
+                    runs,
+                    1,
+                )
+                .map_err(rt)?,
+        };
+        report.insert("median_ms".into(), t.kernel.median_ms.into());
+        report.insert("min_ms".into(), t.kernel.min_ms.into());
+        report.insert("max_ms".into(), t.kernel.max_ms.into());
+        report.insert("runs".into(), t.kernel.runs.into());
+        report.insert("wall_median_ms".into(), t.wall.median_ms.into());
+        if !args.json {
+            eprintln_text(&format!(
+                "{} runs: kernel time median {:.3} ms, min {:.3} ms, max {:.3} ms (wall median {:.3} ms)",
+                t.kernel.runs, t.kernel.median_ms, t.kernel.min_ms, t.kernel.max_ms, t.wall.median_ms
+            ));
+        }
+    }
+    match &args.output {
+        Some(path) => shine::npy::write(path, &result)?,
+        None if !args.json => {
+            let value = Value::from_flat(result.elem, &result.shape, result.data.clone())
+                .map_err(|e| CliError::from(e.message))?;
+            emit(&value.to_string());
+        }
+        None => {}
+    }
+    if args.json {
+        emit(&serde_json::Value::Object(report).to_string());
+    }
+    Ok(())
+}
+
+/// The OpenCL build options used unless `SHINE_OPENCL_OPTIONS` gives others: let the
+/// compiler contract `a * b + c` into one fused multiply-add, as NVRTC does by default.
+const DEFAULT_OPENCL_OPTIONS: &str = "-cl-mad-enable";
+
+/// The build options of a GPU compiler: the environment variable `var` when it is set
+/// (the empty string included), else `default`.
+fn build_options(var: &str, default: &str) -> String {
+    std::env::var(var).unwrap_or_else(|_| default.to_string())
+}
+
+/// The inputs (from `.npy` files or random, as the CPU path makes them) and the
+/// definition instantiated at their types.
+fn inputs_of(args: &RunArgs, front: &Front) -> Result<(Vec<Flat>, Instance), CliError> {
+    let def = &args.program.def;
+    let inputs: Vec<Flat> = match args.random {
+        Some(seed) => {
+            let params = random_param_types(&front.scheme, &args.nats)?;
+            let mut rng = Lcg::new(seed);
+            params
+                .iter()
+                .map(|t| random_flat(t, &mut rng))
+                .collect::<Result<_, _>>()?
+        }
+        None => args
+            .inputs
+            .iter()
+            .map(|p| shine::npy::read(p).map_err(CliError::from))
+            .collect::<Result<_, _>>()?,
+    };
+    let types: Vec<DataType> = inputs.iter().map(data_type_of).collect();
+    let instance = instantiate_def(&front.checked, def, &types, &args.nats)
+        .map_err(|d| front.source.error(d))?;
+    if instance.params.len() != inputs.len() {
+        return Err(format!(
+            "`{def}` takes {} inputs, {} given (use --input for each, or --random SEED)",
+            instance.params.len(),
+            inputs.len()
+        )
+        .into());
+    }
+    Ok((inputs, instance))
+}
+
+/// Compares `result` with the interpreter on the same inputs.
+fn verify(
+    front: &Front,
+    instance: &Instance,
+    inputs: &[Flat],
+    result: &Flat,
+    elem: ScalarType,
+) -> Result<(), CliError> {
+    let values = inputs
+        .iter()
+        .map(|f| {
+            Value::from_flat(f.elem, &f.shape, f.data.clone())
+                .map_err(|e| CliError::from(e.message))
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    let function = interp::eval(&instance.expr).map_err(|e| front.source.error(e.into()))?;
+    let value = if values.is_empty() {
+        function
+    } else {
+        interp::apply(&function, values).map_err(|e| front.source.error(e.into()))?
+    };
+    let rise::Type::Data(t) = &instance.result else {
+        return Err("the result is not data".to_string().into());
+    };
+    let expected = value
+        .to_flat(t)
+        .map_err(|e| CliError::from(format!("interpreter result: {}", e.message)))?;
+    let tol = match elem {
+        ScalarType::F64 => runtime::Tolerance::for_f64(),
+        t if t.is_float() => runtime::Tolerance::for_f32(),
+        _ => runtime::Tolerance::exact(),
+    };
+    let want: Vec<f64> = expected.data.iter().map(|s| s.as_f64()).collect();
+    let got: Vec<f64> = result.data.iter().map(|s| s.as_f64()).collect();
+    runtime::compare(&want, &got, tol).map_err(|m| {
+        CliError::from(format!(
+            "verification failed: the generated code and the interpreter differ: {m}"
+        ))
+    })
+}
+
+fn eprintln_text(s: &str) {
+    use std::io::Write;
+    let _ = writeln!(std::io::stderr().lock(), "{s}");
+}

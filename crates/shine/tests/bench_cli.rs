@@ -1,0 +1,140 @@
+//! The plumbing of `shine bench cpu` without the anchors' virtualenv: small sizes, shine's
+//! side only, verified against the interpreter. (The full benchmark is not a test; see
+//! bench/README.md.)
+
+use serde_json::Value;
+use std::process::Command;
+
+fn shine() -> Command {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_shine"));
+    c.current_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/../.."));
+    c
+}
+
+fn run_json(args: &[&str]) -> Value {
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let json = dir.path().join("bench.json");
+    let out = shine()
+        .args([
+            "bench",
+            "cpu",
+            "--no-anchors",
+            "--quick",
+            "--settle-ms",
+            "0",
+        ])
+        .args(args)
+        .arg("--json")
+        .arg(&json)
+        .output()
+        .expect("shine runs");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "shine bench failed: {stderr}");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(stdout.contains("| case"), "no table on stdout: {stdout}");
+    let text = std::fs::read_to_string(&json).expect("the JSON file is written");
+    serde_json::from_str(&text).expect("the JSON file parses")
+}
+
+#[test]
+fn small_cases_run_verified_at_one_and_two_threads() {
+    let report = run_json(&[
+        "--case",
+        "mm_parallelization_vs_numpy",
+        "--case",
+        "binomial_f32_tiled_v16",
+        "--nat",
+        "m=64",
+        "--nat",
+        "n=64",
+        "--nat",
+        "k=32",
+        "--threads",
+        "1,2",
+    ]);
+    assert_eq!(report["bench"], "cpu");
+    let rows = report["rows"].as_array().expect("rows");
+    assert_eq!(rows.len(), 4, "two cases at two thread counts: {rows:?}");
+    for row in rows {
+        for key in [
+            "case",
+            "threads",
+            "shine_median_ms",
+            "shine_min_ms",
+            "shine_max_ms",
+            "anchor",
+            "anchor_median_ms",
+            "ratio",
+            "verified",
+        ] {
+            assert!(row.get(key).is_some(), "row without `{key}`: {row}");
+        }
+        assert_eq!(row["verified"], true, "{row}");
+        assert_eq!(row["verified_by"], "interpreter", "{row}");
+        let (min, median, max) = (
+            row["shine_min_ms"].as_f64().expect("min"),
+            row["shine_median_ms"].as_f64().expect("median"),
+            row["shine_max_ms"].as_f64().expect("max"),
+        );
+        assert!(0.0 < min && min <= median && median <= max, "{row}");
+        assert!(row["shine_runs"].as_u64().expect("runs") >= 2, "{row}");
+        assert!(row["anchor_median_ms"].is_null() && row["ratio"].is_null());
+    }
+    let threads: Vec<u64> = rows.iter().filter_map(|r| r["threads"].as_u64()).collect();
+    assert_eq!(threads, vec![1, 2, 1, 2]);
+    assert_eq!(rows[0]["case"], "mm_parallelization_vs_numpy");
+    assert_eq!(rows[0]["nats"]["k"], 32);
+    assert_eq!(rows[0]["anchor"], "numpy_matmul");
+    assert_eq!(rows[2]["strategy"], "tiledVecPar");
+}
+
+#[test]
+fn a_failing_case_is_a_row_with_its_error() {
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let cases = dir.path().join("cases.json");
+    let table = r#"{"cases": [
+        {"name": "bad", "program": "examples/mm.rise", "def": "mm",
+         "strategy_file": "examples/mm.elv", "strategy": "noSuchStrategy",
+         "nats": {"m": 32, "n": 32, "k": 32}, "anchor": "numpy_matmul", "quick": true},
+        {"name": "good", "program": "examples/mm.rise", "def": "mm",
+         "strategy_file": "examples/cpu.elv", "strategy": "sequential",
+         "nats": {"m": 8, "n": 8, "k": 8}, "quick": true}
+    ]}"#;
+    std::fs::write(&cases, table).expect("write the case table");
+    let cases = cases.display().to_string();
+    let report = run_json(&["--cases", &cases, "--threads", "1"]);
+    let rows = report["rows"].as_array().expect("rows");
+    assert_eq!(rows.len(), 2);
+    assert!(
+        rows[0]["error"].as_str().is_some_and(|e| !e.is_empty()),
+        "{}",
+        rows[0]
+    );
+    assert!(rows[0]["shine_median_ms"].is_null());
+    assert_eq!(rows[1]["verified"], true, "{}", rows[1]);
+}
+
+#[test]
+fn list_and_unknown_cases() {
+    let out = shine()
+        .args(["bench", "cpu", "--list"])
+        .output()
+        .expect("shine runs");
+    assert!(out.status.success());
+    let text = String::from_utf8_lossy(&out.stdout);
+    for case in [
+        "mm_baseline",
+        "mm_parallelization_vs_numpy",
+        "binomial_f32_tiled_v16",
+        "binomial_u16_root",
+    ] {
+        assert!(text.contains(case), "{case} missing from --list: {text}");
+    }
+    let out = shine()
+        .args(["bench", "cpu", "--no-anchors", "--case", "nonesuch"])
+        .output()
+        .expect("shine runs");
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("no case matches `nonesuch`"), "{err}");
+}

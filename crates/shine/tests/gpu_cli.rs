@@ -1,0 +1,318 @@
+//! `shine compile` and `shine run` for OpenCL and CUDA (issue 6). Every GPU example
+//! (examples/gpu_cases.txt) runs on OpenCL — PoCL on the CPU here and in CI — and is
+//! verified against the interpreter; CUDA compiles everywhere and runs where there
+//! is a GPU (elsewhere it must fail with the runtime's clean message).
+//!
+//! Without any OpenCL platform the OpenCL runs FAIL, as the runtime's tests do; set
+//! `SHINE_SKIP_OPENCL=1` to skip them.
+
+use std::process::{Command, Output};
+
+fn shine() -> Command {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_shine"));
+    c.current_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/../.."));
+    c
+}
+
+fn run(args: &[&str]) -> Output {
+    shine().args(args).output().expect("shine runs")
+}
+
+fn text(o: &Output) -> (String, String) {
+    (
+        String::from_utf8_lossy(&o.stdout).into_owned(),
+        String::from_utf8_lossy(&o.stderr).into_owned(),
+    )
+}
+
+fn skip_opencl() -> bool {
+    std::env::var("SHINE_SKIP_OPENCL").as_deref() == Ok("1")
+}
+
+/// (program, definition, strategy file, strategy, sizes) of examples/gpu_cases.txt.
+fn cases() -> Vec<(String, String, String, String, Vec<String>)> {
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../examples/gpu_cases.txt");
+    let text = std::fs::read_to_string(path).expect("examples/gpu_cases.txt");
+    text.lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty() && !l.starts_with('#'))
+        .map(|l| {
+            let w: Vec<String> = l.split_whitespace().map(String::from).collect();
+            assert!(w.len() >= 4, "bad line in gpu_cases.txt: {l}");
+            (
+                w[0].clone(),
+                w[1].clone(),
+                w[2].clone(),
+                w[3].clone(),
+                w[4..].to_vec(),
+            )
+        })
+        .collect()
+}
+
+fn case_args(
+    target: &str,
+    (prog, def, elv, strategy, sizes): &(String, String, String, String, Vec<String>),
+) -> Vec<String> {
+    let mut args: Vec<String> = [
+        "run".to_string(),
+        format!("examples/{prog}"),
+        "--def".into(),
+        def.clone(),
+        "--strategy".into(),
+        format!("examples/{elv}"),
+        "--apply".into(),
+        strategy.clone(),
+        "--target".into(),
+        target.into(),
+        "--random".into(),
+        "7".into(),
+        "--verify".into(),
+        "--json".into(),
+    ]
+    .to_vec();
+    for s in sizes {
+        args.push("--nat".into());
+        args.push(s.clone());
+    }
+    args
+}
+
+#[test]
+fn every_gpu_example_verifies_on_opencl() {
+    if skip_opencl() {
+        eprintln!("skipping: SHINE_SKIP_OPENCL=1");
+        return;
+    }
+    for case in cases() {
+        let args = case_args("opencl", &case);
+        let out = shine().args(&args).output().expect("shine runs");
+        let (stdout, stderr) = text(&out);
+        assert!(
+            out.status.success() && stdout.contains("\"verified\":true"),
+            "shine {}\nstdout: {stdout}\nstderr: {stderr}",
+            args.join(" ")
+        );
+    }
+}
+
+#[test]
+fn every_gpu_example_compiles_for_cuda_and_runs_where_there_is_a_gpu() {
+    for case in cases() {
+        let args = case_args("cuda", &case);
+        // compile
+        let compile: Vec<String> = ["compile".to_string()]
+            .into_iter()
+            .chain(args[1..10].iter().cloned())
+            .collect();
+        let out = shine().args(&compile).output().expect("shine runs");
+        let (stdout, stderr) = text(&out);
+        assert!(out.status.success(), "{}\n{stderr}", compile.join(" "));
+        assert!(stdout.contains("extern \"C\" __global__ void"), "{stdout}");
+        // run: verified on a GPU, the runtime's clean error elsewhere
+        let out = shine().args(&args).output().expect("shine runs");
+        let (stdout, stderr) = text(&out);
+        if out.status.success() {
+            assert!(stdout.contains("\"verified\":true"), "{stdout}");
+        } else {
+            assert!(
+                stderr.starts_with("error: ") && stderr.contains("CUDA"),
+                "{}\n{stderr}",
+                args.join(" ")
+            );
+            assert!(!stderr.contains("panicked"), "{stderr}");
+        }
+    }
+}
+
+const MV: [&str; 8] = [
+    "examples/mv.rise",
+    "--def",
+    "mv",
+    "--strategy",
+    "examples/mv.elv",
+    "--apply",
+    "mvOpt",
+    "--target",
+];
+
+fn lines(s: &str) -> Vec<&str> {
+    s.lines().map(str::trim).collect()
+}
+
+#[test]
+fn mv_compiles_to_the_kernel_of_listing_11() {
+    let mut args = vec!["compile"];
+    args.extend(MV);
+    args.push("opencl");
+    let out = run(&args);
+    let (stdout, stderr) = text(&out);
+    assert!(out.status.success(), "{stderr}");
+    let l = lines(&stdout);
+    for want in [
+        "kernel void mv(global float *restrict output, const global float *restrict mat, const global float *restrict xs, int n, int m) {",
+        "// mapWorkGroup(0)",
+        "for (int wg0 = get_group_id(0); wg0 < n / 32; wg0 += get_num_groups(0)) {",
+        "// mapLocal(0)",
+        "for (int lid0 = get_local_id(0); lid0 < 32; lid0 += get_local_size(0)) {",
+        "acc2 = 0.0f;",
+        "for (int i3 = 0; i3 < m; i3++) {",
+        "acc2 = acc2 + mat[wg0 * m * 32 + lid0 * m + i3] * xs[i3];",
+        "output[wg0 * 32 + lid0] = acc2;",
+    ] {
+        assert!(l.contains(&want), "missing `{want}` in\n{stdout}");
+    }
+    assert!(!stdout.contains("barrier"), "{stdout}");
+    assert!(
+        stdout
+            .contains("Launch 1: mv with n / 32 work-groups (blocks) of 32 work-items (threads)."),
+        "{stdout}"
+    );
+
+    let mut args = vec!["compile"];
+    args.extend(MV);
+    args.push("cuda");
+    let (stdout, _) = text(&run(&args));
+    let l = lines(&stdout);
+    for want in [
+        "extern \"C\" __global__ void mv(float *__restrict__ output, const float *__restrict__ mat, const float *__restrict__ xs, int n, int m) {",
+        "for (int wg0 = blockIdx.x; wg0 < n / 32; wg0 += gridDim.x) {",
+        "for (int lid0 = threadIdx.x; lid0 < 32; lid0 += blockDim.x) {",
+    ] {
+        assert!(l.contains(&want), "missing `{want}` in\n{stdout}");
+    }
+}
+
+#[test]
+fn the_tree_reduction_keeps_its_steps_in_local_memory_with_barriers_between() {
+    let out = run(&[
+        "compile",
+        "examples/gpu_reduce.rise",
+        "--def",
+        "dotPartial",
+        "--strategy",
+        "examples/gpu.elv",
+        "--apply",
+        "reduceWorkGroup",
+        "--target",
+        "opencl",
+    ]);
+    let (stdout, stderr) = text(&out);
+    assert!(out.status.success(), "{stderr}");
+    let l = lines(&stdout);
+    for want in [
+        "local float mem1[128]",
+        "local float buf5[64]",
+        "local float buf6[32]",
+    ] {
+        assert!(
+            l.iter().any(|line| line.starts_with(want)),
+            "missing `{want}` in\n{stdout}"
+        );
+    }
+    // seven steps after the first stage, a barrier before each
+    assert_eq!(
+        stdout.matches("barrier(CLK_LOCAL_MEM_FENCE);").count(),
+        7,
+        "{stdout}"
+    );
+    // the local memory is declared before the work-group loop
+    assert!(stdout.find("local float").unwrap() < stdout.find("get_group_id").unwrap());
+}
+
+#[test]
+fn gpu_errors_are_clear() {
+    // a CPU strategy for a GPU target
+    let out = run(&[
+        "compile",
+        "examples/mv.rise",
+        "--def",
+        "mv",
+        "--strategy",
+        "examples/cpu.elv",
+        "--apply",
+        "parallelOuter",
+        "--target",
+        "opencl",
+    ]);
+    let (_, stderr) = text(&out);
+    assert!(!out.status.success());
+    assert!(stderr.contains("`mapPar` runs on CPU threads"), "{stderr}");
+    // a GPU strategy for a CPU target
+    let mut args = vec!["compile"];
+    args.extend(MV);
+    args.push("c");
+    let (_, stderr) = text(&run(&args));
+    assert!(
+        stderr.contains("`mapWorkGroup(0)` distributes its iterations over GPU threads"),
+        "{stderr}"
+    );
+}
+
+/// Putting all chunks into one work-group (mapLocal(1) over a symbolic number of
+/// chunks) would need a barrier inside that loop, which not every thread reaches.
+#[test]
+fn a_barrier_in_divergent_control_flow_is_rejected() {
+    let dir = tempfile::tempdir().unwrap();
+    let elv = dir.path().join("divergent.elv");
+    std::fs::write(
+        &elv,
+        "def oneGroup = DFNF ;\n\
+           toMapLocal(1)  @ outermost(isMap) ;;\n\
+           fuseReduceMap  @ outermost(appliedReduce) ;;\n\
+           toMapLocal(0)  @ outermost(isMap) ;;\n\
+           toMapLocal(0)  @ outermost(isMap) ;;\n\
+           toMem(local) @ argument @ outermost(function(argOf(iterate, id))) ;;\n\
+           lowerToC\n",
+    )
+    .unwrap();
+    let out = run(&[
+        "compile",
+        "examples/gpu_reduce.rise",
+        "--def",
+        "dotPartial",
+        "--strategy",
+        elv.to_str().unwrap(),
+        "--apply",
+        "oneGroup",
+        "--target",
+        "opencl",
+    ]);
+    let (stdout, stderr) = text(&out);
+    assert!(!out.status.success(), "{stdout}");
+    assert!(stderr.contains("`mapLocal(1)` loop"), "{stderr}");
+    assert!(stderr.contains("would hang the work-group"), "{stderr}");
+    assert!(!stderr.contains("panicked"), "{stderr}");
+}
+
+/// The tiled matmul: local-memory tiles, barriers around the update, and each
+/// work-item's 4x4 block of the work-group's accumulator in its own registers.
+#[test]
+fn the_tiled_matmul_keeps_its_accumulator_block_in_registers() {
+    let out = run(&[
+        "compile",
+        "examples/gpu_mm.rise",
+        "--def",
+        "mmTiled",
+        "--strategy",
+        "examples/gpu.elv",
+        "--apply",
+        "lowered",
+        "--target",
+        "cuda",
+    ]);
+    let (stdout, stderr) = text(&out);
+    assert!(out.status.success(), "{stderr}");
+    let l = lines(&stdout);
+    assert!(l.contains(&"float acc4[16];"), "{stdout}");
+    assert!(
+        l.contains(&"// acc4: the part of 16.16.4.4.f32 of this work-item"),
+        "{stdout}"
+    );
+    assert_eq!(stdout.matches("__shared__ ").count(), 2, "{stdout}");
+    assert_eq!(stdout.matches("__syncthreads();").count(), 2, "{stdout}");
+    assert!(
+        stdout.contains("n x m work-groups (blocks) of 16 x 16 work-items (threads)"),
+        "{stdout}"
+    );
+}
