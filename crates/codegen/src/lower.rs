@@ -774,9 +774,13 @@ impl Lowerer {
                 ),
                 K::Unary(op, _) => *op == dpia::UnOp::Neg,
                 K::Nat(n) => !env.nat(n).contains_var(&mode.lane),
+                // a clamped border: see `Lowerer::vector_pad`; other pads only
+                // where the lanes read the same element
+                K::Pad(_, _, PadMode::Clamp, _) => true,
+                K::Pad(_, _, PadMode::Cst(_), _) => false,
+                K::Pad(..) => !path_mentions(&path[..path.len().min(1)], &mode.lane),
                 K::Select(..)
                 | K::Cast(_)
-                | K::Pad(..)
                 | K::Concat(..)
                 | K::AsVector(..)
                 | K::AsScalar(_)
@@ -873,6 +877,14 @@ impl Lowerer {
             K::Slide(_, sp, a) => {
                 let (i, j, rest) = two_indices(e, path)?;
                 self.read(env, a, &cons(PathElem::Idx(i * env.nat(sp) + j), rest))
+            }
+            K::Pad(l, _, PadMode::Clamp, a)
+                if self
+                    .vector_mode
+                    .as_ref()
+                    .is_some_and(|m| path_mentions(&path[..path.len().min(1)], &m.lane)) =>
+            {
+                self.vector_pad(env, e, &env.nat(l), a, path)
             }
             K::Pad(l, r, mode, a) => {
                 self.read_pad(env, e, (&env.nat(l), &env.nat(r)), mode, a, path)
@@ -1085,6 +1097,72 @@ impl Lowerer {
             Ok(v) if !mode.failed => Some(Expr::Compound(t.clone(), vec![v; lanes as usize])),
             _ => None,
         })
+    }
+
+    /// A clamped border read by the lanes of [`Lowerer::vector_op`] at
+    /// consecutive indices: where all lanes are inside the array (the interior,
+    /// the common case) the array is read as it is, with vector loads; at the
+    /// border the lanes are clamped one by one:
+    /// `inside ? vector : (vector){lane 0, lane 1, ...}`.
+    fn vector_pad(&mut self, env: &Env, e: &Exp, l: &Nat, a: &Exp, path: &[PathElem]) -> Res<Read> {
+        let (mode_lane, mode_ty) = match &self.vector_mode {
+            Some(m) => (m.lane.clone(), m.ty.clone()),
+            None => return malformed("a vector border read outside a vector computation"),
+        };
+        let n = outer_len(env, &a.ty)?;
+        let (i, rest) = one_index(e, path)?;
+        let x = &i - l;
+        let first = x.substitute(&mode_lane, &Nat::cst(0));
+        let (_, lanes) = vector_shape(&env.ty(&mode_ty))?;
+        if first.contains_var(&mode_lane) || &first + Nat::var(&mode_lane) != x {
+            if let Some(m) = &mut self.vector_mode {
+                m.failed = true;
+            }
+            return Ok(Read::Value(Expr::Int(0)));
+        }
+        let last = &first + (i64::from(lanes) - 1);
+        let fast = self.value(env, a, &cons(PathElem::Idx(x), rest))?;
+        let mut conds = Vec::new();
+        if !first.prove_nonneg() {
+            conds.push(self.compare(env, BinOp::Ge, &first, &Nat::cst(0))?);
+        }
+        if !last.prove_le(&(&n - 1)) {
+            conds.push(self.compare(env, BinOp::Lt, &last, &n)?);
+        }
+        let Some(inside) = conds
+            .into_iter()
+            .reduce(|p, q| Expr::binary(BinOp::And, p, q))
+        else {
+            return Ok(Read::Value(fast));
+        };
+        let saved = self.vector_mode.take();
+        let mut items = Vec::new();
+        for k in 0..i64::from(lanes) {
+            let at: Vec<PathElem> = path
+                .iter()
+                .map(|p| match p {
+                    PathElem::Idx(n) => PathElem::Idx(n.substitute(&mode_lane, &Nat::cst(k))),
+                    other => other.clone(),
+                })
+                .collect();
+            let v = self.value(env, e, &at);
+            if v.is_err() {
+                self.vector_mode = saved;
+                return v.map(Read::Value);
+            }
+            items.push(v?);
+        }
+        self.vector_mode = saved;
+        let t = self
+            .types
+            .value_type(&canonical(&env.ty(&mode_ty)), &mut self.names)?;
+        // the same type on both sides (a load has the unaligned variant)
+        let fast = fast.cast(t.clone());
+        Ok(Read::Value(Expr::ternary(
+            inside,
+            fast,
+            Expr::Compound(t, items),
+        )))
     }
 
     /// A memory operand of [`Lowerer::vector_op`] that differs between lanes:
@@ -1349,6 +1427,12 @@ fn contiguous(p: &MemPlace, lane: &Var) -> Option<MemPlace> {
     let mut q = p.clone();
     q.place.flat = Some(first);
     Some(q)
+}
+
+/// Whether an index of the path mentions `v`.
+fn path_mentions(path: &[PathElem], v: &Var) -> bool {
+    path.iter()
+        .any(|p| matches!(p, PathElem::Idx(n) if n.contains_var(v)))
 }
 
 fn place_mentions(p: &Place, v: &Var) -> bool {

@@ -114,6 +114,13 @@ const CASES: &[(&str, &str, &str, &str, &[&str])] = &[
     ),
     (
         "blur.rise",
+        "binomialClamped",
+        "n=64 m=48",
+        "blur.elv",
+        &["inline", "inlineVecPar", "rootVecPar", "tiledVecPar"],
+    ),
+    (
+        "blur.rise",
         "binomialU16",
         "n=32 m=32",
         "blur.elv",
