@@ -45,7 +45,7 @@ ROOT = Path(__file__).resolve().parent.parent
 TOLERANCE = {  # largest relative error ||out - ref|| / ||ref|| accepted
     "matmul": 1e-5,
     "mv": 1e-5,
-    "dot": 1e-5,
+    "dot": 1e-4,  # 2^24 products summed in f32 (partial sums, then their sum)
     "jacobi2d5_clamped": 1e-6,
     "heat3d_clamped": 1e-6,
 }

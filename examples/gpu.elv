@@ -71,3 +71,61 @@ def mmBlocks(b) = DFNF ; fuseReduceMap @ topDown ;;
 // For programs written with the GPU primitives already (gpu_mm.rise): only what is
 // left, sequentially.
 def lowered = lowerToC
+
+// Matrix multiplication with local-memory tiles and register blocks, derived from
+// `mm` in mm.rise (the structure of LIFT's CGO'17 matmul and Shine's `mmNVIDIA`;
+// the hand-written low-level RISE of gpu_mm.rise, here from a strategy): every
+// work-group computes a t x t tile of the result with w x w work-items (w = t / r),
+// every work-item an r x r block of it, its accumulators in registers; k is walked
+// in steps of kb, the kb columns of a's tile and kb rows of b's copied into local
+// memory by the whole work-group first (coalesced), so that every element read from
+// global memory is used by w work-items. For m and n multiples of t, k of kb.
+//
+//   shine run examples/mm.rise --def mm --strategy examples/gpu.elv \
+//     --apply "mmTiled(128, 8, 8, 16)" --target cuda --nat m=256 --nat n=256 --nat k=64 --random 1 --verify
+def mmTiled(t, r, kb, w) = DFNF ; fuseReduceMap @ topDown ;;
+  // the loops: tiles of t x t, blocks of r x r in them, k in steps of kb
+  tile(t, t)        @ outermost(mapNest(2)) ;;
+  tile(r, r)        @ atLoop(2) ;;
+  blockReduceZip(kb) @ atLoop(6) ;;
+  // the reductions over k become reductions of outer products: of the r x r block
+  // of a work-item (for every step of kb, then within it), then of the t x t tile
+  reduceOuter       @ atLoop(4) ;;
+  reduceOuter       @ atLoop(5) ;;
+  reduceOuter       @ atLoop(2) ;;
+  // the levels: work-groups for the tiles, work-items for the blocks, the block's
+  // loops unrolled (its accumulators stay in registers)
+  toMapWorkGroup(1) @ function @ function @ atLoop(0) ;;
+  toMapWorkGroup(0) @ function @ function @ atLoop(1) ;;
+  toMapLocal(1)     @ function @ function @ atLoop(3) ;;
+  toMapLocal(0)     @ function @ function @ atLoop(4) ;;
+  unroll            @ function @ function @ function @ atLoop(5) ;;
+  unroll            @ function @ function @ atLoop(6) ;;
+  unroll            @ function @ function @ atLoop(7) ;;
+  // every work-item initialises and writes out its own block
+  toMapLocal(1)     @ function @ function @ argument @ function @ atLoop(2) ;;
+  toMapLocal(0)     @ outermost(isMap) @ argument @ function @ atLoop(2) ;;
+  // the two tiles of every step through local memory, k-major (see tileA, tileB)
+  storeLocal(isApp(isFst), tileA(w)) @ reduceBody @ atLoop(2) ;;
+  storeLocal(isApp(isSnd), tileB(w)) @ body @ argument @ reduceBody @ atLoop(2) ;;
+  copyByWorkItems   @ atLoop(2) ;;
+  lowerToC
+
+// The body of a reduction's operator: `reduce (fun acc y => BODY) init xs`.
+def reduceBody(s) = s @ body @ body @ argument @ function @ function
+
+// A tile `e : (t/r).r.kb` of a's rows stored k-major (kb.t: a work-item's r values
+// for one k are consecutive) and read back as `split r (transpose mem)`; copied in
+// a's order (kb consecutive elements of a row, then the next row) by w x w
+// work-items, and written transposed.
+def tileA(w) = joinSplit ;
+  (addId ; idToTranspose) @ argument ;
+  copyLocal(w, w)   @ argument @ argument @ argument ;
+  toMem(local)      @ argument @ argument
+
+// The same for a tile of b's columns, copied in the stored order (a row of b's
+// tile, consecutive in b, then the next row).
+def tileB(w) = joinSplit ;
+  (addId ; idToTranspose) @ argument ;
+  copyLocal(w, w)   @ argument @ argument ;
+  toMem(local)      @ argument @ argument

@@ -115,6 +115,9 @@ if [ $bench -eq 1 ]; then
     run_bench "$target mmTiled 4096^3 (local-memory tiles, 4x4 register blocks)" 137438953472 \
       examples/gpu_mm.rise --def mmTiled --strategy examples/gpu.elv --apply lowered \
       --target "$target" --nat m=64 --nat n=64 --nat k=512 --random 1
+    run_bench "$target mm 4096^3 (mmTiled(128, 8, 8, 16): the strategy's local tiles and 8x8 register blocks)" \
+      137438953472 examples/mm.rise --def mm --strategy examples/gpu.elv \
+      --apply "mmTiled(128, 8, 8, 16)" --target "$target" --nat m=4096 --nat n=4096 --nat k=4096 --random 1
     for b in 4 8; do
       run_bench "$target mm 4096^3 (mmBlocks($b))" 137438953472 examples/mm.rise --def mm \
         --strategy examples/gpu.elv --apply "mmBlocks($b)" --target "$target" \

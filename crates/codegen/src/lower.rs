@@ -485,6 +485,44 @@ impl Lowerer {
         }
         let mut stmts = Vec::new();
         self.comm(&inner, body, &mut stmts)?;
+        if let ParLevel::Global(_) = level {
+            // The host launches at least as many work-items as the largest `mapGlobal`
+            // loop of this dimension has iterations (`GpuKernel::dims` refuses a grid
+            // that cannot cover it): every work-item runs at most one iteration.
+            out.push(Stmt::Comment(format!(
+                "{origin} (at most one iteration per work-item)"
+            )));
+            let cond = Expr::binary(BinOp::Lt, Expr::ident(&name), self.nat(env, count)?);
+            out.push(Stmt::Block(vec![
+                Stmt::Decl(Decl {
+                    ty: Type::Scalar(Scalar::Int),
+                    name,
+                    array_len: None,
+                    init: Some(Expr::Gpu(id, dim)),
+                    addr: ast::AddrSpace::Default,
+                }),
+                Stmt::If(cond, stmts, vec![]),
+            ]));
+            return Ok(());
+        }
+        if self.thread_vars.contains_key(&name) {
+            // As many iterations as the work-group has threads in this dimension: every
+            // thread runs exactly one, its own (the launch has exactly that many threads,
+            // `GpuKernel::exact_threads`). No loop: fewer registers live across the body.
+            out.push(Stmt::Comment(format!(
+                "{origin} (one iteration per work-item)"
+            )));
+            let mut block = vec![Stmt::Decl(Decl {
+                ty: Type::Scalar(Scalar::Int),
+                name,
+                array_len: None,
+                init: Some(Expr::Gpu(id, dim)),
+                addr: ast::AddrSpace::Default,
+            })];
+            block.extend(stmts);
+            out.push(Stmt::Block(block));
+            return Ok(());
+        }
         out.push(Stmt::Comment(origin.to_string()));
         out.push(Stmt::For(For {
             var: name,
@@ -495,6 +533,12 @@ impl Lowerer {
             pragma: None,
         }));
         Ok(())
+    }
+
+    /// Whether some `mapLocal` loop was lowered to one iteration per work-item: the
+    /// kernel must then be launched with exactly its work-group size.
+    pub fn exact_threads(&self) -> bool {
+        !self.thread_vars.is_empty()
     }
 
     fn new_mem(

@@ -334,6 +334,7 @@ pub fn registry() -> Registry<Expr> {
             ))
         },
     );
+    crate::rules::gpu::register(&mut r);
     r.set_normal_form("DFNF", dfnf());
     r
 }

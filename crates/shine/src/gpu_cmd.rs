@@ -8,6 +8,9 @@
 //! run` builds them with the runtime (OpenCL: the device `SHINE_OPENCL_DEVICE`
 //! names, or any; CUDA: NVRTC and device 0), runs the launches the module lists,
 //! reads the output back and, with `--verify`, compares it with the interpreter.
+//! The kernels are built with the options in `SHINE_OPENCL_OPTIONS` (default
+//! `-cl-mad-enable`) or `SHINE_NVRTC_OPTIONS` (default none; the architecture of the
+//! device is added unless named).
 
 use crate::cli::{data_type_of, emit, CliError, Source};
 use crate::compile_cmd::{

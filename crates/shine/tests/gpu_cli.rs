@@ -153,8 +153,8 @@ fn mv_compiles_to_the_kernel_of_listing_11() {
         "kernel void mv(global float *restrict output, const global float *restrict mat, const global float *restrict xs, int n, int m) {",
         "// mapWorkGroup(0)",
         "for (int wg0 = get_group_id(0); wg0 < n / 32; wg0 += get_num_groups(0)) {",
-        "// mapLocal(0)",
-        "for (int lid0 = get_local_id(0); lid0 < 32; lid0 += get_local_size(0)) {",
+        "// mapLocal(0) (one iteration per work-item)",
+        "int lid0 = get_local_id(0);",
         "acc2 = 0.0f;",
         "for (int i3 = 0; i3 < m; i3++) {",
         "acc2 = acc2 + mat[wg0 * m * 32 + lid0 * m + i3] * xs[i3];",
@@ -177,7 +177,7 @@ fn mv_compiles_to_the_kernel_of_listing_11() {
     for want in [
         "extern \"C\" __global__ void mv(float *__restrict__ output, const float *__restrict__ mat, const float *__restrict__ xs, int n, int m) {",
         "for (int wg0 = blockIdx.x; wg0 < n / 32; wg0 += gridDim.x) {",
-        "for (int lid0 = threadIdx.x; lid0 < 32; lid0 += blockDim.x) {",
+        "int lid0 = threadIdx.x;",
     ] {
         assert!(l.contains(&want), "missing `{want}` in\n{stdout}");
     }
@@ -313,6 +313,50 @@ fn the_tiled_matmul_keeps_its_accumulator_block_in_registers() {
     assert_eq!(stdout.matches("__syncthreads();").count(), 2, "{stdout}");
     assert!(
         stdout.contains("n x m work-groups (blocks) of 16 x 16 work-items (threads)"),
+        "{stdout}"
+    );
+}
+
+/// The tiled matmul derived from `mm` by a strategy (examples/gpu.elv, `mmTiled`):
+/// two local-memory tiles per step of k, written transposed (k-major) by coalesced
+/// copies, barriers around the update, each work-item's 8x8 block of accumulators in
+/// its own registers, the update unrolled, and no loop over the work-items.
+#[test]
+fn the_matmul_strategy_derives_local_tiles_and_register_blocks() {
+    let out = run(&[
+        "compile",
+        "examples/mm.rise",
+        "--def",
+        "mm",
+        "--strategy",
+        "examples/gpu.elv",
+        "--apply",
+        "mmTiled(128, 8, 8, 16)",
+        "--target",
+        "cuda",
+    ]);
+    let (stdout, stderr) = text(&out);
+    assert!(out.status.success(), "{stderr}");
+    let l = lines(&stdout);
+    assert!(l.contains(&"float acc5[64];"), "{stdout}");
+    assert!(
+        l.contains(&"// acc5: the part of 16.16.8.8.f32 of this work-item"),
+        "{stdout}"
+    );
+    assert_eq!(
+        stdout.matches("__shared__ __align__(16) float").count(),
+        2,
+        "{stdout}"
+    );
+    assert_eq!(stdout.matches("__syncthreads();").count(), 2, "{stdout}");
+    assert!(!stdout.contains("blockDim"), "{stdout}");
+    // the update reads both tiles k-major: a work-item's 8 values are consecutive
+    assert!(
+        l.contains(&"acc5[9] = acc5[9] + mem21[lid1_4 * 8 + 1] * mem25[lid0_4 * 8 + 1];"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("n / 128 x m / 128 work-groups (blocks) of 16 x 16 work-items (threads)"),
         "{stdout}"
     );
 }

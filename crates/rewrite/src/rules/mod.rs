@@ -3,6 +3,7 @@
 //! sides are written with the builder DSL and typed by [`crate::term::finish`].
 
 pub mod algorithmic;
+pub mod gpu;
 pub mod lowering;
 pub mod movement;
 pub mod stencil;
