@@ -221,16 +221,7 @@ impl Lowerer {
             params.push(param);
         }
         for size in &p.sizes {
-            let name = self.names.fresh(size.name());
-            let renamed = match size.range() {
-                Some((lo, hi)) => Var::with_range(name.as_str(), env.nat(lo), env.nat(hi)),
-                None => Var::new(name.as_str()),
-            };
-            env = env.bind(size, Nat::var(&renamed)).with_scope(&name);
-            params.push(ast::Param {
-                ty: Type::Scalar(Scalar::Int),
-                name,
-            });
+            params.push(self.size_param(&mut env, size));
             by_pointer.push(false);
         }
         // The parameters' types mention sizes: fix them now that sizes are bound.
@@ -281,16 +272,7 @@ impl Lowerer {
             }
         }
         for (k, size) in p.sizes.iter().enumerate() {
-            let name = self.names.fresh(size.name());
-            let renamed = match size.range() {
-                Some((lo, hi)) => Var::with_range(name.as_str(), env.nat(lo), env.nat(hi)),
-                None => Var::new(name.as_str()),
-            };
-            env = env.bind(size, Nat::var(&renamed)).with_scope(&name);
-            params.push(ast::Param {
-                ty: Type::Scalar(Scalar::Int),
-                name,
-            });
+            params.push(self.size_param(&mut env, size));
             refs.push(K::Size(k));
         }
         for m in self.mems.values_mut() {
@@ -299,6 +281,20 @@ impl Lowerer {
         let mut stmts = Vec::new();
         self.comm(&env, body, &mut stmts)?;
         Ok((params, refs, stmts))
+    }
+
+    /// The `int` parameter of a size of the program, bound (renamed, with its range) in `env`.
+    fn size_param(&mut self, env: &mut Env, size: &Var) -> ast::Param {
+        let name = self.names.fresh(size.name());
+        let renamed = match size.range() {
+            Some((lo, hi)) => Var::with_range(name.as_str(), env.nat(lo), env.nat(hi)),
+            None => Var::new(name.as_str()),
+        };
+        *env = env.bind(size, Nat::var(&renamed)).with_scope(&name);
+        ast::Param {
+            ty: Type::Scalar(Scalar::Int),
+            name,
+        }
     }
 
     fn param(&mut self, id: &Ident, role: Role, env: &Env) -> Res<ast::Param> {

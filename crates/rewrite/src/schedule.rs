@@ -327,7 +327,7 @@ pub fn store_in_memory(what: S, how: S) -> S {
     rule(name, move |p: &Expr, ctx| {
         let extracted = extract(&what, p, ctx)?;
         let stored = ctx.apply(&how, &extracted)?;
-        let (views, stored) = peel_views(&stored);
+        let (views, stored) = peel_views(&stored, &[Prim::Join, Prim::Transpose]);
         let x = ctx.env.fresh("mem");
         let Some(ty) = stored.ty().cloned() else {
             return no();
@@ -363,16 +363,17 @@ fn extract(what: &S, p: &Expr, ctx: &mut elevate::Ctx<Expr>) -> Result<Expr, Fai
     e.ok_or_else(Failure::not_applicable)
 }
 
-/// Splits `L1 (L2 (... e))` for layout primitives `Li` into the heads and `e`.
-fn peel_views(e: &Expr) -> (Vec<Expr>, Expr) {
+/// Splits `L1 (L2 (... e))` into the heads and `e`, where each head `Li` is one of the
+/// primitives `layout` (unapplied but for their `nat` arguments: `join`, `split n`) or a
+/// `map` of a view function (`map transpose`, also eta-expanded).
+pub(crate) fn peel_views(e: &Expr, layout: &[Prim]) -> (Vec<Expr>, Expr) {
     let mut heads = Vec::new();
     let mut cur = e.clone();
     loop {
         let next = match cur.kind() {
             ExprKind::App(h, inner) => {
                 let is_view = match prim_app(h) {
-                    Some(a) if a.args.is_empty() => matches!(a.prim, Prim::Join | Prim::Transpose),
-                    // `map transpose`, also eta-expanded (`map (fun x => transpose x)`)
+                    Some(a) if a.args.is_empty() => layout.contains(&a.prim),
                     Some(a) => {
                         a.prim == Prim::Map && a.args.len() == 1 && a.args[0].is_view_function()
                     }

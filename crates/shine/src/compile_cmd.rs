@@ -194,30 +194,19 @@ impl Executable {
     /// (from `.npy` files or random).
     pub fn new(args: &RunArgs) -> Result<Executable, CliError> {
         let compiled = compile_program(&args.program)?;
-        let def = &args.program.def;
-        let (inputs, instance) = inputs_of(args, &compiled)?;
-        let rise::Type::Data(result_type) = &instance.result else {
-            return Err(format!("the result of `{def}` is not data").into());
-        };
-        let (shape, elem) = interp::flat_layout(result_type)
-            .map_err(|e| format!("cannot lay out the result: {}", e.message))?;
-        let sizes = compiled
-            .dpia
-            .sizes
-            .iter()
-            .map(|v| {
-                instance
-                    .nats
-                    .iter()
-                    .find(|(n, _)| **n == *v.name())
-                    .map(|(_, x)| *x)
-                    .ok_or_else(|| {
-                        CliError::from(format!(
-                            "no value for the size `{v}`; give it with --nat {v}=V"
-                        ))
-                    })
-            })
-            .collect::<Result<Vec<i64>, _>>()?;
+        let RunInputs {
+            inputs,
+            instance,
+            shape,
+            elem,
+            sizes,
+        } = run_inputs(
+            args,
+            &compiled.source,
+            &compiled.checked,
+            &compiled.scheme,
+            &compiled.dpia.sizes,
+        )?;
 
         let mut config = runtime::CompilerConfig::default().with_compiler(args.cc.clone());
         if let Some(flags) = &args.cflags {
@@ -350,15 +339,33 @@ pub fn run(args: &RunArgs) -> Result<(), CliError> {
     Ok(())
 }
 
-/// The inputs (from `.npy` files or random) and the definition instantiated at their types.
-fn inputs_of(
+/// What a run of a compiled definition needs besides the code, the same on every target.
+pub(crate) struct RunInputs {
+    /// The inputs, from `.npy` files or random (`--random SEED`).
+    pub inputs: Vec<Flat>,
+    /// The definition instantiated at the inputs' types.
+    pub instance: rise::infer::Instance,
+    /// The shape of the result.
+    pub shape: Vec<usize>,
+    /// The element type of the result.
+    pub elem: ScalarType,
+    /// The values of the program's sizes, in the order of `sizes`.
+    pub sizes: Vec<i64>,
+}
+
+/// The inputs of `args` (from `.npy` files or random), the definition instantiated at their
+/// types, its result's layout and the values of `sizes` (the program's size variables).
+pub(crate) fn run_inputs(
     args: &RunArgs,
-    compiled: &Compiled,
-) -> Result<(Vec<Flat>, rise::infer::Instance), CliError> {
+    source: &Source,
+    checked: &rise::infer::CheckedProgram,
+    scheme: &Type,
+    sizes: &[arith::Var],
+) -> Result<RunInputs, CliError> {
     let def = &args.program.def;
     let inputs: Vec<Flat> = match args.random {
         Some(seed) => {
-            let params = random_param_types(&compiled.scheme, &args.nats)?;
+            let params = random_param_types(scheme, &args.nats)?;
             let mut rng = Lcg::new(seed);
             params
                 .iter()
@@ -372,8 +379,8 @@ fn inputs_of(
             .collect::<Result<_, _>>()?,
     };
     let types: Vec<DataType> = inputs.iter().map(data_type_of).collect();
-    let instance = instantiate_def(&compiled.checked, def, &types, &args.nats)
-        .map_err(|d| compiled.source.error(d))?;
+    let instance =
+        instantiate_def(checked, def, &types, &args.nats).map_err(|d| source.error(d))?;
     if instance.params.len() != inputs.len() {
         return Err(format!(
             "`{def}` takes {} inputs, {} given (use --input for each, or --random SEED)",
@@ -382,7 +389,33 @@ fn inputs_of(
         )
         .into());
     }
-    Ok((inputs, instance))
+    let rise::Type::Data(result_type) = &instance.result else {
+        return Err(format!("the result of `{def}` is not data").into());
+    };
+    let (shape, elem) = interp::flat_layout(result_type)
+        .map_err(|e| format!("cannot lay out the result: {}", e.message))?;
+    let sizes = sizes
+        .iter()
+        .map(|v| {
+            instance
+                .nats
+                .iter()
+                .find(|(n, _)| **n == *v.name())
+                .map(|(_, x)| *x)
+                .ok_or_else(|| {
+                    CliError::from(format!(
+                        "no value for the size `{v}`; give it with --nat {v}=V"
+                    ))
+                })
+        })
+        .collect::<Result<Vec<i64>, _>>()?;
+    Ok(RunInputs {
+        inputs,
+        instance,
+        shape,
+        elem,
+        sizes,
+    })
 }
 
 /// The parameter types of the scheme with every size given by `--nat`.

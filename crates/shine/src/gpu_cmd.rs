@@ -12,16 +12,16 @@
 //! `-cl-mad-enable`) or `SHINE_NVRTC_OPTIONS` (default none; the architecture of the
 //! device is added unless named).
 
-use crate::cli::{data_type_of, emit, CliError, Source};
+use crate::cli::{emit, CliError, Source};
 use crate::compile_cmd::{
-    byte_size, from_buffer, random_flat, random_param_types, to_buffer, CompileArgs, Lcg,
-    ProgramArgs, RunArgs, Target,
+    byte_size, from_buffer, run_inputs, to_buffer, CompileArgs, ProgramArgs, RunArgs, RunInputs,
+    Target,
 };
 use crate::rewrite_cmd::{apply_strategy, load_strategy};
 use codegen::{GpuKernel, GpuModule, GpuTarget, KernelParam, LaunchDims};
-use rise::infer::{instantiate_def, prepare_def, CheckedProgram, Instance};
+use rise::infer::{prepare_def, CheckedProgram, Instance};
 use rise::interp::{self, Flat, Value};
-use rise::{DataType, ScalarType, Type};
+use rise::{ScalarType, Type};
 use runtime::{Buffer, KernelArg};
 
 /// A program through the front end: lowered and translated to imperative DPIA.
@@ -184,29 +184,19 @@ pub fn run(args: &RunArgs) -> Result<(), CliError> {
     }
     let front = front(&args.program)?;
     let module = generate(&front, target)?;
-    let def = &args.program.def;
-    let (inputs, instance) = inputs_of(args, &front)?;
-    let rise::Type::Data(result_type) = &instance.result else {
-        return Err(format!("the result of `{def}` is not data").into());
-    };
-    let (shape, elem) = interp::flat_layout(result_type)
-        .map_err(|e| format!("cannot lay out the result: {}", e.message))?;
-    let sizes = module
-        .sizes
-        .iter()
-        .map(|v| {
-            instance
-                .nats
-                .iter()
-                .find(|(n, _)| **n == *v.name())
-                .map(|(_, x)| *x)
-                .ok_or_else(|| {
-                    CliError::from(format!(
-                        "no value for the size `{v}`; give it with --nat {v}=V"
-                    ))
-                })
-        })
-        .collect::<Result<Vec<i64>, _>>()?;
+    let RunInputs {
+        inputs,
+        instance,
+        shape,
+        elem,
+        sizes,
+    } = run_inputs(
+        args,
+        &front.source,
+        &front.checked,
+        &front.scheme,
+        &module.sizes,
+    )?;
     let buffers: Vec<Buffer> = inputs.iter().map(to_buffer).collect::<Result<_, _>>()?;
     let refs: Vec<&Buffer> = buffers.iter().collect();
     let count: usize = shape.iter().product();
@@ -264,7 +254,7 @@ pub fn run(args: &RunArgs) -> Result<(), CliError> {
     let result = from_buffer(&output, elem, &shape)?;
 
     let mut report = serde_json::Map::new();
-    report.insert("def".into(), def.clone().into());
+    report.insert("def".into(), args.program.def.clone().into());
     report.insert(
         "target".into(),
         format!("{:?}", args.program.target).to_lowercase().into(),
@@ -337,39 +327,6 @@ const DEFAULT_OPENCL_OPTIONS: &str = "-cl-mad-enable";
 /// (the empty string included), else `default`.
 fn build_options(var: &str, default: &str) -> String {
     std::env::var(var).unwrap_or_else(|_| default.to_string())
-}
-
-/// The inputs (from `.npy` files or random, as the CPU path makes them) and the
-/// definition instantiated at their types.
-fn inputs_of(args: &RunArgs, front: &Front) -> Result<(Vec<Flat>, Instance), CliError> {
-    let def = &args.program.def;
-    let inputs: Vec<Flat> = match args.random {
-        Some(seed) => {
-            let params = random_param_types(&front.scheme, &args.nats)?;
-            let mut rng = Lcg::new(seed);
-            params
-                .iter()
-                .map(|t| random_flat(t, &mut rng))
-                .collect::<Result<_, _>>()?
-        }
-        None => args
-            .inputs
-            .iter()
-            .map(|p| shine::npy::read(p).map_err(CliError::from))
-            .collect::<Result<_, _>>()?,
-    };
-    let types: Vec<DataType> = inputs.iter().map(data_type_of).collect();
-    let instance = instantiate_def(&front.checked, def, &types, &args.nats)
-        .map_err(|d| front.source.error(d))?;
-    if instance.params.len() != inputs.len() {
-        return Err(format!(
-            "`{def}` takes {} inputs, {} given (use --input for each, or --random SEED)",
-            instance.params.len(),
-            inputs.len()
-        )
-        .into());
-    }
-    Ok((inputs, instance))
 }
 
 /// Compares `result` with the interpreter on the same inputs.

@@ -80,37 +80,6 @@ pub fn block_reduce_zip(n: i64) -> S {
     })
 }
 
-/// Layout heads (`join`, `transpose`, `split n`, a `map` of a view function) that
-/// `reduceOuter` moves out of the outer map's body: `V1 (V2 (... e))` as `([V1, V2, ...], e)`.
-fn peel_layout(e: &Expr) -> (Vec<Expr>, Expr) {
-    let mut heads = Vec::new();
-    let mut cur = e.clone();
-    loop {
-        let next = match cur.kind() {
-            ExprKind::App(h, inner) => {
-                let is_view = match prim_app(h) {
-                    Some(a) if a.args.is_empty() => {
-                        matches!(a.prim, Prim::Join | Prim::Transpose | Prim::Split)
-                    }
-                    Some(a) => {
-                        a.prim == Prim::Map && a.args.len() == 1 && a.args[0].is_view_function()
-                    }
-                    None => false,
-                };
-                is_view.then(|| (h.clone(), inner.clone()))
-            }
-            _ => None,
-        };
-        match next {
-            Some((h, inner)) => {
-                heads.push(h);
-                cur = inner;
-            }
-            None => return (heads, cur),
-        }
-    }
-}
-
 /// `fst (pair a b) ~> a` and `snd (pair a b) ~> b` everywhere (bottom-up), after
 /// `reduceOuter` has put the pair of a row and a column element together.
 fn project_pairs(e: &Expr) -> Expr {
@@ -204,7 +173,10 @@ fn reduce_outer_rhs(e: &Expr, names: &mut NameGen) -> Option<Expr> {
     let (outer, args) = applied(e, |p| p == Prim::Map, 2)?;
     let (r, body) = as_lambda(args[0])?;
     let rs = args[1];
-    let (views, inner) = peel_layout(body);
+    // the layout heads (`join`, `transpose`, `split n`, a `map` of a view function)
+    // move out of the outer map's body
+    let (views, inner) =
+        crate::schedule::peel_views(body, &[Prim::Join, Prim::Transpose, Prim::Split]);
     if views.iter().any(|v| occurs(r, v)) {
         return None;
     }
