@@ -119,6 +119,38 @@ fn compile_program(args: &ProgramArgs) -> Result<Compiled, CliError> {
             .into())
         }
     };
+    let Front {
+        source,
+        checked,
+        scheme,
+        dpia,
+    } = front(args)?;
+    let module = codegen::generate(&dpia, target)
+        .map_err(|e| CliError::from(format!("code generation failed: {e}")))?;
+    Ok(Compiled {
+        source,
+        checked,
+        scheme,
+        dpia,
+        module,
+    })
+}
+
+/// A program through the front end, the same for every target: parsed, checked, the
+/// definition lowered by the strategy and translated to imperative DPIA.
+pub(crate) struct Front {
+    /// The program's source, for rendering errors.
+    pub source: Source,
+    /// The checked program.
+    pub checked: rise::infer::CheckedProgram,
+    /// The definition's type scheme (its sizes and parameter types).
+    pub scheme: Type,
+    /// The lowered definition in imperative DPIA.
+    pub dpia: dpia::Program,
+}
+
+/// Parses and checks the program, applies the strategy to the definition and translates it.
+pub(crate) fn front(args: &ProgramArgs) -> Result<Front, CliError> {
     let source = Source::read(&args.program)?;
     let checked = source.check()?;
     let prepared = prepare_def(&checked, &args.def).map_err(|d| source.error(d))?;
@@ -143,14 +175,11 @@ fn compile_program(args: &ProgramArgs) -> Result<Compiled, CliError> {
         }
         err
     })?;
-    let module = codegen::generate(&dpia, target)
-        .map_err(|e| CliError::from(format!("code generation failed: {e}")))?;
-    Ok(Compiled {
+    Ok(Front {
         source,
         checked,
         scheme: prepared.scheme,
         dpia,
-        module,
     })
 }
 

@@ -12,25 +12,16 @@
 //! `-cl-mad-enable`) or `SHINE_NVRTC_OPTIONS` (default none; the architecture of the
 //! device is added unless named).
 
-use crate::cli::{emit, CliError, Source};
+use crate::cli::{emit, CliError};
 use crate::compile_cmd::{
-    byte_size, from_buffer, run_inputs, to_buffer, CompileArgs, ProgramArgs, RunArgs, RunInputs,
+    byte_size, from_buffer, front, run_inputs, to_buffer, CompileArgs, Front, RunArgs, RunInputs,
     Target,
 };
-use crate::rewrite_cmd::{apply_strategy, load_strategy};
 use codegen::{GpuKernel, GpuModule, GpuTarget, KernelParam, LaunchDims};
-use rise::infer::{prepare_def, CheckedProgram, Instance};
+use rise::infer::Instance;
 use rise::interp::{self, Flat, Value};
-use rise::{ScalarType, Type};
+use rise::ScalarType;
 use runtime::{Buffer, KernelArg};
-
-/// A program through the front end: lowered and translated to imperative DPIA.
-struct Front {
-    source: Source,
-    checked: CheckedProgram,
-    scheme: Type,
-    dpia: dpia::Program,
-}
 
 fn gpu_target(t: Target) -> Result<GpuTarget, CliError> {
     match t {
@@ -38,39 +29,6 @@ fn gpu_target(t: Target) -> Result<GpuTarget, CliError> {
         Target::Cuda => Ok(GpuTarget::Cuda),
         other => Err(format!("internal error: {other:?} is not a GPU target").into()),
     }
-}
-
-fn front(args: &ProgramArgs) -> Result<Front, CliError> {
-    let source = Source::read(&args.program)?;
-    let checked = source.check()?;
-    let prepared = prepare_def(&checked, &args.def).map_err(|d| source.error(d))?;
-    let lowered = match (&args.strategy, &args.apply) {
-        (Some(path), Some(apply)) => {
-            let strategy = load_strategy(path, apply)?;
-            apply_strategy(strategy, &prepared.body, args.budget)?.map_err(|f| {
-                CliError::from(format!(
-                    "the strategy `{apply}` failed on `{}`: {f}",
-                    args.def
-                ))
-            })?
-        }
-        _ => prepared.body.clone(),
-    };
-    let dpia = dpia::translate(&args.def, &lowered, &prepared.scheme).map_err(|e| {
-        let mut err = source.error(e.to_diagnostic());
-        if args.strategy.is_none() {
-            err.0.push_str(
-                "\nnote: no strategy was given (--strategy S.elv --apply NAME); the definition is compiled as written",
-            );
-        }
-        err
-    })?;
-    Ok(Front {
-        source,
-        checked,
-        scheme: prepared.scheme,
-        dpia,
-    })
 }
 
 fn generate(front: &Front, target: GpuTarget) -> Result<GpuModule, CliError> {
