@@ -92,6 +92,20 @@ const CASES: &[(&str, &str, &str, &str, &[&str])] = &[
         &["sequential", "parallelOuter"],
     ),
     (
+        "gemv.rise",
+        "gemv",
+        "n=9 m=7",
+        "cpu.elv",
+        &["storeArgument"],
+    ),
+    (
+        "conv.rise",
+        "conv",
+        "h=6 w=7 c=3 o=4 kh=3 kw=2",
+        "cpu.elv",
+        &["fuseReductions"],
+    ),
+    (
         "blur.rise",
         "binomialSep",
         "n=64 m=48",
