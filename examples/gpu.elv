@@ -26,6 +26,22 @@ def global2d = DFNF ;
   toMapGlobal(0) @ outermost(isMap) ;;
   lowerToC
 
+// global2d with vectors: every work-item computes 4 neighbouring points of a row
+// as one float4 (the columns vectorized by 4, then spread over dimension 0). The
+// rows above and below and the point's own row are read with one vector load
+// each (OpenCL `vload4`, CUDA an aligned `float4` load); the left and right
+// neighbours are 4 elements one off (OpenCL `vload4` at any element, CUDA
+// `make_float4` of the elements), clamped lane by lane at the borders. For
+// jacobi2d5 of stencil2d.rise with m a multiple of 4.
+//
+//   shine compile examples/stencil2d.rise --def jacobi2d5 --strategy examples/gpu.elv \
+//     --apply global2dVec --target cuda
+def global2dVec = DFNF ;
+  toMapGlobal(1) @ outermost(isMap) ;;
+  vectorize(4)   @ innermost(appliedMap) ;;
+  toMapGlobal(0) @ innermost(isMap) ;;
+  lowerToC
+
 // Every point of a 3-D grid by its own work-item (dimensions 2, 1, 0 from the
 // outermost), for the 7-point heat stencil of heat3d.rise.
 def global3d = DFNF ;

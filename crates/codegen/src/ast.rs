@@ -248,6 +248,10 @@ pub enum Expr {
     Compound(Type, Vec<Expr>),
     /// An initializer list `{a, b, ...}` (only as the initial value of a declaration).
     InitList(Vec<Expr>),
+    /// A vector value of the GPU dialects' builtin vector types, lane by lane
+    /// (`(float4){a, b, c, d}` in C, `(float4)(a, b, c, d)` in OpenCL,
+    /// `make_float4(a, b, c, d)` in CUDA).
+    VectorLit(Type, Vec<Expr>),
     /// C text printed as is (always a complete, parenthesised expression).
     Raw(String),
     /// A thread index or count of a GPU launch, in dimension 0, 1 or 2 (OpenCL
@@ -516,11 +520,13 @@ fn expr_idents(e: &Expr, out: &mut std::collections::BTreeSet<String>) {
         }
         Expr::Member(a, _) | Expr::Unary(_, a) | Expr::Cast(_, a) => expr_idents(a, out),
         Expr::Ternary(a, b, c) => [a, b, c].into_iter().for_each(|e| expr_idents(e, out)),
-        Expr::Call(f, args) | Expr::Compound(Type::Named(f), args) => {
+        Expr::Call(f, args)
+        | Expr::Compound(Type::Named(f), args)
+        | Expr::VectorLit(Type::Named(f), args) => {
             out.insert(f.clone());
             args.iter().for_each(|e| expr_idents(e, out));
         }
-        Expr::Compound(_, args) | Expr::InitList(args) => {
+        Expr::Compound(_, args) | Expr::VectorLit(_, args) | Expr::InitList(args) => {
             args.iter().for_each(|e| expr_idents(e, out))
         }
     }

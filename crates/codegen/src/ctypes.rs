@@ -9,12 +9,13 @@
 //! in prefix order (`pair_float_float`, `pair_float4_pair_int_int`), which is
 //! unambiguous. Typedefs are registered once, components first.
 
-use std::collections::HashMap;
+use std::collections::{BTreeSet, HashMap};
 
 use rise::{DataType, ScalarType};
 
 use crate::ast::{Param, Scalar, Type, TypeDef};
 use crate::error::{malformed, unsupported, CodegenError};
+use crate::gpu::GpuTarget;
 use crate::layout::{is_flat, show_type, unresolved};
 use crate::names::NameSet;
 
@@ -54,6 +55,11 @@ pub struct Types {
     defs: Vec<TypeDef>,
     by_type: HashMap<DataType, String>,
     unaligned: HashMap<DataType, String>,
+    /// Generating OpenCL or CUDA: vectors are the dialect's builtin vector
+    /// types (`float4`, `int2`), which need no typedef.
+    gpu: Option<GpuTarget>,
+    /// The builtin vector types used so far (element, lanes).
+    builtin: BTreeSet<(Scalar, u32)>,
 }
 
 impl Types {
@@ -67,6 +73,19 @@ impl Types {
         &self.defs
     }
 
+    /// Types for OpenCL or CUDA: vectors are the dialect's builtin vector types.
+    pub fn for_gpu(target: GpuTarget) -> Types {
+        Types {
+            gpu: Some(target),
+            ..Types::default()
+        }
+    }
+
+    /// The builtin GPU vector types used so far (element and lane count), in order.
+    pub fn builtin_vectors(&self) -> impl Iterator<Item = (Scalar, u32)> + '_ {
+        self.builtin.iter().copied()
+    }
+
     /// The C type of a value of flat data type `dt` (scalar, vector, pair of such).
     pub fn value_type(&mut self, dt: &DataType, names: &mut NameSet) -> Result<Type, CodegenError> {
         if let Some(s) = scalar_of(dt)? {
@@ -76,6 +95,20 @@ impl Types {
             return Ok(Type::Named(name.clone()));
         }
         let def = match dt {
+            DataType::Vector(..) if self.gpu.is_some() => {
+                let (elem, lanes) = vector_elem_lanes(dt)?;
+                let name = gpu_vector_name(elem, lanes, self.gpu.expect("checked"), dt)?;
+                names.reserve(&name);
+                // `i32` and `int` are both `int` on GPUs
+                let elem = if elem == Scalar::I32 {
+                    Scalar::Int
+                } else {
+                    elem
+                };
+                self.builtin.insert((elem, lanes));
+                self.by_type.insert(dt.clone(), name.clone());
+                return Ok(Type::Named(name));
+            }
             DataType::Vector(..) => {
                 let (elem, lanes) = vector_shape(dt)?;
                 TypeDef::Vector {
@@ -127,6 +160,12 @@ impl Types {
         if let Some(name) = self.unaligned.get(dt) {
             return Ok(Type::Named(name.clone()));
         }
+        if self.gpu.is_some() {
+            return malformed(format!(
+                "an unaligned GCC vector type for {} in GPU code",
+                show_type(dt)
+            ));
+        }
         let (elem, lanes) = vector_shape(dt)?;
         let name = names.fresh(&format!("{}_u", vector_name(elem, lanes)));
         self.defs.push(TypeDef::Vector {
@@ -142,6 +181,18 @@ impl Types {
 
 /// Element and lane count of a vector type that GCC vector extensions can express.
 pub fn vector_shape(dt: &DataType) -> Result<(Scalar, u32), CodegenError> {
+    let (elem, lanes) = vector_elem_lanes(dt)?;
+    if !lanes.is_power_of_two() {
+        return unsupported(format!(
+            "{}: GCC vector extensions need a power-of-two number of lanes",
+            show_type(dt)
+        ));
+    }
+    Ok((elem, lanes))
+}
+
+/// Element and constant lane count of a vector type of numbers.
+pub fn vector_elem_lanes(dt: &DataType) -> Result<(Scalar, u32), CodegenError> {
     let DataType::Vector(n, t) = dt else {
         return malformed(format!("{} is not a vector type", show_type(dt)));
     };
@@ -154,14 +205,7 @@ pub fn vector_shape(dt: &DataType) -> Result<(Scalar, u32), CodegenError> {
         }
         Some(s) => s,
     };
-    let lanes = lane_count(n, dt)?;
-    if !lanes.is_power_of_two() {
-        return unsupported(format!(
-            "{}: GCC vector extensions need a power-of-two number of lanes",
-            show_type(dt)
-        ));
-    }
-    Ok((elem, lanes))
+    Ok((elem, lane_count(n, dt)?))
 }
 
 /// The constant lane count `n` of a vector type.
@@ -173,6 +217,48 @@ pub fn lane_count(n: &arith::Nat, dt: &DataType) -> Result<u32, CodegenError> {
             show_type(dt)
         )),
     }
+}
+
+/// The builtin vector type of OpenCL C or CUDA with `lanes` lanes of `elem`:
+/// `float`, `double`, `int` and `uint` vectors of 2, 4, 8 or 16 lanes in OpenCL
+/// (`float4`, `uint8`), of 2 or 4 lanes and at most 16 bytes in CUDA (`float4`,
+/// `double2`; CUDA has no `float8`).
+pub fn gpu_vector_name(
+    elem: Scalar,
+    lanes: u32,
+    target: GpuTarget,
+    dt: &DataType,
+) -> Result<String, CodegenError> {
+    let base = match elem {
+        Scalar::Float => "float",
+        Scalar::Double => "double",
+        Scalar::Int | Scalar::I32 => "int",
+        Scalar::U32 => "uint",
+        _ => {
+            return unsupported(format!(
+                "{} on a GPU (vectors of f32, f64, i32 and u32 are supported)",
+                show_type(dt)
+            ))
+        }
+    };
+    match target {
+        GpuTarget::OpenCl if matches!(lanes, 2 | 4 | 8 | 16) => {}
+        GpuTarget::OpenCl => {
+            return unsupported(format!(
+                "{} in OpenCL (OpenCL vectors have 2, 4, 8 or 16 lanes)",
+                show_type(dt)
+            ))
+        }
+        GpuTarget::Cuda if matches!(lanes, 2 | 4) && elem.bytes() * lanes <= 16 => {}
+        GpuTarget::Cuda => {
+            return unsupported(format!(
+                "{} in CUDA (CUDA's vector types used here have 2 or 4 lanes of at most \
+                 16 bytes in all: there is no `{base}{lanes}`)",
+                show_type(dt)
+            ))
+        }
+    }
+    Ok(format!("{base}{lanes}"))
 }
 
 fn vector_name(elem: Scalar, lanes: u32) -> String {
@@ -234,6 +320,34 @@ mod tests {
                 "float4_u"
             ]
         );
+    }
+
+    #[test]
+    fn gpu_vectors_are_builtin_types() {
+        let mut names = NameSet::default();
+        let mut types = Types::for_gpu(GpuTarget::Cuda);
+        let v4 = DataType::vector(DataType::f32(), 4);
+        let i2 = DataType::vector(DataType::Scalar(ScalarType::I32), 2);
+        assert_eq!(
+            types.value_type(&v4, &mut names).unwrap(),
+            Type::Named("float4".into())
+        );
+        assert_eq!(
+            types.value_type(&i2, &mut names).unwrap(),
+            Type::Named("int2".into())
+        );
+        assert!(types.defs().is_empty());
+        assert!(types.unaligned_vector(&v4, &mut names).is_err());
+        let f8 = DataType::vector(DataType::f32(), 8);
+        let err = types.value_type(&f8, &mut names).unwrap_err().to_string();
+        assert!(err.contains("no `float8`"), "{err}");
+        let mut cl = Types::for_gpu(GpuTarget::OpenCl);
+        assert_eq!(
+            cl.value_type(&f8, &mut names).unwrap(),
+            Type::Named("float8".into())
+        );
+        let u8v = DataType::vector(DataType::Scalar(ScalarType::U8), 4);
+        assert!(cl.value_type(&u8v, &mut names).is_err());
     }
 
     #[test]

@@ -36,15 +36,29 @@
 //! `Lowerer::distributable`); examples/gpu_mm.rise's 16x16x4x4 accumulator becomes
 //! 4x4 registers per work-item.
 //!
+//! # Vectors
+//! `vec[t, n]` (from `asVector`, `mapVec`, `vectorize`) is the dialect's builtin
+//! vector type: `float`, `double`, `int` and `uint` vectors of 2, 4, 8 or 16 lanes
+//! in OpenCL, of 2 or 4 lanes and at most 16 bytes in CUDA (`float4`, `double2`;
+//! CUDA has no `float8`). Consecutive elements are loaded and stored as one
+//! vector: OpenCL `vload4(k, x)` / `vstore4(v, k, x)`; CUDA `*(const float4 *)&x[i]`
+//! where the address is provably aligned (a buffer or a local array, `i` a multiple
+//! of 4), else `make_float4(x[i], x[i + 1], ...)` and lane by lane stores. OpenCL
+//! has vector arithmetic; for CUDA the source defines the operators it needs
+//! (`operator+(float4, float4)`, with a scalar on either side, ...). Lanes are
+//! `.s0` .. `.sf` (OpenCL) and `.x` .. `.w` (CUDA), and must be constants.
+//!
 //! # Not supported yet (each an error naming it)
-//! Vector types (`vec[t, n]`), `bool` buffers, `mapWarp` and `mapLane`, local
-//! memory of a size that is not a constant, pairs holding arrays as buffers.
+//! Vectors of other element types or lane counts, a vector lane chosen at run
+//! time, `bool` buffers, `mapWarp` and `mapLane`, local memory of a size that is
+//! not a constant, pairs holding arrays as buffers.
 
 use arith::{Nat, Var};
 use dpia::{Comm, GpuProgram, Launch};
 use rise::DataType;
 
-use crate::ast::{FnKind, Function, Type, Unit};
+use crate::ast::{FnKind, Function, Scalar, Type, Unit};
+use crate::ctypes::{gpu_vector_name, vector_elem_lanes, Types};
 use crate::error::{unsupported, CodegenError};
 use crate::layout::{self, show_type};
 use crate::lower::Lowerer;
@@ -306,13 +320,15 @@ fn describe_launch(l: &Launch) -> String {
 /// Generates the kernels of `program` for `target`, with the host plan.
 pub fn generate_gpu(program: &dpia::Program, target: GpuTarget) -> Result<GpuModule, CodegenError> {
     let gp = dpia::gpu::prepare(program).map_err(CodegenError::Gpu)?;
-    check_types(&gp)?;
+    check_types(&gp, target)?;
     let dialect = match target {
         GpuTarget::OpenCl => Dialect::OpenCl,
         GpuTarget::Cuda => Dialect::Cuda,
     };
     let mut l = Lowerer::default();
+    l.types = Types::for_gpu(target);
     l.gpu = true;
+    l.target = Some(target);
     // Typedefs first, so that they get their canonical names.
     let all = dpia::Program {
         name: gp.name.clone(),
@@ -383,6 +399,11 @@ pub fn generate_gpu(program: &dpia::Program, target: GpuTarget) -> Result<GpuMod
     if uses_double && target == GpuTarget::OpenCl {
         preamble.push("#pragma OPENCL EXTENSION cl_khr_fp64 : enable".to_string());
     }
+    if target == GpuTarget::Cuda {
+        for (elem, lanes) in l.types.builtin_vectors() {
+            preamble.extend(cuda_vector_operators(elem, lanes));
+        }
+    }
     let mut module = GpuModule {
         target,
         source: String::new(),
@@ -411,15 +432,69 @@ pub fn generate_gpu(program: &dpia::Program, target: GpuTarget) -> Result<GpuMod
     Ok(module)
 }
 
-/// Rejects the data types the GPU back ends do not handle yet.
-fn check_types(gp: &GpuProgram) -> Result<(), CodegenError> {
-    for t in all_types(gp) {
-        if has_vector(&t) {
-            return unsupported(format!(
-                "the vector type in {} on a GPU (vectors are supported on CPUs only so far)",
-                show_type(&t)
+/// CUDA's vector types have no arithmetic: `+ - * /` (and `%` for integers) of
+/// two vectors, of a vector and a scalar either side, and `-v`, lane by lane.
+fn cuda_vector_operators(elem: Scalar, lanes: u32) -> Vec<String> {
+    let v = format!(
+        "{}{lanes}",
+        if elem == Scalar::U32 {
+            "uint"
+        } else {
+            elem_name(elem)
+        }
+    );
+    let s = match elem {
+        Scalar::U32 => "unsigned int",
+        e => elem_name(e),
+    };
+    let lane = |x: &str, k: u32, vector: bool| {
+        if vector {
+            format!("{x}.{}", ["x", "y", "z", "w"][k as usize])
+        } else {
+            x.to_string()
+        }
+    };
+    let mut ops = vec!["+", "-", "*", "/"];
+    if !elem.is_float() {
+        ops.push("%");
+    }
+    let mut out = vec![format!("// {v}: lane-by-lane arithmetic")];
+    let head = "static __device__ __forceinline__";
+    for op in ops {
+        for (va, vb) in [(true, true), (true, false), (false, true)] {
+            let (ta, tb) = (if va { &v } else { s }, if vb { &v } else { s });
+            let lanes_text: Vec<String> = (0..lanes)
+                .map(|k| format!("{} {op} {}", lane("a", k, va), lane("b", k, vb)))
+                .collect();
+            out.push(format!(
+                "{head} {v} operator{op}({ta} a, {tb} b) {{ return make_{v}({}); }}",
+                lanes_text.join(", ")
             ));
         }
+    }
+    let neg: Vec<String> = (0..lanes)
+        .map(|k| format!("-{}", lane("a", k, true)))
+        .collect();
+    out.push(format!(
+        "{head} {v} operator-({v} a) {{ return make_{v}({}); }}",
+        neg.join(", ")
+    ));
+    out
+}
+
+fn elem_name(elem: Scalar) -> &'static str {
+    match elem {
+        Scalar::Double => "double",
+        Scalar::Int | Scalar::I32 => "int",
+        Scalar::U32 => "uint",
+        _ => "float",
+    }
+}
+
+/// Rejects the data types the GPU back ends do not handle yet.
+fn check_types(gp: &GpuProgram, target: GpuTarget) -> Result<(), CodegenError> {
+    for t in all_types(gp) {
+        check_vectors(&t, target)?;
     }
     for b in std::iter::once(&gp.output)
         .chain(&gp.inputs)
@@ -463,12 +538,19 @@ fn all_types(gp: &GpuProgram) -> Vec<DataType> {
     tys
 }
 
-fn has_vector(t: &DataType) -> bool {
+/// Every vector type in `t` must be one of the target's builtin vector types.
+fn check_vectors(t: &DataType, target: GpuTarget) -> Result<(), CodegenError> {
     match t {
-        DataType::Vector(..) => true,
-        DataType::Array(_, e) => has_vector(e),
-        DataType::Pair(a, b) => has_vector(a) || has_vector(b),
-        _ => false,
+        DataType::Vector(..) => {
+            let (elem, lanes) = vector_elem_lanes(t)?;
+            gpu_vector_name(elem, lanes, target, t).map(|_| ())
+        }
+        DataType::Array(_, e) => check_vectors(e, target),
+        DataType::Pair(a, b) => {
+            check_vectors(a, target)?;
+            check_vectors(b, target)
+        }
+        _ => Ok(()),
     }
 }
 

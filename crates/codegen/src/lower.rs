@@ -25,8 +25,9 @@ use dpia::{Acc, AccKind, Comm, Exp, ExpKind, Ident, LoopKind, PadMode, ParLevel,
 use rise::{AddrSpace, DataType, Literal, ScalarType};
 
 use crate::ast::{self, BinOp, Decl, Expr, For, GpuIndex, Pragma, Scalar, Stmt, Type, UnOp};
-use crate::ctypes::{lane_count, scalar, scalar_of, vector_shape, Types};
+use crate::ctypes::{lane_count, scalar, scalar_of, vector_elem_lanes, vector_shape, Types};
 use crate::error::{malformed, unsupported, CodegenError};
+use crate::gpu::GpuTarget;
 use crate::layout::{self, is_flat, locate, show_step, show_type, PathElem, Place};
 use crate::names::NameSet;
 use crate::nat_expr::{nat_to_expr, nat_to_index};
@@ -99,6 +100,10 @@ struct Mem {
     /// ([`Lowerer::distributable`]): the thread dimension each of the leading
     /// indices taken off stands for (fixed by the first access).
     distributed: Option<std::cell::RefCell<Vec<Option<u8>>>>,
+    /// Its arrays start at an address aligned to 16 bytes or more (GPU buffers,
+    /// local-memory arrays): a vector of at most 16 bytes at an element index
+    /// that is a multiple of its lanes is aligned.
+    aligned: bool,
 }
 
 /// A memory location: a C object and where in it.
@@ -107,6 +112,8 @@ struct MemPlace {
     base: String,
     indexed: bool,
     place: Place,
+    /// The array starts at a 16-byte aligned address ([`Mem::aligned`]).
+    aligned: bool,
 }
 
 /// The result of reading an expression at a path.
@@ -154,6 +161,10 @@ pub struct Lowerer {
     thread_vars: HashMap<String, u8>,
     /// The distributed private memory an access did not fit, if any.
     undistributable: std::cell::RefCell<Option<String>>,
+    /// The GPU language of a GPU kernel: vectors are its builtin vector types,
+    /// loaded and stored with its idioms (OpenCL `vload4`, CUDA aligned
+    /// `float4` accesses), their lanes `.s0`/`.x`; `None` on CPUs (GCC vectors).
+    pub target: Option<GpuTarget>,
 }
 
 /// The state of computing a vector with vector operations: the lane variable,
@@ -337,6 +348,8 @@ impl Lowerer {
                 BTreeSet::new()
             },
             distributed: None,
+            // the runtimes allocate buffers at 64-byte (OpenCL) or 256-byte (CUDA) alignment
+            aligned: self.gpu && pointer,
         };
         self.mems.insert(id.name.clone(), mem);
         Ok(ast::Param { ty, name: cname })
@@ -646,8 +659,16 @@ impl Lowerer {
                 .types
                 .value_type(&canonical(&leaf.elem), &mut self.names)?;
             let Some(count) = leaf.count else {
-                let init = matches!(leaf.elem, DataType::Vector(..) | DataType::Pair(..))
-                    .then(|| Expr::InitList(vec![Expr::Int(0)]));
+                let init = match &leaf.elem {
+                    DataType::Vector(..) if self.target == Some(GpuTarget::OpenCl) => {
+                        let (s, lanes) = vector_elem_lanes(&leaf.elem)?;
+                        Some(Expr::VectorLit(elem.clone(), vec![zero(s); lanes as usize]))
+                    }
+                    DataType::Vector(..) | DataType::Pair(..) => {
+                        Some(Expr::InitList(vec![Expr::Int(0)]))
+                    }
+                    _ => None,
+                };
                 decls.push(Stmt::Decl(decl(elem, &name, None, init)));
                 continue;
             };
@@ -717,6 +738,8 @@ impl Lowerer {
             role: Role::Local,
             indexed,
             distributed: distributed.map(|k| std::cell::RefCell::new(vec![None; k])),
+            // local arrays are declared 16-byte aligned (see `print::decl_in`)
+            aligned: self.gpu && *addr == AddrSpace::Local,
         };
         let shadowed = self.mems.insert(ident.name.clone(), mem);
         let mut stmts = Vec::new();
@@ -766,14 +789,11 @@ impl Lowerer {
                 let probe = self.dest(&lenv, acc, &[elem_index(&index, lanes, &lane)]);
                 if let Ok(Dest::Mem(p)) = probe {
                     if let Some(first) = contiguous(&p, &lane) {
-                        let ptr = Type::ptr(
-                            self.types
-                                .unaligned_vector(&canonical(&vty), &mut self.names)?,
-                        );
-                        let addr = Expr::unary(UnOp::AddrOf, self.place_expr(&aenv, &first)?);
-                        let lhs = Expr::unary(UnOp::Deref, addr.cast(ptr));
-                        out.push(Stmt::Assign(lhs, self.value(env, exp, &[])?));
-                        return Ok(());
+                        if let Some(store) = self.store_vector(&aenv, &first, &vty)? {
+                            let v = self.value(env, exp, &[])?;
+                            out.push(store(v));
+                            return Ok(());
+                        }
                     }
                 }
                 for k in 0..lanes {
@@ -881,11 +901,31 @@ impl Lowerer {
                 let v = self.value(env, a, path)?;
                 match (&e.ty, path) {
                     (DataType::Vector(..), []) => {
-                        let t = self
-                            .types
-                            .value_type(&canonical(&env.ty(&e.ty)), &mut self.names)?;
-                        let tname = Expr::Raw(crate::print::type_name(&t));
-                        value(Expr::call("__builtin_convertvector", vec![v, tname]))
+                        let vty = canonical(&env.ty(&e.ty));
+                        let t = self.types.value_type(&vty, &mut self.names)?;
+                        let Type::Named(tname) = &t else {
+                            return malformed(format!("the vector type {}", show_type(&vty)));
+                        };
+                        match self.target {
+                            None => {
+                                let tname = Expr::Raw(crate::print::type_name(&t));
+                                value(Expr::call("__builtin_convertvector", vec![v, tname]))
+                            }
+                            Some(GpuTarget::OpenCl) => {
+                                value(Expr::call(&format!("convert_{tname}"), vec![v]))
+                            }
+                            Some(GpuTarget::Cuda) => {
+                                let (s, lanes) = vector_elem_lanes(&vty)?;
+                                let items = (0..lanes)
+                                    .map(|k| {
+                                        v.clone()
+                                            .member(&lane_name(GpuTarget::Cuda, k))
+                                            .cast(Type::Scalar(s))
+                                    })
+                                    .collect();
+                                value(Expr::VectorLit(t, items))
+                            }
+                        }
                     }
                     (t, _) => {
                         let elem = match t {
@@ -991,7 +1031,7 @@ impl Lowerer {
                     let (_, lanes) = vector_shape(&vty)?;
                     let t = self.types.value_type(&canonical(&vty), &mut self.names)?;
                     let s = self.value(env, a, &[])?;
-                    value(Expr::Compound(t, vec![s; lanes as usize]))
+                    value(self.vector_value(t, vec![s; lanes as usize]))
                 }
                 [PathElem::Lane(_), rest @ ..] => self.read(env, a, rest),
                 _ => bad_path(e, path, "a vector lane"),
@@ -1080,12 +1120,7 @@ impl Lowerer {
         let (lane, lenv) = self.lane_var(env, lanes);
         if let Ok(Read::Mem(p)) = self.read(&lenv, a, &[elem_index(i, lanes, &lane)]) {
             if let Some(first) = contiguous(&p, &lane) {
-                let ptr = Type::const_ptr(
-                    self.types
-                        .unaligned_vector(&canonical(&vty), &mut self.names)?,
-                );
-                let addr = Expr::unary(UnOp::AddrOf, self.place_expr(env, &first)?);
-                return Ok(Read::Value(Expr::unary(UnOp::Deref, addr.cast(ptr))));
+                return self.load_vector(env, &first, &vty).map(Read::Value);
             }
             if p.place.lane.as_ref() == Some(&Nat::var(&lane)) && !place_mentions(&p.place, &lane) {
                 let mut whole = p;
@@ -1101,7 +1136,7 @@ impl Lowerer {
         for k in 0..i64::from(lanes) {
             items.push(self.value(env, a, &[PathElem::Idx(i * i64::from(lanes) + k)])?);
         }
-        Ok(Read::Value(Expr::Compound(t, items)))
+        Ok(Read::Value(self.vector_value(t, items)))
     }
 
     /// Elements `i*lanes ..` of `a` as one vector computed with vector
@@ -1134,7 +1169,7 @@ impl Lowerer {
         let mode = self.vector_mode.take().expect("set above");
         Ok(match v {
             Ok(v) if !mode.failed && mode.used => Some(v),
-            Ok(v) if !mode.failed => Some(Expr::Compound(t.clone(), vec![v; lanes as usize])),
+            Ok(v) if !mode.failed => Some(self.vector_value(t.clone(), vec![v; lanes as usize])),
             _ => None,
         })
     }
@@ -1196,13 +1231,14 @@ impl Lowerer {
         let t = self
             .types
             .value_type(&canonical(&env.ty(&mode_ty)), &mut self.names)?;
-        // the same type on both sides (a load has the unaligned variant)
-        let fast = fast.cast(t.clone());
-        Ok(Read::Value(Expr::ternary(
-            inside,
-            fast,
-            Expr::Compound(t, items),
-        )))
+        // the same type on both sides (a C load has the unaligned variant)
+        let fast = if self.target.is_none() {
+            fast.cast(t.clone())
+        } else {
+            fast
+        };
+        let slow = self.vector_value(t, items);
+        Ok(Read::Value(Expr::ternary(inside, fast, slow)))
     }
 
     /// A memory operand of [`Lowerer::vector_op`] that differs between lanes:
@@ -1216,10 +1252,104 @@ impl Lowerer {
             return Ok(Expr::Int(0));
         };
         mode.used = true;
-        let vty = canonical(&mode.ty);
-        let ptr = Type::const_ptr(self.types.unaligned_vector(&vty, &mut self.names)?);
-        let addr = Expr::unary(UnOp::AddrOf, self.place_expr(env, &first)?);
-        Ok(Expr::unary(UnOp::Deref, addr.cast(ptr)))
+        let vty = mode.ty.clone();
+        self.load_vector(env, &first, &vty)
+    }
+
+    /// A vector value lane by lane: a compound literal in C, the dialect's
+    /// vector literal on a GPU ([`Expr::VectorLit`]).
+    fn vector_value(&self, t: Type, items: Vec<Expr>) -> Expr {
+        if self.target.is_some() {
+            Expr::VectorLit(t, items)
+        } else {
+            Expr::Compound(t, items)
+        }
+    }
+
+    /// A vector of type `vty` loaded from consecutive elements, the first at
+    /// `first`: C `*(const float4_u *)&x[i]` (element alignment), OpenCL
+    /// `vload4(k, x)` (any element address), CUDA `*(const float4 *)&x[i]` where
+    /// that is provably aligned and `make_float4(x[i], x[i + 1], ...)` elsewhere.
+    fn load_vector(&mut self, env: &Env, first: &MemPlace, vty: &DataType) -> Res<Expr> {
+        let vty = canonical(vty);
+        let (_, lanes) = vector_elem_lanes(&vty)?;
+        match self.target {
+            None => {
+                let ptr = Type::const_ptr(self.types.unaligned_vector(&vty, &mut self.names)?);
+                let addr = Expr::unary(UnOp::AddrOf, self.place_expr(env, first)?);
+                Ok(Expr::unary(UnOp::Deref, addr.cast(ptr)))
+            }
+            Some(GpuTarget::OpenCl) => {
+                let (offset, ptr) = self.vload_args(env, first, lanes)?;
+                Ok(Expr::call(&format!("vload{lanes}"), vec![offset, ptr]))
+            }
+            Some(GpuTarget::Cuda) => {
+                let t = self.types.value_type(&vty, &mut self.names)?;
+                if vector_aligned(first, lanes) {
+                    let addr = Expr::unary(UnOp::AddrOf, self.place_expr(env, first)?);
+                    return Ok(Expr::unary(UnOp::Deref, addr.cast(Type::const_ptr(t))));
+                }
+                let mut items = Vec::new();
+                for k in 0..i64::from(lanes) {
+                    items.push(self.place_expr(env, &first.at(k))?);
+                }
+                Ok(Expr::VectorLit(t, items))
+            }
+        }
+    }
+
+    /// The store of a vector of type `vty` to consecutive elements, the first at
+    /// `first` (as [`Lowerer::load_vector`] loads it), given the value; `None`
+    /// where the target has no such store (CUDA, not provably aligned) and the
+    /// lanes are stored one by one.
+    #[allow(clippy::type_complexity)]
+    fn store_vector(
+        &mut self,
+        env: &Env,
+        first: &MemPlace,
+        vty: &DataType,
+    ) -> Res<Option<Box<dyn FnOnce(Expr) -> Stmt>>> {
+        let vty = canonical(vty);
+        let (_, lanes) = vector_elem_lanes(&vty)?;
+        match self.target {
+            None => {
+                let ptr = Type::ptr(self.types.unaligned_vector(&vty, &mut self.names)?);
+                let addr = Expr::unary(UnOp::AddrOf, self.place_expr(env, first)?);
+                let lhs = Expr::unary(UnOp::Deref, addr.cast(ptr));
+                Ok(Some(Box::new(move |v| Stmt::Assign(lhs, v))))
+            }
+            Some(GpuTarget::OpenCl) => {
+                let (offset, ptr) = self.vload_args(env, first, lanes)?;
+                let f = format!("vstore{lanes}");
+                Ok(Some(Box::new(move |v| {
+                    Stmt::Expr(Expr::call(&f, vec![v, offset, ptr]))
+                })))
+            }
+            Some(GpuTarget::Cuda) if vector_aligned(first, lanes) => {
+                let t = self.types.value_type(&vty, &mut self.names)?;
+                let addr = Expr::unary(UnOp::AddrOf, self.place_expr(env, first)?);
+                let lhs = Expr::unary(UnOp::Deref, addr.cast(Type::ptr(t)));
+                Ok(Some(Box::new(move |v| Stmt::Assign(lhs, v))))
+            }
+            Some(GpuTarget::Cuda) => Ok(None),
+        }
+    }
+
+    /// The offset and pointer arguments of OpenCL's `vloadN`/`vstoreN` for
+    /// consecutive elements from `first`: `(k, x)` where the index is `k * N`,
+    /// else `(0, &x[i])`.
+    fn vload_args(&self, env: &Env, first: &MemPlace, lanes: u32) -> Res<(Expr, Expr)> {
+        let n = Nat::cst(i64::from(lanes));
+        match &first.place.flat {
+            Some(flat) if flat.modulo(&n).as_cst() == Some(0) => Ok((
+                self.nat(env, &flat.floor_div(&n))?,
+                Expr::ident(&first.base),
+            )),
+            _ => Ok((
+                Expr::Int(0),
+                Expr::unary(UnOp::AddrOf, self.place_expr(env, first)?),
+            )),
+        }
     }
 
     // ---- writing through acceptors -------------------------------------------------------
@@ -1318,6 +1448,7 @@ impl Lowerer {
             base: format!("{}{}", mem.cname, place.leaf),
             indexed: mem.indexed.contains(&place.leaf),
             place,
+            aligned: mem.aligned,
         })
     }
 
@@ -1370,7 +1501,18 @@ impl Lowerer {
             e = e.member(f);
         }
         if let Some(l) = &p.place.lane {
-            e = e.index(self.nat(env, l)?);
+            e = match (self.target, l.as_cst()) {
+                (None, _) => e.index(self.nat(env, l)?),
+                (Some(t), Some(k)) if (0..16).contains(&k) => e.member(&lane_name(t, k as u32)),
+                (Some(_), _) => {
+                    return unsupported(format!(
+                        "the lane `{l}` of the vector `{}` on a GPU: OpenCL and CUDA vectors \
+                         are read lane by lane with constant lanes (unroll the loop over the \
+                         lanes)",
+                        p.base
+                    ))
+                }
+            };
         }
         Ok(e)
     }
@@ -1438,6 +1580,50 @@ fn data_bytes(dt: &DataType) -> u64 {
         }
         DataType::Pair(a, b) => 2 * data_bytes(a).max(data_bytes(b)),
         _ => 8,
+    }
+}
+
+/// The lane `k` of a GPU vector: OpenCL `s0` .. `sf`, CUDA `x` .. `w`.
+fn lane_name(t: GpuTarget, k: u32) -> String {
+    match t {
+        GpuTarget::OpenCl => format!("s{k:x}"),
+        GpuTarget::Cuda => ["x", "y", "z", "w"][k.min(3) as usize].to_string(),
+    }
+}
+
+/// Zero of a scalar type, as a literal of that type.
+fn zero(s: Scalar) -> Expr {
+    match s {
+        Scalar::Float | Scalar::Double => Expr::Float {
+            value: 0.0,
+            single: s == Scalar::Float,
+        },
+        Scalar::Int => Expr::Int(0),
+        s => Expr::Int(0).cast(Type::Scalar(s)),
+    }
+}
+
+/// Whether a vector of `lanes` elements from `first` is at an address aligned to
+/// its size (at most 16 bytes): an aligned array, an index that is a multiple of
+/// `lanes`.
+fn vector_aligned(first: &MemPlace, lanes: u32) -> bool {
+    let n = Nat::cst(i64::from(lanes));
+    first.aligned
+        && first.place.fields.is_empty()
+        && first.place.lane.is_none()
+        && first
+            .place
+            .flat
+            .as_ref()
+            .is_some_and(|f| f.modulo(&n).as_cst() == Some(0))
+}
+
+impl MemPlace {
+    /// The place `k` elements further (of an indexed array).
+    fn at(&self, k: i64) -> MemPlace {
+        let mut q = self.clone();
+        q.place.flat = Some(q.place.flat.as_ref().map_or(Nat::cst(k), |f| f + k));
+        q
     }
 }
 

@@ -390,6 +390,20 @@ fn doc(e: &Expr, d: Dialect) -> (String, u8) {
             let items: Vec<String> = items.iter().map(|a| expr_in(a, d)).collect();
             (format!("{{{}}}", items.join(", ")), P_POSTFIX)
         }
+        Expr::VectorLit(t, items) => {
+            let items = items
+                .iter()
+                .map(|a| expr_in(a, d))
+                .collect::<Vec<_>>()
+                .join(", ");
+            let t = type_name_in(t, d);
+            let text = match d {
+                Dialect::C | Dialect::OpenMP => format!("({t}){{{items}}}"),
+                Dialect::OpenCl => format!("({t})({items})"),
+                Dialect::Cuda => format!("make_{t}({items})"),
+            };
+            (text, P_POSTFIX)
+        }
         Expr::Unary(op, a) => {
             let sym = match op {
                 UnOp::Neg => "-",
@@ -595,6 +609,14 @@ mod tests {
             Type::Named("float".into()),
         );
         assert_eq!(expr(&cast), "(float)(a + b)");
+    }
+
+    #[test]
+    fn vector_literals_in_every_dialect() {
+        let v = Expr::VectorLit(Type::Named("float4".into()), vec![id("a"); 4]);
+        assert_eq!(expr_in(&v, Dialect::C), "(float4){a, a, a, a}");
+        assert_eq!(expr_in(&v, Dialect::OpenCl), "(float4)(a, a, a, a)");
+        assert_eq!(expr_in(&v, Dialect::Cuda), "make_float4(a, a, a, a)");
     }
 
     #[test]

@@ -360,3 +360,127 @@ fn the_matmul_strategy_derives_local_tiles_and_register_blocks() {
         "{stdout}"
     );
 }
+
+const JACOBI_VEC: [&str; 8] = [
+    "examples/stencil2d.rise",
+    "--def",
+    "jacobi2d5",
+    "--strategy",
+    "examples/gpu.elv",
+    "--apply",
+    "global2dVec",
+    "--target",
+];
+
+/// `vec[f32, 4]` is OpenCL's and CUDA's `float4`: whole vectors are loaded and
+/// stored (OpenCL `vload4`/`vstore4`; CUDA a `float4` access where it is provably
+/// aligned, `make_float4` of the elements where not), computed with vector
+/// arithmetic (CUDA: the operators the source defines) and verified on OpenCL.
+#[test]
+fn the_vectorized_stencil_uses_float4_on_both_targets() {
+    let mut args = vec!["compile"];
+    args.extend(JACOBI_VEC);
+    args.push("opencl");
+    let out = run(&args);
+    let (cl, stderr) = text(&out);
+    assert!(out.status.success(), "{stderr}");
+    assert!(!cl.contains("vector_size"), "{cl}");
+    for want in [
+        // the row above, the point's row and the row below: aligned, by vector index
+        "vload4((gid1 * m) / 4 + gid0, grid)",
+        // the left neighbours: 4 elements one off, clamped lane by lane at the border
+        "gid0 * 4 - 1 >= 0 ? vload4(0, &grid[gid1 * m + gid0 * 4 - 1]) : (float4)(grid[",
+        "vstore4(0.2f * (vload4(",
+        "), (gid1 * m) / 4 + gid0, output);",
+    ] {
+        assert!(cl.contains(want), "{want}\n{cl}");
+    }
+
+    args.pop();
+    args.push("cuda");
+    let out = run(&args);
+    let (cu, stderr) = text(&out);
+    assert!(out.status.success(), "{stderr}");
+    assert!(!cu.contains("vector_size"), "{cu}");
+    for want in [
+        "static __device__ __forceinline__ float4 operator+(float4 a, float4 b) { return \
+         make_float4(a.x + b.x, a.y + b.y, a.z + b.z, a.w + b.w); }",
+        "float4 operator*(float a, float4 b)",
+        // aligned: a 64-byte aligned buffer at an index that is a multiple of 4
+        "*(float4 *)&output[gid1 * m + gid0 * 4] = 0.2f * (*(const float4 *)&grid[",
+        "*(const float4 *)&grid[gid1 * m + gid0 * 4]",
+        // one off: not aligned, element by element
+        "make_float4(grid[gid1 * m + gid0 * 4 - 1], grid[gid1 * m + gid0 * 4], ",
+    ] {
+        assert!(cu.contains(want), "{want}\n{cu}");
+    }
+    assert!(
+        !cu.contains("(const float4 *)&grid[gid1 * m + gid0 * 4 - 1]"),
+        "{cu}"
+    );
+
+    if skip_opencl() {
+        return;
+    }
+    let mut args = vec!["run"];
+    args.extend(JACOBI_VEC);
+    args.extend([
+        "opencl", "--nat", "n=7", "--nat", "m=12", "--random", "3", "--verify", "--json",
+    ]);
+    let out = run(&args);
+    let (stdout, stderr) = text(&out);
+    assert!(
+        out.status.success() && stdout.contains("\"verified\":true"),
+        "{stdout}\n{stderr}"
+    );
+}
+
+/// OpenCL has `float8`; CUDA does not, and says so.
+#[test]
+fn eight_lanes_are_float8_in_opencl_and_an_error_in_cuda() {
+    let strategy = "DFNF ; toMapGlobal(1) @ outermost(isMap) ;; \
+                    vectorize(8) @ innermost(appliedMap) ;; \
+                    toMapGlobal(0) @ innermost(isMap) ;; lowerToC";
+    let base = [
+        "examples/stencil2d.rise",
+        "--def",
+        "jacobi2d5",
+        "--strategy",
+        "examples/gpu.elv",
+        "--apply",
+        strategy,
+        "--target",
+    ];
+    let mut args = vec!["compile"];
+    args.extend(base);
+    args.push("cuda");
+    let out = run(&args);
+    let (_, stderr) = text(&out);
+    assert!(!out.status.success());
+    assert!(
+        stderr.contains("vec[f32, 8] in CUDA") && stderr.contains("no `float8`"),
+        "{stderr}"
+    );
+    assert!(!stderr.contains("panicked"), "{stderr}");
+
+    args.pop();
+    args.push("opencl");
+    let out = run(&args);
+    let (cl, stderr) = text(&out);
+    assert!(out.status.success(), "{stderr}");
+    assert!(cl.contains("vstore8(") && cl.contains("(float8)("), "{cl}");
+    if skip_opencl() {
+        return;
+    }
+    let mut args = vec!["run"];
+    args.extend(base);
+    args.extend([
+        "opencl", "--nat", "n=5", "--nat", "m=16", "--random", "2", "--verify", "--json",
+    ]);
+    let out = run(&args);
+    let (stdout, stderr) = text(&out);
+    assert!(
+        out.status.success() && stdout.contains("\"verified\":true"),
+        "{stdout}\n{stderr}"
+    );
+}
