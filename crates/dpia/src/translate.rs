@@ -660,24 +660,16 @@ impl Translator {
                                 env,
                                 Out::Con(&|init| {
                                     let reduce_loop = |read: Exp, acc: &Acc| {
-                                        let i = self.loop_var(&n);
-                                        let x = Exp::new(
-                                            ExpKind::Idx(xs.clone(), Nat::var(&i)),
-                                            elem.clone(),
-                                        );
-                                        let step = self.call(
+                                        self.reduce_loop(
+                                            p,
+                                            kind,
                                             f,
                                             env,
-                                            vec![Value::Data(read), Value::Data(x)],
-                                            Out::Acc(acc),
-                                        )?;
-                                        Ok(Comm::For {
-                                            var: i,
-                                            count: n.clone(),
-                                            kind,
-                                            origin: p.name(),
-                                            body: Box::new(step),
-                                        })
+                                            &xs,
+                                            (&n, &elem),
+                                            read,
+                                            acc,
+                                        )
                                     };
                                     if let Some(a) = in_place.filter(|a| same_place(&init, a)) {
                                         return reduce_loop(init.clone(), a);
@@ -1061,6 +1053,38 @@ impl Translator {
     /// over the threads that own the parts of the accumulator, say): the initial
     /// value is written into the accumulator, as Listing 9's `accT(init, accumAcc)`
     /// does, rather than computed elsewhere and copied.
+    /// The loop of `reduceSeq f _ xs` (`p` and `kind` say which): every element of `xs`
+    /// (`n` of `elem`) is combined by `f` with the accumulator, read as `read` and written
+    /// through `acc`.
+    #[allow(clippy::too_many_arguments)]
+    fn reduce_loop(
+        &self,
+        p: Prim,
+        kind: LoopKind,
+        f: &Expr,
+        env: &Env,
+        xs: &Exp,
+        (n, elem): (&Nat, &DataType),
+        read: Exp,
+        acc: &Acc,
+    ) -> R<Comm> {
+        let i = self.loop_var(n);
+        let x = Exp::new(ExpKind::Idx(xs.clone(), Nat::var(&i)), elem.clone());
+        let step = self.call(
+            f,
+            env,
+            vec![Value::Data(read), Value::Data(x)],
+            Out::Acc(acc),
+        )?;
+        Ok(Comm::For {
+            var: i,
+            count: n.clone(),
+            kind,
+            origin: p.name(),
+            body: Box::new(step),
+        })
+    }
+
     fn reduce_computed_init(
         &self,
         p: Prim,
@@ -1082,21 +1106,16 @@ impl Translator {
                 &vals[2],
                 env,
                 Out::Con(&|xs| {
-                    let i = self.loop_var(n);
-                    let x = Exp::new(ExpKind::Idx(xs, Nat::var(&i)), elem.clone());
-                    let step = self.call(
+                    let lp = self.reduce_loop(
+                        p,
+                        kind,
                         &vals[0],
                         env,
-                        vec![Value::Data(read.clone()), Value::Data(x)],
-                        Out::Acc(&acc),
+                        &xs,
+                        (n, elem),
+                        read.clone(),
+                        &acc,
                     )?;
-                    let lp = Comm::For {
-                        var: i,
-                        count: n.clone(),
-                        kind,
-                        origin: p.name(),
-                        body: Box::new(step),
-                    };
                     Ok(Comm::Seq(vec![lp, k(read.clone())?]))
                 }),
             )
