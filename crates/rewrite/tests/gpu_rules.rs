@@ -3,11 +3,13 @@
 //! inputs), and `mmTiled` of examples/gpu.elv derives the tiled matrix multiplication
 //! from `mm` with the intended structure.
 
+mod common;
+
+use common::Case;
 use elevate::Ctx;
 use rise::infer::{check_source, prepare_def};
 
 /// (strategy, program, sizes)
-type Case = (&'static str, &'static str, &'static [(&'static str, i64)]);
 const CASES: &[Case] = &[
     (
         "DFNF ; fuseReduceMap @ topDown ; reduceOuter @ topDown",
@@ -53,44 +55,7 @@ const CASES: &[Case] = &[
 
 #[test]
 fn every_gpu_rule_preserves_meaning_on_random_inputs() {
-    let registry = rewrite::library::registry();
-    let module = elv::load("", &registry).expect("the empty file loads");
-    let mut failures = Vec::new();
-    for (strategy, program, sizes) in CASES {
-        if let Err(e) = check_case(&module, strategy, program, sizes) {
-            failures.push(e);
-        }
-    }
-    assert!(failures.is_empty(), "{}", failures.join("\n\n"));
-}
-
-fn check_case(
-    module: &elv::Module<rise::Expr>,
-    strategy: &str,
-    program: &str,
-    sizes: &[(&str, i64)],
-) -> Result<(), String> {
-    let checked = check_source(program).map_err(|e| format!("{program}: {e}"))?;
-    let p = prepare_def(&checked, "f").map_err(|e| e.to_string())?;
-    let s = module
-        .expression(strategy)
-        .map_err(|e| format!("{strategy}: {e:?}"))?;
-    let mut ctx = Ctx::new(rise::NameGen::avoiding(&p.body));
-    let out = ctx
-        .run(&s, &p.body)
-        .map_err(|e| format!("{strategy} on {program}: {e}"))?;
-    if out.alpha_eq(&p.body) {
-        return Err(format!("{strategy} changed nothing"));
-    }
-    for seed in 1..=4 {
-        rewrite::check::same_results(&p.body, &out, &p.scheme, sizes, seed).map_err(|e| {
-            format!(
-                "{strategy}, seed {seed}: {e}\nbefore: {}\nafter: {out}",
-                p.body
-            )
-        })?;
-    }
-    Ok(())
+    common::check_all(CASES);
 }
 
 fn file(name: &str) -> String {

@@ -2,14 +2,14 @@
 //! interpreter gives equal results before and after, on random inputs
 //! (several seeds, several sizes).
 
-use elevate::Ctx;
-use rise::infer::{check_source, prepare_def};
+mod common;
+
+use common::Case;
 
 /// (strategy, program, sizes)
 // Known limitation: `tile` needs the inner map's input to be independent of
 // the outer element (as in mm) or the element itself; `map (fun r => map f r)`
 // after blocking (`split n r`) is neither, so tiling it is not supported yet.
-type Case = (&'static str, &'static str, &'static [(&'static str, i64)]);
 const CASES: &[Case] = &[
     ("addId @ topDown", "def f : {n: nat} -> n.f32 -> n.f32 = fun xs => map (fun x => x * 2.0f) xs", &[("n", 6)]),
     ("DFNF ; body(addId ; idToTranspose)", "def f : {n m: nat} -> n.m.f32 -> n.m.f32 = fun xs => xs", &[("n", 3), ("m", 5)]),
@@ -43,44 +43,5 @@ const CASES: &[Case] = &[
 
 #[test]
 fn every_rule_preserves_meaning_on_random_inputs() {
-    let registry = rewrite::library::registry();
-    let module = elv::load("", &registry).expect("the empty file loads");
-    let mut failures = Vec::new();
-    for (strategy, program, sizes) in CASES {
-        if let Err(e) = check_case(&module, strategy, program, sizes) {
-            failures.push(e);
-        }
-    }
-    assert!(failures.is_empty(), "{}", failures.join("\n\n"));
-}
-
-fn check_case(
-    module: &elv::Module<rise::Expr>,
-    strategy: &str,
-    program: &str,
-    sizes: &[(&str, i64)],
-) -> Result<(), String> {
-    {
-        let checked = check_source(program).map_err(|e| format!("{program}: {e}"))?;
-        let p = prepare_def(&checked, "f").map_err(|e| e.to_string())?;
-        let s = module
-            .expression(strategy)
-            .map_err(|e| format!("{strategy}: {e:?}"))?;
-        let mut ctx = Ctx::new(rise::NameGen::avoiding(&p.body));
-        let out = ctx
-            .run(&s, &p.body)
-            .map_err(|e| format!("{strategy} on {program}: {e}"))?;
-        if out.alpha_eq(&p.body) {
-            return Err(format!("{strategy} changed nothing"));
-        }
-        for seed in 1..=4 {
-            rewrite::check::same_results(&p.body, &out, &p.scheme, sizes, seed).map_err(|e| {
-                format!(
-                    "{strategy}, seed {seed}: {e}\nbefore: {}\nafter: {out}",
-                    p.body
-                )
-            })?;
-        }
-    }
-    Ok(())
+    common::check_all(CASES);
 }
