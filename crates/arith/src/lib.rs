@@ -74,6 +74,7 @@ mod bounds;
 mod eval;
 mod nat;
 mod ops;
+mod parts;
 mod print;
 mod rat;
 mod simplify;

@@ -394,6 +394,9 @@ pub enum FnKind {
     Plain,
     /// A device kernel (OpenCL `__kernel`, CUDA `__global__`); a plain function in C.
     Kernel,
+    /// A function the kernels call, private to the module (`static inline`; CUDA
+    /// `static __device__ inline`).
+    Helper,
 }
 
 /// A function parameter.

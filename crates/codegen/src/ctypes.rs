@@ -112,7 +112,7 @@ impl Types {
             DataType::Vector(..) => {
                 let (elem, lanes) = vector_shape(dt)?;
                 TypeDef::Vector {
-                    name: names.fresh(&vector_name(elem, lanes)),
+                    name: names.own(&vector_name(elem, lanes)),
                     elem,
                     lanes,
                     unaligned: false,
@@ -122,7 +122,7 @@ impl Types {
                 let (ta, tb) = (self.value_type(a, names)?, self.value_type(b, names)?);
                 let wanted = format!("pair_{}_{}", short(&ta), short(&tb));
                 TypeDef::Struct {
-                    name: names.fresh(&wanted),
+                    name: names.own(&wanted),
                     fields: vec![
                         Param {
                             ty: ta,
@@ -167,7 +167,7 @@ impl Types {
             ));
         }
         let (elem, lanes) = vector_shape(dt)?;
-        let name = names.fresh(&format!("{}_u", vector_name(elem, lanes)));
+        let name = names.own(&format!("{}_u", vector_name(elem, lanes)));
         self.defs.push(TypeDef::Vector {
             name: name.clone(),
             elem,

@@ -84,6 +84,10 @@ pub enum KernelParam {
     Temporary(usize),
     /// The value of the size of this index (in the order of [`GpuModule::sizes`]), as `int`.
     Size(usize),
+    /// The status flag: one zero-initialised `int` of global memory that a kernel sets to
+    /// an [`crate::EntryStatus`] when the program stops on an error (an integer division
+    /// by zero); the host reads it back after the launches and reports a non-zero value.
+    Status,
 }
 
 /// One kernel of a module.
@@ -254,6 +258,13 @@ impl GpuKernel {
 }
 
 impl GpuModule {
+    /// Whether some kernel takes the status flag ([`KernelParam::Status`]).
+    pub fn uses_status(&self) -> bool {
+        self.kernels
+            .iter()
+            .any(|k| k.params.contains(&KernelParam::Status))
+    }
+
     /// The host side in words: the buffers, then each launch.
     pub fn host_plan(&self, inputs: &[String], output: &str) -> String {
         let mut lines = Vec::new();
@@ -288,6 +299,13 @@ impl GpuModule {
                 kernel.name,
                 describe_launch(&kernel.launch)
             ));
+        }
+        if self.uses_status() {
+            lines.push(
+                "The kernels taking `status` (one int, zeroed) set it when the program stops on \
+                 an error; the host reads it back and reports it."
+                    .into(),
+            );
         }
         lines.push("Then copy the output back to the host.".into());
         lines.join("\n")
@@ -352,7 +370,14 @@ pub fn generate_gpu(program: &dpia::Program, target: GpuTarget) -> Result<GpuMod
             Launch::Groups { threads, .. } => threads.clone().map(|t| t.as_cst()),
             _ => [None; 3],
         };
-        let (params, refs, body) = l.gpu_kernel(&gp, &k.body)?;
+        let (mut params, mut refs, body) = l.gpu_kernel(&gp, &k.body)?;
+        if crate::ast::idents(&body).contains(crate::intops::STATUS) {
+            params.push(crate::ast::Param {
+                ty: crate::intops::status_type(),
+                name: crate::intops::STATUS.into(),
+            });
+            refs.push(KernelParam::Status);
+        }
         let exact_threads = l.exact_threads();
         let mut stmts = vec![crate::ast::Stmt::Comment(format!(
             "launch: {}",
@@ -426,7 +451,10 @@ pub fn generate_gpu(program: &dpia::Program, target: GpuTarget) -> Result<GpuMod
         includes: Vec::new(),
         preamble,
         typedefs: std::mem::take(&mut l.types).into_defs(),
-        functions,
+        functions: crate::intops::helpers(&l.divisions)
+            .into_iter()
+            .chain(functions)
+            .collect(),
     };
     module.source = print_in(&unit, dialect);
     Ok(module)

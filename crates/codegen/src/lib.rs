@@ -18,11 +18,15 @@
 //! # The calling convention
 //! The kernel is `void NAME(T *restrict output, const T *restrict in1, ..., int size1, ...)`:
 //! the output, then the inputs in order (arrays as `const` pointers, scalars
-//! by value), then the program's sizes in order. The module also defines
-//! `void NAME_entry(void *const *buffers, const int64_t *sizes)`, where
+//! by value), then the program's sizes in order, then, when the program
+//! divides integers by values that may be zero, the status flag `int *status`
+//! (see [`EntryStatus`]). The module also defines
+//! `int NAME_entry(void *const *buffers, const int64_t *sizes)`, where
 //! `buffers[0]` is the output, `buffers[1..]` the inputs in order (a scalar
 //! input is a pointer to one element) and `sizes` the sizes in order; it
-//! casts and calls the kernel.
+//! casts and calls the kernel and returns a status: 0 when the result was
+//! computed, another value when the program stopped on an error (the runtime
+//! reports it as `RuntimeError::ProgramStatus`).
 //!
 //! # Example
 //! A 3-point stencil `padClamp 1 1 |> slide 3 1 |> map (reduceSeqUnroll add 0)`
@@ -59,6 +63,7 @@ pub mod ast;
 mod ctypes;
 mod error;
 pub mod gpu;
+mod intops;
 mod layout;
 mod lower;
 mod names;
@@ -67,6 +72,7 @@ pub mod print;
 
 pub use error::CodegenError;
 pub use gpu::{generate_gpu, GpuKernel, GpuModule, GpuTarget, KernelParam, LaunchDims, Temporary};
+pub use intops::EntryStatus;
 pub use lower::STACK_LIMIT;
 
 use ast::{Expr, FnKind, Function, Param, Scalar, Stmt, Type, UnOp, Unit};
@@ -89,7 +95,7 @@ pub struct CModule {
     pub source: String,
     /// The kernel function's name.
     pub kernel: String,
-    /// The entry point's name: `void ENTRY(void *const *buffers, const int64_t *sizes)`.
+    /// The entry point's name: `int ENTRY(void *const *buffers, const int64_t *sizes)`.
     pub entry: String,
 }
 
@@ -121,7 +127,8 @@ pub fn lower(program: &dpia::Program) -> Result<Lowered, CodegenError> {
     let kname = l.names.fresh(&program.name);
     let ename = l.names.fresh(&format!("{kname}_entry"));
     l.register_types(program)?;
-    let k = l.kernel(program)?;
+    let mut k = l.kernel(program)?;
+    let status = !l.divisions.is_empty();
 
     // Unused parameters are marked so that `-Wextra` stays quiet.
     let used = ast::idents(&k.body);
@@ -139,7 +146,14 @@ pub fn lower(program: &dpia::Program) -> Result<Lowered, CodegenError> {
         &k.params,
         &k.by_pointer,
         program.sizes.len(),
+        status,
     );
+    if status {
+        k.params.push(Param {
+            ty: intops::status_type(),
+            name: intops::STATUS.into(),
+        });
+    }
     let kernel = Function {
         kind: FnKind::Kernel,
         name: kname.clone(),
@@ -155,7 +169,10 @@ pub fn lower(program: &dpia::Program) -> Result<Lowered, CodegenError> {
         includes: ["stdbool.h", "stdint.h", "stdlib.h"].map(String::from).to_vec(),
         preamble: Vec::new(),
         typedefs: l.types.into_defs(),
-        functions: vec![kernel, entry],
+        functions: intops::helpers(&l.divisions)
+            .into_iter()
+            .chain([kernel, entry])
+            .collect(),
     };
     Ok(Lowered {
         unit,
@@ -164,14 +181,16 @@ pub fn lower(program: &dpia::Program) -> Result<Lowered, CodegenError> {
     })
 }
 
-/// `void ENTRY(void *const *buffers, const int64_t *sizes)`: casts the
-/// buffers and sizes and calls the kernel.
+/// `int ENTRY(void *const *buffers, const int64_t *sizes)`: casts the
+/// buffers and sizes, calls the kernel and returns its status (0: computed;
+/// else an [`EntryStatus`] the kernel stored in its status flag, when `status`).
 fn entry_point(
     name: &str,
     kernel: &str,
     params: &[Param],
     by_pointer: &[bool],
     sizes: usize,
+    status: bool,
 ) -> Function {
     let buffers = params.len() - sizes;
     let mut args = Vec::new();
@@ -194,7 +213,21 @@ fn entry_point(
     if sizes == 0 {
         body.push(Stmt::Expr(Expr::ident("sizes").cast(Type::Void)));
     }
+    let result = if status {
+        body.push(Stmt::Decl(ast::Decl {
+            ty: Type::Scalar(Scalar::Int),
+            name: intops::STATUS.into(),
+            array_len: None,
+            init: Some(Expr::Int(0)),
+            addr: ast::AddrSpace::Default,
+        }));
+        args.push(Expr::unary(UnOp::AddrOf, Expr::ident(intops::STATUS)));
+        Expr::ident(intops::STATUS)
+    } else {
+        Expr::Int(0)
+    };
     body.push(Stmt::Expr(Expr::call(kernel, args)));
+    body.push(Stmt::Return(Some(result)));
     let void_ptr = |is_const: bool| Type::Pointer {
         to: Box::new(Type::Void),
         is_const,
@@ -204,7 +237,7 @@ fn entry_point(
     Function {
         kind: FnKind::Plain,
         name: name.to_string(),
-        ret: Type::Void,
+        ret: Type::Scalar(Scalar::Int),
         params: vec![
             Param {
                 ty: Type::Pointer {

@@ -28,6 +28,7 @@ use crate::ast::{self, BinOp, Decl, Expr, For, GpuIndex, Pragma, Scalar, Stmt, T
 use crate::ctypes::{lane_count, scalar, scalar_of, vector_elem_lanes, vector_shape, Types};
 use crate::error::{malformed, unsupported, CodegenError};
 use crate::gpu::GpuTarget;
+use crate::intops;
 use crate::layout::{self, is_flat, locate, show_step, show_type, PathElem, Place};
 use crate::names::NameSet;
 use crate::nat_expr::{nat_to_expr, nat_to_index};
@@ -165,6 +166,9 @@ pub struct Lowerer {
     /// loaded and stored with its idioms (OpenCL `vload4`, CUDA aligned
     /// `float4` accesses), their lanes `.s0`/`.x`; `None` on CPUs (GCC vectors).
     pub target: Option<GpuTarget>,
+    /// The checked division helpers the code calls (see [`crate::intops`]); not empty:
+    /// the kernel takes the status flag.
+    pub divisions: intops::Helpers,
 }
 
 /// The state of computing a vector with vector operations: the lane variable,
@@ -828,10 +832,12 @@ impl Lowerer {
         let value = |v: Expr| Ok(Read::Value(v));
         if let Some(mode) = &mut self.vector_mode {
             let vectorizable = match &*e.kind {
-                K::Binary(op, ..) => matches!(
-                    op,
-                    dpia::BinOp::Add | dpia::BinOp::Sub | dpia::BinOp::Mul | dpia::BinOp::Div
-                ),
+                K::Binary(op, a, _) => match op {
+                    dpia::BinOp::Add | dpia::BinOp::Sub | dpia::BinOp::Mul => true,
+                    // integer division is checked lane by lane
+                    dpia::BinOp::Div => !is_int_data(&a.ty),
+                    _ => false,
+                },
                 K::Unary(op, _) => *op == dpia::UnOp::Neg,
                 K::Nat(n) => !env.nat(n).contains_var(&mode.lane),
                 // a clamped border: see `Lowerer::vector_pad`; other pads only
@@ -876,16 +882,36 @@ impl Lowerer {
             }
             K::Unary(op, a) => {
                 let v = self.value(env, a, path)?;
-                let op = match op {
-                    dpia::UnOp::Neg => UnOp::Neg,
-                    dpia::UnOp::Not => UnOp::Not,
-                };
-                value(Expr::unary(op, v))
+                // vector operations compute in the element type (see `intops`)
+                let scalar = scalar_of(&a.ty)?.filter(|_| self.vector_mode.is_none());
+                value(match (op, scalar) {
+                    (dpia::UnOp::Neg, Some(s)) if intops::is_int(s) => intops::negate(s, v),
+                    (dpia::UnOp::Neg, _) => Expr::unary(UnOp::Neg, v),
+                    (dpia::UnOp::Not, _) => Expr::unary(UnOp::Not, v),
+                })
             }
             K::Binary(op, a, b) => {
-                let op = binop(*op, &a.ty)?;
+                let cop = binop(*op, &a.ty)?;
                 let (va, vb) = (self.value(env, a, path)?, self.value(env, b, path)?);
-                value(Expr::binary(op, va, vb))
+                let int =
+                    scalar_of(&a.ty)?.filter(|s| intops::is_int(*s) && self.vector_mode.is_none());
+                value(match (cop, int) {
+                    (BinOp::Add | BinOp::Sub | BinOp::Mul, Some(s)) => {
+                        intops::wrapping(cop, s, va, vb)
+                    }
+                    (BinOp::Div | BinOp::Mod, Some(s)) => {
+                        intops::divide(cop == BinOp::Mod, s, va, vb, &mut self.divisions)
+                    }
+                    (BinOp::Div | BinOp::Mod, None)
+                        if matches!(a.ty, DataType::Vector(..)) && is_int_data(&a.ty) =>
+                    {
+                        return unsupported(
+                            "integer `/` or `%` on vectors (their divisors are not checked for \
+                             zero): compute them lane by lane",
+                        )
+                    }
+                    _ => Expr::binary(cop, va, vb),
+                })
             }
             K::Select(c, a, b) => {
                 let cpath = if matches!(c.ty, DataType::Vector(..)) {
@@ -1736,6 +1762,15 @@ fn binop(op: dpia::BinOp, operand: &DataType) -> Res<BinOp> {
         B::Lt => BinOp::Lt,
         B::Eq => BinOp::Eq,
     })
+}
+
+/// Integer data: an integer scalar or a vector of integers.
+fn is_int_data(dt: &DataType) -> bool {
+    let elem = match dt {
+        DataType::Vector(_, t) => &**t,
+        t => t,
+    };
+    matches!(elem, DataType::Scalar(s) if !s.is_float() && *s != ScalarType::Bool)
 }
 
 fn cons(first: PathElem, rest: &[PathElem]) -> Vec<PathElem> {

@@ -81,10 +81,98 @@ const RESERVED: &[&str] = &[
     "main",
     "errno",
     "assert",
-    // names of the entry point's parameters
+    // names of the entry point's parameters and of the status flag
     "buffers",
     "sizes",
+    "status",
 ];
+
+/// Names of the other targets' languages and libraries that a name derived
+/// from the program (a definition, a parameter, a variable) must not take,
+/// whatever the target, so that a program gets the same names everywhere:
+/// C++ keywords (CUDA), OpenCL C keywords, qualifiers and builtin functions,
+/// CUDA builtins, and the C math library (an external function named `sin`
+/// would replace libm's).
+const TARGET_RESERVED: &str = "
+    and asm catch class compl constexpr const_cast decltype delete dynamic_cast explicit
+    export friend mutable namespace new noexcept not nullptr operator or private protected
+    public reinterpret_cast static_assert static_cast template this thread_local throw try
+    typeid typename using virtual wchar_t xor
+    kernel global local constant private read_only write_only read_write
+    __kernel __global __local __constant __private
+    half uchar ushort uint ulong quad complex imaginary image1d_t image2d_t image3d_t
+    sampler_t event_t ptrdiff_t intptr_t uintptr_t
+    dot cross length distance normalize fast_length fast_distance fast_normalize
+    sin cos tan asin acos atan atan2 sinh cosh tanh asinh acosh atanh sinpi cospi tanpi
+    asinpi acospi atanpi atan2pi sincos exp exp2 exp10 expm1 log log2 log10 log1p logb
+    pow pown powr rootn sqrt rsqrt cbrt hypot fabs fmod fma fmin fmax fdim floor ceil
+    round rint trunc nearbyint remainder remquo modf frexp ldexp ilogb nextafter copysign
+    nan erf erfc tgamma lgamma lgamma_r fract mad mad24 mul24 mad_hi mad_sat mul_hi
+    abs abs_diff add_sat sub_sat hadd rhadd clamp clz ctz popcount rotate upsample
+    min max mix step smoothstep sign degrees radians select bitselect any all isnan isinf
+    isfinite isnormal signbit isequal isnotequal isgreater isgreaterequal isless
+    islessequal islessgreater isordered isunordered shuffle shuffle2 vec_step
+    barrier mem_fence read_mem_fence write_mem_fence work_group_barrier
+    async_work_group_copy wait_group_events prefetch
+    get_global_id get_global_size get_local_id get_local_size get_group_id get_num_groups
+    get_work_dim get_global_offset printf
+    threadIdx blockIdx blockDim gridDim warpSize __syncthreads __shfl_sync
+    atomicAdd atomicSub atomicMin atomicMax atomicExch atomicCAS
+    floorf ceilf sqrtf expf logf powf fabsf fminf fmaxf sinf cosf tanf
+";
+
+/// Prefixes of builtin families: OpenCL `convert_T`, `as_T`, `vloadN`,
+/// `vstoreN`, `atomic_*`, `native_*`, `half_*`, CUDA `make_T`, `__*`
+/// intrinsics, and this code generator's own helpers (`shine_`).
+const RESERVED_PREFIXES: &[&str] = &[
+    "convert_",
+    "as_",
+    "vload",
+    "vstore",
+    "atomic_",
+    "atom_",
+    "native_",
+    "half_",
+    "make_",
+    "shine_",
+    "read_image",
+    "write_image",
+];
+
+fn has_reserved_prefix(name: &str) -> bool {
+    RESERVED_PREFIXES.iter().any(|p| name.starts_with(p))
+}
+
+/// Whether a name derived from the program must not be used as it is.
+fn is_reserved(name: &str) -> bool {
+    RESERVED.contains(&name)
+        || TARGET_RESERVED.split_whitespace().any(|w| w == name)
+        || has_reserved_prefix(name)
+        || is_vector_type_name(name)
+}
+
+/// OpenCL and CUDA vector types: `float4`, `uchar16`, `longlong2`, `double3`, ...
+fn is_vector_type_name(name: &str) -> bool {
+    let base = name.trim_end_matches(|c: char| c.is_ascii_digit());
+    let lanes = &name[base.len()..];
+    let scalars = [
+        "char",
+        "uchar",
+        "short",
+        "ushort",
+        "int",
+        "uint",
+        "long",
+        "ulong",
+        "float",
+        "double",
+        "half",
+        "bool",
+        "longlong",
+        "ulonglong",
+    ];
+    !lanes.is_empty() && scalars.contains(&base)
+}
 
 /// The names of one C module: each distinct request gets a distinct,
 /// valid C identifier.
@@ -99,13 +187,35 @@ impl NameSet {
         self.used.insert(name.to_string());
     }
 
-    /// A fresh valid C identifier derived from `wanted`.
+    /// A fresh valid C identifier derived from `wanted`, a name that comes
+    /// from the program: it is never a keyword, builtin or library name of
+    /// any target (C, OpenCL C, CUDA C++).
     pub fn fresh(&mut self, wanted: &str) -> String {
-        let base = sanitize(wanted);
-        let mut name = base.clone();
+        self.unique(wanted, is_reserved)
+    }
+
+    /// A fresh identifier for a name of this code generator's own (a typedef
+    /// such as the C vector type `float4`): only C's reserved names are avoided.
+    pub fn own(&mut self, wanted: &str) -> String {
+        self.unique(wanted, |n| RESERVED.contains(&n))
+    }
+
+    fn unique(&mut self, wanted: &str, reserved: impl Fn(&str) -> bool) -> String {
+        let mut base = sanitize(wanted);
+        // a suffix cannot take a name out of a family of builtins (`convert_x_2`,
+        // `half_2`): a `u` in front does
+        if has_reserved_prefix(&base) {
+            base.insert(0, 'u');
+        }
+        let stem = if has_reserved_prefix(&format!("{base}_")) {
+            format!("u{base}")
+        } else {
+            base.clone()
+        };
+        let mut name = base;
         let mut k = 2;
-        while self.used.contains(&name) || RESERVED.contains(&name.as_str()) {
-            name = format!("{base}_{k}");
+        while self.used.contains(&name) || reserved(&name) {
+            name = format!("{stem}_{k}");
             k += 1;
         }
         self.used.insert(name.clone());
@@ -148,7 +258,36 @@ mod tests {
         assert_eq!(ns.fresh("1st"), "v1st");
         assert_eq!(ns.fresh("__x"), "v__x");
         assert_eq!(ns.fresh(""), "v");
-        assert_eq!(ns.fresh("float4"), "float4");
-        assert_eq!(ns.fresh("float4"), "float4_2");
+        assert_eq!(ns.own("float4"), "float4");
+        assert_eq!(ns.own("float4"), "float4_2");
+        assert_eq!(ns.fresh("float4"), "float4_3");
+    }
+
+    #[test]
+    fn builtins_of_every_target_are_avoided() {
+        let mut ns = NameSet::default();
+        for (wanted, got) in [
+            ("dot", "dot_2"),
+            ("cross", "cross_2"),
+            ("length", "length_2"),
+            ("sin", "sin_2"),
+            ("main", "main_2"),
+            ("printf", "printf_2"),
+            ("uchar16", "uchar16_2"),
+            ("convert_float4", "uconvert_float4"),
+            ("get_global_id", "get_global_id_2"),
+            ("threadIdx", "threadIdx_2"),
+            ("class", "class_2"),
+            ("kernel", "kernel_2"),
+            ("shine_div", "ushine_div"),
+            ("dots", "dots"),
+            ("float", "float_2"),
+            ("float5x", "float5x"),
+            ("half", "uhalf_2"),
+            ("as", "as"),
+            ("as", "uas_2"),
+        ] {
+            assert_eq!(ns.fresh(wanted), got, "{wanted}");
+        }
     }
 }

@@ -119,6 +119,8 @@ fn function(f: &Function, d: Dialect) -> String {
     let qualifier = match (f.kind, d) {
         (FnKind::Kernel, Dialect::OpenCl) => "kernel ",
         (FnKind::Kernel, Dialect::Cuda) => "extern \"C\" __global__ ",
+        (FnKind::Helper, Dialect::Cuda) => "static __device__ inline ",
+        (FnKind::Helper, _) => "static inline ",
         // C and OpenMP have no kernel qualifier: a kernel is a plain function.
         _ => "",
     };

@@ -35,7 +35,7 @@ fn map_seq_scale() {
         "{src}"
     );
     assert!(
-        src.contains("void scale_entry(void *const *buffers, const int64_t *sizes) {"),
+        src.contains("int scale_entry(void *const *buffers, const int64_t *sizes) {"),
         "{src}"
     );
     assert_line(&src, "// mapSeq");

@@ -1070,12 +1070,25 @@ impl Translator {
     ) -> R<Comm> {
         let i = self.loop_var(n);
         let x = Exp::new(ExpKind::Idx(xs.clone(), Nat::var(&i)), elem.clone());
-        let step = self.call(
-            f,
-            env,
-            vec![Value::Data(read), Value::Data(x)],
-            Out::Acc(acc),
-        )?;
+        let args = |read: &Exp| vec![Value::Data(read.clone()), Value::Data(x.clone())];
+        let mut step = self.call(f, env, args(&read), Out::Acc(acc))?;
+        let in_place = acc_place(acc, Vec::new())
+            .is_some_and(|(name, _)| updates_in_place_safely(&step, &name));
+        if !in_place {
+            // the new value is computed aside, then copied over the accumulator
+            let ident = Ident {
+                name: self.fresh("next"),
+                ty: acc.ty.clone(),
+            };
+            let next = Acc::new(AccKind::Var(ident.clone()), acc.ty.clone());
+            let computed = self.call(f, env, args(&read), Out::Acc(&next))?;
+            let next_read = Exp::new(ExpKind::Var(ident.clone()), acc.ty.clone());
+            step = Comm::New {
+                ident,
+                addr: AddrSpace::Private,
+                body: Box::new(Comm::Seq(vec![computed, self.assign(acc, &next_read)])),
+            };
+        }
         Ok(Comm::For {
             var: i,
             count: n.clone(),
@@ -1247,10 +1260,17 @@ fn is_loop_app(e: &Expr) -> bool {
 
 /// The names of the memory identifiers an expression reads.
 pub(crate) fn exp_vars(x: &Exp, out: &mut Vec<String>) {
+    match &*x.kind {
+        ExpKind::Var(id) => out.push(id.name.clone()),
+        _ => exp_children(x).into_iter().for_each(|c| exp_vars(c, out)),
+    }
+}
+
+/// The sub-expressions of an expression (a pad's constant included).
+pub(crate) fn exp_children(x: &Exp) -> Vec<&Exp> {
     use ExpKind::*;
     match &*x.kind {
-        Var(id) => out.push(id.name.clone()),
-        Lit(_) | Nat(_) => {}
+        Var(_) | Lit(_) | Nat(_) => vec![],
         Unary(_, a)
         | Cast(a)
         | Idx(a, _)
@@ -1265,22 +1285,153 @@ pub(crate) fn exp_vars(x: &Exp, out: &mut Vec<String>) {
         | Generate(_, a)
         | AsVector(_, a)
         | AsScalar(a)
-        | VectorFromScalar(a) => exp_vars(a, out),
-        Pad(_, _, mode, a) => {
-            if let PadMode::Cst(c) = mode {
-                exp_vars(c, out);
+        | VectorFromScalar(a) => vec![a],
+        Pad(_, _, PadMode::Cst(c), a) => vec![c, a],
+        Pad(_, _, _, a) => vec![a],
+        Binary(_, a, b) | Concat(a, b) | Zip(a, b) | Pair(a, b) => vec![a, b],
+        Select(c, a, b) => vec![c, a, b],
+    }
+}
+
+/// Whether `step`, which writes an accumulator in memory `name` while reading it,
+/// reads and writes one and the same part of it, wherever it touches it (as
+/// `acc[i] = acc[i] + x[i]` does, or an inner reduction that reads `acc[i]` into
+/// its own accumulator and writes it back to `acc[i]`). Then every part is read
+/// before it is written and it may be updated in place; otherwise a part could be
+/// read after it was overwritten (`(snd acc + x, fst acc)`, a rotation of an array).
+fn updates_in_place_safely(step: &Comm, name: &str) -> bool {
+    fn touched(c: &Comm, name: &str, out: &mut Vec<Option<Vec<Step>>>) {
+        match c {
+            Comm::Skip | Comm::Barrier { .. } => {}
+            Comm::Seq(cs) => cs.iter().for_each(|c| touched(c, name, out)),
+            Comm::New { body, .. } | Comm::For { body, .. } => touched(body, name, out),
+            Comm::Assign(a, e) => {
+                places_read(e, name, out);
+                if crate::barriers::acc_root(a) == name {
+                    out.push(acc_place(a, Vec::new()).map(|(_, at)| at));
+                }
             }
-            exp_vars(a, out);
         }
-        Binary(_, a, b) | Concat(a, b) | Zip(a, b) | Pair(a, b) => {
-            exp_vars(a, out);
-            exp_vars(b, out);
+    }
+    let mut places = Vec::new();
+    touched(step, name, &mut places);
+    match places.split_first() {
+        None => true,
+        Some((first, rest)) => first.is_some() && rest.iter().all(|p| p == first),
+    }
+}
+
+/// The places of memory `name` that `x` reads (`None`: a read whose place the
+/// views do not show).
+fn places_read(x: &Exp, name: &str, out: &mut Vec<Option<Vec<Step>>>) {
+    reads(
+        x,
+        Some(Vec::new()),
+        &std::collections::HashMap::new(),
+        name,
+        out,
+    )
+}
+
+/// [`places_read`] below a path into `x`'s value (a stack, as in [`exp_place`];
+/// `None` where it is not known), with `env` the indices `generate` variables
+/// stand for.
+fn reads(
+    x: &Exp,
+    path: Option<Vec<Step>>,
+    env: &std::collections::HashMap<Var, Nat>,
+    name: &str,
+    out: &mut Vec<Option<Vec<Step>>>,
+) {
+    // pops `n` indices off a known path
+    fn indices(path: &mut Option<Vec<Step>>, n: usize) -> Option<Vec<Nat>> {
+        let p = path.as_mut()?;
+        let mut is = Vec::new();
+        for _ in 0..n {
+            match p.pop()? {
+                Step::Idx(i) => is.push(i),
+                _ => return None,
+            }
         }
-        Select(c, a, b) => {
-            exp_vars(c, out);
-            exp_vars(a, out);
-            exp_vars(b, out);
+        Some(is)
+    }
+    let mut path = path;
+    let mut go = |e: &Exp, p: Option<Vec<Step>>| reads(e, p, env, name, out);
+    let push = |mut p: Option<Vec<Step>>, s: Step| {
+        if let Some(v) = p.as_mut() {
+            v.push(s);
         }
+        p
+    };
+    match &*x.kind {
+        ExpKind::Var(id) if id.name == name => out.push(path.map(|mut p| {
+            p.reverse();
+            p
+        })),
+        ExpKind::Var(_) | ExpKind::Lit(_) | ExpKind::Nat(_) => {}
+        ExpKind::Idx(a, i) => go(a, push(path, Step::Idx(i.substitute_all(env)))),
+        ExpKind::Fst(a) => go(a, push(path, Step::Fst)),
+        ExpKind::Snd(a) => go(a, push(path, Step::Snd)),
+        ExpKind::Zip(a, b) | ExpKind::Pair(a, b) => {
+            let zip = matches!(&*x.kind, ExpKind::Zip(..));
+            let i = if zip {
+                indices(&mut path, 1)
+            } else {
+                Some(vec![])
+            };
+            let component = i.and_then(|i| Some((i, path.as_mut()?.pop()?)));
+            match component {
+                Some((i, c @ (Step::Fst | Step::Snd))) => {
+                    let p = i.into_iter().fold(path, |p, i| push(p, Step::Idx(i)));
+                    go(if c == Step::Fst { a } else { b }, p)
+                }
+                _ => {
+                    go(a, None);
+                    go(b, None)
+                }
+            }
+        }
+        ExpKind::Transpose(a) => match indices(&mut path, 2) {
+            Some(ij) => go(
+                a,
+                push(
+                    push(path, Step::Idx(ij[0].clone())),
+                    Step::Idx(ij[1].clone()),
+                ),
+            ),
+            None => go(a, None),
+        },
+        ExpKind::Split(n, a) => match indices(&mut path, 2) {
+            Some(ij) => {
+                let flat = ij[0].clone() * n.substitute_all(env) + ij[1].clone();
+                go(a, push(path, Step::Idx(flat)))
+            }
+            None => go(a, None),
+        },
+        // vector j of `asVector n a` is the place of element j*n of `a` (as on the write side)
+        ExpKind::AsVector(n, a) => match indices(&mut path, 1) {
+            Some(j) => go(
+                a,
+                push(path, Step::Idx(j[0].clone() * n.substitute_all(env))),
+            ),
+            None => go(a, None),
+        },
+        ExpKind::Generate(v, body) => match indices(&mut path, 1) {
+            Some(i) => {
+                let mut env = env.clone();
+                env.insert(v.clone(), i[0].clone());
+                reads(body, path, &env, name, out)
+            }
+            None => reads(body, None, env, name, out),
+        },
+        // operators read whole scalars (or vectors) of their operands
+        ExpKind::Unary(..) | ExpKind::Binary(..) | ExpKind::Select(..) | ExpKind::Cast(_) => {
+            let whole = path.filter(|p| p.is_empty());
+            exp_children(x)
+                .into_iter()
+                .for_each(|c| go(c, whole.clone()))
+        }
+        _ => exp_children(x).into_iter().for_each(|c| go(c, None)),
     }
 }
 
@@ -1462,6 +1613,13 @@ fn acc_place(a: &Acc, mut path: Vec<Step>) -> Option<(String, Vec<Step>)> {
             path.push(Step::Snd);
             acc_place(b, path)
         }
+        AccKind::AsVector(n, b) => match path.pop() {
+            Some(Step::Idx(j)) => {
+                path.push(Step::Idx(j * n.clone()));
+                acc_place(b, path)
+            }
+            _ => None,
+        },
         _ => None,
     }
 }

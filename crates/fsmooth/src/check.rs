@@ -26,6 +26,36 @@ pub fn infer_expr(env: &[(Name, Type)], e: &Expr) -> Result<Type, Diagnostic> {
     Ok(inf.finish(&t))
 }
 
+/// The type of `e` where the variables of `env` have the given types, if the
+/// term determines it: free variables not in `env` (bound outside `e`) get
+/// unknown types, and the answer is `None` when `e` is ill-typed or its type
+/// still has an unknown part (no defaulting: `x - x` with `x` unknown may be
+/// an `Index` or a `Double`). What rules use to learn the type of a sub-term.
+pub fn infer_determined(env: &[(Name, Type)], e: &Expr) -> Option<Type> {
+    let mut inf = Infer::default();
+    let mut scope: Vec<(Name, Ty)> = env.iter().map(|(x, t)| (x.clone(), Ty::from(t))).collect();
+    for x in e.free_vars() {
+        if !env.iter().any(|(y, _)| y == x) {
+            let t = inf.fresh();
+            scope.push((x.clone(), t));
+        }
+    }
+    let t = inf.infer(&mut scope, e).ok()?;
+    to_type(&inf.zonk(&t))
+}
+
+fn to_type(t: &Ty) -> Option<Type> {
+    Some(match t {
+        Ty::Var(_) => return None,
+        Ty::Double => Type::Double,
+        Ty::Index => Type::Index,
+        Ty::Bool => Type::Bool,
+        Ty::Array(a) => Type::array(to_type(a)?),
+        Ty::Pair(a, b) => Type::pair(to_type(a)?, to_type(b)?),
+        Ty::Fun(a, b) => Type::fun(to_type(a)?, to_type(b)?),
+    })
+}
+
 /// Type-checks a program and returns it with every lambda parameter annotated
 /// with its type, together with the type of the body.
 pub fn elaborate(p: &Program) -> Result<(Program, Type), Diagnostic> {

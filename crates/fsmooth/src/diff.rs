@@ -207,6 +207,103 @@ impl Differ {
     }
 }
 
+/// The gradient of a program with a `Double` result with respect to its
+/// input `wrt` (a `Vector`), as one program with the same inputs and a
+/// `Vector` result, by forward mode: component `k` is the derivative in the
+/// direction of the `k`-th unit vector,
+/// `build (length wrt) (fun k -> snd (let x = (x, 0) ... in let wrt = (wrt, e_k) in D⟦body⟧))`.
+/// Simplified, the unit tangents fold away (`foldConditional`): the gradient
+/// of a dot product becomes the other vector, linear in its length.
+pub fn gradient_program(p: &Program, wrt: &str) -> Result<Program, Diagnostic> {
+    let (typed, ty) = elaborate(p)?;
+    let at = p.body.span();
+    if ty != Type::Double {
+        return Err(Diagnostic::new(
+            at,
+            format!("a gradient needs a program with a `Double` result, not `{ty}`"),
+        ));
+    }
+    let Some(input) = typed.inputs.iter().find(|i| i.name.as_ref() == wrt) else {
+        return Err(Diagnostic::new(
+            at,
+            format!("the program has no input `{wrt}`"),
+        ));
+    };
+    if input.ty != Type::vector() {
+        return Err(Diagnostic::new(
+            input.span,
+            format!(
+                "a gradient is taken with respect to a `Vector`, and `{wrt}` is a `{}`",
+                input.ty
+            ),
+        ));
+    }
+    let mut env = Env::default();
+    let taken = |n: &str| typed.inputs.iter().any(|i| i.name.as_ref() == n);
+    let k = env.fresh("k", taken);
+    let i = env.fresh("i", |n| taken(n) || n == k.as_ref());
+    let (d, _) = Differ {
+        env,
+        scope: typed.scope(),
+    }
+    .diff(&typed.body);
+    let mut body = d;
+    for inp in typed.inputs.iter().rev() {
+        let x = Expr::var(inp.name.clone());
+        let dual = if inp.name.as_ref() == wrt {
+            let unit = Expr::if_(
+                Expr::bin(Prim::Eq, Expr::var(i.clone()), Expr::var(k.clone())),
+                Expr::double(1.0),
+                Expr::double(0.0),
+            );
+            let elem = Expr::pair(Expr::get(x.clone(), Expr::var(i.clone())), unit);
+            Expr::build(
+                Expr::length(x),
+                Expr::lam(i.clone(), Some(Type::Index), elem),
+            )
+        } else {
+            constant_dual(&x, &inp.ty, &i, 0).ok_or_else(|| {
+                Diagnostic::new(
+                    inp.span,
+                    format!("input `{}` is a function: no gradient", inp.name),
+                )
+            })?
+        };
+        body = Expr::let_(inp.name.clone(), dual, body);
+    }
+    let grad = Expr::build(
+        Expr::length(Expr::var(wrt)),
+        Expr::lam(k, Some(Type::Index), Expr::snd(body)),
+    );
+    Ok(typed.with_body(grad))
+}
+
+/// `x : ty` as a dual with a zero tangent (`None` for functions); `i` names
+/// the index of the `depth`-th nested array.
+fn constant_dual(x: &Expr, ty: &Type, i: &Name, depth: usize) -> Option<Expr> {
+    Some(match ty {
+        Type::Double => Expr::pair(x.clone(), Expr::double(0.0)),
+        Type::Index | Type::Bool => x.clone(),
+        Type::Array(t) => {
+            let mut j = format!("{i}_{depth}");
+            while x.has_free(&j) {
+                j.push('_');
+            }
+            let j: Name = j.into();
+            let elem = constant_dual(&Expr::get(x.clone(), Expr::var(j.clone())), t, i, depth + 1)?;
+            Expr::build(
+                Expr::length(x.clone()),
+                Expr::lam(j, Some(Type::Index), elem),
+            )
+        }
+        Type::Pair(a, b) => Expr::pair(
+            constant_dual(&fst(x), a, i, depth)?,
+            constant_dual(&snd(x), b, i, depth)?,
+        ),
+        Type::Fun(..) => return None,
+    })
+}
+
 fn fst(x: &Expr) -> Expr {
     Expr::fst(x.clone())
 }

@@ -567,15 +567,31 @@ pub fn is_reserved(name: &str) -> bool {
     ) || Prim::from_name(name).is_some()
 }
 
-/// The language's state during a rewrite: a counter for fresh names. Names are
-/// `stem` + counter (`j1`, `a2`), chosen to avoid the names a caller says are
-/// taken, so output is deterministic and needs no global state.
+/// The language's state during a rewrite: a counter for fresh names, and the
+/// types of the program's inputs (what rules that need types, such as
+/// `subSelf`, give the type checker). Names are `stem` + counter (`j1`, `a2`),
+/// chosen to avoid the names a caller says are taken, so output is
+/// deterministic and needs no global state.
 #[derive(Clone, Debug, Default)]
 pub struct Env {
     next: u64,
+    scope: Arc<[(Name, Type)]>,
 }
 
 impl Env {
+    /// An environment for rewriting a program whose inputs have these types.
+    pub fn with_scope(scope: Vec<(Name, Type)>) -> Env {
+        Env {
+            next: 0,
+            scope: scope.into(),
+        }
+    }
+
+    /// The program's inputs and their types (empty if not given).
+    pub fn scope(&self) -> &[(Name, Type)] {
+        &self.scope
+    }
+
     /// A name like `base` that `taken` does not reject.
     pub fn fresh(&mut self, base: &str, taken: impl Fn(&str) -> bool) -> Name {
         let stem = base.trim_end_matches(|c: char| c.is_ascii_digit());

@@ -106,11 +106,38 @@ pub fn eval_with_fuel(e: &Expr, inputs: &[(Name, Value)], fuel: u64) -> Result<V
     for (x, v) in inputs {
         scope = scope.bind(x.clone(), v.clone());
     }
-    Machine { fuel }.eval(e, &scope)
+    Machine { fuel, ops: 0 }.eval(e, &scope)
+}
+
+/// Evaluates `e` and counts the operations it performs (the cost model of
+/// [`crate::cost`]): every built-in applied, every function call, every
+/// conditional and every iteration of `build` and `ifold`. Variables,
+/// literals, `let` and `fun` are free.
+pub fn eval_counting(e: &Expr, inputs: &[(Name, Value)]) -> Result<(Value, u64), EvalError> {
+    let mut scope = Scope::default();
+    for (x, v) in inputs {
+        scope = scope.bind(x.clone(), v.clone());
+    }
+    let mut m = Machine {
+        fuel: DEFAULT_FUEL,
+        ops: 0,
+    };
+    let v = m.eval(e, &scope)?;
+    Ok((v, m.ops))
 }
 
 /// Evaluates a program's body on values for its inputs, in declaration order.
 pub fn eval_program(p: &Program, inputs: &[Value]) -> Result<Value, EvalError> {
+    eval(&p.body, &bind_inputs(p, inputs)?)
+}
+
+/// Evaluates a program's body on values for its inputs and counts its
+/// operations (see [`eval_counting`]).
+pub fn eval_program_counting(p: &Program, inputs: &[Value]) -> Result<(Value, u64), EvalError> {
+    eval_counting(&p.body, &bind_inputs(p, inputs)?)
+}
+
+fn bind_inputs(p: &Program, inputs: &[Value]) -> Result<Vec<(Name, Value)>, EvalError> {
     if inputs.len() != p.inputs.len() {
         return err(
             &p.body,
@@ -121,17 +148,17 @@ pub fn eval_program(p: &Program, inputs: &[Value]) -> Result<Value, EvalError> {
             ),
         );
     }
-    let named: Vec<(Name, Value)> = p
-        .inputs
+    Ok(p.inputs
         .iter()
         .zip(inputs)
         .map(|(i, v)| (i.name.clone(), v.clone()))
-        .collect();
-    eval(&p.body, &named)
+        .collect())
 }
 
 struct Machine {
     fuel: u64,
+    /// Operations performed so far (see [`eval_counting`]).
+    ops: u64,
 }
 
 impl Machine {
@@ -155,6 +182,7 @@ impl Machine {
                 scope: scope.clone(),
             }))),
             App(f, a) => {
+                self.ops += 1;
                 let fv = self.eval(f, scope)?;
                 let av = self.eval(a, scope)?;
                 self.call(e, &fv, av)
@@ -163,12 +191,18 @@ impl Machine {
                 let v = self.eval(e0, scope)?;
                 self.eval(e1, &scope.bind(x.clone(), v))
             }
-            If(c, a, b) => match self.eval(c, scope)? {
-                Value::Bool(true) => self.eval(a, scope),
-                Value::Bool(false) => self.eval(b, scope),
-                _ => err(c, "the condition is not a boolean"),
-            },
-            Prim(op, args) => self.prim(e, *op, args, scope),
+            If(c, a, b) => {
+                self.ops += 1;
+                match self.eval(c, scope)? {
+                    Value::Bool(true) => self.eval(a, scope),
+                    Value::Bool(false) => self.eval(b, scope),
+                    _ => err(c, "the condition is not a boolean"),
+                }
+            }
+            Prim(op, args) => {
+                self.ops += 1;
+                self.prim(e, *op, args, scope)
+            }
         }
     }
 
@@ -220,6 +254,7 @@ impl Machine {
                 }
                 let mut out = Vec::with_capacity(*n as usize);
                 for i in 0..*n {
+                    self.ops += 1;
                     out.push(self.call(e, f, Value::Index(i))?);
                 }
                 Ok(Value::Array(out.into()))
@@ -254,6 +289,7 @@ impl Machine {
                         return err(e, "evaluation stopped: the step budget is used up");
                     }
                     self.fuel -= 1;
+                    self.ops += 1;
                     let g = self.call(e, &f, acc)?;
                     acc = self.call(e, &g, Value::Index(i))?;
                 }

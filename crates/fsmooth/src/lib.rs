@@ -40,6 +40,7 @@
 #![warn(missing_docs)]
 
 pub mod check;
+pub mod cost;
 pub mod diff;
 pub mod expr;
 pub mod interp;
@@ -48,6 +49,7 @@ pub mod parser;
 mod print;
 pub mod random;
 pub mod rules;
+mod sharing;
 pub mod strategies;
 mod traverse;
 pub mod types;
@@ -55,7 +57,7 @@ pub mod verify;
 
 pub use check::{check_program, elaborate, infer_expr};
 pub use diagnostics::{Diagnostic, Span};
-pub use diff::diff_program;
+pub use diff::{diff_program, gradient_program};
 pub use expr::{Env, Expr, ExprKind, Name, Prim};
 pub use parser::{parse_expr, parse_program, parse_type};
 pub use types::Type;
@@ -122,7 +124,36 @@ impl Rewritten {
 /// Rewrites the body of `p` with `s`, optionally recording a trace. A strategy
 /// that fails or exhausts the step budget gives an error message.
 pub fn rewrite(p: &Program, s: &Strategy<Expr>, trace: bool) -> Result<Rewritten, String> {
-    let mut ctx: Ctx<Expr> = Ctx::default();
+    rewrite_with(p, s, trace, default_budget(p)).map_err(|f| f.message)
+}
+
+/// Why a rewrite stopped: the message, and the rule applications before it
+/// (when a trace was asked for).
+#[derive(Clone, Debug)]
+pub struct RewriteFailure {
+    /// What went wrong.
+    pub message: String,
+    /// The rule applications up to the failure.
+    pub trace: Vec<TraceEntry>,
+}
+
+/// The strategy-application budget for rewriting `p` when none is given: the
+/// ELEVATE default, scaled up for large programs (a normal form of a term of
+/// `n` nodes can take a number of applications growing like `n²`).
+pub fn default_budget(p: &Program) -> u64 {
+    let n = p.body.size() as u64;
+    elevate::DEFAULT_BUDGET.max(n.saturating_mul(n).saturating_mul(2_000))
+}
+
+/// [`rewrite`] with a budget of strategy applications. The rewrite runs with
+/// the types of the program's inputs in its [`Env`] (for rules that need types).
+pub fn rewrite_with(
+    p: &Program,
+    s: &Strategy<Expr>,
+    trace: bool,
+    budget: u64,
+) -> Result<Rewritten, RewriteFailure> {
+    let mut ctx: Ctx<Expr> = Ctx::new(Env::with_scope(p.scope())).with_budget(budget);
     if trace {
         ctx = ctx.with_trace();
     }
@@ -132,6 +163,89 @@ pub fn rewrite(p: &Program, s: &Strategy<Expr>, trace: bool) -> Result<Rewritten
             steps: ctx.steps(),
             trace: ctx.trace().map(<[TraceEntry]>::to_vec),
         }),
-        Err(f) => Err(format!("the strategy failed: {f}")),
+        Err(f) => {
+            let mut message = format!("the strategy `{}` failed: {f}", s.short());
+            if f.is_abort() && message.contains("does not seem to terminate") {
+                message.push_str(&format!(
+                    "; the budget was {budget} strategy applications: raise it with `--budget N`"
+                ));
+            }
+            Err(RewriteFailure {
+                message,
+                trace: ctx.trace().map(<[TraceEntry]>::to_vec).unwrap_or_default(),
+            })
+        }
     }
+}
+
+/// The outcome of [`simplify_program`].
+pub struct Simplified {
+    /// The simplified program, with its trace.
+    pub rewritten: Rewritten,
+    /// The named strategy whose result was kept (`"none"`: the input itself).
+    pub strategy: &'static str,
+    /// The cost of the input ([`cost::cost`]; `None` where it cannot be
+    /// measured: function inputs, or evaluation fails at the measured sizes).
+    pub before: Option<cost::Cost>,
+    /// The cost of the result.
+    pub after: Option<cost::Cost>,
+}
+
+/// The default simplification: the [`strategies::simplify`] strategy (built
+/// from rules that never add work) and [`strategies::inline_all`] (the
+/// paper's, which inlines every `let` and so may repeat work, but also fuses
+/// `let`-bound arrays into their uses) are both run, and the cheaper result
+/// under the cost model ([`cost`]) is kept, provided it costs no more than
+/// the input at any measured size; if neither does, the input is kept. Where
+/// costs cannot be measured, the result of `simplify` is kept.
+pub fn simplify_program(
+    p: &Program,
+    trace: bool,
+    budget: u64,
+) -> Result<Simplified, RewriteFailure> {
+    let before = cost::cost(p);
+    let main = rewrite_with(p, &strategies::simplify(), trace, budget)?;
+    let main_cost = cost::cost(&main.program);
+    let Some(limit) = before.clone() else {
+        return Ok(Simplified {
+            rewritten: main,
+            strategy: "simplify",
+            before,
+            after: main_cost,
+        });
+    };
+    let mut best: Option<(Rewritten, &'static str, cost::Cost)> = None;
+    let mut consider = |r: Rewritten, name: &'static str, c: Option<cost::Cost>| {
+        if let Some(c) = c.filter(|c| c.no_more_than(&limit)) {
+            if best
+                .as_ref()
+                .is_none_or(|(_, _, b)| c.largest() < b.largest())
+            {
+                best = Some((r, name, c));
+            }
+        }
+    };
+    consider(main, "simplify", main_cost);
+    if let Ok(all) = rewrite_with(p, &strategies::inline_all(), trace, budget) {
+        let c = cost::cost(&all.program);
+        consider(all, "inlineAll", c);
+    }
+    Ok(match best {
+        Some((rewritten, strategy, c)) => Simplified {
+            rewritten,
+            strategy,
+            before,
+            after: Some(c),
+        },
+        None => Simplified {
+            rewritten: Rewritten {
+                program: p.clone(),
+                steps: 0,
+                trace: trace.then(Vec::new),
+            },
+            strategy: "none",
+            after: before.clone(),
+            before,
+        },
+    })
 }

@@ -29,15 +29,44 @@ use crate::types::Type;
 use crate::{Input, Program};
 use diagnostics::{Diagnostic, Span};
 
-/// The deepest nesting of parentheses and operators the parser accepts.
-pub const MAX_NESTING: usize = 200;
+/// The deepest nesting of parentheses, `let`s and operators the parser
+/// accepts (what the printer writes for the derivative of a product of a few
+/// hundred factors stays within it).
+pub const MAX_NESTING: usize = 2_000;
 
 /// The deepest term the parser accepts (terms deeper than this are refused so
 /// that the recursive passes over terms never exhaust the stack).
-pub const MAX_DEPTH: usize = 400;
+pub const MAX_DEPTH: usize = 4_000;
+
+/// The stack the parser runs on (its own thread: deep nesting needs more
+/// than a default thread has).
+const PARSER_STACK: usize = 1 << 30;
+
+/// Runs `f` on a thread with a stack of `PARSER_STACK` bytes (reserved, not
+/// committed: only what is used costs memory).
+fn on_big_stack<T: Send>(
+    f: impl FnOnce() -> Result<T, Diagnostic> + Send,
+) -> Result<T, Diagnostic> {
+    std::thread::scope(|s| {
+        let h = std::thread::Builder::new()
+            .stack_size(PARSER_STACK)
+            .spawn_scoped(s, f)
+            .map_err(|e| {
+                Diagnostic::new(Span::default(), format!("cannot start the parser: {e}"))
+            })?;
+        match h.join() {
+            Ok(v) => v,
+            Err(panic) => std::panic::resume_unwind(panic),
+        }
+    })
+}
 
 /// Parses a program: `input` declarations, then one expression.
 pub fn parse_program(source: &str) -> Result<Program, Diagnostic> {
+    on_big_stack(|| parse_program_here(source))
+}
+
+fn parse_program_here(source: &str) -> Result<Program, Diagnostic> {
     let mut p = Parser::new(source)?;
     let mut inputs: Vec<Input> = Vec::new();
     while p.peek() == Some(&Token::Input) {
@@ -66,6 +95,10 @@ pub fn parse_program(source: &str) -> Result<Program, Diagnostic> {
 
 /// Parses a single expression.
 pub fn parse_expr(source: &str) -> Result<Expr, Diagnostic> {
+    on_big_stack(|| parse_expr_here(source))
+}
+
+fn parse_expr_here(source: &str) -> Result<Expr, Diagnostic> {
     let mut p = Parser::new(source)?;
     let e = p.expr()?;
     p.end()?;

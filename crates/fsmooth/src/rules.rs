@@ -17,6 +17,7 @@
 
 use crate::expr::{rename_away, replace, subst, Env, Expr, ExprKind, Prim};
 use crate::interp::{self, Value};
+pub use crate::sharing::{let_pair_split, loop_invariant, share_common};
 use elevate::{rule, Ctx, Failure, Strategy};
 
 /// A rule's entry in [`RULES`].
@@ -49,7 +50,8 @@ rules_table! {
     "lambda and let": [
         ("funToLet", fun_to_let, "(fun x -> e0) e1 ~> let x = e1 in e0"),
         ("letPartialEval", let_partial_eval, "let x = e0 in e1 ~> e1[x := e0]"),
-        ("letInline", let_inline, "let x = e0 in e1 ~> e1[x := e0]   (e0 a variable or literal, or x used at most once)"),
+        ("letInline", let_inline, "let x = e0 in e1 ~> e1[x := e0]   (e0 a variable, literal or fun, or x used at most once and not inside a fun)"),
+        ("letPairSplit", let_pair_split, "let x = (e0, e1) in e ~> let x1 = e0 in let x2 = e1 in e[fst x := x1, snd x := x2]   (x only in fst x, snd x)"),
         ("deadLet", dead_let, "let x = e0 in e1 ~> e1   (x ∉ fv(e1))"),
         ("letApp", let_app, "f (let x = e0 in e1) ~> let x = e0 in f e1"),
         ("appLet", app_let, "(let x = e0 in e1) e2 ~> let x = e0 in e1 e2"),
@@ -68,14 +70,15 @@ rules_table! {
         ("ifFalse", if_false, "if false then e1 else e2 ~> e2"),
         ("ifSame", if_same, "if e0 then e1 else e1 ~> e1"),
         ("ifPartialEval", if_partial_eval, "if e0 then e1 else e2 ~> if e0 then e1[e0 := true] else e2[e0 := false]"),
-        ("ifApp", if_app, "f (if e0 then e1 else e2) ~> if e0 then f e1 else f e2   (also for built-ins)"),
+        ("ifApp", if_app, "f (if e0 then e1 else e2) ~> if e0 then f e1 else f e2   (also for built-ins other than pairs)"),
     ],
     "loops": [
         ("foldZero", fold_zero, "ifold f z 0 ~> z"),
         ("foldUnroll", fold_unroll, "ifold f z n ~> ifold (fun a i -> f a (i + 1)) (f z 0) (n - 1)   (n a literal > 0)"),
         ("foldId", fold_id, "ifold (fun a i -> a) z n ~> z"),
         ("foldConditional", fold_conditional, "ifold (fun a i -> if i == e0 then e1 else a) z n ~> if 0 < n && 0 <= e0 && e0 < n then (let a = z in let i = e0 in e1) else z   (a, i ∉ fv(e0))"),
-        ("loopFission", loop_fission, "ifold (fun a i -> (e0, e1)) z n ~> (ifold (fun a i -> e0[fst a := a]) (fst z) n, ifold (fun a i -> e1[snd a := a]) (snd z) n)   (a only as fst a in e0, as snd a in e1)"),
+        ("loopFission", loop_fission, "ifold (fun a i -> (e0, e1)) z n ~> (ifold (fun a i -> e0[fst a := a]) (fst z) n, ifold (fun a i -> e1[snd a := a]) (snd z) n)   (a only as fst a in e0, as snd a in e1, and in both; z a pair; n a literal > 0 or length x)"),
+        ("loopInvariant", loop_invariant, "build n (fun i -> C[s]) ~> let t = s in build n (fun i -> C[t]), likewise for ifold   (s evaluated in every iteration, cannot fail, mentions nothing bound in the loop; n is length e or a literal > 0)"),
         ("buildIndexRange", build_index_range, "build n (fun i -> e) ~> build n (fun i -> e[0 <= i := true, i < n := true, 0 < n := true])   (i ∉ fv(n))"),
         ("foldIndexRange", fold_index_range, "ifold (fun a i -> e) z n ~> ifold (fun a i -> e[0 <= i := true, i < n := true, 0 < n := true]) z n   (a, i ∉ fv(n))"),
     ],
@@ -87,10 +90,13 @@ rules_table! {
         ("mulZero", mul_zero, "e * 0 ~> 0,  0 * e ~> 0"),
         ("divOne", div_one, "e / 1 ~> e"),
         ("negNeg", neg_neg, "-(-e) ~> e"),
-        ("subSelf", sub_self, "e - e ~> 0   (when e is syntactically a Double or an Index)"),
+        ("subSelf", sub_self, "e - e ~> 0,  e + -e ~> 0,  -e + e ~> 0   (0 or 0.0 by the type the checker gives e)"),
         ("factorization", factorization, "e0 * e1 + e0 * e2 ~> e0 * (e1 + e2),  e1 * e0 + e2 * e0 ~> (e1 + e2) * e0"),
         ("constantFold", constant_fold, "c1 op c2 ~> c   (literals; only finite results)"),
         ("boolSimplify", bool_simplify, "true && e ~> e,  e && true ~> e,  false && e ~> false,  e && false ~> false,  true || e ~> true,  false || e ~> e,  e || false ~> e,  !!e ~> e"),
+    ],
+    "sharing": [
+        ("shareCommon", share_common, "C[s, s] ~> let t = s in C[t, t]   (both evaluated unconditionally, s of two or more operations)"),
     ],
 }
 
@@ -100,7 +106,7 @@ pub fn rule_by_name(name: &str) -> Option<Strategy<Expr>> {
 }
 
 /// A rule from a partial function: `None` means "not applicable".
-fn rewrite(
+pub(crate) fn rewrite(
     name: &'static str,
     f: impl Fn(&Expr, &mut Env) -> Option<Expr> + Send + Sync + 'static,
 ) -> Strategy<Expr> {
@@ -116,14 +122,14 @@ fn arg1(e: &Expr, op: Prim) -> Option<&Expr> {
     }
 }
 
-fn args2(e: &Expr, op: Prim) -> Option<(&Expr, &Expr)> {
+pub(crate) fn args2(e: &Expr, op: Prim) -> Option<(&Expr, &Expr)> {
     match e.as_prim(op)? {
         [a, b] => Some((a, b)),
         _ => None,
     }
 }
 
-fn args3(e: &Expr, op: Prim) -> Option<(&Expr, &Expr, &Expr)> {
+pub(crate) fn args3(e: &Expr, op: Prim) -> Option<(&Expr, &Expr, &Expr)> {
     match e.as_prim(op)? {
         [a, b, c] => Some((a, b, c)),
         _ => None,
@@ -196,14 +202,15 @@ pub fn let_partial_eval() -> Strategy<Expr> {
     })
 }
 
-/// `letInline`: `let x = e0 in e1 ~> e1[x := e0]` when `e0` is a variable or a
-/// literal, or `x` occurs at most once in `e1` (so no work is duplicated).
+/// `letInline`: `let x = e0 in e1 ~> e1[x := e0]` when `e0` is a variable, a
+/// literal or a `fun`, or `x` occurs at most once in `e1` and not inside a
+/// `fun` (a loop body, called many times): no work is duplicated.
 pub fn let_inline() -> Strategy<Expr> {
     rewrite("letInline", |e, env| {
         let ExprKind::Let(x, e0, e1) = e.kind() else {
             return None;
         };
-        let cheap = e0.is_literal() || e0.as_var().is_some() || e1.count_free(x) <= 1;
+        let cheap = crate::sharing::is_trivial(e0) || crate::sharing::weighted_uses(e1, x) <= 1;
         some_if(cheap, || subst(e1, x, e0, env))
     })
 }
@@ -406,7 +413,8 @@ pub fn if_partial_eval() -> Strategy<Expr> {
 
 /// `ifApp`: `f (if e0 then e1 else e2) ~> if e0 then f e1 else f e2`, and the
 /// same for the first conditional argument of a built-in (`op(.., if .., ..)`),
-/// except the second operand of `&&` and `||`.
+/// except the second operand of `&&` and `||`, and pairs (a pair body of a
+/// loop is what `loopFission` splits).
 pub fn if_app() -> Strategy<Expr> {
     rewrite("ifApp", |e, _| match e.kind() {
         ExprKind::App(f, arg) => {
@@ -419,7 +427,7 @@ pub fn if_app() -> Strategy<Expr> {
                 Expr::app(f.clone(), b.clone()),
             )))
         }
-        ExprKind::Prim(op, args) => {
+        ExprKind::Prim(op, args) if *op != Prim::Pair => {
             let lazy = matches!(op, Prim::And | Prim::Or);
             let k = args
                 .iter()
@@ -451,17 +459,33 @@ pub fn fold_zero() -> Strategy<Expr> {
     })
 }
 
+/// The deepest term `foldUnroll` builds: unrolling stops with an error beyond
+/// it, rather than building a term that no pass can walk (nor the parser read).
+pub const MAX_UNROLLED_DEPTH: usize = 1_000;
+
 /// `foldUnroll`: `ifold f z n ~> ifold (fun a i -> f a (i + 1)) (f z 0) (n - 1)`
-/// for a literal `n > 0` (peels the first iteration)
+/// for a literal `n > 0` (peels the first iteration). Each step nests the
+/// program deeper; past [`MAX_UNROLLED_DEPTH`] it aborts the rewrite with an
+/// error saying so (`repeat(foldUnroll)` on a loop of 10¹² iterations).
 pub fn fold_unroll() -> Strategy<Expr> {
-    rewrite("foldUnroll", |e, env| {
-        let (f, z, n) = args3(e, Prim::IFold)?;
+    rule("foldUnroll", |e: &Expr, ctx: &mut Ctx<Expr>| {
+        let Some((f, z, n)) = args3(e, Prim::IFold) else {
+            return Err(Failure::not_applicable());
+        };
         let ExprKind::Index(k) = n.kind() else {
-            return None;
+            return Err(Failure::not_applicable());
         };
         if *k <= 0 {
-            return None;
+            return Err(Failure::not_applicable());
         }
+        if e.depth() + 4 > MAX_UNROLLED_DEPTH {
+            return Err(Failure::Aborted(format!(
+                "foldUnroll: unrolling this loop further would nest the program more than \
+                 {MAX_UNROLLED_DEPTH} levels deep ({k} iterations are left); unroll a bounded \
+                 number of iterations with `repeatN(n, foldUnroll)`, or only small loops"
+            )));
+        }
+        let env = &mut ctx.env;
         let a = env.fresh("a", |x| f.has_free(x));
         let i = env.fresh("i", |x| f.has_free(x) || x == a.as_ref());
         let step = Expr::lam(
@@ -477,7 +501,7 @@ pub fn fold_unroll() -> Strategy<Expr> {
             ),
         );
         let first = Expr::app(Expr::app(f.clone(), z.clone()), Expr::index(0));
-        Some(e.with_kind(ExprKind::Prim(
+        Ok(e.with_kind(ExprKind::Prim(
             Prim::IFold,
             vec![step, first, Expr::index(k - 1)],
         )))
@@ -485,16 +509,16 @@ pub fn fold_unroll() -> Strategy<Expr> {
 }
 
 /// A step function `fun a i -> body` of `ifold`, taken apart.
-struct Step<'e> {
-    a: &'e crate::Name,
-    ta: &'e Option<crate::Type>,
-    i: &'e crate::Name,
-    ti: &'e Option<crate::Type>,
-    body: &'e Expr,
+pub(crate) struct Step<'e> {
+    pub(crate) a: &'e crate::Name,
+    pub(crate) ta: &'e Option<crate::Type>,
+    pub(crate) i: &'e crate::Name,
+    pub(crate) ti: &'e Option<crate::Type>,
+    pub(crate) body: &'e Expr,
 }
 
 /// The parts of a step function `fun a i -> body` (with `a ≠ i`).
-fn step_fn(f: &Expr) -> Option<Step<'_>> {
+pub(crate) fn step_fn(f: &Expr) -> Option<Step<'_>> {
     let ExprKind::Lam(a, ta, inner) = f.kind() else {
         return None;
     };
@@ -565,19 +589,30 @@ pub fn fold_conditional() -> Strategy<Expr> {
 /// `loopFission`:
 /// `ifold (fun a i -> (e0, e1)) z n
 ///   ~> (ifold (fun a i -> e0[fst a := a]) (fst z) n, ifold (fun a i -> e1[snd a := a]) (snd z) n)`
-/// where `a` occurs in `e0` only as `fst a` and in `e1` only as `snd a`.
+/// where `a` occurs in `e0` only as `fst a` and in `e1` only as `snd a` (and
+/// in both), `z` is a pair and `n` a positive literal or `length x`: then the
+/// two loops cost no more than the one.
 pub fn loop_fission() -> Strategy<Expr> {
     rewrite("loopFission", |e, _| {
         let (f, z, n) = args3(e, Prim::IFold)?;
         let Step { a, ta, i, ti, body } = step_fn(f)?;
         let (e0, e1) = args2(body, Prim::Pair)?;
+        // Two loops cost one more loop, one more pair and `n` twice, which the
+        // projections of `a` saved in every iteration pay for if the loop runs
+        // (`n` is `length x` or a positive literal) and `fst z`, `snd z` fold.
+        let runs = matches!(n.kind(), ExprKind::Index(k) if *k > 0)
+            || n.as_prim(Prim::Length)
+                .is_some_and(|a| a[0].as_var().is_some());
+        if !runs || z.as_prim(Prim::Pair).is_none() {
+            return None;
+        }
         let av = Expr::var(a.clone());
         let (e0, k0) = replace(e0, &Expr::fst(av.clone()), &av);
         let (e1, k1) = replace(e1, &Expr::snd(av.clone()), &av);
         // Every free occurrence of `a` must have been a projection.
         let c0 = args2(body, Prim::Pair)?.0.count_free(a);
         let c1 = args2(body, Prim::Pair)?.1.count_free(a);
-        if k0 != c0 || k1 != c1 {
+        if k0 != c0 || k1 != c1 || k0 == 0 || k1 == 0 {
             return None;
         }
         let (t0, t1) = match ta {
@@ -747,31 +782,44 @@ pub fn neg_neg() -> Strategy<Expr> {
 }
 
 /// Whether `e` is syntactically a `Double` (`Some(true)`) or an `Index` (`Some(false)`).
-fn is_double(e: &Expr) -> Option<bool> {
+pub(crate) fn syntactic_type(e: &Expr) -> Option<bool> {
     match e.kind() {
         ExprKind::Double(_) => Some(true),
         ExprKind::Index(_) => Some(false),
-        ExprKind::Let(_, _, b) => is_double(b),
-        ExprKind::If(_, a, b) => is_double(a).or_else(|| is_double(b)),
+        ExprKind::Let(_, _, b) => syntactic_type(b),
+        ExprKind::If(_, a, b) => syntactic_type(a).or_else(|| syntactic_type(b)),
         ExprKind::Prim(op, args) => match op {
             Prim::Length => Some(false),
             Prim::ToDouble => Some(true),
             op if op.is_scalar_fn() => Some(true),
-            op if op.is_arith() => args.iter().find_map(is_double),
+            op if op.is_arith() => args.iter().find_map(syntactic_type),
             _ => None,
         },
         _ => None,
     }
 }
 
-/// `subSelf`: `e - e ~> 0` (`0.0` or `0` as `e` is syntactically a `Double` or an `Index`)
+/// `subSelf`: `e - e ~> 0`, `e + -e ~> 0`, `-e + e ~> 0`: `0.0` or `0` as the
+/// type checker, given the program's input types ([`Env::scope`]), says `e`
+/// is a `Double` or an `Index` (not applicable when the type is not known).
 pub fn sub_self() -> Strategy<Expr> {
-    rewrite("subSelf", |e, _| {
-        let (a, b) = args2(e, Prim::Sub)?;
+    rewrite("subSelf", |e, env| {
+        let (a, b) = if let Some((a, b)) = args2(e, Prim::Sub) {
+            (a, b)
+        } else {
+            let (l, r) = args2(e, Prim::Add)?;
+            match (arg1(l, Prim::Neg), arg1(r, Prim::Neg)) {
+                (_, Some(nr)) => (l, nr),
+                (Some(nl), None) => (nl, r),
+                (None, None) => return None,
+            }
+        };
         if !a.alpha_eq(b) {
             return None;
         }
-        match is_double(a)? {
+        let typed =
+            crate::check::infer_determined(env.scope(), a).map(|t| t == crate::Type::Double);
+        match typed.or_else(|| syntactic_type(a))? {
             true => Some(Expr::double(0.0)),
             false => Some(Expr::index(0)),
         }
@@ -957,8 +1005,8 @@ mod tests {
             )
         );
         assert_eq!(
-            apply("loopFission", "ifold (fun a i -> (fst a + v[i], snd a * v[i])) (0.0, 1.0) n"),
-            Some("(ifold (fun a i -> a + v[i]) (fst (0.0, 1.0)) n, ifold (fun a i -> a * v[i]) (snd (0.0, 1.0)) n)".into())
+            apply("loopFission", "ifold (fun a i -> (fst a + v[i], snd a * v[i])) (0.0, 1.0) (length v)"),
+            Some("(ifold (fun a i -> a + v[i]) (fst (0.0, 1.0)) (length v), ifold (fun a i -> a * v[i]) (snd (0.0, 1.0)) (length v))".into())
         );
         assert_eq!(
             apply("loopFission", "ifold (fun a i -> (fst a, fst a)) z n"),
@@ -1000,5 +1048,31 @@ mod tests {
         assert_eq!(apply("constantFold", "1 / 0"), None);
         assert_eq!(apply("boolSimplify", "true && b"), Some("b".into()));
         assert_eq!(apply("boolSimplify", "b || false"), Some("b".into()));
+    }
+}
+
+#[cfg(test)]
+mod typed_tests {
+    use crate::{parse_program, rewrite, rules::sub_self};
+
+    fn rewritten(src: &str) -> Result<String, String> {
+        let p = parse_program(src).unwrap();
+        rewrite(&p, &sub_self(), false).map(|r| r.program.body.to_string())
+    }
+
+    #[test]
+    fn the_ring_rule_uses_the_checkers_types() {
+        assert_eq!(rewritten("input x : Double\nx - x"), Ok("0.0".into()));
+        assert_eq!(rewritten("input k : Index\nk - k"), Ok("0".into()));
+        assert_eq!(rewritten("input v : Vector\nv[0] - v[0]"), Ok("0.0".into()));
+        assert_eq!(
+            rewritten("input v : Vector\nv[0] + -v[0]"),
+            Ok("0.0".into())
+        );
+        assert_eq!(
+            rewritten("input M : Matrix\n-M[1][0] + M[1][0]"),
+            Ok("0.0".into())
+        );
+        assert!(rewritten("input x : Double\nx - 1.0").is_err());
     }
 }

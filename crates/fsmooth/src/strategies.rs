@@ -59,16 +59,39 @@ pub fn tuples() -> Strategy<Expr> {
     })
 }
 
-/// `lets = funToLet <+ letPartialEval <+ letApp <+ appLet` (every `let` is
-/// inlined, as the F-smooth paper's partial evaluation does)
+/// `lets = funToLet <+ letInline <+ deadLet <+ letPairSplit <+ letApp <+ appLet`
+/// (a `let` is inlined only where that duplicates no work)
 pub fn lets() -> Strategy<Expr> {
     named("lets", vec![], || {
+        choice(vec![
+            rules::fun_to_let(),
+            rules::let_inline(),
+            rules::dead_let(),
+            rules::let_pair_split(),
+            rules::let_app(),
+            rules::app_let(),
+        ])
+    })
+}
+
+/// `inlineLets = funToLet <+ letPartialEval <+ letApp <+ appLet` (every `let`
+/// is inlined, as the F-smooth paper's partial evaluation does: this may
+/// repeat work)
+pub fn inline_lets() -> Strategy<Expr> {
+    named("inlineLets", vec![], || {
         choice(vec![
             rules::fun_to_let(),
             rules::let_partial_eval(),
             rules::let_app(),
             rules::app_let(),
         ])
+    })
+}
+
+/// `sharing = loopInvariant <+ shareCommon`
+pub fn sharing() -> Strategy<Expr> {
+    named("sharing", vec![], || {
+        choice(vec![rules::loop_invariant(), rules::share_common()])
     })
 }
 
@@ -119,18 +142,41 @@ pub fn algebra() -> Strategy<Expr> {
     })
 }
 
-/// All simplifications of the F-smooth paper, to a normal form:
-/// `simplify = normalize(fusion <+ tuples <+ lets <+ conditionals <+ loops <+ algebra)`.
+/// The simplifications that never add work, to a normal form, then loop
+/// invariants hoisted and common sub-expressions shared, then the first again:
+/// `simplify = normalize(core) ; normalize(sharing) ; normalize(core)` with
+/// `core = fusion <+ tuples <+ lets <+ conditionals <+ loops <+ algebra`.
 pub fn simplify() -> Strategy<Expr> {
     named("simplify", vec![], || {
-        normalize(choice(vec![
+        let core = || {
+            normalize(choice(vec![
+                fusion(),
+                tuples(),
+                lets(),
+                conditionals(),
+                loops(),
+                algebra(),
+            ]))
+        };
+        seq(core(), seq(normalize(sharing()), core()))
+    })
+}
+
+/// The F-smooth paper's simplification, which inlines every `let` (and so may
+/// repeat work: a value used inside a loop is recomputed in every iteration),
+/// followed by the sharing of [`simplify`]:
+/// `inlineAll = normalize(fusion <+ tuples <+ inlineLets <+ conditionals <+ loops <+ algebra) ; simplify`.
+pub fn inline_all() -> Strategy<Expr> {
+    named("inlineAll", vec![], || {
+        let all = normalize(choice(vec![
             fusion(),
             tuples(),
-            lets(),
+            inline_lets(),
             conditionals(),
             loops(),
             algebra(),
-        ]))
+        ]));
+        seq(all, simplify())
     })
 }
 
@@ -148,8 +194,13 @@ pub struct NamedInfo {
 pub const NAMED: &[NamedInfo] = &[
     NamedInfo {
         name: "simplify",
-        description: "normalize(fusion <+ tuples <+ lets <+ conditionals <+ loops <+ algebra)",
+        description: "normalize(core) ; normalize(sharing) ; normalize(core) with core = fusion <+ tuples <+ lets <+ conditionals <+ loops <+ algebra (never adds work)",
         make: simplify,
+    },
+    NamedInfo {
+        name: "inlineAll",
+        description: "normalize(fusion <+ tuples <+ inlineLets <+ conditionals <+ loops <+ algebra) ; simplify (the paper's: may repeat work)",
+        make: inline_all,
     },
     NamedInfo {
         name: "fig5_13",
@@ -168,8 +219,18 @@ pub const NAMED: &[NamedInfo] = &[
     },
     NamedInfo {
         name: "lets",
-        description: "funToLet <+ letPartialEval <+ letApp <+ appLet",
+        description: "funToLet <+ letInline <+ deadLet <+ letPairSplit <+ letApp <+ appLet",
         make: lets,
+    },
+    NamedInfo {
+        name: "inlineLets",
+        description: "funToLet <+ letPartialEval <+ letApp <+ appLet",
+        make: inline_lets,
+    },
+    NamedInfo {
+        name: "sharing",
+        description: "loopInvariant <+ shareCommon",
+        make: sharing,
     },
     NamedInfo {
         name: "conditionals",

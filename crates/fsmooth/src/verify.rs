@@ -33,8 +33,14 @@ pub fn random_inputs(p: &Program, rng: &mut Rng, shape: &ValueShape) -> Option<V
         .collect()
 }
 
+/// Random inputs for one trial of a check.
+fn trial_inputs(p: &Program, rng: &mut Rng, shape: &ValueShape) -> Result<Vec<Value>, String> {
+    random_inputs(p, rng, shape)
+        .ok_or_else(|| "cannot generate random values for function-typed inputs".to_string())
+}
+
 /// What a check found.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct Checked {
     /// Inputs on which the results were compared.
     pub compared: usize,
@@ -62,13 +68,9 @@ pub fn check_equivalent(
     }
     let mut rng = Rng::new(seed);
     let shape = ValueShape::default();
-    let mut checked = Checked {
-        compared: 0,
-        skipped: 0,
-    };
+    let mut checked = Checked::default();
     for _ in 0..trials {
-        let inputs = random_inputs(before, &mut rng, &shape)
-            .ok_or("cannot generate random values for function-typed inputs")?;
+        let inputs = trial_inputs(before, &mut rng, &shape)?;
         let Ok(expected) = eval_program(before, &inputs) else {
             checked.skipped += 1;
             continue;
@@ -117,14 +119,9 @@ pub fn check_derivative(
     let out = check_program(p).map_err(|d| d.message)?;
     let mut rng = Rng::new(seed);
     let shape = ValueShape::default();
-    let h = 1e-4;
-    let mut checked = Checked {
-        compared: 0,
-        skipped: 0,
-    };
+    let mut checked = Checked::default();
     for _ in 0..trials {
-        let x = random_inputs(p, &mut rng, &shape)
-            .ok_or("cannot generate random values for function-typed inputs")?;
+        let x = trial_inputs(p, &mut rng, &shape)?;
         let dx: Vec<Value> = x.iter().map(|v| random_like(v, &mut rng, 1.0)).collect();
         let Ok(fx) = eval_program(p, &x) else {
             checked.skipped += 1;
@@ -152,23 +149,10 @@ pub fn check_derivative(
                 show_inputs(p, &x)
             ));
         }
-        // Central differences with steps h and h/2, combined by Richardson
-        // extrapolation: the truncation error is O(h^4).
-        let Some(coarse) = central_difference(p, &x, &dx, h) else {
+        let Some(fd) = extrapolated_difference(p, &x, &dx) else {
             checked.skipped += 1;
             continue;
         };
-        let Some(fine) = central_difference(p, &x, &dx, h / 2.0) else {
-            checked.skipped += 1;
-            continue;
-        };
-        // Where the two disagree, the program is not smooth near `x` (a branch
-        // on a `Double` flips within the step): no derivative to compare.
-        if !fine.equals(&coarse, Some(1e-3)) {
-            checked.skipped += 1;
-            continue;
-        }
-        let fd = zip_doubles(&fine, &coarse, &|f, c| (4.0 * f - c) / 3.0);
         if !tangent.equals(&fd, Some(tolerance)) {
             return Err(format!(
                 "the tangent {tangent} differs from the finite difference {fd} on inputs {} in direction {}",
@@ -181,10 +165,104 @@ pub fn check_derivative(
     Ok(checked)
 }
 
+/// The derivative of `p` at `x` in direction `dx` by central differences with
+/// steps `h` and `h/2`, combined by Richardson extrapolation (truncation error
+/// O(h⁴)); `None` where an evaluation fails or the two disagree (the program
+/// is not smooth near `x`: a branch on a `Double` flips within the step).
+fn extrapolated_difference(p: &Program, x: &[Value], dx: &[Value]) -> Option<Value> {
+    let h = 1e-4;
+    let coarse = central_difference(p, x, dx, h)?;
+    let fine = central_difference(p, x, dx, h / 2.0)?;
+    if !fine.equals(&coarse, Some(1e-3)) {
+        return None;
+    }
+    Some(zip_doubles(&fine, &coarse, &|f, c| (4.0 * f - c) / 3.0))
+}
+
 /// `(p(x + h·dx) - p(x - h·dx)) / 2h`, if both evaluations succeed.
 fn central_difference(p: &Program, x: &[Value], dx: &[Value], h: f64) -> Option<Value> {
     let plus: Vec<Value> = x.iter().zip(dx).map(|(x, d)| axpy(x, h, d)).collect();
     let minus: Vec<Value> = x.iter().zip(dx).map(|(x, d)| axpy(x, -h, d)).collect();
     let (fp, fm) = (eval_program(p, &plus).ok()?, eval_program(p, &minus).ok()?);
     Some(difference_quotient(&fp, &fm, 2.0 * h))
+}
+
+/// Checks a gradient program `g` (from [`crate::gradient_program`] of `p`
+/// with respect to the `Vector` input `wrt`, possibly simplified) on `trials`
+/// random points: component `k` must match the central finite difference of
+/// `p` in the direction of the `k`-th unit vector of `wrt` (Richardson
+/// extrapolated) within `tolerance`. Points where `p` fails or is not smooth
+/// are skipped.
+pub fn check_gradient(
+    p: &Program,
+    g: &Program,
+    wrt: &str,
+    trials: usize,
+    seed: u64,
+    tolerance: f64,
+) -> Result<Checked, String> {
+    let which = p
+        .inputs
+        .iter()
+        .position(|i| i.name.as_ref() == wrt)
+        .ok_or_else(|| format!("the program has no input `{wrt}`"))?;
+    let mut rng = Rng::new(seed);
+    let shape = ValueShape::default();
+    let mut checked = Checked::default();
+    for _ in 0..trials {
+        let x = trial_inputs(p, &mut rng, &shape)?;
+        if eval_program(p, &x).is_err() {
+            checked.skipped += 1;
+            continue;
+        }
+        let grad = eval_program(g, &x)
+            .map_err(|e| format!("the gradient fails on inputs {}: {e}", show_inputs(p, &x)))?;
+        let Value::Array(components) = &grad else {
+            return Err(format!("the gradient {grad} is not a vector"));
+        };
+        let Value::Array(point) = &x[which] else {
+            return Err(format!("`{wrt}` is not a vector"));
+        };
+        if components.len() != point.len() {
+            return Err(format!(
+                "the gradient has {} components, `{wrt}` {}",
+                components.len(),
+                point.len()
+            ));
+        }
+        let mut smooth = true;
+        for (k, component) in components.iter().enumerate() {
+            let dx: Vec<Value> = x
+                .iter()
+                .enumerate()
+                .map(|(j, v)| {
+                    let zero = zip_doubles(v, v, &|_, _| 0.0);
+                    match (&zero, j == which) {
+                        (Value::Array(z), true) => {
+                            let mut e: Vec<Value> = z.to_vec();
+                            e[k] = Value::Double(1.0);
+                            Value::Array(e.into())
+                        }
+                        _ => zero,
+                    }
+                })
+                .collect();
+            let Some(fd) = extrapolated_difference(p, &x, &dx) else {
+                smooth = false;
+                break;
+            };
+            if !component.equals(&fd, Some(tolerance)) {
+                return Err(format!(
+                    "gradient component {k} is {component}, the finite difference {fd}, on inputs {}",
+                    show_inputs(p, &x)
+                ));
+            }
+        }
+        if smooth {
+            checked.compared += 1;
+        } else {
+            checked.skipped += 1;
+        }
+    }
+    Ok(checked)
 }

@@ -10,7 +10,7 @@ use fsmooth::expr::{Expr, Name, Prim};
 use fsmooth::interp::{eval, Value};
 use fsmooth::random::{random_value, Rng, TermGen, ValueShape};
 use fsmooth::rules::{rule_by_name, RULES};
-use fsmooth::{infer_expr, strategies, Type};
+use fsmooth::{infer_expr, strategies, Env, Type};
 use proptest::prelude::*;
 
 fn scope() -> Vec<(Name, Type)> {
@@ -87,7 +87,7 @@ fn check(
         let e = template(&mut TermGen::new(&mut rng, &scope));
         let ty = infer_expr(&scope, &e)
             .unwrap_or_else(|d| panic!("template for {rule} is ill-typed: {e}: {}", d.message));
-        if let Ok(r) = Ctx::default().run(&strategy, &e) {
+        if let Ok(r) = Ctx::new(Env::with_scope(scope.clone())).run(&strategy, &e) {
             found = Some((e, ty, r));
             break;
         }
@@ -478,10 +478,72 @@ fn loop_fission(g: &mut TermGen) -> Expr {
     let av = Expr::var(a.clone());
     let e0 = fsmooth::expr::subst(&e0, "acc0", &Expr::fst(av.clone()), &mut env);
     let e1 = fsmooth::expr::subst(&e1, "acc1", &Expr::snd(av), &mut env);
-    let z = g.term(&Type::pair(s.clone(), t.clone()), D);
+    // Both components use the accumulator.
+    let c0 = g.with_var(&i, &Type::Index, |g| g.term(&Type::Bool, 1));
+    let c1 = g.with_var(&i, &Type::Index, |g| g.term(&Type::Bool, 1));
+    let e0 = Expr::if_(c0, Expr::fst(Expr::var(a.clone())), e0);
+    let e1 = Expr::if_(c1, Expr::snd(Expr::var(a.clone())), e1);
+    let z = Expr::pair(g.term(&s, D), g.term(&t, D));
     let ann = g.rng.chance(0.5).then(|| Type::pair(s, t));
     let f = Expr::lam(a, ann, Expr::lam(i, None, Expr::pair(e0, e1)));
-    Expr::ifold(f, z, Expr::index(g.rng.between(0, 3)))
+    let n = if g.rng.chance(0.5) {
+        Expr::length(Expr::var("v"))
+    } else {
+        Expr::index(g.rng.between(1, 3))
+    };
+    Expr::ifold(f, z, n)
+}
+
+fn let_pair_split(g: &mut TermGen) -> Expr {
+    let (s, t, r) = (fo_type(g), fo_type(g), fo_type(g));
+    let x: Name = "pr".into();
+    let (a0, a1): (Name, Name) = ("acc0".into(), "acc1".into());
+    let body = g.with_var(&a0, &s, |g| g.with_var(&a1, &t, |g| g.term(&r, D)));
+    let body = Expr::pair(Expr::var(a0.clone()), body);
+    let mut env = fsmooth::Env::default();
+    let xv = Expr::var(x.clone());
+    let body = fsmooth::expr::subst(&body, "acc0", &Expr::fst(xv.clone()), &mut env);
+    let body = fsmooth::expr::subst(&body, "acc1", &Expr::snd(xv), &mut env);
+    let value = Expr::pair(g.term(&s, D), g.term(&t, D));
+    Expr::let_(x, value, body)
+}
+
+/// A loop whose body contains a term that does not depend on the iteration.
+fn loop_invariant(g: &mut TermGen) -> Expr {
+    let invariant = Expr::un(Prim::Sin, g.term(&Type::Double, D));
+    let i = unused();
+    let n = if g.rng.chance(0.5) {
+        Expr::length(Expr::var("w"))
+    } else {
+        Expr::index(g.rng.between(1, 3))
+    };
+    if g.rng.chance(0.5) {
+        let varying = g.with_var(&i, &Type::Index, |g| g.term(&Type::Double, D));
+        let body = Expr::bin(Prim::Mul, varying, invariant);
+        Expr::build(n, Expr::lam(i, None, body))
+    } else {
+        let a: Name = "acc".into();
+        let varying = g.with_var(&a, &Type::Double, |g| {
+            g.with_var(&i, &Type::Index, |g| g.term(&Type::Double, D))
+        });
+        let body = Expr::bin(Prim::Add, varying, invariant);
+        let f = Expr::lam(a, None, Expr::lam(i, None, body));
+        Expr::ifold(f, g.term(&Type::Double, D), n)
+    }
+}
+
+/// A term computing the same expression twice.
+fn share_common(g: &mut TermGen) -> Expr {
+    let e = Expr::un(
+        Prim::Cos,
+        Expr::bin(Prim::Add, g.term(&Type::Double, D), Expr::double(1.0)),
+    );
+    let other = g.term(&Type::Double, D);
+    match g.rng.below(3) {
+        0 => Expr::bin(Prim::Mul, e.clone(), Expr::bin(Prim::Add, other, e)),
+        1 => Expr::pair(e.clone(), Expr::bin(Prim::Sub, e, other)),
+        _ => Expr::let_("z", e.clone(), Expr::bin(Prim::Add, Expr::var("z"), e)),
+    }
 }
 
 /// A guarded term mentioning the facts about index `i` and bound `n`.
@@ -576,13 +638,20 @@ fn neg_neg(g: &mut TermGen) -> Expr {
 }
 
 fn sub_self(g: &mut TermGen) -> Expr {
-    let e = match g.rng.below(4) {
+    let e = match g.rng.below(6) {
         0 => Expr::un(Prim::Sin, g.term(&Type::Double, D)),
         1 => Expr::un(Prim::ToDouble, g.term(&Type::Index, D)),
         2 => Expr::length(g.term(&Type::vector(), D)),
+        // Types only the checker knows: inputs, elements of inputs.
+        3 => Expr::var(*g.rng.pick(&["x", "k"])),
+        4 => Expr::get(Expr::var("v"), g.index()),
         _ => Expr::bin(Prim::Add, g.term(&Type::Double, D), Expr::double(1.0)),
     };
-    Expr::bin(Prim::Sub, e.clone(), e)
+    match g.rng.below(3) {
+        0 => Expr::bin(Prim::Sub, e.clone(), e),
+        1 => Expr::bin(Prim::Add, e.clone(), Expr::un(Prim::Neg, e)),
+        _ => Expr::bin(Prim::Add, Expr::un(Prim::Neg, e.clone()), e),
+    }
 }
 
 fn factorization(g: &mut TermGen) -> Expr {
@@ -701,6 +770,9 @@ rule_tests! {
     fold_id_preserves_values: "foldId", None, fold_id;
     fold_conditional_preserves_values: "foldConditional", None, fold_conditional;
     loop_fission_preserves_values: "loopFission", None, loop_fission;
+    let_pair_split_preserves_values: "letPairSplit", None, let_pair_split;
+    loop_invariant_preserves_values: "loopInvariant", None, loop_invariant;
+    share_common_preserves_values: "shareCommon", None, share_common;
     build_index_range_preserves_values: "buildIndexRange", None, build_index_range;
     fold_index_range_preserves_values: "foldIndexRange", None, fold_index_range;
     add_zero_preserves_values: "addZero", None, add_zero;
@@ -741,7 +813,7 @@ proptest! {
         let info = &RULES[which];
         let (e, mut rng) = random_term(seed);
         let s = top_down((info.make)());
-        if let Ok(r) = Ctx::default().run(&s, &e) {
+        if let Ok(r) = Ctx::new(Env::with_scope(scope())).run(&s, &e) {
             let scope = scope();
             prop_assert_eq!(infer_expr(&scope, &e).ok(), infer_expr(&scope, &r).ok(), "{}: {}  ~>  {}", info.name, e, r);
             let tol = (info.name == "factorization").then_some(1e-9);

@@ -14,8 +14,9 @@ use crate::term::{
 };
 use crate::traversals::{arg_of_where, body, fmap, function};
 use crate::S;
-use elevate::{fail, named, rule, top_down, try_, try_all, Failure};
+use elevate::{fail, named, rule, top_down, try_, Failure};
 use rise::builder::*;
+use rise::types::Name;
 use rise::{AddrSpace, Expr, ExprKind, Prim, TypeArg};
 
 /// `isLoop`: an applied map or reduction, not counting maps that only change
@@ -317,15 +318,23 @@ fn rebuild_spine(
     }
 }
 
-/// `storeInMemory(what, how)` (ICFP'20 §6.1): the first sub-expression `what`
-/// holds for is computed as `how` says and written to memory (global), and every
-/// occurrence is read from there: `p ~> toMem global e' (fun x => p[x/what])`.
-/// Layout primitives at the top of `e'` stay views of the stored value, so
-/// `permuteB` stores the packed layout.
+/// `storeInMemory(what, how)` (ICFP'20 §6.1): the first sub-expression `e` that
+/// `what` holds for (top-down) is computed as `how` says and written to memory
+/// (global), and read from there: `p ~> toMem global e' (fun x => p[x/e])`.
+/// Only `e` itself is replaced, and the occurrences of the very same term
+/// (alpha-equal, with the same free variables in scope): a sibling that `what`
+/// also holds for is a different array and stays as it is. A term that uses a
+/// variable bound inside `p` cannot be moved out of its binder: the rule does
+/// not apply. Layout primitives at the top of `e'` stay views of the stored
+/// value, so `permuteB` stores the packed layout.
 pub fn store_in_memory(what: S, how: S) -> S {
     let name = format!("storeInMemory({what}, {how})");
     rule(name, move |p: &Expr, ctx| {
         let extracted = extract(&what, p, ctx)?;
+        let outside = p.free_vars();
+        if extracted.free_vars().iter().any(|v| !outside.contains(v)) {
+            return no();
+        }
         let stored = ctx.apply(&how, &extracted)?;
         let (views, stored) = peel_views(&stored, &[Prim::Join, Prim::Transpose]);
         let x = ctx.env.fresh("mem");
@@ -337,8 +346,12 @@ pub fn store_in_memory(what: S, how: S) -> S {
             Expr::new(ExprKind::App(head.clone(), e), p.span())
         });
         let replacement = finish(replacement, &extracted)?;
-        let insert = rule("insert", move |_: &Expr, _| Ok(replacement.clone()));
-        let replaced = ctx.apply(&try_all(what.clone().seq(insert)), p)?;
+        let replaced = Replace {
+            term: &extracted,
+            free: extracted.free_vars(),
+            by: &replacement,
+        }
+        .within(p, &mut Vec::new());
         let rhs = app2(
             dep_app(prim(Prim::ToMem), TypeArg::AddrSpace(AddrSpace::Global)),
             stored,
@@ -346,6 +359,56 @@ pub fn store_in_memory(what: S, how: S) -> S {
         );
         finish(rhs, p)
     })
+}
+
+/// Replaces every occurrence of `term` by `by`, except where a binder between
+/// the root and the occurrence rebinds one of `term`'s `free` variables (there
+/// it is another term).
+struct Replace<'a> {
+    term: &'a Expr,
+    free: Vec<Name>,
+    by: &'a Expr,
+}
+
+impl Replace<'_> {
+    /// `e` with the occurrences replaced; `bound` holds the names bound on the way down.
+    fn within(&self, e: &Expr, bound: &mut Vec<Name>) -> Expr {
+        if e.alpha_eq(self.term) && !self.free.iter().any(|v| bound.contains(v)) {
+            return self.by.clone();
+        }
+        let kind = match e.kind() {
+            ExprKind::Lambda(x, t, body) => {
+                bound.push(x.clone());
+                let body = self.within(body, bound);
+                bound.pop();
+                ExprKind::Lambda(x.clone(), t.clone(), body)
+            }
+            ExprKind::App(f, a) => ExprKind::App(self.within(f, bound), self.within(a, bound)),
+            ExprKind::DepLambda(b, body) => {
+                ExprKind::DepLambda(b.clone(), self.within(body, bound))
+            }
+            ExprKind::DepApp(f, t) => ExprKind::DepApp(self.within(f, bound), t.clone()),
+            ExprKind::Annot(inner, t) => ExprKind::Annot(self.within(inner, bound), t.clone()),
+            ExprKind::Var(_) | ExprKind::Lit(_) | ExprKind::Prim(_) => return e.clone(),
+        };
+        if same_children(e.kind(), &kind) {
+            return e.clone(); // keeps the node's type
+        }
+        Expr::new(kind, e.span())
+    }
+}
+
+/// Whether two nodes of the same shape have the very same children.
+fn same_children(a: &ExprKind, b: &ExprKind) -> bool {
+    use ExprKind::*;
+    match (a, b) {
+        (Lambda(_, _, x), Lambda(_, _, y))
+        | (DepLambda(_, x), DepLambda(_, y))
+        | (DepApp(x, _), DepApp(y, _))
+        | (Annot(x, _), Annot(y, _)) => x.ptr_eq(y),
+        (App(f, x), App(g, y)) => f.ptr_eq(g) && x.ptr_eq(y),
+        _ => false,
+    }
 }
 
 /// The first sub-expression (top-down) satisfying `what`.

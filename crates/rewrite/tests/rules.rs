@@ -45,3 +45,28 @@ const CASES: &[Case] = &[
 fn every_rule_preserves_meaning_on_random_inputs() {
     common::check_all(CASES);
 }
+
+/// The same rules and scheduling functions on programs with sibling sub-terms (two maps
+/// under one zip, two reductions side by side) and repeated ones (the same array read
+/// twice, the same term twice, a look-alike under a binder that shadows its variable).
+const SIBLING_CASES: &[Case] = &[
+    ("DFNF ; storeInMemory(isApp(isApp(isMap)), lowerToC) @ argument @ outermost(appliedMap)", "def f : {n: nat} -> n.f32 -> n.f32 -> n.f32 = fun xs ys => zip (map (fun x => x * 2.0f) xs) (map (fun y => y * 3.0f) ys) |> map (fun p => fst p + snd p)", &[("n", 5)]),
+    ("DFNF ; storeInMemory(isApp(isApp(isMap)), lowerToC) @ argument @ outermost(appliedMap)", "def f : {n: nat} -> n.f32 -> n.f32 = fun xs => zip (map (fun x => x * 2.0f) xs) (map (fun x => x * 2.0f) xs) |> map (fun p => fst p * snd p)", &[("n", 5)]),
+    ("DFNF ; storeInMemory(isApp(isApp(isMap)), lowerToC) @ argument @ outermost(appliedMap)", "def f : {n: nat} -> n.f32 -> n.n.f32 -> n.f32 = fun xs yss => zip (map (fun x => x * 2.0f) xs) (map (fun xs => reduce add 0.0f (map (fun x => x * 2.0f) xs)) yss) |> map (fun p => fst p + snd p)", &[("n", 4)]),
+    ("storeInMemory(isApp(isApp(isMap)), lowerToC) @ argument @ outermost(appliedMap)", "def f : {n: nat} -> n.n.f32 -> n.n.f32 = fun xss => map (fun xs => map (fun x => x + 1.0f) (map (fun x => x * 2.0f) xs)) xss", &[("n", 3)]),
+    ("betaReduction @ topDown", "def f : {n: nat} -> n.f32 -> n.f32 = fun xs => (fun ys => zip ys ys |> map (fun p => fst p * snd p)) (map (fun x => x + 1.0f) xs)", &[("n", 5)]),
+    ("DFNF ; normalize(mapFusion)", "def f : {n: nat} -> n.f32 -> n.f32 = fun xs => zip (map (fun x => x + 1.0f) (map (fun x => x * 3.0f) xs)) (map (fun x => x * 3.0f) xs) |> map (fun p => fst p - snd p)", &[("n", 6)]),
+    ("DFNF ; normalize(fuseReduceMap)", "def f : {n: nat} -> n.f32 -> f32 = fun xs => reduce add 0.0f (map (fun x => x * x) xs) + reduce add 1.0f (map (fun x => x + 1.0f) xs)", &[("n", 7)]),
+    ("DFNF ; split(2) @ outermost(appliedReduce)", "def f : {n: nat} -> (2*n).f32 -> (2*n).f32 -> f32 = fun xs ys => reduce add 0.0f xs * reduce add 1.0f ys", &[("n", 3)]),
+    ("DFNF ; vectorize(4) @ innermost(appliedMap)", "def f : {n: nat} -> n.f32 -> n.f32 = fun xs => zip xs xs |> map (fun p => fst p * snd p - fst p)", &[("n", 8)]),
+    ("storeInMemory(appliedReduce, lowerToC) @ outermost(appliedMap)", "def f : {n: nat} -> n.f32 -> n.f32 = fun xs => xs |> map (fun x => x + reduce add 0.0f xs)", &[("n", 4)]),
+    ("DFNF ; lowerToC", "def f : {n: nat} -> n.f32 -> n.f32 -> n.f32 = fun xs ys => zip (map (fun x => x * 2.0f) xs) (map (fun y => y * 3.0f) ys) |> map (fun p => fst p + snd p)", &[("n", 5)]),
+    ("DFNF ; tile(2, 2) @ outermost(mapNest(2))", "def f : {n: nat} -> n.n.f32 -> n.n.f32 = fun a => map (fun r => map (fun c => reduce add 0.0f (zip r c |> map (fun p => fst p * snd p))) (transpose a)) a", &[("n", 4)]),
+    ("DFNF ; reorder([2, 1])", "def f : {n: nat} -> n.f32 -> n.n.f32 = fun xs => map (fun x => map (fun y => x - y) xs) xs", &[("n", 5)]),
+    ("DFNF ; parallel @ outermost(isMap) ;; lowerToC", "def f : {n: nat} -> n.f32 -> n.n.f32 = fun xs => map (fun x => map (fun y => x * y) xs) xs", &[("n", 5)]),
+];
+
+#[test]
+fn rules_preserve_meaning_with_sibling_and_repeated_subterms() {
+    common::check_all(SIBLING_CASES);
+}

@@ -7,6 +7,7 @@
 #![forbid(unsafe_code)]
 
 pub mod builder;
+pub mod constraints;
 pub mod expr;
 pub mod infer;
 pub mod interp;
@@ -17,6 +18,7 @@ pub mod syntax;
 mod traverse;
 pub mod types;
 
+pub use constraints::SizeConstraint;
 pub use expr::{Def, Expr, ExprKind, Literal, NameGen, Program};
 pub use primitives::Prim;
 pub use span::{Diagnostic, Span};

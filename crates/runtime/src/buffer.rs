@@ -79,16 +79,6 @@ impl Buffer {
     pub fn to_vec<T: Pod>(&self) -> Vec<T> {
         self.as_slice().to_vec()
     }
-
-    /// The address of the first byte, for passing to generated code.
-    pub(crate) fn as_ptr(&self) -> *const u8 {
-        self.chunks.as_ptr().cast()
-    }
-
-    /// The address of the first byte, mutably, for passing to generated code.
-    pub(crate) fn as_mut_ptr(&mut self) -> *mut u8 {
-        self.chunks.as_mut_ptr().cast()
-    }
 }
 
 fn bad_view<T>(len: usize, e: bytemuck::PodCastError) -> ! {
@@ -118,7 +108,7 @@ mod tests {
     fn aligned_and_typed() {
         let mut b = Buffer::from_slice(&[1.0f32, 2.0, 3.0]);
         assert_eq!(b.len(), 12);
-        assert_eq!(b.as_ptr() as usize % ALIGN, 0);
+        assert_eq!(b.as_bytes().as_ptr() as usize % ALIGN, 0);
         assert_eq!(b.as_slice::<f32>(), &[1.0, 2.0, 3.0]);
         b.as_mut_slice::<i32>()[0] = 7;
         assert_eq!(b.to_vec::<i32>()[0], 7);

@@ -12,7 +12,8 @@ pub struct Tolerance {
 }
 
 impl Tolerance {
-    /// For `f32` results of code built with `-ffast-math`, which reassociates reductions.
+    /// For `f32` results: schedules reorder reductions (tree reductions on GPUs, split
+    /// sums), compilers fuse `a * b + c`, and `--fast-math` reassociates.
     pub fn for_f32() -> Tolerance {
         Tolerance {
             rtol: 1e-3,
@@ -20,7 +21,7 @@ impl Tolerance {
         }
     }
 
-    /// For `f64` results of code built with `-ffast-math`.
+    /// For `f64` results (see [`Tolerance::for_f32`]).
     pub fn for_f64() -> Tolerance {
         Tolerance {
             rtol: 1e-9,

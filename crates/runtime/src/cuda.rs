@@ -364,8 +364,29 @@ impl CudaProgram {
         inputs: &[&Buffer],
         temporaries: &[usize],
     ) -> Result<(), RuntimeError> {
-        self.execute(launches, output, inputs, temporaries, 0, 1)
+        self.execute(launches, output, inputs, temporaries, None, 0, 1)
             .map(drop)
+    }
+
+    /// As [`CudaProgram::run`], for a program with a status flag: the temporary of index
+    /// `status` (at least 4 bytes) is read back after the launches, and its value, an
+    /// `int` the kernels set when the program stops on an error, returned (0: computed).
+    pub fn run_with_status(
+        &self,
+        launches: &[CudaLaunch],
+        output: &mut Buffer,
+        inputs: &[&Buffer],
+        temporaries: &[usize],
+        status: usize,
+    ) -> Result<i32, RuntimeError> {
+        if temporaries.get(status).is_none_or(|&bytes| bytes < 4) {
+            return Err(RuntimeError::InvalidArgument(format!(
+                "the status flag is temporary {status}, which is not a buffer of 4 bytes or more"
+            )));
+        }
+        let index = 1 + inputs.len() + status;
+        self.execute(launches, output, inputs, temporaries, Some(index), 0, 1)
+            .map(|(_, _, flag)| flag)
     }
 
     /// As [`CudaProgram::run`], but runs the launch sequence `warmup` times untimed, then
@@ -381,21 +402,25 @@ impl CudaProgram {
         warmup: usize,
     ) -> Result<GpuTiming, RuntimeError> {
         gpu::check_runs(runs)?;
-        let (kernel, wall) = self.execute(launches, output, inputs, temporaries, warmup, runs)?;
+        let (kernel, wall, _) =
+            self.execute(launches, output, inputs, temporaries, None, warmup, runs)?;
         Ok(gpu::timing(kernel, wall))
     }
 
-    /// Runs the launch sequence `warmup + runs` times; the event and wall times of the last
+    /// Runs the launch sequence `warmup + runs` times; the status flag at buffer index
+    /// `status`, if any, is read back at the end. The event and wall times of the last
     /// `runs`, in milliseconds.
+    #[allow(clippy::too_many_arguments)]
     fn execute(
         &self,
         launches: &[CudaLaunch],
         output: &mut Buffer,
         inputs: &[&Buffer],
         temporaries: &[usize],
+        status: Option<usize>,
         warmup: usize,
         runs: usize,
-    ) -> Result<(Vec<f64>, Vec<f64>), RuntimeError> {
+    ) -> Result<(Vec<f64>, Vec<f64>, i32), RuntimeError> {
         let sizes = gpu::buffer_sizes(output, inputs, temporaries);
         for launch in launches {
             launch.check(sizes.len())?;
@@ -496,7 +521,16 @@ impl CudaProgram {
                 .and_then(|()| stream.synchronize())
                 .map_err(cuda_error("reading back the output"))?;
         }
-        Ok((kernel_ms, wall_ms))
+        let mut flag = 0i32;
+        if let Some(index) = status {
+            let mut bytes = [0u8; 4];
+            stream
+                .memcpy_dtoh(&buffers[index].slice(..4), &mut bytes[..])
+                .and_then(|()| stream.synchronize())
+                .map_err(cuda_error("reading back the status flag"))?;
+            flag = i32::from_ne_bytes(bytes);
+        }
+        Ok((kernel_ms, wall_ms, flag))
     }
 
     /// The kernel `launch` names, checked against the launch's arguments.

@@ -1,27 +1,36 @@
-/* Driver of a sanitized module, written by the shine runtime (crates/runtime/src/driver.c).
+/* Driver of a module, written by the shine runtime (crates/runtime/src/driver.c): every module
+ * runs in its own process, so that a crash of the generated code cannot take the compiler
+ * down, and its floating-point state (e.g. flush-to-zero from -ffast-math) stays its own.
  *
- * usage: driver REQUEST OUTPUT WARMUP RUNS
- * REQUEST (native byte order): u64 n, i64 sizes[n], u64 m, then m buffers, each u64 len and
- * len bytes; buffer 0 is the output's initial contents, buffers 1.. are the inputs.
- * OUTPUT receives the output buffer's bytes, then RUNS doubles: each timed run in ms.
- * Each buffer is allocated with its exact length, so that a sanitizer sees every overflow. */
+ * usage: driver EXCHANGE
+ * EXCHANGE is a file of native-endian 64-bit words (see exchange.rs):
+ *   magic, n (sizes), m (buffers), warmup, runs, times_offset,
+ *   sizes[n], then m pairs (offset, len): buffer 0 is the output, buffers 1.. are the inputs.
+ * The driver maps the file, runs the entry point warmup + runs times on the buffers in place,
+ * and writes each timed run (ms, a double) at times_offset; the output is left in buffer 0.
+ * Built with SHINE_EXACT_BUFFERS (sanitized modules), each buffer is copied to an allocation of
+ * its exact length, so that a sanitizer sees every overflow.
+ * If the entry point returns a non-zero status, prints `shine status N` and exits with 3;
+ * a malformed request exits with 2. */
 #define _POSIX_C_SOURCE 200809L
+#include <fcntl.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
-void @ENTRY@(void *const *buffers, const int64_t *sizes);
+int @ENTRY@(void *const *buffers, const int64_t *sizes);
+
+#define MAGIC 0x5348494e45583031ull /* exchange.rs, MAGIC */
+#define HEADER 6
 
 static void die(const char *what, const char *detail) {
   fprintf(stderr, "shine driver: %s %s\n", what, detail);
   exit(2);
-}
-
-static uint64_t read_u64(FILE *f, const char *path) {
-  uint64_t v;
-  if (fread(&v, sizeof v, 1, f) != 1) die("truncated request", path);
-  return v;
 }
 
 static double now_ms(void) {
@@ -30,39 +39,59 @@ static double now_ms(void) {
   return (double)t.tv_sec * 1e3 + (double)t.tv_nsec * 1e-6;
 }
 
+/* Whether [offset, offset + len) lies within a file of `size` bytes. */
+static int fits(uint64_t offset, uint64_t len, uint64_t size) {
+  return offset <= size && len <= size - offset;
+}
+
 int main(int argc, char **argv) {
-  if (argc != 5) die("usage: driver REQUEST OUTPUT WARMUP RUNS", "");
-  FILE *in = fopen(argv[1], "rb");
-  if (!in) die("cannot open", argv[1]);
-  long warmup = atol(argv[3]), runs = atol(argv[4]);
-  uint64_t n = read_u64(in, argv[1]);
-  int64_t *sizes = malloc((n + 1) * sizeof *sizes);
-  for (uint64_t i = 0; i < n; i++) sizes[i] = (int64_t)read_u64(in, argv[1]);
-  uint64_t m = read_u64(in, argv[1]);
-  if (m == 0) die("no output buffer in", argv[1]);
-  void **buffers = malloc(m * sizeof *buffers);
-  uint64_t *lens = malloc(m * sizeof *lens);
+  if (argc != 2) die("usage: driver EXCHANGE", "");
+  int fd = open(argv[1], O_RDWR);
+  if (fd < 0) die("cannot open", argv[1]);
+  struct stat st;
+  if (fstat(fd, &st) != 0) die("cannot stat", argv[1]);
+  uint64_t size = (uint64_t)st.st_size;
+  if (size < HEADER * 8) die("truncated request", argv[1]);
+  unsigned char *base = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+  if (base == MAP_FAILED) die("cannot map", argv[1]);
+  close(fd);
+  const uint64_t *word = (const uint64_t *)base;
+  uint64_t n = word[1], m = word[2], warmup = word[3], runs = word[4], times_at = word[5];
+  if (word[0] != MAGIC || m == 0 || n > size / 8 || m > size / 16 ||
+      !fits(8 * HEADER, 8 * n + 16 * m, size) || runs > size / 8 ||
+      !fits(times_at, 8 * runs, size) || times_at % 8 != 0)
+    die("malformed request", argv[1]);
+  const int64_t *sizes = (const int64_t *)(word + HEADER);
+  const uint64_t *spans = word + HEADER + n;
+  void **buffers = malloc((m + 1) * sizeof *buffers);
+  if (!buffers) die("out of memory", "");
   for (uint64_t i = 0; i < m; i++) {
-    lens[i] = read_u64(in, argv[1]);
-    if (posix_memalign(&buffers[i], 64, lens[i]) != 0) die("out of memory", "");
-    if (fread(buffers[i], 1, lens[i], in) != lens[i]) die("truncated request", argv[1]);
+    uint64_t offset = spans[2 * i], len = spans[2 * i + 1];
+    if (!fits(offset, len, size)) die("malformed request", argv[1]);
+    buffers[i] = base + offset;
+#ifdef SHINE_EXACT_BUFFERS
+    void *exact = NULL;
+    if (posix_memalign(&exact, 64, len ? len : 1) != 0) die("out of memory", "");
+    memcpy(exact, buffers[i], len);
+    buffers[i] = exact;
+#endif
   }
-  fclose(in);
-  double *times = malloc((runs + 1) * sizeof *times);
-  for (long r = 0; r < warmup + runs; r++) {
+  double *times = (double *)(base + times_at);
+  for (uint64_t r = 0; r < warmup + runs; r++) {
     double start = now_ms();
-    @ENTRY@(buffers, sizes);
+    int status = @ENTRY@(buffers, sizes);
+    if (status != 0) {
+      /* the program stopped on an error: report its status (module.rs, STATUS_EXIT) */
+      printf("shine status %d\n", status);
+      return 3;
+    }
     if (r >= warmup) times[r - warmup] = now_ms() - start;
   }
-  FILE *out = fopen(argv[2], "wb");
-  if (!out) die("cannot create", argv[2]);
-  if (fwrite(buffers[0], 1, lens[0], out) != lens[0] ||
-      fwrite(times, sizeof *times, runs, out) != (size_t)runs || fclose(out) != 0)
-    die("cannot write", argv[2]);
+#ifdef SHINE_EXACT_BUFFERS
+  memcpy(base + spans[0], buffers[0], spans[1]);
   for (uint64_t i = 0; i < m; i++) free(buffers[i]);
+#endif
   free(buffers);
-  free(lens);
-  free(sizes);
-  free(times);
+  if (munmap(base, size) != 0) die("cannot unmap", argv[1]);
   return 0;
 }

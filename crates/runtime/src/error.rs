@@ -8,7 +8,7 @@ pub enum RuntimeError {
     /// The C compiler could not be started.
     #[error(
         "C compiler `{compiler}` not found ({source}); install it, or choose another compiler \
-         with `CompilerConfig::with_compiler` (e.g. \"clang\" or a full path)"
+         with `--cc` (e.g. `--cc clang` or a full path)"
     )]
     CompilerNotFound {
         /// The compiler that was asked for.
@@ -26,24 +26,6 @@ pub enum RuntimeError {
         /// The C source, kept for inspection.
         source_path: PathBuf,
     },
-    /// The compiled library could not be loaded.
-    #[error("loading {} failed: {message}", path.display())]
-    LoadFailed {
-        /// The shared library.
-        path: PathBuf,
-        /// The loader's message.
-        message: String,
-    },
-    /// The library has no entry point of the expected name.
-    #[error("entry point `{entry}` not found in {}: {message}", path.display())]
-    SymbolMissing {
-        /// The entry point's name.
-        entry: String,
-        /// The shared library.
-        path: PathBuf,
-        /// The loader's message.
-        message: String,
-    },
     /// The sanitized executable exited with an error (typically a sanitizer report).
     #[error("the sanitized run of {} failed ({status})\n{stderr}", executable.display())]
     SanitizerRunFailed {
@@ -53,6 +35,37 @@ pub enum RuntimeError {
         status: String,
         /// What it printed on stderr (the sanitizer's report).
         stderr: String,
+    },
+    /// The module's process was killed by a signal (a crash of the generated code: SIGSEGV,
+    /// SIGFPE, SIGABRT, ...).
+    #[error("`{entry}` was killed by {signal}{}", stderr_note(stderr))]
+    ProgramKilled {
+        /// The entry point.
+        entry: String,
+        /// The signal, named and explained: `SIGSEGV (segmentation fault)`.
+        signal: String,
+        /// What the process printed on stderr.
+        stderr: String,
+    },
+    /// The module's process exited with an error of its own (e.g. a sanitizer built in with
+    /// `-fsanitize` among the flags, or the driver refusing its request).
+    #[error("`{entry}` failed ({status}){}", stderr_note(stderr))]
+    ProgramFailed {
+        /// The entry point.
+        entry: String,
+        /// How it exited.
+        status: String,
+        /// What it printed on stderr.
+        stderr: String,
+    },
+    /// The generated program stopped on an error and returned a non-zero status (the code
+    /// generator defines what each status means).
+    #[error("`{entry}` stopped with status {status}")]
+    ProgramStatus {
+        /// The entry point.
+        entry: String,
+        /// The status it returned.
+        status: std::ffi::c_int,
     },
     /// The arguments do not fit (a bad entry name, zero runs, ...).
     #[error("invalid argument: {0}")]
@@ -104,4 +117,35 @@ impl RuntimeError {
         let context = context.into();
         move |source| RuntimeError::Io { context, source }
     }
+}
+
+/// What a process printed on stderr, on lines of its own after the message (nothing if empty).
+fn stderr_note(stderr: &str) -> String {
+    let text = stderr.trim_end();
+    if text.is_empty() {
+        String::new()
+    } else {
+        format!("\n{text}")
+    }
+}
+
+/// A signal's name and meaning: `SIGSEGV (segmentation fault)`.
+pub(crate) fn signal_name(signal: std::ffi::c_int) -> String {
+    let (name, meaning) = match signal {
+        libc::SIGSEGV => (
+            "SIGSEGV",
+            "segmentation fault: an access outside valid memory",
+        ),
+        libc::SIGFPE => ("SIGFPE", "arithmetic fault, e.g. integer division by zero"),
+        libc::SIGABRT => ("SIGABRT", "aborted"),
+        libc::SIGBUS => ("SIGBUS", "bus error: a misaligned or unmapped access"),
+        libc::SIGILL => ("SIGILL", "illegal instruction, e.g. one this CPU lacks"),
+        libc::SIGKILL => ("SIGKILL", "killed, e.g. out of memory"),
+        libc::SIGTERM => ("SIGTERM", "terminated"),
+        libc::SIGINT => ("SIGINT", "interrupted"),
+        libc::SIGTRAP => ("SIGTRAP", "trap"),
+        libc::SIGXCPU => ("SIGXCPU", "CPU time limit exceeded"),
+        _ => return format!("signal {signal}"),
+    };
+    format!("{name} ({meaning})")
 }

@@ -1,17 +1,13 @@
-//! Compiling a C module, loading it (or wrapping it in a sanitized executable) and running it.
+//! Compiling a C module with its driver into an executable, and running it as a child process.
 
-use std::ffi::c_void;
-use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use std::time::Instant;
+
+use crate::exchange::Exchange;
 
 use crate::{Buffer, RuntimeError};
 
-/// The entry point every generated module defines.
-type EntryFn = unsafe extern "C" fn(*const *mut c_void, *const i64);
-
-/// The C driver of sanitized modules; `@ENTRY@` stands for the entry point's name.
+/// The C driver of every module; `@ENTRY@` stands for the entry point's name.
 const DRIVER: &str = include_str!("driver.c");
 
 /// A sanitizer to build a module with (which makes it run as a separate process).
@@ -41,7 +37,7 @@ pub struct CompilerConfig {
     /// Flags given to the compiler; the runtime adds `-shared -fPIC` (or the sanitizer flags),
     /// the output, the sources and `-lm`.
     pub flags: Vec<String>,
-    /// Sanitizers; when not empty the module runs as a separate, instrumented process.
+    /// Sanitizers to instrument the module with.
     pub sanitize: Vec<Sanitizer>,
     /// Where to keep each module's directory (source, library, driver); `None`: a temporary
     /// directory, removed with the module (and kept only when compilation fails).
@@ -52,7 +48,7 @@ impl Default for CompilerConfig {
     fn default() -> CompilerConfig {
         CompilerConfig {
             compiler: "gcc".into(),
-            flags: ["-O3", "-march=native", "-ffast-math", "-fopenmp"]
+            flags: ["-O3", "-march=native", "-fopenmp"]
                 .map(String::from)
                 .to_vec(),
             sanitize: Vec::new(),
@@ -102,7 +98,8 @@ impl CompilerConfig {
             keep_dir: None,
             ..self.clone()
         };
-        let source = "#include <stdint.h>\nvoid probe(void *const *b, const int64_t *s) {}\n";
+        let source =
+            "#include <stdint.h>\nint probe(void *const *b, const int64_t *s) { return 0; }\n";
         Module::compile(source, "probe", &config)
             .and_then(|m| m.run(&mut Buffer::zeroed(0), &[], &[]))
             .is_ok()
@@ -145,46 +142,33 @@ impl Timing {
     }
 }
 
-/// A compiled module, ready to run.
+/// A compiled module, ready to run: an executable around the driver (`driver.c`), run as a
+/// child process for every call, so that a fault of the generated code (a signal, a sanitizer
+/// report, `abort`) ends as a [`RuntimeError`] instead of ending this process, and the module's
+/// floating-point state (`-ffast-math` sets flush-to-zero) never reaches this process.
 pub struct Module {
-    // Declared before `dir`: the library is closed before its file is removed.
-    kind: Kind,
+    executable: PathBuf,
+    sanitized: bool,
     entry: String,
     dir: Dir,
 }
 
-enum Kind {
-    /// Loaded into this process.
-    Native(Loaded),
-    /// A standalone executable around the driver.
-    Sanitized { executable: PathBuf },
-}
-
-/// A loaded library and its entry point, kept together so that the library outlives the
-/// function pointer.
-struct Loaded {
-    entry: EntryFn,
-    _library: libloading::Library,
-}
-
+/// A module's directory: kept, or temporary (private, registered for removal on signals, and
+/// removed with the module).
 enum Dir {
-    Temporary(tempfile::TempDir),
+    Temporary(crate::cleanup::TempDir),
     Kept(PathBuf),
 }
 
 impl Dir {
     /// A fresh directory: under `keep` and kept, or temporary.
     fn new(keep: Option<&Path>) -> Result<Dir, RuntimeError> {
-        let builder = tempfile::Builder::new().prefix("shine-module-").clone();
         let Some(keep) = keep else {
-            let dir = builder.tempdir();
-            return Ok(Dir::Temporary(
-                dir.map_err(RuntimeError::io("creating a temporary directory"))?,
-            ));
+            return Ok(Dir::Temporary(crate::cleanup::TempDir::new()?));
         };
         let context = format!("creating a directory in {}", keep.display());
         std::fs::create_dir_all(keep).map_err(RuntimeError::io(context.clone()))?;
-        let dir = builder
+        let dir = crate::cleanup::private_builder()
             .tempdir_in(keep)
             .map_err(RuntimeError::io(context))?;
         Ok(Dir::Kept(dir.keep()))
@@ -199,8 +183,8 @@ impl Dir {
 }
 
 impl Module {
-    /// Compiles C `source` that defines `void entry(void *const *buffers, const int64_t
-    /// *sizes)`, and loads it (or, with sanitizers, builds an executable that calls it).
+    /// Compiles C `source` that defines `int entry(void *const *buffers, const int64_t
+    /// *sizes)` with the driver into an executable (instrumented with `config`'s sanitizers).
     pub fn compile(
         source: &str,
         entry: &str,
@@ -218,40 +202,45 @@ impl Module {
             Ok::<_, RuntimeError>(path)
         };
         let source_path = write("module.c", source)?;
+        let driver = write("driver.c", &DRIVER.replace("@ENTRY@", entry))?;
         let mut args = config.flags.clone();
-        let (output, sources) = if config.sanitize.is_empty() {
-            args.extend(["-shared", "-fPIC"].map(String::from));
-            (dir.path().join("libmodule.so"), vec![source_path.clone()])
-        } else {
+        let sanitized = !config.sanitize.is_empty();
+        if sanitized {
             let names: Vec<_> = config.sanitize.iter().map(|s| s.flag_name()).collect();
             args.extend(
-                ["-g", "-fno-omit-frame-pointer", "-fno-sanitize-recover=all"].map(String::from),
+                [
+                    "-g",
+                    "-fno-omit-frame-pointer",
+                    "-fno-sanitize-recover=all",
+                    "-DSHINE_EXACT_BUFFERS",
+                ]
+                .map(String::from),
             );
             args.push(format!("-fsanitize={}", names.join(",")));
-            let driver = write("driver.c", &DRIVER.replace("@ENTRY@", entry))?;
-            (dir.path().join("module"), vec![source_path.clone(), driver])
-        };
+        }
+        let executable = dir.path().join("module");
         let mut command = Command::new(&config.compiler);
         command
             .args(&args)
             .arg("-o")
-            .arg(&output)
-            .args(&sources)
+            .arg(&executable)
+            .arg(&source_path)
+            .arg(&driver)
             .arg("-lm");
-        let result = command.output();
-        let result = result.map_err(|source| match source.kind() {
-            std::io::ErrorKind::NotFound => {
-                let compiler = config.compiler.clone();
-                RuntimeError::CompilerNotFound { compiler, source }
-            }
-            _ => {
-                let context = format!("starting the C compiler `{}`", config.compiler);
-                RuntimeError::Io { context, source }
-            }
-        })?;
+        let result =
+            crate::cleanup::output(&mut command).map_err(|source| match source.kind() {
+                std::io::ErrorKind::NotFound => {
+                    let compiler = config.compiler.clone();
+                    RuntimeError::CompilerNotFound { compiler, source }
+                }
+                _ => {
+                    let context = format!("starting the C compiler `{}`", config.compiler);
+                    RuntimeError::Io { context, source }
+                }
+            })?;
         if !result.status.success() {
             if let Dir::Temporary(tmp) = dir {
-                let _ = tmp.keep(); // keep the source for the user to inspect
+                tmp.keep(); // keep the source for the user to inspect
             }
             let program = std::iter::once(command.get_program()).chain(command.get_args());
             let command = program
@@ -264,13 +253,9 @@ impl Module {
                 source_path,
             });
         }
-        let kind = if config.sanitize.is_empty() {
-            Kind::Native(load(&output, entry)?)
-        } else {
-            Kind::Sanitized { executable: output }
-        };
         Ok(Module {
-            kind,
+            executable,
+            sanitized,
             entry: entry.into(),
             dir,
         })
@@ -286,15 +271,16 @@ impl Module {
         self.dir.path()
     }
 
-    /// Whether the module runs as a separate, sanitized process.
+    /// Whether the module is built with sanitizers.
     pub fn is_sanitized(&self) -> bool {
-        matches!(self.kind, Kind::Sanitized { .. })
+        self.sanitized
     }
 
     /// Runs the entry point once: `output` is `buffers[0]`, `inputs` are `buffers[1..]`.
     ///
-    /// The generated code is trusted to follow the contract (read and write only within the
-    /// buffers' lengths); build with a [`Sanitizer`] to check that it does.
+    /// The code runs in a child process: a crash ends as [`RuntimeError::ProgramKilled`] or
+    /// [`RuntimeError::ProgramFailed`]; build with a [`Sanitizer`] to check that it stays
+    /// within its buffers.
     pub fn run(
         &self,
         output: &mut Buffer,
@@ -304,8 +290,8 @@ impl Module {
         self.execute(output, inputs, sizes, 0, 1).map(drop)
     }
 
-    /// Runs the entry point `warmup` times untimed, then `runs` times timed; `output` holds the
-    /// result of the last run.
+    /// Runs the entry point `warmup` times untimed, then `runs` times timed (each timed inside
+    /// the child process); `output` holds the result of the last run.
     pub fn bench(
         &self,
         output: &mut Buffer,
@@ -319,11 +305,17 @@ impl Module {
                 "bench needs at least one run".into(),
             ));
         }
+        if runs > MAX_RUNS || warmup > MAX_RUNS {
+            return Err(RuntimeError::InvalidArgument(format!(
+                "at most {MAX_RUNS} runs (and as many warm-up runs) are timed at once"
+            )));
+        }
         let samples = self.execute(output, inputs, sizes, warmup, runs)?;
         Ok(Timing::from_samples(samples).expect("at least one sample"))
     }
 
-    /// Runs `warmup + runs` times and returns the times of the last `runs` in milliseconds.
+    /// Runs `warmup + runs` times in a child process, and returns the times of the last `runs`
+    /// in milliseconds.
     fn execute(
         &self,
         output: &mut Buffer,
@@ -332,138 +324,66 @@ impl Module {
         warmup: usize,
         runs: usize,
     ) -> Result<Vec<f64>, RuntimeError> {
-        match &self.kind {
-            Kind::Native(loaded) => Ok(loaded.execute(output, inputs, sizes, warmup, runs)),
-            Kind::Sanitized { executable } => {
-                run_driver(executable, self.dir(), output, inputs, sizes, warmup, runs)
-            }
-        }
-    }
-}
-
-/// Runs a sanitized module's driver `executable`, passing it the buffers and sizes through a
-/// request file in `dir`, and reads back the output and the times (see `driver.c`).
-fn run_driver(
-    executable: &Path,
-    dir: &Path,
-    output: &mut Buffer,
-    inputs: &[&Buffer],
-    sizes: &[i64],
-    warmup: usize,
-    runs: usize,
-) -> Result<Vec<f64>, RuntimeError> {
-    let mut request = Vec::new();
-    request.extend((sizes.len() as u64).to_ne_bytes());
-    request.extend(sizes.iter().flat_map(|s| s.to_ne_bytes()));
-    request.extend((1 + inputs.len() as u64).to_ne_bytes());
-    for buffer in std::iter::once(&*output).chain(inputs.iter().copied()) {
-        request.extend((buffer.len() as u64).to_ne_bytes());
-        request.extend(buffer.as_bytes());
-    }
-    let temp = |prefix: &str| {
-        let context = format!("creating a file in {}", dir.display());
-        tempfile::Builder::new()
-            .prefix(prefix)
-            .tempfile_in(dir)
-            .map_err(RuntimeError::io(context))
-    };
-    let mut request_file = temp("request-")?;
-    request_file
-        .write_all(&request)
-        .map_err(RuntimeError::io("writing the request"))?;
-    let output_file = temp("output-")?;
-    let result = Command::new(executable)
-        .arg(request_file.path())
-        .arg(output_file.path())
-        .args([warmup.to_string(), runs.to_string()])
-        .output()
-        .map_err(RuntimeError::io(format!(
+        let exchange = Exchange::write(self.dir(), output, inputs, sizes, warmup, runs)?;
+        let mut command = Command::new(&self.executable);
+        command.arg(exchange.path());
+        let result = crate::cleanup::output(&mut command).map_err(RuntimeError::io(format!(
             "starting {}",
-            executable.display()
+            self.executable.display()
         )))?;
-    if !result.status.success() {
-        return Err(RuntimeError::SanitizerRunFailed {
-            executable: executable.into(),
+        self.check_exit(&result)?;
+        exchange.read(output, runs)
+    }
+
+    /// The error of a child that did not end with success.
+    fn check_exit(&self, result: &std::process::Output) -> Result<(), RuntimeError> {
+        use std::os::unix::process::ExitStatusExt;
+        let entry = self.entry.clone();
+        let stderr = String::from_utf8_lossy(&result.stderr).into_owned();
+        if let Some(signal) = result.status.signal() {
+            return Err(RuntimeError::ProgramKilled {
+                entry,
+                signal: crate::error::signal_name(signal),
+                stderr,
+            });
+        }
+        if let Some(status) = program_status(result) {
+            return Err(RuntimeError::ProgramStatus { entry, status });
+        }
+        if result.status.success() {
+            return Ok(());
+        }
+        if self.sanitized {
+            return Err(RuntimeError::SanitizerRunFailed {
+                executable: self.executable.clone(),
+                status: result.status.to_string(),
+                stderr,
+            });
+        }
+        Err(RuntimeError::ProgramFailed {
+            entry,
             status: result.status.to_string(),
-            stderr: String::from_utf8_lossy(&result.stderr).into_owned(),
-        });
-    }
-    let context = format!("reading the output of {}", executable.display());
-    let bytes = std::fs::read(output_file.path()).map_err(RuntimeError::io(context.clone()))?;
-    let expected = output.len() + 8 * runs;
-    if bytes.len() != expected {
-        let message = format!("{} bytes, expected {expected}", bytes.len());
-        let source = std::io::Error::new(std::io::ErrorKind::InvalidData, message);
-        return Err(RuntimeError::Io { context, source });
-    }
-    let (result, times) = bytes.split_at(output.len());
-    output.as_bytes_mut().copy_from_slice(result);
-    let time = |t: &[u8]| f64::from_ne_bytes(t.try_into().expect("8 bytes"));
-    Ok(times.chunks_exact(8).map(time).collect())
-}
-
-impl Loaded {
-    fn execute(
-        &self,
-        output: &mut Buffer,
-        inputs: &[&Buffer],
-        sizes: &[i64],
-        warmup: usize,
-        runs: usize,
-    ) -> Vec<f64> {
-        let mut buffers: Vec<*mut c_void> = vec![output.as_mut_ptr().cast()];
-        buffers.extend(
-            inputs
-                .iter()
-                .map(|b| b.as_ptr().cast_mut().cast::<c_void>()),
-        );
-        let mut samples = Vec::with_capacity(runs);
-        for i in 0..warmup + runs {
-            let start = Instant::now();
-            // SAFETY: `entry` was resolved from `_library`, which is still loaded (it lives as
-            // long as `self`). The pointers come from live buffers: `output` is borrowed
-            // mutably and the inputs shared for this whole call, so nothing else touches them;
-            // `sizes` is a live slice. By the module contract the C code reads the inputs, writes
-            // only the output, and stays within lengths consistent with `sizes`; it keeps no
-            // pointer after returning.
-            unsafe { (self.entry)(buffers.as_ptr(), sizes.as_ptr()) };
-            if i >= warmup {
-                samples.push(start.elapsed().as_secs_f64() * 1e3);
-            }
-        }
-        samples
+            stderr,
+        })
     }
 }
 
-/// Loads the library at `path` and resolves `entry` in it.
-fn load(path: &Path, entry: &str) -> Result<Loaded, RuntimeError> {
-    use libloading::os::unix::{Library, RTLD_LOCAL, RTLD_NOW};
-    // SAFETY: the library is one we just compiled from a generated module; its initialisers are
-    // those of the C runtime and OpenMP, which are sound to run here. RTLD_LOCAL keeps its
-    // symbols out of the global namespace, so modules with the same entry name do not clash;
-    // the path is unique to this module, so no older library of the same name is reused.
-    let library = unsafe { Library::open(Some(path), RTLD_NOW | RTLD_LOCAL) }.map_err(|e| {
-        RuntimeError::LoadFailed {
-            path: path.into(),
-            message: loader_message(&e),
-        }
-    })?;
-    pin_openmp_runtime();
-    let library = libloading::Library::from(library);
-    // SAFETY: by the module contract the symbol `entry` is a function of type `EntryFn`. The
-    // copied function pointer is stored next to the library, which outlives it.
-    let entry_fn = unsafe { library.get::<EntryFn>(entry.as_bytes()) }
-        .map(|symbol| *symbol)
-        .map_err(|e| RuntimeError::SymbolMissing {
-            entry: entry.into(),
-            path: path.into(),
-            message: loader_message(&e),
-        })?;
-    Ok(Loaded {
-        entry: entry_fn,
-        _library: library,
-    })
+/// The most runs (timed, or warm-up) of one [`Module::bench`] call: their times are kept in the
+/// exchange file (8 bytes each).
+pub const MAX_RUNS: usize = 100_000_000;
+
+/// The status a driver reports when the entry point returned non-zero: it exits with
+/// [`STATUS_EXIT`] after printing `shine status N` (see `driver.c`).
+fn program_status(result: &std::process::Output) -> Option<std::ffi::c_int> {
+    if result.status.code() != Some(STATUS_EXIT) {
+        return None;
+    }
+    let stdout = String::from_utf8_lossy(&result.stdout);
+    stdout.trim().strip_prefix("shine status ")?.parse().ok()
 }
+
+/// The exit code of a driver whose entry point returned a non-zero status.
+const STATUS_EXIT: i32 = 3;
 
 /// Whether `name` is a C identifier.
 fn is_identifier(name: &str) -> bool {
@@ -472,33 +392,6 @@ fn is_identifier(name: &str) -> bool {
         .next()
         .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
         && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
-}
-
-/// The loader's error with its causes (which hold the `dlerror` text).
-fn loader_message(error: &libloading::Error) -> String {
-    let mut message = error.to_string();
-    let mut source = std::error::Error::source(error);
-    while let Some(cause) = source {
-        message = format!("{message}: {cause}");
-        source = cause.source();
-    }
-    message
-}
-
-/// OpenMP runtimes (of gcc, clang and Intel) a module may have brought into the process.
-const OPENMP_RUNTIMES: [&str; 4] = ["libgomp.so.1", "libomp.so", "libomp.so.5", "libiomp5.so"];
-
-/// Keeps a loaded OpenMP runtime in the process for good: its worker threads outlive the
-/// parallel regions, so unloading it with the last module that uses it would crash them.
-fn pin_openmp_runtime() {
-    use libc::{RTLD_NODELETE, RTLD_NOLOAD, RTLD_NOW};
-    use libloading::os::unix::Library;
-    for name in OPENMP_RUNTIMES {
-        // SAFETY: RTLD_NOLOAD loads nothing: it only finds a library already in the process
-        // (whose initialisers have run) and marks it never to be unloaded; dropping the handle
-        // then leaves it in place.
-        drop(unsafe { Library::open(Some(name), RTLD_NOW | RTLD_NOLOAD | RTLD_NODELETE) });
-    }
 }
 
 /// `arg`, quoted for a POSIX shell when it needs to be.

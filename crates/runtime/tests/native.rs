@@ -4,10 +4,11 @@ use runtime::{compare, Buffer, CompilerConfig, Module, RuntimeError, Tolerance};
 
 const VECTOR_ADD: &str = r#"
 #include <stdint.h>
-void vadd(void *const *buffers, const int64_t *sizes) {
+int vadd(void *const *buffers, const int64_t *sizes) {
   float *out = buffers[0];
   const float *x = buffers[1], *y = buffers[2];
   for (int64_t i = 0; i < sizes[0]; i++) out[i] = x[i] + y[i];
+  return 0;
 }
 "#;
 
@@ -44,10 +45,11 @@ fn scalar_input_and_several_sizes() {
     // out[i][j] = a * x[i][j] + y[j], with sizes [rows, cols] and the scalar a as a buffer.
     let source = r#"
     #include <stdint.h>
-    void axpy(void *const *b, const int64_t *s) {
+    int axpy(void *const *b, const int64_t *s) {
       double *out = b[0]; const double *a = b[1], *x = b[2], *y = b[3];
       for (int64_t i = 0; i < s[0]; i++)
         for (int64_t j = 0; j < s[1]; j++) out[i * s[1] + j] = a[0] * x[i * s[1] + j] + y[j];
+      return 0;
     }"#;
     let module = Module::compile(source, "axpy", &CompilerConfig::default()).unwrap();
     let x: Vec<f64> = (0..6).map(f64::from).collect();
@@ -67,12 +69,13 @@ fn scalar_input_and_several_sizes() {
 const OPENMP: &str = r#"
 #include <stdint.h>
 #include <omp.h>
-void sq(void *const *buffers, const int64_t *sizes) {
+int sq(void *const *buffers, const int64_t *sizes) {
   int64_t *out = buffers[0];
   const int64_t *x = buffers[1];
   #pragma omp parallel for
   for (int64_t i = 1; i < sizes[0]; i++) out[i] = x[i] * x[i];
   out[0] = omp_get_max_threads();
+  return 0;
 }
 "#;
 
@@ -98,7 +101,7 @@ fn compile_error_reports_the_compiler_message() {
     let keep = tempfile::tempdir().unwrap();
     let config = CompilerConfig::default().keep_in(keep.path());
     let source =
-        "#include <stdint.h>\nvoid f(void *const *b, const int64_t *s) { undeclared_thing = 1; }\n";
+        "#include <stdint.h>\nint f(void *const *b, const int64_t *s) { undeclared_thing = 1; }\n";
     let Err(err) = Module::compile(source, "f", &config) else {
         panic!("compiled invalid C")
     };
@@ -112,7 +115,7 @@ fn compile_error_reports_the_compiler_message() {
     };
     assert!(stderr.contains("undeclared_thing"), "{stderr}");
     assert!(
-        command.starts_with("gcc ") && command.contains("-shared -fPIC"),
+        command.starts_with("gcc ") && command.contains("driver.c"),
         "{command}"
     );
     assert_eq!(std::fs::read_to_string(source_path).unwrap(), source);
@@ -137,7 +140,7 @@ fn unknown_compiler_is_not_found() {
     );
     let message = err.to_string();
     assert!(
-        message.contains("`shine-no-such-cc` not found") && message.contains("with_compiler"),
+        message.contains("`shine-no-such-cc` not found") && message.contains("--cc"),
         "{message}"
     );
 }
@@ -147,8 +150,11 @@ fn missing_symbol_and_bad_entry_name() {
     let err = Module::compile(VECTOR_ADD, "nope", &CompilerConfig::default())
         .err()
         .expect("no entry nope");
-    assert!(matches!(err, RuntimeError::SymbolMissing { .. }), "{err:?}");
-    assert!(err.to_string().contains("`nope` not found"), "{err}");
+    // the driver calls the entry point: linking fails without it
+    assert!(
+        matches!(err, RuntimeError::CompilationFailed { ref stderr, .. } if stderr.contains("nope")),
+        "{err:?}"
+    );
     let err = Module::compile(VECTOR_ADD, "not an identifier", &CompilerConfig::default())
         .err()
         .unwrap();
@@ -157,7 +163,7 @@ fn missing_symbol_and_bad_entry_name() {
 
 fn constant_module(value: f32) -> Module {
     let source = format!(
-        "#include <stdint.h>\nvoid entry(void *const *b, const int64_t *s) {{ *(float *)b[0] = {value:?}f; }}\n"
+        "#include <stdint.h>\nint entry(void *const *b, const int64_t *s) {{ *(float *)b[0] = {value:?}f; return 0; }}\n"
     );
     Module::compile(
         &source,
@@ -211,7 +217,7 @@ fn keep_dir_keeps_the_files() {
         std::fs::read_to_string(dir.join("module.c")).unwrap(),
         VECTOR_ADD
     );
-    assert!(dir.join("libmodule.so").exists());
+    assert!(dir.join("module").exists());
 }
 
 #[test]
@@ -249,4 +255,119 @@ fn bench_statistics_are_consistent() {
         .bench(&mut out, &[&x, &x], &[n as i64], 0, 1)
         .unwrap_err();
     assert!(matches!(err, RuntimeError::InvalidArgument(_)), "{err:?}");
+}
+
+#[test]
+fn a_nonzero_status_is_an_error() {
+    let source = "#include <stdint.h>\nint stop(void *const *b, const int64_t *s) { (void)b; return (int)s[0]; }\n";
+    let module = Module::compile(source, "stop", &CompilerConfig::default()).unwrap();
+    let mut out = Buffer::from_slice(&[0.0f32]);
+    module.run(&mut out, &[], &[0]).unwrap();
+    let err = module.run(&mut out, &[], &[7]).unwrap_err();
+    assert!(
+        matches!(err, RuntimeError::ProgramStatus { status: 7, ref entry } if entry == "stop"),
+        "{err}"
+    );
+}
+
+/// A module whose entry point does `body` (with `int32_t *o = b[0]` and the sizes `s`).
+fn faulty(name: &str, body: &str, flags: &[&str]) -> Module {
+    let source = format!(
+        "#include <stdint.h>\n#include <stdlib.h>\nint {name}(void *const *b, const int64_t *s) {{ int32_t *o = b[0]; {body} return 0; }}\n"
+    );
+    let mut config = CompilerConfig::default();
+    if !flags.is_empty() {
+        config = config.with_flags(flags.iter().copied());
+    }
+    Module::compile(&source, name, &config).unwrap()
+}
+
+/// Runs a faulty module and returns its error's message, checking that the directory is kept
+/// until the module is dropped and then removed.
+fn fault_message(module: Module, sizes: &[i64]) -> String {
+    let mut out = Buffer::from_slice(&[5i32]);
+    let err = module.run(&mut out, &[], sizes).unwrap_err();
+    let dir = module.dir().to_path_buf();
+    drop(module);
+    assert!(!dir.exists(), "{} left behind", dir.display());
+    err.to_string()
+}
+
+#[test]
+fn crashes_of_generated_code_are_errors_naming_the_entry_and_the_signal() {
+    let div = faulty("divide", "o[0] = o[0] / (int32_t)s[0];", &["-O0"]);
+    let message = fault_message(div, &[0]);
+    assert!(
+        message.starts_with("`divide` was killed by SIGFPE"),
+        "{message}"
+    );
+    let segv = faulty("wild", "o[s[0]] = 1;", &[]);
+    let message = fault_message(segv, &[1 << 40]);
+    assert!(
+        message.starts_with("`wild` was killed by SIGSEGV (segmentation fault"),
+        "{message}"
+    );
+    let abort = faulty("quit", "if (s[0]) abort();", &[]);
+    let message = fault_message(abort, &[1]);
+    assert!(
+        message.starts_with("`quit` was killed by SIGABRT"),
+        "{message}"
+    );
+}
+
+#[test]
+fn a_module_built_with_address_sanitizer_in_the_flags_reports_cleanly() {
+    let probe = CompilerConfig::default();
+    if !probe.supports_sanitizer(runtime::Sanitizer::Address) {
+        eprintln!("skipped: no AddressSanitizer here");
+        return;
+    }
+    let body = "int32_t *p = malloc(4 * s[0]); p[s[0]] = 1; o[0] = p[0]; free(p);";
+    let asan = faulty("overflow", body, &["-O1", "-g", "-fsanitize=address"]);
+    let message = fault_message(asan, &[4]);
+    assert!(
+        message.starts_with("`overflow` failed (exit status: 1)")
+            && message.contains("AddressSanitizer: heap-buffer-overflow"),
+        "{message}"
+    );
+}
+
+#[test]
+fn the_module_floating_point_state_stays_in_its_process() {
+    // gcc links crtfastmath.o into -ffast-math programs: flush-to-zero is on in the module.
+    let source = r#"
+    #include <stdint.h>
+    int scale(void *const *b, const int64_t *s) {
+      float *o = b[0]; const float *x = b[1];
+      for (int64_t i = 0; i < s[0]; i++) o[i] = x[i] * 1e38f;
+      return 0;
+    }"#;
+    let config = CompilerConfig::default().with_flags(["-O2", "-ffast-math"]);
+    let module = Module::compile(source, "scale", &config).unwrap();
+    let x = Buffer::from_slice(&[1e-40f32, 1e-39, 1.0]);
+    let mut out = Buffer::zeroed(12);
+    module.run(&mut out, &[&x], &[3]).unwrap();
+    // this process still computes with denormals (IEEE), whatever the module did
+    let tiny = std::hint::black_box(1e-40f32);
+    assert!(
+        tiny * 1e38 > 0.009,
+        "flush-to-zero leaked into this process"
+    );
+}
+
+#[test]
+fn huge_run_counts_are_refused() {
+    let module = Module::compile(VECTOR_ADD, "vadd", &CompilerConfig::default()).unwrap();
+    let (mut out, empty) = (Buffer::zeroed(0), Buffer::zeroed(0));
+    let err = module
+        .bench(&mut out, &[&empty, &empty], &[0], usize::MAX, 1)
+        .unwrap_err();
+    assert!(matches!(err, RuntimeError::InvalidArgument(_)), "{err:?}");
+}
+
+#[test]
+fn large_buffers_travel_through_the_exchange_file() {
+    let module = Module::compile(VECTOR_ADD, "vadd", &CompilerConfig::default()).unwrap();
+    vector_add(&module, 3_000_001).unwrap();
+    vector_add(&module, 0).unwrap();
 }

@@ -5,10 +5,11 @@ use runtime::{Buffer, CompilerConfig, Module, RuntimeError, Sanitizer};
 /// Adds 1 to each of `sizes[0]` floats; with `BUG` it writes one element past the end.
 const ADD_ONE: &str = r#"
 #include <stdint.h>
-void add_one(void *const *buffers, const int64_t *sizes) {
+int add_one(void *const *buffers, const int64_t *sizes) {
   float *out = buffers[0];
   const float *x = buffers[1];
   for (int64_t i = 0; i < sizes[0] + BUG; i++) out[i] = x[i < sizes[0] ? i : 0] + 1.0f;
+  return 0;
 }
 "#;
 
@@ -73,7 +74,7 @@ fn undefined_behavior_sanitizer_reports_signed_overflow() {
     };
     let source = r#"
     #include <stdint.h>
-    void f(void *const *b, const int64_t *s) { int32_t *o = b[0]; o[0] = o[0] + (int32_t)s[0]; }"#;
+    int f(void *const *b, const int64_t *s) { int32_t *o = b[0]; o[0] = o[0] + (int32_t)s[0]; return 0; }"#;
     let module = Module::compile(source, "f", &config).unwrap();
     let mut out = Buffer::from_slice(&[1i32]);
     module.run(&mut out, &[], &[41]).unwrap();
@@ -93,10 +94,11 @@ fn sanitized_bench_and_openmp() {
     };
     let source = r#"
     #include <stdint.h>
-    void sq(void *const *b, const int64_t *s) {
+    int sq(void *const *b, const int64_t *s) {
       double *o = b[0]; const double *x = b[1];
       #pragma omp parallel for
       for (int64_t i = 0; i < s[0]; i++) o[i] = x[i] * x[i];
+      return 0;
     }"#;
     let module = Module::compile(source, "sq", &config).unwrap();
     let x = Buffer::from_slice(&[1.0f64, 2.0, 3.0]);

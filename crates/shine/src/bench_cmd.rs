@@ -93,9 +93,13 @@ pub struct CpuArgs {
     /// The C compiler for shine's code.
     #[arg(long, value_name = "CC", default_value = "gcc")]
     pub cc: String,
-    /// Flags for the C compiler (default `-O3 -march=native -ffast-math -fopenmp`).
+    /// Flags for the C compiler (default `-O3 -march=native -fopenmp`: IEEE floats).
     #[arg(long = "cflags", value_name = "FLAGS", allow_hyphen_values = true)]
     pub cflags: Option<String>,
+    /// Build shine's code with `-ffast-math` (results may differ from IEEE; the report
+    /// says so in its settings).
+    #[arg(long)]
+    pub fast_math: bool,
 }
 
 /// `shine bench ...`
@@ -625,6 +629,7 @@ fn cpu(args: &CpuArgs) -> Result<(), CliError> {
                 "settle_ms": settings.settle.as_millis() as u64,
                 "cc": args.cc,
                 "cflags": args.cflags,
+                "fast_math": args.fast_math,
             },
             "machine": machine_info(),
             "anchor_workers": hellos,
@@ -699,6 +704,7 @@ impl Session<'_> {
                 "dir": if self.anchors.is_some() { Some(case_dir.display().to_string()) } else { None },
                 "verify_interpreter": self.anchors.is_none(),
                 "cc": self.args.cc, "cflags": self.args.cflags,
+                "fast_math": self.args.fast_math,
             });
             match self.shine.request(&request) {
                 Ok(answer) => {
@@ -1093,6 +1099,7 @@ fn handle(
                 json: false,
                 cc: text("cc").unwrap_or("gcc".into()),
                 cflags: text("cflags"),
+                fast_math: request["fast_math"].as_bool().unwrap_or(false),
                 sanitize: false,
             };
             let start = Instant::now();

@@ -50,8 +50,7 @@ impl Source {
 
     /// Reads a file.
     pub fn read(path: &Path) -> Result<Source, CliError> {
-        let text = std::fs::read_to_string(path)
-            .map_err(|e| format!("cannot read `{}`: {e}", path.display()))?;
+        let text = crate::limits::read_source(path)?;
         Ok(Source {
             name: path.display().to_string(),
             text,
@@ -92,13 +91,17 @@ pub struct CheckArgs {
     pub program: PathBuf,
 }
 
-/// `shine check PROG.rise`: one line per definition, `name : type`.
+/// `shine check PROG.rise`: one line per definition, `name : type`, then one
+/// `  where CONSTRAINT` line for each size constraint it has.
 pub fn check(args: &CheckArgs) -> Result<(), CliError> {
     let source = Source::read(&args.program)?;
     let checked = source.check()?;
     let lines: Vec<String> = checked
         .user_defs()
-        .map(|def| format!("{} : {}", def.name, def.ty))
+        .map(|def| {
+            let wheres = def.constraints.iter().map(|c| format!("\n  where {c}"));
+            format!("{} : {}{}", def.name, def.ty, wheres.collect::<String>())
+        })
         .collect();
     if !lines.is_empty() {
         emit(&lines.join("\n"));
@@ -194,4 +197,24 @@ pub fn eval(args: &EvalArgs) -> Result<(), CliError> {
         None => emit(&result.to_string()),
     }
     Ok(())
+}
+
+/// The error of a generated program that stopped with a non-zero status (a C entry point's
+/// return value, a GPU program's status flag): the definition and what the status means
+/// ([`codegen::EntryStatus`]).
+pub fn program_status(def: &str, status: i32) -> CliError {
+    match codegen::EntryStatus::from_code(status) {
+        Some(s) => CliError::from(format!("`{def}`: {}", s.message())),
+        None => CliError::from(format!(
+            "`{def}`: the generated code stopped with the unknown status {status}"
+        )),
+    }
+}
+
+/// A runtime error of running the definition `def`, in the user's terms.
+pub fn run_error(def: &str, e: runtime::RuntimeError) -> CliError {
+    match e {
+        runtime::RuntimeError::ProgramStatus { status, .. } => program_status(def, status),
+        e => CliError::from(e.to_string()),
+    }
 }

@@ -7,7 +7,7 @@ use crate::rewrite_cmd::{apply_strategy, load_strategy};
 use clap::{Args, ValueEnum};
 use rise::infer::{instantiate_def, prepare_def};
 use rise::interp::{self, Flat, Scalar, Value};
-use rise::{DataType, ScalarType, Type};
+use rise::{DataType, ScalarType, SizeConstraint, Type};
 use std::path::PathBuf;
 
 /// The code a program is compiled to.
@@ -88,13 +88,21 @@ pub struct RunArgs {
     /// The C compiler (default gcc).
     #[arg(long, value_name = "CC", default_value = "gcc")]
     pub cc: String,
-    /// Flags for the C compiler (default `-O3 -march=native -ffast-math -fopenmp`).
+    /// Flags for the C compiler (default `-O3 -march=native -fopenmp`: IEEE floats).
     #[arg(long = "cflags", value_name = "FLAGS", allow_hyphen_values = true)]
     pub cflags: Option<String>,
+    /// Trade IEEE floating point for speed: C `-ffast-math`, OpenCL
+    /// `-cl-fast-relaxed-math`, CUDA `--use_fast_math`. Results may then differ from
+    /// the interpreter's (NaN, infinities, denormals, reassociated sums).
+    #[arg(long)]
+    pub fast_math: bool,
     /// Build the generated code with AddressSanitizer and UndefinedBehaviorSanitizer.
     #[arg(long)]
     pub sanitize: bool,
 }
+
+/// The C compiler flag of `--fast-math`.
+pub const FAST_MATH_CFLAG: &str = "-ffast-math";
 
 /// A compiled program and what it was compiled from.
 struct Compiled {
@@ -102,6 +110,8 @@ struct Compiled {
     checked: rise::infer::CheckedProgram,
     /// The definition's type scheme (its sizes and parameter types).
     scheme: Type,
+    /// The size constraints of the definition as lowered ([`Front::constraints`]).
+    constraints: Vec<SizeConstraint>,
     dpia: dpia::Program,
     module: codegen::CModule,
 }
@@ -123,6 +133,7 @@ fn compile_program(args: &ProgramArgs) -> Result<Compiled, CliError> {
         source,
         checked,
         scheme,
+        constraints,
         dpia,
     } = front(args)?;
     let module = codegen::generate(&dpia, target)
@@ -131,6 +142,7 @@ fn compile_program(args: &ProgramArgs) -> Result<Compiled, CliError> {
         source,
         checked,
         scheme,
+        constraints,
         dpia,
         module,
     })
@@ -145,6 +157,11 @@ pub(crate) struct Front {
     pub checked: rise::infer::CheckedProgram,
     /// The definition's type scheme (its sizes and parameter types).
     pub scheme: Type,
+    /// What the definition as lowered needs of its sizes: the checked
+    /// definition's constraints and those the strategy added (`32 divides m`
+    /// after a `split 32`), over the sizes of `scheme`. The code is only run on
+    /// sizes that satisfy them.
+    pub constraints: Vec<SizeConstraint>,
     /// The lowered definition in imperative DPIA.
     pub dpia: dpia::Program,
 }
@@ -175,11 +192,37 @@ pub(crate) fn front(args: &ProgramArgs) -> Result<Front, CliError> {
         }
         err
     })?;
+    let constraints =
+        rise::constraints::of_lowered(&checked, &args.def, &lowered, &prepared.scheme);
     Ok(Front {
         source,
         checked,
         scheme: prepared.scheme,
+        constraints,
         dpia,
+    })
+}
+
+/// Tests the constraints of the lowered definition on the sizes of `instance`
+/// and the explicit sizes given with `--nat`, before anything runs.
+fn check_lowered_sizes(
+    def: &str,
+    constraints: &[SizeConstraint],
+    instance: &rise::infer::Instance,
+    nats: &[(String, i64)],
+) -> Result<(), CliError> {
+    let sizes: Vec<(rise::types::Name, i64)> = instance
+        .nats
+        .iter()
+        .cloned()
+        .chain(nats.iter().map(|(n, v)| (n.as_str().into(), *v)))
+        .collect();
+    rise::constraints::check_all(constraints, &sizes).map_err(|v| {
+        CliError::from(format!(
+            "size constraint of `{def}` as lowered by the strategy does not hold: {v}\n\
+             note: the code computes only on sizes that satisfy `{}`",
+            v.constraint
+        ))
     })
 }
 
@@ -216,6 +259,8 @@ pub struct Executable {
     elem: ScalarType,
     module: runtime::Module,
     output: runtime::Buffer,
+    /// The definition's name (for error messages).
+    def: String,
 }
 
 impl Executable {
@@ -234,12 +279,18 @@ impl Executable {
             &compiled.source,
             &compiled.checked,
             &compiled.scheme,
+            &compiled.constraints,
             &compiled.dpia.sizes,
         )?;
 
         let mut config = runtime::CompilerConfig::default().with_compiler(args.cc.clone());
         if let Some(flags) = &args.cflags {
-            config = config.with_flags(flags.split_whitespace().map(str::to_string));
+            config = config.with_flags(split_flags(flags)?);
+        }
+        if args.fast_math {
+            let mut flags = config.flags.clone();
+            flags.push(FAST_MATH_CFLAG.to_string());
+            config = config.with_flags(flags);
         }
         if args.sanitize {
             config = config
@@ -249,9 +300,9 @@ impl Executable {
         let module =
             runtime::Module::compile(&compiled.module.source, &compiled.module.entry, &config)
                 .map_err(|e| CliError::from(e.to_string()))?;
+        let count = run_elements(args, &inputs, &shape)?;
         let buffers: Vec<runtime::Buffer> =
             inputs.iter().map(to_buffer).collect::<Result<_, _>>()?;
-        let count: usize = shape.iter().product();
         let output = runtime::Buffer::zeroed(count * byte_size(elem)?);
         Ok(Executable {
             compiled,
@@ -263,6 +314,7 @@ impl Executable {
             elem,
             module,
             output,
+            def: args.program.def.clone(),
         })
     }
 
@@ -276,7 +328,7 @@ impl Executable {
         let refs: Vec<&runtime::Buffer> = self.buffers.iter().collect();
         self.module
             .run(&mut self.output, &refs, &self.sizes)
-            .map_err(|e| CliError::from(e.to_string()))
+            .map_err(|e| crate::cli::run_error(&self.def, e))
     }
 
     /// Runs the code `warmup` times untimed, then `runs` times timed.
@@ -284,7 +336,7 @@ impl Executable {
         let refs: Vec<&runtime::Buffer> = self.buffers.iter().collect();
         self.module
             .bench(&mut self.output, &refs, &self.sizes, runs, warmup)
-            .map_err(|e| CliError::from(e.to_string()))
+            .map_err(|e| crate::cli::run_error(&self.def, e))
     }
 
     /// The result of the last run.
@@ -314,11 +366,47 @@ impl Executable {
     }
 }
 
+/// The number of elements of the result of shape `shape`, after checking that the inputs and
+/// the result (and the interpreter's reference with `--verify`) fit in memory.
+pub(crate) fn run_elements(
+    args: &RunArgs,
+    inputs: &[Flat],
+    shape: &[usize],
+) -> Result<usize, CliError> {
+    let per_element = if args.verify {
+        crate::limits::VERIFY_BYTES_PER_ELEMENT
+    } else {
+        crate::limits::RUN_BYTES_PER_ELEMENT
+    };
+    let count = crate::limits::elements("the result", shape, per_element)?;
+    let total = inputs.iter().fold(count as u64, |acc, f| {
+        acc.saturating_add(f.data.len() as u64)
+    });
+    crate::limits::fits_in_memory("the run (inputs and result)", total, per_element)?;
+    Ok(count)
+}
+
 /// `shine run PROG.rise --def NAME ... --target T (--input X.npy... | --random SEED)`
 pub fn run(args: &RunArgs) -> Result<(), CliError> {
+    if let Some(runs) = args.bench.filter(|&r| r > runtime::MAX_RUNS) {
+        return Err(format!(
+            "--bench {runs}: at most {} runs are timed",
+            runtime::MAX_RUNS
+        )
+        .into());
+    }
     if matches!(args.program.target, Target::Opencl | Target::Cuda) {
         return crate::gpu_cmd::run(args);
     }
+    let (report, result) = execute(args)?;
+    print_result(args, report, &result)
+}
+
+/// Compiles and runs (and with `--verify` verifies, with `--bench` times) the
+/// definition with the C compiler: the JSON report and the result.
+pub(crate) fn execute(
+    args: &RunArgs,
+) -> Result<(serde_json::Map<String, serde_json::Value>, Flat), CliError> {
     let mut exe = Executable::new(args)?;
     let def = &args.program.def;
     exe.run()?;
@@ -330,6 +418,7 @@ pub fn run(args: &RunArgs) -> Result<(), CliError> {
         "target".into(),
         format!("{:?}", args.program.target).to_lowercase().into(),
     );
+    report.insert("fast_math".into(), args.fast_math.into());
     if args.verify {
         exe.verify(&result)?;
         report.insert("verified".into(), true.into());
@@ -353,8 +442,17 @@ pub fn run(args: &RunArgs) -> Result<(), CliError> {
             ));
         }
     }
+    Ok((report, result))
+}
+
+/// Writes or prints the result of `shine run` and its JSON report.
+pub(crate) fn print_result(
+    args: &RunArgs,
+    report: serde_json::Map<String, serde_json::Value>,
+    result: &Flat,
+) -> Result<(), CliError> {
     match &args.output {
-        Some(path) => shine::npy::write(path, &result)?,
+        Some(path) => shine::npy::write(path, result)?,
         None if !args.json => {
             let value = Value::from_flat(result.elem, &result.shape, result.data.clone())
                 .map_err(|e| CliError::from(e.message))?;
@@ -389,6 +487,7 @@ pub(crate) fn run_inputs(
     source: &Source,
     checked: &rise::infer::CheckedProgram,
     scheme: &Type,
+    constraints: &[SizeConstraint],
     sizes: &[arith::Var],
 ) -> Result<RunInputs, CliError> {
     let def = &args.program.def;
@@ -418,6 +517,7 @@ pub(crate) fn run_inputs(
         )
         .into());
     }
+    check_lowered_sizes(def, constraints, &instance, &args.nats)?;
     let rise::Type::Data(result_type) = &instance.result else {
         return Err(format!("the result of `{def}` is not data").into());
     };
@@ -510,7 +610,11 @@ impl Lcg {
 
 pub(crate) fn random_flat(t: &DataType, rng: &mut Lcg) -> Result<Flat, CliError> {
     let (shape, elem) = interp::flat_layout(t).map_err(|e| CliError::from(e.message))?;
-    let count: usize = shape.iter().product();
+    let count = crate::limits::elements(
+        &format!("a random input ({t})"),
+        &shape,
+        crate::limits::RUN_BYTES_PER_ELEMENT,
+    )?;
     let data = (0..count)
         .map(|_| {
             let small = (rng.next() % 9) as i64 - 4;
@@ -543,28 +647,8 @@ pub(crate) fn byte_size(t: ScalarType) -> Result<usize, CliError> {
 
 /// The bytes of a flat array, as the generated C code lays it out.
 pub(crate) fn to_buffer(flat: &Flat) -> Result<runtime::Buffer, CliError> {
-    let mut bytes = Vec::with_capacity(flat.data.len() * byte_size(flat.elem)?);
-    for s in &flat.data {
-        match *s {
-            Scalar::Bool(b) => bytes.push(b as u8),
-            Scalar::Int(x) | Scalar::I32(x) => bytes.extend(x.to_ne_bytes()),
-            Scalar::I8(x) => bytes.extend(x.to_ne_bytes()),
-            Scalar::I16(x) => bytes.extend(x.to_ne_bytes()),
-            Scalar::I64(x) => bytes.extend(x.to_ne_bytes()),
-            Scalar::U8(x) => bytes.push(x),
-            Scalar::U16(x) => bytes.extend(x.to_ne_bytes()),
-            Scalar::U32(x) => bytes.extend(x.to_ne_bytes()),
-            Scalar::U64(x) => bytes.extend(x.to_ne_bytes()),
-            Scalar::F32(x) => bytes.extend(x.to_ne_bytes()),
-            Scalar::F64(x) => bytes.extend(x.to_ne_bytes()),
-            _ => {
-                return Err("f16 data is not supported by compiled code"
-                    .to_string()
-                    .into())
-            }
-        }
-    }
-    Ok(runtime::Buffer::from_bytes(&bytes))
+    byte_size(flat.elem)?; // refuses f16
+    Ok(runtime::Buffer::from_bytes(&flat.to_ne_bytes()))
 }
 
 /// A flat array from the bytes the generated code wrote.
@@ -631,6 +715,15 @@ fn interpret(
     result
         .to_flat(t)
         .map_err(|e| CliError::from(format!("interpreter result: {}", e.message)))
+}
+
+/// `--cflags`, split into words as a POSIX shell would (`-DX='a b'` is one word).
+pub(crate) fn split_flags(flags: &str) -> Result<Vec<String>, CliError> {
+    shlex::split(flags).ok_or_else(|| {
+        CliError::from(format!(
+            "--cflags `{flags}`: unbalanced quotes (flags are split as a shell would)"
+        ))
+    })
 }
 
 fn eprintln_text(s: &str) {

@@ -3,8 +3,9 @@
 //!
 //! ```text
 //! shine fsmooth simplify FILE.fsmooth [--strategy S] [--trace] [--stats] [--verify N] [--budget N]
-//! shine fsmooth diff     FILE.fsmooth [--simplify [S]] [--trace] [--stats] [--verify N] [--budget N]
-//! shine fsmooth eval     FILE.fsmooth [--seed N]
+//! shine fsmooth diff     FILE.fsmooth [--simplify[=S]] [--trace] [--stats] [--verify N] [--budget N]
+//! shine fsmooth grad     FILE.fsmooth --wrt X [--simplify[=S]] [--trace] [--stats] [--verify N] [--budget N]
+//! shine fsmooth eval     FILE.fsmooth [DATA.npy ...] [--seed N]
 //! shine fsmooth rules
 //! ```
 //!
@@ -14,16 +15,69 @@
 //! A strategy `S` is an expression over the F-smooth rules, the named
 //! strategies (`simplify`, `fig5_13`, `fusion`, ...) and the generic
 //! combinators: `--strategy "normalize(buildGet <+ lenBuild <+ letPartialEval
-//! <+ letApp <+ funToLet)"`.
+//! <+ letApp <+ funToLet)"`. The default, `simplify`, is the cost-guarded
+//! simplification of [`fsmooth::simplify_program`]: the result never costs
+//! more than the input under the cost model ([`fsmooth::cost`]).
 
-use clap::Subcommand;
-use elevate::Ctx;
+use clap::{Args, Subcommand};
+use fsmooth::interp::Value;
 use fsmooth::strategies::{parse_strategy, NAMED};
 use fsmooth::verify::{check_derivative, check_equivalent, random_inputs, trial_shape};
-use fsmooth::{check_program, diff_program, parse_program, Diagnostic, Expr, Program, Span};
+use fsmooth::{
+    check_program, diff_program, parse_program, rewrite_with, simplify_program, Diagnostic,
+    Program, Span, Type,
+};
+use rise::interp::Scalar;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
+
+/// The options of `diff` and `grad`: simplification and checks of the result.
+#[derive(Args, Debug)]
+pub struct DerivativeOptions {
+    /// Simplify the result (`--simplify`, with the default `simplify`) or
+    /// with a strategy (`--simplify=S`).
+    #[arg(
+        long,
+        value_name = "S",
+        num_args = 0..=1,
+        require_equals = true,
+        default_missing_value = "simplify"
+    )]
+    simplify: Option<String>,
+    #[command(flatten)]
+    rewrite: RewriteOptions,
+}
+
+/// The options of every rewriting subcommand.
+#[derive(Args, Debug)]
+pub struct RewriteOptions {
+    /// Print every rule application (rule, location, before ~> after).
+    #[arg(long)]
+    trace: bool,
+    /// Print the number of rule applications, ELEVATE steps and the time.
+    #[arg(long)]
+    stats: bool,
+    /// Check the result on N random inputs: against the original
+    /// (`simplify`) or against finite differences (`diff`, `grad`).
+    #[arg(long, value_name = "N")]
+    verify: Option<usize>,
+    /// Stop after this many strategy applications (default: 50 million,
+    /// more for large programs).
+    #[arg(long, value_name = "N")]
+    budget: Option<u64>,
+}
+
+impl DerivativeOptions {
+    /// Simplifies `p` if asked to, writing trace and statistics to `out`.
+    fn simplified(&self, p: Program, out: &mut String) -> Result<Program, String> {
+        let r = &self.rewrite;
+        match &self.simplify {
+            Some(s) => simplify(&p, s, r.trace, r.stats, r.budget, out),
+            None => Ok(p),
+        }
+    }
+}
 
 /// The `shine fsmooth` subcommands.
 #[derive(Subcommand, Debug)]
@@ -36,18 +90,8 @@ pub enum FsmoothCommand {
         /// strategies (`shine fsmooth rules` lists them) and the combinators.
         #[arg(long, value_name = "S", default_value = "simplify")]
         strategy: String,
-        /// Print every rule application (rule, location, before ~> after).
-        #[arg(long)]
-        trace: bool,
-        /// Print the number of rule applications, ELEVATE steps and the time.
-        #[arg(long)]
-        stats: bool,
-        /// Check the result against the original on N random inputs.
-        #[arg(long, value_name = "N")]
-        verify: Option<usize>,
-        /// Stop after this many strategy applications.
-        #[arg(long, value_name = "N", default_value_t = elevate::DEFAULT_BUDGET)]
-        budget: u64,
+        #[command(flatten)]
+        opts: RewriteOptions,
     },
     /// Differentiate an F-smooth program (forward mode, dual numbers as pairs)
     /// and print the derivative: its inputs pair values with tangents, its
@@ -55,26 +99,28 @@ pub enum FsmoothCommand {
     Diff {
         /// The F-smooth program (.fsmooth).
         file: PathBuf,
-        /// Simplify the derivative with a strategy (`simplify` if none is given).
-        #[arg(long, value_name = "S", num_args = 0..=1, default_missing_value = "simplify")]
-        simplify: Option<String>,
-        /// Print every rule application of the simplification.
-        #[arg(long)]
-        trace: bool,
-        /// Print the number of rule applications, ELEVATE steps and the time.
-        #[arg(long)]
-        stats: bool,
-        /// Check the derivative against finite differences on N random inputs.
-        #[arg(long, value_name = "N")]
-        verify: Option<usize>,
-        /// Stop after this many strategy applications.
-        #[arg(long, value_name = "N", default_value_t = elevate::DEFAULT_BUDGET)]
-        budget: u64,
+        #[command(flatten)]
+        opts: DerivativeOptions,
     },
-    /// Evaluate an F-smooth program on random inputs; print them and the result.
+    /// The gradient of a program with a `Double` result with respect to one
+    /// of its `Vector` inputs, as one program (forward mode, one directional
+    /// derivative per component).
+    Grad {
+        /// The F-smooth program (.fsmooth).
+        file: PathBuf,
+        /// The `Vector` input to differentiate by.
+        #[arg(long, value_name = "X")]
+        wrt: String,
+        #[command(flatten)]
+        opts: DerivativeOptions,
+    },
+    /// Evaluate an F-smooth program on `.npy` inputs (one per `input`, in
+    /// order) or, without them, on random inputs; print them and the result.
     Eval {
         /// The F-smooth program (.fsmooth).
         file: PathBuf,
+        /// The inputs as `.npy` files, in the order of the `input` declarations.
+        data: Vec<PathBuf>,
         /// The seed of the random inputs.
         #[arg(long, default_value_t = 0)]
         seed: u64,
@@ -83,23 +129,35 @@ pub enum FsmoothCommand {
     Rules,
 }
 
+/// The stack the subcommands run on: the passes over terms are recursive, and
+/// programs may be as deep as the parser reads ([`fsmooth::parser::MAX_DEPTH`]).
+const STACK: usize = 1 << 30;
+
 /// Runs a `shine fsmooth` subcommand: the result goes to stdout; an error is
 /// returned as a message ready to print (with source context where it has one).
 pub fn run(cmd: &FsmoothCommand) -> Result<(), String> {
+    std::thread::scope(|s| {
+        let h = std::thread::Builder::new()
+            .stack_size(STACK)
+            .spawn_scoped(s, || run_here(cmd))
+            .map_err(|e| format!("error: cannot start a thread: {e}"))?;
+        h.join()
+            .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+    })
+}
+
+fn run_here(cmd: &FsmoothCommand) -> Result<(), String> {
     let text = match cmd {
         FsmoothCommand::Simplify {
             file,
             strategy,
-            trace,
-            stats,
-            verify,
-            budget,
+            opts,
         } => {
             let (_, p) = load(file)?;
             let mut out = String::new();
-            let s = simplify(&p, strategy, *trace, *stats, *budget, &mut out)?;
-            if let Some(n) = verify {
-                let c = check_equivalent(&p, &s, *n, 0, Some(1e-9))
+            let s = simplify(&p, strategy, opts.trace, opts.stats, opts.budget, &mut out)?;
+            if let Some(n) = opts.verify {
+                let c = check_equivalent(&p, &s, n, 0, Some(1e-9))
                     .map_err(|e| format!("error: verification failed: {e}"))?;
                 let _ = writeln!(
                     out,
@@ -110,23 +168,13 @@ pub fn run(cmd: &FsmoothCommand) -> Result<(), String> {
             let _ = write!(out, "{s}");
             out
         }
-        FsmoothCommand::Diff {
-            file,
-            simplify: strategy,
-            trace,
-            stats,
-            verify,
-            budget,
-        } => {
+        FsmoothCommand::Diff { file, opts } => {
             let (src, p) = load(file)?;
             let d = diff_program(&p).map_err(|e| render(&src, file, &e))?;
             let mut out = String::new();
-            let d = match strategy {
-                Some(s) => simplify(&d, s, *trace, *stats, *budget, &mut out)?,
-                None => d,
-            };
-            if let Some(n) = verify {
-                let c = check_derivative(&p, &d, *n, 0, 1e-5)
+            let d = opts.simplified(d, &mut out)?;
+            if let Some(n) = opts.rewrite.verify {
+                let c = check_derivative(&p, &d, n, 0, 1e-5)
                     .map_err(|e| format!("error: verification failed: {e}"))?;
                 let _ = writeln!(
                     out,
@@ -137,9 +185,26 @@ pub fn run(cmd: &FsmoothCommand) -> Result<(), String> {
             let _ = write!(out, "{d}");
             out
         }
-        FsmoothCommand::Eval { file, seed } => {
+        FsmoothCommand::Grad { file, wrt, opts } => {
+            let (src, p) = load(file)?;
+            let g = fsmooth::gradient_program(&p, wrt).map_err(|e| render(&src, file, &e))?;
+            let mut out = String::new();
+            let g = opts.simplified(g, &mut out)?;
+            if let Some(n) = opts.rewrite.verify {
+                let c = fsmooth::verify::check_gradient(&p, &g, wrt, n, 0, 1e-5)
+                    .map_err(|e| format!("error: verification failed: {e}"))?;
+                let _ = writeln!(
+                    out,
+                    "// verified: every component matches finite differences on {} random inputs ({} skipped)",
+                    c.compared, c.skipped
+                );
+            }
+            let _ = write!(out, "{g}");
+            out
+        }
+        FsmoothCommand::Eval { file, data, seed } => {
             let (_, p) = load(file)?;
-            eval(&p, *seed)?
+            eval(&p, data, *seed)?
         }
         FsmoothCommand::Rules => rules(),
     };
@@ -163,46 +228,55 @@ fn render(src: &str, file: &Path, d: &Diagnostic) -> String {
     }
 }
 
-/// Rewrites `p` with the strategy written `strategy`, writing the trace and
-/// statistics (as comments) to `out`.
+/// Rewrites `p` with the strategy written `strategy` (the default `simplify`
+/// is the cost-guarded [`simplify_program`]), writing the trace and
+/// statistics (as comments) to `out`. A failing strategy's message carries
+/// the rule applications before the failure when a trace was asked for.
 fn simplify(
     p: &Program,
     strategy: &str,
     trace: bool,
     stats: bool,
-    budget: u64,
+    budget: Option<u64>,
     out: &mut String,
 ) -> Result<Program, String> {
-    let s = parse_strategy(strategy).map_err(|d| d.render("--strategy", strategy))?;
-    let mut ctx: Ctx<Expr> = Ctx::default().with_budget(budget);
-    if trace || stats {
-        ctx = ctx.with_trace();
-    }
+    let budget = budget.unwrap_or_else(|| fsmooth::default_budget(p));
     let start = Instant::now();
-    let body = ctx
-        .run(&s, &p.body)
-        .map_err(|f| format!("error: the strategy `{}` failed: {f}", s.short()))?;
+    let (done, name) = if strategy.trim() == "simplify" {
+        let s = simplify_program(p, trace || stats, budget).map_err(|f| failed(&f, trace))?;
+        let note = match (&s.before, &s.after) {
+            (Some(b), Some(a)) => format!("cost {b} -> {a}"),
+            _ => "the cost cannot be measured (function inputs, or evaluation fails)".to_string(),
+        };
+        let _ = writeln!(
+            out,
+            "// simplify: the result of `{}` kept; {note}",
+            s.strategy
+        );
+        (s.rewritten, "simplify".to_string())
+    } else {
+        let s = parse_strategy(strategy).map_err(|d| d.render("--strategy", strategy))?;
+        let r = rewrite_with(p, &s, trace || stats, budget).map_err(|f| failed(&f, trace))?;
+        (r, s.to_string())
+    };
     let time = start.elapsed();
+    let entries = done.trace.clone().unwrap_or_default();
     if trace {
-        let _ = writeln!(out, "// trace of {s}:");
-        for (k, t) in ctx.trace().unwrap_or_default().iter().enumerate() {
-            let _ = writeln!(out, "// {:3}. {} at {}", k + 1, t.rule, t.location);
-            let _ = writeln!(out, "//        {}", t.before);
-            let _ = writeln!(out, "//     ~> {}", t.after);
-        }
+        let _ = writeln!(out, "// trace of {name}:");
+        write_trace(out, &entries);
     }
     if stats {
         let _ = writeln!(
             out,
             "// {} rule applications, {} ELEVATE steps, {:.3} ms",
-            ctx.trace().map_or(0, <[_]>::len),
-            ctx.steps(),
+            entries.len(),
+            done.steps,
             time.as_secs_f64() * 1e3
         );
     }
     // A rewrite never changes the type; check it anyway (a failed check is a
     // bug in a rule, reported rather than printed as a wrong program).
-    let after = p.with_body(body);
+    let after = done.program;
     match (check_program(p), check_program(&after)) {
         (Ok(a), Ok(b)) if a == b => Ok(after),
         (_, Err(d)) => Err(format!(
@@ -215,11 +289,39 @@ fn simplify(
     }
 }
 
-fn eval(p: &Program, seed: u64) -> Result<String, String> {
-    let mut rng = fsmooth::random::Rng::new(seed);
-    let shape = trial_shape(1, &mut rng);
-    let inputs = random_inputs(p, &mut rng, &shape)
-        .ok_or("error: cannot make random values for function-typed inputs")?;
+fn write_trace(out: &mut String, entries: &[elevate::TraceEntry]) {
+    for (k, t) in entries.iter().enumerate() {
+        let _ = writeln!(out, "// {:3}. {} at {}", k + 1, t.rule, t.location);
+        let _ = writeln!(out, "//        {}", t.before);
+        let _ = writeln!(out, "//     ~> {}", t.after);
+    }
+}
+
+/// The error of a failed rewrite, with the rule applications before it.
+fn failed(f: &fsmooth::RewriteFailure, trace: bool) -> String {
+    let mut out = format!("error: {}", f.message);
+    if trace {
+        let _ = writeln!(
+            out,
+            "\n// trace up to the failure ({} rule applications):",
+            f.trace.len()
+        );
+        write_trace(&mut out, &f.trace);
+    } else {
+        out.push_str("\n(run with `--trace` to see the rule applications before it)");
+    }
+    out.trim_end().to_string()
+}
+
+fn eval(p: &Program, data: &[PathBuf], seed: u64) -> Result<String, String> {
+    let inputs = if data.is_empty() {
+        let mut rng = fsmooth::random::Rng::new(seed);
+        let shape = trial_shape(1, &mut rng);
+        random_inputs(p, &mut rng, &shape)
+            .ok_or("error: cannot make random values for function-typed inputs")?
+    } else {
+        read_inputs(p, data)?
+    };
     let mut out = String::new();
     for (i, v) in p.inputs.iter().zip(&inputs) {
         let _ = writeln!(out, "// {} = {v}", i.name);
@@ -228,6 +330,80 @@ fn eval(p: &Program, seed: u64) -> Result<String, String> {
         .map_err(|e| format!("error: evaluation failed: {e}"))?;
     let _ = write!(out, "{v}");
     Ok(out)
+}
+
+/// The program's inputs read from `.npy` files, one per input, in order.
+fn read_inputs(p: &Program, data: &[PathBuf]) -> Result<Vec<Value>, String> {
+    if data.len() != p.inputs.len() {
+        return Err(format!(
+            "error: the program has {} inputs ({}), {} data files given",
+            p.inputs.len(),
+            p.inputs
+                .iter()
+                .map(|i| i.name.to_string())
+                .collect::<Vec<_>>()
+                .join(", "),
+            data.len()
+        ));
+    }
+    p.inputs
+        .iter()
+        .zip(data)
+        .map(|(i, path)| {
+            let a = shine::npy::read(path)?;
+            let ty = &i.ty;
+            let wanted = dims(ty);
+            if a.shape.len() != wanted && !matches!(ty, Type::Pair(..) | Type::Fun(..)) {
+                return Err(format!(
+                    "error: `{}` for input `{}`: the array has {} dimensions, the type `{ty}` needs {wanted}",
+                    path.display(),
+                    i.name,
+                    a.shape.len()
+                ));
+            }
+            value_of(ty, &a.shape, &a.data)
+                .map_err(|e| format!("error: `{}` for input `{}`: {e}", path.display(), i.name))
+        })
+        .collect()
+}
+
+/// An F-smooth value of type `ty` from row-major `.npy` data of the given shape.
+fn value_of(ty: &Type, shape: &[usize], data: &[Scalar]) -> Result<Value, String> {
+    match (ty, shape) {
+        (Type::Array(elem), [n, rest @ ..]) => {
+            let step: usize = rest.iter().product();
+            let items = (0..*n)
+                .map(|k| value_of(elem, rest, &data[k * step..(k + 1) * step]))
+                .collect::<Result<Vec<_>, _>>()?;
+            Ok(Value::Array(items.into()))
+        }
+        (Type::Double | Type::Index | Type::Bool, []) => {
+            let x = *data.first().ok_or("no element")?;
+            match ty {
+                Type::Double => Ok(Value::Double(x.as_f64())),
+                Type::Index => x
+                    .as_i128()
+                    .and_then(|v| i64::try_from(v).ok())
+                    .map(Value::Index)
+                    .ok_or_else(|| format!("an `Index` needs an integer, not `{x}`")),
+                _ => match x {
+                    Scalar::Bool(b) => Ok(Value::Bool(b)),
+                    _ => Err(format!("a `Bool` needs a boolean, not `{x}`")),
+                },
+            }
+        }
+        (Type::Pair(..) | Type::Fun(..), _) => Err(format!(
+            "a value of type `{ty}` cannot come from an `.npy` file (arrays of numbers)"
+        )),
+        _ => Err(format!("the array does not have the shape of a `{ty}`")),
+    }
+}
+
+fn dims(ty: &Type) -> usize {
+    match ty {
+        Type::Array(t) => 1 + dims(t),
+        _ => 0,
+    }
 }
 
 fn rules() -> String {

@@ -10,7 +10,8 @@
 //! reads the output back and, with `--verify`, compares it with the interpreter.
 //! The kernels are built with the options in `SHINE_OPENCL_OPTIONS` (default
 //! `-cl-mad-enable`) or `SHINE_NVRTC_OPTIONS` (default none; the architecture of the
-//! device is added unless named).
+//! device is added unless named), plus `-cl-fast-relaxed-math` / `--use_fast_math`
+//! with `--fast-math`.
 
 use crate::cli::{emit, CliError};
 use crate::compile_cmd::{
@@ -77,6 +78,8 @@ struct Plan {
     temporaries: Vec<usize>,
     inputs: usize,
     sizes: Vec<i64>,
+    /// The index of the status flag among the temporaries (the last one).
+    status: usize,
 }
 
 impl Plan {
@@ -88,6 +91,8 @@ impl Plan {
                     KernelParam::Output => KernelArg::Buffer(0),
                     KernelParam::Input(i) => KernelArg::Buffer(1 + i),
                     KernelParam::Temporary(t) => KernelArg::Buffer(1 + self.inputs + t),
+                    // the status flag is the temporary after the program's own
+                    KernelParam::Status => KernelArg::Buffer(1 + self.inputs + self.status),
                     KernelParam::Size(s) => {
                         let v = self.sizes[*s];
                         KernelArg::I32(i32::try_from(v).map_err(|_| {
@@ -132,6 +137,15 @@ fn rt(e: runtime::RuntimeError) -> CliError {
 
 /// `shine run ... --target opencl|cuda`.
 pub fn run(args: &RunArgs) -> Result<(), CliError> {
+    let (report, result) = execute(args)?;
+    crate::compile_cmd::print_result(args, report, &result)
+}
+
+/// Compiles and runs (and with `--verify` verifies, with `--bench` times) the
+/// definition on the GPU: the JSON report and the result.
+pub(crate) fn execute(
+    args: &RunArgs,
+) -> Result<(serde_json::Map<String, serde_json::Value>, Flat), CliError> {
     let target = gpu_target(args.program.target)?;
     if args.sanitize {
         return Err(CliError::from(
@@ -153,24 +167,33 @@ pub fn run(args: &RunArgs) -> Result<(), CliError> {
         &front.source,
         &front.checked,
         &front.scheme,
+        &front.constraints,
         &module.sizes,
     )?;
+    let count = crate::compile_cmd::run_elements(args, &inputs, &shape)?;
     let buffers: Vec<Buffer> = inputs.iter().map(to_buffer).collect::<Result<_, _>>()?;
     let refs: Vec<&Buffer> = buffers.iter().collect();
-    let count: usize = shape.iter().product();
     let mut output = Buffer::zeroed(count * byte_size(elem)?);
 
     let (device, max_threads) = match target {
         GpuTarget::OpenCl => {
             let dev = runtime::OpenClDevice::from_env().map_err(rt)?;
-            let options = build_options("SHINE_OPENCL_OPTIONS", DEFAULT_OPENCL_OPTIONS);
+            let options = build_options(
+                "SHINE_OPENCL_OPTIONS",
+                DEFAULT_OPENCL_OPTIONS,
+                args.fast_math.then_some("-cl-fast-relaxed-math"),
+            );
             let program =
                 runtime::OpenClProgram::build(&dev, &module.source, &options).map_err(rt)?;
             (Device::OpenCl(program), dev.max_work_group_size())
         }
         GpuTarget::Cuda => {
             let dev = runtime::CudaDevice::open(0).map_err(rt)?;
-            let options = build_options("SHINE_NVRTC_OPTIONS", "");
+            let options = build_options(
+                "SHINE_NVRTC_OPTIONS",
+                "",
+                args.fast_math.then_some("--use_fast_math"),
+            );
             let program =
                 runtime::CudaProgram::build(&dev, &module.source, &options).map_err(rt)?;
             (Device::Cuda(program), 1024)
@@ -180,11 +203,14 @@ pub fn run(args: &RunArgs) -> Result<(), CliError> {
         n.eval(&|v: &arith::Var| module.sizes.iter().position(|s| s == v).map(|i| sizes[i]))
             .map_err(|e| CliError::from(format!("cannot evaluate `{n}`: {e:?}")))
     };
-    let temporaries = module
+    let mut temporaries = module
         .temporaries
         .iter()
         .map(|t| Ok(eval(&t.elements)?.max(1) as usize * t.elem_bytes as usize))
         .collect::<Result<Vec<usize>, CliError>>()?;
+    // the status flag: one `int`, zeroed
+    let status = temporaries.len();
+    temporaries.push(4);
     let launches = module
         .kernels
         .iter()
@@ -200,14 +226,24 @@ pub fn run(args: &RunArgs) -> Result<(), CliError> {
         temporaries,
         inputs: refs.len(),
         sizes,
+        status,
     };
-    match &device {
+    let flag = match &device {
         Device::OpenCl(p) => p
-            .run(&plan.opencl()?, &mut output, &refs, &plan.temporaries)
+            .run_with_status(
+                &plan.opencl()?,
+                &mut output,
+                &refs,
+                &plan.temporaries,
+                status,
+            )
             .map_err(rt)?,
         Device::Cuda(p) => p
-            .run(&plan.cuda()?, &mut output, &refs, &plan.temporaries)
+            .run_with_status(&plan.cuda()?, &mut output, &refs, &plan.temporaries, status)
             .map_err(rt)?,
+    };
+    if flag != 0 {
+        return Err(crate::cli::program_status(&args.program.def, flag));
     }
     let result = from_buffer(&output, elem, &shape)?;
 
@@ -218,6 +254,7 @@ pub fn run(args: &RunArgs) -> Result<(), CliError> {
         format!("{:?}", args.program.target).to_lowercase().into(),
     );
     report.insert("kernels".into(), module.kernels.len().into());
+    report.insert("fast_math".into(), args.fast_math.into());
     if args.verify {
         verify(&front, &instance, &inputs, &result, elem)?;
         report.insert("verified".into(), true.into());
@@ -262,19 +299,7 @@ pub fn run(args: &RunArgs) -> Result<(), CliError> {
             ));
         }
     }
-    match &args.output {
-        Some(path) => shine::npy::write(path, &result)?,
-        None if !args.json => {
-            let value = Value::from_flat(result.elem, &result.shape, result.data.clone())
-                .map_err(|e| CliError::from(e.message))?;
-            emit(&value.to_string());
-        }
-        None => {}
-    }
-    if args.json {
-        emit(&serde_json::Value::Object(report).to_string());
-    }
-    Ok(())
+    Ok((report, result))
 }
 
 /// The OpenCL build options used unless `SHINE_OPENCL_OPTIONS` gives others: let the
@@ -282,9 +307,16 @@ pub fn run(args: &RunArgs) -> Result<(), CliError> {
 const DEFAULT_OPENCL_OPTIONS: &str = "-cl-mad-enable";
 
 /// The build options of a GPU compiler: the environment variable `var` when it is set
-/// (the empty string included), else `default`.
-fn build_options(var: &str, default: &str) -> String {
-    std::env::var(var).unwrap_or_else(|_| default.to_string())
+/// (the empty string included), else `default`; then `fast_math`'s option (`--fast-math`).
+/// Neither default relaxes IEEE semantics (NaN, infinities, denormals); both let the
+/// compiler fuse `a * b + c`, as gcc's default `-ffp-contract=fast` does for C.
+fn build_options(var: &str, default: &str, fast_math: Option<&str>) -> String {
+    let mut options = std::env::var(var).unwrap_or_else(|_| default.to_string());
+    if let Some(o) = fast_math {
+        options.push(' ');
+        options.push_str(o);
+    }
+    options
 }
 
 /// Compares `result` with the interpreter on the same inputs.

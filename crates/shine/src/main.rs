@@ -6,8 +6,10 @@ use std::process::ExitCode;
 mod bench_cmd;
 mod cli;
 mod compile_cmd;
+mod explore_cmd;
 mod fsmooth_cmd;
 mod gpu_cmd;
+mod limits;
 mod rewrite_cmd;
 
 /// shine: a compiler for RISE (what to compute) driven by ELEVATE strategies (how to optimize).
@@ -30,6 +32,8 @@ enum Command {
     Compile(compile_cmd::CompileArgs),
     /// Compile, run on `.npy` or random inputs, verify against the interpreter, time.
     Run(compile_cmd::RunArgs),
+    /// Search parallel mappings and tuning parameters (CC'22 constraints); write the best strategy.
+    Explore(explore_cmd::ExploreArgs),
     /// F-smooth (thesis §5.7): simplify with ELEVATE strategies, differentiate (forward mode).
     Fsmooth {
         #[command(subcommand)]
@@ -42,14 +46,24 @@ enum Command {
     },
 }
 
+/// Writes a line on stderr (a closed stderr is no reason to panic).
+fn writeln_stderr(text: &str) -> std::io::Result<()> {
+    use std::io::Write;
+    writeln!(std::io::stderr().lock(), "{text}")
+}
+
 fn main() -> ExitCode {
     let args = Args::parse();
+    if let Err(e) = runtime::install_signal_cleanup() {
+        let _ = writeln_stderr(&format!("warning: {e}; temporary files may stay on Ctrl-C"));
+    }
     let result = match args.command {
         Command::Check(a) => cli::check(&a),
         Command::Eval(a) => cli::eval(&a),
         Command::Rewrite(a) => rewrite_cmd::rewrite(&a),
         Command::Compile(a) => compile_cmd::compile(&a),
         Command::Run(a) => compile_cmd::run(&a),
+        Command::Explore(a) => explore_cmd::explore(&a),
         Command::Fsmooth { cmd } => fsmooth_cmd::run(&cmd).map_err(cli::CliError),
         Command::Bench { cmd } => bench_cmd::run(&cmd),
     };

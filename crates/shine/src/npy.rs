@@ -99,6 +99,44 @@ fn check_declared_size(path: &Path) -> Result<(), String> {
     Ok(())
 }
 
+/// Fails when the file holds more bytes than its header and `shape` elements of `dtype`.
+fn check_no_trailing_data(path: &Path, dtype: &npyz::DType, shape: &[usize]) -> Result<(), String> {
+    use std::io::Read;
+    let shown = path.display();
+    let mut head = [0u8; 12];
+    let file = File::open(path).map_err(|e| format!("cannot open `{shown}`: {e}"))?;
+    let len = file
+        .metadata()
+        .map_err(|e| format!("cannot read `{shown}`: {e}"))?
+        .len();
+    if file.take(12).read_exact(&mut head).is_err() {
+        return Ok(()); // a short file: the reader reports it
+    }
+    let data_offset = match head[6] {
+        1 => 10 + u64::from(u16::from_le_bytes([head[8], head[9]])),
+        _ => 12 + u64::from(u32::from_le_bytes([head[8], head[9], head[10], head[11]])),
+    };
+    let (Some(item), Some(count)) = (
+        dtype.num_bytes(),
+        shape
+            .iter()
+            .try_fold(1u64, |acc, &d| acc.checked_mul(d as u64)),
+    ) else {
+        return Ok(());
+    };
+    let end = count
+        .checked_mul(item as u64)
+        .and_then(|b| b.checked_add(data_offset));
+    match end {
+        Some(end) if len > end => Err(format!(
+            "`{shown}` has {} bytes after its last element (the header declares shape {shape:?}); \
+             it is not a well-formed .npy file",
+            len - end
+        )),
+        _ => Ok(()),
+    }
+}
+
 /// Reads an `.npy` file.
 pub fn read(path: &Path) -> Result<NpyArray, String> {
     let shown = path.display();
@@ -116,10 +154,12 @@ pub fn read(path: &Path) -> Result<NpyArray, String> {
         npyz::DType::Plain(ts) => ts.to_string(),
         other => {
             return Err(format!(
-            "`{shown}` has the structured dtype {other:?}; only plain numeric arrays are supported"
-        ))
+                "`{shown}` has the structured dtype `{}`; only plain numeric arrays are supported",
+                other.descr()
+            ))
         }
     };
+    check_no_trailing_data(path, &npy.dtype(), &shape)?;
     let elem = type_of_descr(&descr).ok_or_else(|| {
         format!("`{shown}` has dtype `{descr}`, which shine does not support (supported: bool, int8..64, uint8..64, float16/32/64, little-endian)")
     })?;
@@ -300,5 +340,23 @@ mod tests {
         assert!(read(&dir.path().join("missing.npy"))
             .unwrap_err()
             .contains("cannot open"));
+    }
+
+    #[test]
+    fn rejects_trailing_data() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("x.npy");
+        let array = NpyArray {
+            elem: ScalarType::F32,
+            shape: vec![3],
+            data: vec![Scalar::F32(1.0); 3],
+        };
+        write(&path, &array).unwrap();
+        assert_eq!(read(&path).unwrap(), array);
+        let mut bytes = std::fs::read(&path).unwrap();
+        bytes.extend([0u8; 5]);
+        std::fs::write(&path, bytes).unwrap();
+        let err = read(&path).unwrap_err();
+        assert!(err.contains("has 5 bytes after its last element"), "{err}");
     }
 }

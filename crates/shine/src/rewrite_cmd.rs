@@ -136,6 +136,13 @@ pub fn apply_strategy(
     body: &rise::Expr,
     budget: u64,
 ) -> Result<Result<rise::Expr, String>, CliError> {
+    if budget == 0 {
+        return Err(CliError::from(
+            "--budget 0 allows no strategy application; give a positive budget (the default \
+             is what most strategies need)"
+                .to_string(),
+        ));
+    }
     let body = body.clone();
     on_big_stack(move || {
         let mut ctx = Ctx::new(NameGen::avoiding(&body)).with_budget(budget);

@@ -199,6 +199,7 @@ fn check_prints_name_colon_type_for_every_example() {
         let out = ok(&shine(args!["check", program]));
         let printed: Vec<&str> = out
             .lines()
+            .filter(|l| !l.starts_with("  where "))
             .map(|l| {
                 let (name, ty) = l
                     .split_once(" : ")
@@ -711,4 +712,130 @@ fn an_array_for_a_function_parameter() {
     let mut args = args!["eval", program, "--def", "app"];
     args.extend(inputs(&[&x, &y]));
     refused(&shine(args), "does not fit parameter 1");
+}
+
+// --- Size constraints (issue 13, defects 4, 5, 7, 8) -----------------------------
+
+/// Lowered definitions whose types constrain their sizes.
+const CONSTRAINED: &[u8] = b"\
+def double32 : {n: nat} -> n.f32 -> n.f32 =
+  fun xs => xs |> split 32 |> mapSeq (fun r => mapSeq (fun x => x * 2.0f) r) |> join
+def at1000 : {n: nat} -> n.f32 -> f32 = fun xs => at 1000 xs
+def take10 : {n: nat} -> n.f32 -> 10.f32 = fun xs => take 10 xs |> mapSeq (fun x => x)
+def drop5 : {n: nat} -> n.f32 -> (n-5).f32 = fun xs => drop 5 xs |> mapSeq (fun x => x + 1.0f)
+def clamp : {n: nat} -> n.f32 -> (n+2).f32 = fun xs => padClamp 1 1 xs |> mapSeq (fun x => x)
+";
+
+#[test]
+fn check_lists_the_size_constraints_of_each_definition() {
+    let dir = TempDir::new().unwrap();
+    let prog = write_program(&dir, "c.rise", CONSTRAINED);
+    let out = ok(&shine(args!["check", prog]));
+    assert_eq!(
+        out.lines().collect::<Vec<_>>(),
+        [
+            "double32 : {n: nat} -> n.f32 -> n.f32",
+            "  where 32 divides n",
+            "at1000 : {n: nat} -> n.f32 -> f32",
+            "  where 1000 < n",
+            "take10 : {n: nat} -> n.f32 -> 10.f32",
+            "  where n >= 10",
+            "drop5 : {n: nat} -> n.f32 -> (n-5).f32",
+            "  where n >= 5",
+            "clamp : {n: nat} -> n.f32 -> (n+2).f32",
+            "  where n >= 1",
+        ]
+    );
+}
+
+#[test]
+fn eval_and_run_refuse_sizes_that_break_a_constraint() {
+    let dir = TempDir::new().unwrap();
+    let prog = write_program(&dir, "c.rise", CONSTRAINED);
+    let forty = write_f32(&dir, "forty.npy", &[40], &[1.0; 40]);
+    let three = write_f32(&dir, "three.npy", &[3], &[1.0, 2.0, 3.0]);
+    let empty = write_f32(&dir, "empty.npy", &[0], &[]);
+    let cases = [
+        ("double32", &forty, "32 must divide n, but n = 40"),
+        (
+            "at1000",
+            &three,
+            "the index 1000 must be below the size n, but n = 3",
+        ),
+        ("take10", &three, "n must be at least 10, but n = 3"),
+        ("drop5", &three, "n must be at least 5, but n = 3"),
+        ("clamp", &empty, "n must be at least 1, but n = 0"),
+    ];
+    for (def, input, why) in cases {
+        let phrase = format!("size constraint of `{def}` does not hold: {why}");
+        refused(
+            &shine(args!["eval", prog, "--def", def, "--input", input]),
+            &phrase,
+        );
+        for target in ["c", "openmp"] {
+            let run = args!["run", prog, "--def", def, "--target", target, "--input", input];
+            refused(&shine(run), &phrase);
+        }
+    }
+    // Where the constraint holds, the compiled code agrees with the interpreter.
+    let sixty_four = write_f32(&dir, "64.npy", &[64], &[1.5; 64]);
+    let run =
+        args!["run", prog, "--def", "double32", "--target", "c", "--input", sixty_four, "--verify"];
+    let out = shine(run);
+    ok(&out);
+    assert!(stderr(&out).contains("verified"), "{}", stderr(&out));
+}
+
+#[test]
+fn a_blocked_schedule_refuses_sizes_its_factor_does_not_divide() {
+    let run = |m: &str| {
+        shine(args![
+            "run",
+            example("mm.rise"),
+            "--def",
+            "mm",
+            "--strategy",
+            example("mm.elv"),
+            "--apply",
+            "blocking ; lowerToC",
+            "--target",
+            "openmp",
+            "--nat",
+            m,
+            "--nat",
+            "n=64",
+            "--nat",
+            "k=16",
+            "--random",
+            "1",
+            "--verify"
+        ])
+    };
+    refused(
+        &run("m=100"),
+        "size constraint of `mm` as lowered by the strategy does not hold: 32 must divide m, but m = 100",
+    );
+    let out = run("m=96");
+    ok(&out);
+    assert!(stderr(&out).contains("verified"), "{}", stderr(&out));
+}
+
+#[test]
+fn check_rejects_constraints_that_fail_for_constant_sizes() {
+    let dir = TempDir::new().unwrap();
+    let cases: [(&[u8], &str); 2] = [
+        (
+            b"def takeDrop = fun (k: nat) => fun old inner => zip (old |> drop 1 |> take k) inner |> map (fun p => fst p + snd p)\n\
+              def useTakeDrop : 3.f32 -> 5.f32 -> 5.f32 = fun old inner => takeDrop 5 old inner\n",
+            "size constraint of `takeDrop` does not hold: 2 must be at least 5",
+        ),
+        (
+            b"def constantIndex : 2.f32 -> f32 = fun xs => at 3 xs\n",
+            "size constraint of `at` does not hold: the index 3 must be below the size 2",
+        ),
+    ];
+    for (text, phrase) in cases {
+        let prog = write_program(&dir, "bad.rise", text);
+        refused(&shine(args!["check", prog]), phrase);
+    }
 }

@@ -103,7 +103,7 @@ fn simplify_output_reads_back_as_the_same_program() {
         OsStr::new("simplify"),
         again.as_os_str(),
     ]));
-    assert_eq!(out, out2);
+    assert_eq!(program(&out), program(&out2));
     let _ = std::fs::remove_dir_all(&dir);
 }
 
@@ -120,7 +120,7 @@ fn diff_prints_a_checked_derivative() {
     assert_eq!(
         program(&out),
         "input u : Array<(Double, Double)>\ninput v : Array<(Double, Double)>\n\
-         build (length u) (fun (i: Index) -> (fst u[i] + fst v[i], snd u[i] + snd v[i]))"
+         build (length u) (fun (i: Index) -> let d1 = u[i] in let d2 = v[i] in (fst d1 + fst d2, snd d1 + snd d2))"
     );
     assert!(
         out.contains("// verified: value and tangent match finite differences"),
@@ -236,4 +236,256 @@ fn bad_input_is_refused_cleanly() {
         "unexpected character `\\0`",
     );
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+fn temp_dir(tag: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("shine-fsmooth-{tag}-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+fn product(dir: &Path, factors: usize) -> PathBuf {
+    let p = dir.join(format!("product{factors}.fsmooth"));
+    let body = vec!["x"; factors].join(" * ");
+    std::fs::write(&p, format!("input x : Double\n{body}\n")).unwrap();
+    p
+}
+
+fn args<'a>(list: &'a [&'a OsStr]) -> impl Iterator<Item = &'a OsStr> {
+    list.iter().copied()
+}
+
+#[test]
+fn unrolling_huge_loops_stops_with_a_clear_error() {
+    let dir = temp_dir("unroll");
+    for (n, budget) in [
+        ("1000000000000", None),
+        ("1000000000000", Some("100000")),
+        ("20000", None),
+    ] {
+        let p = dir.join(format!("loop{n}.fsmooth"));
+        std::fs::write(
+            &p,
+            format!("input x : Double\nifold (fun s i -> s + x) 0.0 {n}\n"),
+        )
+        .unwrap();
+        let mut a: Vec<&OsStr> = vec![
+            OsStr::new("fsmooth"),
+            OsStr::new("simplify"),
+            p.as_os_str(),
+            OsStr::new("--strategy"),
+            OsStr::new("repeat(foldUnroll)"),
+        ];
+        if let Some(b) = budget {
+            a.extend([OsStr::new("--budget"), OsStr::new(b)]);
+        }
+        refused(
+            &shine(args(&a)),
+            "unrolling this loop further would nest the program",
+        );
+    }
+    // A small loop unrolls completely.
+    let small = dir.join("small.fsmooth");
+    std::fs::write(&small, "input x : Double\nifold (fun s i -> s + x) 0.0 3\n").unwrap();
+    let out = ok(&shine([
+        OsStr::new("fsmooth"),
+        OsStr::new("simplify"),
+        small.as_os_str(),
+        OsStr::new("--strategy"),
+        OsStr::new("repeat(foldUnroll) ; simplify"),
+        OsStr::new("--verify"),
+        OsStr::new("5"),
+    ]));
+    assert!(!program(&out).contains("ifold"), "{out}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn a_deep_derivative_prints_and_reads_back() {
+    let dir = temp_dir("deep");
+    let p = product(&dir, 199);
+    let d = ok(&shine([
+        OsStr::new("fsmooth"),
+        OsStr::new("diff"),
+        p.as_os_str(),
+    ]));
+    let again = dir.join("d199.fsmooth");
+    std::fs::write(&again, &d).unwrap();
+    let out = ok(&shine([
+        OsStr::new("fsmooth"),
+        OsStr::new("simplify"),
+        again.as_os_str(),
+        OsStr::new("--strategy"),
+        OsStr::new("id"),
+    ]));
+    assert_eq!(program(&out), program(&d));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn the_default_budget_scales_and_the_message_says_how_to_raise_it() {
+    let dir = temp_dir("budget");
+    let p = product(&dir, 31);
+    let out = ok(&shine([
+        OsStr::new("fsmooth"),
+        OsStr::new("diff"),
+        p.as_os_str(),
+        OsStr::new("--simplify"),
+        OsStr::new("--verify"),
+        OsStr::new("3"),
+    ]));
+    assert!(out.contains("// verified"), "{out}");
+    refused(
+        &shine([
+            OsStr::new("fsmooth"),
+            OsStr::new("diff"),
+            p.as_os_str(),
+            OsStr::new("--simplify"),
+            OsStr::new("--budget"),
+            OsStr::new("1000"),
+        ]),
+        "raise it with `--budget N`",
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn a_failing_strategy_prints_its_trace() {
+    let err = refused(
+        &shine([
+            OsStr::new("fsmooth"),
+            OsStr::new("simplify"),
+            example("transpose_twice.fsmooth").as_os_str(),
+            OsStr::new("--strategy"),
+            OsStr::new("topDown(letPartialEval) ; topDown(buildGet) ; buildGet"),
+            OsStr::new("--trace"),
+        ]),
+        "`buildGet` is not applicable",
+    );
+    assert!(
+        err.contains("trace up to the failure (2 rule applications)"),
+        "{err}"
+    );
+    assert!(err.contains("1. letPartialEval at the root"), "{err}");
+    let err = refused(
+        &shine([
+            OsStr::new("fsmooth"),
+            OsStr::new("simplify"),
+            example("dot.fsmooth").as_os_str(),
+            OsStr::new("--strategy"),
+            OsStr::new("buildGet"),
+        ]),
+        "run with `--trace`",
+    );
+    assert!(!err.contains("trace up to"), "{err}");
+}
+
+#[test]
+fn diff_simplify_before_the_file() {
+    let out = ok(&shine([
+        OsStr::new("fsmooth"),
+        OsStr::new("diff"),
+        OsStr::new("--simplify"),
+        example("dot.fsmooth").as_os_str(),
+    ]));
+    assert!(out.contains("// simplify:"), "{out}");
+    let named = ok(&shine([
+        OsStr::new("fsmooth"),
+        OsStr::new("diff"),
+        OsStr::new("--simplify=fig5_13"),
+        example("dot.fsmooth").as_os_str(),
+    ]));
+    assert!(program(&named).contains("input u"), "{named}");
+}
+
+/// A `.npy` file (version 1.0) of little-endian `f8` or `i8` data.
+fn npy(path: &Path, descr: &str, shape: &[usize], data: &[u8]) {
+    let dims: Vec<String> = shape.iter().map(|d| d.to_string()).collect();
+    let shape = match dims.len() {
+        1 => format!("({},)", dims[0]),
+        _ => format!("({})", dims.join(", ")),
+    };
+    let mut header = format!("{{'descr': '{descr}', 'fortran_order': False, 'shape': {shape}, }}");
+    while (10 + header.len() + 1) % 64 != 0 {
+        header.push(' ');
+    }
+    header.push('\n');
+    let mut bytes = b"\x93NUMPY\x01\x00".to_vec();
+    bytes.extend((header.len() as u16).to_le_bytes());
+    bytes.extend(header.as_bytes());
+    bytes.extend(data);
+    std::fs::write(path, bytes).unwrap();
+}
+
+#[test]
+fn eval_reads_npy_inputs() {
+    let dir = temp_dir("npy");
+    let doubles = |xs: &[f64]| xs.iter().flat_map(|x| x.to_le_bytes()).collect::<Vec<u8>>();
+    let m = dir.join("M.npy");
+    npy(
+        &m,
+        "<f8",
+        &[2, 3],
+        &doubles(&[1.0, 2.0, 3.0, 4.0, 5.0, 6.0]),
+    );
+    let v = dir.join("v.npy");
+    npy(&v, "<f8", &[3], &doubles(&[1.0, 0.5, -1.0]));
+    let out = ok(&shine([
+        OsStr::new("fsmooth"),
+        OsStr::new("eval"),
+        example("matvec.fsmooth").as_os_str(),
+        m.as_os_str(),
+        v.as_os_str(),
+    ]));
+    // [1 + 1 - 3, 4 + 2.5 - 6]
+    assert_eq!(program(&out), "[-1.0, 0.5]", "{out}");
+    refused(
+        &shine([
+            OsStr::new("fsmooth"),
+            OsStr::new("eval"),
+            example("matvec.fsmooth").as_os_str(),
+            v.as_os_str(),
+            v.as_os_str(),
+        ]),
+        "the array has 1 dimensions, the type `Matrix` needs 2",
+    );
+    refused(
+        &shine([
+            OsStr::new("fsmooth"),
+            OsStr::new("eval"),
+            example("matvec.fsmooth").as_os_str(),
+            m.as_os_str(),
+        ]),
+        "the program has 2 inputs (M, v), 1 data files given",
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn grad_prints_a_checked_linear_gradient() {
+    let out = ok(&shine([
+        OsStr::new("fsmooth"),
+        OsStr::new("grad"),
+        example("dot.fsmooth").as_os_str(),
+        OsStr::new("--wrt"),
+        OsStr::new("u"),
+        OsStr::new("--simplify"),
+        OsStr::new("--verify"),
+        OsStr::new("10"),
+    ]));
+    assert_eq!(
+        program(&out),
+        "input u : Vector\ninput v : Vector\nbuild (length u) (fun (k1: Index) -> v[k1])"
+    );
+    assert!(out.contains("// verified: every component"), "{out}");
+    refused(
+        &shine([
+            OsStr::new("fsmooth"),
+            OsStr::new("grad"),
+            example("vector_add.fsmooth").as_os_str(),
+            OsStr::new("--wrt"),
+            OsStr::new("u"),
+        ]),
+        "a gradient needs a program with a `Double` result",
+    );
 }

@@ -8,7 +8,8 @@
 //! Implicit parameters (`{n: nat}`) are instantiated with fresh metavariables at
 //! every use of a primitive or definition.
 
-use super::unify::{MetaKind, Unifier};
+use super::unify::{MetaKind, Origin, Unifier};
+use super::Global;
 use crate::expr::{Expr, ExprKind, Literal};
 use crate::primitives::Prim;
 use crate::span::{Diagnostic, Span};
@@ -28,8 +29,8 @@ pub(crate) enum Binding {
 /// The inference context for one definition.
 pub(crate) struct Elaborator<'g> {
     pub u: Unifier,
-    /// Type schemes of the definitions checked so far.
-    pub globals: &'g HashMap<Name, Type>,
+    /// Type schemes (and size constraints) of the definitions checked so far.
+    pub globals: &'g HashMap<Name, Global>,
     /// Names in scope, innermost last.
     pub scope: Vec<(Name, Binding)>,
     /// Whether already typed nodes are taken as they are (for rewriting).
@@ -41,7 +42,7 @@ pub(crate) struct Elaborator<'g> {
 type R<T> = Result<T, Diagnostic>;
 
 impl<'g> Elaborator<'g> {
-    pub fn new(globals: &'g HashMap<Name, Type>) -> Self {
+    pub fn new(globals: &'g HashMap<Name, Global>) -> Self {
         Elaborator {
             u: Unifier::default(),
             globals,
@@ -96,7 +97,13 @@ impl<'g> Elaborator<'g> {
             else {
                 return e;
             };
-            let arg = self.u.fresh_arg(binder.kind);
+            // A binder already renamed to a metavariable (see `use_global`) is
+            // instantiated with that metavariable.
+            let arg = if self.u.is_meta(&binder.name) {
+                TypeArg::var(&binder.name, binder.kind)
+            } else {
+                self.u.fresh_arg(binder.kind)
+            };
             let ty = body.instantiate(binder, &arg);
             let span = e.span();
             e = Expr::typed(ExprKind::DepApp(e, arg), ty, span);
@@ -244,12 +251,59 @@ impl<'g> Elaborator<'g> {
                 format!("`{x}` is a type-level variable of kind {k}, not a value"),
             )),
             None => match self.globals.get(x) {
-                Some(scheme) => {
-                    let var = Expr::typed(ExprKind::Var(x.clone()), scheme.clone(), span);
-                    Ok(self.instantiate_expr(var))
-                }
+                Some(global) => Ok(self.use_global(x, global, span)),
                 None => Err(unknown_name(x, span)),
             },
+        }
+    }
+
+    /// A use of the definition `x`: its scheme instantiated, and its size
+    /// constraints required of the sizes it is instantiated with. For that, the
+    /// scheme's binders are renamed to metavariables, which the implicit
+    /// arguments (`instantiate_expr`) and the explicit ones (`dep_apply`) solve.
+    fn use_global(&mut self, x: &Name, global: &Global, span: Span) -> Expr {
+        let mut args = Vec::new();
+        let scheme = if global.constraints.is_empty() {
+            global.ty.clone()
+        } else {
+            self.binders_to_metas(&global.ty, &mut args)
+        };
+        let by_meta: HashMap<Var, Nat> = args
+            .iter()
+            .map(|(b, m)| (Var::new(b.clone()), m.clone()))
+            .collect();
+        for constraint in &global.constraints {
+            let instance = constraint.map(|n| n.substitute_all(&by_meta));
+            let origin = Origin {
+                def: x.clone(),
+                constraint: constraint.clone(),
+                args: args.clone(),
+            };
+            self.u.require(instance, span, Some(origin));
+        }
+        let var = Expr::typed(ExprKind::Var(x.clone()), scheme, span);
+        self.instantiate_expr(var)
+    }
+
+    /// `t` with every dependent binder along its spine renamed to a fresh
+    /// metavariable; the nat binders and their metavariables go to `args`.
+    fn binders_to_metas(&mut self, t: &Type, args: &mut Vec<(Name, Nat)>) -> Type {
+        match t {
+            Type::DepFun {
+                binder,
+                implicit,
+                body,
+            } => {
+                let meta = self.u.fresh(MetaKind::Kind(binder.kind));
+                let body = body.instantiate(binder, &TypeArg::var(&meta, binder.kind));
+                if binder.kind == Kind::Nat {
+                    args.push((binder.name.clone(), Nat::var(&Var::new(meta.clone()))));
+                }
+                let body = self.binders_to_metas(&body, args);
+                Type::dep_fun(Binder::new(meta, binder.kind), *implicit, body)
+            }
+            Type::Fun(a, b) => Type::fun((**a).clone(), self.binders_to_metas(b, args)),
+            Type::Data(_) | Type::Var(_) => t.clone(),
         }
     }
 
@@ -267,6 +321,9 @@ impl<'g> Elaborator<'g> {
             }
             Type::Fun(param, result) => {
                 let a = self.check(a, param)?;
+                if let Some(need) = crate::constraints::of_application(&f, param, &a) {
+                    self.u.require(need, span, None);
+                }
                 Ok(Expr::typed(ExprKind::App(f, a), (**result).clone(), span))
             }
             Type::Var(_) => {
@@ -315,6 +372,11 @@ impl<'g> Elaborator<'g> {
                     arg.kind()
                 ),
             ));
+        }
+        // A definition's binder renamed by `use_global` takes the argument's value.
+        if let (true, TypeArg::Nat(n)) = (self.u.is_meta(&binder.name), &arg) {
+            let meta = Nat::var(&Var::new(binder.name.clone()));
+            self.u.unify_nat_at(&meta, n, span)?;
         }
         let head_prim = f.spine().0.as_prim();
         let t = body.instantiate(binder, &arg);

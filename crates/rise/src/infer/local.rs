@@ -129,7 +129,8 @@ fn prepare_here(program: &super::CheckedProgram, name: &str) -> Result<Prepared,
         span: Span::default(),
         name_span: Span::default(),
     };
-    let (scheme, body) = check_def(&inlined, &HashMap::new())?;
+    // The program was checked as written; its size constraints are not re-derived here.
+    let (scheme, body, _) = check_def(&inlined, &HashMap::new())?;
     Ok(Prepared {
         body: simplify_for_rewriting(&body),
         scheme,

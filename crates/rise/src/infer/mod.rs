@@ -23,6 +23,7 @@ pub use local::{prepare_def, type_local, Prepared};
 #[cfg(test)]
 mod tests;
 
+use crate::constraints::{SizeConstraint, Violation};
 use crate::expr::{substitute_closed, Def, Expr, ExprKind, Program};
 use crate::span::{Diagnostic, Span};
 use crate::types::*;
@@ -30,7 +31,7 @@ use arith::Nat;
 use elaborate::{Binding, Elaborator};
 use std::collections::HashMap;
 use std::sync::OnceLock;
-use unify::MetaKind;
+use unify::{MetaKind, Obligation};
 
 /// The prelude of multi-dimensional helpers, in RISE.
 pub const PRELUDE: &str = include_str!("prelude.rise");
@@ -42,6 +43,10 @@ pub struct CheckedDef {
     pub name: Name,
     /// Its (generalized) type.
     pub ty: Type,
+    /// What its sizes must satisfy beyond being naturals, over the binders of
+    /// `ty` (`32 divides n`): checked where the sizes become known
+    /// ([`CheckedDef::check_sizes`]).
+    pub constraints: Vec<SizeConstraint>,
     /// The body, with a type on every node.
     pub body: Expr,
     /// Whether it comes from the prelude.
@@ -55,6 +60,20 @@ pub struct CheckedProgram {
     pub defs: Vec<CheckedDef>,
     /// The untyped definitions (used to inline them for evaluation).
     pub source: Vec<Def>,
+}
+
+impl CheckedDef {
+    /// Tests the size constraints against the values of the size parameters.
+    pub fn check_sizes(&self, sizes: &[(Name, i64)]) -> Result<(), Violation> {
+        crate::constraints::check_all(&self.constraints, sizes)
+    }
+}
+
+/// What a use of a definition needs: its scheme and its size constraints.
+#[derive(Clone, Debug)]
+pub(crate) struct Global {
+    pub ty: Type,
+    pub constraints: Vec<SizeConstraint>,
 }
 
 impl CheckedProgram {
@@ -92,7 +111,7 @@ fn internal_error(message: String) -> Diagnostic {
 }
 
 fn check_program_here(program: &Program) -> Result<CheckedProgram, Diagnostic> {
-    let mut globals: HashMap<Name, Type> = HashMap::new();
+    let mut globals: HashMap<Name, Global> = HashMap::new();
     let mut defs = Vec::new();
     let mut source = Vec::new();
     let prelude_names: Vec<Name> = prelude().defs.iter().map(|d| d.name.clone()).collect();
@@ -117,7 +136,11 @@ fn check_program_here(program: &Program) -> Result<CheckedProgram, Diagnostic> {
                 )));
             }
         }
-        let (ty, body) = check_def(def, &globals).map_err(|e| {
+        let checked = check_def(def, &globals).and_then(|(ty, body, obligations)| {
+            let constraints = settle(&def.name, &ty, obligations)?;
+            Ok((ty, body, constraints))
+        });
+        let (ty, body, constraints) = checked.map_err(|e| {
             if from_prelude {
                 Diagnostic::new(
                     Span::default(),
@@ -127,10 +150,17 @@ fn check_program_here(program: &Program) -> Result<CheckedProgram, Diagnostic> {
                 e
             }
         })?;
-        globals.insert(def.name.clone(), ty.clone());
+        globals.insert(
+            def.name.clone(),
+            Global {
+                ty: ty.clone(),
+                constraints: constraints.clone(),
+            },
+        );
         defs.push(CheckedDef {
             name: def.name.clone(),
             ty,
+            constraints,
             body,
             from_prelude,
         });
@@ -139,8 +169,12 @@ fn check_program_here(program: &Program) -> Result<CheckedProgram, Diagnostic> {
     Ok(CheckedProgram { defs, source })
 }
 
-/// Infers (or checks) the type of one definition and generalizes it.
-fn check_def(def: &Def, globals: &HashMap<Name, Type>) -> Result<(Type, Expr), Diagnostic> {
+/// Infers (or checks) the type of one definition and generalizes it. Also
+/// returns the size constraints met on the way, over the scheme's binders.
+fn check_def(
+    def: &Def,
+    globals: &HashMap<Name, Global>,
+) -> Result<(Type, Expr, Vec<Obligation>), Diagnostic> {
     let mut el = Elaborator::new(globals);
     if let Some(annot) = &def.annot {
         // The implicit binders are rigid inside the body.
@@ -160,7 +194,8 @@ fn check_def(def: &Def, globals: &HashMap<Name, Type>) -> Result<(Type, Expr), D
         el.u.solve_deferred()?;
         report_stuck(&el)?;
         let body = zonk_expr(&el.u, &body);
-        return Ok((annot.clone(), body));
+        let obligations = zonk_obligations(&el.u, &el.u);
+        return Ok((annot.clone(), body, obligations));
     }
     let body = el.infer(&def.body)?;
     el.u.solve_deferred()?;
@@ -186,13 +221,116 @@ fn check_def(def: &Def, globals: &HashMap<Name, Type>) -> Result<(Type, Expr), D
         binders.push(Binder::new(name, kind));
     }
     let rename = |n: &str, _k: Kind| renaming.get(n).cloned();
+    let obligations = zonk_obligations(&el.u, &rename);
     let ty = subst_type(&ty, &rename);
     let body = crate::expr::map_types(&zonk_expr(&el.u, &body), &rename);
     let scheme = binders
         .into_iter()
         .rev()
         .fold(ty, |t, b| Type::dep_fun(b, true, t));
-    Ok((scheme, body))
+    Ok((scheme, body, obligations))
+}
+
+/// The size parameters of a definition's type: the binders of its dependent
+/// function types along the spine (`{n: nat}`, and `(k: nat)` also after value
+/// parameters), those its uses instantiate, not those of function parameters.
+pub fn size_params(scheme: &Type) -> Vec<Name> {
+    match scheme {
+        Type::DepFun { binder, body, .. } => {
+            let mut out = vec![binder.name.clone()];
+            out.extend(size_params(body));
+            out
+        }
+        Type::Fun(_, result) => size_params(result),
+        Type::Data(_) | Type::Var(_) => Vec::new(),
+    }
+}
+
+/// The obligations met so far, with the solutions applied, then `rename`.
+fn zonk_obligations(u: &unify::Unifier, rename: &dyn TypeSubst) -> Vec<Obligation> {
+    let apply = |n: &Nat| subst_nat(&u.zonk_nat(n), rename);
+    u.obligations
+        .iter()
+        .map(|o| Obligation {
+            constraint: o.constraint.map(apply),
+            span: o.span,
+            origin: o.origin.as_ref().map(|g| unify::Origin {
+                def: g.def.clone(),
+                constraint: g.constraint.clone(),
+                args: g.args.iter().map(|(b, n)| (b.clone(), apply(n))).collect(),
+            }),
+        })
+        .collect()
+}
+
+/// The size constraints of the definition `name` of type `scheme`: the
+/// obligations met in its body that hold for every size are dropped, those
+/// that fail for every size are type errors, and those left must be over the
+/// scheme's size parameters, where they are checked when the sizes are known.
+fn settle(
+    name: &str,
+    scheme: &Type,
+    obligations: Vec<Obligation>,
+) -> Result<Vec<SizeConstraint>, Diagnostic> {
+    let params = size_params(scheme);
+    let mut kept: Vec<SizeConstraint> = Vec::new();
+    for o in obligations {
+        match o.constraint.decide() {
+            Some(true) => continue,
+            Some(false) => return Err(violated(&o)),
+            None => {}
+        }
+        if let Some(v) = o
+            .constraint
+            .free_vars()
+            .into_iter()
+            .find(|v| !params.iter().any(|p| **p == *v.name()))
+        {
+            return Err(Diagnostic::new(
+                o.span,
+                format!(
+                    "the size constraint `{}` here is on `{}`, which is not a size parameter of `{name}`",
+                    o.constraint,
+                    v.name()
+                ),
+            )
+            .with_note(
+                "give the definition a type whose sizes determine it, or make the size a parameter",
+            ));
+        }
+        kept.push(o.constraint);
+    }
+    Ok(crate::constraints::simplify_all(kept))
+}
+
+/// The type error for an obligation that fails whatever the sizes, with the
+/// constraint of the definition it comes from, if any, and its sizes there.
+fn violated(o: &Obligation) -> Diagnostic {
+    let plain = Violation {
+        constraint: o.constraint.clone(),
+        values: Vec::new(),
+        unknown: None,
+    };
+    let Some(g) = &o.origin else {
+        return Diagnostic::new(o.span, format!("size constraint does not hold: {plain}"));
+    };
+    let mentioned = g.constraint.free_vars();
+    let args: Vec<String> = g
+        .args
+        .iter()
+        .filter(|(b, _)| mentioned.iter().any(|v| v.name() == &**b))
+        .map(|(b, n)| format!("{b} = {n}"))
+        .collect();
+    Diagnostic::new(
+        o.span,
+        format!("size constraint of `{}` does not hold: {plain}", g.def),
+    )
+    .with_note(format!(
+        "`{}` requires `{}` of its sizes, here with {}",
+        g.def,
+        g.constraint,
+        args.join(", ")
+    ))
 }
 
 /// Every name bound by a dependent function type anywhere in `t`.
@@ -418,6 +556,12 @@ fn instantiate_def_here(
         ));
     }
     // Sizes given on the command line.
+    let explicit: Vec<(Name, i64)> = nats
+        .iter()
+        .zip(&used)
+        .filter(|(_, u)| **u)
+        .map(|((n, v), _)| (n.as_str().into(), *v))
+        .collect();
     for (i, (n, v)) in nats.iter().enumerate() {
         if used[i] {
             continue;
@@ -451,6 +595,8 @@ fn instantiate_def_here(
             }
         }
     }
+    // The constraints on the sizes known so far, before the solver meets them.
+    check_size_constraints(def, &known_sizes(&el, &params, &explicit), false)?;
     el.u.solve_deferred()?;
     report_stuck(&el)?;
     // Every size must now be known.
@@ -472,6 +618,7 @@ fn instantiate_def_here(
             }
         }
     }
+    check_size_constraints(def, &known_sizes(&el, &params, &explicit), true)?;
     let body = zonk_expr(&el.u, &body);
     if let Some((span, what)) = first_open_type(&body, &el) {
         return Err(Diagnostic::new(
@@ -488,6 +635,45 @@ fn instantiate_def_here(
         result,
         nats: nat_values,
     })
+}
+
+/// The values of the size parameters known so far: the explicit ones given, and
+/// the implicit ones that the inputs and `--nat` fixed.
+fn known_sizes(
+    el: &Elaborator,
+    params: &[(Name, TypeArg)],
+    explicit: &[(Name, i64)],
+) -> Vec<(Name, i64)> {
+    let implicit = params.iter().filter_map(|(p, arg)| match arg {
+        TypeArg::Nat(meta) => el.u.zonk_nat(meta).as_cst().map(|c| (p.clone(), c)),
+        _ => None,
+    });
+    explicit.iter().cloned().chain(implicit).collect()
+}
+
+/// Tests the size constraints of `def` on `sizes`; unless `complete`, those
+/// on a size not known yet are left for later.
+fn check_size_constraints(
+    def: &CheckedDef,
+    sizes: &[(Name, i64)],
+    complete: bool,
+) -> Result<(), Diagnostic> {
+    for c in &def.constraints {
+        match c.check(sizes) {
+            Err(v) if complete || v.unknown.is_none() => {
+                return Err(Diagnostic::new(
+                    Span::default(),
+                    format!("size constraint of `{}` does not hold: {v}", def.name),
+                )
+                .with_note(format!(
+                    "`{}` requires `{c}` of its sizes (see `shine check`)",
+                    def.name
+                )))
+            }
+            _ => {}
+        }
+    }
+    Ok(())
 }
 
 /// The first node whose type still has a metavariable.

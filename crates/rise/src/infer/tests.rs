@@ -268,3 +268,137 @@ fn limits_of_inference_are_reported_not_guessed() {
     let (msg, _) = error_of("def f = fun g (xs: 4.f32) (ys: 8.f32) => makePair (g xs) (g ys)");
     assert!(msg.contains("the sizes `4` and `8`"), "{msg}");
 }
+
+// ---- size constraints (issue 13, defects 4, 5, 7, 8) ------------------------------
+
+/// The size constraints of the last definition of a program, as printed.
+fn constraints_of(src: &str) -> Vec<String> {
+    let checked = check_source(src).unwrap_or_else(|e| panic!("{}", e.render("test", src)));
+    let def = checked.defs.last().expect("a definition");
+    def.constraints.iter().map(|c| c.to_string()).collect()
+}
+
+const SPLIT32: &str = "def f : {n: nat} -> n.f32 -> n.f32 = fun xs => xs |> split 32 |> map (fun r => map (fun x => x * 2.0f) r) |> join";
+
+const TAKE_DROP: &str = "def takeDrop = fun (k: nat) => fun old inner => zip (old |> drop 1 |> take k) inner |> map (fun p => fst p + snd p)\n";
+
+#[test]
+fn a_split_of_a_size_parameter_requires_the_factor_to_divide_it() {
+    assert_eq!(constraints_of(SPLIT32), ["32 divides n"]);
+    // A size that is a multiple by construction needs nothing.
+    assert!(
+        constraints_of("def f : {n: nat} -> (n*32).f32 -> n.32.f32 = fun xs => split 32 xs")
+            .is_empty()
+    );
+    let (msg, _) = error_of("def f = fun (xs: 40.f32) => split 32 xs");
+    assert!(msg.contains("40"), "{msg}");
+}
+
+#[test]
+fn generalization_keeps_the_lower_bound_of_take_and_drop() {
+    assert_eq!(constraints_of(TAKE_DROP), ["n >= k"]);
+    let use_it = format!(
+        "{TAKE_DROP}def useTakeDrop : 3.f32 -> 5.f32 -> 5.f32 = fun old inner => takeDrop 5 old inner"
+    );
+    let (msg, at) = error_of(&use_it);
+    assert_eq!(at, "takeDrop");
+    assert!(
+        msg.contains("size constraint of `takeDrop` does not hold: 2 must be at least 5"),
+        "{msg}"
+    );
+    // On enough elements it is fine.
+    let ok = format!(
+        "{TAKE_DROP}def useTakeDrop : 6.f32 -> 5.f32 -> 5.f32 = fun old inner => takeDrop 5 old inner"
+    );
+    assert!(constraints_of(&ok).is_empty());
+    // A caller that stays generic inherits the constraint, in its own sizes.
+    let generic = format!(
+        "{TAKE_DROP}def g : {{n: nat}} -> (n+1).f32 -> 4.f32 -> 4.f32 = fun old inner => takeDrop 4 old inner"
+    );
+    assert_eq!(constraints_of(&generic), ["n >= 4"]);
+}
+
+#[test]
+fn a_constant_index_is_checked_against_the_size() {
+    let (msg, at) = error_of("def constantIndex : 2.f32 -> f32 = fun xs => at 3 xs");
+    assert_eq!(at, "at");
+    assert!(
+        msg.contains("the index 3 must be below the size 2"),
+        "{msg}"
+    );
+    assert_eq!(
+        constraints_of("def at1000 : {n: nat} -> n.f32 -> f32 = fun xs => at 1000 xs"),
+        ["1000 < n"]
+    );
+    assert!(constraints_of("def f : 4.f32 -> f32 = fun xs => at 3 xs").is_empty());
+}
+
+#[test]
+fn take_drop_slide_and_pads_bound_their_input() {
+    assert_eq!(
+        constraints_of("def t : {n: nat} -> n.f32 -> 10.f32 = fun xs => take 10 xs"),
+        ["n >= 10"]
+    );
+    assert_eq!(
+        constraints_of("def s : {n: nat} -> n.f32 -> (n-2).3.f32 = fun xs => slide 3 1 xs"),
+        ["n >= 3"]
+    );
+    assert_eq!(
+        constraints_of(
+            "def s : {n: nat} -> n.f32 -> ((n-3) /^ 2 + 1).3.f32 = fun xs => slide 3 2 xs"
+        ),
+        ["n >= 3", "2 divides n-3"]
+    );
+    for pad in ["padClamp", "padMirror", "padWrap"] {
+        assert_eq!(
+            constraints_of(&format!(
+                "def p : {{n: nat}} -> n.f32 -> (n+2).f32 = fun xs => {pad} 1 1 xs"
+            )),
+            ["n >= 1"]
+        );
+    }
+    // Padding by nothing needs no element; a constant pad never does.
+    assert!(
+        constraints_of("def p : {n: nat} -> n.f32 -> n.f32 = fun xs => padClamp 0 0 xs").is_empty()
+    );
+    assert!(constraints_of(
+        "def p : {n: nat} -> n.f32 -> (n+2).f32 = fun xs => padCst 1 1 0.0f xs"
+    )
+    .is_empty());
+    let (msg, _) = error_of("def p : 0.f32 -> 2.f32 = fun xs => padClamp 1 1 xs");
+    assert!(msg.contains("0 must be at least 1"), "{msg}");
+}
+
+#[test]
+fn instantiation_checks_the_constraints_before_evaluation() {
+    let checked = check_source(SPLIT32).expect("checks");
+    let at = |n: usize| {
+        instantiate_def(
+            &checked,
+            "f",
+            &[DataType::array(n as i64, DataType::Scalar(ScalarType::F32))],
+            &[],
+        )
+    };
+    assert!(at(64).is_ok());
+    let err = at(40).expect_err("40 is not a multiple of 32");
+    assert_eq!(
+        err.message,
+        "size constraint of `f` does not hold: 32 must divide n, but n = 40"
+    );
+    let checked = check_source(TAKE_DROP).expect("checks");
+    let f32s = |n: i64| DataType::array(n, DataType::Scalar(ScalarType::F32));
+    let err = instantiate_def(
+        &checked,
+        "takeDrop",
+        &[f32s(3), f32s(5)],
+        &[("k".into(), 5)],
+    )
+    .expect_err("3 elements are too few");
+    assert!(
+        err.message
+            .contains("n must be at least k, but k = 5, n = 2"),
+        "{}",
+        err.message
+    );
+}

@@ -6,6 +6,7 @@
 //! `?m = 32`, `?n + 3 = m + 2` gives `?n = m - 1`); equations that cannot be
 //! solved yet (`?m * ?n = 1024`) are deferred and retried when more is known.
 
+use crate::constraints::SizeConstraint;
 use crate::expr::NameGen;
 use crate::span::{Diagnostic, Span};
 use crate::types::*;
@@ -28,6 +29,30 @@ pub(crate) struct Unifier {
     datas: HashMap<Name, DataType>,
     types: HashMap<Name, Type>,
     pub deferred: Vec<(Nat, Nat, Span)>,
+    /// The size constraints met so far, over metavariables and rigid variables.
+    pub obligations: Vec<Obligation>,
+}
+
+/// A size constraint that the definition being checked must satisfy.
+#[derive(Clone, Debug)]
+pub(crate) struct Obligation {
+    /// The constraint.
+    pub constraint: SizeConstraint,
+    /// Where it arises.
+    pub span: Span,
+    /// The definition whose constraint it is an instance of, if any.
+    pub origin: Option<Origin>,
+}
+
+/// A constraint of a definition, instantiated where the definition is used.
+#[derive(Clone, Debug)]
+pub(crate) struct Origin {
+    /// The definition.
+    pub def: Name,
+    /// Its constraint, over its own size parameters.
+    pub constraint: SizeConstraint,
+    /// The sizes its parameters were instantiated with.
+    pub args: Vec<(Name, Nat)>,
 }
 
 /// Why two types did not unify: the innermost pair that differed.
@@ -224,7 +249,7 @@ impl Unifier {
 
     /// Unifies two naturals, solving for a metavariable or deferring the equation.
     fn unify_nat(&mut self, a: &Nat, b: &Nat, span: Span) -> Result<(), Clash> {
-        match self.solve_nat(a, b) {
+        match self.solve_nat(a, b, span) {
             NatEq::Solved => Ok(()),
             NatEq::Stuck(a, b) => {
                 self.deferred.push((a, b, span));
@@ -234,8 +259,9 @@ impl Unifier {
         }
     }
 
-    /// Tries to make `a = b` hold by solving one metavariable.
-    fn solve_nat(&mut self, a: &Nat, b: &Nat) -> NatEq {
+    /// Tries to make `a = b` hold by solving one metavariable. A solution that is
+    /// a natural number only under conditions (`n /^ 32`, `n - 10`) records them.
+    fn solve_nat(&mut self, a: &Nat, b: &Nat, span: Span) -> NatEq {
         let a = self.zonk_nat(a);
         let b = self.zonk_nat(b);
         if a == b || (a.clone() - b.clone()).as_cst() == Some(0) {
@@ -257,6 +283,9 @@ impl Unifier {
                     return NatEq::Impossible(a, b);
                 }
                 if !sol.contains_var(v) {
+                    for constraint in SizeConstraint::natural(&sol) {
+                        self.require(constraint, span, None);
+                    }
                     self.nats.insert(v.name().into(), sol);
                     return NatEq::Solved;
                 }
@@ -272,7 +301,7 @@ impl Unifier {
             let pending = std::mem::take(&mut self.deferred);
             let before = pending.len();
             for (a, b, span) in pending {
-                match self.solve_nat(&a, &b) {
+                match self.solve_nat(&a, &b, span) {
                     NatEq::Solved => {}
                     NatEq::Stuck(a, b) => self.deferred.push((a, b, span)),
                     NatEq::Impossible(a, b) => {
@@ -287,6 +316,15 @@ impl Unifier {
                 return Ok(());
             }
         }
+    }
+
+    /// Records a size constraint to be settled at the end of the definition.
+    pub fn require(&mut self, constraint: SizeConstraint, span: Span, origin: Option<Origin>) {
+        self.obligations.push(Obligation {
+            constraint,
+            span,
+            origin,
+        });
     }
 
     /// Binds a nat metavariable directly (used for `--nat` values).

@@ -72,6 +72,31 @@ pub struct Flat {
     pub data: Vec<Scalar>,
 }
 
+impl Flat {
+    /// The elements' bytes in native byte order, row-major, as generated code lays
+    /// them out (`bool` as one byte, `int` as 32 bits, `f16` as its 16 bits).
+    pub fn to_ne_bytes(&self) -> Vec<u8> {
+        let mut bytes = Vec::new();
+        for s in &self.data {
+            match *s {
+                Scalar::Bool(b) => bytes.push(b as u8),
+                Scalar::Int(x) | Scalar::I32(x) => bytes.extend(x.to_ne_bytes()),
+                Scalar::I8(x) => bytes.extend(x.to_ne_bytes()),
+                Scalar::I16(x) => bytes.extend(x.to_ne_bytes()),
+                Scalar::I64(x) => bytes.extend(x.to_ne_bytes()),
+                Scalar::U8(x) => bytes.push(x),
+                Scalar::U16(x) => bytes.extend(x.to_ne_bytes()),
+                Scalar::U32(x) => bytes.extend(x.to_ne_bytes()),
+                Scalar::U64(x) => bytes.extend(x.to_ne_bytes()),
+                Scalar::F32(x) => bytes.extend(x.to_ne_bytes()),
+                Scalar::F64(x) => bytes.extend(x.to_ne_bytes()),
+                Scalar::F16(x) => bytes.extend(x.to_ne_bytes()),
+            }
+        }
+        bytes
+    }
+}
+
 /// The largest number of elements the interpreter builds in one array.
 pub const MAX_ARRAY_LEN: i64 = 1 << 28;
 

@@ -1,0 +1,299 @@
+//! Integer arithmetic with the interpreter's semantics, in C's terms.
+//!
+//! DESIGN.md's "Semantics": arithmetic on an integer type yields that type and
+//! wraps modulo its width, signed types included, and dividing by zero is an
+//! error the user sees. C differs in three ways, each avoided here with
+//! nothing but the AST (so every printer spells it in its dialect):
+//! * **promotion**: `u8`, `i8`, `u16`, `i16` operands compute in `int`; the
+//!   result is cast back to the operand type (`(uint16_t)(a + b)`);
+//! * **signed overflow** is undefined: `+`, `-`, `*` and unary `-` on signed
+//!   types (and on narrow types, whose promoted products can overflow `int`)
+//!   compute in the unsigned type of at least 32 bits and convert back
+//!   (`(int32_t)((uint32_t)a * (uint32_t)b)`): the conversion of an
+//!   out-of-range value to a signed type is two's complement in GCC, Clang,
+//!   OpenCL C and CUDA;
+//! * **division**: `x / 0`, `x % 0`, `MIN / -1` and `MIN % -1` are undefined
+//!   (and trap on x86). A division whose divisor is not a constant other than
+//!   0 and -1 calls a helper ([`helpers`]) that sets the program's status flag
+//!   to [`EntryStatus::DivisionByZero`] (or `RemainderByZero`) and yields 0 for a zero divisor, and
+//!   gives the wrapped `-a` and 0 for a divisor of -1, as the interpreter does
+//!   (`wrapping_div`, `wrapping_rem`). The flag is the `int *status` parameter
+//!   of the kernel; the entry point returns it (C), the host reads it back (GPU).
+//!
+//! Comparisons need nothing: promoted values keep their order. Vectors of
+//! integers are computed by GCC, OpenCL and CUDA vector arithmetic in their
+//! element type (no promotion; `+`, `-`, `*` wrap there in practice, but C
+//! does not promise it for signed lanes); their `/` and `%` are refused
+//! (computed lane by lane where `vectorize` asked for them).
+
+use std::collections::BTreeSet;
+
+use crate::ast::{AddrSpace, BinOp, Expr, FnKind, Function, Param, Scalar, Stmt, Type, UnOp};
+
+/// Why a generated entry point (or a GPU program's status flag) reports that
+/// the program did not compute its result. One table: the number the code
+/// returns and the message the user sees.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum EntryStatus {
+    /// The result was computed.
+    Computed = 0,
+    /// An integer `/` had a zero divisor.
+    DivisionByZero = 1,
+    /// An integer `%` had a zero divisor.
+    RemainderByZero = 2,
+}
+
+impl EntryStatus {
+    /// Every status, in number order.
+    pub const ALL: [EntryStatus; 3] = [
+        EntryStatus::Computed,
+        EntryStatus::DivisionByZero,
+        EntryStatus::RemainderByZero,
+    ];
+
+    /// The number the generated code returns (or stores in its status flag).
+    pub fn code(self) -> i32 {
+        self as i32
+    }
+
+    /// The status of a number, if it is one of the table's.
+    pub fn from_code(code: i32) -> Option<EntryStatus> {
+        EntryStatus::ALL.into_iter().find(|s| s.code() == code)
+    }
+
+    /// What the user is told (after the definition's name), as the interpreter says it.
+    pub fn message(self) -> &'static str {
+        match self {
+            EntryStatus::Computed => "computed",
+            EntryStatus::DivisionByZero => "integer division by zero",
+            EntryStatus::RemainderByZero => "integer remainder by zero",
+        }
+    }
+}
+
+/// The name of the status flag: the kernels' parameter and the helpers'.
+pub const STATUS: &str = "status";
+
+/// Integer types narrower than `int`, which C promotes.
+fn is_narrow(s: Scalar) -> bool {
+    matches!(s, Scalar::I8 | Scalar::U8 | Scalar::I16 | Scalar::U16)
+}
+
+fn is_unsigned(s: Scalar) -> bool {
+    matches!(s, Scalar::U8 | Scalar::U16 | Scalar::U32 | Scalar::U64)
+}
+
+/// Integer (not `bool`, not floating point).
+pub fn is_int(s: Scalar) -> bool {
+    !s.is_float() && s != Scalar::Bool
+}
+
+/// The unsigned type `s` wraps in: 64 bits for 64-bit types, else 32.
+fn wrap_type(s: Scalar) -> Scalar {
+    if s.bytes() == 8 {
+        Scalar::U64
+    } else {
+        Scalar::U32
+    }
+}
+
+/// `a op b` for `+`, `-`, `*` on integers of type `s`, wrapping without undefined behaviour.
+pub fn wrapping(op: BinOp, s: Scalar, a: Expr, b: Expr) -> Expr {
+    if !is_narrow(s) && is_unsigned(s) {
+        return Expr::binary(op, a, b);
+    }
+    let u = Type::Scalar(wrap_type(s));
+    Expr::binary(op, a.cast(u.clone()), b.cast(u)).cast(Type::Scalar(s))
+}
+
+/// `-a` on integers of type `s`, wrapping.
+pub fn negate(s: Scalar, a: Expr) -> Expr {
+    if !is_narrow(s) && is_unsigned(s) {
+        return Expr::unary(UnOp::Neg, a);
+    }
+    Expr::unary(UnOp::Neg, a.cast(Type::Scalar(wrap_type(s)))).cast(Type::Scalar(s))
+}
+
+/// The constant value of a divisor, when it is a literal.
+fn constant(e: &Expr) -> Option<i64> {
+    match e {
+        Expr::Int(v) => Some(*v),
+        Expr::Cast(Type::Scalar(_), inner) => constant(inner),
+        _ => None,
+    }
+}
+
+/// The helpers a module's divisions call: `(type, remainder?)`.
+pub type Helpers = BTreeSet<(Scalar, bool)>;
+
+/// `a / b` or `a % b` (`rem`) on integers of type `s`: plain C where the divisor is a
+/// constant other than 0 and -1, else a call of a helper (recorded in `used`).
+pub fn divide(rem: bool, s: Scalar, a: Expr, b: Expr, used: &mut Helpers) -> Expr {
+    let op = if rem { BinOp::Mod } else { BinOp::Div };
+    if constant(&b).is_some_and(|c| c != 0 && c != -1) {
+        let e = Expr::binary(op, a, b);
+        return if is_narrow(s) {
+            e.cast(Type::Scalar(s))
+        } else {
+            e
+        };
+    }
+    used.insert((s, rem));
+    Expr::call(&helper_name(s, rem), vec![a, b, Expr::ident(STATUS)])
+}
+
+fn helper_name(s: Scalar, rem: bool) -> String {
+    let t = match s {
+        Scalar::Int => "int",
+        Scalar::I8 => "i8",
+        Scalar::I16 => "i16",
+        Scalar::I32 => "i32",
+        Scalar::I64 => "i64",
+        Scalar::U8 => "u8",
+        Scalar::U16 => "u16",
+        Scalar::U32 => "u32",
+        Scalar::U64 => "u64",
+        Scalar::Bool | Scalar::Float | Scalar::Double => "invalid",
+    };
+    format!("shine_{}_{t}", if rem { "rem" } else { "div" })
+}
+
+/// The status flag's type: a pointer to an `int` in global memory.
+pub fn status_type() -> Type {
+    Type::Pointer {
+        to: Box::new(Type::Scalar(Scalar::Int)),
+        is_const: false,
+        restrict: false,
+        addr: AddrSpace::Global,
+    }
+}
+
+/// The definitions of the helpers in `used`:
+/// ```c
+/// static inline int32_t shine_div_i32(int32_t a, int32_t b, int *status) {
+///   if (b == 0) { *status = 1; return 0; }
+///   if (b == -1) return (int32_t)-(uint32_t)a;
+///   return a / b;
+/// }
+/// ```
+pub fn helpers(used: &Helpers) -> Vec<Function> {
+    used.iter().map(|&(s, rem)| helper(s, rem)).collect()
+}
+
+fn helper(s: Scalar, rem: bool) -> Function {
+    let t = Type::Scalar(s);
+    let (a, b) = (Expr::ident("a"), Expr::ident("b"));
+    let zero = Expr::Int(0).cast(t.clone());
+    let status = if rem {
+        EntryStatus::RemainderByZero
+    } else {
+        EntryStatus::DivisionByZero
+    };
+    let flag = Expr::Int(i64::from(status.code()));
+    let mut body = vec![Stmt::If(
+        Expr::binary(BinOp::Eq, b.clone(), Expr::Int(0)),
+        vec![
+            Stmt::Assign(Expr::unary(UnOp::Deref, Expr::ident(STATUS)), flag),
+            Stmt::Return(Some(zero.clone())),
+        ],
+        vec![],
+    )];
+    if !is_unsigned(s) {
+        let minus_one = if rem { zero } else { negate(s, a.clone()) };
+        body.push(Stmt::If(
+            Expr::binary(BinOp::Eq, b.clone(), Expr::Int(-1)),
+            vec![Stmt::Return(Some(minus_one))],
+            vec![],
+        ));
+    }
+    let op = if rem { BinOp::Mod } else { BinOp::Div };
+    let q = Expr::binary(op, a, b);
+    let q = if is_narrow(s) { q.cast(t.clone()) } else { q };
+    body.push(Stmt::Return(Some(q)));
+    Function {
+        kind: FnKind::Helper,
+        name: helper_name(s, rem),
+        ret: t.clone(),
+        params: vec![
+            Param {
+                ty: t.clone(),
+                name: "a".into(),
+            },
+            Param {
+                ty: t,
+                name: "b".into(),
+            },
+            Param {
+                ty: status_type(),
+                name: STATUS.into(),
+            },
+        ],
+        body,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::print::{expr, print_in, Dialect};
+
+    fn id(s: &str) -> Expr {
+        Expr::ident(s)
+    }
+
+    #[test]
+    fn narrow_and_signed_arithmetic_wraps_in_unsigned_types() {
+        let e = wrapping(BinOp::Add, Scalar::U16, id("a"), id("b"));
+        assert_eq!(expr(&e), "(uint16_t)((uint32_t)a + (uint32_t)b)");
+        let e = wrapping(BinOp::Mul, Scalar::I64, id("a"), id("b"));
+        assert_eq!(expr(&e), "(int64_t)((uint64_t)a * (uint64_t)b)");
+        let e = wrapping(BinOp::Sub, Scalar::U32, id("a"), id("b"));
+        assert_eq!(expr(&e), "a - b");
+        assert_eq!(expr(&negate(Scalar::Int, id("a"))), "(int)-(uint32_t)a");
+        assert_eq!(expr(&negate(Scalar::U64, id("a"))), "-a");
+    }
+
+    #[test]
+    fn divisions_by_non_constants_go_through_checked_helpers() {
+        let mut used = Helpers::new();
+        let two = Expr::Int(2).cast(Type::Scalar(Scalar::U16));
+        let e = divide(false, Scalar::U16, id("a"), two, &mut used);
+        assert_eq!(expr(&e), "(uint16_t)(a / (uint16_t)2)");
+        assert!(used.is_empty());
+        let e = divide(true, Scalar::Int, id("a"), Expr::Int(-1), &mut used);
+        assert_eq!(expr(&e), "shine_rem_int(a, -1, status)");
+        let e = divide(false, Scalar::I8, id("a"), id("b"), &mut used);
+        assert_eq!(expr(&e), "shine_div_i8(a, b, status)");
+        let unit = crate::ast::Unit {
+            header: String::new(),
+            includes: vec![],
+            preamble: vec![],
+            typedefs: vec![],
+            functions: helpers(&used),
+        };
+        let c = print_in(&unit, Dialect::C);
+        assert!(c.contains("static inline int8_t shine_div_i8(int8_t a, int8_t b, int *status) {"));
+        assert!(c.contains("return (int8_t)-(uint32_t)a;"), "{c}");
+        assert!(c.contains("return (int8_t)(a / b);"), "{c}");
+        assert!(c.contains("*status = 1;"), "{c}");
+        let cl = print_in(&unit, Dialect::OpenCl);
+        assert!(cl.contains("static inline char shine_div_i8(char a, char b, global int *status)"));
+        let cu = print_in(&unit, Dialect::Cuda);
+        assert!(
+            cu.contains("static __device__ inline signed char shine_div_i8("),
+            "{cu}"
+        );
+    }
+
+    #[test]
+    fn statuses_have_one_number_and_message_each() {
+        for s in EntryStatus::ALL {
+            assert_eq!(EntryStatus::from_code(s.code()), Some(s));
+        }
+        assert_eq!(EntryStatus::from_code(7), None);
+        assert_eq!(
+            EntryStatus::DivisionByZero.message(),
+            "integer division by zero"
+        );
+    }
+}

@@ -1,0 +1,3 @@
+def s = DFNF ;
+  try(storeInMemory(appliedReduce, lowerToC) @ outermost(appliedMap)) ;;
+  lowerToC

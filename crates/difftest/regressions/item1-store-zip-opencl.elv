@@ -1,0 +1,3 @@
+def s = DFNF ;
+  try(storeInMemory(appliedMap, lowerToC) @ argument @ outermost(appliedMap)) ;;
+  lowerToC

@@ -1,0 +1,3 @@
+def s = DFNF ;
+  try(storeInMemory(isApp(isApp(isMap)), lowerToC) @ argument @ outermost(appliedMap)) ;;
+  lowerToC

@@ -1,0 +1,3 @@
+def s = DFNF ;
+  split(4) @ outermost(appliedMap) ;;
+  lowerToC

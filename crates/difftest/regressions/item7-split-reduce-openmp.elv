@@ -1,0 +1,3 @@
+def s = DFNF ;
+  try(split(4) @ outermost(appliedReduce)) ;;
+  lowerToC

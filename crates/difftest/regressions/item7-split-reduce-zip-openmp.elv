@@ -1,0 +1,3 @@
+def s = DFNF ;
+  split(3) @ outermost(appliedReduce) ;;
+  lowerToC

@@ -1,0 +1,3 @@
+def s = DFNF ;
+  try(parallel @ outermost(isMap)) ;;
+  lowerToC

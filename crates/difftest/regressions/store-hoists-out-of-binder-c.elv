@@ -1,0 +1,3 @@
+def s = DFNF ;
+  storeInMemory(appliedReduce, lowerToC) @ outermost(appliedMap) ;;
+  lowerToC

@@ -1,0 +1,3 @@
+def s = DFNF ;
+  try(vectorize(2) @ innermost(appliedMap)) ;;
+  lowerToC

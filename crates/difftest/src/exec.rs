@@ -1,0 +1,473 @@
+//! Running cases: the front end the CLI uses (parse, check, strategy, DPIA, code), the
+//! interpreter's reference, and compiled code in batches: many definitions in one C module
+//! (one C compiler call) and many kernels in one OpenCL program (one build).
+
+use crate::case::{random_value, Case};
+use crate::rng::Rng;
+use crate::sched::Target;
+use rise::interp::{self, Flat, Scalar, Value};
+use rise::{DataType, ScalarType};
+use std::collections::HashSet;
+use std::panic::{catch_unwind, AssertUnwindSafe};
+
+/// What happened to one case on one target.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Outcome {
+    /// The compiled result equals the interpreter's.
+    Pass,
+    /// The generated program does not type-check (a generator defect, not shine's).
+    IllTyped(String),
+    /// The interpreter rejected the program or its inputs, and so did the compiled path.
+    InterpRefused(String),
+    /// The strategy did not apply.
+    StrategyFailed(String),
+    /// The compiler refused with an error (translation or code generation).
+    Refused(String),
+    /// The generated code does not compile.
+    CodeDoesNotCompile(String),
+    /// The compiled result differs from the interpreter's.
+    Mismatch(String),
+    /// The interpreter rejects, the compiled code computes anyway.
+    Unchecked(String),
+    /// A panic in the compiler.
+    Panic(String),
+    /// The process running the code crashed (recorded by the driver).
+    Crash(String),
+}
+
+impl Outcome {
+    /// Whether this is a bug of shine.
+    pub fn is_bug(&self) -> bool {
+        matches!(
+            self,
+            Outcome::CodeDoesNotCompile(_)
+                | Outcome::Mismatch(_)
+                | Outcome::Unchecked(_)
+                | Outcome::Panic(_)
+                | Outcome::Crash(_)
+        )
+    }
+
+    /// A short class name.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Outcome::Pass => "pass",
+            Outcome::IllTyped(_) => "ill-typed",
+            Outcome::InterpRefused(_) => "interp-refused",
+            Outcome::StrategyFailed(_) => "strategy-failed",
+            Outcome::Refused(_) => "refused",
+            Outcome::CodeDoesNotCompile(_) => "code-does-not-compile",
+            Outcome::Mismatch(_) => "mismatch",
+            Outcome::Unchecked(_) => "unchecked",
+            Outcome::Panic(_) => "panic",
+            Outcome::Crash(_) => "crash",
+        }
+    }
+
+    /// The detail text.
+    pub fn detail(&self) -> &str {
+        match self {
+            Outcome::Pass => "",
+            Outcome::IllTyped(s)
+            | Outcome::InterpRefused(s)
+            | Outcome::StrategyFailed(s)
+            | Outcome::Refused(s)
+            | Outcome::CodeDoesNotCompile(s)
+            | Outcome::Mismatch(s)
+            | Outcome::Unchecked(s)
+            | Outcome::Panic(s)
+            | Outcome::Crash(s) => s,
+        }
+    }
+
+    /// The cause class of a refusal (its first words, without names and numbers).
+    pub fn cause(&self) -> String {
+        let d = self.detail();
+        let first = d.lines().next().unwrap_or("");
+        let words: Vec<&str> = first
+            .split_whitespace()
+            .filter(|w| !w.contains(|c: char| c.is_ascii_digit() || c == '`'))
+            .take(8)
+            .collect();
+        format!("{}: {}", self.kind(), words.join(" "))
+    }
+}
+
+/// A case through the front end and the interpreter, ready for code.
+pub struct Front {
+    /// The inputs.
+    pub inputs: Vec<Flat>,
+    /// The interpreter's result (or why it refused).
+    pub expected: Result<Flat, String>,
+    checked: rise::infer::CheckedProgram,
+}
+
+fn panic_text(p: Box<dyn std::any::Any + Send>) -> String {
+    p.downcast_ref::<String>()
+        .cloned()
+        .or_else(|| p.downcast_ref::<&str>().map(|s| s.to_string()))
+        .unwrap_or_else(|| "a panic".into())
+}
+
+/// Runs `f`, a panic becoming [`Outcome::Panic`].
+fn guarded<T>(what: &str, f: impl FnOnce() -> Result<T, Outcome>) -> Result<T, Outcome> {
+    catch_unwind(AssertUnwindSafe(f))
+        .unwrap_or_else(|p| Err(Outcome::Panic(format!("{what}: {}", panic_text(p)))))
+}
+
+/// The inputs of a case, from its seed.
+pub fn inputs(case: &Case) -> Result<Vec<Flat>, Outcome> {
+    let mut rng = Rng::new(case.input_seed);
+    case.inputs
+        .iter()
+        .map(|t| {
+            let ty = rise::syntax::parse_type(t)
+                .map_err(|d| Outcome::IllTyped(format!("input type {t}: {}", d.message)))?;
+            let data = ty
+                .as_data()
+                .ok_or_else(|| Outcome::IllTyped(format!("input type {t} is not data")))?;
+            let (shape, elem) =
+                interp::flat_layout(data).map_err(|e| Outcome::IllTyped(e.message))?;
+            let name = t.rsplit('.').next().unwrap_or("f32");
+            let s = crate::ty::Scalar::NUMERIC
+                .iter()
+                .map(|(s, _)| *s)
+                .find(|s| s.name() == name)
+                .unwrap_or(crate::ty::Scalar::F32);
+            let count: usize = shape.iter().product();
+            let data = (0..count)
+                .map(|_| {
+                    let v = random_value(&mut rng, s);
+                    if elem.is_float() {
+                        Scalar::from_float(elem, v)
+                    } else if elem == ScalarType::U64 && v >= 9.2e18 {
+                        Ok(Scalar::U64(u64::MAX))
+                    } else {
+                        Scalar::from_int(elem, v as i64)
+                    }
+                })
+                .collect::<Result<Vec<_>, String>>()
+                .map_err(Outcome::IllTyped)?;
+            Ok(Flat { elem, shape, data })
+        })
+        .collect()
+}
+
+/// Parses and checks a case's program, makes its inputs and runs the interpreter.
+pub fn front(case: &Case) -> Result<Front, Outcome> {
+    guarded("front end", || {
+        let program = rise::syntax::parse_program(&case.program)
+            .map_err(|d| Outcome::IllTyped(format!("parse: {}", d.message)))?;
+        let checked = rise::infer::check_program(&program)
+            .map_err(|d| Outcome::IllTyped(format!("{}: {:?}", d.message, d.notes)))?;
+        let inputs = inputs(case)?;
+        let types: Vec<DataType> = inputs
+            .iter()
+            .map(|f| {
+                let mut t = DataType::Scalar(f.elem);
+                for &n in f.shape.iter().rev() {
+                    t = DataType::Array(arith::Nat::cst(n as i64), std::sync::Arc::new(t));
+                }
+                t
+            })
+            .collect();
+        let instance = rise::infer::instantiate_def(&checked, &case.name, &types, &case.sizes)
+            .map_err(|d| Outcome::IllTyped(format!("instantiate: {}", d.message)))?;
+        let expected = reference(&instance, &inputs);
+        Ok(Front {
+            inputs,
+            expected,
+            checked,
+        })
+    })
+}
+
+fn reference(instance: &rise::infer::Instance, inputs: &[Flat]) -> Result<Flat, String> {
+    let values = inputs
+        .iter()
+        .map(|f| Value::from_flat(f.elem, &f.shape, f.data.clone()).map_err(|e| e.message))
+        .collect::<Result<Vec<_>, _>>()?;
+    let function = interp::eval(&instance.expr).map_err(|e| e.message)?;
+    let result = if values.is_empty() {
+        function
+    } else {
+        interp::apply(&function, values).map_err(|e| e.message)?
+    };
+    let rise::Type::Data(t) = &instance.result else {
+        return Err("the result is not data".into());
+    };
+    result.to_flat(t).map_err(|e| e.message)
+}
+
+/// The definition lowered by the schedule for `target` and translated to DPIA.
+pub fn lower(
+    case: &Case,
+    front: &Front,
+    target: Target,
+    elv: &str,
+) -> Result<dpia::Program, Outcome> {
+    guarded("lowering", || {
+        let prepared = rise::infer::prepare_def(&front.checked, &case.name)
+            .map_err(|d| Outcome::IllTyped(d.message))?;
+        let registry = rewrite::library::registry();
+        let module = elv::load(elv, &registry).map_err(|ds| {
+            Outcome::IllTyped(format!(
+                "elv: {}",
+                ds.first().map(|d| d.message.as_str()).unwrap_or("")
+            ))
+        })?;
+        let strategy = module
+            .strategy("s")
+            .map_err(|d| Outcome::IllTyped(format!("elv: {}", d.message)))?;
+        let mut ctx = elevate::Ctx::new(rise::NameGen::avoiding(&prepared.body))
+            .with_budget(elevate::DEFAULT_BUDGET);
+        let lowered = ctx
+            .run(&strategy, &prepared.body)
+            .map_err(|f| Outcome::StrategyFailed(f.to_string()))?;
+        let _ = target;
+        let constraints =
+            rise::constraints::of_lowered(&front.checked, &case.name, &lowered, &prepared.scheme);
+        let sizes: Vec<(rise::types::Name, i64)> = case
+            .sizes
+            .iter()
+            .map(|(n, v)| (n.as_str().into(), *v))
+            .collect();
+        rise::constraints::check_all(&constraints, &sizes)
+            .map_err(|v| Outcome::Refused(format!("size constraint: {v}")))?;
+        dpia::translate(&case.name, &lowered, &prepared.scheme)
+            .map_err(|e| Outcome::Refused(format!("translate: {}", e.to_diagnostic().message)))
+    })
+}
+
+/// The bytes of a flat array as generated code lays it out.
+pub fn to_bytes(flat: &Flat) -> Vec<u8> {
+    flat.to_ne_bytes()
+}
+
+/// An output buffer for `expected`'s layout, filled with a marker so that unwritten elements
+/// show.
+pub fn output_for(expected: &Flat) -> runtime::Buffer {
+    let len = to_bytes(expected).len();
+    runtime::Buffer::from_bytes(&vec![0xA5; len])
+}
+
+/// Compares the bytes the code wrote with the interpreter's result: integers exactly,
+/// floats within the tolerance `--verify` uses.
+pub fn compare(expected: &Flat, got: &[u8]) -> Outcome {
+    let want = to_bytes(expected);
+    if want.len() != got.len() {
+        return Outcome::Mismatch(format!(
+            "{} bytes expected, {} written",
+            want.len(),
+            got.len()
+        ));
+    }
+    let width = want.len() / expected.data.len().max(1);
+    let mut bad = Vec::new();
+    for (i, s) in expected.data.iter().enumerate() {
+        let g = &got[i * width..(i + 1) * width];
+        let ok = match *s {
+            Scalar::F32(x) => {
+                let y = f32::from_ne_bytes(g.try_into().unwrap_or([0; 4]));
+                runtime::Tolerance::for_f32().accepts(x as f64, y as f64)
+            }
+            Scalar::F64(x) => {
+                let y = f64::from_ne_bytes(g.try_into().unwrap_or([0; 8]));
+                runtime::Tolerance::for_f64().accepts(x, y)
+            }
+            _ => g == &want[i * width..(i + 1) * width],
+        };
+        if !ok {
+            bad.push(i);
+        }
+    }
+    if bad.is_empty() {
+        return Outcome::Pass;
+    }
+    let show = |i: usize| -> String {
+        let g = &got[i * width..(i + 1) * width];
+        let mut b = [0u8; 8];
+        b[..width.min(8)].copy_from_slice(&g[..width.min(8)]);
+        let got = match expected.data[i] {
+            Scalar::F32(_) => f32::from_ne_bytes([b[0], b[1], b[2], b[3]]).to_string(),
+            Scalar::F64(_) => f64::from_ne_bytes(b).to_string(),
+            Scalar::I8(_) => (b[0] as i8).to_string(),
+            Scalar::I16(_) => i16::from_ne_bytes([b[0], b[1]]).to_string(),
+            Scalar::Int(_) | Scalar::I32(_) => {
+                i32::from_ne_bytes([b[0], b[1], b[2], b[3]]).to_string()
+            }
+            Scalar::I64(_) => i64::from_ne_bytes(b).to_string(),
+            Scalar::U8(_) => b[0].to_string(),
+            Scalar::U16(_) => u16::from_ne_bytes([b[0], b[1]]).to_string(),
+            Scalar::U32(_) => u32::from_ne_bytes([b[0], b[1], b[2], b[3]]).to_string(),
+            _ => u64::from_ne_bytes(b).to_string(),
+        };
+        format!("[{i}] interpreter {:?} compiled {got}", expected.data[i])
+    };
+    Outcome::Mismatch(format!(
+        "{} of {} elements differ: {}",
+        bad.len(),
+        expected.data.len(),
+        bad.iter()
+            .take(4)
+            .map(|&i| show(i))
+            .collect::<Vec<_>>()
+            .join(", ")
+    ))
+}
+
+/// Splits C or OpenCL source into top-level items (preprocessor lines, declarations,
+/// functions), dropping comments between them.
+fn items(source: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut cur = String::new();
+    let mut depth = 0i64;
+    for line in source.lines() {
+        let t = line.trim();
+        if depth == 0 && cur.is_empty() {
+            if t.is_empty() || t.starts_with("//") {
+                continue;
+            }
+            if t.starts_with('#') {
+                out.push(line.to_string());
+                continue;
+            }
+        }
+        cur.push_str(line);
+        cur.push('\n');
+        depth += t.matches('{').count() as i64 - t.matches('}').count() as i64;
+        if depth == 0 && (t.ends_with(';') || t.ends_with('}')) {
+            out.push(std::mem::take(&mut cur));
+        }
+    }
+    if !cur.is_empty() {
+        out.push(cur);
+    }
+    out
+}
+
+/// One translation unit of several generated ones: shared items (includes, typedefs of the
+/// same types) once, the rest in order.
+pub fn combine<'a>(sources: impl IntoIterator<Item = &'a str>) -> String {
+    let mut seen = HashSet::new();
+    let mut head = String::new();
+    let mut body = String::new();
+    for s in sources {
+        for item in items(s) {
+            if seen.insert(item.clone()) {
+                let dst = if item.starts_with('#') {
+                    &mut head
+                } else {
+                    &mut body
+                };
+                dst.push_str(&item);
+                dst.push('\n');
+            }
+        }
+    }
+    head + &body
+}
+
+/// A C module of many cases' code with one entry point, `difftest_dispatch`, whose first
+/// size is the case's slot and the rest the case's sizes.
+pub fn c_batch(modules: &[&codegen::CModule]) -> String {
+    let mut text = combine(modules.iter().map(|m| m.source.as_str()));
+    text.push_str("\nvoid difftest_dispatch(void *const *buffers, const int64_t *sizes) {\n  switch (sizes[0]) {\n");
+    for (i, m) in modules.iter().enumerate() {
+        text.push_str(&format!(
+            "  case {i}: {}(buffers, sizes + 1); break;\n",
+            m.entry
+        ));
+    }
+    text.push_str("  default: break;\n  }\n}\n");
+    text
+}
+
+/// The C compiler configuration of the runs (the CLI's default).
+pub fn c_config() -> runtime::CompilerConfig {
+    runtime::CompilerConfig::default()
+}
+
+/// The values of `sizes` (the module's size variables) for `case`.
+pub fn size_values(case: &Case, sizes: &[arith::Var]) -> Result<Vec<i64>, Outcome> {
+    sizes
+        .iter()
+        .map(|v| {
+            case.sizes
+                .iter()
+                .find(|(n, _)| **n == *v.name())
+                .map(|(_, x)| *x)
+                .ok_or_else(|| Outcome::Refused(format!("no value for the size `{v}`")))
+        })
+        .collect()
+}
+
+/// The OpenCL launches of a GPU module for `case`, and its temporaries' byte sizes.
+pub fn opencl_plan(
+    module: &codegen::GpuModule,
+    values: &[i64],
+    inputs: usize,
+    max_threads: usize,
+) -> Result<(Vec<runtime::OpenClLaunch>, Vec<usize>), Outcome> {
+    use codegen::KernelParam;
+    let refused = |e: String| Outcome::Refused(e);
+    let eval = |n: &arith::Nat| {
+        n.eval(&|v: &arith::Var| module.sizes.iter().position(|s| s == v).map(|i| values[i]))
+            .map_err(|e| refused(format!("cannot evaluate `{n}`: {e:?}")))
+    };
+    let mut temporaries = module
+        .temporaries
+        .iter()
+        .map(|t| Ok(eval(&t.elements)?.max(1) as usize * t.elem_bytes as usize))
+        .collect::<Result<Vec<usize>, Outcome>>()?;
+    // the status flag of kernels that divide, after the temporaries (as shine's host plan);
+    // a program that divides by zero is an error in the interpreter, so it never compares
+    let status = 1 + inputs + temporaries.len();
+    if module.uses_status() {
+        temporaries.push(4);
+    }
+    let launches = module
+        .kernels
+        .iter()
+        .map(|k| {
+            let dims = k
+                .dims(&module.sizes, values, max_threads)
+                .map_err(|e| refused(e.to_string()))?;
+            let args = k
+                .params
+                .iter()
+                .map(|p| match p {
+                    KernelParam::Output => Ok(runtime::KernelArg::Buffer(0)),
+                    KernelParam::Input(i) => Ok(runtime::KernelArg::Buffer(1 + i)),
+                    KernelParam::Temporary(t) => Ok(runtime::KernelArg::Buffer(1 + inputs + t)),
+                    KernelParam::Status => Ok(runtime::KernelArg::Buffer(status)),
+                    KernelParam::Size(s) => i32::try_from(values[*s])
+                        .map(runtime::KernelArg::I32)
+                        .map_err(|_| refused("a size does not fit 32 bits".into())),
+                })
+                .collect::<Result<Vec<_>, Outcome>>()?;
+            let n = dims.dims();
+            Ok(
+                runtime::OpenClLaunch::new(k.name.clone(), &dims.global()[..n])
+                    .local(&dims.threads.map(|t| t as usize)[..n])
+                    .args(args),
+            )
+        })
+        .collect::<Result<Vec<_>, Outcome>>()?;
+    Ok((launches, temporaries))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn combining_units_keeps_shared_items_once() {
+        let a = "#include <stdint.h>\n// c\ntypedef struct p {\n  int a;\n} p;\n\nvoid f(void) {\n  if (1) {\n  }\n}\n";
+        let b = "#include <stdint.h>\ntypedef struct p {\n  int a;\n} p;\nvoid g(void) {\n}\n";
+        let c = combine([a, b]);
+        assert_eq!(c.matches("#include").count(), 1);
+        assert_eq!(c.matches("typedef").count(), 1);
+        assert!(c.contains("void f(void)") && c.contains("void g(void)"));
+    }
+}

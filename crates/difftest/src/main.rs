@@ -1,0 +1,443 @@
+//! `shine-difftest`: the differential-testing driver (see the crate's README).
+//!
+//! ```text
+//! shine-difftest run --seed S --cases N [--start K] [--targets c,openmp,opencl]
+//!                    [--chunk C] [--out DIR] [--shrink]
+//! shine-difftest worker --seed S --from A --to B --targets T [--skip IDX:TARGET]
+//! shine-difftest replay STEM      (STEM.rise, STEM.elv, STEM.sizes)
+//! ```
+
+use difftest::case::Case;
+use difftest::exec::Outcome;
+use difftest::sched::Target;
+use difftest::worker;
+use std::collections::BTreeMap;
+use std::io::{BufRead, BufReader, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Command, ExitCode, Stdio};
+use std::time::Instant;
+
+fn flag(args: &[String], name: &str) -> Option<String> {
+    args.iter()
+        .position(|a| a == name)
+        .and_then(|i| args.get(i + 1))
+        .cloned()
+}
+
+fn num(args: &[String], name: &str, default: u64) -> Result<u64, String> {
+    flag(args, name).map_or(Ok(default), |v| {
+        v.parse().map_err(|e| format!("{name} {v}: {e}"))
+    })
+}
+
+fn targets(args: &[String]) -> Result<Vec<Target>, String> {
+    flag(args, "--targets")
+        .unwrap_or_else(|| "c,openmp,opencl".into())
+        .split(',')
+        .map(|t| {
+            Target::parse(t).ok_or_else(|| format!("unknown target `{t}` (c, openmp, opencl)"))
+        })
+        .collect()
+}
+
+fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let result = match args.first().map(String::as_str) {
+        Some("run") => run(&args),
+        Some("worker") => worker_cmd(&args),
+        Some("replay") => replay(&args),
+        Some("show") => show(&args),
+        Some("shrink") => shrink_cmd(&args),
+        _ => Err("usage: shine-difftest run --seed S --cases N [--targets c,openmp,opencl] [--out DIR] [--shrink] | replay STEM".into()),
+    };
+    match result {
+        Ok(true) => ExitCode::SUCCESS,
+        Ok(false) => ExitCode::from(1),
+        Err(e) => {
+            eprintln!("error: {e}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+fn on_big_stack<T: Send + 'static>(f: impl FnOnce() -> T + Send + 'static) -> Result<T, String> {
+    std::thread::Builder::new()
+        .stack_size(512 << 20)
+        .spawn(f)
+        .map_err(|e| e.to_string())?
+        .join()
+        .map_err(|_| "the worker panicked".to_string())
+}
+
+fn worker_cmd(args: &[String]) -> Result<bool, String> {
+    let seed = num(args, "--seed", 1)?;
+    let (from, to) = (num(args, "--from", 0)?, num(args, "--to", 1)?);
+    let targets = targets(args)?;
+    let skip = flag(args, "--skip").and_then(|s| {
+        let (i, t) = s.split_once(':')?;
+        Some((i.parse().ok()?, Target::parse(t)?))
+    });
+    on_big_stack(move || {
+        let cases: Vec<(u64, Case)> = (from..to).map(|i| (i, Case::generate(seed, i))).collect();
+        let stdout = std::io::stdout();
+        let mut out = stdout.lock();
+        worker::run_cases(&cases, &targets, skip, &mut out);
+    })?;
+    Ok(true)
+}
+
+/// Prints case `--index` of `--seed`: its program, schedules and sizes.
+fn show(args: &[String]) -> Result<bool, String> {
+    let case = Case::generate(num(args, "--seed", 1)?, num(args, "--index", 0)?);
+    println!("{}", case.program);
+    for t in Target::ALL {
+        println!(
+            "-- {}\n{}",
+            case.sizes_file(t),
+            difftest::sched::elv(case.steps_for(t))
+        );
+    }
+    Ok(true)
+}
+
+fn read_stem(stem: &str) -> Result<(Case, Target), String> {
+    let read = |ext: &str| {
+        std::fs::read_to_string(format!("{stem}.{ext}")).map_err(|e| format!("{stem}.{ext}: {e}"))
+    };
+    Case::from_files(&read("rise")?, &read("elv")?, &read("sizes")?)
+}
+
+fn replay(args: &[String]) -> Result<bool, String> {
+    let stem = args.get(1).ok_or("replay needs a file stem")?.clone();
+    let (case, target) = read_stem(&stem)?;
+    let lines = on_big_stack(move || {
+        let mut buf = Vec::new();
+        worker::run_cases(&[(0, case)], &[target], None, &mut buf);
+        String::from_utf8_lossy(&buf).into_owned()
+    })?;
+    let result = lines
+        .lines()
+        .find(|l| l.starts_with("R\t"))
+        .unwrap_or("")
+        .to_string();
+    println!("{result}");
+    let kind = result.split('\t').nth(3).unwrap_or("");
+    Ok(matches!(
+        kind,
+        "pass" | "refused" | "interp-refused" | "strategy-failed"
+    ))
+}
+
+/// Results of a run.
+#[derive(Default)]
+struct Summary {
+    by_target: BTreeMap<(String, String), u64>,
+    causes: BTreeMap<String, u64>,
+    bugs: Vec<(u64, Target, Outcome)>,
+}
+
+fn parse_outcome(kind: &str, detail: String) -> Outcome {
+    match kind {
+        "pass" => Outcome::Pass,
+        "ill-typed" => Outcome::IllTyped(detail),
+        "interp-refused" => Outcome::InterpRefused(detail),
+        "strategy-failed" => Outcome::StrategyFailed(detail),
+        "refused" => Outcome::Refused(detail),
+        "code-does-not-compile" => Outcome::CodeDoesNotCompile(detail),
+        "mismatch" => Outcome::Mismatch(detail),
+        "unchecked" => Outcome::Unchecked(detail),
+        "panic" => Outcome::Panic(detail),
+        _ => Outcome::Crash(detail),
+    }
+}
+
+impl Summary {
+    fn add(&mut self, idx: u64, t: Target, o: Outcome) {
+        *self
+            .by_target
+            .entry((t.name().into(), o.kind().into()))
+            .or_default() += 1;
+        if o != Outcome::Pass {
+            *self.causes.entry(o.cause()).or_default() += 1;
+        }
+        if o.is_bug() {
+            self.bugs.push((idx, t, o));
+        }
+    }
+
+    fn total(&self) -> u64 {
+        self.by_target.values().sum()
+    }
+
+    fn report(&self, elapsed: f64) -> String {
+        let mut r = format!("== {} cases in {elapsed:.0} s\n", self.total());
+        for ((t, k), n) in &self.by_target {
+            r.push_str(&format!("  {t:7} {k:22} {n}\n"));
+        }
+        r.push_str("== causes (not passing)\n");
+        let mut causes: Vec<_> = self.causes.iter().collect();
+        causes.sort_by(|a, b| b.1.cmp(a.1));
+        for (c, n) in causes.iter().take(40) {
+            r.push_str(&format!("  {n:7}  {c}\n"));
+        }
+        r.push_str(&format!(
+            "== {} bugs (mismatches, crashes, panics, code that does not compile, unchecked)\n",
+            self.bugs.len()
+        ));
+        r
+    }
+}
+
+/// Runs cases `from..to` in child workers, restarting after a crash.
+fn run_chunk(
+    exe: &Path,
+    seed: u64,
+    from: u64,
+    to: u64,
+    targets: &str,
+    summary: &mut Summary,
+) -> Result<(), String> {
+    let mut skip: Option<String> = None;
+    loop {
+        let mut cmd = Command::new(exe);
+        cmd.args([
+            "worker",
+            "--seed",
+            &seed.to_string(),
+            "--from",
+            &from.to_string(),
+            "--to",
+            &to.to_string(),
+            "--targets",
+            targets,
+        ]);
+        if let Some(s) = &skip {
+            cmd.args(["--skip", s]);
+        }
+        let mut child = cmd
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .map_err(|e| e.to_string())?;
+        let stdout = child.stdout.take().ok_or("no stdout")?;
+        let mut begun: Option<(u64, Target)> = None;
+        for line in BufReader::new(stdout).lines().map_while(Result::ok) {
+            let f: Vec<&str> = line.splitn(5, '\t').collect();
+            let (Some(idx), Some(t)) = (
+                f.get(1).and_then(|i| i.parse().ok()),
+                f.get(2).and_then(|t| Target::parse(t)),
+            ) else {
+                continue;
+            };
+            match f[0] {
+                "B" => begun = Some((idx, t)),
+                "R" => {
+                    begun = None;
+                    summary.add(
+                        idx,
+                        t,
+                        parse_outcome(f.get(3).unwrap_or(&""), f.get(4).unwrap_or(&"").to_string()),
+                    );
+                }
+                _ => {}
+            }
+        }
+        let mut err = String::new();
+        if let Some(mut e) = child.stderr.take() {
+            let _ = std::io::Read::read_to_string(&mut e, &mut err);
+        }
+        let status = child.wait().map_err(|e| e.to_string())?;
+        if status.success() {
+            return Ok(());
+        }
+        let tail: String = err.lines().rev().take(6).collect::<Vec<_>>().join(" | ");
+        let Some((idx, t)) = begun else {
+            return Err(format!(
+                "a worker failed outside generated code ({status}): {tail}"
+            ));
+        };
+        summary.add(idx, t, Outcome::Crash(format!("{status} {tail}")));
+        skip = Some(format!("{idx}:{}", t.name()));
+    }
+}
+
+fn write_case(
+    dir: &Path,
+    stem: &str,
+    case: &Case,
+    t: Target,
+    note: &str,
+) -> Result<PathBuf, String> {
+    std::fs::create_dir_all(dir).map_err(|e| e.to_string())?;
+    let p = dir.join(stem);
+    let w = |ext: &str, text: &str| {
+        std::fs::write(p.with_extension(ext), text).map_err(|e| e.to_string())
+    };
+    w("rise", &case.program)?;
+    let elv = if case.def.is_some() {
+        difftest::sched::elv(case.steps_for(t))
+    } else {
+        case.steps_for(t).concat()
+    };
+    w("elv", &elv)?;
+    w("sizes", &case.sizes_file(t))?;
+    w("txt", note)?;
+    Ok(p)
+}
+
+/// Whether the case written at `stem` still fails with `kind` (run in a child process).
+fn still_fails(exe: &Path, dir: &Path, case: &Case, t: Target, kind: &str) -> bool {
+    let Ok(p) = write_case(dir, "candidate", case, t, "") else {
+        return false;
+    };
+    let out = Command::new(exe).arg("replay").arg(&p).output();
+    match out {
+        Ok(o) if o.status.code() == Some(1) => {
+            String::from_utf8_lossy(&o.stdout).contains(&format!("\t{kind}\t"))
+        }
+        Ok(o) => kind == "crash" && o.status.code().is_none(),
+        Err(_) => false,
+    }
+}
+
+fn run(args: &[String]) -> Result<bool, String> {
+    if args.iter().any(|a| a == "--no-blocking") {
+        // read by this process and inherited by its workers; set before any thread starts
+        std::env::set_var(difftest::sched::NO_BLOCKING, "1");
+    }
+    let seed = num(args, "--seed", 1)?;
+    let start = num(args, "--start", 0)?;
+    let cases = num(args, "--cases", 300)?;
+    let chunk = num(args, "--chunk", 150)?.max(1);
+    let targets = targets(args)?;
+    let tnames: Vec<&str> = targets.iter().map(|t| t.name()).collect();
+    let targ = tnames.join(",");
+    let out = PathBuf::from(flag(args, "--out").unwrap_or_else(|| "target/difftest".into()));
+    let exe = std::env::current_exe().map_err(|e| e.to_string())?;
+    std::fs::create_dir_all(&out).map_err(|e| format!("{}: {e}", out.display()))?;
+    let began = Instant::now();
+    let mut summary = Summary::default();
+    let mut from = start;
+    while from < start + cases {
+        let to = (from + chunk).min(start + cases);
+        let known = summary.bugs.len();
+        run_chunk(&exe, seed, from, to, &targ, &mut summary)?;
+        let bugs = summary.bugs.len();
+        for (idx, t, o) in &summary.bugs[known..] {
+            let case = Case::generate(seed, *idx);
+            let note = format!(
+                "seed {seed} case {idx} target {}\n{}: {}\n",
+                t.name(),
+                o.kind(),
+                o.detail()
+            );
+            write_case(
+                &out.join("failures"),
+                &format!("{idx}-{}", t.name()),
+                &case,
+                *t,
+                &note,
+            )?;
+            eprintln!("  bug: case {idx} {} {}", t.name(), o.cause());
+        }
+        let report = summary.report(began.elapsed().as_secs_f64());
+        std::fs::write(out.join("summary.txt"), report).map_err(|e| e.to_string())?;
+        eprintln!(
+            "[{:.0} s] programs {}..{}: {} cases, {} passed, {} bugs",
+            began.elapsed().as_secs_f64(),
+            start,
+            to,
+            summary.total(),
+            summary
+                .by_target
+                .iter()
+                .filter(|((_, k), _)| k == "pass")
+                .map(|(_, n)| n)
+                .sum::<u64>(),
+            bugs
+        );
+        from = to;
+    }
+    eprint!("{}", summary.report(began.elapsed().as_secs_f64()));
+    let mut signatures = BTreeMap::new();
+    for (idx, t, o) in &summary.bugs {
+        let sig = format!("{} {}", t.name(), o.cause());
+        signatures
+            .entry(sig)
+            .or_insert_with(|| (*idx, *t, o.clone()));
+        let _ = std::io::stderr().flush();
+    }
+    eprintln!("== distinct failure signatures: {}", signatures.len());
+    for (sig, (idx, _, o)) in &signatures {
+        eprintln!(
+            "  case {idx}: {sig}\n      {}",
+            o.detail().chars().take(300).collect::<String>()
+        );
+    }
+    if args.iter().any(|a| a == "--shrink") {
+        let budget = num(args, "--shrink-budget", 300)?;
+        for (sig, (idx, t, o)) in &signatures {
+            shrink_case(&exe, &out, seed, *idx, *t, o.kind(), budget, sig)?;
+        }
+    }
+    Ok(summary.bugs.is_empty())
+}
+
+/// Shrinks case `idx` of `seed` on `t` while it fails with `kind`; writes it to DIR/shrunk.
+#[allow(clippy::too_many_arguments)]
+fn shrink_case(
+    exe: &Path,
+    out: &Path,
+    seed: u64,
+    idx: u64,
+    t: Target,
+    kind: &str,
+    budget: u64,
+    sig: &str,
+) -> Result<(), String> {
+    let case = Case::generate(seed, idx);
+    let scratch = out.join("scratch");
+    let small = difftest::shrink::shrink(&case, t, budget as usize, &mut |c| {
+        still_fails(exe, &scratch, c, t, kind)
+    });
+    let note = format!("shrunk from seed {seed} case {idx}\n{sig}\n");
+    let p = write_case(
+        &out.join("shrunk"),
+        &format!("{idx}-{}", t.name()),
+        &small,
+        t,
+        &note,
+    )?;
+    eprintln!(
+        "shrunk case {idx} ({sig}) to {}:\n{}{}",
+        p.display(),
+        small.program,
+        difftest::sched::elv(small.steps_for(t))
+    );
+    Ok(())
+}
+
+/// `shrink --seed S --index I --target T --kind K [--no-blocking]`: shrinks one failure.
+fn shrink_cmd(args: &[String]) -> Result<bool, String> {
+    if args.iter().any(|a| a == "--no-blocking") {
+        std::env::set_var(difftest::sched::NO_BLOCKING, "1");
+    }
+    let t = flag(args, "--target")
+        .and_then(|t| Target::parse(&t))
+        .ok_or("--target c|openmp|opencl")?;
+    let kind = flag(args, "--kind").unwrap_or_else(|| "mismatch".into());
+    let out = PathBuf::from(flag(args, "--out").unwrap_or_else(|| "target/difftest".into()));
+    let exe = std::env::current_exe().map_err(|e| e.to_string())?;
+    let (seed, idx) = (num(args, "--seed", 1)?, num(args, "--index", 0)?);
+    shrink_case(
+        &exe,
+        &out,
+        seed,
+        idx,
+        t,
+        &kind,
+        num(args, "--shrink-budget", 300)?,
+        &kind,
+    )?;
+    Ok(true)
+}

@@ -1,0 +1,136 @@
+//! Random schedules: sequences of scheduling-library steps, printed as an `.elv` module whose
+//! definition `s` is `DFNF ; step ;; step ;; ... ;; lowerToC`.
+
+use crate::rng::Rng;
+
+/// Which code a schedule is for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Target {
+    /// Sequential C.
+    C,
+    /// C with OpenMP.
+    OpenMp,
+    /// OpenCL (PoCL).
+    OpenCl,
+}
+
+impl Target {
+    /// Every target.
+    pub const ALL: [Target; 3] = [Target::C, Target::OpenMp, Target::OpenCl];
+
+    /// The command-line name.
+    pub fn name(self) -> &'static str {
+        match self {
+            Target::C => "c",
+            Target::OpenMp => "openmp",
+            Target::OpenCl => "opencl",
+        }
+    }
+
+    /// The target with this name.
+    pub fn parse(s: &str) -> Option<Target> {
+        Target::ALL.into_iter().find(|t| t.name() == s)
+    }
+}
+
+fn split_locs(r: &mut Rng) -> String {
+    (*r.pick(&[
+        "outermost(appliedMap)",
+        "innermost(appliedMap)",
+        "outermost(appliedReduce)",
+        "innermost(appliedReduce)",
+    ]))
+    .to_string()
+}
+
+/// The environment variable that, set to `1`, leaves out the blocking steps (split,
+/// splitJoin, tile, vectorize), whose sizes the run sizes rarely divide (issue 13 item 7),
+/// so that other defects show.
+pub const NO_BLOCKING: &str = "SHINE_DIFFTEST_NO_BLOCKING";
+
+fn blocking_allowed() -> bool {
+    std::env::var(NO_BLOCKING).map_or(true, |v| v != "1")
+}
+
+/// One step usable on every target.
+fn common_step(r: &mut Rng) -> String {
+    let k = *r.pick(&[2, 3, 4, 8, 32]);
+    let lo = if blocking_allowed() { 0 } else { 5 };
+    match r.range(lo, 13) {
+        0 | 1 => format!("split({k}) @ {}", split_locs(r)),
+        2 => format!("splitJoin({k}) @ {}", split_locs(r)),
+        3 => format!(
+            "tile({}, {}) @ outermost(mapNest(2))",
+            r.pick(&[2, 4, 32]),
+            r.pick(&[2, 4])
+        ),
+        4 => format!("vectorize({}) @ innermost(appliedMap)", r.pick(&[2, 4, 8])),
+        5 => "unroll @ innermost(isReduce)".into(),
+        6 => "unroll @ innermost(isMap)".into(),
+        7 | 8 => format!(
+            "storeInMemory({}, lowerToC) @ {}",
+            r.pick(&["isApp(isApp(isMap))", "appliedReduce", "appliedMap"]),
+            r.pick(&[
+                "argument @ outermost(appliedMap)",
+                "outermost(appliedMap)",
+                "argument @ innermost(appliedMap)",
+                "argument @ outermost(appliedReduce)",
+            ])
+        ),
+        9 => "normalize(fuseReduceMap)".into(),
+        10 => "fuseReduceMap @ outermost(appliedReduce)".into(),
+        11 => format!("reorder([{}])", r.pick(&["2, 1", "1, 3, 2", "2, 1, 3"])),
+        12 => "interchange(0) @ outermost(isMap)".into(),
+        _ => "normalize(mapFusion)".into(),
+    }
+}
+
+fn target_step(r: &mut Rng, t: Target) -> String {
+    match t {
+        Target::C | Target::OpenMp => (*r.pick(&[
+            "parallel @ outermost(isMap)",
+            "parallel @ innermost(isMap)",
+            "parallel @ function @ function @ outermost(appliedMap)",
+        ]))
+        .into(),
+        Target::OpenCl => (*r.pick(&[
+            "toMapGlobal(0) @ outermost(isMap)",
+            "toMapGlobal(0) @ innermost(isMap)",
+            "toMapGlobal(1) @ outermost(isMap) ;; toMapGlobal(0) @ outermost(isMap)",
+            "toMapWorkGroup(0) @ outermost(isMap) ;; toMapLocal(0) @ outermost(isMap)",
+            "toMapWorkGroup(0) @ outermost(isMap) ;; toMapLocal(0) @ innermost(isMap)",
+            "splitJoinMap(4) @ outermost(appliedMap) ;; toMapWorkGroup(0) @ outermost(isMap) ;; toMapLocal(0) @ outermost(isMap)",
+        ][..if blocking_allowed() { 6 } else { 5 }]))
+        .into(),
+    }
+}
+
+/// A random schedule for `t`: its steps (each possibly wrapped in `try`).
+pub fn schedule(r: &mut Rng, t: Target) -> Vec<String> {
+    let mut steps = Vec::new();
+    for _ in 0..r.range(0, 3) {
+        let s = common_step(r);
+        steps.push(if r.chance(80) { format!("try({s})") } else { s });
+    }
+    if r.chance(75) {
+        let s = target_step(r, t);
+        let at = r.range(0, steps.len() as i64) as usize;
+        steps.insert(at, if r.chance(70) { format!("try({s})") } else { s });
+    }
+    steps
+}
+
+/// The `.elv` module of a schedule: the strategy `s`.
+pub fn elv(steps: &[String]) -> String {
+    let mut text = String::from("def s = DFNF");
+    for (i, s) in steps.iter().enumerate() {
+        text.push_str(if i == 0 { " ;\n  " } else { " ;;\n  " });
+        text.push_str(s);
+    }
+    text.push_str(if steps.is_empty() {
+        " ;\n  lowerToC\n"
+    } else {
+        " ;;\n  lowerToC\n"
+    });
+    text
+}

@@ -1,0 +1,132 @@
+//! Solving the constraints with pumpkin-solver, and the raw (unconstrained)
+//! assignments the paper's random search draws from.
+
+use crate::constraints::{satisfies, Constraint};
+use pumpkin_solver::conflict_resolvers::resolvers::ResolutionResolver;
+use pumpkin_solver::core::predicate;
+use pumpkin_solver::core::results::solution_iterator::IteratedSolution;
+use pumpkin_solver::core::results::ProblemSolution;
+use pumpkin_solver::core::termination::Indefinite;
+use pumpkin_solver::Solver;
+
+/// A small deterministic generator (SplitMix64), so that a seed fixes a search.
+#[derive(Clone, Debug)]
+pub struct Rng(u64);
+
+impl Rng {
+    /// A generator from a seed.
+    pub fn new(seed: u64) -> Rng {
+        Rng(seed ^ 0x9e37_79b9_7f4a_7c15)
+    }
+
+    /// The next 64 random bits.
+    pub fn next_u64(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    }
+
+    /// A number in `0..n` (`n > 0`).
+    pub fn below(&mut self, n: usize) -> usize {
+        (self.next_u64() % n.max(1) as u64) as usize
+    }
+
+    /// Shuffles `v` (Fisher–Yates).
+    pub fn shuffle<T>(&mut self, v: &mut [T]) {
+        for i in (1..v.len()).rev() {
+            let j = self.below(i + 1);
+            v.swap(i, j);
+        }
+    }
+}
+
+/// Every assignment of `n` variables over `domain` that satisfies the constraints,
+/// found by pumpkin (at most `limit`), in the order of `rng` (the solver's order
+/// shuffled: the paper enumerates in randomized order).
+pub fn enumerate(
+    n: usize,
+    domain: &[i32],
+    constraints: &[Constraint],
+    limit: usize,
+    rng: &mut Rng,
+) -> Vec<Vec<i32>> {
+    if n == 0 {
+        return vec![Vec::new()];
+    }
+    let mut solver = Solver::default();
+    let vars: Vec<_> = (0..n)
+        .map(|_| solver.new_sparse_integer(domain.to_vec()))
+        .collect();
+    let tag = solver.new_constraint_tag();
+    for c in constraints {
+        for clause in &c.clauses {
+            let preds: Vec<_> = clause
+                .iter()
+                .flat_map(|l| {
+                    let x = vars[l.var];
+                    l.values.iter().map(move |&v| predicate![x == v])
+                })
+                .collect();
+            solver.add_clause(preds, tag);
+        }
+    }
+    let mut brancher = solver.default_brancher();
+    let mut termination = Indefinite;
+    let mut resolver = ResolutionResolver::default();
+    let mut it = solver.get_solution_iterator(&mut brancher, &mut termination, &mut resolver);
+    let mut out = Vec::new();
+    while out.len() < limit {
+        match it.next_solution() {
+            IteratedSolution::Solution(s, _, _, _) => {
+                out.push(vars.iter().map(|&x| s.get_integer_value(x)).collect());
+            }
+            _ => break,
+        }
+    }
+    rng.shuffle(&mut out);
+    out
+}
+
+/// Every raw assignment (the whole unconstrained space), in lexicographic order; for
+/// checking the solver on small programs.
+pub fn all_assignments(n: usize, domain: &[i32]) -> Vec<Vec<i32>> {
+    let mut out = vec![Vec::new()];
+    for _ in 0..n {
+        out = out
+            .into_iter()
+            .flat_map(|a: Vec<i32>| {
+                domain.iter().map(move |&v| {
+                    let mut b = a.clone();
+                    b.push(v);
+                    b
+                })
+            })
+            .collect();
+    }
+    out
+}
+
+/// A uniformly random raw assignment.
+pub fn random_assignment(n: usize, domain: &[i32], rng: &mut Rng) -> Vec<i32> {
+    (0..n).map(|_| domain[rng.below(domain.len())]).collect()
+}
+
+/// The paper's random search: draws raw assignments until one satisfies the
+/// constraints (at most `tries`); returns it and the number drawn.
+pub fn random_valid(
+    n: usize,
+    domain: &[i32],
+    constraints: &[Constraint],
+    tries: usize,
+    rng: &mut Rng,
+) -> (Option<Vec<i32>>, usize) {
+    for t in 1..=tries {
+        let a = random_assignment(n, domain, rng);
+        if satisfies(constraints, &a) {
+            return (Some(a), t);
+        }
+    }
+    (None, tries)
+}

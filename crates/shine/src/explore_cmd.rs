@@ -1,0 +1,690 @@
+//! `shine explore`: automatic parallel mapping and tuning (CC'22; the `explore` crate).
+//!
+//! Every candidate the search proposes is an ELEVATE strategy; it is written to a
+//! strategy file, compiled and run like `shine run --strategy F --apply candidate`:
+//! first verified against the interpreter at the `--nat` sizes, then timed at every
+//! `--time-nat` size set (the layers of a network, say; the time of a candidate is
+//! the sum of their medians). Failures are counted by cause. Several methods
+//! (`--search solver --search random --search evolutionary`) run one after the
+//! other in the same call, each with the same budget, and are compared at the end.
+
+use crate::cli::{emit, parse_nat_binding, CliError, Source};
+use crate::compile_cmd::{ProgramArgs, RunArgs, Target};
+use clap::{Args, ValueEnum};
+use explore::constraints::{count_by_family, Options};
+use explore::search::{Method, Searcher};
+use explore::strategy::{Flavor, StrategyFile};
+use explore::tuning::Bindings;
+use explore::{Candidate, Problem};
+use rise::infer::prepare_def;
+use serde_json::json;
+use std::collections::BTreeMap;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+/// A search method on the command line.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum SearchArg {
+    /// Constraint solver, randomized enumeration (the paper's).
+    Solver,
+    /// Random assignments filtered by the constraints (the paper's baseline).
+    Random,
+    /// Evolutionary search over solver solutions (guided).
+    Evolutionary,
+}
+
+impl SearchArg {
+    fn method(self) -> Method {
+        match self {
+            SearchArg::Solver => Method::Solver,
+            SearchArg::Random => Method::Random,
+            SearchArg::Evolutionary => Method::Evolutionary,
+        }
+    }
+}
+
+/// Arguments of `shine explore`.
+#[derive(Args, Debug)]
+pub struct ExploreArgs {
+    /// The RISE program (.rise).
+    pub program: PathBuf,
+    /// The definition to map.
+    #[arg(long = "def", value_name = "NAME")]
+    pub def: String,
+    /// A strategy file whose definitions `--apply` may use.
+    #[arg(long = "strategy", value_name = "S.elv", requires = "apply")]
+    pub strategy: Option<PathBuf>,
+    /// The middle strategy applied before mapping (default `DFNF`).
+    #[arg(long = "apply", value_name = "MID")]
+    pub apply: Option<String>,
+    /// The target: opencl, cuda or openmp.
+    #[arg(long = "target", value_enum)]
+    pub target: Target,
+    /// Sizes for verification against the interpreter, e.g. `--nat n=64` (repeatable).
+    #[arg(long = "nat", value_name = "NAME=VALUE", value_parser = parse_nat_binding)]
+    pub nats: Vec<(String, i64)>,
+    /// A size set to time, `h=226,w=226,c=3,o=64` (repeatable; default: the `--nat` sizes).
+    #[arg(long = "time-nat", value_name = "N=V,...")]
+    pub time_nats: Vec<String>,
+    /// Candidates per search method.
+    #[arg(long, value_name = "N", conflicts_with = "time")]
+    pub budget: Option<usize>,
+    /// Seconds per search method.
+    #[arg(long, value_name = "SECONDS")]
+    pub time: Option<f64>,
+    /// The search methods, run one after the other (repeatable; default solver).
+    #[arg(long = "search", value_enum)]
+    pub search: Vec<SearchArg>,
+    /// The seed of the searches.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Timed runs per size set.
+    #[arg(long, default_value_t = 5)]
+    pub runs: usize,
+    /// Parallel dimensions offered (1 to 3).
+    #[arg(long, default_value_t = 3)]
+    pub dims: i32,
+    /// Generate the paper's families 1-7 only (not shine's own 9 and without dropping 4 and 5).
+    #[arg(long)]
+    pub paper_constraints: bool,
+    /// Add the sequential-fusion heuristic (rule 8).
+    #[arg(long)]
+    pub fusion_heuristic: bool,
+    /// Write every candidate as a JSON line here.
+    #[arg(long, value_name = "run.jsonl")]
+    pub log: Option<PathBuf>,
+    /// Continue from a log: its candidates count towards the budget and are not re-run.
+    #[arg(long, value_name = "run.jsonl")]
+    pub resume: Option<PathBuf>,
+    /// Write the best candidate as a strategy file defining `best`.
+    #[arg(short = 'o', long = "output", value_name = "best.elv")]
+    pub output: Option<PathBuf>,
+    /// Write an SVG plot of the best time found against the search time.
+    #[arg(long, value_name = "plot.svg")]
+    pub plot: Option<PathBuf>,
+    /// Stop timing a candidate once its time so far exceeds this (ms): a failure
+    /// "too slow", so that a bad mapping of a large program costs little.
+    #[arg(long, value_name = "MS")]
+    pub cutoff: Option<f64>,
+    /// Floating-point operations of all timed size sets together (for GFLOP/s).
+    #[arg(long, value_name = "FLOPS")]
+    pub flops: Option<f64>,
+    /// Check the constraints instead of searching: compile and verify every raw
+    /// assignment of the unsplit program and compare with the solver's set (JSON).
+    #[arg(long)]
+    pub check_constraints: bool,
+    /// Rewriting budget of one strategy application.
+    #[arg(long = "rewrite-budget", value_name = "N", default_value_t = elevate::DEFAULT_BUDGET)]
+    pub rewrite_budget: u64,
+}
+
+/// What happened to one candidate.
+#[derive(Clone, Debug)]
+struct Outcome {
+    ms: Option<f64>,
+    cause: Option<String>,
+}
+
+/// The cause of a failure, from its message (the paper's §5.3 breakdown).
+fn cause_of(message: &str) -> &'static str {
+    let m = message.to_lowercase();
+    if m.contains("verification failed") {
+        "wrong result"
+    } else if m.contains("while launching") {
+        "launch configuration"
+    } else if m.contains("barrier") {
+        "synchronizability"
+    } else if m.contains("threads") && m.contains("work-group") {
+        "work-group size"
+    } else if m.contains("memory") {
+        "memory"
+    } else if m.contains("the strategy") || m.contains("not applicable") {
+        "rewrite"
+    } else if m.contains("code generation failed") || m.contains("cannot be run on a gpu") {
+        "code generation"
+    } else if m.contains("build") || m.contains("compil") {
+        "compile error"
+    } else {
+        "run error"
+    }
+}
+
+fn parse_set(s: &str) -> Result<Bindings, CliError> {
+    s.split(',')
+        .filter(|p| !p.trim().is_empty())
+        .map(|p| parse_nat_binding(p).map_err(CliError::from))
+        .collect()
+}
+
+/// The program, its strategy file and the evaluation settings.
+struct Session<'a> {
+    args: &'a ExploreArgs,
+    problem: Problem,
+    dir: tempfile::TempDir,
+    verify_set: Bindings,
+    time_sets: Vec<Bindings>,
+    counter: usize,
+}
+
+impl Session<'_> {
+    fn run_args(&self, path: &Path, nats: &Bindings, verify: bool) -> RunArgs {
+        RunArgs {
+            program: ProgramArgs {
+                program: self.args.program.clone(),
+                def: self.args.def.clone(),
+                strategy: Some(path.to_path_buf()),
+                apply: Some("candidate".into()),
+                target: self.args.target,
+                budget: self.args.rewrite_budget,
+            },
+            nats: nats.clone(),
+            inputs: Vec::new(),
+            random: Some(self.args.seed),
+            output: None,
+            verify,
+            bench: (!verify).then_some(self.args.runs),
+            json: true,
+            cc: "gcc".into(),
+            cflags: None,
+            sanitize: false,
+            fast_math: false,
+        }
+    }
+
+    fn execute(&self, a: &RunArgs) -> Result<serde_json::Map<String, serde_json::Value>, CliError> {
+        let r = match a.program.target {
+            Target::Opencl | Target::Cuda => crate::gpu_cmd::execute(a),
+            _ => crate::compile_cmd::execute(a),
+        };
+        r.map(|(report, _)| report)
+    }
+
+    /// Writes the candidate's strategy file; returns its path and text.
+    fn write(&mut self, c: &Candidate) -> Result<(PathBuf, String), String> {
+        let space = self.problem.space(&c.splits)?;
+        let defs = self.problem.strategy(&space, &c.mapping, "candidate")?;
+        let text = self.problem.file.with(&defs);
+        self.counter += 1;
+        let path = self.dir.path().join(format!("c{}.elv", self.counter));
+        std::fs::write(&path, &text).map_err(|e| e.to_string())?;
+        Ok((path, defs))
+    }
+
+    /// Verifies (and unless `verify_only`, times) a candidate.
+    fn evaluate(&mut self, c: &Candidate, verify_only: bool) -> (Outcome, String) {
+        let (path, defs) = match self.write(c) {
+            Ok(x) => x,
+            Err(e) => {
+                return (
+                    Outcome {
+                        ms: None,
+                        cause: Some(format!("rewrite: {e}")),
+                    },
+                    String::new(),
+                )
+            }
+        };
+        let fail = |e: CliError| Outcome {
+            ms: None,
+            cause: Some(format!("{}: {}", cause_of(&e.0), first_line(&e.0))),
+        };
+        let verify = self.run_args(&path, &self.verify_set, true);
+        if let Err(e) = self.execute(&verify) {
+            return (fail(e), defs);
+        }
+        if verify_only {
+            return (
+                Outcome {
+                    ms: None,
+                    cause: None,
+                },
+                defs,
+            );
+        }
+        let mut total = 0.0;
+        for set in &self.time_sets {
+            let a = self.run_args(&path, set, false);
+            match self.execute(&a) {
+                Ok(r) => total += r.get("median_ms").and_then(|v| v.as_f64()).unwrap_or(0.0),
+                Err(e) => return (fail(e), defs),
+            }
+            if self.args.cutoff.is_some_and(|c| total > c) {
+                return (
+                    Outcome {
+                        ms: None,
+                        cause: Some(format!("too slow: over {total:.3} ms after some size sets")),
+                    },
+                    defs,
+                );
+            }
+        }
+        (
+            Outcome {
+                ms: Some(total),
+                cause: None,
+            },
+            defs,
+        )
+    }
+}
+
+fn first_line(s: &str) -> String {
+    s.lines()
+        .find(|l| l.contains("error"))
+        .or_else(|| s.lines().next())
+        .unwrap_or("")
+        .trim()
+        .to_string()
+}
+
+/// One evaluated candidate of a method.
+#[derive(Clone, Debug)]
+struct Row {
+    method: &'static str,
+    candidate: Candidate,
+    ms: Option<f64>,
+    elapsed: f64,
+    strategy: String,
+}
+
+fn options_for(args: &ExploreArgs) -> (Options, Flavor) {
+    let (target, fusion) = (args.target, args.fusion_heuristic);
+    let mut o = if args.paper_constraints {
+        Options::paper()
+    } else {
+        Options::shine()
+    };
+    o.dims = args.dims.clamp(1, 3);
+    if fusion {
+        o.families
+            .push(explore::constraints::Family::SequentialFusion);
+    }
+    match target {
+        Target::Openmp | Target::C => {
+            o.work_groups = false;
+            o.dims = 1;
+            (o, Flavor::OpenMp)
+        }
+        Target::Cuda => (o, Flavor::Cuda),
+        Target::Opencl => (o, Flavor::OpenCl),
+    }
+}
+
+/// `shine explore PROG.rise --def D ...`
+pub fn explore(args: &ExploreArgs) -> Result<(), CliError> {
+    let source = Source::read(&args.program)?;
+    let checked = source.check()?;
+    let prepared = prepare_def(&checked, &args.def).map_err(|d| source.error(d))?;
+    let user = match &args.strategy {
+        Some(p) => Source::read(p)?.text,
+        None => String::new(),
+    };
+    let verify_set: Bindings = args.nats.clone();
+    let time_sets: Vec<Bindings> = if args.time_nats.is_empty() {
+        vec![verify_set.clone()]
+    } else {
+        args.time_nats
+            .iter()
+            .map(|s| parse_set(s))
+            .collect::<Result<_, _>>()?
+    };
+    let mut all_sets = time_sets.clone();
+    all_sets.push(verify_set.clone());
+    let (options, flavor) = options_for(args);
+    let problem = Problem::new(
+        StrategyFile { user },
+        args.apply.as_deref().unwrap_or("DFNF"),
+        prepared.body.clone(),
+        flavor,
+        options,
+        all_sets,
+        dpia::gpu::MAX_WORK_GROUP_SIZE,
+        args.rewrite_budget,
+    )
+    .map_err(|e| CliError::from(format!("cannot prepare the search: {e}")))?;
+    let dir =
+        tempfile::tempdir().map_err(|e| CliError::from(format!("temporary directory: {e}")))?;
+    let mut session = Session {
+        args,
+        problem,
+        dir,
+        verify_set,
+        time_sets,
+        counter: 0,
+    };
+    if args.check_constraints {
+        return check_constraints(&mut session);
+    }
+    search(&mut session)
+}
+
+/// Compiles and verifies every raw assignment of the unsplit program; compares the
+/// set that works with the solver's.
+fn check_constraints(s: &mut Session) -> Result<(), CliError> {
+    let splits = vec![1; s.problem.base_tree().maps.len()];
+    let space = s.problem.space(&splits).map_err(CliError::from)?;
+    let n = space.tree.maps.len();
+    let raw = explore::solve::all_assignments(n, &space.domain);
+    let mut rng = explore::solve::Rng::new(s.args.seed);
+    let mut solver =
+        explore::solve::enumerate(n, &space.domain, &space.constraints, usize::MAX, &mut rng);
+    solver.sort();
+    let (mut lost, mut wrong, mut works) = (Vec::new(), Vec::new(), 0usize);
+    let mut causes: BTreeMap<String, usize> = BTreeMap::new();
+    for a in &raw {
+        let c = Candidate {
+            splits: splits.clone(),
+            mapping: a.clone(),
+        };
+        let (outcome, _) = s.evaluate(&c, true);
+        let ok = outcome.cause.is_none();
+        let valid = solver.binary_search(a).is_ok();
+        if let Some(cause) = &outcome.cause {
+            *causes
+                .entry(cause.split(':').next().unwrap_or("").to_string())
+                .or_default() += 1;
+        }
+        works += ok as usize;
+        if ok && !valid {
+            lost.push(json!({"mapping": a}));
+        }
+        if !ok && valid {
+            wrong.push(json!({"mapping": a, "cause": outcome.cause}));
+        }
+    }
+    let families: BTreeMap<String, usize> = count_by_family(&space.constraints)
+        .into_iter()
+        .map(|(f, n)| (format!("{} {}", f.number(), f.name()), n))
+        .collect();
+    emit(
+        &json!({
+            "maps": n,
+            "raw": raw.len(),
+            "solver_valid": solver.len(),
+            "compiled_and_verified": works,
+            "valid_but_failed": wrong,
+            "works_but_excluded": lost,
+            "failures_by_cause": causes,
+            "constraints": families,
+        })
+        .to_string(),
+    );
+    Ok(())
+}
+
+fn search(s: &mut Session) -> Result<(), CliError> {
+    let args = s.args;
+    let methods: Vec<Method> = if args.search.is_empty() {
+        vec![Method::Solver]
+    } else {
+        args.search.iter().map(|m| m.method()).collect()
+    };
+    if args.budget.is_none() && args.time.is_none() {
+        return Err(
+            "give a budget (--budget N candidates) or a time (--time SECONDS)"
+                .to_string()
+                .into(),
+        );
+    }
+    // Statistics of the unsplit space, the paper's figures.
+    let splits = vec![1; s.problem.base_tree().maps.len()];
+    let base = s.problem.space(&splits).map_err(CliError::from)?;
+    let mut stats = serde_json::Map::new();
+    let families: BTreeMap<String, usize> = count_by_family(&base.constraints)
+        .into_iter()
+        .map(|(f, n)| (format!("{} {}", f.number(), f.name()), n))
+        .collect();
+    stats.insert("maps".into(), base.tree.maps.len().into());
+    stats.insert("constraints".into(), json!(families));
+    stats.insert(
+        "split_choices".into(),
+        json!(s
+            .problem
+            .split_domains()
+            .iter()
+            .map(|d| d.len())
+            .collect::<Vec<_>>()),
+    );
+    emit_err(&format!(
+        "{} maps, {} constraints ({}), split sizes per map: {:?}",
+        base.tree.maps.len(),
+        base.constraints.len(),
+        families
+            .iter()
+            .map(|(k, v)| format!("{k}: {v}"))
+            .collect::<Vec<_>>()
+            .join(", "),
+        s.problem.split_domains()
+    ));
+    let previous = match &args.resume {
+        Some(p) => read_log(p)?,
+        None => Vec::new(),
+    };
+    let mut log = match &args.log {
+        Some(p) => Some(
+            std::fs::OpenOptions::new()
+                .create(true)
+                .append(true)
+                .open(p)
+                .map_err(|e| CliError::from(format!("cannot open `{}`: {e}", p.display())))?,
+        ),
+        None => None,
+    };
+    let mut rows: Vec<Row> = Vec::new();
+    let mut causes: BTreeMap<String, usize> = BTreeMap::new();
+    let mut summaries = Vec::new();
+    for method in methods {
+        let mut searcher = Searcher::new(method, args.seed);
+        let mut done = 0usize;
+        for (m, c, ms) in previous.iter().filter(|(m, _, _)| m == method.name()) {
+            let _ = m;
+            searcher.report(c, ms.map(|t| 1.0 / t));
+            done += 1;
+        }
+        let bar = indicatif::ProgressBar::new(args.budget.unwrap_or(0) as u64);
+        bar.set_style(
+            indicatif::ProgressStyle::with_template(
+                "{prefix} [{elapsed_precise}] {bar:30} {pos}/{len} {msg}",
+            )
+            .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
+        );
+        bar.set_prefix(method.name());
+        bar.set_position(done as u64);
+        let start = Instant::now();
+        let (mut valid, mut best) = (0usize, f64::INFINITY);
+        let mut my_rows: Vec<Row> = Vec::new();
+        loop {
+            if args.budget.is_some_and(|b| done >= b)
+                || args
+                    .time
+                    .is_some_and(|t| start.elapsed().as_secs_f64() >= t)
+            {
+                break;
+            }
+            let Some(prop) = searcher.next(&s.problem) else {
+                break;
+            };
+            let (outcome, defs) = s.evaluate(&prop.candidate, false);
+            searcher.report(&prop.candidate, outcome.ms.map(|t| 1.0 / t));
+            done += 1;
+            let elapsed = start.elapsed().as_secs_f64();
+            if let Some(ms) = outcome.ms {
+                valid += 1;
+                best = best.min(ms);
+            }
+            if let Some(c) = &outcome.cause {
+                *causes
+                    .entry(c.split(':').next().unwrap_or("").to_string())
+                    .or_default() += 1;
+            }
+            let line = json!({
+                "method": method.name(),
+                "splits": prop.candidate.splits,
+                "mapping": prop.candidate.mapping,
+                "ms": outcome.ms,
+                "failure": outcome.cause,
+                "draws": prop.draws,
+                "elapsed_s": elapsed,
+                "strategy": defs,
+            });
+            if let Some(f) = log.as_mut() {
+                let _ = writeln!(f, "{line}");
+            }
+            my_rows.push(Row {
+                method: method.name(),
+                candidate: prop.candidate.clone(),
+                ms: outcome.ms,
+                elapsed,
+                strategy: defs,
+            });
+            bar.set_position(done as u64);
+            bar.set_message(format!("valid {valid}, best {best:.4} ms"));
+        }
+        bar.finish_and_clear();
+        let secs = start.elapsed().as_secs_f64();
+        let evaluated = my_rows.len();
+        let t90 = my_rows
+            .iter()
+            .find(|r| r.ms.is_some_and(|m| m <= best / 0.9))
+            .map(|r| r.elapsed);
+        let mut summary = json!({
+            "method": method.name(),
+            "candidates": evaluated,
+            "valid": valid,
+            "best_ms": best.is_finite().then_some(best),
+            "seconds": secs,
+            "candidates_per_s": evaluated as f64 / secs.max(1e-9),
+            "time_to_90pct_best_s": t90,
+        });
+        if method == Method::Random && searcher.draws > 0 {
+            summary["raw_draws"] = searcher.draws.into();
+            summary["valid_fraction"] =
+                (searcher.valid_draws as f64 / searcher.draws as f64).into();
+        }
+        emit_err(&format!("{summary}"));
+        summaries.push(summary);
+        rows.extend(my_rows);
+    }
+    // Top candidates.
+    let mut ok: Vec<&Row> = rows.iter().filter(|r| r.ms.is_some()).collect();
+    ok.sort_by(|a, b| {
+        a.ms.unwrap_or(f64::MAX)
+            .total_cmp(&b.ms.unwrap_or(f64::MAX))
+    });
+    let mut table = String::from("rank  method        ms         GFLOP/s  splits / mapping\n");
+    for (i, r) in ok.iter().take(10).enumerate() {
+        let ms = r.ms.unwrap_or(0.0);
+        let gf = args
+            .flops
+            .map(|f| format!("{:8.1}", f / ms / 1e6))
+            .unwrap_or_else(|| "       -".into());
+        table.push_str(&format!(
+            "{:<5} {:<13} {:<10.4} {gf}  {:?} / {:?}\n",
+            i + 1,
+            r.method,
+            ms,
+            r.candidate.splits,
+            r.candidate.mapping
+        ));
+    }
+    emit_err(&table);
+    if let (Some(path), Some(best)) = (&args.output, ok.first()) {
+        let defs = best.strategy.replacen("def candidate", "def best", 1);
+        let text = s.problem.file.with(&format!(
+            "// shine explore: {} on {} ({:.4} ms, {})\n{defs}",
+            args.def,
+            format!("{:?}", args.target).to_lowercase(),
+            best.ms.unwrap_or(0.0),
+            best.method
+        ));
+        std::fs::write(path, text)
+            .map_err(|e| CliError::from(format!("cannot write `{}`: {e}", path.display())))?;
+    }
+    if let Some(path) = &args.plot {
+        std::fs::write(path, plot(&rows))
+            .map_err(|e| CliError::from(format!("cannot write `{}`: {e}", path.display())))?;
+    }
+    stats.insert("methods".into(), json!(summaries));
+    stats.insert("failures_by_cause".into(), json!(causes));
+    emit(&serde_json::Value::Object(stats).to_string());
+    Ok(())
+}
+
+fn emit_err(s: &str) {
+    let _ = writeln!(std::io::stderr().lock(), "{s}");
+}
+
+/// The candidates of a log: method, candidate, time.
+fn read_log(path: &Path) -> Result<Vec<(String, Candidate, Option<f64>)>, CliError> {
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| CliError::from(format!("cannot read `{}`: {e}", path.display())))?;
+    text.lines()
+        .filter(|l| !l.trim().is_empty())
+        .enumerate()
+        .map(|(i, l)| {
+            let v: serde_json::Value = serde_json::from_str(l)
+                .map_err(|e| CliError::from(format!("{}:{}: {e}", path.display(), i + 1)))?;
+            let ints = |k: &str| -> Vec<i64> {
+                v[k].as_array()
+                    .map(|a| a.iter().filter_map(|x| x.as_i64()).collect())
+                    .unwrap_or_default()
+            };
+            Ok((
+                v["method"].as_str().unwrap_or("").to_string(),
+                Candidate {
+                    splits: ints("splits"),
+                    mapping: ints("mapping").into_iter().map(|x| x as i32).collect(),
+                },
+                v["ms"].as_f64(),
+            ))
+        })
+        .collect()
+}
+
+/// An SVG plot of the best speed (1/ms) found against search time, one line per method.
+fn plot(rows: &[Row]) -> String {
+    let (w, h, pad) = (640.0, 400.0, 50.0);
+    let tmax = rows.iter().map(|r| r.elapsed).fold(1e-9, f64::max);
+    let smax = rows
+        .iter()
+        .filter_map(|r| r.ms.map(|m| 1.0 / m))
+        .fold(1e-12, f64::max);
+    let colors = ["#1f77b4", "#d62728", "#2ca02c", "#9467bd"];
+    let mut svg = format!(
+        "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{w}\" height=\"{h}\">\n\
+         <rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n\
+         <line x1=\"{pad}\" y1=\"{y0}\" x2=\"{x1}\" y2=\"{y0}\" stroke=\"black\"/>\n\
+         <line x1=\"{pad}\" y1=\"{pad}\" x2=\"{pad}\" y2=\"{y0}\" stroke=\"black\"/>\n\
+         <text x=\"{cx}\" y=\"{ty}\" text-anchor=\"middle\">search time (s), 0 to {tmax:.1}</text>\n\
+         <text x=\"12\" y=\"{pad}\">best speed (1/ms), max {smax:.3}</text>\n",
+        y0 = h - pad,
+        x1 = w - pad,
+        cx = w / 2.0,
+        ty = h - 12.0,
+    );
+    let mut methods: Vec<&str> = rows.iter().map(|r| r.method).collect();
+    methods.dedup();
+    for (i, m) in methods.iter().enumerate() {
+        let mut best = 0.0f64;
+        let mut pts = Vec::new();
+        for r in rows.iter().filter(|r| r.method == *m) {
+            if let Some(ms) = r.ms {
+                best = best.max(1.0 / ms);
+            }
+            let x = pad + (w - 2.0 * pad) * r.elapsed / tmax;
+            let y = (h - pad) - (h - 2.0 * pad) * best / smax;
+            pts.push(format!("{x:.1},{y:.1}"));
+        }
+        let color = colors[i % colors.len()];
+        svg.push_str(&format!(
+            "<polyline fill=\"none\" stroke=\"{color}\" stroke-width=\"2\" points=\"{}\"/>\n\
+             <text x=\"{}\" y=\"{}\" fill=\"{color}\">{m}</text>\n",
+            pts.join(" "),
+            w - pad - 100.0,
+            pad + 18.0 * i as f64
+        ));
+    }
+    svg.push_str("</svg>\n");
+    svg
+}

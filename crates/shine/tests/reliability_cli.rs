@@ -1,0 +1,250 @@
+//! Issue 18 (and issue 13, item 10): generated code cannot take `shine` down, every resource is
+//! bounded, nothing is left behind. Each case runs under an address-space limit.
+
+use std::os::unix::process::CommandExt;
+use std::path::Path;
+use std::process::{Command, Output};
+use std::time::{Duration, Instant};
+
+const PROGRAM: &str =
+    "def scale : {n: nat} -> n.f32 -> n.f32 = fun xs => xs |> map (fun x => x * 1e38f)\n";
+
+/// `shine` with `args`, in a fresh private TMPDIR (returned), under a 4 GiB address-space limit.
+fn shine(dir: &Path, args: &[&str]) -> Command {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_shine"));
+    c.current_dir(dir).env("TMPDIR", dir.join("tmp")).args(args);
+    std::fs::create_dir_all(dir.join("tmp")).unwrap();
+    std::fs::write(dir.join("p.rise"), PROGRAM).unwrap();
+    // SAFETY: `setrlimit` is async-signal-safe and touches only the struct on this stack.
+    unsafe {
+        c.pre_exec(|| {
+            let limit = libc::rlimit {
+                rlim_cur: 4 << 30,
+                rlim_max: 4 << 30,
+            };
+            libc::setrlimit(libc::RLIMIT_AS, &limit);
+            Ok(())
+        });
+    }
+    c
+}
+
+fn strategy() -> String {
+    concat!(env!("CARGO_MANIFEST_DIR"), "/../../examples/cpu.elv").to_string()
+}
+
+/// Runs `shine run p.rise --def scale --strategy cpu.elv --apply sequential` with `extra`.
+fn run_scale(dir: &Path, extra: &[&str]) -> Output {
+    let strategy = strategy();
+    let mut args = vec!["run", "p.rise", "--def", "scale", "--strategy", &strategy];
+    args.extend(["--apply", "sequential"]);
+    args.extend(extra);
+    shine(dir, &args).output().unwrap()
+}
+
+fn stderr(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+/// Fails unless `out` is a clean error (exit 1, `error:`, no panic) containing `needle`, and
+/// the temporary directory is empty.
+fn clean_error(dir: &Path, out: &Output, needle: &str) {
+    let text = stderr(out);
+    assert_eq!(out.status.code(), Some(1), "{text}");
+    assert!(
+        text.starts_with("error:") && text.contains(needle),
+        "{text}"
+    );
+    assert!(!text.contains("panicked"), "{text}");
+    let left: Vec<_> = std::fs::read_dir(dir.join("tmp")).unwrap().collect();
+    assert!(left.is_empty(), "left behind: {left:?}");
+}
+
+fn write_npy_f32(path: &Path, values: &[f32]) {
+    let header = format!(
+        "{{'descr': '<f4', 'fortran_order': False, 'shape': ({},), }}",
+        values.len()
+    );
+    let mut header = header.into_bytes();
+    while (10 + header.len() + 1) % 64 != 0 {
+        header.push(b' ');
+    }
+    header.push(b'\n');
+    let mut bytes = b"\x93NUMPY\x01\x00".to_vec();
+    bytes.extend((header.len() as u16).to_le_bytes());
+    bytes.extend(header);
+    bytes.extend(values.iter().flat_map(|v| v.to_le_bytes()));
+    std::fs::write(path, bytes).unwrap();
+}
+
+#[test]
+fn verify_is_not_fooled_by_the_module_flushing_denormals() {
+    // -ffast-math links crtfastmath.o: the module flushes denormals to zero; the interpreter's
+    // reference must stay IEEE, so the wrong result is not "verified".
+    let dir = tempfile::tempdir().unwrap();
+    write_npy_f32(&dir.path().join("x.npy"), &[1e-40, 1e-39, 1.0]);
+    let out = run_scale(
+        dir.path(),
+        &[
+            "--input",
+            "x.npy",
+            "--cflags",
+            "-O2 -ffast-math",
+            "--verify",
+        ],
+    );
+    let text = stderr(&out);
+    assert!(!text.contains("verified"), "{text}");
+    clean_error(dir.path(), &out, "expected 0.0099999");
+}
+
+#[test]
+fn sizes_beyond_memory_are_refused_before_allocating() {
+    let dir = tempfile::tempdir().unwrap();
+    for n in ["n=100000000000", "n=9223372036854775807"] {
+        let out = run_scale(dir.path(), &["--random", "1", "--nat", n]);
+        clean_error(dir.path(), &out, "of memory is available to shine");
+    }
+}
+
+#[test]
+fn huge_bench_counts_are_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    for runs in ["18446744073709551615", "1000000000000"] {
+        let args = ["--random", "1", "--nat", "n=4", "--bench", runs];
+        let out = run_scale(dir.path(), &args);
+        clean_error(dir.path(), &out, "runs are timed");
+    }
+}
+
+#[test]
+fn endless_input_files_are_read_with_a_bound() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = shine(dir.path(), &["check", "/dev/zero"]).output().unwrap();
+    clean_error(dir.path(), &out, "larger than");
+    let args = [
+        "rewrite",
+        "p.rise",
+        "--def",
+        "scale",
+        "--strategy",
+        "/dev/zero",
+    ];
+    let out = shine(dir.path(), &[&args[..], &["--apply", "s"]].concat())
+        .output()
+        .unwrap();
+    clean_error(dir.path(), &out, "larger than");
+}
+
+#[test]
+fn cflags_are_split_as_a_shell_would() {
+    let dir = tempfile::tempdir().unwrap();
+    let flags = "-O2 '-DNOTE=\"a b\"' -DOTHER=1";
+    let out = run_scale(
+        dir.path(),
+        &["--random", "1", "--nat", "n=4", "--cflags", flags],
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    let out = run_scale(
+        dir.path(),
+        &["--random", "1", "--nat", "n=4", "--cflags", "'-O2"],
+    );
+    clean_error(dir.path(), &out, "unbalanced quotes");
+}
+
+#[test]
+fn a_missing_compiler_suggests_cc() {
+    let dir = tempfile::tempdir().unwrap();
+    let args = ["--random", "1", "--nat", "n=4", "--cc", "shine-no-such-cc"];
+    let out = run_scale(dir.path(), &args);
+    clean_error(dir.path(), &out, "--cc");
+}
+
+/// The pids of processes whose command line mentions `needle`.
+fn processes_mentioning(needle: &str) -> Vec<u32> {
+    let mut pids = Vec::new();
+    for entry in std::fs::read_dir("/proc").unwrap().flatten() {
+        let Ok(pid) = entry.file_name().to_string_lossy().parse::<u32>() else {
+            continue;
+        };
+        let cmdline = std::fs::read(entry.path().join("cmdline")).unwrap_or_default();
+        if String::from_utf8_lossy(&cmdline).contains(needle) {
+            pids.push(pid);
+        }
+    }
+    pids
+}
+
+#[test]
+fn sigterm_during_a_run_kills_the_module_and_removes_its_directory() {
+    let dir = tempfile::tempdir().unwrap();
+    let tmp = dir.path().join("tmp");
+    let args = ["--random", "1", "--nat", "n=1000000", "--bench", "10000000"];
+    let strategy = strategy();
+    let mut all = vec!["run", "p.rise", "--def", "scale", "--strategy", &strategy];
+    all.extend(["--apply", "sequential"]);
+    all.extend(args);
+    let mut child = shine(dir.path(), &all).spawn().unwrap();
+    // wait until the module runs: its exchange file exists and a process has it open
+    let start = Instant::now();
+    let tmp_text = tmp.display().to_string();
+    let module_pids = loop {
+        let pids = processes_mentioning(&format!("{tmp_text}/"));
+        if !pids.is_empty() {
+            let exchange = pids.iter().any(|&p| {
+                let cmd = std::fs::read(format!("/proc/{p}/cmdline")).unwrap_or_default();
+                String::from_utf8_lossy(&cmd).contains("exchange-")
+            });
+            if exchange {
+                break pids;
+            }
+        }
+        assert!(start.elapsed() < Duration::from_secs(120), "never ran");
+        assert!(child.try_wait().unwrap().is_none(), "shine ended early");
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    // SAFETY: `kill` of our own child process has no memory effects.
+    unsafe { libc::kill(child.id() as libc::pid_t, libc::SIGTERM) };
+    let status = child.wait().unwrap();
+    use std::os::unix::process::ExitStatusExt;
+    assert_eq!(status.signal(), Some(libc::SIGTERM), "{status:?}");
+    let left: Vec<_> = std::fs::read_dir(&tmp).unwrap().collect();
+    assert!(left.is_empty(), "left behind: {left:?}");
+    let start = Instant::now();
+    while module_pids
+        .iter()
+        .any(|p| Path::new(&format!("/proc/{p}")).exists())
+    {
+        assert!(
+            start.elapsed() < Duration::from_secs(10),
+            "the module process outlived shine"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+#[test]
+fn a_zero_budget_says_so() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = run_scale(
+        dir.path(),
+        &["--random", "1", "--nat", "n=4", "--budget", "0"],
+    );
+    clean_error(
+        dir.path(),
+        &out,
+        "--budget 0 allows no strategy application",
+    );
+}
+
+#[test]
+fn npy_files_with_trailing_data_are_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("x.npy");
+    write_npy_f32(&path, &[1.0, 2.0]);
+    let mut bytes = std::fs::read(&path).unwrap();
+    bytes.extend([7u8; 3]);
+    std::fs::write(&path, bytes).unwrap();
+    let out = run_scale(dir.path(), &["--input", "x.npy"]);
+    clean_error(dir.path(), &out, "3 bytes after its last element");
+}

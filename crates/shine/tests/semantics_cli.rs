@@ -1,0 +1,329 @@
+//! Issue 13, items 3, 6 and 11, and issue 18 item 1: the generated code means what the
+//! interpreter means, on C, OpenMP and OpenCL (PoCL): narrow integers wrap in their own
+//! type, signed overflow wraps, integer division by zero is an error naming the
+//! definition (the interpreter's too), floats are IEEE by default, and definitions named
+//! like builtins of a target (`dot`, `length`, `sin`, `main`, ...) compile.
+//!
+//! Set `SHINE_SKIP_OPENCL=1` to skip the OpenCL runs where no OpenCL platform exists.
+
+use std::path::Path;
+use std::process::{Command, Output};
+
+use rise::interp::{Flat, Scalar};
+use rise::ScalarType;
+
+const PROGRAM: &str = r#"
+def narrowAverage : {n: nat} -> n.u16 -> n.u16 -> n.u16 =
+  fun a b => zip a b |> map (fun p => (fst p + snd p) / 2u16)
+
+def narrowOps : {n: nat} -> n.i8 -> n.i8 -> n.i8 =
+  fun a b => zip a b |> map (fun p => neg (fst p * snd p - snd p))
+
+def narrowLess : {n: nat} -> n.u8 -> n.u8 -> n.bool =
+  fun a b => zip a b |> map (fun p => fst p + snd p < fst p)
+
+def signedOverflow : {n: nat} -> n.i32 -> n.i32 -> n.i32 =
+  fun a b => zip a b |> map (fun p => fst p * snd p + fst p)
+
+def divide : {n: nat} -> n.i32 -> n.i32 -> n.i32 =
+  fun a b => zip a b |> map (fun p => fst p / snd p)
+
+def remainder : {n: nat} -> n.i64 -> n.i64 -> n.i64 =
+  fun a b => zip a b |> map (fun p => fst p % snd p)
+
+def floatDivide : {n: nat} -> n.f32 -> n.f32 -> n.f32 =
+  fun a b => zip a b |> map (fun p => fst p / snd p)
+
+def floatEqual : {n: nat} -> n.f32 -> n.bool =
+  fun a => a |> map (fun x => x == x)
+
+def denormals : {n: nat} -> n.f32 -> n.f32 =
+  fun a => a |> map (fun x => x * 1.0e-38f)
+
+def dot : {n: nat} -> n.f32 -> n.f32 -> f32 =
+  fun xs ys => zip xs ys |> map (fun p => fst p * snd p) |> reduce add 0.0f
+
+def length : {n: nat} -> n.f32 -> n.f32 =
+  fun sin => sin |> map (fun float4 => float4 + 1.0f)
+
+def main : {n: nat} -> n.f32 -> n.f32 =
+  fun printf => printf |> map (fun int => int * 2.0f)
+
+def pairAccumulator : {n: nat} -> n.f32 -> f32 =
+  fun xs => xs |> reduceSeq (fun acc x => (snd acc + x, fst acc)) (0.0f, 1.0f) |> fun p => fst p
+
+def rotateAccumulator : {n: nat} -> n.3.f32 -> 3.f32 =
+  fun xss => xss |> reduceSeq (fun acc row => zip (concat (drop 1 acc) (take 1 acc)) row |> map (fun p => fst p + snd p)) (generate (fun i => 0.0f))
+"#;
+
+fn shine(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_shine"))
+        .current_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/../.."))
+        .args(args)
+        .output()
+        .expect("shine runs")
+}
+
+fn targets() -> Vec<&'static str> {
+    let mut t = vec!["c", "openmp"];
+    if std::env::var("SHINE_SKIP_OPENCL").as_deref() != Ok("1") {
+        t.push("opencl");
+    }
+    t
+}
+
+fn write_npy(dir: &Path, name: &str, elem: ScalarType, data: Vec<Scalar>) -> String {
+    let path = dir.join(name);
+    let flat = Flat {
+        elem,
+        shape: vec![data.len()],
+        data,
+    };
+    shine::npy::write(&path, &flat).expect("writes the input");
+    path.display().to_string()
+}
+
+/// `shine run` of `def` on `inputs` for `target` (sequential strategy), with extra flags.
+fn run(dir: &Path, def: &str, target: &str, inputs: &[&str], extra: &[&str]) -> Output {
+    let program = dir.join("semantics.rise").display().to_string();
+    let n = format!("n={}", count(inputs[0]));
+    let mut args = vec![
+        "run",
+        &program,
+        "--def",
+        def,
+        "--strategy",
+        "examples/cpu.elv",
+        "--apply",
+        "sequential",
+        "--target",
+        target,
+        "--nat",
+        &n,
+    ];
+    for i in inputs {
+        args.extend(["--input", i]);
+    }
+    args.extend(extra);
+    shine(&args)
+}
+
+/// The outer extent of an array (`n`).
+fn count(npy: &str) -> usize {
+    shine::npy::read(Path::new(npy)).map_or(0, |f| f.shape.first().copied().unwrap_or(1))
+}
+
+fn setup() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    std::fs::write(dir.path().join("semantics.rise"), PROGRAM).expect("writes the program");
+    dir
+}
+
+/// Runs `def` on every target with `--verify`; returns the printed results.
+/// Definitions with a `bool` result skip OpenCL, which takes no `bool` buffers yet
+/// (issue 18, item 4).
+fn verified(dir: &Path, def: &str, inputs: &[&str]) -> Vec<String> {
+    let bool_result = ["narrowLess", "floatEqual"].contains(&def);
+    targets()
+        .into_iter()
+        .filter(|t| !(bool_result && *t == "opencl"))
+        .map(|t| {
+            let out = run(dir, def, t, inputs, &["--verify"]);
+            let stderr = String::from_utf8_lossy(&out.stderr);
+            assert!(out.status.success(), "{def} on {t}: {stderr}");
+            assert!(stderr.contains("verified"), "{def} on {t}: {stderr}");
+            String::from_utf8_lossy(&out.stdout).trim().to_string()
+        })
+        .collect()
+}
+
+fn u16s(v: &[u16]) -> Vec<Scalar> {
+    v.iter().map(|&x| Scalar::U16(x)).collect()
+}
+
+#[test]
+fn narrow_integers_wrap_in_their_own_type_on_every_target() {
+    let dir = setup();
+    let d = dir.path();
+    let a = write_npy(d, "a.npy", ScalarType::U16, u16s(&[60000, 1, 40000]));
+    let b = write_npy(d, "b.npy", ScalarType::U16, u16s(&[60000, 3, 30000]));
+    for printed in verified(d, "narrowAverage", &[&a, &b]) {
+        assert_eq!(printed, "[27232, 2, 2232]");
+    }
+    let i8s = |v: &[i8]| v.iter().map(|&x| Scalar::I8(x)).collect();
+    let a = write_npy(d, "a8.npy", ScalarType::I8, i8s(&[100, -128, 7]));
+    let b = write_npy(d, "b8.npy", ScalarType::I8, i8s(&[3, -1, -128]));
+    for printed in verified(d, "narrowOps", &[&a, &b]) {
+        // -(100*3 - 3) = -297 = -41 (mod 256); -(-128*-1 + 1) = -129 = 127; -(7*-128 + 128) = 0
+        assert_eq!(printed, "[-41, 127, 0]");
+    }
+    let u8s = |v: &[u8]| v.iter().map(|&x| Scalar::U8(x)).collect();
+    let a = write_npy(d, "au8.npy", ScalarType::U8, u8s(&[200, 1]));
+    let b = write_npy(d, "bu8.npy", ScalarType::U8, u8s(&[100, 1]));
+    for printed in verified(d, "narrowLess", &[&a, &b]) {
+        assert_eq!(printed, "[true, false]");
+    }
+}
+
+#[test]
+fn signed_overflow_wraps_and_is_clean_under_ubsan() {
+    let dir = setup();
+    let d = dir.path();
+    let i32s = |v: &[i32]| v.iter().map(|&x| Scalar::I32(x)).collect();
+    let a = write_npy(d, "a.npy", ScalarType::I32, i32s(&[i32::MAX, 65536, -3]));
+    let b = write_npy(d, "b.npy", ScalarType::I32, i32s(&[2, 65536, 4]));
+    for printed in verified(d, "signedOverflow", &[&a, &b]) {
+        // MAX*2 + MAX = MAX - 2 (mod 2^32); 2^32 + 2^16 = 65536
+        assert_eq!(printed, "[2147483645, 65536, -15]");
+    }
+    let out = run(d, "signedOverflow", "c", &[&a, &b], &["--sanitize"]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    assert!(!stderr.contains("runtime error"), "{stderr}");
+}
+
+#[test]
+fn integer_division_by_zero_is_an_error_naming_the_definition() {
+    let dir = setup();
+    let d = dir.path();
+    let i32s = |v: &[i32]| v.iter().map(|&x| Scalar::I32(x)).collect();
+    let a = write_npy(d, "a.npy", ScalarType::I32, i32s(&[7, i32::MIN, 5]));
+    let zero = write_npy(d, "z.npy", ScalarType::I32, i32s(&[2, -1, 0]));
+    let ok = write_npy(d, "b.npy", ScalarType::I32, i32s(&[2, -1, -5]));
+    for t in targets() {
+        let out = run(d, "divide", t, &[&a, &zero], &[]);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(!out.status.success(), "{t}");
+        assert!(
+            stderr.contains("`divide`: integer division by zero"),
+            "{t}: {stderr}"
+        );
+    }
+    // MIN / -1 wraps to MIN, as in the interpreter
+    for printed in verified(d, "divide", &[&a, &ok]) {
+        assert_eq!(printed, "[3, -2147483648, -1]");
+    }
+    let out = run(d, "divide", "c", &[&a, &ok], &["--sanitize"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let i64s = |v: &[i64]| v.iter().map(|&x| Scalar::I64(x)).collect();
+    let a = write_npy(d, "a64.npy", ScalarType::I64, i64s(&[i64::MIN, 7, -7]));
+    let ok = write_npy(d, "b64.npy", ScalarType::I64, i64s(&[-1, 3, 3]));
+    let zero = write_npy(d, "z64.npy", ScalarType::I64, i64s(&[-1, 0, 3]));
+    for printed in verified(d, "remainder", &[&a, &ok]) {
+        assert_eq!(printed, "[0, 1, -1]");
+    }
+    for t in targets() {
+        let out = run(d, "remainder", t, &[&a, &zero], &[]);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            stderr.contains("`remainder`: integer remainder by zero"),
+            "{t}: {stderr}"
+        );
+    }
+    // the interpreter says so too
+    let program = d.join("semantics.rise").display().to_string();
+    let zero = write_npy(d, "z2.npy", ScalarType::I64, i64s(&[-1, 0, 3]));
+    let out = shine(&[
+        "eval",
+        &program,
+        "--def",
+        "remainder",
+        "--input",
+        &a,
+        "--input",
+        &zero,
+    ]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        !out.status.success() && stderr.contains("integer remainder by zero"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn floats_are_ieee_by_default_and_fast_math_is_reported() {
+    let dir = setup();
+    let d = dir.path();
+    let f32s = |v: &[f32]| v.iter().map(|&x| Scalar::F32(x)).collect();
+    let a = write_npy(
+        d,
+        "a.npy",
+        ScalarType::F32,
+        f32s(&[f32::NEG_INFINITY, 1.0, 0.0, f32::NAN]),
+    );
+    let b = write_npy(d, "b.npy", ScalarType::F32, f32s(&[0.0, 0.0, 0.0, 1.0]));
+    for printed in verified(d, "floatDivide", &[&a, &b]) {
+        assert_eq!(printed, "[-inf, inf, NaN, NaN]");
+    }
+    for printed in verified(d, "floatEqual", &[&a]) {
+        assert_eq!(printed, "[true, true, true, false]");
+    }
+    let x = write_npy(d, "x.npy", ScalarType::F32, f32s(&[1.0, 0.5, 1e30]));
+    for t in targets() {
+        let out = run(d, "denormals", t, &[&x], &[]);
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        assert!(out.status.success(), "{t}");
+        // 1e-38 * 0.5 is a denormal: kept, not flushed to 0
+        assert!(!stdout.contains("[1e-38, 0,"), "{t}: {stdout}");
+        assert!(stdout.contains("5e-39"), "{t}: {stdout}");
+    }
+    for (flag, expected) in [(None, false), (Some("--fast-math"), true)] {
+        let mut extra = vec!["--json"];
+        extra.extend(flag);
+        let out = run(d, "denormals", "c", &[&x], &extra);
+        let json: serde_json::Value = serde_json::from_slice(&out.stdout).expect("one JSON object");
+        assert_eq!(json["fast_math"], expected, "{flag:?}");
+    }
+}
+
+#[test]
+fn definitions_and_variables_named_like_builtins_compile_on_every_target() {
+    let dir = setup();
+    let d = dir.path();
+    let f32s = |v: &[f32]| v.iter().map(|&x| Scalar::F32(x)).collect();
+    let a = write_npy(d, "a.npy", ScalarType::F32, f32s(&[1.0, 2.0, 3.0]));
+    let b = write_npy(d, "b.npy", ScalarType::F32, f32s(&[4.0, 5.0, 6.0]));
+    for printed in verified(d, "dot", &[&a, &b]) {
+        assert_eq!(printed, "32.0");
+    }
+    for printed in verified(d, "length", &[&a]) {
+        assert_eq!(printed, "[2.0, 3.0, 4.0]");
+    }
+    for printed in verified(d, "main", &[&a]) {
+        assert_eq!(printed, "[2.0, 4.0, 6.0]");
+    }
+}
+
+/// Issue 13 item 2: an accumulator whose new value reads parts that the same step writes
+/// (a tuple whose components swap, an array whose elements rotate) is not updated in place
+/// one part at a time.
+#[test]
+fn accumulators_are_not_overwritten_while_they_are_read() {
+    let dir = setup();
+    let d = dir.path();
+    let f32s = |v: &[f32]| v.iter().map(|&x| Scalar::F32(x)).collect();
+    let xs = write_npy(d, "xs.npy", ScalarType::F32, f32s(&[1.0, 2.0, 3.0, 4.0]));
+    for printed in verified(d, "pairAccumulator", &[&xs]) {
+        assert_eq!(printed, "6.0");
+    }
+    let rows = write_npy(
+        d,
+        "rows.npy",
+        ScalarType::F32,
+        f32s(&[1.0, 2.0, 3.0, 10.0, 20.0, 30.0]),
+    );
+    let path = Path::new(&rows);
+    let flat = Flat {
+        shape: vec![2, 3],
+        ..shine::npy::read(path).expect("reads the rows")
+    };
+    shine::npy::write(path, &flat).expect("writes the rows");
+    for printed in verified(d, "rotateAccumulator", &[&rows]) {
+        // acc1 = [1, 2, 3]; acc2[i] = acc1[(i+1)%3] + row2[i] = [12, 23, 31]
+        assert_eq!(printed, "[12.0, 23.0, 31.0]");
+    }
+}
