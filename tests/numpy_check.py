@@ -331,6 +331,21 @@ def cases_mm_tiled(rng):
         yield f"m={m} n={n} k={k}", [rand(rng, m * 64, k * 8), rand(rng, k * 8, n * 64)], {}
 
 
+def cases_scale2d(rng):
+    for n, m in ((1, 1), (3, 5), (8, 2)):
+        yield f"{n}x{m}", [scalar(rng), rand(rng, n, m)], {}
+
+
+def cases_listing3(rng):
+    for n in (1, 2, 5):
+        yield f"n={n}", [scalar(rng), scalar(rng), rand(rng, n * 8)], {}
+
+
+def cases_vgg(rng):
+    for h, w, c, o in ((1, 1, 1, 1), (3, 5, 2, 4), (6, 4, 3, 2)):
+        yield f"{h}x{w}x{c} o={o}", [rand(rng, h + 2, w + 2, c), rand(rng, o, 3, 3, c)], {}
+
+
 def cases_none(rng):
     yield "no inputs", [], {}
 
@@ -339,6 +354,8 @@ def cases_none(rng):
 # returns the expected value as a float64 array or scalar.
 REFERENCES = {
     "dot": (cases_dot, ref_dot),
+    "scale2d": (cases_scale2d, lambda a, m: f64(a) * f64(m)),
+    "listing3": (cases_listing3, lambda y, z, xs: f64(xs) * f64(y) + f64(z)),
     "scal": (cases_scal, ref_scal),
     "abs": (cases_abs, ref_abs),
     "asum": (cases_asum, ref_asum),
@@ -358,6 +375,7 @@ REFERENCES = {
     "getCF": (cases_get_cf, ref_get_cf),
     "acoustic": (cases_3d(((1, 1, 1), (2, 3, 4), (4, 5, 3), (4, 5, 6)), 2), ref_acoustic),
     "conv": (cases_conv, ref_conv),
+    "vggConv": (cases_vgg, ref_conv),
     "binomial3": (cases_window3, lambda w: f64(w) @ np.array(BINOMIAL3)),
     "box3": (cases_window3, lambda w: f64(w) @ np.array(BOX3)),
     "binomialSep": (cases_2d(((3, 3), (4, 7), (10, 6))), lambda x: ref_sep(x, BINOMIAL3)),
@@ -382,12 +400,15 @@ class Failure(Exception):
 
 
 def shine_check(shine, program):
-    """The definition names that `shine check` lists, in order."""
+    """The definition names that `shine check` lists, in order (an indented
+    `where` line under a definition states a size constraint of it)."""
     proc = subprocess.run([shine, "check", str(program)], capture_output=True, text=True)
     if proc.returncode != 0:
         raise Failure(f"`shine check` exited with {proc.returncode}: {proc.stderr.strip()}")
     names = []
     for line in proc.stdout.splitlines():
+        if line.startswith("  where ") and names:
+            continue
         name, sep, _ty = line.partition(" : ")
         if not sep:
             raise Failure(f"`shine check` printed a line that is not `name : type`: {line!r}")
