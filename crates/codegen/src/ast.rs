@@ -7,6 +7,12 @@
 //! address spaces ([`AddrSpace`]), the function kind ([`FnKind`]), loop
 //! pragmas ([`Pragma`]); each printer decides how (or whether) to write them.
 
+/// The name of the index typedef of GPU programs ([`Scalar::Index`]).
+pub const INDEX_TYPE: &str = "shine_index";
+
+/// The macro that, defined when a GPU program is built, makes [`INDEX_TYPE`] 64 bits wide.
+pub const INDEX_64_MACRO: &str = "SHINE_INDEX_64";
+
 /// A C type.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Type {
@@ -36,6 +42,10 @@ pub enum Scalar {
     Bool,
     /// `int`.
     Int,
+    /// The type of sizes and indices: `int64_t` in C; on GPUs [`INDEX_TYPE`], a typedef
+    /// of `int` or, when the program is built with [`INDEX_64_MACRO`] defined, of a
+    /// 64-bit integer (the host picks the width from the sizes of a run).
+    Index,
     /// `int8_t`.
     I8,
     /// `int16_t`.
@@ -64,6 +74,7 @@ impl Scalar {
         match self {
             Scalar::Bool => "bool",
             Scalar::Int => "int",
+            Scalar::Index => "int64_t",
             Scalar::I8 => "int8_t",
             Scalar::I16 => "int16_t",
             Scalar::I32 => "int32_t",
@@ -83,7 +94,7 @@ impl Scalar {
             Scalar::Bool | Scalar::I8 | Scalar::U8 => 1,
             Scalar::I16 | Scalar::U16 => 2,
             Scalar::Int | Scalar::I32 | Scalar::U32 | Scalar::Float => 4,
-            Scalar::I64 | Scalar::U64 | Scalar::Double => 8,
+            Scalar::Index | Scalar::I64 | Scalar::U64 | Scalar::Double => 8,
         }
     }
 
@@ -365,7 +376,7 @@ pub struct Decl {
 /// `for (int var = start; var < end; var += step) body`.
 #[derive(Clone, Debug, PartialEq)]
 pub struct For {
-    /// The loop variable (an `int`).
+    /// The loop variable (a [`Scalar::Index`]).
     pub var: String,
     /// Its first value.
     pub start: Expr,

@@ -40,11 +40,11 @@ pub fn scalar(s: ScalarType) -> Result<Scalar, CodegenError> {
     })
 }
 
-/// The C scalar of a scalar-like data type (`natType` and `idx[n]` are `int`).
+/// The C scalar of a scalar-like data type (`natType` and `idx[n]` are indices).
 pub fn scalar_of(dt: &DataType) -> Result<Option<Scalar>, CodegenError> {
     Ok(match dt {
         DataType::Scalar(s) => Some(scalar(*s)?),
-        DataType::NatType | DataType::Index(_) => Some(Scalar::Int),
+        DataType::NatType | DataType::Index(_) => Some(Scalar::Index),
         _ => None,
     })
 }
@@ -303,7 +303,7 @@ mod tests {
         );
         assert_eq!(
             types.value_type(&p, &mut names).unwrap(),
-            Type::Named("pair_float4_pair_int_float".into())
+            Type::Named("pair_float4_pair_int64_float".into())
         );
         assert_eq!(
             types.unaligned_vector(&v4, &mut names).unwrap(),
@@ -315,8 +315,8 @@ mod tests {
             [
                 "float4",
                 "int8x16",
-                "pair_int_float",
-                "pair_float4_pair_int_float",
+                "pair_int64_float",
+                "pair_float4_pair_int64_float",
                 "float4_u"
             ]
         );

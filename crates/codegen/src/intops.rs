@@ -145,6 +145,7 @@ pub fn divide(rem: bool, s: Scalar, a: Expr, b: Expr, used: &mut Helpers) -> Exp
 fn helper_name(s: Scalar, rem: bool) -> String {
     let t = match s {
         Scalar::Int => "int",
+        Scalar::Index => "index",
         Scalar::I8 => "i8",
         Scalar::I16 => "i16",
         Scalar::I32 => "i32",

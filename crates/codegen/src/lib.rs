@@ -197,7 +197,7 @@ fn entry_point(
     for (k, (p, &ptr)) in params.iter().zip(by_pointer).enumerate() {
         let arg = if k >= buffers {
             let at = Expr::ident("sizes").index(Expr::Int((k - buffers) as i64));
-            at.cast(Type::Scalar(Scalar::Int))
+            at
         } else {
             let buf = Expr::ident("buffers").index(Expr::Int(k as i64));
             if ptr {

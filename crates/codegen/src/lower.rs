@@ -298,7 +298,8 @@ impl Lowerer {
         Ok((params, refs, stmts))
     }
 
-    /// The `int` parameter of a size of the program, bound (renamed, with its range) in `env`.
+    /// The index-typed parameter of a size of the program, bound (renamed, with its range)
+    /// in `env`.
     fn size_param(&mut self, env: &mut Env, size: &Var) -> ast::Param {
         let name = self.names.fresh(size.name());
         let renamed = match size.range() {
@@ -307,7 +308,7 @@ impl Lowerer {
         };
         *env = env.bind(size, Nat::var(&renamed)).with_scope(&name);
         ast::Param {
-            ty: Type::Scalar(Scalar::Int),
+            ty: Type::Scalar(Scalar::Index),
             name,
         }
     }
@@ -508,7 +509,7 @@ impl Lowerer {
             let cond = Expr::binary(BinOp::Lt, Expr::ident(&name), self.nat(env, count)?);
             out.push(Stmt::Block(vec![
                 Stmt::Decl(Decl {
-                    ty: Type::Scalar(Scalar::Int),
+                    ty: Type::Scalar(Scalar::Index),
                     name,
                     array_len: None,
                     init: Some(Expr::Gpu(id, dim)),
@@ -526,7 +527,7 @@ impl Lowerer {
                 "{origin} (one iteration per work-item)"
             )));
             let mut block = vec![Stmt::Decl(Decl {
-                ty: Type::Scalar(Scalar::Int),
+                ty: Type::Scalar(Scalar::Index),
                 name,
                 array_len: None,
                 init: Some(Expr::Gpu(id, dim)),
@@ -876,7 +877,7 @@ impl Lowerer {
                 no_path(e, path)?;
                 let v = self.nat(env, &env.nat(n))?;
                 match scalar_of(&e.ty)? {
-                    Some(Scalar::Int) | None => value(v),
+                    Some(Scalar::Index) | None => value(v),
                     Some(s) => value(v.cast(Type::Scalar(s))),
                 }
             }

@@ -123,7 +123,7 @@ const TARGET_RESERVED: &str = "
 
 /// Prefixes of builtin families: OpenCL `convert_T`, `as_T`, `vloadN`,
 /// `vstoreN`, `atomic_*`, `native_*`, `half_*`, CUDA `make_T`, `__*`
-/// intrinsics, and this code generator's own helpers (`shine_`).
+/// intrinsics, and this code generator's own helpers and macros (`shine_`, `SHINE_`).
 const RESERVED_PREFIXES: &[&str] = &[
     "convert_",
     "as_",
@@ -135,6 +135,7 @@ const RESERVED_PREFIXES: &[&str] = &[
     "half_",
     "make_",
     "shine_",
+    "SHINE_",
     "read_image",
     "write_image",
 ];

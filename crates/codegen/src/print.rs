@@ -14,7 +14,7 @@
 
 use crate::ast::{
     AddrSpace, BinOp, Decl, Expr, FnKind, For, Function, GpuIndex, Pragma, Scalar, Stmt, Type,
-    TypeDef, UnOp, Unit,
+    TypeDef, UnOp, Unit, INDEX_64_MACRO, INDEX_TYPE,
 };
 use crate::Target;
 
@@ -61,6 +61,16 @@ pub fn print_in(unit: &Unit, dialect: Dialect) -> String {
     for line in &unit.preamble {
         out.push_str(line);
         out.push('\n');
+    }
+    if let Some(wide) = match dialect {
+        Dialect::OpenCl => Some("long"),
+        Dialect::Cuda => Some("long long"),
+        Dialect::C | Dialect::OpenMP => None,
+    } {
+        // The host defines the macro where some size of a run needs 64-bit indices.
+        out.push_str(&format!(
+            "#ifdef {INDEX_64_MACRO}\ntypedef {wide} {INDEX_TYPE};\n#else\ntypedef int {INDEX_TYPE};\n#endif\n"
+        ));
     }
     if !unit.typedefs.is_empty() {
         out.push('\n');
@@ -150,6 +160,7 @@ fn scalar_name(s: Scalar, d: Dialect) -> &'static str {
             Scalar::I8 => "char",
             Scalar::I16 => "short",
             Scalar::I32 => "int",
+            Scalar::Index => INDEX_TYPE,
             Scalar::I64 => "long",
             Scalar::U8 => "uchar",
             Scalar::U16 => "ushort",
@@ -161,6 +172,7 @@ fn scalar_name(s: Scalar, d: Dialect) -> &'static str {
             Scalar::I8 => "signed char",
             Scalar::I16 => "short",
             Scalar::I32 => "int",
+            Scalar::Index => INDEX_TYPE,
             Scalar::I64 => "long long",
             Scalar::U8 => "unsigned char",
             Scalar::U16 => "unsigned short",
@@ -312,7 +324,8 @@ impl Printer {
         self.line(
             depth,
             &format!(
-                "for (int {v} = {}; {v} < {}; {step}) {{",
+                "for ({} {v} = {}; {v} < {}; {step}) {{",
+                scalar_name(Scalar::Index, d),
                 expr_in(&f.start, d),
                 expr_in(&f.end, d),
                 v = f.var

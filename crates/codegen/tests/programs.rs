@@ -31,7 +31,7 @@ fn map_seq_scale() {
     let want: Vec<f64> = xs.iter().map(|v| v * 2.0).collect();
     assert_close(&got, &want, &src);
     assert!(
-        src.contains("void scale(float *restrict out, const float *restrict x, int n) {"),
+        src.contains("void scale(float *restrict out, const float *restrict x, int64_t n) {"),
         "{src}"
     );
     assert!(
@@ -39,11 +39,11 @@ fn map_seq_scale() {
         "{src}"
     );
     assert_line(&src, "// mapSeq");
-    assert_line(&src, "for (int i = 0; i < n; i++) {");
+    assert_line(&src, "for (int64_t i = 0; i < n; i++) {");
     assert_line(&src, "out[i] = x[i] * 2.0f;");
     assert_line(
         &src,
-        "scale((float *)buffers[0], (const float *)buffers[1], (int)sizes[0]);",
+        "scale((float *)buffers[0], (const float *)buffers[1], sizes[0]);",
     );
 }
 
@@ -545,7 +545,7 @@ fn parallel_loops() {
     let pragma = omp.lines().position(|l| l.contains("#pragma")).unwrap();
     assert_eq!(
         omp.lines().nth(pragma + 1).map(str::trim),
-        Some("for (int i = 0; i < n; i++) {")
+        Some("for (int64_t i = 0; i < n; i++) {")
     );
     assert_eq!(omp.matches("// mapPar").count(), 2, "{omp}");
     let (got, c) = run(
@@ -718,7 +718,9 @@ fn pairs_generate_and_map_acc() {
         "{src}"
     );
     assert!(
-        src.contains("void minmax(pair_float_float *restrict out, const float *restrict x, int n)"),
+        src.contains(
+            "void minmax(pair_float_float *restrict out, const float *restrict x, int64_t n)"
+        ),
         "{src}"
     );
     assert_line(&src, "pair_float_float minmax_2 = {0};");
@@ -726,7 +728,7 @@ fn pairs_generate_and_map_acc() {
         &src,
         "minmax_2.fst = x[i] < minmax_2.fst ? x[i] : minmax_2.fst;",
     );
-    assert_line(&src, "out[i].fst = minmax_2.fst + (float)(i * i);");
+    assert_line(&src, "out[i].fst = minmax_2.fst + (float)(int)(i * i);");
 }
 
 /// Errors name what is unsupported; no panic.
@@ -876,10 +878,10 @@ fn scalar_inputs_and_types() {
         .map(|v| 1.5 * -((*v as i32 % 3) as f64) + 0.5)
         .collect();
     assert_close(&got, &want, &src);
-    assert!(src.contains("void axpy(double *restrict out, double alpha, const int32_t *restrict x, int n, int unused) {"), "{src}");
+    assert!(src.contains("void axpy(double *restrict out, double alpha, const int32_t *restrict x, int64_t n, int64_t unused) {"), "{src}");
     assert_line(&src, "(void)unused;");
     assert_line(&src, "out[i] = alpha * -(double)(x[i] % (int32_t)3) + 0.5;");
-    assert_line(&src, "axpy((double *)buffers[0], *(const double *)buffers[1], (const int32_t *)buffers[2], (int)sizes[0], (int)sizes[1]);");
+    assert_line(&src, "axpy((double *)buffers[0], *(const double *)buffers[1], (const int32_t *)buffers[2], sizes[0], sizes[1]);");
 }
 
 /// Memory of vectors: `asScalar` reads lanes, `asVector (asScalar v)` reads whole vectors.

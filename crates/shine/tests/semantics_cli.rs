@@ -52,6 +52,9 @@ def main : {n: nat} -> n.f32 -> n.f32 =
 def pairAccumulator : {n: nat} -> n.f32 -> f32 =
   fun xs => xs |> reduceSeq (fun acc x => (snd acc + x, fst acc)) (0.0f, 1.0f) |> fun p => fst p
 
+def repeatSum : {n: nat} -> n.i64 -> i64 =
+  fun xs => generate (fun (i: idx[n]) => xs) |> join |> reduceSeq add 0i64
+
 def rotateAccumulator : {n: nat} -> n.3.f32 -> 3.f32 =
   fun xss => xss |> reduceSeq (fun acc row => zip (concat (drop 1 acc) (take 1 acc)) row |> map (fun p => fst p + snd p)) (generate (fun i => 0.0f))
 "#;
@@ -326,4 +329,31 @@ fn accumulators_are_not_overwritten_while_they_are_read() {
         // acc1 = [1, 2, 3]; acc2[i] = acc1[(i+1)%3] + row2[i] = [12, 23, 31]
         assert_eq!(printed, "[12.0, 23.0, 31.0]");
     }
+}
+
+/// Issue 13 item 9: index arithmetic is 64-bit. `repeatSum` reads its `n` inputs `n` times
+/// through one flat loop of `n * n` iterations: at n = 47,000 that count (2,209,000,000)
+/// exceeds 2^31, which 32-bit loop bounds and indices got wrong (they wrapped negative
+/// and the loop ran zero times). The input is small; the loop is long (seconds).
+#[test]
+fn index_arithmetic_does_not_overflow_32_bits() {
+    let dir = setup();
+    let d = dir.path();
+    let i64s = |n: usize| (1..=n as i64).map(Scalar::I64).collect();
+    let small = write_npy(d, "small.npy", ScalarType::I64, i64s(5));
+    for printed in verified(d, "repeatSum", &[&small]) {
+        assert_eq!(printed, "75"); // 5 * (1 + 2 + 3 + 4 + 5)
+    }
+    let n = 47_000usize;
+    let ones = write_npy(d, "ones.npy", ScalarType::I64, vec![Scalar::I64(1); n]);
+    let out = run(d, "repeatSum", "c", &[&ones], &[]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout).trim(),
+        (n * n).to_string()
+    );
 }
