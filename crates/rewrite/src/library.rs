@@ -189,3 +189,34 @@ pub fn registry() -> Registry<Expr> {
     r.set_normal_form("DFNF", dfnf());
     r
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_rule_is_registered_with_its_row() {
+        let r = registry();
+        for rule in RULES {
+            let (_, params, doc) = r
+                .names()
+                .find(|b| b.0 == rule.name)
+                .unwrap_or_else(|| panic!("{} is not registered", rule.name));
+            let kinds: Vec<Kind> = rule.params.iter().map(|p| p.1).collect();
+            assert_eq!(params, kinds.as_slice(), "{}", rule.name);
+            assert_eq!(doc, rule.equation, "{}", rule.name);
+        }
+    }
+
+    #[test]
+    fn a_rule_prints_with_its_arguments() {
+        let s = crate::rules::copy_local(2, 3);
+        assert_eq!(s.to_string(), "copyLocal(2, 3)");
+        assert_eq!(crate::rules::to_map_warp().to_string(), "toMapWarp");
+        let sig: Vec<String> = RULES.iter().map(|r| r.signature()).collect();
+        assert!(
+            sig.contains(&"storeLocal(what, how)".to_string()),
+            "{sig:?}"
+        );
+    }
+}
