@@ -3,9 +3,10 @@
 //! * [`traversals`]: `body`, `function`, `argument`, `argOf`, `fmap`; the
 //!   predicates (`isMap`, `isReduce`, `isApp`, ...) and locations (`outermost`,
 //!   `innermost`, `mapNest`, `inLambda`).
-//! * [`normal_forms`]: β/η rules, `BENF`, `DFNF` and `;;`.
-//! * [`rules`]: algorithmic rules (Fig. 6, split, interchange, vectorize),
-//!   movement rules, lowering rules, stencil tiling.
+//! * [`normal_forms`]: `BENF`, `DFNF` and `;;`.
+//! * [`rules`]: the rule table, one row per rule with its name and equation:
+//!   β/η, algorithmic (Fig. 6, vectorize), movement, lowering, stencil tiling,
+//!   GPU.
 //! * [`schedule`]: TVM-like scheduling primitives (`tile`, `reorder`,
 //!   `storeInMemory`, `lowerToC`, ...).
 //! * [`library`]: everything above registered under the papers' names for

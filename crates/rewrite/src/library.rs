@@ -1,15 +1,15 @@
-//! Every RISE strategy under its paper name, for `.elv` strategy files.
+//! Every RISE strategy under its paper name, for `.elv` strategy files: the
+//! rules of [`crate::rules::RULES`], each under its row's name with its equation
+//! as its description, and the predicates, normal forms, traversals and
+//! scheduling strategies built from them.
 
 use crate::normal_forms::*;
-use crate::rules::algorithmic::*;
-use crate::rules::lowering::*;
-use crate::rules::movement::*;
-use crate::rules::stencil::*;
+use crate::rules::{split_join, RuleInfo, RULES};
 use crate::schedule::*;
 use crate::traversals::*;
 use crate::S;
 use elv::{Kind, Registry, Value};
-use rise::{AddrSpace, Expr, Prim};
+use rise::{Expr, Prim};
 
 /// A registry entry: name, doc, constructor.
 type Entry<F> = (&'static str, &'static str, F);
@@ -28,14 +28,6 @@ fn positive(v: &Value<Expr>, what: &str) -> Result<i64, String> {
     Ok(n)
 }
 
-fn dim(v: &Value<Expr>) -> Result<usize, String> {
-    let d = v.as_int()?;
-    if !(0..=2).contains(&d) {
-        return Err(format!("the dimension must be 0, 1 or 2, not {d}"));
-    }
-    Ok(d as usize)
-}
-
 fn depth(v: &Value<Expr>) -> Result<usize, String> {
     let d = v.as_int()?;
     usize::try_from(d).map_err(|_| format!("the depth must not be negative, not {d}"))
@@ -45,15 +37,20 @@ fn ints(v: &Value<Expr>) -> Result<Vec<i64>, String> {
     v.as_list()?.iter().map(|x| x.as_int()).collect()
 }
 
+/// Registers a rule under its row's name, parameters and equation.
+fn add_rule(r: &mut Registry<Expr>, rule: &'static RuleInfo) {
+    let kinds: Vec<Kind> = rule.params.iter().map(|p| p.1).collect();
+    r.add(rule.name, &kinds, rule.equation, move |a| {
+        (rule.make)(a).map(Value::Strategy)
+    });
+}
+
 /// The registry of every RISE rule, traversal, predicate, normal form and
 /// scheduling strategy, with DFNF as the normal form of `;;`.
 pub fn registry() -> Registry<Expr> {
     use Kind::{Int, List, Strategy as St, Symbol};
     let mut r = Registry::new();
     let simple: Vec<Entry<fn() -> S>> = vec![
-        ("betaReduction", "(fun x => b) a ~> b[a/x]", beta_reduction),
-        ("etaReduction", "fun x => f x ~> f", eta_reduction),
-        ("etaAbstraction", "f ~> fun x => f x", eta_abstraction),
         ("BENF", "beta-eta normal form", benf),
         ("DFNF", "data-flow normal form", dfnf),
         ("isMap", "the node is map", is_map),
@@ -65,6 +62,8 @@ pub fn registry() -> Registry<Expr> {
             is_to_mem,
         ),
         ("isLambda", "the node is a lambda", is_lambda),
+        ("isFst", "the node is fst", is_fst),
+        ("isSnd", "the node is snd", is_snd),
         ("isLoop", "an applied map or reduction", is_loop),
         ("appliedMap", "isApp(isApp(isMap))", applied_map),
         (
@@ -72,106 +71,18 @@ pub fn registry() -> Registry<Expr> {
             "isApp(isApp(isApp(isReduce)))",
             applied_reduce,
         ),
-        ("addId", "e ~> id e", add_id),
-        (
-            "idToTranspose",
-            "id e ~> transpose (transpose e)",
-            id_to_transpose,
-        ),
-        (
-            "transposeMove",
-            "map (map f) (transpose e) ~> transpose (map (map f) e)",
-            transpose_move,
-        ),
-        (
-            "mapFusion",
-            "map f (map g xs) ~> map (f . g) xs",
-            map_fusion,
-        ),
-        ("mapFission", "map (f . g) ~> map g >> map f", map_fission),
-        (
-            "fuseReduceMap",
-            "reduce op i (map f xs) ~> reduceSeq (fun a y => op a (f y)) i xs",
-            fuse_reduce_map,
-        ),
-        (
-            "fissionReduceMap",
-            "the inverse of fuseReduceMap",
-            fission_reduce_map,
-        ),
-        (
-            "mapReduceInterchange",
-            "map of reductions ~> reduction of arrays",
-            map_reduce_interchange,
-        ),
-        (
-            "mapMapInterchange",
-            "swap two nested maps",
-            map_map_interchange,
-        ),
-        (
-            "layoutFission",
-            "move a layout primitive out of a map's body",
-            layout_fission,
-        ),
-        ("parallel", "map ~> mapPar", parallel),
-        ("toMapSeq", "map ~> mapSeq", to_map_seq),
-        ("toReduceSeq", "reduce ~> reduceSeq", to_reduce_seq),
-        (
-            "unroll",
-            "map/reduce ~> mapSeqUnroll/reduceSeqUnroll",
-            unroll,
-        ),
         (
             "lowerToC",
             "map ~> mapSeq, reduce ~> reduceSeq everywhere",
             lower_to_c,
         ),
-        (
-            "transposeAfterMap",
-            "transpose (map (map f) xs) ~> map (map f) (transpose xs)",
-            transpose_after_map,
-        ),
-        (
-            "splitBeforeMap",
-            "map (map f) (split n xs) ~> split n (map f xs)",
-            split_before_map,
-        ),
-        (
-            "splitAfterMap",
-            "split n (map f xs) ~> map (map f) (split n xs)",
-            split_after_map,
-        ),
-        (
-            "joinBeforeMap",
-            "map f (join xs) ~> join (map (map f) xs)",
-            join_before_map,
-        ),
-        (
-            "joinAfterMap",
-            "join (map (map f) xs) ~> map f (join xs)",
-            join_after_map,
-        ),
-        (
-            "slideBeforeMap",
-            "map (map f) (slide n s xs) ~> slide n s (map f xs)",
-            slide_before_map,
-        ),
-        (
-            "slideAfterMap",
-            "slide n s (map f xs) ~> map (map f) (slide n s xs)",
-            slide_after_map,
-        ),
     ];
     for (name, doc, make) in simple {
         r.add(name, &[], doc, move |_| strat(make()));
     }
-    r.add("toMapWarp", &[], "map ~> mapWarp", |_| {
-        strat(to_map_level(Level::Warp, 0).expect("dimension 0"))
-    });
-    r.add("toMapLane", &[], "map ~> mapLane", |_| {
-        strat(to_map_level(Level::Lane, 0).expect("dimension 0"))
-    });
+    for rule in RULES {
+        add_rule(&mut r, rule);
+    }
     let int_rules: Vec<Entry<SizeRule>> = vec![
         (
             "split",
@@ -179,39 +90,9 @@ pub fn registry() -> Registry<Expr> {
             split_strategy,
         ),
         (
-            "splitJoin",
-            "map f ~> split n >> map (map f) >> join",
-            split_join,
-        ),
-        (
             "splitJoinMap",
-            "splitJoin (RISE & Shine Listing 3)",
+            "splitJoin(n) under its name in RISE & Shine Listing 3",
             split_join,
-        ),
-        (
-            "blockedReduce",
-            "reduce blocked into two nested reductions",
-            blocked_reduce,
-        ),
-        (
-            "vectorize",
-            "map f ~> asVector n >> map (mapVec f) >> asScalar",
-            vectorize,
-        ),
-        (
-            "overlappedTiling",
-            "1-D overlapped tiling with tiles of size u",
-            overlapped_tiling,
-        ),
-        (
-            "overlappedTiling2",
-            "2-D overlapped tiling with tiles of size u x u",
-            overlapped_tiling_2d,
-        ),
-        (
-            "permuteB",
-            "store a 2-D array in n-wide column panels",
-            permute_b,
         ),
     ];
     for (name, doc, make) in int_rules {
@@ -261,35 +142,6 @@ pub fn registry() -> Registry<Expr> {
             strat(reorder(perm.into_iter().map(|p| p as usize).collect()))
         },
     );
-    let levels = [
-        ("toMapGlobal", Level::Global),
-        ("toMapWorkGroup", Level::WorkGroup),
-        ("toMapLocal", Level::Local),
-        ("toMapBlock", Level::Block),
-        ("toMapThread", Level::Thread),
-    ];
-    for (name, level) in levels {
-        r.add(
-            name,
-            &[Int],
-            "lower map to a parallel level in dimension d",
-            move |a| strat(to_map_level(level, dim(&a[0])?).expect("dimension checked")),
-        );
-    }
-    r.add("toMem", &[Symbol], "e ~> toMem a e (fun x => x)", |a| {
-        let space = match a[0].as_symbol()? {
-            "global" => AddrSpace::Global,
-            "local" => AddrSpace::Local,
-            "private" => AddrSpace::Private,
-            "constant" => AddrSpace::Constant,
-            other => {
-                return Err(format!(
-                    "unknown address space `{other}` (global, local, private, constant)"
-                ))
-            }
-        };
-        strat(to_mem(space))
-    });
     let traversals: Vec<Entry<Wrap>> = vec![
         ("body", "the body of a lambda", body),
         ("function", "the function of an application", function),
@@ -334,7 +186,37 @@ pub fn registry() -> Registry<Expr> {
             ))
         },
     );
-    crate::rules::gpu::register(&mut r);
     r.set_normal_form("DFNF", dfnf());
     r
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_rule_is_registered_with_its_row() {
+        let r = registry();
+        for rule in RULES {
+            let (_, params, doc) = r
+                .names()
+                .find(|b| b.0 == rule.name)
+                .unwrap_or_else(|| panic!("{} is not registered", rule.name));
+            let kinds: Vec<Kind> = rule.params.iter().map(|p| p.1).collect();
+            assert_eq!(params, kinds.as_slice(), "{}", rule.name);
+            assert_eq!(doc, rule.equation, "{}", rule.name);
+        }
+    }
+
+    #[test]
+    fn a_rule_prints_with_its_arguments() {
+        let s = crate::rules::copy_local(2, 3);
+        assert_eq!(s.to_string(), "copyLocal(2, 3)");
+        assert_eq!(crate::rules::to_map_warp().to_string(), "toMapWarp");
+        let sig: Vec<String> = RULES.iter().map(|r| r.signature()).collect();
+        assert!(
+            sig.contains(&"storeLocal(what, how)".to_string()),
+            "{sig:?}"
+        );
+    }
 }

@@ -6,12 +6,10 @@
 //! body (a map's function body, a reduction operator's body), `d` times.
 
 use crate::normal_forms::{dfnf, seq_dfnf};
-use crate::rules::algorithmic::{map_map_interchange, map_reduce_interchange, split_join};
-
-use crate::term::{
-    any_map, any_reduce, applied, as_lambda, finish, no, occurs, prim_app, retype_under,
-    untyped_prim_head,
+use crate::rules::{
+    blocked_reduce, layout_fission, map_map_interchange, map_reduce_interchange, split_join,
 };
+use crate::term::{any_map, any_reduce, applied, as_lambda, finish, no, prim_app};
 use crate::traversals::{arg_of_where, body, fmap, function};
 use crate::S;
 use elevate::{fail, named, rule, top_down, try_, Failure};
@@ -33,14 +31,6 @@ fn loop_node(e: &Expr) -> bool {
         return true;
     }
     applied(e, any_map, 2).is_some_and(|(_, args)| !args[0].is_view_function())
-}
-
-/// The one-operand layout primitives `layoutFission` moves out of a map.
-fn is_layout_prim(p: Prim) -> bool {
-    matches!(
-        p,
-        Prim::Join | Prim::Transpose | Prim::Split | Prim::Slide | Prim::AsScalar | Prim::AsVector
-    )
 }
 
 /// `s` on the body of a loop: the body of a map's function or of a reduction's operator.
@@ -92,33 +82,10 @@ fn descend_to_first_loop(
     no()
 }
 
-/// `layoutFission`: `map (fun x => L e) xs ~> map L (map (fun x => e) xs)` for a
-/// data-layout primitive `L` (join, transpose, split, slide, asScalar, asVector):
-/// moves layout changes out of a loop body so that loops become perfectly nested.
-pub fn layout_fission() -> S {
-    rule("layoutFission", |e: &Expr, _| {
-        let Some((m, args)) = applied(e, any_map, 2) else {
-            return no();
-        };
-        let Some((x, b)) = as_lambda(args[0]) else {
-            return no();
-        };
-        let ExprKind::App(l, inner) = b.kind() else {
-            return no();
-        };
-        let is_layout = prim_app(l).is_some_and(|a| a.args.is_empty() && is_layout_prim(a.prim));
-        if !is_layout || occurs(x, l) {
-            return no();
-        }
-        let Some(l) = untyped_prim_head(l) else {
-            return no();
-        };
-        let rhs = app2(
-            prim(m),
-            l,
-            app2(prim(m), lambda(x, retype_under(x, inner)), args[1].clone()),
-        );
-        finish(rhs, e)
+/// `split(n)`: `splitJoin(n) <+ blockedReduce(n)` (TVM's `split`, ICFP'20 §5.1).
+pub fn split_strategy(n: i64) -> S {
+    named("split", vec![n.to_string()], move || {
+        split_join(n).or(blocked_reduce(n))
     })
 }
 
@@ -454,24 +421,6 @@ pub(crate) fn peel_views(e: &Expr, layout: &[Prim]) -> (Vec<Expr>, Expr) {
             None => return (heads, cur),
         }
     }
-}
-
-/// `permuteB(n)`: `e ~> join (map transpose (map (fun b => map (fun r => map (fun x => x) r) (transpose b)) (split n e)))`
-/// for `e : k.m.t`: the packed layout `(k/n).m.n` of ICFP'20 Listing 15, computed
-/// by copy loops and viewed back as `e`.
-pub fn permute_b(n: i64) -> S {
-    crate::rules::rise_rule(format!("permuteB({n})"), move |e, names| {
-        let (blk, row, x) = (names.fresh("blk"), names.fresh("row"), names.fresh("x"));
-        let copy_row = lambda(&row, app(map(lambda(&x, var(&x))), var(&row)));
-        let packed = app(
-            map(lambda(
-                &blk,
-                app(map(copy_row), app(transpose(), var(&blk))),
-            )),
-            app(split(n), e.clone()),
-        );
-        Some(app(join(), app(map(transpose()), packed)))
-    })
 }
 
 /// The loops of the first loop nest, outermost first, as `map n` / `reduce n`

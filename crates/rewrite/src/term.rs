@@ -6,7 +6,8 @@
 //! expression being replaced, so a rule can never change the type of a program.
 
 use elevate::{Failure, RewriteResult};
-use rise::{Expr, ExprKind, Prim, Type, TypeArg};
+use rise::types::Name;
+use rise::{Expr, ExprKind, NameGen, Prim, Type, TypeArg};
 
 /// `e` viewed as a primitive applied to type-level and value arguments.
 pub struct PrimApp<'a> {
@@ -186,4 +187,48 @@ fn strip_head(f: &Expr, vars: &mut Vec<String>) -> Expr {
 /// The failure of a rule that does not match.
 pub fn no<T>() -> Result<T, Failure<Expr>> {
     Err(Failure::not_applicable())
+}
+
+/// `b[a/x]`, renaming binders of `b` that would capture free variables of `a`.
+pub fn substitute(b: &Expr, x: &Name, a: &Expr, names: &mut NameGen) -> Expr {
+    let free = a.free_vars();
+    subst(b, x, a, &free, names)
+}
+
+fn subst(e: &Expr, x: &Name, a: &Expr, free: &[Name], names: &mut NameGen) -> Expr {
+    use ExprKind::*;
+    let kind = match e.kind() {
+        Var(y) if y == x => return a.clone(),
+        Var(_) | Lit(_) | Prim(_) => return e.clone(),
+        Lambda(y, _, _) if y == x => return e.clone(),
+        Lambda(y, t, body) => {
+            if !occurs(x, body) {
+                return e.clone();
+            }
+            if free.contains(y) {
+                let fresh = names.fresh(y);
+                let var = Expr::typed(
+                    Var(fresh.clone()),
+                    param_type(e).unwrap_or_else(|| Type::Var("?".into())),
+                    e.span(),
+                );
+                let renamed = subst(body, y, &var, &[], names);
+                Lambda(fresh, t.clone(), subst(&renamed, x, a, free, names))
+            } else {
+                Lambda(y.clone(), t.clone(), subst(body, x, a, free, names))
+            }
+        }
+        App(f, arg) => App(subst(f, x, a, free, names), subst(arg, x, a, free, names)),
+        DepLambda(b, body) => DepLambda(b.clone(), subst(body, x, a, free, names)),
+        DepApp(f, arg) => DepApp(subst(f, x, a, free, names), arg.clone()),
+        Annot(body, t) => Annot(subst(body, x, a, free, names), t.clone()),
+    };
+    e.rebuild(kind)
+}
+
+fn param_type(lam: &Expr) -> Option<Type> {
+    match lam.ty() {
+        Some(Type::Fun(p, _)) => Some((**p).clone()),
+        _ => None,
+    }
 }

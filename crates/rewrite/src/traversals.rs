@@ -116,6 +116,16 @@ pub fn is_prim(p: Prim) -> S {
     )
 }
 
+/// `isFst`: the node is `fst`.
+pub fn is_fst() -> S {
+    is_prim(Prim::Fst)
+}
+
+/// `isSnd`: the node is `snd`.
+pub fn is_snd() -> S {
+    is_prim(Prim::Snd)
+}
+
 /// `isLambda`: the node is a lambda.
 pub fn is_lambda() -> S {
     rule("isLambda", |e: &Expr, _| match e.kind() {

@@ -1,6 +1,7 @@
 //! Every rule and strategy keeps the meaning of a program it applies to: the
 //! interpreter gives equal results before and after, on random inputs
-//! (several seeds, several sizes).
+//! (several seeds, several sizes); and every rule of the table
+//! (`rewrite::rules::RULES`) applies in at least one of these cases.
 
 mod common;
 
@@ -32,6 +33,13 @@ const CASES: &[Case] = &[
     ("splitAfterMap @ topDown", "def f : {n: nat} -> n.f32 -> (n /^ 2).2.f32 = fun xs => split 2 (map (fun x => x * 2.0f) xs)", &[("n", 8)]),
     ("DFNF ; joinBeforeMap @ topDown", "def f : {n m: nat} -> n.m.f32 -> (n*m).f32 = fun xs => map (fun x => x * 2.0f) (join xs)", &[("n", 3), ("m", 2)]),
     ("slideAfterMap @ topDown", "def f : {n: nat} -> (n+2).f32 -> (n+1).2.f32 = fun xs => slide 2 1 (map (fun x => x * 2.0f) xs)", &[("n", 6)]),
+    ("splitBeforeMap @ topDown", "def f : {n: nat} -> (n*2).f32 -> n.2.f32 = fun xs => map (map (fun x => x * 2.0f + 1.0f)) (split 2 xs)", &[("n", 4)]),
+    ("DFNF ; splitBeforeMap @ topDown", "def f : {n: nat} -> (n*3).f32 -> n.3.f32 = fun xs => map (fun r => map (fun x => x - 0.5f) r) (split 3 xs)", &[("n", 3)]),
+    ("joinAfterMap @ topDown", "def f : {n m: nat} -> n.m.f32 -> (n*m).f32 = fun xs => join (map (map (fun x => x * x)) xs)", &[("n", 3), ("m", 2)]),
+    ("DFNF ; joinAfterMap @ topDown", "def f : {n m: nat} -> n.m.f32 -> (n*m).f32 = fun xs => join (map (fun r => map (fun x => x + 3.0f) r) xs)", &[("n", 2), ("m", 4)]),
+    ("slideBeforeMap @ topDown", "def f : {n: nat} -> (n+2).f32 -> (n+1).2.f32 = fun xs => map (map (fun x => x * 2.0f)) (slide 2 1 xs)", &[("n", 6)]),
+    ("DFNF ; slideBeforeMap @ topDown", "def f : {n: nat} -> (2*n+3).f32 -> (n+1).3.f32 = fun xs => map (fun w => map (fun x => x - 1.0f) w) (slide 3 2 xs)", &[("n", 4)]),
+    ("layoutFission @ topDown", "def f : {n m k: nat} -> n.m.k.f32 -> n.(m*k).f32 = fun xs => map (fun r => join (map (map (fun x => x * 2.0f)) r)) xs", &[("n", 2), ("m", 3), ("k", 2)]),
     ("DFNF ; overlappedTiling(6) @ outermost(appliedMap)", "def f : {n: nat} -> (n*4+6).f32 -> (n*4+4).f32 = fun xs => xs |> slide 3 1 |> map (fun nbh => reduce add 0.0f nbh)", &[("n", 4)]),
     ("DFNF ; overlappedTiling2(6) @ outermost(appliedMap)", "def f : {n m: nat} -> (n*4+6).(m*4+6).f32 -> (n*4+4).(m*4+4).f32 = fun g => g |> slide2 3 1 |> map2 (fun nbh => reduce add 0.0f (join nbh))", &[("n", 2), ("m", 3)]),
     ("DFNF ; reorder([2, 1])", "def f : {n m: nat} -> n.f32 -> m.f32 -> n.m.f32 = fun xs ys => map (fun x => map (fun y => x * y) ys) xs", &[("n", 3), ("m", 5)]),
@@ -44,6 +52,55 @@ const CASES: &[Case] = &[
 #[test]
 fn every_rule_preserves_meaning_on_random_inputs() {
     common::check_all(CASES);
+}
+
+/// The GPU rules (crates/rewrite/src/rules/gpu.rs).
+const GPU_CASES: &[Case] = &[
+    (
+        "DFNF ; fuseReduceMap @ topDown ; reduceOuter @ topDown",
+        "def f : {n m k: nat} -> n.k.f32 -> m.k.f32 -> n.m.f32 = fun a b => map (fun r => map (fun c => zip r c |> map (fun p => fst p * snd p) |> reduce add 0.0f) b) a",
+        &[("n", 3), ("m", 4), ("k", 5)],
+    ),
+    (
+        "DFNF ; reduceOuter @ topDown",
+        "def f : {n m k: nat} -> n.k.f32 -> (m*2).k.f32 -> n.(m*2).f32 = fun a b => map (fun r => map (fun c => zip (map neg r) c |> reduceSeq (fun s p => s + fst p - snd p) 1.0f) b |> split 2 |> join) a",
+        &[("n", 2), ("m", 3), ("k", 4)],
+    ),
+    (
+        "DFNF ; reduceOuter @ topDown",
+        "def f : {n m k: nat} -> n.m.f32 -> n.k.f32 -> m.k.f32 -> n.m.f32 = fun acc a b => zip acc a |> map (fun ar => zip (fst ar) b |> map (fun ac => zip (snd ar) (snd ac) |> reduceSeq (fun s p => s * 0.5f + fst p * snd p) (fst ac)))",
+        &[("n", 3), ("m", 2), ("k", 4)],
+    ),
+    (
+        "DFNF ; blockReduceZip(3) @ topDown",
+        "def f : {n: nat} -> (n*3).f32 -> (n*3).f32 -> f32 = fun xs ys => zip xs ys |> reduceSeq (fun s p => s * 0.5f + fst p - snd p) 1.0f",
+        &[("n", 4)],
+    ),
+    (
+        "copyLocal(2, 3) @ inLambda",
+        "def f : {n: nat} -> (n*3).4.f32 -> (n*3).4.f32 = fun xs => xs",
+        &[("n", 2)],
+    ),
+    (
+        "copyByWorkItems @ inLambda",
+        "def f : {n m: nat} -> n.m.2.f32 -> n.m.2.f32 = fun xs => xs",
+        &[("n", 3), ("m", 2)],
+    ),
+    (
+        "joinSplit @ inLambda",
+        "def f : {n m: nat} -> n.m.f32 -> n.m.f32 = fun xs => map (map neg) xs",
+        &[("n", 3), ("m", 2)],
+    ),
+    (
+        "storeLocal(isApp(isFst), (addId ; idToTranspose) ; toMem(local) @ argument) @ body @ body @ argument @ function @ function @ outermost(appliedReduce)",
+        "def f : {n m k: nat} -> k.n.m.f32 -> k.n.m.f32 -> n.m.f32 = fun xs ys => zip xs ys |> reduceSeq (fun acc y => zip acc (fst y) |> map (fun p => zip (fst p) (snd p) |> map (fun q => fst q + snd q * 2.0f))) (generate (fun i => generate (fun j => 0.0f)))",
+        &[("n", 3), ("m", 2), ("k", 3)],
+    ),
+];
+
+#[test]
+fn every_gpu_rule_preserves_meaning_on_random_inputs() {
+    common::check_all(GPU_CASES);
 }
 
 /// The same rules and scheduling functions on programs with sibling sub-terms (two maps
@@ -69,4 +126,21 @@ const SIBLING_CASES: &[Case] = &[
 #[test]
 fn rules_preserve_meaning_with_sibling_and_repeated_subterms() {
     common::check_all(SIBLING_CASES);
+}
+
+/// Every row of the rule table applies in some case above (which checks its meaning).
+#[test]
+fn every_rule_has_a_case() {
+    let all = [CASES, GPU_CASES, SIBLING_CASES].concat();
+    let applied = common::rules_applied(&all);
+    let uncovered: Vec<String> = rewrite::rules::RULES
+        .iter()
+        .filter(|r| !applied.contains(r.name))
+        .map(|r| r.signature())
+        .collect();
+    assert!(
+        uncovered.is_empty(),
+        "rules that no case in tests/rules.rs applies: {}",
+        uncovered.join(", ")
+    );
 }

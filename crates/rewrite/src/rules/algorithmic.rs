@@ -1,4 +1,5 @@
-//! Algorithmic rules (ICFP'20 Fig. 6, §5.1, §5.3).
+//! Algorithmic rules (ICFP'20 Fig. 6, §5.1, §5.3); their equations are their
+//! rows in [`super::RULES`].
 
 use super::rise_rule;
 use crate::term::{
@@ -8,14 +9,12 @@ use crate::S;
 use rise::builder::*;
 use rise::{DataType, Expr, ExprKind, Prim, Type};
 
-/// `addId`: `e ~> id e`
-pub fn add_id() -> S {
-    rise_rule("addId", |e, _| Some(app(prim(Prim::Id), e.clone())))
+pub(super) fn add_id(name: String) -> S {
+    rise_rule(name, |e, _| Some(app(prim(Prim::Id), e.clone())))
 }
 
-/// `idToTranspose`: `id (e : m.n.t) ~> transpose (transpose e)`
-pub fn id_to_transpose() -> S {
-    rise_rule("idToTranspose", |e, _| {
+pub(super) fn id_to_transpose(name: String) -> S {
+    rise_rule(name, |e, _| {
         let (_, args) = applied(e, |p| p == Prim::Id, 1)?;
         let is_2d = matches!(
             args[0].ty(),
@@ -25,9 +24,8 @@ pub fn id_to_transpose() -> S {
     })
 }
 
-/// `transposeMove`: `map (map f) (transpose e) ~> transpose (map (map f) e)`
-pub fn transpose_move() -> S {
-    rise_rule("transposeMove", |e, _| {
+pub(super) fn transpose_move(name: String) -> S {
+    rise_rule(name, |e, _| {
         let (outer, args) = applied(e, any_map, 2)?;
         let (inner, f) = map_of(args[0])?;
         let (_, t) = applied(args[1], |p| p == Prim::Transpose, 1)?;
@@ -36,10 +34,8 @@ pub fn transpose_move() -> S {
     })
 }
 
-/// `splitJoin(n)`: `map f ~> split n >> map (map f) >> join`
-/// (also on `map f xs`: `join (map (map f) (split n xs))`).
-pub fn split_join(n: i64) -> S {
-    rise_rule(format!("splitJoin({n})"), move |e, names| {
+pub(super) fn split_join(name: String, n: i64) -> S {
+    rise_rule(name, move |e, names| {
         let blocked = |p: Prim, f: &Expr, xs: Expr| {
             app(
                 join(),
@@ -55,13 +51,11 @@ pub fn split_join(n: i64) -> S {
     })
 }
 
-/// `blockedReduce(n)`: `reduceX op init xs ~> reduceSeq (fun a y => reduceX op a y) init (split n xs)`.
-///
-/// The inner reduction continues from the outer accumulator, so the rule holds
+/// The inner reduction continues from the outer accumulator, so `blockedReduce` holds
 /// for any `op` and `init` (ICFP'20 §5.1 writes `op a (reduce op init y)`, which
 /// needs `init` to be neutral for `op`).
-pub fn blocked_reduce(n: i64) -> S {
-    rise_rule(format!("blockedReduce({n})"), move |e, names| {
+pub(super) fn blocked_reduce(name: String, n: i64) -> S {
+    rise_rule(name, move |e, names| {
         let (p, args) = applied(e, any_reduce, 3)?;
         let (a, y) = (names.fresh("acc"), names.fresh("blk"));
         let inner = apps(prim(p), [args[0].clone(), var(&a), var(&y)]);
@@ -73,16 +67,8 @@ pub fn blocked_reduce(n: i64) -> S {
     })
 }
 
-/// `split(n)`: `splitJoin(n) <+ blockedReduce(n)` (TVM's `split`, ICFP'20 §5.1).
-pub fn split_strategy(n: i64) -> S {
-    elevate::named("split", vec![n.to_string()], move || {
-        split_join(n).or(blocked_reduce(n))
-    })
-}
-
-/// `mapFusion`: `map f (map g xs) ~> map (fun x => f (g x)) xs`
-pub fn map_fusion() -> S {
-    rise_rule("mapFusion", |e, names| {
+pub(super) fn map_fusion(name: String) -> S {
+    rise_rule(name, |e, names| {
         let (p, args) = applied(e, any_map, 2)?;
         let (q, inner) = applied(args[1], any_map, 2)?;
         if p != q {
@@ -94,11 +80,8 @@ pub fn map_fusion() -> S {
     })
 }
 
-/// `mapFission`: `map (fun x => f (g x)) ~> map g >> map f` when `x` is not free
-/// in `f` and `g x` is not just `x` (also on the applied form
-/// `map (fun x => f gx) xs ~> map f (map (fun x => gx) xs)`).
-pub fn map_fission() -> S {
-    rise_rule("mapFission", |e, names| {
+pub(super) fn map_fission(name: String) -> S {
+    rise_rule(name, |e, names| {
         let (p, args, xs) = match applied(e, any_map, 2) {
             Some((p, args)) => (p, args.clone(), Some(args[1].clone())),
             None => {
@@ -129,9 +112,8 @@ pub fn map_fission() -> S {
     })
 }
 
-/// `fuseReduceMap`: `reduceX op init (map f xs) ~> reduceSeq (fun acc y => op acc (f y)) init xs`
-pub fn fuse_reduce_map() -> S {
-    rise_rule("fuseReduceMap", |e, names| {
+pub(super) fn fuse_reduce_map(name: String) -> S {
+    rise_rule(name, |e, names| {
         let (_, args) = applied(e, any_reduce, 3)?;
         let (_, m) = applied(args[2], |p| p == Prim::Map, 2)?;
         let (acc, y) = (names.fresh("acc"), names.fresh("y"));
@@ -149,12 +131,8 @@ pub fn fuse_reduce_map() -> S {
     })
 }
 
-/// `fissionReduceMap`: `reduceX (fun acc y => op acc e) init xs ~> reduce op init (map (fun y => e) xs)`
-/// when `op` mentions neither `acc` nor `y`, `e` does not mention `acc`, and `e`
-/// is not just `y`. The result is `reduce` when `op` has type `t -> t -> t`,
-/// `reduceSeq` otherwise.
-pub fn fission_reduce_map() -> S {
-    rise_rule("fissionReduceMap", |e, _| {
+pub(super) fn fission_reduce_map(name: String) -> S {
+    rise_rule(name, |e, _| {
         let (p, args) = applied(e, any_reduce, 3)?;
         let (acc, inner) = as_lambda(args[0])?;
         let (y, body) = as_lambda(inner)?;
@@ -190,12 +168,9 @@ pub fn fission_reduce_map() -> S {
     })
 }
 
-/// `mapReduceInterchange` (ICFP'20 §5.3): a map of reductions becomes a reduction
-/// of arrays,
-/// `map (fun x => reduceX op i e) xs ~> reduceX (fun acc y => map (fun p => op (fst p) (snd p)) (zip acc y)) (map (fun x => i) xs) (transpose (map (fun x => e) xs))`
-/// when `op` does not mention `x`.
-pub fn map_reduce_interchange() -> S {
-    rise_rule("mapReduceInterchange", |e, names| {
+/// A map of reductions becomes a reduction of arrays (ICFP'20 §5.3).
+pub(super) fn map_reduce_interchange(name: String) -> S {
+    rise_rule(name, |e, names| {
         let (m, args) = applied(e, any_map, 2)?;
         let (x, body) = as_lambda(args[0])?;
         let (r, rargs) = applied(body, any_reduce, 3)?;
@@ -240,12 +215,9 @@ pub fn map_reduce_interchange() -> S {
     })
 }
 
-/// `mapMapInterchange`: loop interchange of two maps.
-/// `map (fun x => map (fun y => b) ys) xs ~> transpose (map (fun y => map (fun x => b) xs) ys)`
-/// when `ys` does not mention `x`; and
-/// `map (fun x => map f x) xs ~> transpose (map (map f) (transpose xs))`.
-pub fn map_map_interchange() -> S {
-    rise_rule("mapMapInterchange", |e, _| {
+/// Loop interchange of two maps.
+pub(super) fn map_map_interchange(name: String) -> S {
+    rise_rule(name, |e, _| {
         let (outer, args) = applied(e, any_map, 2)?;
         let (x, body) = as_lambda(args[0])?;
         let (inner, iargs) = applied(body, any_map, 2)?;
@@ -275,16 +247,13 @@ pub fn map_map_interchange() -> S {
     })
 }
 
-/// `vectorize(n)`: `map f xs ~> asScalar (map (mapVec f) (asVector n xs))` for a
-/// scalar function `f`; for `f` on pairs of scalars applied to `zip a b`,
-/// `asScalar (map f' (zip (asVector n a) (asVector n b)))` where `f'` is `f`
-/// typed again on vectors (it must be generic arithmetic); for any other `f`
-/// with a scalar result (a stencil's function of a window),
-/// `asScalar (map (mapVec (fun x => x)) (asVector n (map f xs)))`: the results
-/// are written `n` at a time, and the code generator computes each vector of
-/// `map f xs` with vector operations where the lanes read consecutive memory.
-pub fn vectorize(n: i64) -> S {
-    rise_rule(format!("vectorize({n})"), move |e, names| {
+/// On pairs, `f` is typed again on vectors (it must be generic arithmetic). For
+/// any other `f` with a scalar result (a stencil's function of a window) the
+/// results are written `n` at a time, and the code generator computes each
+/// vector of `map f xs` with vector operations where the lanes read consecutive
+/// memory.
+pub(super) fn vectorize(name: String, n: i64) -> S {
+    rise_rule(name, move |e, names| {
         let (p, args) = applied(e, |p| p == Prim::Map, 2)?;
         let f = args[0];
         let (param, result) = match f.ty()? {

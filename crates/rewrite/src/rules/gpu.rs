@@ -3,45 +3,34 @@
 //! portable GPU code generation for matrix multiplication", GPGPU'16; Shine's
 //! `mmNVIDIA`) from the high-level `mm`, as `mmTiled` in examples/gpu.elv does.
 //!
-//! * [`reduce_outer`] (`reduceOuter`): a map–map nest of reductions over pairs of a row
+//! * [`reduce_outer`](super::reduce_outer) (`reduceOuter`): a map–map nest of reductions over pairs of a row
 //!   and a column is a reduction of outer products (matrix multiplication as a sum of
 //!   rank-1 updates). Its accumulator is a whole block of results, and every step
 //!   reads one slice of the rows and one of the columns: the reduction a work-group
 //!   walks in steps, or a work-item over a register block.
-//! * [`block_reduce_zip`] (`blockReduceZip(n)`): a reduction over a zip walked in
+//! * [`block_reduce_zip`](super::block_reduce_zip) (`blockReduceZip(n)`): a reduction over a zip walked in
 //!   chunks of `n` of both arrays.
-//! * [`copy_local`] (`copyLocal(n1, n0)`), [`copy_by_work_items`]
+//! * [`copy_local`](super::copy_local) (`copyLocal(n1, n0)`), [`copy_by_work_items`](super::copy_by_work_items)
 //!   (`copyByWorkItems`): copies made by the work-items of a work-group, coalesced
 //!   (consecutive work-items copy consecutive elements) or block by block (each
 //!   work-item its own element).
-//! * [`store_local`] (`storeLocal(what, how)`): a value read by a function's body is
+//! * [`store_local`](super::store_local) (`storeLocal(what, how)`): a value read by a function's body is
 //!   computed into (local) memory at the top of the body (the tiles of a step of a
 //!   reduction, copied once by the work-group and read by all its work-items).
-//! * [`join_split`] (`joinSplit`): `e ~> split m (join e)`, to choose a layout.
+//! * [`join_split`](super::join_split) (`joinSplit`): to choose a layout.
 //!
-//! Every rule is an equation on values; the interpreter agrees on both sides (tests).
+//! Every rule is an equation on values (its row in [`super::RULES`]); the interpreter
+//! agrees on both sides (tests).
 
 use super::rise_rule;
-use crate::normal_forms::substitute;
-use crate::term::{any_reduce, applied, as_lambda, finish, no, occurs, prim_app};
+use crate::term::{any_reduce, applied, as_lambda, finish, no, occurs, prim_app, substitute};
 use crate::S;
 use elevate::{rule, top_down, Failure};
 use rise::builder::*;
 use rise::{AddrSpace, DataType, Expr, ExprKind, NameGen, Prim, Type};
 
-/// `isFst`: the node is `fst`.
-pub fn is_fst() -> S {
-    crate::traversals::is_prim(Prim::Fst)
-}
-
-/// `isSnd`: the node is `snd`.
-pub fn is_snd() -> S {
-    crate::traversals::is_prim(Prim::Snd)
-}
-
-/// `joinSplit`: `e : n.m.t ~> split m (join e)`.
-pub fn join_split() -> S {
-    rise_rule("joinSplit", |e, _| {
+pub(super) fn join_split(name: String) -> S {
+    rise_rule(name, |e, _| {
         let Some(Type::Data(DataType::Array(_, inner))) = e.ty() else {
             return None;
         };
@@ -52,12 +41,10 @@ pub fn join_split() -> S {
     })
 }
 
-/// `blockReduceZip(n)`:
-/// `reduceX op init (zip a b) ~> reduceSeq (fun acc ab => reduceX op acc (zip (fst ab) (snd ab))) init (zip (split n a) (split n b))`:
-/// the reduction walks chunks of `n` elements of both arrays, each chunk continuing
+/// The reduction walks chunks of `n` elements of both arrays, each chunk continuing
 /// from the accumulator (so `op` and `init` are any).
-pub fn block_reduce_zip(n: i64) -> S {
-    rise_rule(format!("blockReduceZip({n})"), move |e, names| {
+pub(super) fn block_reduce_zip(name: String, n: i64) -> S {
+    rise_rule(name, move |e, names| {
         let (p, args) = applied(e, any_reduce, 3)?;
         let (_, zs) = applied(args[2], |q| q == Prim::Zip, 2)?;
         let (acc, ab) = (names.fresh("acc"), names.fresh("ab"));
@@ -142,28 +129,12 @@ fn outer_op(op: &Expr, names: &mut NameGen) -> Expr {
     )
 }
 
-/// `reduceOuter`: a map–map nest of reductions over a row and a column becomes a
-/// reduction of outer products whose accumulator is the whole block of results
-/// (matrix multiplication as a sum of rank-1 updates). Two forms:
-///
-/// ```text
-/// map (fun r => V (map (fun c => reduceX op init (zip (F r) (G c))) cs)) rs
-///   ~> map V (reduceX (fun accs y => zip accs (fst y) |> map (fun ar =>
-///                        zip (fst ar) (snd y) |> map (fun ac => op (fst ac) (snd ar, snd ac))))
-///                      (map (fun r => map (fun c => init) cs) rs)
-///                      (zip (transpose (map F rs)) (transpose (map G cs))))
-///
-/// zip accs0 rs |> map (fun ar => zip (fst ar) cs |> map (fun ac =>
-///     reduceX op (fst ac) (zip (snd ar) (snd ac))))
-///   ~> reduceX (the same operator) accs0 (zip (transpose rs) (transpose cs))
-/// ```
-///
-/// where `F r` mentions `r` but not `c`, `G c` mentions `c` but not `r`, `op` mentions
-/// neither, `cs` does not mention `r`, and `V` is a chain of layout primitives not
-/// mentioning `r`. Element `(i, j)` of the result is the same left fold over `k` on
-/// both sides, so no property of `op` is needed.
-pub fn reduce_outer() -> S {
-    rule("reduceOuter", |e: &Expr, ctx| {
+/// A map–map nest of reductions over a row and a column becomes a reduction of
+/// outer products whose accumulator is the whole block of results (matrix
+/// multiplication as a sum of rank-1 updates). Element `(i, j)` of the result is
+/// the same left fold over `k` on both sides, so no property of `op` is needed.
+pub(super) fn reduce_outer(name: String) -> S {
+    rule(name, |e: &Expr, ctx| {
         let rhs = reduce_outer_rhs(e, &mut ctx.env).ok_or_else(Failure::not_applicable)?;
         finish(rhs, e)
     })
@@ -246,14 +217,12 @@ fn reduce_outer_rhs(e: &Expr, names: &mut NameGen) -> Option<Expr> {
     Some(app2(prim(outer), lambda(&x, v), red2))
 }
 
-/// `copyLocal(n1, n0)`: `e : a.b.t ~> e |> join |> split (n1*n0) |> transpose |> split n0
-/// |> mapLocal(1) (mapLocal(0) (mapSeq (fun x => x))) |> join |> transpose |> join |> split b`:
 /// `e` copied by a work-group of `n1 x n0` work-items, work-item `t` copying elements
 /// `t, t + n1*n0, ...` of `e` in row-major order, so that consecutive work-items copy
 /// consecutive elements (coalesced); the views after the copy put every element back
 /// in its place, so that the result has `e`'s layout (written through the views).
-pub fn copy_local(n1: i64, n0: i64) -> S {
-    rise_rule(format!("copyLocal({n1}, {n0})"), move |e, names| {
+pub(super) fn copy_local(name: String, n1: i64, n0: i64) -> S {
+    rise_rule(name, move |e, names| {
         let Some(Type::Data(DataType::Array(_, inner))) = e.ty() else {
             return None;
         };
@@ -280,11 +249,10 @@ pub fn copy_local(n1: i64, n0: i64) -> S {
     })
 }
 
-/// `copyByWorkItems`: `e : n1.n0.t ~> mapLocal(1) (mapLocal(0) (fun x => x)) e`: work-item
-/// `(i, j)` copies element `(i, j)` (for the results of a work-group whose work-items
-/// each hold their own part, as accumulators in registers).
-pub fn copy_by_work_items() -> S {
-    rise_rule("copyByWorkItems", |e, names| {
+/// Work-item `(i, j)` copies element `(i, j)` (for the results of a work-group
+/// whose work-items each hold their own part, as accumulators in registers).
+pub(super) fn copy_by_work_items(name: String) -> S {
+    rise_rule(name, |e, names| {
         let Some(Type::Data(DataType::Array(_, inner))) = e.ty() else {
             return None;
         };
@@ -302,15 +270,11 @@ pub fn copy_by_work_items() -> S {
     })
 }
 
-/// `storeLocal(what, how)`: in a data expression `b` (a function's body, say), the
-/// first sub-expression `e` that `what` holds for and that mentions no variable bound
-/// inside `b` is rewritten by `how` into an expression with exactly one
-/// `toMem a s (fun x => x)` inside views `R`; the `toMem` moves to the top of `b`:
-/// `b[e] ~> toMem a s (fun m => b[R(m)/e])`, every occurrence of `e` replaced. So the
-/// value is computed into memory once, before the body, and the body reads it there
-/// (the tiles of one step of a reduction, copied by a work-group into local memory).
-pub fn store_local(what: S, how: S) -> S {
-    let name = format!("storeLocal({what}, {how})");
+/// In a data expression `b` (a function's body, say), every occurrence of `e` is
+/// replaced, so the value is computed into memory once, before the body, and the
+/// body reads it there (the tiles of one step of a reduction, copied by a
+/// work-group into local memory).
+pub(super) fn store_local(name: String, what: S, how: S) -> S {
     rule(name, move |b: &Expr, ctx| {
         if b.ty().and_then(Type::as_data).is_none() {
             return no();
@@ -423,61 +387,4 @@ fn replace_all(b: &Expr, e: &Expr, by: &Expr) -> Expr {
         Annot(body, t) => Annot(replace_all(body, e, by), t.clone()),
     };
     b.rebuild(kind)
-}
-
-/// Registers the GPU rules for `.elv` strategy files.
-pub fn register(r: &mut elv::Registry<Expr>) {
-    use elv::Kind::{Int, Strategy as St};
-    use elv::Value;
-    let strat = |s: S| -> Result<Value<Expr>, String> { Ok(Value::Strategy(s)) };
-    let positive = |v: &Value<Expr>| -> Result<i64, String> {
-        let n = v.as_int()?;
-        if n <= 0 {
-            return Err(format!("the size must be positive, not {n}"));
-        }
-        Ok(n)
-    };
-    r.add("isFst", &[], "the node is fst", move |_| strat(is_fst()));
-    r.add("isSnd", &[], "the node is snd", move |_| strat(is_snd()));
-    r.add(
-        "joinSplit",
-        &[],
-        "e : n.m.t ~> split m (join e)",
-        move |_| strat(join_split()),
-    );
-    r.add(
-        "reduceOuter",
-        &[],
-        "a map-map nest of reductions over a row and a column ~> a reduction of outer products",
-        move |_| strat(reduce_outer()),
-    );
-    r.add(
-        "copyByWorkItems",
-        &[],
-        "e ~> mapLocal(1) (mapLocal(0) (fun x => x)) e",
-        move |_| strat(copy_by_work_items()),
-    );
-    r.add(
-        "blockReduceZip",
-        &[Int],
-        "a reduction over a zip walked in chunks of n of both arrays",
-        move |a| strat(block_reduce_zip(positive(&a[0])?)),
-    );
-    r.add(
-        "copyLocal",
-        &[Int, Int],
-        "a coalesced copy by a work-group of n1 x n0 work-items",
-        move |a| strat(copy_local(positive(&a[0])?, positive(&a[1])?)),
-    );
-    r.add(
-        "storeLocal",
-        &[St, St],
-        "the first `what` of a body computed into memory (as `how` says) at its top",
-        move |a| {
-            strat(store_local(
-                a[0].as_strategy()?.clone(),
-                a[1].as_strategy()?.clone(),
-            ))
-        },
-    );
 }

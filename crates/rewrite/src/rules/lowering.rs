@@ -1,119 +1,63 @@
 //! Lowering rules (ICFP'20 §5.1; RISE & Shine §III-C): the choices that turn
 //! high-level patterns into low-level ones — sequential, parallel, unrolled,
-//! vectorized loops, the OpenCL and CUDA parallel hierarchies, and memory.
+//! vectorized loops, the OpenCL and CUDA parallel hierarchies, and memory. Their
+//! equations are their rows in [`super::RULES`].
 
 use super::rise_rule;
+use crate::term::no;
 use crate::S;
 use elevate::rule;
 use rise::builder::*;
 use rise::{AddrSpace, Expr, ExprKind, Prim, TypeArg};
 
-/// A rule replacing the primitive node `from(p)` by `to(p)`, keeping its type
-/// (the lowered forms share the schemes of what they lower).
+/// A rule replacing the primitive node `p` by `to(p)`, keeping its type (the
+/// lowered forms share the schemes of what they lower).
 fn swap_prim(name: String, to: impl Fn(Prim) -> Option<Prim> + Send + Sync + 'static) -> S {
     rule(name, move |e: &Expr, _| match e.kind() {
         ExprKind::Prim(p) => match to(*p) {
             Some(q) => Ok(e.rebuild(ExprKind::Prim(q))),
-            None => crate::term::no(),
+            None => no(),
         },
-        _ => crate::term::no(),
+        _ => no(),
     })
 }
 
-/// `parallel`: `map ~> mapPar`
-pub fn parallel() -> S {
-    swap_prim("parallel".into(), |p| {
-        (p == Prim::Map).then_some(Prim::MapPar)
-    })
+/// A rule replacing `map` by `target`.
+fn lower_map(name: String, target: Prim) -> S {
+    swap_prim(name, move |p| (p == Prim::Map).then_some(target))
 }
 
-/// `toMapSeq`: `map ~> mapSeq`
-pub fn to_map_seq() -> S {
-    swap_prim("toMapSeq".into(), |p| {
-        (p == Prim::Map).then_some(Prim::MapSeq)
-    })
+/// A rule replacing `map` by the map of dimension `d` among `by_dim` (a rule that
+/// never applies when there is no such dimension).
+fn lower_map_in(name: String, by_dim: [Prim; 3], d: usize) -> S {
+    let target = by_dim.get(d).copied();
+    swap_prim(name, move |p| target.filter(|_| p == Prim::Map))
 }
 
-/// `toReduceSeq`: `reduce ~> reduceSeq`
-pub fn to_reduce_seq() -> S {
-    swap_prim("toReduceSeq".into(), |p| {
-        (p == Prim::Reduce).then_some(Prim::ReduceSeq)
-    })
+pub(super) fn parallel(name: String) -> S {
+    lower_map(name, Prim::MapPar)
 }
 
-/// `unroll`: `map ~> mapSeqUnroll`, `reduce ~> reduceSeqUnroll`, `reduceSeq ~> reduceSeqUnroll`
-pub fn unroll() -> S {
-    swap_prim("unroll".into(), |p| match p {
+pub(super) fn to_map_seq(name: String) -> S {
+    lower_map(name, Prim::MapSeq)
+}
+
+pub(super) fn to_reduce_seq(name: String) -> S {
+    swap_prim(name, |p| (p == Prim::Reduce).then_some(Prim::ReduceSeq))
+}
+
+pub(super) fn unroll(name: String) -> S {
+    swap_prim(name, |p| match p {
         Prim::Map | Prim::MapSeq => Some(Prim::MapSeqUnroll),
         Prim::Reduce | Prim::ReduceSeq => Some(Prim::ReduceSeqUnroll),
         _ => None,
     })
 }
 
-/// The OpenCL and CUDA levels of parallelism a `map` can be lowered to.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Level {
-    /// OpenCL global threads (`mapGlobal(d)`).
-    Global,
-    /// OpenCL work-groups (`mapWorkGroup(d)`).
-    WorkGroup,
-    /// OpenCL work-items of a work-group (`mapLocal(d)`).
-    Local,
-    /// CUDA blocks of the grid (`mapBlock(d)`).
-    Block,
-    /// CUDA threads of a block (`mapThread(d)`).
-    Thread,
-    /// CUDA warps of a block (`mapWarp`).
-    Warp,
-    /// CUDA lanes of a warp (`mapLane`).
-    Lane,
-}
-
-impl Level {
-    /// The low-level map of this level in dimension `d` (0, 1 or 2).
-    pub fn prim(self, d: usize) -> Option<Prim> {
-        use Prim::*;
-        let by_dim = |ps: [Prim; 3]| ps.get(d).copied();
-        match self {
-            Level::Global => by_dim([MapGlobal0, MapGlobal1, MapGlobal2]),
-            Level::WorkGroup => by_dim([MapWorkGroup0, MapWorkGroup1, MapWorkGroup2]),
-            Level::Local => by_dim([MapLocal0, MapLocal1, MapLocal2]),
-            Level::Block => by_dim([MapBlock0, MapBlock1, MapBlock2]),
-            Level::Thread => by_dim([MapThread0, MapThread1, MapThread2]),
-            Level::Warp => (d == 0).then_some(MapWarp),
-            Level::Lane => (d == 0).then_some(MapLane),
-        }
-    }
-
-    /// The rule's name (`toMapGlobal`).
-    pub fn rule_name(self) -> &'static str {
-        match self {
-            Level::Global => "toMapGlobal",
-            Level::WorkGroup => "toMapWorkGroup",
-            Level::Local => "toMapLocal",
-            Level::Block => "toMapBlock",
-            Level::Thread => "toMapThread",
-            Level::Warp => "toMapWarp",
-            Level::Lane => "toMapLane",
-        }
-    }
-}
-
-/// `toMapGlobal(d)`, `toMapWorkGroup(d)`, ...: `map ~> mapGlobal(d)` and so on.
-/// `None` when the level has no dimension `d`.
-pub fn to_map_level(level: Level, d: usize) -> Option<S> {
-    let target = level.prim(d)?;
-    let name = match level {
-        Level::Warp | Level::Lane => level.rule_name().to_string(),
-        _ => format!("{}({d})", level.rule_name()),
-    };
-    Some(swap_prim(name, move |p| (p == Prim::Map).then_some(target)))
-}
-
-/// `toMem(a)`: `e ~> toMem a e (fun x => x)`: the value of `e` is written to
-/// memory in the address space `a` and read from there.
-pub fn to_mem(a: AddrSpace) -> S {
-    rise_rule(format!("toMem({a})"), move |e, names| {
+/// The value of `e` is written to memory in the address space `a` and read from
+/// there.
+pub(super) fn to_mem(name: String, a: AddrSpace) -> S {
+    rise_rule(name, move |e, names| {
         e.ty()?.as_data()?;
         let x = names.fresh("mem");
         Some(app2(
@@ -122,4 +66,37 @@ pub fn to_mem(a: AddrSpace) -> S {
             lambda(&x, var(&x)),
         ))
     })
+}
+
+pub(super) fn to_map_global(name: String, d: usize) -> S {
+    use Prim::*;
+    lower_map_in(name, [MapGlobal0, MapGlobal1, MapGlobal2], d)
+}
+
+pub(super) fn to_map_work_group(name: String, d: usize) -> S {
+    use Prim::*;
+    lower_map_in(name, [MapWorkGroup0, MapWorkGroup1, MapWorkGroup2], d)
+}
+
+pub(super) fn to_map_local(name: String, d: usize) -> S {
+    use Prim::*;
+    lower_map_in(name, [MapLocal0, MapLocal1, MapLocal2], d)
+}
+
+pub(super) fn to_map_block(name: String, d: usize) -> S {
+    use Prim::*;
+    lower_map_in(name, [MapBlock0, MapBlock1, MapBlock2], d)
+}
+
+pub(super) fn to_map_thread(name: String, d: usize) -> S {
+    use Prim::*;
+    lower_map_in(name, [MapThread0, MapThread1, MapThread2], d)
+}
+
+pub(super) fn to_map_warp(name: String) -> S {
+    lower_map(name, Prim::MapWarp)
+}
+
+pub(super) fn to_map_lane(name: String) -> S {
+    lower_map(name, Prim::MapLane)
 }

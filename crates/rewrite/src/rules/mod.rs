@@ -1,17 +1,103 @@
-//! The rewrite rules. Each rule is a function returning a strategy; its doc
-//! comment is its equation. Left-hand sides are matched on typed terms, right-hand
-//! sides are written with the builder DSL and typed by [`crate::term::finish`].
+//! The rewrite rules, one row each in [`RULES`]: the name a strategy file calls
+//! it by, its parameters, its equation and the module that implements it,
+//! grouped by the paper section it comes from. The public constructors
+//! ([`map_fusion`], [`split_join`], ...), their docs and the `.elv` registry
+//! ([`crate::library`]) are all made from these rows, so a rule's name and
+//! equation are written once. Every row has a case in `tests/rules.rs` that
+//! applies it and compares the interpreter's results before and after; a test
+//! there fails naming any rule without one.
+//!
+//! Left-hand sides are matched on typed terms, right-hand sides are written with
+//! the builder DSL and typed by [`crate::term::finish`].
+//!
+//! Adding a rule: a row here; a function in the implementing module taking the
+//! rule's printed name first and its parameters after, returning the strategy
+//! (usually through [`rise_rule`]); a case in `tests/rules.rs`.
 
-pub mod algorithmic;
-pub mod gpu;
-pub mod lowering;
-pub mod movement;
-pub mod stencil;
+#[macro_use]
+mod table;
+mod algorithmic;
+mod gpu;
+mod lambda;
+mod lowering;
+mod movement;
+mod stencil;
+
+use table::{next_arg, printed_name};
+pub use table::{Dim, Param, RuleInfo, Size, Space, Strat};
 
 use crate::term::finish;
 use crate::S;
 use elevate::{rule, Failure};
 use rise::{Expr, NameGen};
+
+rules_table! {
+    "β and η (ICFP'20 §4.8)" in lambda {
+        betaReduction = beta_reduction(): "(fun x => b) a ↦ b[a/x]   (capture-avoiding; likewise a dependent lambda applied to a type-level value)",
+        etaReduction = eta_reduction(): "fun x => f x ↦ f   (x ∉ fv(f))",
+        etaAbstraction = eta_abstraction(): "f ↦ fun x => f x   (f of a function type)",
+    }
+    "algorithmic (ICFP'20 Fig. 6, §5.1, §5.3)" in algorithmic {
+        addId = add_id(): "e ↦ id e",
+        idToTranspose = id_to_transpose(): "id (e : m.n.t) ↦ transpose (transpose e)",
+        transposeMove = transpose_move(): "map (map f) (transpose e) ↦ transpose (map (map f) e)",
+        splitJoin = split_join(n: Size): "map f ↦ split n >> map (map f) >> join;  map f xs ↦ join (map (map f) (split n xs))",
+        blockedReduce = blocked_reduce(n: Size): "reduceX op init xs ↦ reduceSeq (fun a y => reduceX op a y) init (split n xs)",
+        mapFusion = map_fusion(): "map f (map g xs) ↦ map (fun x => f (g x)) xs",
+        mapFission = map_fission(): "map (fun x => f (g x)) ↦ map g >> map f;  map (fun x => f (g x)) xs ↦ map f (map (fun x => g x) xs)   (x ∉ fv(f), x ∈ fv(g x), g x not x)",
+        fuseReduceMap = fuse_reduce_map(): "reduceX op init (map f xs) ↦ reduceSeq (fun acc y => op acc (f y)) init xs",
+        fissionReduceMap = fission_reduce_map(): "reduceX (fun acc y => op acc e) init xs ↦ reduceY op init (map (fun y => e) xs)   (acc, y ∉ fv(op), acc ∉ fv(e), e not y; reduceY is reduce for reduceSeq with op : t -> t -> t, reduceX otherwise)",
+        mapReduceInterchange = map_reduce_interchange(): "map (fun x => reduceX op i e) xs ↦ reduceX (fun acc y => map (fun p => op (fst p) (snd p)) (zip acc y)) (map (fun x => i) xs) (transpose (map (fun x => e) xs))   (x ∉ fv(op))",
+        mapMapInterchange = map_map_interchange(): "map (fun x => map (fun y => b) ys) xs ↦ transpose (map (fun y => map (fun x => b) xs) ys)   (x ∉ fv(ys));  map (fun x => map f x) xs ↦ transpose (map (map f) (transpose xs))   (x ∉ fv(f))",
+        vectorize = vectorize(n: Size): "map f xs ↦ asScalar (map (mapVec f) (asVector n xs))   (f on scalars);  map f (zip a b) ↦ asScalar (map f (zip (asVector n a) (asVector n b)))   (f on pairs of scalars, typed again on vectors);  map f xs ↦ asScalar (map (mapVec (fun x => x)) (asVector n (map f xs)))   (any other f with a scalar result)",
+    }
+    "movement (ICFP'20 Fig. 6 transposeMove; its split, join and slide analogues)" in movement {
+        transposeAfterMap = transpose_after_map(): "transpose (map (map f) xs) ↦ map (map f) (transpose xs)",
+        splitBeforeMap = split_before_map(): "map (map f) (split n xs) ↦ split n (map f xs)",
+        splitAfterMap = split_after_map(): "split n (map f xs) ↦ map (map f) (split n xs)",
+        joinBeforeMap = join_before_map(): "map f (join xs) ↦ join (map (map f) xs)",
+        joinAfterMap = join_after_map(): "join (map (map f) xs) ↦ map f (join xs)",
+        slideBeforeMap = slide_before_map(): "map (map f) (slide n s xs) ↦ slide n s (map f xs)",
+        slideAfterMap = slide_after_map(): "slide n s (map f xs) ↦ map (map f) (slide n s xs)",
+        layoutFission = layout_fission(): "map (fun x => L e) xs ↦ map L (map (fun x => e) xs)   (L one of join, transpose, split n, slide n s, asScalar, asVector n; x ∉ fv(L))",
+    }
+    "array packing (ICFP'20 §5.3, Listing 15)" in movement {
+        permuteB = permute_b(n: Size): "(e : k.m.t) ↦ join (map transpose (map (fun b => map (fun r => map (fun x => x) r) (transpose b)) (split n e)))",
+    }
+    "overlapped tiling (thesis §4.4.1)" in stencil {
+        overlappedTiling = overlapped_tiling(u: Size): "map f (slide n s xs) ↦ join (map (fun tile => map f (slide n s tile)) (slide u v xs))   (u - v = n - s)",
+        overlappedTiling2 = overlapped_tiling_2d(u: Size): "map2 f (slide2 n s xs) ↦ map join (join (map transpose (map2 (fun tile => map2 f (slide2 n s tile)) (slide2 u v xs))))   (u - v = n - s)",
+    }
+    "lowering (ICFP'20 §5.1; RISE & Shine §III-C)" in lowering {
+        parallel = parallel(): "map ↦ mapPar",
+        toMapSeq = to_map_seq(): "map ↦ mapSeq",
+        toReduceSeq = to_reduce_seq(): "reduce ↦ reduceSeq",
+        unroll = unroll(): "map, mapSeq ↦ mapSeqUnroll;  reduce, reduceSeq ↦ reduceSeqUnroll",
+        toMem = to_mem(a: Space): "e ↦ toMem a e (fun x => x)",
+    }
+    "GPU parallelism (RISE & Shine §III-C; CC'22)" in lowering {
+        toMapGlobal = to_map_global(d: Dim): "map ↦ mapGlobal(d)",
+        toMapWorkGroup = to_map_work_group(d: Dim): "map ↦ mapWorkGroup(d)",
+        toMapLocal = to_map_local(d: Dim): "map ↦ mapLocal(d)",
+        toMapBlock = to_map_block(d: Dim): "map ↦ mapBlock(d)",
+        toMapThread = to_map_thread(d: Dim): "map ↦ mapThread(d)",
+        toMapWarp = to_map_warp(): "map ↦ mapWarp",
+        toMapLane = to_map_lane(): "map ↦ mapLane",
+    }
+    "GPU matrix multiplication (LIFT CGO'17; Remmelg et al., GPGPU'16)" in gpu {
+        joinSplit = join_split(): "(e : n.m.t) ↦ split m (join e)",
+        blockReduceZip = block_reduce_zip(n: Size): "reduceX op init (zip a b) ↦ reduceSeq (fun acc ab => reduceX op acc (zip (fst ab) (snd ab))) init (zip (split n a) (split n b))",
+        reduceOuter = reduce_outer(): "map (fun r => V (map (fun c => reduceX op init (zip (F r) (G c))) cs)) rs ↦ map V (reduceX (outer op) (map (fun r => map (fun c => init) cs) rs) (zip (transpose (map F rs)) (transpose (map G cs))));  zip accs0 rs |> map (fun ar => zip (fst ar) cs |> map (fun ac => reduceX op (fst ac) (zip (snd ar) (snd ac)))) ↦ reduceX (outer op) accs0 (zip (transpose rs) (transpose cs))   (outer op = fun accs y => zip accs (fst y) |> map (fun ar => zip (fst ar) (snd y) |> map (fun ac => op (fst ac) (snd ar, snd ac))); r ∉ fv(G c, cs, V), c ∉ fv(F r), r, c ∉ fv(op); V a chain of layout primitives)",
+        copyLocal = copy_local(n1: Size, n0: Size): "(e : a.b.t) ↦ e |> join |> split (n1*n0) |> transpose |> split n0 |> mapLocal(1) (mapLocal(0) (mapSeq (fun x => x))) |> join |> transpose |> join |> split b   (t a scalar)",
+        copyByWorkItems = copy_by_work_items(): "(e : n1.n0.t) ↦ mapLocal(1) (mapLocal(0) (fun x => x)) e",
+        storeLocal = store_local(what: Strat, how: Strat): "b[e] ↦ toMem a s (fun m => b[R(m)/e])   (e the first sub-expression of b, top-down, that what holds for and that mentions nothing bound in b; how rewrites e to R(toMem a s (fun x => x)))",
+    }
+}
+
+/// The rule called `name`.
+pub fn rule_info(name: &str) -> Option<&'static RuleInfo> {
+    RULES.iter().find(|r| r.name == name)
+}
 
 /// A rule named `name` whose right-hand side `rhs` builds (or `None`: no match).
 pub fn rise_rule(

@@ -1,12 +1,17 @@
 //! Movement rules: data-layout primitives commute with maps (ICFP'20 Fig. 6
 //! `transposeMove`; the split, join and slide analogues used for tiling).
-//! `xBeforeMap` moves `x` so that it is applied before the map, `xAfterMap` after.
+//! `xBeforeMap` moves `x` so that it is applied before the map, `xAfterMap` after;
+//! `layoutFission` moves one out of a map's body. And `permuteB`, the packed
+//! layout of ICFP'20 Listing 15. Their equations are their rows in
+//! [`super::RULES`].
 
 use super::rise_rule;
-use crate::term::{any_map, applied, map_of, prim_app, untyped_prim_head};
+use crate::term::{
+    any_map, applied, as_lambda, map_of, occurs, prim_app, retype_under, untyped_prim_head,
+};
 use crate::S;
 use rise::builder::*;
-use rise::{Expr, Prim};
+use rise::{Expr, ExprKind, Prim};
 
 /// A layout primitive with its type-level arguments, applied to one array: `(head, xs)`.
 fn layout(e: &Expr, p: Prim) -> Option<(Expr, Expr)> {
@@ -20,9 +25,8 @@ fn layout(e: &Expr, p: Prim) -> Option<(Expr, Expr)> {
     Some((head.clone(), xs.clone()))
 }
 
-/// `transposeAfterMap`: `transpose (map (map f) xs) ~> map (map f) (transpose xs)`
-pub fn transpose_after_map() -> S {
-    rise_rule("transposeAfterMap", |e, _| {
+pub(super) fn transpose_after_map(name: String) -> S {
+    rise_rule(name, |e, _| {
         let (_, inner) = layout(e, Prim::Transpose)?;
         let (m, args) = applied(&inner, any_map, 2)?;
         let (i, f) = map_of(args[0])?;
@@ -34,9 +38,8 @@ pub fn transpose_after_map() -> S {
     })
 }
 
-/// `splitBeforeMap`: `map (map f) (split n xs) ~> split n (map f xs)`
-pub fn split_before_map() -> S {
-    rise_rule("splitBeforeMap", |e, _| {
+pub(super) fn split_before_map(name: String) -> S {
+    rise_rule(name, |e, _| {
         let (_, args) = applied(e, any_map, 2)?;
         let (i, f) = map_of(args[0])?;
         let (head, xs) = layout(args[1], Prim::Split)?;
@@ -44,9 +47,8 @@ pub fn split_before_map() -> S {
     })
 }
 
-/// `splitAfterMap`: `split n (map f xs) ~> map (map f) (split n xs)`
-pub fn split_after_map() -> S {
-    rise_rule("splitAfterMap", |e, _| {
+pub(super) fn split_after_map(name: String) -> S {
+    rise_rule(name, |e, _| {
         let (head, inner) = layout(e, Prim::Split)?;
         let (m, args) = applied(&inner, any_map, 2)?;
         let split_xs = app(untyped_prim_head(&head)?, args[1].clone());
@@ -54,9 +56,8 @@ pub fn split_after_map() -> S {
     })
 }
 
-/// `joinBeforeMap`: `map f (join xs) ~> join (map (map f) xs)`
-pub fn join_before_map() -> S {
-    rise_rule("joinBeforeMap", |e, _| {
+pub(super) fn join_before_map(name: String) -> S {
+    rise_rule(name, |e, _| {
         let (m, args) = applied(e, any_map, 2)?;
         let (_, xs) = layout(args[1], Prim::Join)?;
         Some(app(
@@ -66,9 +67,8 @@ pub fn join_before_map() -> S {
     })
 }
 
-/// `joinAfterMap`: `join (map (map f) xs) ~> map f (join xs)`
-pub fn join_after_map() -> S {
-    rise_rule("joinAfterMap", |e, _| {
+pub(super) fn join_after_map(name: String) -> S {
+    rise_rule(name, |e, _| {
         let (_, inner) = layout(e, Prim::Join)?;
         let (_, args) = applied(&inner, any_map, 2)?;
         let (i, f) = map_of(args[0])?;
@@ -76,9 +76,8 @@ pub fn join_after_map() -> S {
     })
 }
 
-/// `slideBeforeMap`: `map (map f) (slide n s xs) ~> slide n s (map f xs)`
-pub fn slide_before_map() -> S {
-    rise_rule("slideBeforeMap", |e, _| {
+pub(super) fn slide_before_map(name: String) -> S {
+    rise_rule(name, |e, _| {
         let (_, args) = applied(e, any_map, 2)?;
         let (i, f) = map_of(args[0])?;
         let (head, xs) = layout(args[1], Prim::Slide)?;
@@ -86,12 +85,57 @@ pub fn slide_before_map() -> S {
     })
 }
 
-/// `slideAfterMap`: `slide n s (map f xs) ~> map (map f) (slide n s xs)`
-pub fn slide_after_map() -> S {
-    rise_rule("slideAfterMap", |e, _| {
+pub(super) fn slide_after_map(name: String) -> S {
+    rise_rule(name, |e, _| {
         let (head, inner) = layout(e, Prim::Slide)?;
         let (m, args) = applied(&inner, any_map, 2)?;
         let slid = app(untyped_prim_head(&head)?, args[1].clone());
         Some(app2(prim(m), app(prim(m), args[0].clone()), slid))
+    })
+}
+
+/// The one-operand layout primitives `layoutFission` moves out of a map.
+fn is_layout_prim(p: Prim) -> bool {
+    matches!(
+        p,
+        Prim::Join | Prim::Transpose | Prim::Split | Prim::Slide | Prim::AsScalar | Prim::AsVector
+    )
+}
+
+/// Moves a layout change out of a loop body, so that loops become perfectly nested.
+pub(super) fn layout_fission(name: String) -> S {
+    rise_rule(name, |e, _| {
+        let (m, args) = applied(e, any_map, 2)?;
+        let (x, b) = as_lambda(args[0])?;
+        let ExprKind::App(l, inner) = b.kind() else {
+            return None;
+        };
+        let is_layout = prim_app(l).is_some_and(|a| a.args.is_empty() && is_layout_prim(a.prim));
+        if !is_layout || occurs(x, l) {
+            return None;
+        }
+        let l = untyped_prim_head(l)?;
+        Some(app2(
+            prim(m),
+            l,
+            app2(prim(m), lambda(x, retype_under(x, inner)), args[1].clone()),
+        ))
+    })
+}
+
+/// The packed layout `(k/n).m.n` of ICFP'20 Listing 15, computed by copy loops
+/// and viewed back as `e`.
+pub(super) fn permute_b(name: String, n: i64) -> S {
+    rise_rule(name, move |e, names| {
+        let (blk, row, x) = (names.fresh("blk"), names.fresh("row"), names.fresh("x"));
+        let copy_row = lambda(&row, app(map(lambda(&x, var(&x))), var(&row)));
+        let packed = app(
+            map(lambda(
+                &blk,
+                app(map(copy_row), app(transpose(), var(&blk))),
+            )),
+            app(split(n), e.clone()),
+        );
+        Some(app(join(), app(map(transpose()), packed)))
     })
 }

@@ -1,4 +1,5 @@
-//! Overlapped tiling of stencils (thesis §4.4.1).
+//! Overlapped tiling of stencils (thesis §4.4.1); the equations are the rows
+//! `overlappedTiling` and `overlappedTiling2` of [`super::RULES`].
 
 use super::rise_rule;
 use crate::term::{any_map, applied, const_nat, eta_reduced, prim_app};
@@ -31,11 +32,8 @@ fn tile_step(u: i64, n: i64, s: i64) -> Option<i64> {
     (u >= n && v > 0 && v % s == 0).then_some(v)
 }
 
-/// `overlappedTiling(u)`:
-/// `map f (slide n s xs) ~> join (map (fun tile => map f (slide n s tile)) (slide u v xs))`
-/// with `u - v = n - s`.
-pub fn overlapped_tiling(u: i64) -> S {
-    rise_rule(format!("overlappedTiling({u})"), move |e, names| {
+pub(super) fn overlapped_tiling(name: String, u: i64) -> S {
+    rise_rule(name, move |e, names| {
         let (m, args) = applied(e, any_map, 2)?;
         let (n, s, xs) = slide_of(args[1])?;
         let v = tile_step(u, n, s)?;
@@ -70,11 +68,8 @@ fn slide2_e(n: i64, s: i64, xs: Expr) -> Expr {
     app(map(transpose()), slide_e(n, s, row))
 }
 
-/// `overlappedTiling2(u)`: the 2-D form,
-/// `map2 f (slide2 n s xs) ~> map join (join (map transpose (map2 (fun tile => map2 f (slide2 n s tile)) (slide2 u v xs))))`
-/// with `u - v = n - s`.
-pub fn overlapped_tiling_2d(u: i64) -> S {
-    rise_rule(format!("overlappedTiling2({u})"), move |e, names| {
+pub(super) fn overlapped_tiling_2d(name: String, u: i64) -> S {
+    rise_rule(name, move |e, names| {
         let (m, args) = applied(e, any_map, 2)?;
         let (_, inner) = applied(eta_reduced(args[0]), any_map, 1)?;
         let f = inner[0].clone();

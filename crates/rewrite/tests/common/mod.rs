@@ -1,8 +1,10 @@
 //! What the rule tests share: a strategy applied to a program must change it and keep
-//! its meaning (equal interpreter results before and after, on random inputs).
+//! its meaning (equal interpreter results before and after, on random inputs); and
+//! which rules the cases apply, for the test that every rule has one.
 
 use elevate::Ctx;
 use rise::infer::{check_source, prepare_def};
+use std::collections::BTreeSet;
 
 /// (strategy, program defining `f`, sizes)
 pub type Case = (&'static str, &'static str, &'static [(&'static str, i64)]);
@@ -47,4 +49,30 @@ fn check_case(
         })?;
     }
     Ok(())
+}
+
+/// The rules that apply, by name without arguments (`splitJoin` for
+/// `splitJoin(4)`), when each case's strategy rewrites its program.
+///
+/// # Panics
+/// If a case does not load or its strategy fails (what [`check_all`] reports).
+pub fn rules_applied(cases: &[Case]) -> BTreeSet<String> {
+    let registry = rewrite::library::registry();
+    let module = elv::load("", &registry).expect("the empty file loads");
+    let mut applied = BTreeSet::new();
+    for (strategy, program, _) in cases {
+        let checked = check_source(program).unwrap_or_else(|e| panic!("{program}: {e}"));
+        let p = prepare_def(&checked, "f").unwrap_or_else(|e| panic!("{program}: {e}"));
+        let s = module
+            .expression(strategy)
+            .unwrap_or_else(|e| panic!("{strategy}: {e:?}"));
+        let mut ctx = Ctx::new(rise::NameGen::avoiding(&p.body)).with_trace();
+        ctx.run(&s, &p.body)
+            .unwrap_or_else(|e| panic!("{strategy} on {program}: {e}"));
+        for entry in ctx.trace().unwrap_or_default() {
+            let name = entry.rule.split('(').next().unwrap_or_default();
+            applied.insert(name.to_string());
+        }
+    }
+    applied
 }
