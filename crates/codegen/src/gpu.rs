@@ -354,6 +354,8 @@ pub fn generate_gpu(program: &dpia::Program, target: GpuTarget) -> Result<GpuMod
         output: gp.output.clone(),
         inputs: gp.inputs.iter().chain(&gp.temporaries).cloned().collect(),
         body: Comm::Seq(gp.kernels.iter().map(|k| k.body.clone()).collect()),
+        // the host checks the sizes before it launches anything
+        constraints: Vec::new(),
     };
     l.register_types(&all)?;
     let kernel_names: Vec<String> = gp.kernels.iter().map(|k| l.names.fresh(&k.name)).collect();

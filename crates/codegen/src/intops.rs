@@ -41,14 +41,18 @@ pub enum EntryStatus {
     DivisionByZero = 1,
     /// An integer `%` had a zero divisor.
     RemainderByZero = 2,
+    /// The sizes violate a constraint of the definition's type (the entry point checks
+    /// each one before it computes; a comment above each check names it).
+    SizeConstraint = 3,
 }
 
 impl EntryStatus {
     /// Every status, in number order.
-    pub const ALL: [EntryStatus; 3] = [
+    pub const ALL: [EntryStatus; 4] = [
         EntryStatus::Computed,
         EntryStatus::DivisionByZero,
         EntryStatus::RemainderByZero,
+        EntryStatus::SizeConstraint,
     ];
 
     /// The number the generated code returns (or stores in its status flag).
@@ -67,6 +71,9 @@ impl EntryStatus {
             EntryStatus::Computed => "computed",
             EntryStatus::DivisionByZero => "integer division by zero",
             EntryStatus::RemainderByZero => "integer remainder by zero",
+            EntryStatus::SizeConstraint => {
+                "the sizes violate a constraint of the definition's type"
+            }
         }
     }
 }

@@ -75,7 +75,7 @@ pub use gpu::{generate_gpu, GpuKernel, GpuModule, GpuTarget, KernelParam, Launch
 pub use intops::EntryStatus;
 pub use lower::STACK_LIMIT;
 
-use ast::{Expr, FnKind, Function, Param, Scalar, Stmt, Type, UnOp, Unit};
+use ast::{BinOp, Expr, FnKind, Function, Param, Scalar, Stmt, Type, UnOp, Unit};
 use lower::Lowerer;
 
 /// The language generated code is written in.
@@ -140,6 +140,7 @@ pub fn lower(program: &dpia::Program) -> Result<Lowered, CodegenError> {
         .collect();
     body.extend(k.body);
 
+    let checks = size_checks(program, &k.params[k.params.len() - program.sizes.len()..]);
     let entry = entry_point(
         &ename,
         &kname,
@@ -147,6 +148,7 @@ pub fn lower(program: &dpia::Program) -> Result<Lowered, CodegenError> {
         &k.by_pointer,
         program.sizes.len(),
         status,
+        checks,
     );
     if status {
         k.params.push(Param {
@@ -181,9 +183,79 @@ pub fn lower(program: &dpia::Program) -> Result<Lowered, CodegenError> {
     })
 }
 
-/// `int ENTRY(void *const *buffers, const int64_t *sizes)`: casts the
-/// buffers and sizes, calls the kernel and returns its status (0: computed;
-/// else an [`EntryStatus`] the kernel stored in its status flag, when `status`).
+/// The entry point's checks of the program's size constraints: the sizes bound to
+/// locals named like the kernel's size parameters (`size_params`, in the order of
+/// [`dpia::Program::sizes`]), then per constraint a comment naming it and
+/// `if (!(holds)) return SizeConstraint;`. Empty without constraints.
+fn size_checks(program: &dpia::Program, size_params: &[Param]) -> Vec<Stmt> {
+    if program.constraints.is_empty() {
+        return Vec::new();
+    }
+    let renamed: std::collections::HashMap<arith::Var, arith::Nat> = program
+        .sizes
+        .iter()
+        .zip(size_params)
+        .map(|(v, p)| {
+            (
+                v.clone(),
+                arith::Nat::var(&arith::Var::new(p.name.as_str())),
+            )
+        })
+        .collect();
+    let mut stmts: Vec<Stmt> = size_params
+        .iter()
+        .enumerate()
+        .map(|(k, p)| {
+            Stmt::Decl(ast::Decl {
+                ty: p.ty.clone(),
+                name: p.name.clone(),
+                array_len: None,
+                init: Some(Expr::ident("sizes").index(Expr::Int(k as i64))),
+                addr: ast::AddrSpace::Default,
+            })
+        })
+        .collect();
+    let refused = Expr::Int(i64::from(EntryStatus::SizeConstraint.code()));
+    let size = |n: &arith::Nat| nat_expr::nat_to_expr(&n.substitute_all(&renamed));
+    for c in &program.constraints {
+        use rise::constraints::SizeConstraint as C;
+        let violated = match c {
+            C::Divides { divisor, value } => {
+                let rest = Expr::binary(BinOp::Mod, size(value), size(divisor));
+                let rest = Expr::binary(BinOp::Ne, rest, Expr::Int(0));
+                if arith::Nat::from(0).prove_lt(divisor) {
+                    rest
+                } else {
+                    // `d == 0 ? v != 0 : v % d != 0`: only 0 is a multiple of 0
+                    Expr::ternary(
+                        Expr::binary(BinOp::Eq, size(divisor), Expr::Int(0)),
+                        Expr::binary(BinOp::Ne, size(value), Expr::Int(0)),
+                        rest,
+                    )
+                }
+            }
+            C::AtLeast { value, bound } => Expr::binary(BinOp::Lt, size(value), size(bound)),
+            C::InBounds { index, size: n } => Expr::binary(BinOp::Ge, size(index), size(n)),
+        };
+        stmts.push(Stmt::Comment(format!("the type requires: {c}")));
+        stmts.push(Stmt::If(
+            violated,
+            vec![Stmt::Return(Some(refused.clone()))],
+            vec![],
+        ));
+    }
+    // a size no check reads
+    let read = ast::idents(&stmts[size_params.len()..]);
+    for p in size_params.iter().filter(|p| !read.contains(&p.name)) {
+        stmts.push(Stmt::Expr(Expr::ident(&p.name).cast(Type::Void)));
+    }
+    stmts
+}
+
+/// `int ENTRY(void *const *buffers, const int64_t *sizes)`: checks the sizes
+/// (`checks`, from [`size_checks`]), casts the buffers and sizes, calls the kernel
+/// and returns its status (0: computed; else an [`EntryStatus`]: a violated size
+/// constraint, or one the kernel stored in its status flag, when `status`).
 fn entry_point(
     name: &str,
     kernel: &str,
@@ -191,6 +263,7 @@ fn entry_point(
     by_pointer: &[bool],
     sizes: usize,
     status: bool,
+    checks: Vec<Stmt>,
 ) -> Function {
     let buffers = params.len() - sizes;
     let mut args = Vec::new();
@@ -209,7 +282,7 @@ fn entry_point(
         };
         args.push(arg);
     }
-    let mut body = Vec::new();
+    let mut body = checks;
     if sizes == 0 {
         body.push(Stmt::Expr(Expr::ident("sizes").cast(Type::Void)));
     }

@@ -319,6 +319,10 @@ pub struct Program {
     pub inputs: Vec<Ident>,
     /// What the kernel does: writes `output` from the inputs.
     pub body: Comm,
+    /// What the definition's type requires of its sizes (`32` divides `n`), in terms of
+    /// [`Program::sizes`]: the generated C entry point checks them before it computes.
+    /// Empty from [`crate::translate`]; the front end that knows them fills it in.
+    pub constraints: Vec<rise::constraints::SizeConstraint>,
 }
 
 impl Exp {

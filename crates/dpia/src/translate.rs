@@ -159,6 +159,7 @@ pub fn translate(name: &str, body: &Expr, scheme: &Type) -> R<Program> {
         output,
         inputs,
         body: comm,
+        constraints: Vec::new(),
     })
 }
 

@@ -183,7 +183,7 @@ pub(crate) fn front(args: &ProgramArgs) -> Result<Front, CliError> {
         }
         _ => prepared.body.clone(),
     };
-    let dpia = dpia::translate(&args.def, &lowered, &prepared.scheme).map_err(|e| {
+    let mut dpia = dpia::translate(&args.def, &lowered, &prepared.scheme).map_err(|e| {
         let mut err = source.error(e.to_diagnostic());
         if args.strategy.is_none() {
             err.0.push_str(
@@ -194,6 +194,8 @@ pub(crate) fn front(args: &ProgramArgs) -> Result<Front, CliError> {
     })?;
     let constraints =
         rise::constraints::of_lowered(&checked, &args.def, &lowered, &prepared.scheme);
+    // the generated C entry point checks them too, for callers other than shine
+    dpia.constraints = constraints.clone();
     Ok(Front {
         source,
         checked,

@@ -357,3 +357,75 @@ fn index_arithmetic_does_not_overflow_32_bits() {
         (n * n).to_string()
     );
 }
+
+/// Issue 13 item 7: the generated C entry point checks the constraints of the definition's
+/// type before it computes, for callers other than shine (which refuses such sizes itself):
+/// `split 32` on 40 elements returns status 3 (`EntryStatus::SizeConstraint`) and writes
+/// nothing; on 64 elements it computes.
+#[test]
+fn generated_entry_points_refuse_sizes_their_type_forbids() {
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let d = dir.path();
+    let program = d.join("split.rise");
+    std::fs::write(
+        &program,
+        "def twice : {n: nat} -> n.f32 -> n.f32 =\n  \
+         fun xs => xs |> split 32 |> map (fun r => map (fun x => x * 2.0f) r) |> join\n",
+    )
+    .expect("writes the program");
+    let source = d.join("twice.c");
+    let out = shine(&[
+        "compile",
+        &program.display().to_string(),
+        "--def",
+        "twice",
+        "--strategy",
+        "examples/cpu.elv",
+        "--apply",
+        "sequential",
+        "--target",
+        "c",
+        "-o",
+        &source.display().to_string(),
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let harness = d.join("main.c");
+    std::fs::write(
+        &harness,
+        r#"#include <stdint.h>
+#include <stdio.h>
+int twice_entry(void *const *buffers, const int64_t *sizes);
+int main(void) {
+  float in[64], out[64];
+  for (int i = 0; i < 64; i++) { in[i] = (float)i; out[i] = -1.0f; }
+  void *buffers[2] = {out, in};
+  int64_t forty = 40, sixty_four = 64;
+  int refused = twice_entry(buffers, &forty);
+  int untouched = out[0] == -1.0f && out[39] == -1.0f;
+  int computed = twice_entry(buffers, &sixty_four);
+  printf("%d %d %d %g %g\n", refused, untouched, computed, out[1], out[63]);
+  return 0;
+}
+"#,
+    )
+    .expect("writes the harness");
+    let exe = d.join("main");
+    let cc = Command::new("gcc")
+        .args(["-O1", "-o"])
+        .arg(&exe)
+        .arg(&harness)
+        .arg(&source)
+        .output()
+        .expect("gcc runs");
+    assert!(
+        cc.status.success(),
+        "{}",
+        String::from_utf8_lossy(&cc.stderr)
+    );
+    let run = Command::new(&exe).output().expect("the harness runs");
+    assert_eq!(String::from_utf8_lossy(&run.stdout).trim(), "3 1 0 2 126");
+}
