@@ -269,8 +269,7 @@ fn entry_point(
     let mut args = Vec::new();
     for (k, (p, &ptr)) in params.iter().zip(by_pointer).enumerate() {
         let arg = if k >= buffers {
-            let at = Expr::ident("sizes").index(Expr::Int((k - buffers) as i64));
-            at
+            Expr::ident("sizes").index(Expr::Int((k - buffers) as i64))
         } else {
             let buf = Expr::ident("buffers").index(Expr::Int(k as i64));
             if ptr {
