@@ -88,6 +88,7 @@ fn program(sizes: &[&Var], out: &Ident, inputs: &[&Ident], body: Comm) -> Progra
         output: out.clone(),
         inputs: inputs.iter().map(|i| (*i).clone()).collect(),
         body,
+        constraints: Vec::new(),
     }
 }
 

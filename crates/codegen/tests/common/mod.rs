@@ -323,6 +323,7 @@ pub fn program(
         output: output.clone(),
         inputs: inputs.iter().map(|i| (*i).clone()).collect(),
         body,
+        constraints: Vec::new(),
     }
 }
 
