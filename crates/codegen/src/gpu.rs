@@ -131,7 +131,35 @@ pub struct GpuModule {
     pub temporaries: Vec<Temporary>,
     /// The program's sizes, in order (the variables launch sizes and temporaries mention).
     pub sizes: Vec<Var>,
+    /// The element counts of every array the kernels read or write, in memory or as a
+    /// view, the counts of their loops and the bounds of their index values (see
+    /// [`GpuModule::index_width`]).
+    pub index_extents: Vec<Nat>,
 }
+
+/// The width of the index type ([`crate::ast::INDEX_TYPE`]) a run of a GPU module is
+/// built with.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum IndexWidth {
+    /// 32-bit `int` indices and size arguments.
+    Bits32,
+    /// 64-bit indices and size arguments (`long`, `long long`).
+    Bits64,
+}
+
+impl IndexWidth {
+    /// The build option that selects this width (none for 32 bits).
+    pub fn build_option(self) -> Option<String> {
+        match self {
+            IndexWidth::Bits32 => None,
+            IndexWidth::Bits64 => Some(format!("-D{}", crate::ast::INDEX_64_MACRO)),
+        }
+    }
+}
+
+/// The largest extent for which 32-bit indices are used: 2^30, half of `int`'s range,
+/// so that the offsets of pads and windows around an index stay representable too.
+const MAX_32_BIT_EXTENT: i64 = 1 << 30;
 
 /// The grid of one launch: work-groups (blocks) and threads per work-group, per dimension.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -263,6 +291,33 @@ impl GpuModule {
         self.kernels
             .iter()
             .any(|k| k.params.contains(&KernelParam::Status))
+    }
+
+    /// The index width a run with these values of [`GpuModule::sizes`] needs: 32 bits
+    /// where every index extent is at most 2^30, else 64.
+    ///
+    /// Why that suffices: an index the kernels compute is the flat position of an
+    /// element in an array of the program (one in memory or a view of one: split, join,
+    /// transpose, slide, pad), a sum of non-negative terms each at most that position,
+    /// or such a position less a pad's offset; a loop counts the elements of an array
+    /// or runs a count that is itself an extent. So every value computed in the index
+    /// type is bounded by twice the largest extent. An extent that cannot be evaluated
+    /// (it mentions a variable that is not a size) asks for 64 bits.
+    pub fn index_width(&self, values: &[i64]) -> IndexWidth {
+        let fits = |n: &Nat| {
+            n.eval(&|v: &Var| {
+                self.sizes
+                    .iter()
+                    .position(|s| s == v)
+                    .and_then(|i| values.get(i).copied())
+            })
+            .is_ok_and(|e| e <= MAX_32_BIT_EXTENT)
+        };
+        if self.index_extents.iter().all(fits) {
+            IndexWidth::Bits32
+        } else {
+            IndexWidth::Bits64
+        }
     }
 
     /// The host side in words: the buffers, then each launch.
@@ -437,6 +492,7 @@ pub fn generate_gpu(program: &dpia::Program, target: GpuTarget) -> Result<GpuMod
         kernels,
         temporaries,
         sizes: gp.sizes.clone(),
+        index_extents: index_extents(&gp),
     };
     let inputs: Vec<String> = gp.inputs.iter().map(|i| format!("`{}`", i.name)).collect();
     let header = format!(
@@ -460,6 +516,52 @@ pub fn generate_gpu(program: &dpia::Program, target: GpuTarget) -> Result<GpuMod
     };
     module.source = print_in(&unit, dialect);
     Ok(module)
+}
+
+/// The extents [`GpuModule::index_width`] bounds: the element counts of the types of
+/// every memory and every view the kernels read or write, the counts of their loops,
+/// and the bounds `n` of `idx[n]` values; distinct, in the order found.
+fn index_extents(gp: &GpuProgram) -> Vec<Nat> {
+    use dpia::walk::Node;
+    let mut out: Vec<Nat> = Vec::new();
+    let mut add = |n: Nat| {
+        let n = n.simplify();
+        if !out.contains(&n) {
+            out.push(n);
+        }
+    };
+    let idents = gp.inputs.iter().chain(&gp.temporaries).chain([&gp.output]);
+    for id in idents {
+        type_extents(&id.ty, &mut add);
+    }
+    for k in &gp.kernels {
+        Node::Comm(&k.body).visit(&mut |node| match node {
+            Node::Exp(e) => type_extents(&e.ty, &mut add),
+            Node::Acc(a) => type_extents(&a.ty, &mut add),
+            Node::Comm(Comm::For { count, .. }) => add(count.clone()),
+            Node::Comm(Comm::New { ident, .. }) => type_extents(&ident.ty, &mut add),
+            Node::Comm(_) => {}
+        });
+    }
+    out
+}
+
+/// Calls `add` with the element count of `ty` (arrays, vectors and pairs flattened)
+/// and the bound of every index type in it.
+fn type_extents(ty: &DataType, add: &mut dyn FnMut(Nat)) {
+    fn count(ty: &DataType, add: &mut dyn FnMut(Nat)) -> Nat {
+        match ty {
+            DataType::Array(n, t) | DataType::Vector(n, t) => n.clone() * count(t, add),
+            DataType::Pair(a, b) => count(a, add) + count(b, add),
+            DataType::Index(n) => {
+                add(n.clone());
+                Nat::cst(1)
+            }
+            _ => Nat::cst(1),
+        }
+    }
+    let n = count(ty, add);
+    add(n);
 }
 
 /// CUDA's vector types have no arithmetic: `+ - * /` (and `%` for integers) of

@@ -19,6 +19,7 @@ pub mod gpu;
 pub mod hoist;
 pub mod imperative;
 pub mod translate;
+pub mod walk;
 
 pub use gpu::{prepare, GpuError, GpuProgram, Kernel, Launch};
 pub use imperative::{

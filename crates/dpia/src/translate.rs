@@ -23,6 +23,7 @@
 //! no loop of its own. Array accumulators of `reduceSeq` are updated in place.
 
 use crate::imperative::*;
+use crate::walk::exp_children;
 use arith::{Nat, Var};
 use diagnostics::{Diagnostic, Span};
 use rise::expr::Arg;
@@ -1264,33 +1265,6 @@ pub(crate) fn exp_vars(x: &Exp, out: &mut Vec<String>) {
     match &*x.kind {
         ExpKind::Var(id) => out.push(id.name.clone()),
         _ => exp_children(x).into_iter().for_each(|c| exp_vars(c, out)),
-    }
-}
-
-/// The sub-expressions of an expression (a pad's constant included).
-pub(crate) fn exp_children(x: &Exp) -> Vec<&Exp> {
-    use ExpKind::*;
-    match &*x.kind {
-        Var(_) | Lit(_) | Nat(_) => vec![],
-        Unary(_, a)
-        | Cast(a)
-        | Idx(a, _)
-        | Split(_, a)
-        | Join(a)
-        | Transpose(a)
-        | Slide(_, _, a)
-        | Take(_, a)
-        | Drop(_, a)
-        | Fst(a)
-        | Snd(a)
-        | Generate(_, a)
-        | AsVector(_, a)
-        | AsScalar(a)
-        | VectorFromScalar(a) => vec![a],
-        Pad(_, _, PadMode::Cst(c), a) => vec![c, a],
-        Pad(_, _, _, a) => vec![a],
-        Binary(_, a, b) | Concat(a, b) | Zip(a, b) | Pair(a, b) => vec![a, b],
-        Select(c, a, b) => vec![c, a, b],
     }
 }
 

@@ -18,6 +18,7 @@ use crate::compile_cmd::{
     byte_size, from_buffer, front, run_inputs, to_buffer, CompileArgs, Front, RunArgs, RunInputs,
     Target,
 };
+use codegen::gpu::IndexWidth;
 use codegen::{GpuKernel, GpuModule, GpuTarget, KernelParam, LaunchDims};
 use rise::infer::Instance;
 use rise::interp::{self, Flat, Value};
@@ -80,6 +81,8 @@ struct Plan {
     sizes: Vec<i64>,
     /// The index of the status flag among the temporaries (the last one).
     status: usize,
+    /// The width of the kernels' index type, and so of their size arguments.
+    width: IndexWidth,
 }
 
 impl Plan {
@@ -95,9 +98,16 @@ impl Plan {
                     KernelParam::Status => KernelArg::Buffer(1 + self.inputs + self.status),
                     KernelParam::Size(s) => {
                         let v = self.sizes[*s];
-                        KernelArg::I32(i32::try_from(v).map_err(|_| {
-                            CliError::from(format!("the size {v} does not fit a 32-bit int"))
-                        })?)
+                        match self.width {
+                            IndexWidth::Bits64 => KernelArg::I64(v),
+                            IndexWidth::Bits32 => {
+                                KernelArg::I32(i32::try_from(v).map_err(|_| {
+                                    CliError::from(format!(
+                                        "the size {v} does not fit a 32-bit int"
+                                    ))
+                                })?)
+                            }
+                        }
                     }
                 })
             })
@@ -175,6 +185,16 @@ pub(crate) fn execute(
     let refs: Vec<&Buffer> = buffers.iter().collect();
     let mut output = Buffer::zeroed(count * byte_size(elem)?);
 
+    // 64-bit indices only where these sizes need them (`GpuModule::index_width`)
+    let width = module.index_width(&sizes);
+    let build_options = |var, default, fast_math| {
+        let mut options = build_options(var, default, fast_math);
+        if let Some(o) = width.build_option() {
+            options.push(' ');
+            options.push_str(&o);
+        }
+        options
+    };
     let (device, max_threads) = match target {
         GpuTarget::OpenCl => {
             let dev = runtime::OpenClDevice::from_env().map_err(rt)?;
@@ -227,6 +247,7 @@ pub(crate) fn execute(
         inputs: refs.len(),
         sizes,
         status,
+        width,
     };
     let flag = match &device {
         Device::OpenCl(p) => p
@@ -255,6 +276,11 @@ pub(crate) fn execute(
     );
     report.insert("kernels".into(), module.kernels.len().into());
     report.insert("fast_math".into(), args.fast_math.into());
+    let bits = match width {
+        IndexWidth::Bits32 => 32,
+        IndexWidth::Bits64 => 64,
+    };
+    report.insert("index_bits".into(), bits.into());
     if args.verify {
         verify(&front, &instance, &inputs, &result, elem)?;
         report.insert("verified".into(), true.into());

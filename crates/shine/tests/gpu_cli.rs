@@ -150,13 +150,13 @@ fn mv_compiles_to_the_kernel_of_listing_11() {
     assert!(out.status.success(), "{stderr}");
     let l = lines(&stdout);
     for want in [
-        "kernel void mv(global float *restrict output, const global float *restrict mat, const global float *restrict xs, int n, int m) {",
+        "kernel void mv(global float *restrict output, const global float *restrict mat, const global float *restrict xs, shine_index n, shine_index m) {",
         "// mapWorkGroup(0)",
-        "for (int wg0 = get_group_id(0); wg0 < n / 32; wg0 += get_num_groups(0)) {",
+        "for (shine_index wg0 = get_group_id(0); wg0 < n / 32; wg0 += get_num_groups(0)) {",
         "// mapLocal(0) (one iteration per work-item)",
-        "int lid0 = get_local_id(0);",
+        "shine_index lid0 = get_local_id(0);",
         "acc2 = 0.0f;",
-        "for (int i3 = 0; i3 < m; i3++) {",
+        "for (shine_index i3 = 0; i3 < m; i3++) {",
         "acc2 = acc2 + mat[wg0 * m * 32 + lid0 * m + i3] * xs[i3];",
         "output[wg0 * 32 + lid0] = acc2;",
     ] {
@@ -175,9 +175,9 @@ fn mv_compiles_to_the_kernel_of_listing_11() {
     let (stdout, _) = text(&run(&args));
     let l = lines(&stdout);
     for want in [
-        "extern \"C\" __global__ void mv(float *__restrict__ output, const float *__restrict__ mat, const float *__restrict__ xs, int n, int m) {",
-        "for (int wg0 = blockIdx.x; wg0 < n / 32; wg0 += gridDim.x) {",
-        "int lid0 = threadIdx.x;",
+        "extern \"C\" __global__ void mv(float *__restrict__ output, const float *__restrict__ mat, const float *__restrict__ xs, shine_index n, shine_index m) {",
+        "for (shine_index wg0 = blockIdx.x; wg0 < n / 32; wg0 += gridDim.x) {",
+        "shine_index lid0 = threadIdx.x;",
     ] {
         assert!(l.contains(&want), "missing `{want}` in\n{stdout}");
     }
