@@ -369,23 +369,36 @@ pub fn combine<'a>(sources: impl IntoIterator<Item = &'a str>) -> String {
 }
 
 /// A C module of many cases' code with one entry point, `difftest_dispatch`, whose first
-/// size is the case's slot and the rest the case's sizes.
+/// size is the case's slot and the rest the case's sizes; it returns the case's entry
+/// point's status (`-1` for a slot without a case).
 pub fn c_batch(modules: &[&codegen::CModule]) -> String {
     let mut text = combine(modules.iter().map(|m| m.source.as_str()));
-    text.push_str("\nvoid difftest_dispatch(void *const *buffers, const int64_t *sizes) {\n  switch (sizes[0]) {\n");
+    text.push_str("\nint difftest_dispatch(void *const *buffers, const int64_t *sizes) {\n  switch (sizes[0]) {\n");
     for (i, m) in modules.iter().enumerate() {
         text.push_str(&format!(
-            "  case {i}: {}(buffers, sizes + 1); break;\n",
+            "  case {i}: return {}(buffers, sizes + 1);\n",
             m.entry
         ));
     }
-    text.push_str("  default: break;\n  }\n}\n");
+    text.push_str("  default: return -1;\n  }\n}\n");
     text
 }
 
-/// The C compiler configuration of the runs (the CLI's default).
+/// The environment variable that, set to `1`, builds the C modules of the runs with
+/// AddressSanitizer and UndefinedBehaviorSanitizer (a report fails the run).
+pub const SANITIZE: &str = "SHINE_DIFFTEST_SANITIZE";
+
+/// The C compiler configuration of the runs: the CLI's default, with ASan and UBSan
+/// where [`SANITIZE`] is `1`.
 pub fn c_config() -> runtime::CompilerConfig {
-    runtime::CompilerConfig::default()
+    let config = runtime::CompilerConfig::default();
+    if std::env::var(SANITIZE).as_deref() == Ok("1") {
+        config
+            .with_sanitizer(runtime::Sanitizer::Address)
+            .with_sanitizer(runtime::Sanitizer::UndefinedBehavior)
+    } else {
+        config
+    }
 }
 
 /// The values of `sizes` (the module's size variables) for `case`.
@@ -420,8 +433,7 @@ pub fn opencl_plan(
         .iter()
         .map(|t| Ok(eval(&t.elements)?.max(1) as usize * t.elem_bytes as usize))
         .collect::<Result<Vec<usize>, Outcome>>()?;
-    // the status flag of kernels that divide, after the temporaries (as shine's host plan);
-    // a program that divides by zero is an error in the interpreter, so it never compares
+    // the status flag of kernels that divide, after the temporaries (as shine's host plan)
     let status = 1 + inputs + temporaries.len();
     if module.uses_status() {
         temporaries.push(4);

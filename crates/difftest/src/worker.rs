@@ -55,9 +55,20 @@ fn refused_or(front: &Front, o: Outcome) -> Outcome {
     }
 }
 
-fn judge(front: &Front, got: Result<Vec<u8>, String>) -> Outcome {
+fn judge(front: &Front, got: Result<Vec<u8>, runtime::RuntimeError>) -> Outcome {
+    use runtime::RuntimeError as E;
     match (&front.expected, got) {
         (Ok(want), Ok(bytes)) => exec::compare(want, &bytes),
+        // the interpreter computes a result, the compiled code stops: a bug
+        (
+            Ok(_),
+            Err(
+                e @ (E::ProgramStatus { .. }
+                | E::ProgramFailed { .. }
+                | E::ProgramKilled { .. }
+                | E::SanitizerRunFailed { .. }),
+            ),
+        ) => Outcome::Crash(format!("the interpreter computes; the compiled code {e}")),
         (Ok(_), Err(e)) => Outcome::Refused(format!("run: {e}")),
         (Err(m), Ok(_)) => Outcome::Unchecked(format!(
             "the interpreter refuses ({m}); the compiled code ran"
@@ -171,8 +182,7 @@ fn run_one_c(
     emit(out, format!("B\t{idx}\t{}", t.name()));
     let got = module
         .run(&mut output, &refs, &sizes)
-        .map(|()| output.as_bytes().to_vec())
-        .map_err(|e| e.to_string());
+        .map(|()| output.as_bytes().to_vec());
     judge(front, got)
 }
 
@@ -259,10 +269,25 @@ fn run_opencl(
                 Err(_) => runtime::Buffer::zeroed(64),
             };
             emit(out, format!("B\t{idx}\t{}", t.name()));
-            let got = program
-                .run(&launches, &mut output, &refs, &temps)
-                .map(|()| output.as_bytes().to_vec())
-                .map_err(|e| e.to_string());
+            // the status flag, where the kernels have one, is the last temporary
+            let got = if m.uses_status() {
+                program
+                    .run_with_status(&launches, &mut output, &refs, &temps, temps.len() - 1)
+                    .and_then(|status| match status {
+                        0 => Ok(output.as_bytes().to_vec()),
+                        status => Err(runtime::RuntimeError::ProgramStatus {
+                            entry: m
+                                .kernels
+                                .first()
+                                .map_or_else(String::new, |k| k.name.clone()),
+                            status,
+                        }),
+                    })
+            } else {
+                program
+                    .run(&launches, &mut output, &refs, &temps)
+                    .map(|()| output.as_bytes().to_vec())
+            };
             Ok(judge(front, got))
         })();
         let outcome = match outcome {

@@ -12,52 +12,8 @@ use std::process::{Command, Output};
 use rise::interp::{Flat, Scalar};
 use rise::ScalarType;
 
-const PROGRAM: &str = r#"
-def narrowAverage : {n: nat} -> n.u16 -> n.u16 -> n.u16 =
-  fun a b => zip a b |> map (fun p => (fst p + snd p) / 2u16)
-
-def narrowOps : {n: nat} -> n.i8 -> n.i8 -> n.i8 =
-  fun a b => zip a b |> map (fun p => neg (fst p * snd p - snd p))
-
-def narrowLess : {n: nat} -> n.u8 -> n.u8 -> n.bool =
-  fun a b => zip a b |> map (fun p => fst p + snd p < fst p)
-
-def signedOverflow : {n: nat} -> n.i32 -> n.i32 -> n.i32 =
-  fun a b => zip a b |> map (fun p => fst p * snd p + fst p)
-
-def divide : {n: nat} -> n.i32 -> n.i32 -> n.i32 =
-  fun a b => zip a b |> map (fun p => fst p / snd p)
-
-def remainder : {n: nat} -> n.i64 -> n.i64 -> n.i64 =
-  fun a b => zip a b |> map (fun p => fst p % snd p)
-
-def floatDivide : {n: nat} -> n.f32 -> n.f32 -> n.f32 =
-  fun a b => zip a b |> map (fun p => fst p / snd p)
-
-def floatEqual : {n: nat} -> n.f32 -> n.bool =
-  fun a => a |> map (fun x => x == x)
-
-def denormals : {n: nat} -> n.f32 -> n.f32 =
-  fun a => a |> map (fun x => x * 1.0e-38f)
-
-def dot : {n: nat} -> n.f32 -> n.f32 -> f32 =
-  fun xs ys => zip xs ys |> map (fun p => fst p * snd p) |> reduce add 0.0f
-
-def length : {n: nat} -> n.f32 -> n.f32 =
-  fun sin => sin |> map (fun float4 => float4 + 1.0f)
-
-def main : {n: nat} -> n.f32 -> n.f32 =
-  fun printf => printf |> map (fun int => int * 2.0f)
-
-def pairAccumulator : {n: nat} -> n.f32 -> f32 =
-  fun xs => xs |> reduceSeq (fun acc x => (snd acc + x, fst acc)) (0.0f, 1.0f) |> fun p => fst p
-
-def repeatSum : {n: nat} -> n.i64 -> i64 =
-  fun xs => generate (fun (i: idx[n]) => xs) |> join |> reduceSeq add 0i64
-
-def rotateAccumulator : {n: nat} -> n.3.f32 -> 3.f32 =
-  fun xss => xss |> reduceSeq (fun acc row => zip (concat (drop 1 acc) (take 1 acc)) row |> map (fun p => fst p + snd p)) (generate (fun i => 0.0f))
-"#;
+/// The definitions the tests run (also run on GPUs by `scripts/gpu-semantics.sh`).
+const PROGRAM: &str = include_str!("../../../tests/semantics.rise");
 
 fn shine(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_shine"))
