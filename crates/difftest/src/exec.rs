@@ -234,8 +234,12 @@ pub fn lower(
             .collect();
         rise::constraints::check_all(&constraints, &sizes)
             .map_err(|v| Outcome::Refused(format!("size constraint: {v}")))?;
-        dpia::translate(&case.name, &lowered, &prepared.scheme)
-            .map_err(|e| Outcome::Refused(format!("translate: {}", e.to_diagnostic().message)))
+        let program = dpia::translate(&case.name, &lowered, &prepared.scheme)
+            .map_err(|e| Outcome::Refused(format!("translate: {}", e.to_diagnostic().message)))?;
+        // and those of the views, as shine's front end checks them
+        rise::constraints::check_all(&program.constraints, &sizes)
+            .map_err(|v| Outcome::Refused(format!("size constraint: {v}")))?;
+        Ok(program)
     })
 }
 

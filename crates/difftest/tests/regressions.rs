@@ -71,4 +71,9 @@ regressions! {
     split_reduce_openmp = "item7-split-reduce-openmp";
     /// `split(3)` of a reduction inside a zip of two identical maps, one element.
     split_reduce_zip_openmp = "item7-split-reduce-zip-openmp";
+    /// `split(3)` inside an `iterate` step over 2 elements (the 100k run on the H100
+    /// machine, seed 1 case 725): the constraint `3 | l` is in terms of the step's `l`, not
+    /// of a size, so the front end did not see it; the loop ran `2 / 3` = 0 times and left
+    /// the output unwritten. Translation now checks every view's requirement.
+    split_inside_iterate_c = "split-inside-iterate-c";
 }

@@ -321,7 +321,8 @@ pub struct Program {
     pub body: Comm,
     /// What the definition's type requires of its sizes (`32` divides `n`), in terms of
     /// [`Program::sizes`]: the generated C entry point checks them before it computes.
-    /// Empty from [`crate::translate`]; the front end that knows them fills it in.
+    /// [`crate::translate`] finds those of the program's views
+    /// ([`crate::constraints::of_views`]); the front end adds those of the definition's type.
     pub constraints: Vec<rise::constraints::SizeConstraint>,
 }
 

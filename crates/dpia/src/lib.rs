@@ -15,6 +15,7 @@
 #![warn(missing_docs)]
 
 pub mod barriers;
+pub mod constraints;
 pub mod gpu;
 pub mod hoist;
 pub mod imperative;

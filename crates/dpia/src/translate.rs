@@ -154,14 +154,36 @@ pub fn translate(name: &str, body: &Expr, scheme: &Type) -> R<Program> {
     };
     let out = Acc::new(AccKind::Var(output.clone()), out_ty);
     let comm = tr.tr(e, &env, Out::Acc(&out))?;
-    Ok(Program {
+    let mut program = Program {
         name: c_name(name),
         sizes,
         output,
         inputs,
         body: comm,
         constraints: Vec::new(),
-    })
+    };
+    program.constraints = view_constraints(&program, e)?;
+    Ok(program)
+}
+
+/// The requirements of the program's views ([`crate::constraints::of_views`]) in terms of
+/// its sizes, simplified; an error where one fails whatever the sizes (`split 3` of 2
+/// elements inside an `iterate` step).
+fn view_constraints(program: &Program, e: &Expr) -> R<Vec<rise::constraints::SizeConstraint>> {
+    let mut kept = Vec::new();
+    for c in crate::constraints::of_views(program) {
+        if c.decide() == Some(false) {
+            return Err(TranslateError::at(
+                e,
+                format!("a view of this definition can never be computed: {c} is false"),
+                Some("a `split`, `asVector`, `slide`, `take` or `drop` does not fit the size of its array"),
+            ));
+        }
+        if c.free_vars().iter().all(|v| program.sizes.contains(v)) {
+            kept.push(c);
+        }
+    }
+    Ok(rise::constraints::simplify_all(kept))
 }
 
 /// The implicit `nat` binders of the scheme.

@@ -192,9 +192,12 @@ pub(crate) fn front(args: &ProgramArgs) -> Result<Front, CliError> {
         }
         err
     })?;
-    let constraints =
+    // the constraints of the type, and those of the program's views after translation
+    // (inside `iterate` steps, say); the generated C entry point checks them too
+    let mut constraints =
         rise::constraints::of_lowered(&checked, &args.def, &lowered, &prepared.scheme);
-    // the generated C entry point checks them too, for callers other than shine
+    constraints.extend(std::mem::take(&mut dpia.constraints));
+    let constraints = rise::constraints::simplify_all(constraints);
     dpia.constraints = constraints.clone();
     Ok(Front {
         source,

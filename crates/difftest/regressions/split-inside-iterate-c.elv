@@ -1,0 +1,3 @@
+def s = DFNF ;
+  try(split(3) @ innermost(appliedMap)) ;;
+  lowerToC
