@@ -22,7 +22,7 @@ use codegen::{GpuKernel, GpuModule, GpuTarget, KernelParam, LaunchDims};
 use rise::infer::Instance;
 use rise::interp::{self, Flat, Value};
 use rise::ScalarType;
-use runtime::{Buffer, KernelArg};
+use runtime::{Buffer, GpuProgram, KernelArg};
 
 fn gpu_target(t: Target) -> Result<GpuTarget, CliError> {
     match t {
