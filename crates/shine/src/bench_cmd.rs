@@ -15,9 +15,9 @@
 //! at a time; the other waits on its standard input.
 
 use crate::cli::{emit, parse_nat_binding, CliError};
-use crate::compile_cmd::{Executable, ProgramArgs, RunArgs, Target};
 use clap::{Args, Subcommand};
 use serde_json::{json, Map, Value};
+use shine::{Executable, Inputs, Options, RunOptions, SourceFile, StrategySource, Target};
 use std::collections::HashMap;
 use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
@@ -1073,45 +1073,16 @@ fn handle(
         }
         "prepare" => {
             let text = |k: &str| request[k].as_str().map(str::to_string);
-            let nats = request["nats"]
-                .as_object()
-                .map(|m| {
-                    m.iter()
-                        .filter_map(|(k, v)| Some((k.clone(), v.as_i64()?)))
-                        .collect()
-                })
-                .unwrap_or_default();
-            let args = RunArgs {
-                program: ProgramArgs {
-                    program: PathBuf::from(text("program").ok_or_else(|| err("no program"))?),
-                    def: text("def").ok_or_else(|| err("no def"))?,
-                    strategy: text("strategy_file").map(PathBuf::from),
-                    apply: text("strategy"),
-                    target: Target::Openmp,
-                    budget: elevate::DEFAULT_BUDGET,
-                },
-                nats,
-                inputs: Vec::new(),
-                random: Some(request["seed"].as_u64().unwrap_or(1)),
-                output: None,
-                verify: false,
-                bench: None,
-                json: false,
-                cc: text("cc").unwrap_or("gcc".into()),
-                cflags: text("cflags"),
-                fast_math: request["fast_math"].as_bool().unwrap_or(false),
-                sanitize: false,
-            };
             let start = Instant::now();
-            let mut exe = Executable::new(&args)?;
+            let mut exe = compile_case(request)?;
             answer.insert("compile_s".into(), start.elapsed().as_secs_f64().into());
             let first = exe.bench(1, 0)?;
-            answer.insert("first_ms".into(), first.median_ms.into());
+            answer.insert("first_ms".into(), first.code.median_ms.into());
             let result = exe.result()?;
             if let Some(dir) = text("dir") {
                 let dir = PathBuf::from(dir);
                 let mut inputs = Vec::new();
-                for (i, input) in exe.inputs.iter().enumerate() {
+                for (i, input) in exe.inputs().iter().enumerate() {
                     let path = dir.join(format!("input{i}.npy"));
                     shine::npy::write(&path, input)?;
                     inputs.push(path.display().to_string());
@@ -1125,7 +1096,7 @@ fn handle(
                 match exe.verify(&result) {
                     Ok(()) => answer.insert("verified".into(), true.into()),
                     Err(e) => {
-                        answer.insert("verify_error".into(), e.0.into());
+                        answer.insert("verify_error".into(), e.to_string().into());
                         answer.insert("verified".into(), false.into())
                     }
                 };
@@ -1139,7 +1110,7 @@ fn handle(
             let runs = request["runs"].as_u64().unwrap_or(1) as usize;
             let warmup = request["warmup"].as_u64().unwrap_or(0) as usize;
             let t = exe.bench(runs, warmup)?;
-            answer.insert("samples_ms".into(), t.samples_ms.into());
+            answer.insert("samples_ms".into(), t.code.samples_ms.into());
         }
         "release" => {
             programs.remove(&id);
@@ -1148,6 +1119,50 @@ fn handle(
         other => return Err(err(format!("unknown request `{other}`"))),
     }
     Ok(answer)
+}
+
+/// The shine program of a `prepare` request, compiled for OpenMP with the request's C compiler
+/// and flags and loaded on random inputs of its sizes.
+fn compile_case(request: &Value) -> Result<Executable, CliError> {
+    let text = |k: &str| request[k].as_str().map(str::to_string);
+    let nats: Vec<(String, i64)> = request["nats"]
+        .as_object()
+        .map(|m| {
+            m.iter()
+                .filter_map(|(k, v)| Some((k.clone(), v.as_i64()?)))
+                .collect()
+        })
+        .unwrap_or_default();
+    let program = text("program").ok_or_else(|| err("no program"))?;
+    let def = text("def").ok_or_else(|| err("no def"))?;
+    let program = SourceFile::read(Path::new(&program))?;
+    let strategy = match (text("strategy_file"), text("strategy")) {
+        (Some(file), Some(apply)) => Some(StrategySource {
+            file: SourceFile::read(Path::new(&file))?,
+            apply,
+        }),
+        _ => None,
+    };
+    let artifact = shine::compile(
+        &program,
+        &def,
+        strategy.as_ref(),
+        Target::OpenMp,
+        &Options::default(),
+    )?;
+    let options = RunOptions {
+        cc: text("cc").unwrap_or("gcc".into()),
+        cflags: text("cflags"),
+        fast_math: request["fast_math"].as_bool().unwrap_or(false),
+        ..RunOptions::default()
+    };
+    let seed = request["seed"].as_u64().unwrap_or(1);
+    Ok(Executable::new(
+        &artifact,
+        Inputs::Random { seed },
+        &nats,
+        &options,
+    )?)
 }
 
 #[cfg(test)]

@@ -8,8 +8,6 @@ mod cli;
 mod compile_cmd;
 mod explore_cmd;
 mod fsmooth_cmd;
-mod gpu_cmd;
-mod limits;
 mod rewrite_cmd;
 
 /// shine: a compiler for RISE (what to compute) driven by ELEVATE strategies (how to optimize).
