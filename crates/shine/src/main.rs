@@ -4,6 +4,7 @@ use clap::{Parser, Subcommand};
 use std::process::ExitCode;
 
 mod bench_cmd;
+mod bench_row;
 mod cli;
 mod compile_cmd;
 mod explore_cmd;
