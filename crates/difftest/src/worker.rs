@@ -5,6 +5,7 @@
 use crate::case::Case;
 use crate::exec::{self, Front, Outcome};
 use crate::sched::{self, Target};
+use runtime::GpuProgram;
 use std::io::Write;
 
 /// One result line.

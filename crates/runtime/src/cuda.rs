@@ -10,7 +10,7 @@
 //! of [`CudaLaunch`]es over buffers named by index, as [`KernelArg::Buffer`] describes.
 //!
 //! ```no_run
-//! use runtime::{Buffer, CudaDevice, CudaLaunch, CudaProgram, KernelArg};
+//! use runtime::{Buffer, CudaDevice, CudaLaunch, CudaProgram, GpuProgram, KernelArg};
 //! # fn main() -> Result<(), runtime::RuntimeError> {
 //! let device = CudaDevice::open(0)?;
 //! let source = r#"extern "C" __global__ void twice(float *out, const float *x, int n) {
@@ -39,7 +39,7 @@ use cudarc::nvrtc::result as nvrtc;
 use cudarc::nvrtc::sys::nvrtcResult;
 use cudarc::nvrtc::Ptx;
 
-use crate::gpu::{self, GpuTiming, KernelArg};
+use crate::gpu::{self, GpuProgram, KernelArg};
 use crate::{Buffer, RuntimeError};
 
 /// The oldest driver the `cuda-13000` bindings work with (`cuDriverGetVersion` encoding).
@@ -350,62 +350,10 @@ impl CudaProgram {
     pub fn options(&self) -> &[String] {
         &self.options
     }
+}
 
-    /// Copies `output` and `inputs` to the device, allocates zeroed `temporaries` (byte
-    /// sizes), runs `launches` in order and copies the output back.
-    ///
-    /// The kernels are trusted to access the buffers within their lengths; launches are
-    /// checked for names, dimensions and buffer indices, and each kernel's parameter count and
-    /// sizes against the arguments.
-    pub fn run(
-        &self,
-        launches: &[CudaLaunch],
-        output: &mut Buffer,
-        inputs: &[&Buffer],
-        temporaries: &[usize],
-    ) -> Result<(), RuntimeError> {
-        self.execute(launches, output, inputs, temporaries, None, 0, 1)
-            .map(drop)
-    }
-
-    /// As [`CudaProgram::run`], for a program with a status flag: the temporary of index
-    /// `status` (at least 4 bytes) is read back after the launches, and its value, an
-    /// `int` the kernels set when the program stops on an error, returned (0: computed).
-    pub fn run_with_status(
-        &self,
-        launches: &[CudaLaunch],
-        output: &mut Buffer,
-        inputs: &[&Buffer],
-        temporaries: &[usize],
-        status: usize,
-    ) -> Result<i32, RuntimeError> {
-        if temporaries.get(status).is_none_or(|&bytes| bytes < 4) {
-            return Err(RuntimeError::InvalidArgument(format!(
-                "the status flag is temporary {status}, which is not a buffer of 4 bytes or more"
-            )));
-        }
-        let index = 1 + inputs.len() + status;
-        self.execute(launches, output, inputs, temporaries, Some(index), 0, 1)
-            .map(|(_, _, flag)| flag)
-    }
-
-    /// As [`CudaProgram::run`], but runs the launch sequence `warmup` times untimed, then
-    /// `runs` times timed with CUDA events (inputs are copied once; `output` holds the result
-    /// of the last run).
-    pub fn bench(
-        &self,
-        launches: &[CudaLaunch],
-        output: &mut Buffer,
-        inputs: &[&Buffer],
-        temporaries: &[usize],
-        runs: usize,
-        warmup: usize,
-    ) -> Result<GpuTiming, RuntimeError> {
-        gpu::check_runs(runs)?;
-        let (kernel, wall, _) =
-            self.execute(launches, output, inputs, temporaries, None, warmup, runs)?;
-        Ok(gpu::timing(kernel, wall))
-    }
+impl GpuProgram for CudaProgram {
+    type Launch = CudaLaunch;
 
     /// Runs the launch sequence `warmup + runs` times; the status flag at buffer index
     /// `status`, if any, is read back at the end. The event and wall times of the last
@@ -532,7 +480,9 @@ impl CudaProgram {
         }
         Ok((kernel_ms, wall_ms, flag))
     }
+}
 
+impl CudaProgram {
     /// The kernel `launch` names, checked against the launch's arguments.
     fn function(&self, launch: &CudaLaunch) -> Result<CudaFunction, RuntimeError> {
         let name = &launch.kernel;

@@ -63,6 +63,89 @@ pub struct GpuTiming {
     pub wall: Timing,
 }
 
+/// A program built for one GPU runtime: [`OpenClProgram`](crate::OpenClProgram) or
+/// [`CudaProgram`](crate::CudaProgram). Both run a sequence of launches over buffers named by
+/// index (see the module doc), so [`GpuProgram::run`], [`GpuProgram::run_with_status`] and
+/// [`GpuProgram::bench`] are written once, here, over each runtime's
+/// [`GpuProgram::execute`].
+pub trait GpuProgram {
+    /// A kernel launch of this runtime: [`OpenClLaunch`](crate::OpenClLaunch) or
+    /// [`CudaLaunch`](crate::CudaLaunch).
+    type Launch;
+
+    /// The engine under the methods below: copies `output` and `inputs` to the device,
+    /// allocates zeroed `temporaries` (byte sizes), runs the launch sequence `warmup + runs`
+    /// times and copies the output back; the status flag at buffer index `status`, if any, is
+    /// read back at the end. The kernel and wall times of the last `runs`, in milliseconds,
+    /// and the flag (0 without one).
+    #[allow(clippy::too_many_arguments)]
+    fn execute(
+        &self,
+        launches: &[Self::Launch],
+        output: &mut Buffer,
+        inputs: &[&Buffer],
+        temporaries: &[usize],
+        status: Option<usize>,
+        warmup: usize,
+        runs: usize,
+    ) -> Result<(Vec<f64>, Vec<f64>, i32), RuntimeError>;
+
+    /// Copies `output` and `inputs` to the device, allocates zeroed `temporaries` (byte
+    /// sizes), runs `launches` in order and copies the output back.
+    ///
+    /// The kernels are trusted to access the buffers within their lengths (on a CPU platform
+    /// such as PoCL the buffers live in this process); launches are checked for names,
+    /// dimensions and buffer indices, and their arguments against the kernels' parameters.
+    fn run(
+        &self,
+        launches: &[Self::Launch],
+        output: &mut Buffer,
+        inputs: &[&Buffer],
+        temporaries: &[usize],
+    ) -> Result<(), RuntimeError> {
+        self.execute(launches, output, inputs, temporaries, None, 0, 1)
+            .map(drop)
+    }
+
+    /// As [`GpuProgram::run`], for a program with a status flag: the temporary of index
+    /// `status` (at least 4 bytes) is read back after the launches, and its value, an
+    /// `int` the kernels set when the program stops on an error, returned (0: computed).
+    fn run_with_status(
+        &self,
+        launches: &[Self::Launch],
+        output: &mut Buffer,
+        inputs: &[&Buffer],
+        temporaries: &[usize],
+        status: usize,
+    ) -> Result<i32, RuntimeError> {
+        if temporaries.get(status).is_none_or(|&bytes| bytes < 4) {
+            return Err(RuntimeError::InvalidArgument(format!(
+                "the status flag is temporary {status}, which is not a buffer of 4 bytes or more"
+            )));
+        }
+        let index = 1 + inputs.len() + status;
+        self.execute(launches, output, inputs, temporaries, Some(index), 0, 1)
+            .map(|(_, _, flag)| flag)
+    }
+
+    /// As [`GpuProgram::run`], but runs the launch sequence `warmup` times untimed, then
+    /// `runs` times timed (inputs are copied once; `output` holds the result of the last run).
+    fn bench(
+        &self,
+        launches: &[Self::Launch],
+        output: &mut Buffer,
+        inputs: &[&Buffer],
+        temporaries: &[usize],
+        runs: usize,
+        warmup: usize,
+    ) -> Result<GpuTiming, RuntimeError> {
+        check_runs(runs)?;
+        let (kernel, wall, _) =
+            self.execute(launches, output, inputs, temporaries, None, warmup, runs)?;
+        Ok(timing(kernel, wall))
+    }
+}
+
 /// The byte sizes of all buffers of a run: output, inputs, temporaries (in index order).
 pub(crate) fn buffer_sizes(
     output: &Buffer,

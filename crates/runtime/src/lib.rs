@@ -38,6 +38,6 @@ pub use cleanup::install_signal_cleanup;
 pub use compare::{compare, Mismatch, Tolerance};
 pub use cuda::{CudaDevice, CudaLaunch, CudaProgram};
 pub use error::RuntimeError;
-pub use gpu::{GpuTiming, KernelArg};
+pub use gpu::{GpuProgram, GpuTiming, KernelArg};
 pub use module::{CompilerConfig, Module, Sanitizer, Timing, MAX_RUNS};
 pub use opencl::{DeviceKind, DeviceSelector, OpenClDevice, OpenClLaunch, OpenClProgram};

@@ -7,7 +7,9 @@
 //! platform rather than take the first device.
 //!
 //! ```no_run
-//! use runtime::{Buffer, DeviceSelector, KernelArg, OpenClDevice, OpenClLaunch, OpenClProgram};
+//! use runtime::{
+//!     Buffer, DeviceSelector, GpuProgram, KernelArg, OpenClDevice, OpenClLaunch, OpenClProgram,
+//! };
 //! # fn main() -> Result<(), runtime::RuntimeError> {
 //! let device = OpenClDevice::select(&DeviceSelector::from_env_or(DeviceSelector::Any))?;
 //! let source = "kernel void twice(global float *out, global const float *x, int n) {
@@ -46,7 +48,7 @@ use opencl3::platform::get_platforms;
 use opencl3::program::Program;
 use opencl3::types::{cl_device_id, cl_device_type, CL_BLOCKING};
 
-use crate::gpu::{self, GpuTiming, KernelArg};
+use crate::gpu::{self, GpuProgram, KernelArg};
 use crate::{Buffer, RuntimeError};
 
 /// Which OpenCL device to run on.
@@ -514,61 +516,10 @@ impl OpenClProgram {
     pub fn kernel_names(&self) -> &[String] {
         &self.kernel_names
     }
+}
 
-    /// Copies `output` and `inputs` to the device, allocates zeroed `temporaries` (byte
-    /// sizes), runs `launches` in order and copies the output back.
-    ///
-    /// The kernels are trusted to access the buffers within their lengths (on a CPU platform
-    /// such as PoCL the buffers live in this process); launches are checked for names,
-    /// dimensions, buffer indices and argument counts, and OpenCL checks argument sizes.
-    pub fn run(
-        &self,
-        launches: &[OpenClLaunch],
-        output: &mut Buffer,
-        inputs: &[&Buffer],
-        temporaries: &[usize],
-    ) -> Result<(), RuntimeError> {
-        self.execute(launches, output, inputs, temporaries, None, 0, 1)
-            .map(drop)
-    }
-
-    /// As [`OpenClProgram::run`], for a program with a status flag: the temporary of index
-    /// `status` (at least 4 bytes) is read back after the launches, and its value, an
-    /// `int` the kernels set when the program stops on an error, returned (0: computed).
-    pub fn run_with_status(
-        &self,
-        launches: &[OpenClLaunch],
-        output: &mut Buffer,
-        inputs: &[&Buffer],
-        temporaries: &[usize],
-        status: usize,
-    ) -> Result<i32, RuntimeError> {
-        if temporaries.get(status).is_none_or(|&bytes| bytes < 4) {
-            return Err(RuntimeError::InvalidArgument(format!(
-                "the status flag is temporary {status}, which is not a buffer of 4 bytes or more"
-            )));
-        }
-        let index = 1 + inputs.len() + status;
-        self.execute(launches, output, inputs, temporaries, Some(index), 0, 1)
-            .map(|(_, _, flag)| flag)
-    }
-
-    /// As [`OpenClProgram::run`], but runs the launch sequence `warmup` times untimed, then
-    /// `runs` times timed (inputs are copied once; `output` holds the result of the last run).
-    pub fn bench(
-        &self,
-        launches: &[OpenClLaunch],
-        output: &mut Buffer,
-        inputs: &[&Buffer],
-        temporaries: &[usize],
-        runs: usize,
-        warmup: usize,
-    ) -> Result<GpuTiming, RuntimeError> {
-        gpu::check_runs(runs)?;
-        let (kernel, wall, _) =
-            self.execute(launches, output, inputs, temporaries, None, warmup, runs)?;
-        Ok(gpu::timing(kernel, wall))
-    }
+impl GpuProgram for OpenClProgram {
+    type Launch = OpenClLaunch;
 
     /// Runs the launch sequence `warmup + runs` times; the status flag at buffer index
     /// `status`, if any, is read back at the end. The kernel and wall times of the last
@@ -680,7 +631,9 @@ impl OpenClProgram {
         }
         Ok((kernel_ms, wall_ms, flag))
     }
+}
 
+impl OpenClProgram {
     /// A kernel object for `launch`, with its arguments set.
     fn prepare(
         &self,

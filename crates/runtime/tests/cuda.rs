@@ -2,7 +2,7 @@
 //! and in CI) every test but the last prints "skipping: no CUDA driver" and returns; on the GPU
 //! machine they run for real.
 
-use runtime::{Buffer, CudaDevice, CudaLaunch, CudaProgram, KernelArg, RuntimeError};
+use runtime::{Buffer, CudaDevice, CudaLaunch, CudaProgram, GpuProgram, KernelArg, RuntimeError};
 
 /// CUDA device 0, or `None` (after saying so) when this machine cannot run CUDA.
 fn device() -> Option<CudaDevice> {

@@ -2,7 +2,8 @@
 //! platform on the GPU machine (`SHINE_OPENCL_DEVICE=gpu`).
 
 use runtime::{
-    Buffer, DeviceSelector, KernelArg, OpenClDevice, OpenClLaunch, OpenClProgram, RuntimeError,
+    Buffer, DeviceSelector, GpuProgram, KernelArg, OpenClDevice, OpenClLaunch, OpenClProgram,
+    RuntimeError,
 };
 
 /// The device these tests run on: the one `SHINE_OPENCL_DEVICE` names, or any.

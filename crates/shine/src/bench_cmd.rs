@@ -14,11 +14,12 @@
 //! two sides alternate in rounds (ABBA order) until each has its runs. Only one side runs
 //! at a time; the other waits on its standard input.
 
+use crate::bench_row::{table, Row, ShineSpec, SideTimes};
 use crate::cli::{emit, parse_nat_binding, CliError};
-use crate::compile_cmd::{Executable, ProgramArgs, RunArgs, Target};
 use clap::{Args, Subcommand};
 use serde_json::{json, Map, Value};
-use std::collections::HashMap;
+use shine::{Executable, Inputs, Options, RunOptions, SourceFile, StrategySource, Target};
+use std::collections::{BTreeMap, HashMap};
 use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
@@ -136,14 +137,6 @@ struct Case {
     quick: bool,
     seed: u64,
     note: Option<String>,
-}
-
-#[derive(Clone, Debug)]
-struct ShineSpec {
-    program: String,
-    def: String,
-    strategy_file: Option<String>,
-    strategy: Option<String>,
 }
 
 fn load_cases(path: &Path) -> Result<Vec<Case>, CliError> {
@@ -573,7 +566,7 @@ fn cpu(args: &CpuArgs) -> Result<(), CliError> {
         .map(|d| d.as_secs())
         .unwrap_or(0);
 
-    let mut rows: Vec<(usize, Map<String, Value>)> = Vec::new();
+    let mut rows: Vec<(usize, Row)> = Vec::new();
     let mut hellos = Map::new();
     let total = cases.len() * args.threads.len();
     let mut done = 0;
@@ -607,12 +600,12 @@ fn cpu(args: &CpuArgs) -> Result<(), CliError> {
                 case.name
             ));
             let row = session.run_case(case, threads);
-            progress(&format!("    {}", summary_line(&row)));
+            progress(&format!("    {}", row.summary_line()));
             rows.push((index, row));
         }
     }
-    rows.sort_by_key(|(index, row)| (*index, row.get("threads").and_then(Value::as_u64)));
-    let rows: Vec<Map<String, Value>> = rows.into_iter().map(|(_, r)| r).collect();
+    rows.sort_by_key(|(index, row)| (*index, row.threads));
+    let rows: Vec<Row> = rows.into_iter().map(|(_, r)| r).collect();
     emit(&table(&rows));
     if let Some(path) = &args.json {
         let report = json!({
@@ -651,41 +644,34 @@ struct Side {
     samples: Vec<f64>,
 }
 
+impl Side {
+    /// The statistics of the samples and the warm-up runs per round.
+    fn times(self) -> SideTimes {
+        SideTimes {
+            timing: runtime::Timing::from_samples(self.samples),
+            warmup_per_round: self.warmup,
+        }
+    }
+}
+
 impl Session<'_> {
     fn fresh_id(&mut self) -> u64 {
         self.next_id += 1;
         self.next_id
     }
 
-    fn run_case(&mut self, case: &Case, threads: usize) -> Map<String, Value> {
-        let mut row = Map::new();
-        row.insert("case".into(), case.name.clone().into());
-        row.insert("group".into(), case.group.clone().into());
-        row.insert("threads".into(), threads.into());
-        let nats: Map<String, Value> = case
-            .nats
-            .iter()
-            .map(|(k, v)| (k.clone(), (*v).into()))
-            .collect();
-        row.insert("nats".into(), nats.clone().into());
-        if let Some(s) = &case.shine {
-            row.insert("program".into(), s.program.clone().into());
-            row.insert("def".into(), s.def.clone().into());
-            row.insert("strategy_file".into(), s.strategy_file.clone().into());
-            row.insert("strategy".into(), s.strategy.clone().into());
-        }
-        for key in [
-            "shine_median_ms",
-            "shine_min_ms",
-            "shine_max_ms",
-            "anchor_median_ms",
-            "ratio",
-            "verified",
-        ] {
-            row.insert(key.into(), Value::Null);
-        }
-        row.insert("anchor".into(), case.anchor.clone().into());
-        row.insert("note".into(), case.note.clone().into());
+    fn run_case(&mut self, case: &Case, threads: usize) -> Row {
+        let nats: BTreeMap<String, i64> = case.nats.iter().cloned().collect();
+        let mut row = Row {
+            case: case.name.clone(),
+            group: case.group.clone(),
+            threads,
+            nats: nats.clone(),
+            shine: case.shine.clone(),
+            anchor: case.anchor.clone(),
+            note: case.note.clone(),
+            ..Row::default()
+        };
 
         // The shine side: compile, run once, verify.
         let case_dir = self.dir.join(format!("{}-{threads}", case.name));
@@ -709,14 +695,12 @@ impl Session<'_> {
             match self.shine.request(&request) {
                 Ok(answer) => {
                     let first_ms = answer["first_ms"].as_f64().unwrap_or(1.0);
-                    row.insert("shine_first_ms".into(), first_ms.into());
-                    row.insert("shine_compile_s".into(), answer["compile_s"].clone());
+                    row.shine_first_ms = Some(first_ms);
+                    row.shine_compile_s = answer["compile_s"].as_f64();
                     if self.anchors.is_none() {
-                        row.insert("verified".into(), answer["verified"].clone());
-                        row.insert("verified_by".into(), "interpreter".into());
-                        if let Some(e) = answer.get("verify_error").filter(|e| !e.is_null()) {
-                            row.insert("verify_error".into(), e.clone());
-                        }
+                        row.verified = answer["verified"].as_bool();
+                        row.verified_by = Some("interpreter".into());
+                        row.verify_error = answer["verify_error"].as_str().map(str::to_string);
                     }
                     shine_io = Some((answer["inputs"].clone(), answer["output"].clone()));
                     shine_side = Some(Side {
@@ -726,9 +710,7 @@ impl Session<'_> {
                         samples: Vec::new(),
                     });
                 }
-                Err(e) => {
-                    row.insert("error".into(), e.into());
-                }
+                Err(e) => row.error = Some(e),
             }
         }
 
@@ -741,13 +723,11 @@ impl Session<'_> {
                                      "inputs": inputs, "output": output});
                 match anchors.request(&request) {
                     Ok(a) => {
-                        row.insert("verified".into(), a["verified"].clone());
-                        row.insert("verified_by".into(), format!("numpy:{reference}").into());
-                        row.insert("max_abs_err".into(), a["max_abs_err"].clone());
+                        row.verified = a["verified"].as_bool();
+                        row.verified_by = Some(format!("numpy:{reference}"));
+                        row.max_abs_err = Some(a["max_abs_err"].clone());
                     }
-                    Err(e) => {
-                        row.insert("verify_error".into(), e.into());
-                    }
+                    Err(e) => row.verify_error = Some(e),
                 }
             }
             if let Some(anchor) = &case.anchor {
@@ -759,10 +739,10 @@ impl Session<'_> {
                 match anchors.request(&request) {
                     Ok(a) => {
                         let first_ms = a["first_ms"].as_f64().unwrap_or(1.0);
-                        row.insert("anchor_first_ms".into(), first_ms.into());
-                        row.insert("anchor_verified".into(), a["anchor_verified"].clone());
-                        row.insert("anchor_max_abs_err".into(), a["anchor_max_abs_err"].clone());
-                        row.insert("anchor_info".into(), a["info"].clone());
+                        row.anchor_first_ms = Some(first_ms);
+                        row.anchor_verified = Some(a["anchor_verified"].clone());
+                        row.anchor_max_abs_err = Some(a["anchor_max_abs_err"].clone());
+                        row.anchor_info = Some(a["info"].clone());
                         anchor_side = Some(Side {
                             id,
                             runs: self.settings.runs_for(first_ms),
@@ -770,9 +750,7 @@ impl Session<'_> {
                             samples: Vec::new(),
                         });
                     }
-                    Err(e) => {
-                        row.insert("anchor_error".into(), e.into());
-                    }
+                    Err(e) => row.anchor_error = Some(e),
                 }
             }
         }
@@ -830,22 +808,24 @@ impl Session<'_> {
                             .filter_map(Value::as_f64),
                     ),
                     Err(e) => {
-                        let key = if side == 0 { "error" } else { "anchor_error" };
-                        row.insert(key.into(), e.into());
+                        if side == 0 {
+                            row.error = Some(e);
+                        } else {
+                            row.anchor_error = Some(e);
+                        }
                         break 'rounds;
                     }
                 }
             }
         }
         // /proc counts in 10 ms ticks: too coarse for a window shorter than half a second.
-        let foreign = match (before, snapshot(&pids)) {
+        row.foreign_cpus = match (before, snapshot(&pids)) {
             (Some(a), Some(b)) if b.at.duration_since(a.at) >= Duration::from_millis(500) => {
                 let f = foreign_cpus(&a, &b);
-                Value::from((f * 100.0).round() / 100.0)
+                Some((f * 100.0).round() / 100.0)
             }
-            _ => Value::Null,
+            _ => None,
         };
-        row.insert("foreign_cpus".into(), foreign);
         for (worker, side) in [
             (Some(&mut self.shine), &shine_side),
             (self.anchors.as_mut(), &anchor_side),
@@ -854,156 +834,16 @@ impl Session<'_> {
                 let _ = w.request(&json!({"op": "release", "id": s.id}));
             }
         }
-
-        let stats = |prefix: &str, side: &Option<Side>, row: &mut Map<String, Value>| {
-            let timing = side
-                .as_ref()
-                .and_then(|s| runtime::Timing::from_samples(s.samples.clone()));
-            if let Some(t) = &timing {
-                row.insert(format!("{prefix}_median_ms"), t.median_ms.into());
-                row.insert(format!("{prefix}_min_ms"), t.min_ms.into());
-                row.insert(format!("{prefix}_max_ms"), t.max_ms.into());
-                row.insert(format!("{prefix}_runs"), t.runs.into());
-                row.insert(format!("{prefix}_samples_ms"), t.samples_ms.clone().into());
-            }
-            timing.map(|t| t.median_ms)
-        };
-        let shine_median = stats("shine", &shine_side, &mut row);
-        let anchor_median = stats("anchor", &anchor_side, &mut row);
-        for (key, side) in [
-            ("shine_warmup", &shine_side),
-            ("anchor_warmup", &anchor_side),
-        ] {
-            if let Some(s) = side {
-                row.insert(format!("{key}_per_round"), s.warmup.into());
-            }
+        if let Some(side) = shine_side {
+            row.set_shine_times(side.times());
         }
-        if let (Some(s), Some(a)) = (shine_median, anchor_median) {
-            row.insert("ratio".into(), (a / s).into());
+        if let Some(side) = anchor_side {
+            row.set_anchor_times(side.times());
         }
-        row.insert("rounds".into(), rounds.into());
+        row.set_ratio();
+        row.rounds = rounds;
         row
     }
-}
-
-fn fmt_ms(v: Option<f64>) -> String {
-    match v {
-        Some(v) if v >= 100.0 => format!("{v:.0}"),
-        Some(v) if v >= 10.0 => format!("{v:.1}"),
-        Some(v) => format!("{v:.2}"),
-        None => "-".into(),
-    }
-}
-
-fn summary_line(row: &Map<String, Value>) -> String {
-    let f = |k: &str| row.get(k).and_then(Value::as_f64);
-    let mut s = format!(
-        "shine {} ms (n={}), {} {} ms (n={}), anchor/shine {}, verified {}",
-        fmt_ms(f("shine_median_ms")),
-        row.get("shine_runs").and_then(Value::as_u64).unwrap_or(0),
-        row.get("anchor")
-            .and_then(Value::as_str)
-            .unwrap_or("no anchor"),
-        fmt_ms(f("anchor_median_ms")),
-        row.get("anchor_runs").and_then(Value::as_u64).unwrap_or(0),
-        f("ratio").map_or("-".into(), |r| format!("{r:.2}")),
-        row.get("verified").map_or("-".into(), Value::to_string),
-    );
-    if let Some(fc) = f("foreign_cpus") {
-        s.push_str(&format!(", foreign CPUs {fc:.2}"));
-    }
-    for key in ["error", "anchor_error", "verify_error"] {
-        if let Some(e) = row.get(key).and_then(Value::as_str) {
-            s.push_str(&format!("\n    {key}: {}", e.lines().next().unwrap_or("")));
-        }
-    }
-    s
-}
-
-/// The rows as a Markdown table.
-fn table(rows: &[Map<String, Value>]) -> String {
-    let header = [
-        "case",
-        "T",
-        "shine strategy",
-        "shine median ms",
-        "min–max",
-        "anchor",
-        "anchor median ms",
-        "anchor/shine",
-        "verified",
-        "foreign CPUs",
-    ];
-    let mut lines: Vec<Vec<String>> = Vec::new();
-    for row in rows {
-        let f = |k: &str| row.get(k).and_then(Value::as_f64);
-        let s = |k: &str| row.get(k).and_then(Value::as_str).map(str::to_string);
-        let strategy = match (s("program"), s("strategy")) {
-            (None, _) => "no shine program yet".into(),
-            (Some(_), Some(st)) => st,
-            (Some(_), None) => "as written".into(),
-        };
-        let shine_median = if row.contains_key("error") {
-            "error".to_string()
-        } else {
-            fmt_ms(f("shine_median_ms"))
-        };
-        let min_max = match (f("shine_min_ms"), f("shine_max_ms")) {
-            (Some(a), Some(b)) => format!("{}–{}", fmt_ms(Some(a)), fmt_ms(Some(b))),
-            _ => "-".into(),
-        };
-        let anchor_median = if row.contains_key("anchor_error") {
-            "error".to_string()
-        } else {
-            fmt_ms(f("anchor_median_ms"))
-        };
-        let verified = match row.get("verified") {
-            Some(Value::Bool(true)) => "yes".to_string(),
-            Some(Value::Bool(false)) => "NO".to_string(),
-            _ => "-".to_string(),
-        };
-        lines.push(vec![
-            s("case").unwrap_or_default(),
-            row.get("threads").map(Value::to_string).unwrap_or_default(),
-            strategy,
-            shine_median,
-            min_max,
-            s("anchor").unwrap_or("-".into()),
-            anchor_median,
-            f("ratio").map_or("-".into(), |r| format!("{r:.2}")),
-            verified,
-            f("foreign_cpus").map_or("-".into(), |x| format!("{x:.2}")),
-        ]);
-    }
-    let widths: Vec<usize> = (0..header.len())
-        .map(|i| {
-            lines
-                .iter()
-                .map(|l| l[i].chars().count())
-                .chain(Some(header[i].chars().count()))
-                .max()
-                .unwrap_or(0)
-        })
-        .collect();
-    let render = |cells: Vec<String>| {
-        let padded: Vec<String> = cells
-            .iter()
-            .zip(&widths)
-            .map(|(c, w)| format!("{c}{}", " ".repeat(w - c.chars().count())))
-            .collect();
-        format!("| {} |", padded.join(" | "))
-    };
-    let mut out = vec![render(header.iter().map(|h| h.to_string()).collect())];
-    out.push(format!(
-        "|{}|",
-        widths
-            .iter()
-            .map(|w| "-".repeat(w + 2))
-            .collect::<Vec<_>>()
-            .join("|")
-    ));
-    out.extend(lines.into_iter().map(render));
-    out.join("\n")
 }
 
 fn machine_info() -> Value {
@@ -1073,45 +913,16 @@ fn handle(
         }
         "prepare" => {
             let text = |k: &str| request[k].as_str().map(str::to_string);
-            let nats = request["nats"]
-                .as_object()
-                .map(|m| {
-                    m.iter()
-                        .filter_map(|(k, v)| Some((k.clone(), v.as_i64()?)))
-                        .collect()
-                })
-                .unwrap_or_default();
-            let args = RunArgs {
-                program: ProgramArgs {
-                    program: PathBuf::from(text("program").ok_or_else(|| err("no program"))?),
-                    def: text("def").ok_or_else(|| err("no def"))?,
-                    strategy: text("strategy_file").map(PathBuf::from),
-                    apply: text("strategy"),
-                    target: Target::Openmp,
-                    budget: elevate::DEFAULT_BUDGET,
-                },
-                nats,
-                inputs: Vec::new(),
-                random: Some(request["seed"].as_u64().unwrap_or(1)),
-                output: None,
-                verify: false,
-                bench: None,
-                json: false,
-                cc: text("cc").unwrap_or("gcc".into()),
-                cflags: text("cflags"),
-                fast_math: request["fast_math"].as_bool().unwrap_or(false),
-                sanitize: false,
-            };
             let start = Instant::now();
-            let mut exe = Executable::new(&args)?;
+            let mut exe = compile_case(request)?;
             answer.insert("compile_s".into(), start.elapsed().as_secs_f64().into());
             let first = exe.bench(1, 0)?;
-            answer.insert("first_ms".into(), first.median_ms.into());
+            answer.insert("first_ms".into(), first.code.median_ms.into());
             let result = exe.result()?;
             if let Some(dir) = text("dir") {
                 let dir = PathBuf::from(dir);
                 let mut inputs = Vec::new();
-                for (i, input) in exe.inputs.iter().enumerate() {
+                for (i, input) in exe.inputs().iter().enumerate() {
                     let path = dir.join(format!("input{i}.npy"));
                     shine::npy::write(&path, input)?;
                     inputs.push(path.display().to_string());
@@ -1125,7 +936,7 @@ fn handle(
                 match exe.verify(&result) {
                     Ok(()) => answer.insert("verified".into(), true.into()),
                     Err(e) => {
-                        answer.insert("verify_error".into(), e.0.into());
+                        answer.insert("verify_error".into(), e.to_string().into());
                         answer.insert("verified".into(), false.into())
                     }
                 };
@@ -1139,7 +950,7 @@ fn handle(
             let runs = request["runs"].as_u64().unwrap_or(1) as usize;
             let warmup = request["warmup"].as_u64().unwrap_or(0) as usize;
             let t = exe.bench(runs, warmup)?;
-            answer.insert("samples_ms".into(), t.samples_ms.into());
+            answer.insert("samples_ms".into(), t.code.samples_ms.into());
         }
         "release" => {
             programs.remove(&id);
@@ -1148,6 +959,50 @@ fn handle(
         other => return Err(err(format!("unknown request `{other}`"))),
     }
     Ok(answer)
+}
+
+/// The shine program of a `prepare` request, compiled for OpenMP with the request's C compiler
+/// and flags and loaded on random inputs of its sizes.
+fn compile_case(request: &Value) -> Result<Executable, CliError> {
+    let text = |k: &str| request[k].as_str().map(str::to_string);
+    let nats: Vec<(String, i64)> = request["nats"]
+        .as_object()
+        .map(|m| {
+            m.iter()
+                .filter_map(|(k, v)| Some((k.clone(), v.as_i64()?)))
+                .collect()
+        })
+        .unwrap_or_default();
+    let program = text("program").ok_or_else(|| err("no program"))?;
+    let def = text("def").ok_or_else(|| err("no def"))?;
+    let program = SourceFile::read(Path::new(&program))?;
+    let strategy = match (text("strategy_file"), text("strategy")) {
+        (Some(file), Some(apply)) => Some(StrategySource {
+            file: SourceFile::read(Path::new(&file))?,
+            apply,
+        }),
+        _ => None,
+    };
+    let artifact = shine::compile(
+        &program,
+        &def,
+        strategy.as_ref(),
+        Target::OpenMp,
+        &Options::default(),
+    )?;
+    let options = RunOptions {
+        cc: text("cc").unwrap_or("gcc".into()),
+        cflags: text("cflags"),
+        fast_math: request["fast_math"].as_bool().unwrap_or(false),
+        ..RunOptions::default()
+    };
+    let seed = request["seed"].as_u64().unwrap_or(1);
+    Ok(Executable::new(
+        &artifact,
+        Inputs::Random { seed },
+        &nats,
+        &options,
+    )?)
 }
 
 #[cfg(test)]

@@ -2,12 +2,12 @@
 //! rendered message; nothing here panics on user input.
 
 use clap::Args;
-use rise::infer::{check_program, instantiate_def, CheckedProgram};
+use rise::infer::instantiate_def;
 use rise::interp::{self, Value};
-use rise::{DataType, Diagnostic, Span};
-use shine::npy;
+use shine::inputs::data_type_of;
+use shine::{npy, SourceFile};
 use std::fmt;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 /// A user-facing error, already rendered (with source context where it has one).
 #[derive(Debug)]
@@ -25,55 +25,9 @@ impl From<String> for CliError {
     }
 }
 
-/// A source file with its name, for rendering diagnostics.
-pub struct Source {
-    /// How messages name it.
-    pub name: String,
-    /// Its text.
-    pub text: String,
-}
-
-impl Source {
-    /// A source that is not a file (a command-line argument).
-    pub fn inline(name: &str, text: &str) -> Source {
-        Source {
-            name: name.to_string(),
-            text: text.to_string(),
-        }
-    }
-
-    /// Renders several diagnostics, one after the other.
-    pub fn errors(&self, ds: Vec<Diagnostic>) -> CliError {
-        let parts: Vec<String> = ds.into_iter().map(|d| self.error(d).0).collect();
-        CliError(parts.join("\n"))
-    }
-
-    /// Reads a file.
-    pub fn read(path: &Path) -> Result<Source, CliError> {
-        let text = crate::limits::read_source(path)?;
-        Ok(Source {
-            name: path.display().to_string(),
-            text,
-        })
-    }
-
-    /// Renders a diagnostic: with the source excerpt when it points into the file.
-    pub fn error(&self, d: Diagnostic) -> CliError {
-        if d.span == Span::default() {
-            let mut s = format!("error: {}", d.message);
-            for note in &d.notes {
-                s.push_str(&format!("\n  note: {note}"));
-            }
-            CliError(s)
-        } else {
-            CliError(d.render(&self.name, &self.text))
-        }
-    }
-
-    /// Parses and type-checks the source as a RISE program.
-    pub fn check(&self) -> Result<CheckedProgram, CliError> {
-        let program = rise::syntax::parse_program(&self.text).map_err(|d| self.error(d))?;
-        check_program(&program).map_err(|d| self.error(d))
+impl From<shine::Error> for CliError {
+    fn from(e: shine::Error) -> CliError {
+        CliError(e.to_string())
     }
 }
 
@@ -94,7 +48,7 @@ pub struct CheckArgs {
 /// `shine check PROG.rise`: one line per definition, `name : type`, then one
 /// `  where CONSTRAINT` line for each size constraint it has.
 pub fn check(args: &CheckArgs) -> Result<(), CliError> {
-    let source = Source::read(&args.program)?;
+    let source = SourceFile::read(&args.program)?;
     let checked = source.check()?;
     let lines: Vec<String> = checked
         .user_defs()
@@ -142,20 +96,9 @@ pub fn parse_nat_binding(s: &str) -> Result<(String, i64), String> {
     Ok((name.trim().to_string(), value))
 }
 
-/// The RISE data type of an array read from `.npy`: `shape[0].shape[1]....elem`.
-pub fn data_type_of(array: &npy::NpyArray) -> DataType {
-    array
-        .shape
-        .iter()
-        .rev()
-        .fold(DataType::Scalar(array.elem), |t, &n| {
-            DataType::array(n as i64, t)
-        })
-}
-
 /// `shine eval PROG.rise --def NAME ...`
 pub fn eval(args: &EvalArgs) -> Result<(), CliError> {
-    let source = Source::read(&args.program)?;
+    let source = SourceFile::read(&args.program)?;
     let checked = source.check()?;
     let mut types = Vec::new();
     let mut values = Vec::new();
@@ -197,24 +140,4 @@ pub fn eval(args: &EvalArgs) -> Result<(), CliError> {
         None => emit(&result.to_string()),
     }
     Ok(())
-}
-
-/// The error of a generated program that stopped with a non-zero status (a C entry point's
-/// return value, a GPU program's status flag): the definition and what the status means
-/// ([`codegen::EntryStatus`]).
-pub fn program_status(def: &str, status: i32) -> CliError {
-    match codegen::EntryStatus::from_code(status) {
-        Some(s) => CliError::from(format!("`{def}`: {}", s.message())),
-        None => CliError::from(format!(
-            "`{def}`: the generated code stopped with the unknown status {status}"
-        )),
-    }
-}
-
-/// A runtime error of running the definition `def`, in the user's terms.
-pub fn run_error(def: &str, e: runtime::RuntimeError) -> CliError {
-    match e {
-        runtime::RuntimeError::ProgramStatus { status, .. } => program_status(def, status),
-        e => CliError::from(e.to_string()),
-    }
 }

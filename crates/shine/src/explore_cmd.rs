@@ -8,8 +8,7 @@
 //! (`--search solver --search random --search evolutionary`) run one after the
 //! other in the same call, each with the same budget, and are compared at the end.
 
-use crate::cli::{emit, parse_nat_binding, CliError, Source};
-use crate::compile_cmd::{ProgramArgs, RunArgs, Target};
+use crate::cli::{emit, parse_nat_binding, CliError};
 use clap::{Args, ValueEnum};
 use explore::constraints::{count_by_family, Options};
 use explore::search::{Method, Searcher};
@@ -18,6 +17,7 @@ use explore::tuning::Bindings;
 use explore::{Candidate, Problem};
 use rise::infer::prepare_def;
 use serde_json::json;
+use shine::{Artifact, Executable, Inputs, RunOptions, SourceFile, StrategySource, Target};
 use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -160,60 +160,57 @@ fn parse_set(s: &str) -> Result<Bindings, CliError> {
 /// The program, its strategy file and the evaluation settings.
 struct Session<'a> {
     args: &'a ExploreArgs,
+    program: SourceFile,
     problem: Problem,
-    dir: tempfile::TempDir,
     verify_set: Bindings,
     time_sets: Vec<Bindings>,
     counter: usize,
 }
 
 impl Session<'_> {
-    fn run_args(&self, path: &Path, nats: &Bindings, verify: bool) -> RunArgs {
-        RunArgs {
-            program: ProgramArgs {
-                program: self.args.program.clone(),
-                def: self.args.def.clone(),
-                strategy: Some(path.to_path_buf()),
-                apply: Some("candidate".into()),
-                target: self.args.target,
-                budget: self.args.rewrite_budget,
-            },
-            nats: nats.clone(),
-            inputs: Vec::new(),
-            random: Some(self.args.seed),
-            output: None,
-            verify,
-            bench: (!verify).then_some(self.args.runs),
-            json: true,
-            cc: "gcc".into(),
-            cflags: None,
-            sanitize: false,
-            fast_math: false,
-        }
-    }
-
-    fn execute(&self, a: &RunArgs) -> Result<serde_json::Map<String, serde_json::Value>, CliError> {
-        let r = match a.program.target {
-            Target::Opencl | Target::Cuda => crate::gpu_cmd::execute(a),
-            _ => crate::compile_cmd::execute(a),
+    /// The candidate compiled with its strategy (`candidate` of the strategy file).
+    fn compile(&self, strategy: SourceFile) -> Result<Artifact, shine::Error> {
+        let strategy = StrategySource {
+            file: strategy,
+            apply: "candidate".into(),
         };
-        r.map(|(report, _)| report)
+        let options = shine::Options {
+            budget: self.args.rewrite_budget,
+        };
+        shine::compile(
+            &self.program,
+            &self.args.def,
+            Some(&strategy),
+            self.args.target,
+            &options,
+        )
     }
 
-    /// Writes the candidate's strategy file; returns its path and text.
-    fn write(&mut self, c: &Candidate) -> Result<(PathBuf, String), String> {
+    /// The median time of the artifact on random inputs of the sizes `nats`.
+    fn time(&self, artifact: &Artifact, nats: &Bindings) -> Result<f64, shine::Error> {
+        let inputs = Inputs::Random {
+            seed: self.args.seed,
+        };
+        let mut exe = Executable::new(artifact, inputs, nats, &RunOptions::default())?;
+        exe.run()?;
+        Ok(exe.bench(self.args.runs, 1)?.code.median_ms)
+    }
+
+    /// The candidate's strategy file and the definitions it adds to the user's.
+    fn strategy_file(&mut self, c: &Candidate) -> Result<(SourceFile, String), String> {
         let space = self.problem.space(&c.splits)?;
         let defs = self.problem.strategy(&space, &c.mapping, "candidate")?;
         let text = self.problem.file.with(&defs);
         self.counter += 1;
-        let path = self.dir.path().join(format!("c{}.elv", self.counter));
-        std::fs::write(&path, &text).map_err(|e| e.to_string())?;
-        Ok((path, defs))
+        Ok((
+            SourceFile::new(format!("c{}.elv", self.counter), text),
+            defs,
+        ))
     }
 
     /// Verifies (and unless `verify_only`, times) a candidate.
     fn evaluate(&mut self, c: &Candidate, verify_only: bool) -> (Outcome, String) {
-        let (path, defs) = match self.write(c) {
+        let (strategy, defs) = match self.strategy_file(c) {
             Ok(x) => x,
             Err(e) => {
                 return (
@@ -225,14 +222,25 @@ impl Session<'_> {
                 )
             }
         };
-        let fail = |e: CliError| Outcome {
-            ms: None,
-            cause: Some(format!("{}: {}", cause_of(&e.0), first_line(&e.0))),
+        let fail = |e: shine::Error| {
+            let message = e.to_string();
+            Outcome {
+                ms: None,
+                cause: Some(format!("{}: {}", cause_of(&message), first_line(&message))),
+            }
         };
-        let verify = self.run_args(&path, &self.verify_set, true);
-        if let Err(e) = self.execute(&verify) {
-            return (fail(e), defs);
-        }
+        let verify_inputs = Inputs::Random {
+            seed: self.args.seed,
+        };
+        let verified = self.compile(strategy).and_then(|artifact| {
+            let options = RunOptions::default();
+            shine::verify(&artifact, verify_inputs, &self.verify_set, &options)?;
+            Ok(artifact)
+        });
+        let artifact = match verified {
+            Ok(artifact) => artifact,
+            Err(e) => return (fail(e), defs),
+        };
         if verify_only {
             return (
                 Outcome {
@@ -244,9 +252,8 @@ impl Session<'_> {
         }
         let mut total = 0.0;
         for set in &self.time_sets {
-            let a = self.run_args(&path, set, false);
-            match self.execute(&a) {
-                Ok(r) => total += r.get("median_ms").and_then(|v| v.as_f64()).unwrap_or(0.0),
+            match self.time(&artifact, set) {
+                Ok(ms) => total += ms,
                 Err(e) => return (fail(e), defs),
             }
             if self.args.cutoff.is_some_and(|c| total > c) {
@@ -301,23 +308,23 @@ fn options_for(args: &ExploreArgs) -> (Options, Flavor) {
             .push(explore::constraints::Family::SequentialFusion);
     }
     match target {
-        Target::Openmp | Target::C => {
+        Target::OpenMp | Target::C => {
             o.work_groups = false;
             o.dims = 1;
             (o, Flavor::OpenMp)
         }
         Target::Cuda => (o, Flavor::Cuda),
-        Target::Opencl => (o, Flavor::OpenCl),
+        Target::OpenCl => (o, Flavor::OpenCl),
     }
 }
 
 /// `shine explore PROG.rise --def D ...`
 pub fn explore(args: &ExploreArgs) -> Result<(), CliError> {
-    let source = Source::read(&args.program)?;
+    let source = SourceFile::read(&args.program)?;
     let checked = source.check()?;
     let prepared = prepare_def(&checked, &args.def).map_err(|d| source.error(d))?;
     let user = match &args.strategy {
-        Some(p) => Source::read(p)?.text,
+        Some(p) => SourceFile::read(p)?.text,
         None => String::new(),
     };
     let verify_set: Bindings = args.nats.clone();
@@ -343,12 +350,10 @@ pub fn explore(args: &ExploreArgs) -> Result<(), CliError> {
         args.rewrite_budget,
     )
     .map_err(|e| CliError::from(format!("cannot prepare the search: {e}")))?;
-    let dir =
-        tempfile::tempdir().map_err(|e| CliError::from(format!("temporary directory: {e}")))?;
     let mut session = Session {
         args,
+        program: source,
         problem,
-        dir,
         verify_set,
         time_sets,
         counter: 0,
@@ -594,7 +599,7 @@ fn search(s: &mut Session) -> Result<(), CliError> {
         let text = s.problem.file.with(&format!(
             "// shine explore: {} on {} ({:.4} ms, {})\n{defs}",
             args.def,
-            format!("{:?}", args.target).to_lowercase(),
+            args.target,
             best.ms.unwrap_or(0.0),
             best.method
         ));

@@ -1,10 +1,36 @@
 //! shine: a compiler for RISE, driven by ELEVATE strategies.
 //!
-//! This crate is the library facade and the `shine` command-line tool. So far it
-//! offers the front end (parsing, type checking) and the reference interpreter;
-//! rewriting and code generation come with their crates.
-#![forbid(unsafe_code)]
+//! This crate is the library facade and the `shine` command-line tool. The facade is the
+//! whole pipeline as three calls, which the command line, the benchmarks and `explore` share:
+//!
+//! * [`compile`]: program text, definition, strategy and target to an [`Artifact`], the
+//!   generated code and what running it needs (the front end alone is [`lower`]);
+//! * [`Executable`]: the artifact built and loaded for its target, its inputs bound
+//!   ([`Inputs`]), run and timed the same way on C, OpenMP, OpenCL and CUDA;
+//! * [`verify`]: the artifact run once and compared with the reference interpreter.
+//!
+//! Every failure is an [`Error`] value: diagnostics with spans in the source they point into,
+//! or a message.
+#![deny(unsafe_code)]
+#![warn(missing_docs)]
 
+mod error;
+mod execute;
+mod gpu;
+pub mod inputs;
+pub mod limits;
 pub mod npy;
+mod pipeline;
+mod source;
+mod verify;
+
+pub use error::Error;
+pub use execute::{Executable, RunOptions, Timings, FAST_MATH_CFLAG};
+pub use inputs::Inputs;
+pub use pipeline::{
+    compile, lower, on_big_stack, Artifact, Code, Lowered, Options, StrategySource, Target,
+};
+pub use source::SourceFile;
+pub use verify::verify;
 
 pub use rise;

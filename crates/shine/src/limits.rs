@@ -1,29 +1,29 @@
-//! Resource limits of the command line: the memory a run may ask for is checked against what
+//! Resource limits of a run: the memory it may ask for is checked against what
 //! this process can get before anything is allocated, and input files are read with a bound.
 
-use crate::cli::CliError;
+use crate::Error;
 
 /// The bytes a run holds per element of its inputs and result: the interpreter's scalars
 /// (16 bytes), the buffer and the exchange file with the module's process.
-pub(crate) const RUN_BYTES_PER_ELEMENT: u64 = 24;
+pub const RUN_BYTES_PER_ELEMENT: u64 = 24;
 
 /// The bytes per element when the interpreter also computes a reference (`--verify`): its
 /// nested values and the comparison.
-pub(crate) const VERIFY_BYTES_PER_ELEMENT: u64 = 90;
+pub const VERIFY_BYTES_PER_ELEMENT: u64 = 90;
 
 /// The largest input file read (a program, a strategy): far beyond any real one, small enough
 /// that `/dev/zero` or a mistaken path ends quickly.
-pub(crate) const MAX_SOURCE_BYTES: u64 = 64 << 20;
+pub const MAX_SOURCE_BYTES: u64 = 64 << 20;
 
 /// The number of elements of `shape`, checked to fit in memory at `per_element` bytes each
 /// (`what` names the array in the message).
-pub(crate) fn elements(what: &str, shape: &[usize], per_element: u64) -> Result<usize, CliError> {
+pub fn elements(what: &str, shape: &[usize], per_element: u64) -> Result<usize, Error> {
     let count = shape
         .iter()
         .try_fold(1usize, |acc, &n| acc.checked_mul(n))
         .ok_or_else(|| {
             let dims: Vec<String> = shape.iter().map(usize::to_string).collect();
-            CliError::from(format!(
+            Error::from(format!(
                 "{what} of shape [{}] has more elements than this machine can address",
                 dims.join(", ")
             ))
@@ -33,7 +33,7 @@ pub(crate) fn elements(what: &str, shape: &[usize], per_element: u64) -> Result<
 }
 
 /// Checks that `count` elements at `per_element` bytes fit in the memory this process can get.
-pub(crate) fn fits_in_memory(what: &str, count: u64, per_element: u64) -> Result<(), CliError> {
+pub fn fits_in_memory(what: &str, count: u64, per_element: u64) -> Result<(), Error> {
     let need = count.saturating_mul(per_element);
     let Some(available) = available_memory() else {
         return Ok(());
@@ -41,7 +41,7 @@ pub(crate) fn fits_in_memory(what: &str, count: u64, per_element: u64) -> Result
     if need <= available {
         return Ok(());
     }
-    Err(CliError::from(format!(
+    Err(Error::from(format!(
         "{what} needs about {} ({count} elements at about {per_element} bytes each), \
          but only {} of memory is available to shine",
         human(need),
@@ -51,7 +51,8 @@ pub(crate) fn fits_in_memory(what: &str, count: u64, per_element: u64) -> Result
 
 /// The memory this process can still allocate: the smaller of the system's available memory
 /// and what its address-space limit (`ulimit -v`) leaves; `None` when neither is known.
-pub(crate) fn available_memory() -> Option<u64> {
+#[allow(unsafe_code)]
+pub fn available_memory() -> Option<u64> {
     let meminfo = std::fs::read_to_string("/proc/meminfo").ok();
     let system = meminfo.as_deref().and_then(|text| {
         let line = text.lines().find(|l| l.starts_with("MemAvailable:"))?;
@@ -78,24 +79,23 @@ pub(crate) fn available_memory() -> Option<u64> {
 }
 
 /// Reads a text file of at most [`MAX_SOURCE_BYTES`].
-pub(crate) fn read_source(path: &std::path::Path) -> Result<String, CliError> {
+pub fn read_source(path: &std::path::Path) -> Result<String, Error> {
     use std::io::Read;
-    let cannot =
-        |e: std::io::Error| CliError::from(format!("cannot read `{}`: {e}", path.display()));
+    let cannot = |e: std::io::Error| Error::from(format!("cannot read `{}`: {e}", path.display()));
     let file = std::fs::File::open(path).map_err(cannot)?;
     let mut bytes = Vec::new();
     file.take(MAX_SOURCE_BYTES + 1)
         .read_to_end(&mut bytes)
         .map_err(cannot)?;
     if bytes.len() as u64 > MAX_SOURCE_BYTES {
-        return Err(CliError::from(format!(
+        return Err(Error::from(format!(
             "`{}` is larger than {}; it is not a program or a strategy",
             path.display(),
             human(MAX_SOURCE_BYTES)
         )));
     }
     String::from_utf8(bytes).map_err(|e| {
-        CliError::from(format!(
+        Error::from(format!(
             "cannot read `{}`: not UTF-8 text (at byte {})",
             path.display(),
             e.utf8_error().valid_up_to()
@@ -126,9 +126,9 @@ mod tests {
     #[test]
     fn sizes_beyond_memory_are_refused_before_allocating() {
         let err = elements("the input", &[usize::MAX, 2], 4).unwrap_err();
-        assert!(err.0.contains("more elements than"), "{}", err.0);
+        assert!(err.to_string().contains("more elements than"), "{err}");
         let err = elements("the input", &[1 << 60], 24).unwrap_err();
-        assert!(err.0.contains("the input needs about"), "{}", err.0);
+        assert!(err.to_string().contains("the input needs about"), "{err}");
         assert_eq!(elements("the input", &[3, 4], 24).unwrap(), 12);
     }
 
@@ -141,6 +141,6 @@ mod tests {
     #[test]
     fn endless_files_are_read_with_a_bound() {
         let err = read_source(std::path::Path::new("/dev/zero")).unwrap_err();
-        assert!(err.0.contains("larger than 64.0 MiB"), "{}", err.0);
+        assert!(err.to_string().contains("larger than 64.0 MiB"), "{err}");
     }
 }

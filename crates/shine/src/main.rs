@@ -4,12 +4,11 @@ use clap::{Parser, Subcommand};
 use std::process::ExitCode;
 
 mod bench_cmd;
+mod bench_row;
 mod cli;
 mod compile_cmd;
 mod explore_cmd;
 mod fsmooth_cmd;
-mod gpu_cmd;
-mod limits;
 mod rewrite_cmd;
 
 /// shine: a compiler for RISE (what to compute) driven by ELEVATE strategies (how to optimize).

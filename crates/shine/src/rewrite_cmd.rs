@@ -1,11 +1,12 @@
 //! `shine rewrite`: apply an ELEVATE strategy from a `.elv` file to a RISE
 //! definition and print the rewritten program.
 
-use crate::cli::{emit, CliError, Source};
+use crate::cli::{emit, CliError};
 use clap::Args;
 use elevate::Ctx;
 use rise::infer::prepare_def;
 use rise::NameGen;
+use shine::{on_big_stack, SourceFile, StrategySource};
 use std::path::PathBuf;
 use std::time::Instant;
 
@@ -41,10 +42,14 @@ pub struct RewriteArgs {
 
 /// `shine rewrite PROG.rise --def NAME --strategy S.elv --apply SNAME`
 pub fn rewrite(args: &RewriteArgs) -> Result<(), CliError> {
-    let source = Source::read(&args.program)?;
+    let source = SourceFile::read(&args.program)?;
     let checked = source.check()?;
     let prepared = prepare_def(&checked, &args.def).map_err(|d| source.error(d))?;
-    let strategy = load_strategy(&args.strategy, &args.apply)?;
+    let strategy = StrategySource {
+        file: SourceFile::read(&args.strategy)?,
+        apply: args.apply.clone(),
+    }
+    .parse()?;
     let budget = args.budget;
     let trace = args.trace;
     let body = prepared.body.clone();
@@ -113,43 +118,6 @@ pub fn rewrite(args: &RewriteArgs) -> Result<(), CliError> {
     Ok(())
 }
 
-/// The strategy `apply` (a definition of the `.elv` file or an expression over
-/// its definitions), with errors rendered against their source.
-pub fn load_strategy(
-    path: &std::path::Path,
-    apply: &str,
-) -> Result<elevate::Strategy<rise::Expr>, CliError> {
-    let elv_source = Source::read(path)?;
-    let registry = rewrite::library::registry();
-    let module = elv::load(&elv_source.text, &registry).map_err(|ds| elv_source.errors(ds))?;
-    if module.definitions().any(|(n, _)| n == apply) {
-        module.strategy(apply).map_err(|d| elv_source.error(d))
-    } else {
-        let flag = Source::inline("--apply", apply);
-        module.expression(apply).map_err(|ds| flag.errors(ds))
-    }
-}
-
-/// Applies a strategy to a prepared definition body (on a large stack).
-pub fn apply_strategy(
-    strategy: elevate::Strategy<rise::Expr>,
-    body: &rise::Expr,
-    budget: u64,
-) -> Result<Result<rise::Expr, String>, CliError> {
-    if budget == 0 {
-        return Err(CliError::from(
-            "--budget 0 allows no strategy application; give a positive budget (the default \
-             is what most strategies need)"
-                .to_string(),
-        ));
-    }
-    let body = body.clone();
-    on_big_stack(move || {
-        let mut ctx = Ctx::new(NameGen::avoiding(&body)).with_budget(budget);
-        ctx.run(&strategy, &body).map_err(|f| f.to_string())
-    })
-}
-
 fn one_line(s: &str) -> String {
     s.split_whitespace().collect::<Vec<_>>().join(" ")
 }
@@ -157,16 +125,4 @@ fn one_line(s: &str) -> String {
 fn eprint_text(s: &str) {
     use std::io::Write;
     let _ = std::io::stderr().lock().write_all(s.as_bytes());
-}
-
-/// Rewriting recurses over the program; a large stack keeps deep programs safe.
-pub fn on_big_stack<T: Send + 'static>(
-    f: impl FnOnce() -> T + Send + 'static,
-) -> Result<T, CliError> {
-    std::thread::Builder::new()
-        .stack_size(512 << 20)
-        .spawn(f)
-        .map_err(|e| CliError::from(format!("cannot start the rewriting thread: {e}")))?
-        .join()
-        .map_err(|_| CliError::from("internal error: rewriting panicked".to_string()))
 }

@@ -1,0 +1,288 @@
+//! Running an [`Artifact`]: its code built and loaded for its target, its inputs bound, run and
+//! timed the same way on every target, and its result compared with the interpreter.
+//!
+//! C and OpenMP code is built with the system C compiler into a module that runs as a child
+//! process ([`runtime::Module`]); OpenCL and CUDA code is built by the GPU runtime and run as
+//! the module's launches ([`crate::gpu`]). Both sit behind one [`Runner`], so that
+//! [`Executable::run`], [`Executable::bench`] and [`Executable::verify`] are written once.
+
+use crate::inputs::{bind, byte_size, from_buffer, to_buffer, Inputs};
+use crate::{limits, verify, Artifact, Code, Error, SourceFile, Target};
+use rise::infer::Instance;
+use rise::interp::Flat;
+use rise::ScalarType;
+use runtime::{Buffer, RuntimeError, Timing};
+
+/// The C compiler flag of fast math (`RunOptions::fast_math`).
+pub const FAST_MATH_CFLAG: &str = "-ffast-math";
+
+/// How the code of an artifact is built and run.
+#[derive(Clone, Debug)]
+pub struct RunOptions {
+    /// The C compiler (C and OpenMP targets).
+    pub cc: String,
+    /// Flags for the C compiler, split into words as a POSIX shell would (`-DX='a b'` is one
+    /// word); `None`: the runtime's default (`-O3 -march=native -fopenmp`: IEEE floats).
+    pub cflags: Option<String>,
+    /// Trade IEEE floating point for speed: C `-ffast-math`, OpenCL
+    /// `-cl-fast-relaxed-math`, CUDA `--use_fast_math`.
+    pub fast_math: bool,
+    /// Build C code with AddressSanitizer and UndefinedBehaviorSanitizer.
+    pub sanitize: bool,
+    /// The result will be compared with the interpreter: the memory check makes room for the
+    /// interpreter's reference.
+    pub verify: bool,
+}
+
+impl Default for RunOptions {
+    fn default() -> RunOptions {
+        RunOptions {
+            cc: "gcc".into(),
+            cflags: None,
+            fast_math: false,
+            sanitize: false,
+            verify: false,
+        }
+    }
+}
+
+impl RunOptions {
+    /// Refuses options that do not apply to `target`: sanitizers are for C code.
+    pub fn check(&self, target: Target) -> Result<(), Error> {
+        if self.sanitize && target.is_gpu() {
+            return Err(Error::from(
+                "--sanitize builds C code with ASan/UBSan; for GPU code run shine under \
+                 compute-sanitizer (CUDA) instead"
+                    .to_string(),
+            ));
+        }
+        Ok(())
+    }
+}
+
+/// The times of repeated runs.
+#[derive(Clone, Debug)]
+pub struct Timings {
+    /// The time of the generated code: the C entry point, or the GPU kernels by the
+    /// runtime's own clock.
+    pub code: Timing,
+    /// GPU code only: the host's wall-clock time of a run (launch overhead included).
+    pub wall: Option<Timing>,
+}
+
+/// Compiled code on its device, given the sizes of one run: runs the definition on bound
+/// buffers.
+pub(crate) trait Runner {
+    /// Runs the code once (a program that stops on an error is
+    /// [`RuntimeError::ProgramStatus`]).
+    fn run(&mut self, output: &mut Buffer, inputs: &[&Buffer]) -> Result<(), RuntimeError>;
+
+    /// Runs the code `warmup` times untimed, then `runs` times timed.
+    fn bench(
+        &mut self,
+        output: &mut Buffer,
+        inputs: &[&Buffer],
+        runs: usize,
+        warmup: usize,
+    ) -> Result<Timings, RuntimeError>;
+}
+
+/// A C module and the values of its sizes, in the order its entry point takes them.
+struct NativeRun {
+    module: runtime::Module,
+    sizes: Vec<i64>,
+}
+
+impl Runner for NativeRun {
+    fn run(&mut self, output: &mut Buffer, inputs: &[&Buffer]) -> Result<(), RuntimeError> {
+        self.module.run(output, inputs, &self.sizes)
+    }
+
+    fn bench(
+        &mut self,
+        output: &mut Buffer,
+        inputs: &[&Buffer],
+        runs: usize,
+        warmup: usize,
+    ) -> Result<Timings, RuntimeError> {
+        let code = self
+            .module
+            .bench(output, inputs, &self.sizes, runs, warmup)?;
+        Ok(Timings { code, wall: None })
+    }
+}
+
+/// An artifact's code, loaded and given its inputs: what a run executes.
+pub struct Executable {
+    def: String,
+    /// The program's source, for the interpreter's errors.
+    program: SourceFile,
+    instance: Instance,
+    inputs: Vec<Flat>,
+    buffers: Vec<Buffer>,
+    shape: Vec<usize>,
+    elem: ScalarType,
+    runner: Box<dyn Runner>,
+    output: Buffer,
+    /// See [`Executable::index_bits`].
+    index_bits: u32,
+}
+
+impl Executable {
+    /// Checks the options for the target, binds the inputs to the artifact's definition
+    /// ([`bind`](crate::inputs::bind)), checks that the run fits in memory, builds the code
+    /// for its target and loads it.
+    pub fn new(
+        artifact: &Artifact,
+        inputs: Inputs,
+        nats: &[(String, i64)],
+        options: &RunOptions,
+    ) -> Result<Executable, Error> {
+        options.check(artifact.target)?;
+        let bound = bind(artifact, inputs, nats)?;
+        let count = run_elements(options.verify, &bound.inputs, &bound.shape)?;
+        let buffers: Vec<Buffer> = bound
+            .inputs
+            .iter()
+            .map(to_buffer)
+            .collect::<Result<_, _>>()?;
+        let output = Buffer::zeroed(count * byte_size(bound.elem)?);
+        let index_bits = match &artifact.code {
+            Code::Gpu(module) => match module.index_width(&bound.sizes) {
+                codegen::gpu::IndexWidth::Bits32 => 32,
+                codegen::gpu::IndexWidth::Bits64 => 64,
+            },
+            Code::C(_) => 64,
+        };
+        let runner: Box<dyn Runner> = match &artifact.code {
+            Code::C(module) => Box::new(NativeRun {
+                module: build_c(module, options)?,
+                sizes: bound.sizes,
+            }),
+            Code::Gpu(module) => {
+                crate::gpu::load(module, &bound.sizes, buffers.len(), options.fast_math)?
+            }
+        };
+        Ok(Executable {
+            def: artifact.def().to_string(),
+            program: artifact.lowered.program.clone(),
+            instance: bound.instance,
+            inputs: bound.inputs,
+            buffers,
+            shape: bound.shape,
+            elem: bound.elem,
+            runner,
+            output,
+            index_bits,
+        })
+    }
+
+    /// The width of the index arithmetic of the run's code: 64 bits in C; on GPUs, 64
+    /// only where the sizes of the run need it (`GpuModule::index_width`).
+    pub fn index_bits(&self) -> u32 {
+        self.index_bits
+    }
+
+    /// The inputs, in the order of the definition's value parameters.
+    pub fn inputs(&self) -> &[Flat] {
+        &self.inputs
+    }
+
+    /// The number of elements of the result.
+    pub fn result_len(&self) -> usize {
+        self.shape.iter().product()
+    }
+
+    /// Runs the code once; its result.
+    pub fn run(&mut self) -> Result<Flat, Error> {
+        let inputs: Vec<&Buffer> = self.buffers.iter().collect();
+        self.runner
+            .run(&mut self.output, &inputs)
+            .map_err(|e| run_error(&self.def, e))?;
+        self.result()
+    }
+
+    /// Runs the code `warmup` times untimed, then `runs` times timed.
+    pub fn bench(&mut self, runs: usize, warmup: usize) -> Result<Timings, Error> {
+        let inputs: Vec<&Buffer> = self.buffers.iter().collect();
+        self.runner
+            .bench(&mut self.output, &inputs, runs, warmup)
+            .map_err(|e| run_error(&self.def, e))
+    }
+
+    /// The result of the last run.
+    pub fn result(&self) -> Result<Flat, Error> {
+        from_buffer(&self.output, self.elem, &self.shape)
+    }
+
+    /// Compares `result` with the reference interpreter on the same inputs.
+    pub fn verify(&self, result: &Flat) -> Result<(), Error> {
+        let expected = verify::interpret(&self.program, &self.instance, &self.inputs)?;
+        verify::compare(&expected, result, self.elem)
+    }
+}
+
+/// Builds a C module with the compiler and flags of `options`.
+fn build_c(module: &codegen::CModule, options: &RunOptions) -> Result<runtime::Module, Error> {
+    let mut config = runtime::CompilerConfig::default().with_compiler(options.cc.clone());
+    if let Some(flags) = &options.cflags {
+        config = config.with_flags(split_flags(flags)?);
+    }
+    if options.fast_math {
+        let mut flags = config.flags.clone();
+        flags.push(FAST_MATH_CFLAG.to_string());
+        config = config.with_flags(flags);
+    }
+    if options.sanitize {
+        config = config
+            .with_sanitizer(runtime::Sanitizer::Address)
+            .with_sanitizer(runtime::Sanitizer::UndefinedBehavior);
+    }
+    runtime::Module::compile(&module.source, &module.entry, &config)
+        .map_err(|e| Error::from(e.to_string()))
+}
+
+/// C compiler flags, split into words as a POSIX shell would (`-DX='a b'` is one word).
+fn split_flags(flags: &str) -> Result<Vec<String>, Error> {
+    shlex::split(flags).ok_or_else(|| {
+        Error::from(format!(
+            "--cflags `{flags}`: unbalanced quotes (flags are split as a shell would)"
+        ))
+    })
+}
+
+/// The number of elements of the result of shape `shape`, after checking that the inputs and
+/// the result (and with `verify` the interpreter's reference) fit in memory.
+fn run_elements(verify: bool, inputs: &[Flat], shape: &[usize]) -> Result<usize, Error> {
+    let per_element = if verify {
+        limits::VERIFY_BYTES_PER_ELEMENT
+    } else {
+        limits::RUN_BYTES_PER_ELEMENT
+    };
+    let count = limits::elements("the result", shape, per_element)?;
+    let total = inputs.iter().fold(count as u64, |acc, f| {
+        acc.saturating_add(f.data.len() as u64)
+    });
+    limits::fits_in_memory("the run (inputs and result)", total, per_element)?;
+    Ok(count)
+}
+
+/// The error of a generated program that stopped with a non-zero status (a C entry point's
+/// return value, a GPU program's status flag): the definition and what the status means
+/// ([`codegen::EntryStatus`]).
+pub(crate) fn program_status(def: &str, status: i32) -> Error {
+    match codegen::EntryStatus::from_code(status) {
+        Some(s) => Error::from(format!("`{def}`: {}", s.message())),
+        None => Error::from(format!(
+            "`{def}`: the generated code stopped with the unknown status {status}"
+        )),
+    }
+}
+
+/// A runtime error of running the definition `def`, in the user's terms.
+fn run_error(def: &str, e: RuntimeError) -> Error {
+    match e {
+        RuntimeError::ProgramStatus { status, .. } => program_status(def, status),
+        e => Error::from(e.to_string()),
+    }
+}

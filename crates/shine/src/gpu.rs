@@ -1,0 +1,260 @@
+//! Running generated GPU code (RISE & Shine §V; the GPU half of DESIGN.md's pipeline).
+//!
+//! [`codegen::generate_gpu`] prepares the program for a GPU (kernel/host split, hoisting,
+//! barriers) and lists the launches the host makes. Here the kernels are built with the
+//! runtime (OpenCL: the device `SHINE_OPENCL_DEVICE` names, or any; CUDA: NVRTC and device
+//! 0), the launches planned for the sizes of one run (grids, arguments, temporaries and the
+//! status flag) and run in order by [`runtime::GpuProgram`], the same for both runtimes.
+//! The kernels are built with the options in `SHINE_OPENCL_OPTIONS` (default
+//! `-cl-mad-enable`) or `SHINE_NVRTC_OPTIONS` (default none; the architecture of the device is
+//! added unless named), plus `-cl-fast-relaxed-math` / `--use_fast_math` with fast math.
+
+use crate::execute::{Runner, Timings};
+use crate::Error;
+use codegen::gpu::IndexWidth;
+use codegen::{GpuKernel, GpuModule, GpuTarget, KernelParam, LaunchDims};
+use runtime::{Buffer, CudaLaunch, GpuProgram, KernelArg, OpenClLaunch, RuntimeError};
+
+/// The OpenCL build options used unless `SHINE_OPENCL_OPTIONS` gives others: let the
+/// compiler contract `a * b + c` into one fused multiply-add, as NVRTC does by default.
+const DEFAULT_OPENCL_OPTIONS: &str = "-cl-mad-enable";
+
+/// The most threads of a CUDA block.
+const CUDA_MAX_THREADS: usize = 1024;
+
+/// Builds the kernels of `module` on the device of its runtime and plans its launches for the
+/// size values `sizes` and `inputs` input buffers.
+pub(crate) fn load(
+    module: &GpuModule,
+    sizes: &[i64],
+    inputs: usize,
+    fast_math: bool,
+) -> Result<Box<dyn Runner>, Error> {
+    // 64-bit indices only where these sizes need them (`GpuModule::index_width`)
+    let width = module.index_width(sizes);
+    let build_options = |var, default, fast_math| {
+        let mut options = build_options(var, default, fast_math);
+        if let Some(o) = width.build_option() {
+            options.push(' ');
+            options.push_str(&o);
+        }
+        options
+    };
+    Ok(match module.target {
+        GpuTarget::OpenCl => {
+            let device = runtime::OpenClDevice::from_env().map_err(runtime_error)?;
+            let options = build_options(
+                "SHINE_OPENCL_OPTIONS",
+                DEFAULT_OPENCL_OPTIONS,
+                fast_math.then_some("-cl-fast-relaxed-math"),
+            );
+            let program = runtime::OpenClProgram::build(&device, &module.source, &options)
+                .map_err(runtime_error)?;
+            let max_threads = device.max_work_group_size();
+            Box::new(GpuRun::plan(
+                program,
+                module,
+                (sizes, width),
+                inputs,
+                max_threads,
+            )?)
+        }
+        GpuTarget::Cuda => {
+            let device = runtime::CudaDevice::open(0).map_err(runtime_error)?;
+            let options = build_options(
+                "SHINE_NVRTC_OPTIONS",
+                "",
+                fast_math.then_some("--use_fast_math"),
+            );
+            let program = runtime::CudaProgram::build(&device, &module.source, &options)
+                .map_err(runtime_error)?;
+            Box::new(GpuRun::plan(
+                program,
+                module,
+                (sizes, width),
+                inputs,
+                CUDA_MAX_THREADS,
+            )?)
+        }
+    })
+}
+
+/// The build options of a GPU compiler: the environment variable `var` when it is set
+/// (the empty string included), else `default`; then `fast_math`'s option.
+/// Neither default relaxes IEEE semantics (NaN, infinities, denormals); both let the
+/// compiler fuse `a * b + c`, as gcc's default `-ffp-contract=fast` does for C.
+fn build_options(var: &str, default: &str, fast_math: Option<&str>) -> String {
+    let mut options = std::env::var(var).unwrap_or_else(|_| default.to_string());
+    if let Some(o) = fast_math {
+        options.push(' ');
+        options.push_str(o);
+    }
+    options
+}
+
+fn runtime_error(e: RuntimeError) -> Error {
+    Error::from(e.to_string())
+}
+
+/// A launch of a runtime, made from the grid the code generator computed.
+trait FromLaunchDims {
+    /// The launch of `kernel` on `dims` with `args`.
+    fn from_dims(kernel: &str, dims: &LaunchDims, args: Vec<KernelArg>) -> Self;
+}
+
+impl FromLaunchDims for OpenClLaunch {
+    fn from_dims(kernel: &str, dims: &LaunchDims, args: Vec<KernelArg>) -> OpenClLaunch {
+        let n = dims.dims();
+        OpenClLaunch::new(kernel, &dims.global()[..n])
+            .local(&dims.threads.map(|t| t as usize)[..n])
+            .args(args)
+    }
+}
+
+impl FromLaunchDims for CudaLaunch {
+    fn from_dims(kernel: &str, dims: &LaunchDims, args: Vec<KernelArg>) -> CudaLaunch {
+        CudaLaunch::new(kernel, dims.groups, dims.threads).args(args)
+    }
+}
+
+/// A GPU program on its device with its launches planned for one set of sizes.
+struct GpuRun<P: GpuProgram> {
+    program: P,
+    launches: Vec<P::Launch>,
+    /// The byte sizes of the temporaries, the status flag last.
+    temporaries: Vec<usize>,
+    /// The index of the status flag among the temporaries.
+    status: usize,
+}
+
+impl<P: GpuProgram> GpuRun<P>
+where
+    P::Launch: FromLaunchDims,
+{
+    /// Plans the launches of `module` for the size values `sizes` (passed to the kernels
+    /// as integers of the index width): the temporaries' sizes, each kernel's grid (at most
+    /// `max_threads` threads per work-group) and arguments.
+    fn plan(
+        program: P,
+        module: &GpuModule,
+        (sizes, width): (&[i64], IndexWidth),
+        inputs: usize,
+        max_threads: usize,
+    ) -> Result<GpuRun<P>, Error> {
+        let eval = |n: &arith::Nat| -> Result<i64, Error> {
+            n.eval(&|v: &arith::Var| module.sizes.iter().position(|s| s == v).map(|i| sizes[i]))
+                .map_err(|e| Error::from(format!("cannot evaluate `{n}`: {e:?}")))
+        };
+        let mut temporaries = module
+            .temporaries
+            .iter()
+            .map(|t| Ok(eval(&t.elements)?.max(1) as usize * t.elem_bytes as usize))
+            .collect::<Result<Vec<usize>, Error>>()?;
+        // the status flag: one `int`, zeroed
+        let status = temporaries.len();
+        temporaries.push(4);
+        let buffers = Buffers {
+            inputs,
+            status,
+            sizes,
+            width,
+        };
+        let launches = module
+            .kernels
+            .iter()
+            .map(|k| {
+                let dims = k
+                    .dims(&module.sizes, sizes, max_threads)
+                    .map_err(|e| Error::from(e.to_string()))?;
+                Ok(P::Launch::from_dims(&k.name, &dims, buffers.args(k)?))
+            })
+            .collect::<Result<Vec<_>, Error>>()?;
+        Ok(GpuRun {
+            program,
+            launches,
+            temporaries,
+            status,
+        })
+    }
+}
+
+/// Where a kernel's parameters are: the buffers by index (the output, the inputs, the
+/// temporaries, the status flag) and the values of the sizes.
+struct Buffers<'a> {
+    inputs: usize,
+    /// The index of the status flag among the temporaries.
+    status: usize,
+    sizes: &'a [i64],
+    /// The width of the kernels' index type, and so of their size arguments.
+    width: IndexWidth,
+}
+
+impl Buffers<'_> {
+    /// The arguments of kernel `k`.
+    fn args(&self, k: &GpuKernel) -> Result<Vec<KernelArg>, Error> {
+        k.params
+            .iter()
+            .map(|p| {
+                Ok(match p {
+                    KernelParam::Output => KernelArg::Buffer(0),
+                    KernelParam::Input(i) => KernelArg::Buffer(1 + i),
+                    KernelParam::Temporary(t) => KernelArg::Buffer(1 + self.inputs + t),
+                    // the status flag is the temporary after the program's own
+                    KernelParam::Status => KernelArg::Buffer(1 + self.inputs + self.status),
+                    KernelParam::Size(s) => {
+                        let v = self.sizes[*s];
+                        match self.width {
+                            IndexWidth::Bits64 => KernelArg::I64(v),
+                            IndexWidth::Bits32 => {
+                                KernelArg::I32(i32::try_from(v).map_err(|_| {
+                                    Error::from(format!("the size {v} does not fit a 32-bit int"))
+                                })?)
+                            }
+                        }
+                    }
+                })
+            })
+            .collect()
+    }
+}
+
+impl<P: GpuProgram> Runner for GpuRun<P> {
+    fn run(&mut self, output: &mut Buffer, inputs: &[&Buffer]) -> Result<(), RuntimeError> {
+        let flag = self.program.run_with_status(
+            &self.launches,
+            output,
+            inputs,
+            &self.temporaries,
+            self.status,
+        )?;
+        if flag == 0 {
+            Ok(())
+        } else {
+            Err(RuntimeError::ProgramStatus {
+                entry: "the GPU program".into(),
+                status: flag,
+            })
+        }
+    }
+
+    fn bench(
+        &mut self,
+        output: &mut Buffer,
+        inputs: &[&Buffer],
+        runs: usize,
+        warmup: usize,
+    ) -> Result<Timings, RuntimeError> {
+        let t = self.program.bench(
+            &self.launches,
+            output,
+            inputs,
+            &self.temporaries,
+            runs,
+            warmup,
+        )?;
+        Ok(Timings {
+            code: t.kernel,
+            wall: Some(t.wall),
+        })
+    }
+}

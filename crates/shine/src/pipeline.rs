@@ -1,0 +1,284 @@
+//! The pipeline from RISE source to code (DESIGN.md: `compile(program, strategy, target)`).
+//!
+//! ```text
+//! program text ─parse, check─▶ definition ─strategy─▶ lowered ─DPIA─▶ imperative ─codegen─▶ Artifact
+//! ╰─────────────────────────────── lower (every target) ──────────────────────────╯
+//! ```
+//!
+//! [`lower`] is the front end, the same for every target: the program is parsed and
+//! type-checked, the definition rewritten by the strategy (when there is one) and translated to
+//! imperative DPIA, with the size constraints of the definition as lowered. [`compile`] then
+//! runs the code generator of the target: C or OpenMP ([`codegen::generate`]), OpenCL or CUDA
+//! ([`codegen::generate_gpu`]). The [`Artifact`] holds the code and what running it needs;
+//! [`Executable`](crate::Executable) runs it and [`verify`](crate::verify) compares it with the
+//! interpreter.
+//!
+//! ```no_run
+//! use shine::{compile, Options, SourceFile, StrategySource, Target};
+//! # fn main() -> Result<(), shine::Error> {
+//! let program = SourceFile::new("scal.rise", "def scal : ...");
+//! let strategy = StrategySource {
+//!     file: SourceFile::new("scal.elv", "def lower = ..."),
+//!     apply: "lower".into(),
+//! };
+//! let artifact = compile(&program, "scal", Some(&strategy), Target::OpenMp, &Options::default())?;
+//! println!("{}", artifact.code.source());
+//! # Ok(()) }
+//! ```
+
+use crate::{Error, SourceFile};
+use clap::ValueEnum;
+use elevate::Ctx;
+use rise::infer::{prepare_def, CheckedProgram};
+use rise::{NameGen, SizeConstraint, Type};
+use std::fmt;
+
+/// The code a program is compiled to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Target {
+    /// Sequential C (`mapPar` loops run sequentially).
+    C,
+    /// C with OpenMP (`mapPar` loops run on all cores).
+    #[value(name = "openmp")]
+    OpenMp,
+    /// OpenCL kernels, run through the OpenCL runtime (`SHINE_OPENCL_DEVICE` picks the device).
+    #[value(name = "opencl")]
+    OpenCl,
+    /// CUDA kernels, compiled at run time with NVRTC.
+    Cuda,
+}
+
+impl Target {
+    /// The target's name on the command line: `c`, `openmp`, `opencl`, `cuda`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Target::C => "c",
+            Target::OpenMp => "openmp",
+            Target::OpenCl => "opencl",
+            Target::Cuda => "cuda",
+        }
+    }
+
+    /// Whether the code runs on a GPU runtime (OpenCL or CUDA).
+    pub fn is_gpu(self) -> bool {
+        matches!(self, Target::OpenCl | Target::Cuda)
+    }
+}
+
+impl fmt::Display for Target {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// How the pipeline runs.
+#[derive(Clone, Debug)]
+pub struct Options {
+    /// Stop rewriting after this many strategy applications.
+    pub budget: u64,
+}
+
+impl Default for Options {
+    fn default() -> Options {
+        Options {
+            budget: elevate::DEFAULT_BUDGET,
+        }
+    }
+}
+
+/// A strategy: an ELEVATE strategy file (`.elv`) and what to apply, a definition of the file
+/// or an expression over its definitions (`"blocking ; lowerToC"`).
+#[derive(Clone, Debug)]
+pub struct StrategySource {
+    /// The strategy file.
+    pub file: SourceFile,
+    /// The strategy to apply.
+    pub apply: String,
+}
+
+impl StrategySource {
+    /// The strategy to apply, with errors in the file or in the expression as diagnostics.
+    pub fn parse(&self) -> Result<elevate::Strategy<rise::Expr>, Error> {
+        let registry = rewrite::library::registry();
+        let module = elv::load(&self.file.text, &registry).map_err(|ds| self.file.errors(ds))?;
+        if module.definitions().any(|(n, _)| n == self.apply) {
+            module.strategy(&self.apply).map_err(|d| self.file.error(d))
+        } else {
+            let inline = SourceFile::new("--apply", self.apply.as_str());
+            module
+                .expression(&self.apply)
+                .map_err(|ds| inline.errors(ds))
+        }
+    }
+}
+
+/// A definition through the front end: checked, lowered by the strategy and translated to
+/// imperative DPIA.
+#[derive(Clone, Debug)]
+pub struct Lowered {
+    /// The program's source, for rendering errors of later stages (the interpreter's).
+    pub program: SourceFile,
+    /// The checked program.
+    pub checked: CheckedProgram,
+    /// The definition's name.
+    pub def: String,
+    /// The definition's type scheme (its sizes and parameter types).
+    pub scheme: Type,
+    /// What the definition as lowered needs of its sizes: the checked definition's
+    /// constraints and those the strategy added (`32 divides m` after a `split 32`), over the
+    /// sizes of `scheme`. The code is only run on sizes that satisfy them.
+    pub constraints: Vec<SizeConstraint>,
+    /// The lowered definition in imperative DPIA.
+    pub dpia: dpia::Program,
+}
+
+/// Generated code and what running it needs.
+#[derive(Clone, Debug)]
+pub struct Artifact {
+    /// The target the code is for.
+    pub target: Target,
+    /// The definition the code computes, through the front end.
+    pub lowered: Lowered,
+    /// The generated code.
+    pub code: Code,
+}
+
+impl Artifact {
+    /// The definition's name.
+    pub fn def(&self) -> &str {
+        &self.lowered.def
+    }
+
+    /// The size parameters of the code, in the order its entry point or kernels take them.
+    pub fn sizes(&self) -> &[arith::Var] {
+        match &self.code {
+            Code::C(_) => &self.lowered.dpia.sizes,
+            Code::Gpu(module) => &module.sizes,
+        }
+    }
+}
+
+/// The generated code of an [`Artifact`].
+#[derive(Clone, Debug)]
+pub enum Code {
+    /// A C module (C or OpenMP) with its entry point.
+    C(codegen::CModule),
+    /// GPU kernels (OpenCL or CUDA) and the host's plan: launches, temporaries, sizes.
+    Gpu(codegen::GpuModule),
+}
+
+impl Code {
+    /// The source text: the C module, or the kernels with the host plan as their first comment.
+    pub fn source(&self) -> &str {
+        match self {
+            Code::C(module) => &module.source,
+            Code::Gpu(module) => &module.source,
+        }
+    }
+}
+
+/// Compiles the definition `def` of `program` for `target`: [`lower`], then the target's code
+/// generator.
+pub fn compile(
+    program: &SourceFile,
+    def: &str,
+    strategy: Option<&StrategySource>,
+    target: Target,
+    options: &Options,
+) -> Result<Artifact, Error> {
+    let lowered = lower(program, def, strategy, options)?;
+    let code = generate(&lowered.dpia, target)
+        .map_err(|e| Error::from(format!("code generation failed: {e}")))?;
+    Ok(Artifact {
+        target,
+        lowered,
+        code,
+    })
+}
+
+/// The front end, the same for every target: parses and checks `program`, applies the
+/// strategy to the definition `def` (without one, the definition is compiled as written) and
+/// translates it to imperative DPIA.
+pub fn lower(
+    program: &SourceFile,
+    def: &str,
+    strategy: Option<&StrategySource>,
+    options: &Options,
+) -> Result<Lowered, Error> {
+    let checked = program.check()?;
+    let prepared = prepare_def(&checked, def).map_err(|d| program.error(d))?;
+    let lowered = match strategy {
+        Some(s) => apply_strategy(s.parse()?, &prepared.body, options.budget)?.map_err(|f| {
+            Error::from(format!("the strategy `{}` failed on `{def}`: {f}", s.apply))
+        })?,
+        None => prepared.body.clone(),
+    };
+    let dpia = dpia::translate(def, &lowered, &prepared.scheme).map_err(|e| {
+        let error = program.error(e.to_diagnostic());
+        match strategy {
+            Some(_) => error,
+            None => error.with_note(
+                "no strategy was given (--strategy S.elv --apply NAME); the definition is \
+                 compiled as written",
+            ),
+        }
+    })?;
+    // the constraints of the type, and those of the program's views after translation
+    // (inside `iterate` steps, say); the generated C entry point checks them too
+    let mut dpia = dpia;
+    let mut constraints = rise::constraints::of_lowered(&checked, def, &lowered, &prepared.scheme);
+    constraints.extend(std::mem::take(&mut dpia.constraints));
+    let constraints = rise::constraints::simplify_all(constraints);
+    dpia.constraints = constraints.clone();
+    Ok(Lowered {
+        program: program.clone(),
+        checked,
+        def: def.to_string(),
+        scheme: prepared.scheme,
+        constraints,
+        dpia,
+    })
+}
+
+/// The code generator of `target` on the imperative program.
+fn generate(program: &dpia::Program, target: Target) -> Result<Code, codegen::CodegenError> {
+    Ok(match target {
+        Target::C => Code::C(codegen::generate(program, codegen::Target::C)?),
+        Target::OpenMp => Code::C(codegen::generate(program, codegen::Target::OpenMP)?),
+        Target::OpenCl => Code::Gpu(codegen::generate_gpu(program, codegen::GpuTarget::OpenCl)?),
+        Target::Cuda => Code::Gpu(codegen::generate_gpu(program, codegen::GpuTarget::Cuda)?),
+    })
+}
+
+/// Applies a strategy to a definition's body (on a large stack): the rewritten body, or why
+/// the strategy failed. A budget of 0 is an error.
+fn apply_strategy(
+    strategy: elevate::Strategy<rise::Expr>,
+    body: &rise::Expr,
+    budget: u64,
+) -> Result<Result<rise::Expr, String>, Error> {
+    if budget == 0 {
+        return Err(Error::from(
+            "--budget 0 allows no strategy application; give a positive budget (the default \
+             is what most strategies need)"
+                .to_string(),
+        ));
+    }
+    let body = body.clone();
+    on_big_stack(move || {
+        let mut ctx = Ctx::new(NameGen::avoiding(&body)).with_budget(budget);
+        ctx.run(&strategy, &body).map_err(|f| f.to_string())
+    })
+}
+
+/// Runs `f` on a thread with a large stack: rewriting recurses over the program, and a large
+/// stack keeps deep programs safe.
+pub fn on_big_stack<T: Send + 'static>(f: impl FnOnce() -> T + Send + 'static) -> Result<T, Error> {
+    std::thread::Builder::new()
+        .stack_size(512 << 20)
+        .spawn(f)
+        .map_err(|e| Error::from(format!("cannot start the rewriting thread: {e}")))?
+        .join()
+        .map_err(|_| Error::from("internal error: rewriting panicked".to_string()))
+}

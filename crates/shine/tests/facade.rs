@@ -1,0 +1,106 @@
+//! The library facade without the command line: `compile`, `Executable` and `verify` on an
+//! example, and errors as values.
+
+use shine::{
+    compile, verify, Code, Error, Executable, Inputs, Options, RunOptions, SourceFile,
+    StrategySource, Target,
+};
+use std::path::Path;
+
+fn example(name: &str) -> SourceFile {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../examples")
+        .join(name);
+    SourceFile::read(&path).expect("the example reads")
+}
+
+fn mv_parallel_outer() -> StrategySource {
+    StrategySource {
+        file: example("cpu.elv"),
+        apply: "parallelOuter".into(),
+    }
+}
+
+fn nats() -> Vec<(String, i64)> {
+    vec![("n".into(), 8), ("m".into(), 6)]
+}
+
+#[test]
+fn compiles_runs_and_verifies_mv_with_openmp() {
+    let strategy = mv_parallel_outer();
+    let artifact = compile(
+        &example("mv.rise"),
+        "mv",
+        Some(&strategy),
+        Target::OpenMp,
+        &Options::default(),
+    )
+    .expect("mv compiles");
+    assert!(matches!(artifact.code, Code::C(_)));
+    assert!(artifact.code.source().contains("#pragma omp"));
+    let names: Vec<String> = artifact.sizes().iter().map(|v| v.to_string()).collect();
+    assert_eq!(names, ["n", "m"]);
+
+    let options = RunOptions::default();
+    let result = verify(&artifact, Inputs::Random { seed: 3 }, &nats(), &options)
+        .expect("the code agrees with the interpreter");
+    assert_eq!(result.shape, [8]);
+
+    let mut exe = Executable::new(&artifact, Inputs::Random { seed: 3 }, &nats(), &options)
+        .expect("mv loads");
+    assert_eq!(exe.run().expect("mv runs").data, result.data);
+    let timings = exe.bench(3, 1).expect("mv is timed");
+    assert_eq!(timings.code.runs, 3);
+    assert!(timings.wall.is_none());
+}
+
+#[test]
+fn errors_are_values_with_their_source() {
+    let broken = SourceFile::new("broken.rise", "def f : nat =");
+    let error = compile(&broken, "f", None, Target::C, &Options::default()).unwrap_err();
+    match &error {
+        Error::InSource { file, diagnostics } => {
+            assert_eq!(file.name, "broken.rise");
+            assert!(!diagnostics.is_empty());
+        }
+        other => panic!("a parse error is a diagnostic in the source: {other:?}"),
+    }
+    assert!(error.to_string().contains("broken.rise"), "{error}");
+
+    let strategy = StrategySource {
+        apply: "noSuchStrategy".into(),
+        ..mv_parallel_outer()
+    };
+    let error = compile(
+        &example("mv.rise"),
+        "mv",
+        Some(&strategy),
+        Target::C,
+        &Options::default(),
+    )
+    .unwrap_err();
+    assert!(error.to_string().contains("noSuchStrategy"), "{error}");
+
+    let artifact = compile(
+        &example("mv.rise"),
+        "mv",
+        Some(&mv_parallel_outer()),
+        Target::C,
+        &Options::default(),
+    )
+    .expect("mv compiles");
+    let error = verify(
+        &artifact,
+        Inputs::Random { seed: 1 },
+        &[("n".into(), 4)],
+        &RunOptions::default(),
+    )
+    .unwrap_err();
+    assert!(error.to_string().contains("--nat m=V"), "{error}");
+    let sanitized = RunOptions {
+        sanitize: true,
+        ..RunOptions::default()
+    };
+    assert!(sanitized.check(Target::Cuda).is_err());
+    assert!(sanitized.check(Target::C).is_ok());
+}
