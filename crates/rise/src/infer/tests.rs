@@ -402,3 +402,18 @@ fn instantiation_checks_the_constraints_before_evaluation() {
         err.message
     );
 }
+
+/// An equation whose coefficient mentions another metavariable is not solved by dividing
+/// by it: inferring the step `fun acc x => split 3 (join acc)` before `acc`'s sizes are
+/// known gives `(?a*?b) /^ 3 = ?a`, which said `?a = 0` (found by the differential run,
+/// seed 1 case 19443: "cannot unify the sizes `0` and `n`").
+#[test]
+fn a_coefficient_that_may_be_zero_is_not_divided_by() {
+    assert_eq!(
+        type_of(
+            "def f : {n: nat} -> 5.u8 -> n.3.int -> n.3.int =\n  \
+             fun xs init => xs |> reduceSeq (fun acc x => split 3 (join acc)) init"
+        ),
+        "{n: nat} -> 5.u8 -> n.3.int -> n.3.int"
+    );
+}

@@ -277,6 +277,17 @@ impl Unifier {
             return NatEq::Impossible(a, b);
         }
         for v in &metas {
+            // `c*v + rest = 0` gives `v = -rest /^ c`, and the constraint `c | rest` that
+            // comes with it rules out `c = 0` unless `rest` is 0 too. Where `rest` is 0 and
+            // `c` mentions another metavariable (`(?b/3 - 1) * ?a = 0`), `c` may be 0 and
+            // the equation says nothing about `v`: wait for the other instead of `v = 0`.
+            let diff = a.clone() - b.clone();
+            let rest = diff.substitute(v, &Nat::cst(0));
+            let coefficient = diff.substitute(v, &Nat::cst(1)) - rest.clone();
+            if rest.as_cst() == Some(0) && coefficient.free_vars().iter().any(|w| metas.contains(w))
+            {
+                continue;
+            }
             if let Some(sol) = Nat::solve_for(&a, &b, v) {
                 // A constant that is not a whole number (`10 /^ 4`) has no solution.
                 if sol.free_vars().is_empty() && sol.as_cst().is_none_or(|c| c < 0) {
