@@ -98,6 +98,15 @@ impl<P: Program> Ctx<P> {
                 Err(f) => Err(self.fill_in(f, s)),
             },
             Node::Named(n) => {
+                if self.active.len() >= MAX_NESTING {
+                    return Err(Failure::Aborted(format!(
+                        "rewriting stopped: `{}` is applied inside {MAX_NESTING} nested applications of \
+                         named strategies, which looks like a definition that calls itself before \
+                         changing anything (inside {})",
+                        s.short(),
+                        chain(&self.within())
+                    )));
+                }
                 self.active.push(s.clone());
                 let r = self.apply(n.body(), p);
                 self.active.pop();
@@ -273,8 +282,43 @@ impl<P: Program> Ctx<P> {
             self.budget
         );
         if !within.is_empty() {
-            message.push_str(&format!(" (inside {})", within.join(" > ")));
+            message.push_str(&format!(" (inside {})", chain(&within)));
         }
         Failure::Aborted(message)
     }
+}
+
+/// The most named strategies applied inside each other (a definition that calls itself
+/// before changing the program, `def s = s` or `def s = id ; s`, would otherwise recurse
+/// until the stack overflows). Far above the nesting of real strategies, whose recursion
+/// follows the program's depth; far below what the 512 MiB rewriting stack holds.
+pub const MAX_NESTING: usize = 10_000;
+
+/// The strategies being applied, outermost first, as `a > b > c`: a run of the same name
+/// is written once with its count (`s (×9998)`), and a long chain shows its two ends.
+fn chain(within: &[String]) -> String {
+    let mut runs: Vec<(String, usize)> = Vec::new();
+    for name in within {
+        match runs.last_mut() {
+            Some((last, n)) if last == name => *n += 1,
+            _ => runs.push((name.clone(), 1)),
+        }
+    }
+    let shown: Vec<String> = runs
+        .iter()
+        .map(|(name, n)| match n {
+            1 => name.clone(),
+            n => format!("{name} (×{n})"),
+        })
+        .collect();
+    const ENDS: usize = 6;
+    if shown.len() <= 2 * ENDS + 1 {
+        return shown.join(" > ");
+    }
+    format!(
+        "{} > … {} more … > {}",
+        shown[..ENDS].join(" > "),
+        shown.len() - 2 * ENDS,
+        shown[shown.len() - ENDS..].join(" > ")
+    )
 }

@@ -248,3 +248,59 @@ fn npy_files_with_trailing_data_are_refused() {
     let out = run_scale(dir.path(), &["--input", "x.npy"]);
     clean_error(dir.path(), &out, "3 bytes after its last element");
 }
+
+/// Issue 18 item 2: strategy definitions that call themselves before changing anything
+/// (directly, after `id`, or through each other) stop with a message naming the chain
+/// once, not with a stack overflow, and with a small budget the chain is not repeated a
+/// thousand times either.
+#[test]
+fn recursive_strategy_definitions_stop_with_a_message() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    std::fs::write(
+        d.join("rec.elv"),
+        "def selfRec = selfRec\ndef afterId = id ; afterId\ndef ping = pong\ndef pong = ping\n",
+    )
+    .unwrap();
+    for (name, chain) in [
+        ("selfRec", "selfRec (×10000)"),
+        ("afterId", "afterId (×10000)"),
+        ("ping", "ping > pong > ping"),
+    ] {
+        let out = shine(
+            d,
+            &[
+                "rewrite",
+                "p.rise",
+                "--def",
+                "scale",
+                "--strategy",
+                "rec.elv",
+                "--apply",
+                name,
+            ],
+        )
+        .output()
+        .unwrap();
+        clean_error(d, &out, chain);
+    }
+    let out = shine(
+        d,
+        &[
+            "rewrite",
+            "p.rise",
+            "--def",
+            "scale",
+            "--strategy",
+            "rec.elv",
+            "--apply",
+            "selfRec",
+            "--budget",
+            "1000",
+        ],
+    )
+    .output()
+    .unwrap();
+    clean_error(d, &out, "does not seem to terminate");
+    assert!(stderr(&out).len() < 400, "{}", stderr(&out));
+}
