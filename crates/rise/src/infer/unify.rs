@@ -140,13 +140,21 @@ impl Unifier {
     pub fn unify(&mut self, expected: &Type, found: &Type, span: Span) -> Result<(), Diagnostic> {
         self.unify_types(expected, found, span)
             .map_err(|Clash(why)| {
-                let e = self.zonk(expected);
-                let f = self.zonk(found);
+                let (raw_e, raw_f) = (
+                    self.zonk(expected).to_string(),
+                    self.zonk(found).to_string(),
+                );
+                let e = unknowns_as_blanks(&raw_e);
+                let f = unknowns_as_blanks(&raw_f);
+                let why = unknowns_as_blanks(&why);
                 let mut d =
                     Diagnostic::new(span, format!("type mismatch: expected `{e}`, found `{f}`"))
                         .with_label(format!("this has type `{f}`"));
                 if why != format!("`{e}` and `{f}`") {
                     d = d.with_note(format!("cannot unify {why}"));
+                }
+                if e != raw_e || f != raw_f {
+                    d = d.with_note("`_` is a size or type not known at this point");
                 }
                 d
             })
@@ -429,4 +437,42 @@ fn data_mentions(d: &DataType, x: &str) -> bool {
     let mut found = false;
     collect_data(d, &mut |n, _| found |= n == x);
     found
+}
+
+/// `text` with the inference's unknowns (`?n_4`, `?d_12`) written `_`, as a user reads a
+/// type that is not known yet (`expected `_._`, found `f32``).
+fn unknowns_as_blanks(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut chars = text.char_indices().peekable();
+    while let Some((i, c)) = chars.next() {
+        let rest = &text[i..];
+        let is_unknown = c == '?'
+            && rest[1..].starts_with(|k: char| k.is_ascii_alphabetic())
+            && rest[1..]
+                .trim_start_matches(|k: char| k.is_ascii_alphabetic())
+                .starts_with('_');
+        if !is_unknown {
+            out.push(c);
+            continue;
+        }
+        // skip the letters, the `_` and the digits
+        while chars
+            .peek()
+            .is_some_and(|&(_, k)| k.is_ascii_alphanumeric() || k == '_')
+        {
+            chars.next();
+        }
+        out.push('_');
+    }
+    out
+}
+
+#[cfg(test)]
+mod blank_tests {
+    #[test]
+    fn unknowns_print_as_blanks() {
+        assert_eq!(super::unknowns_as_blanks("?n_0.?d_12"), "_._");
+        assert_eq!(super::unknowns_as_blanks("(n+?n_4).f32"), "(n+_).f32");
+        assert_eq!(super::unknowns_as_blanks("n_4.f32 ?"), "n_4.f32 ?");
+    }
 }
