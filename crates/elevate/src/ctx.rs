@@ -7,6 +7,18 @@ use std::sync::Arc;
 /// rewrite is stopped as non-terminating.
 pub const DEFAULT_BUDGET: u64 = 50_000_000;
 
+/// The most nodes a program may grow to under `repeat` or `normalize` before rewriting is
+/// stopped (`repeat(etaAbstraction)` and `repeat(tryAll(addId))` grow without end).
+/// Far above the programs of the papers' strategies (thousands of nodes).
+pub const MAX_PROGRAM_NODES: usize = 200_000;
+
+/// The deepest a program may grow under `repeat` or `normalize` (`repeat(addId @ topDown)`
+/// nests one more `id` each step): the passes over a program recurse on its depth.
+pub const MAX_PROGRAM_DEPTH: usize = 20_000;
+
+/// The default limit on the wall-clock time of one rewrite.
+pub const DEFAULT_TIME_LIMIT: std::time::Duration = std::time::Duration::from_secs(120);
+
 /// One successful rule application, recorded when tracing.
 #[derive(Clone, Debug)]
 pub struct TraceEntry {
@@ -35,6 +47,11 @@ pub struct Ctx<P: Program> {
     pub(crate) active: Vec<Strategy<P>>,
     pub(crate) location: Vec<&'static str>,
     pub(crate) track_locations: bool,
+    /// When the rewrite started, and how long it may take.
+    pub(crate) started: std::time::Instant,
+    pub(crate) time_limit: std::time::Duration,
+    /// The application count at which a `repeat` next counts its program's nodes.
+    pub(crate) next_size_check: u64,
 }
 
 impl<P: Program> Default for Ctx<P> {
@@ -55,7 +72,16 @@ impl<P: Program> Ctx<P> {
             active: Vec::new(),
             location: Vec::new(),
             track_locations: false,
+            started: std::time::Instant::now(),
+            time_limit: DEFAULT_TIME_LIMIT,
+            next_size_check: 0,
         }
+    }
+
+    /// Sets the limit on the wall-clock time of the rewrite.
+    pub fn with_time_limit(mut self, limit: std::time::Duration) -> Ctx<P> {
+        self.time_limit = limit;
+        self
     }
 
     /// Sets the budget of strategy applications.

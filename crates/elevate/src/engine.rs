@@ -26,6 +26,9 @@ impl<P: Program> Ctx<P> {
         if self.applications > self.budget {
             return Err(self.out_of_budget(s));
         }
+        if self.applications % 4096 == 0 && self.started.elapsed() > self.time_limit {
+            return Err(self.out_of_time(s));
+        }
         match s.node() {
             Node::Id => {
                 self.steps += 1;
@@ -134,11 +137,17 @@ impl<P: Program> Ctx<P> {
         &mut self,
         p: &P,
         mut step: impl FnMut(&mut Self, &P) -> RewriteResult<P>,
-    ) -> RewriteResult<P> {
+    ) -> RewriteResult<P>
+    where
+        P: Traversable,
+    {
         let mut q = p.clone();
         loop {
             match step(self, &q) {
-                Ok(next) => q = next,
+                Ok(next) => {
+                    q = next;
+                    self.check_growth(&q)?;
+                }
                 Err(Failure::NotApplicable { .. }) => {
                     self.steps += 1;
                     return Ok(q);
@@ -268,6 +277,52 @@ impl<P: Program> Ctx<P> {
         }
     }
 
+    /// Stops a `repeat` whose program has grown past [`crate::MAX_PROGRAM_NODES`]. The nodes
+    /// are counted again once the applications since the last count reach an eighth of
+    /// the last count, so counting costs a constant per application, and a step that
+    /// rewrites the whole program (and may double it) is always followed by a count.
+    fn check_growth(&mut self, q: &P) -> Result<(), Failure<P>>
+    where
+        P: Traversable,
+    {
+        if self.applications < self.next_size_check {
+            return Ok(());
+        }
+        let (limit, deepest) = (crate::MAX_PROGRAM_NODES, crate::MAX_PROGRAM_DEPTH);
+        let (nodes, depth) = measure(q, limit + 1);
+        if nodes > limit || depth > deepest {
+            let culprit = self
+                .active
+                .iter()
+                .rev()
+                .find(|a| matches!(a.node(), Node::Repeat(_) | Node::Normalize(_)))
+                .map_or_else(String::new, |a| format!("`{}` ", a.short()));
+            let past = if nodes > limit {
+                format!("{limit} nodes")
+            } else {
+                format!("a depth of {deepest}")
+            };
+            return Err(Failure::Aborted(format!(
+                "rewriting stopped: {culprit}grew the program past {past}, which looks like a \
+                 rewrite that does not terminate (inside {})",
+                chain(&self.within())
+            )));
+        }
+        self.next_size_check = self.applications + (nodes as u64 / 8).max(1);
+        Ok(())
+    }
+
+    fn out_of_time(&self, s: &Strategy<P>) -> Failure<P> {
+        Failure::Aborted(format!(
+            "rewriting stopped after {} s (the limit) and {} strategy applications: `{}` does not \
+             seem to terminate (inside {})",
+            self.time_limit.as_secs(),
+            self.applications,
+            s.short(),
+            chain(&self.within())
+        ))
+    }
+
     fn out_of_budget(&self, s: &Strategy<P>) -> Failure<P> {
         let culprit = self
             .active
@@ -286,6 +341,21 @@ impl<P: Program> Ctx<P> {
         }
         Failure::Aborted(message)
     }
+}
+
+/// The nodes of `p`, counted up to `limit` (and no further), and the depth of those seen.
+fn measure<P: Traversable>(p: &P, limit: usize) -> (usize, usize) {
+    let mut stack = vec![(p.clone(), 1)];
+    let (mut nodes, mut deepest) = (0, 0);
+    while let Some((q, depth)) = stack.pop() {
+        nodes += 1;
+        deepest = deepest.max(depth);
+        if nodes >= limit {
+            break;
+        }
+        stack.extend((0..q.child_count()).map(|i| (q.child(i), depth + 1)));
+    }
+    (nodes, deepest)
 }
 
 /// The most named strategies applied inside each other (a definition that calls itself

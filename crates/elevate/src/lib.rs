@@ -26,7 +26,9 @@ pub mod meta;
 mod result;
 mod strategy;
 
-pub use ctx::{Ctx, TraceEntry, DEFAULT_BUDGET};
+pub use ctx::{
+    Ctx, TraceEntry, DEFAULT_BUDGET, DEFAULT_TIME_LIMIT, MAX_PROGRAM_DEPTH, MAX_PROGRAM_NODES,
+};
 pub use result::{Failure, Location, RewriteResult};
 pub use strategy::*;
 

@@ -304,3 +304,43 @@ fn recursive_strategy_definitions_stop_with_a_message() {
     clean_error(d, &out, "does not seem to terminate");
     assert!(stderr(&out).len() < 400, "{}", stderr(&out));
 }
+
+/// Issue 18 item 2: strategies that grow the program without end stop in seconds with a
+/// message once the program passes 200,000 nodes or a depth of 20,000, within the test's 4 GiB address space
+/// (`repeat(etaAbstraction)` took 24 GB in a minute, `repeat(tryAll(addId))` overflowed the
+/// stack, `repeat(addId @ topDown)` took 5 GB).
+#[test]
+fn strategies_that_grow_the_program_without_end_stop() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    std::fs::write(
+        d.join("grow.elv"),
+        "def eta = repeat(etaAbstraction)\ndef ids = repeat(addId @ topDown)\n\
+         def everywhere = repeat(tryAll(addId))\n",
+    )
+    .unwrap();
+    for name in ["eta", "ids", "everywhere"] {
+        let started = std::time::Instant::now();
+        let out = shine(
+            d,
+            &[
+                "rewrite",
+                "p.rise",
+                "--def",
+                "scale",
+                "--strategy",
+                "grow.elv",
+                "--apply",
+                name,
+            ],
+        )
+        .output()
+        .unwrap();
+        clean_error(d, &out, "grew the program past");
+        assert!(
+            started.elapsed().as_secs() < 60,
+            "{name} took {:?}",
+            started.elapsed()
+        );
+    }
+}
