@@ -26,7 +26,7 @@ impl<P: Program> Ctx<P> {
         if self.applications > self.budget {
             return Err(self.out_of_budget(s));
         }
-        if self.applications % 4096 == 0 && self.started.elapsed() > self.time_limit {
+        if self.applications.is_multiple_of(4096) && self.started.elapsed() > self.time_limit {
             return Err(self.out_of_time(s));
         }
         match s.node() {
