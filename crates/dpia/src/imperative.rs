@@ -105,7 +105,7 @@ pub enum PadMode {
 #[derive(Clone, Debug, PartialEq)]
 pub struct Exp {
     /// What it is.
-    pub kind: Box<ExpKind>,
+    pub kind: std::sync::Arc<ExpKind>,
     /// The data type of its value.
     pub ty: DataType,
 }
@@ -330,7 +330,7 @@ impl Exp {
     /// An expression of type `ty`.
     pub fn new(kind: ExpKind, ty: DataType) -> Exp {
         Exp {
-            kind: Box::new(kind),
+            kind: std::sync::Arc::new(kind),
             ty,
         }
     }

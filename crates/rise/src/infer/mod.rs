@@ -713,6 +713,7 @@ fn inline_globals(
         .iter()
         .rposition(|d| &*d.name == name)
         .ok_or_else(|| Diagnostic::new(Span::default(), format!("no definition named `{name}`")))?;
+    check_inlined_size(&program.source[..=idx])?;
     for d in &program.source[..idx] {
         let body = substitute_closed(&d.body, &done);
         let inlinable = match &d.annot {
@@ -728,6 +729,48 @@ fn inline_globals(
     }
     let def = &program.source[idx];
     Ok((substitute_closed(&def.body, &done), def.annot.clone()))
+}
+
+/// The most nodes a definition may have once the definitions it uses are inlined: a
+/// definition that uses the previous one twice doubles it (`f20` would be a million nodes,
+/// which checking and rewriting would take minutes and gigabytes over).
+pub const MAX_INLINED_NODES: u64 = 200_000;
+
+/// Refuses the last of `defs` if inlining the definitions it uses makes it larger than
+/// [`MAX_INLINED_NODES`] (sizes computed per definition, without inlining anything).
+fn check_inlined_size(defs: &[Def]) -> Result<(), Diagnostic> {
+    fn size(e: &Expr, sizes: &HashMap<Name, u64>) -> u64 {
+        match e.kind() {
+            ExprKind::Var(x) => sizes.get(x).copied().unwrap_or(1),
+            _ => children(e)
+                .into_iter()
+                .fold(1u64, |n, c| n.saturating_add(size(c, sizes))),
+        }
+    }
+    let mut sizes: HashMap<Name, u64> = HashMap::new();
+    for d in defs {
+        let n = size(&d.body, &sizes);
+        sizes.insert(d.name.clone(), n);
+    }
+    let Some(last) = defs.last() else {
+        return Ok(());
+    };
+    let n = sizes[&last.name];
+    if n > MAX_INLINED_NODES {
+        return Err(Diagnostic::new(
+            last.name_span,
+            format!(
+                "`{}` is {n} nodes once the definitions it uses are inlined, more than the \
+                 {MAX_INLINED_NODES} shine handles",
+                last.name
+            ),
+        )
+        .with_note(
+            "each use of a definition inlines a copy of it: a definition that uses another \
+             twice doubles its size",
+        ));
+    }
+    Ok(())
 }
 
 /// `fun (n: nat) => ... => (body : t)` for a scheme `{n: nat} -> ... -> t`.
