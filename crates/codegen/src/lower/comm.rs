@@ -23,7 +23,7 @@ impl Lowerer {
             Comm::Seq(cs) => cs.iter().try_for_each(|c| self.comm(env, c, out)),
             Comm::Assign(acc, exp) => self.assign(env, acc, exp, out),
             Comm::Barrier { local, global } => {
-                if !self.gpu {
+                if !self.gpu() {
                     return malformed("a barrier in a program for a CPU");
                 }
                 out.push(Stmt::Barrier {
@@ -121,7 +121,7 @@ impl Lowerer {
         body: &Comm,
         out: &mut Vec<Stmt>,
     ) -> Res<()> {
-        if !self.gpu {
+        if !self.gpu() {
             return unsupported(format!(
                 "`{origin}` distributes its iterations over GPU threads; compile for OpenCL or CUDA \
                  (--target opencl / cuda), or lower the map with mapSeq or mapPar"

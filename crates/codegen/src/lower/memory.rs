@@ -70,14 +70,14 @@ impl Lowerer {
         out: &mut Vec<Stmt>,
     ) -> Res<()> {
         match addr {
-            AddrSpace::Global if self.gpu => {
+            AddrSpace::Global if self.gpu() => {
                 return malformed(format!(
                     "the global memory `{}` is allocated inside a kernel (the host allocates it)",
                     ident.name
                 ))
             }
             AddrSpace::Global | AddrSpace::Private => {}
-            AddrSpace::Local if self.gpu => {}
+            AddrSpace::Local if self.gpu() => {}
             AddrSpace::Local | AddrSpace::Constant => {
                 return unsupported(format!(
                     "`{}` is allocated in {addr} memory, which exists only on GPUs \
@@ -122,7 +122,7 @@ impl Lowerer {
     /// block: Shine's adjustment of private allocations to the parallel loops that
     /// index them). The number of such leading dimensions.
     fn distributable(&self, env: &Env, addr: &AddrSpace, ty: &DataType) -> Option<usize> {
-        if !self.gpu || *addr != AddrSpace::Private {
+        if !self.gpu() || *addr != AddrSpace::Private {
             return None;
         }
         if env.scope.iter().any(|v| self.thread_vars.contains_key(v)) {
@@ -204,11 +204,11 @@ impl Lowerer {
                     decls.push(Stmt::Decl(d));
                 }
                 Some((c, b)) if b <= STACK_LIMIT => {
-                    let place = if self.gpu { "private" } else { "stack" };
+                    let place = if self.gpu() { "private" } else { "stack" };
                     decls.push(Stmt::Comment(format!("{name}: {} ({place})", show_type(&ty))));
                     decls.push(Stmt::Decl(decl(elem, &name, Some(c.max(1)), None)));
                 }
-                _ if self.gpu => {
+                _ if self.gpu() => {
                     return unsupported(format!(
                         "`{}` ({addr} memory of type {}) needs a constant size of at most {STACK_LIMIT} \
                          bytes on a GPU",
@@ -250,7 +250,7 @@ impl Lowerer {
             indexed,
             distributed: distributed.map(|k| std::cell::RefCell::new(vec![None; k])),
             // local arrays are declared 16-byte aligned (see `print::decl_in`)
-            aligned: self.gpu && *addr == AddrSpace::Local,
+            aligned: self.gpu() && *addr == AddrSpace::Local,
         };
         let shadowed = self.mems.insert(ident.name.clone(), mem);
         let mut stmts = Vec::new();

@@ -68,9 +68,6 @@ pub struct Lowerer {
     depth: HashMap<String, usize>,
     /// Set while a vector is computed with vector operations ([`Lowerer::vector_op`]).
     vector_mode: Option<VectorMode>,
-    /// Lowering a GPU kernel: parallel loops over threads, local memory and barriers
-    /// are allowed, heap allocation is not.
-    pub gpu: bool,
     /// The number of threads of a work-group in each dimension, when it is a
     /// constant (GPU kernels of work-groups).
     pub threads: [Option<i64>; 3],
@@ -79,9 +76,11 @@ pub struct Lowerer {
     thread_vars: HashMap<String, u8>,
     /// The distributed private memory an access did not fit, if any.
     undistributable: std::cell::RefCell<Option<String>>,
-    /// The GPU language of a GPU kernel: vectors are its builtin vector types,
-    /// loaded and stored with its idioms (OpenCL `vload4`, CUDA aligned
-    /// `float4` accesses), their lanes `.s0`/`.x`; `None` on CPUs (GCC vectors).
+    /// The GPU language of a GPU kernel, `None` on CPUs. A GPU kernel may have
+    /// parallel loops over threads, local memory and barriers, but no heap
+    /// allocation; its vectors are the dialect's builtin vector types, loaded and
+    /// stored with its idioms (OpenCL `vload4`, CUDA aligned `float4` accesses),
+    /// their lanes `.s0`/`.x` (GCC vectors on CPUs).
     pub target: Option<GpuTarget>,
     /// The checked division helpers the code calls (see [`crate::intops`]); not empty:
     /// the kernel takes the status flag.
@@ -99,6 +98,11 @@ pub struct Kernel {
 }
 
 impl Lowerer {
+    /// Whether this lowers a GPU kernel (see [`Lowerer::target`]).
+    fn gpu(&self) -> bool {
+        self.target.is_some()
+    }
+
     /// Registers the typedefs of the program's memory and assignments, so that
     /// they get their canonical names before any variable is named (others are
     /// registered when first used).
@@ -222,7 +226,7 @@ impl Lowerer {
             .types
             .value_type(&canonical(&env.ty(&leaf.elem)), &mut self.names)?;
         // On a GPU every buffer is a pointer to global memory (a scalar input too).
-        let pointer = role != Role::Input || leaf.count.is_some() || self.gpu;
+        let pointer = role != Role::Input || leaf.count.is_some() || self.gpu();
         let ty = if pointer {
             Type::Pointer {
                 to: Box::new(elem),
@@ -244,7 +248,7 @@ impl Lowerer {
             },
             distributed: None,
             // the runtimes allocate buffers at 64-byte (OpenCL) or 256-byte (CUDA) alignment
-            aligned: self.gpu && pointer,
+            aligned: self.gpu() && pointer,
         };
         self.mems.insert(id.name.clone(), mem);
         Ok(ast::Param { ty, name: cname })

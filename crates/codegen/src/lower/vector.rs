@@ -181,7 +181,7 @@ impl Lowerer {
             .types
             .value_type(&canonical(&env.ty(&mode_ty)), &mut self.names)?;
         // the same type on both sides (a C load has the unaligned variant)
-        let fast = if self.target.is_none() {
+        let fast = if !self.gpu() {
             fast.cast(t.clone())
         } else {
             fast
@@ -193,7 +193,7 @@ impl Lowerer {
     /// A vector value lane by lane: a compound literal in C, the dialect's
     /// vector literal on a GPU ([`Expr::VectorLit`]).
     pub(super) fn vector_value(&self, t: Type, items: Vec<Expr>) -> Expr {
-        if self.target.is_some() {
+        if self.gpu() {
             Expr::VectorLit(t, items)
         } else {
             Expr::Compound(t, items)
