@@ -263,6 +263,22 @@ pub enum Expr {
     /// (`(float4){a, b, c, d}` in C, `(float4)(a, b, c, d)` in OpenCL,
     /// `make_float4(a, b, c, d)` in CUDA).
     VectorLit(Type, Vec<Expr>),
+    /// Lane `k` of a vector value: C `v[k]`, OpenCL `v.s0` .. `v.sf`, CUDA
+    /// `v.x` .. `v.w`.
+    Lane(Box<Expr>, u32),
+    /// A vector converted lane by lane to the vector type `to` of `lanes` lanes
+    /// of `elem`: C `__builtin_convertvector(e, T)`, OpenCL `convert_T(e)`, CUDA
+    /// (which has no conversion of vectors) `make_T((s)e.x, (s)e.y, ...)`.
+    Convert {
+        /// The vector type converted to.
+        to: Type,
+        /// Its lanes' scalar type.
+        elem: Scalar,
+        /// Its number of lanes.
+        lanes: u32,
+        /// The vector converted.
+        e: Box<Expr>,
+    },
     /// C text printed as is (always a complete, parenthesised expression).
     Raw(String),
     /// A thread index or count of a GPU launch, in dimension 0, 1 or 2 (OpenCL
@@ -321,6 +337,11 @@ impl Expr {
     /// `(ty)self`.
     pub fn cast(self, ty: Type) -> Expr {
         Expr::Cast(ty, Box::new(self))
+    }
+
+    /// Lane `k` of the vector `self`.
+    pub fn lane(self, k: u32) -> Expr {
+        Expr::Lane(Box::new(self), k)
     }
 
     /// A call statement or expression.
@@ -532,7 +553,11 @@ fn expr_idents(e: &Expr, out: &mut std::collections::BTreeSet<String>) {
             expr_idents(a, out);
             expr_idents(b, out);
         }
-        Expr::Member(a, _) | Expr::Unary(_, a) | Expr::Cast(_, a) => expr_idents(a, out),
+        Expr::Member(a, _)
+        | Expr::Lane(a, _)
+        | Expr::Unary(_, a)
+        | Expr::Cast(_, a)
+        | Expr::Convert { e: a, .. } => expr_idents(a, out),
         Expr::Ternary(a, b, c) => [a, b, c].into_iter().for_each(|e| expr_idents(e, out)),
         Expr::Call(f, args)
         | Expr::Compound(Type::Named(f), args)

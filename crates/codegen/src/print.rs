@@ -6,8 +6,9 @@
 //! The GPU dialects ([`Dialect::OpenCl`], [`Dialect::Cuda`]) spell what the AST
 //! marks: kernels (`kernel`, `extern "C" __global__`), address spaces of pointers
 //! and declarations (`global`, `local` / `__shared__`), thread indices
-//! ([`Expr::Gpu`]), barriers, scalar type names (`long`, `uchar` / `long long`)
-//! and `restrict` (`__restrict__` in CUDA).
+//! ([`Expr::Gpu`]), barriers, scalar type names (`long`, `uchar` / `long long`),
+//! `restrict` (`__restrict__` in CUDA), vector lanes ([`Expr::Lane`]) and
+//! conversions ([`Expr::Convert`]).
 //! Expressions get the parentheses C precedence needs, plus those a reader
 //! (and `gcc -Wparentheses`) expects: mixed `&&`/`||`, shifts, ternaries, and
 //! `/` or `%` next to another multiplicative operator.
@@ -389,6 +390,35 @@ fn doc(e: &Expr, d: Dialect) -> (String, u8) {
             P_POSTFIX,
         ),
         Expr::Member(a, f) => (format!("{}.{f}", operand(a, P_POSTFIX, d)), P_POSTFIX),
+        Expr::Lane(a, k) => {
+            let v = operand(a, P_POSTFIX, d);
+            let text = match d {
+                Dialect::C | Dialect::OpenMP => format!("{v}[{k}]"),
+                Dialect::OpenCl => format!("{v}.s{k:x}"),
+                Dialect::Cuda => format!("{v}.{}", ["x", "y", "z", "w"][(*k).min(3) as usize]),
+            };
+            (text, P_POSTFIX)
+        }
+        Expr::Convert { to, elem, lanes, e } => match d {
+            Dialect::C | Dialect::OpenMP => (
+                format!(
+                    "__builtin_convertvector({}, {})",
+                    expr_in(e, d),
+                    type_name_in(to, d)
+                ),
+                P_POSTFIX,
+            ),
+            Dialect::OpenCl => (
+                format!("convert_{}({})", type_name_in(to, d), expr_in(e, d)),
+                P_POSTFIX,
+            ),
+            Dialect::Cuda => {
+                let items = (0..*lanes)
+                    .map(|k| (**e).clone().lane(k).cast(Type::Scalar(*elem)))
+                    .collect();
+                doc(&Expr::VectorLit(to.clone(), items), d)
+            }
+        },
         Expr::Call(f, args) => {
             let args: Vec<String> = args.iter().map(|a| expr_in(a, d)).collect();
             (format!("{f}({})", args.join(", ")), P_POSTFIX)
@@ -632,6 +662,29 @@ mod tests {
         assert_eq!(expr_in(&v, Dialect::C), "(float4){a, a, a, a}");
         assert_eq!(expr_in(&v, Dialect::OpenCl), "(float4)(a, a, a, a)");
         assert_eq!(expr_in(&v, Dialect::Cuda), "make_float4(a, a, a, a)");
+    }
+
+    #[test]
+    fn vector_lanes_and_conversions_in_every_dialect() {
+        let lane = id("v").index(id("i")).lane(10);
+        assert_eq!(expr_in(&lane, Dialect::C), "v[i][10]");
+        assert_eq!(expr_in(&lane, Dialect::OpenCl), "v[i].sa");
+        assert_eq!(expr_in(&id("v").lane(2), Dialect::Cuda), "v.z");
+        let convert = Expr::Convert {
+            to: Type::Named("int2".into()),
+            elem: Scalar::Int,
+            lanes: 2,
+            e: Box::new(id("v")),
+        };
+        assert_eq!(
+            expr_in(&convert, Dialect::C),
+            "__builtin_convertvector(v, int2)"
+        );
+        assert_eq!(expr_in(&convert, Dialect::OpenCl), "convert_int2(v)");
+        assert_eq!(
+            expr_in(&convert, Dialect::Cuda),
+            "make_int2((int)v.x, (int)v.y)"
+        );
     }
 
     #[test]

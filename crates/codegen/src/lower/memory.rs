@@ -349,7 +349,7 @@ impl Lowerer {
         if let Some(l) = &p.place.lane {
             e = match (self.target, l.as_cst()) {
                 (None, _) => e.index(self.nat(env, l)?),
-                (Some(t), Some(k)) if (0..16).contains(&k) => e.member(&lane_name(t, k as u32)),
+                (Some(_), Some(k)) if (0..16).contains(&k) => e.lane(k as u32),
                 (Some(_), _) => {
                     return unsupported(format!(
                         "the lane `{l}` of the vector `{}` on a GPU: OpenCL and CUDA vectors \
@@ -413,13 +413,5 @@ pub(super) fn zero(s: Scalar) -> Expr {
         },
         Scalar::Int => Expr::Int(0),
         s => Expr::Int(0).cast(Type::Scalar(s)),
-    }
-}
-
-/// The lane `k` of a GPU vector: OpenCL `s0` .. `sf`, CUDA `x` .. `w`.
-pub(super) fn lane_name(t: GpuTarget, k: u32) -> String {
-    match t {
-        GpuTarget::OpenCl => format!("s{k:x}"),
-        GpuTarget::Cuda => ["x", "y", "z", "w"][k.min(3) as usize].to_string(),
     }
 }

@@ -8,13 +8,12 @@ use arith::Nat;
 use dpia::{Acc, AccKind, Exp, ExpKind, PadMode};
 use rise::{DataType, Literal, ScalarType};
 
-use super::memory::{lane_name, MemPlace};
+use super::memory::MemPlace;
 use super::vector::{path_mentions, place_mentions};
 use super::{canonical, Env, Lowerer, Res};
 use crate::ast::{BinOp, Expr, Scalar, Type, UnOp};
 use crate::ctypes::{lane_count, scalar, scalar_of, vector_elem_lanes, vector_shape};
 use crate::error::{malformed, unsupported};
-use crate::gpu::GpuTarget;
 use crate::intops;
 use crate::layout::{show_step, show_type, PathElem};
 use crate::nat_expr::nat_to_expr;
@@ -152,29 +151,16 @@ impl Lowerer {
                     (DataType::Vector(..), []) => {
                         let vty = canonical(&env.ty(&e.ty));
                         let t = self.types.value_type(&vty, &mut self.names)?;
-                        let Type::Named(tname) = &t else {
+                        if !matches!(t, Type::Named(_)) {
                             return malformed(format!("the vector type {}", show_type(&vty)));
-                        };
-                        match self.target {
-                            None => {
-                                let tname = Expr::Raw(crate::print::type_name(&t));
-                                value(Expr::call("__builtin_convertvector", vec![v, tname]))
-                            }
-                            Some(GpuTarget::OpenCl) => {
-                                value(Expr::call(&format!("convert_{tname}"), vec![v]))
-                            }
-                            Some(GpuTarget::Cuda) => {
-                                let (s, lanes) = vector_elem_lanes(&vty)?;
-                                let items = (0..lanes)
-                                    .map(|k| {
-                                        v.clone()
-                                            .member(&lane_name(GpuTarget::Cuda, k))
-                                            .cast(Type::Scalar(s))
-                                    })
-                                    .collect();
-                                value(Expr::VectorLit(t, items))
-                            }
                         }
+                        let (elem, lanes) = vector_elem_lanes(&vty)?;
+                        value(Expr::Convert {
+                            to: t,
+                            elem,
+                            lanes,
+                            e: Box::new(v),
+                        })
                     }
                     (t, _) => {
                         let elem = match t {
