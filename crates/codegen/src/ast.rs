@@ -279,6 +279,9 @@ pub enum Expr {
         /// The vector converted.
         e: Box<Expr>,
     },
+    /// Consecutive elements of an array read as one vector: C and CUDA
+    /// `*(const float4 *)&x[i]`, OpenCL `vload4(k, x)`.
+    VectorLoad(Box<VectorAccess>),
     /// C text printed as is (always a complete, parenthesised expression).
     Raw(String),
     /// A thread index or count of a GPU launch, in dimension 0, 1 or 2 (OpenCL
@@ -361,6 +364,9 @@ pub enum Stmt {
     Assign(Expr, Expr),
     /// `e;`
     Expr(Expr),
+    /// A vector stored to consecutive elements of an array: C and CUDA
+    /// `*(float4 *)&x[i] = v;`, OpenCL `vstore4(v, k, x);`.
+    VectorStore(VectorAccess, Expr),
     /// `if (cond) { then } else { els }` (no `else` when `els` is empty).
     If(Expr, Vec<Stmt>, Vec<Stmt>),
     /// A counted loop.
@@ -377,6 +383,24 @@ pub enum Stmt {
         /// Fence global memory.
         global: bool,
     },
+}
+
+/// Consecutive elements of an array accessed as one vector
+/// ([`Expr::VectorLoad`], [`Stmt::VectorStore`]).
+#[derive(Clone, Debug, PartialEq)]
+pub struct VectorAccess {
+    /// The vector type the elements are accessed as through a pointer (C: the
+    /// unaligned variant of a GCC vector type; CUDA: the builtin type, only where
+    /// the address is aligned); `None` for OpenCL, whose `vloadN`/`vstoreN` take
+    /// the element pointer (and whose builtin types do not cover every vector).
+    pub ty: Option<Type>,
+    /// The number of lanes.
+    pub lanes: u32,
+    /// The first element (`x[i]`).
+    pub first: Expr,
+    /// The array and the index of the vector counted in vectors (`x`, `k`), where
+    /// the first element's index is a multiple of the lanes (`i = 4 * k`).
+    pub whole: Option<(Expr, Expr)>,
 }
 
 /// `ty name[len] = init;` (optionally in an address space).
@@ -524,6 +548,10 @@ fn stmt_idents(s: &Stmt, out: &mut std::collections::BTreeSet<String>) {
             expr_idents(b, out);
         }
         Stmt::Expr(e) | Stmt::Return(Some(e)) => expr_idents(e, out),
+        Stmt::VectorStore(access, v) => {
+            access_idents(access, out);
+            expr_idents(v, out);
+        }
         Stmt::If(c, a, b) => {
             expr_idents(c, out);
             a.iter().chain(b).for_each(|s| stmt_idents(s, out));
@@ -568,5 +596,14 @@ fn expr_idents(e: &Expr, out: &mut std::collections::BTreeSet<String>) {
         Expr::Compound(_, args) | Expr::VectorLit(_, args) | Expr::InitList(args) => {
             args.iter().for_each(|e| expr_idents(e, out))
         }
+        Expr::VectorLoad(access) => access_idents(access, out),
+    }
+}
+
+fn access_idents(a: &VectorAccess, out: &mut std::collections::BTreeSet<String>) {
+    expr_idents(&a.first, out);
+    if let Some((array, index)) = &a.whole {
+        expr_idents(array, out);
+        expr_idents(index, out);
     }
 }

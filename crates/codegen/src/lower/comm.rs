@@ -235,9 +235,9 @@ impl Lowerer {
                 let probe = self.dest(&lenv, acc, &[elem_index(&index, lanes, &lane)]);
                 if let Ok(Dest::Mem(p)) = probe {
                     if let Some(first) = contiguous(&p, &lane) {
-                        if let Some(store) = self.store_vector(&aenv, &first, &vty)? {
+                        if let Some(access) = self.vector_access(&aenv, &first, &vty)? {
                             let v = self.value(env, exp, &[])?;
-                            out.push(store(v));
+                            out.push(Stmt::VectorStore(access, v));
                             return Ok(());
                         }
                     }

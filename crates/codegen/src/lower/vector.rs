@@ -11,7 +11,7 @@ use rise::DataType;
 use super::memory::MemPlace;
 use super::views::{cons, one_index, outer_len, Read};
 use super::{canonical, Env, Lowerer, Res};
-use crate::ast::{BinOp, Expr, Stmt, Type, UnOp};
+use crate::ast::{BinOp, Expr, Type, VectorAccess};
 use crate::ctypes::{vector_elem_lanes, vector_shape};
 use crate::error::malformed;
 use crate::gpu::GpuTarget;
@@ -201,89 +201,58 @@ impl Lowerer {
     }
 
     /// A vector of type `vty` loaded from consecutive elements, the first at
-    /// `first`: C `*(const float4_u *)&x[i]` (element alignment), OpenCL
-    /// `vload4(k, x)` (any element address), CUDA `*(const float4 *)&x[i]` where
-    /// that is provably aligned and `make_float4(x[i], x[i + 1], ...)` elsewhere.
+    /// `first`: one [`Expr::VectorLoad`] where the target has one (C at element
+    /// alignment, OpenCL at any element address, CUDA where the address is
+    /// provably aligned), else the elements one by one (`make_float4(x[i], ...)`).
     fn load_vector(&mut self, env: &Env, first: &MemPlace, vty: &DataType) -> Res<Expr> {
+        if let Some(access) = self.vector_access(env, first, vty)? {
+            return Ok(Expr::VectorLoad(Box::new(access)));
+        }
         let vty = canonical(vty);
         let (_, lanes) = vector_elem_lanes(&vty)?;
-        match self.target {
-            None => {
-                let ptr = Type::const_ptr(self.types.unaligned_vector(&vty, &mut self.names)?);
-                let addr = Expr::unary(UnOp::AddrOf, self.place_expr(env, first)?);
-                Ok(Expr::unary(UnOp::Deref, addr.cast(ptr)))
-            }
-            Some(GpuTarget::OpenCl) => {
-                let (offset, ptr) = self.vload_args(env, first, lanes)?;
-                Ok(Expr::call(&format!("vload{lanes}"), vec![offset, ptr]))
-            }
-            Some(GpuTarget::Cuda) => {
-                let t = self.types.value_type(&vty, &mut self.names)?;
-                if vector_aligned(first, lanes) {
-                    let addr = Expr::unary(UnOp::AddrOf, self.place_expr(env, first)?);
-                    return Ok(Expr::unary(UnOp::Deref, addr.cast(Type::const_ptr(t))));
-                }
-                let mut items = Vec::new();
-                for k in 0..i64::from(lanes) {
-                    items.push(self.place_expr(env, &first.at(k))?);
-                }
-                Ok(Expr::VectorLit(t, items))
-            }
+        let t = self.types.value_type(&vty, &mut self.names)?;
+        let mut items = Vec::new();
+        for k in 0..i64::from(lanes) {
+            items.push(self.place_expr(env, &first.at(k))?);
         }
+        Ok(Expr::VectorLit(t, items))
     }
 
-    /// The store of a vector of type `vty` to consecutive elements, the first at
-    /// `first` (as [`Lowerer::load_vector`] loads it), given the value; `None`
-    /// where the target has no such store (CUDA, not provably aligned) and the
-    /// lanes are stored one by one.
-    #[allow(clippy::type_complexity)]
-    pub(super) fn store_vector(
+    /// Consecutive elements from `first` accessed as one vector of type `vty`
+    /// (loaded by [`Lowerer::load_vector`], stored by an assignment); `None` where
+    /// the target has no such access (CUDA, not provably aligned) and the lanes
+    /// go one by one.
+    pub(super) fn vector_access(
         &mut self,
         env: &Env,
         first: &MemPlace,
         vty: &DataType,
-    ) -> Res<Option<Box<dyn FnOnce(Expr) -> Stmt>>> {
+    ) -> Res<Option<VectorAccess>> {
         let vty = canonical(vty);
         let (_, lanes) = vector_elem_lanes(&vty)?;
-        match self.target {
-            None => {
-                let ptr = Type::ptr(self.types.unaligned_vector(&vty, &mut self.names)?);
-                let addr = Expr::unary(UnOp::AddrOf, self.place_expr(env, first)?);
-                let lhs = Expr::unary(UnOp::Deref, addr.cast(ptr));
-                Ok(Some(Box::new(move |v| Stmt::Assign(lhs, v))))
-            }
-            Some(GpuTarget::OpenCl) => {
-                let (offset, ptr) = self.vload_args(env, first, lanes)?;
-                let f = format!("vstore{lanes}");
-                Ok(Some(Box::new(move |v| {
-                    Stmt::Expr(Expr::call(&f, vec![v, offset, ptr]))
-                })))
-            }
+        let ty = match self.target {
+            // GCC vectors through their variant of element alignment
+            None => Some(self.types.unaligned_vector(&vty, &mut self.names)?),
+            Some(GpuTarget::OpenCl) => None,
             Some(GpuTarget::Cuda) if vector_aligned(first, lanes) => {
-                let t = self.types.value_type(&vty, &mut self.names)?;
-                let addr = Expr::unary(UnOp::AddrOf, self.place_expr(env, first)?);
-                let lhs = Expr::unary(UnOp::Deref, addr.cast(Type::ptr(t)));
-                Ok(Some(Box::new(move |v| Stmt::Assign(lhs, v))))
+                Some(self.types.value_type(&vty, &mut self.names)?)
             }
-            Some(GpuTarget::Cuda) => Ok(None),
-        }
-    }
-
-    /// The offset and pointer arguments of OpenCL's `vloadN`/`vstoreN` for
-    /// consecutive elements from `first`: `(k, x)` where the index is `k * N`,
-    /// else `(0, &x[i])`.
-    fn vload_args(&self, env: &Env, first: &MemPlace, lanes: u32) -> Res<(Expr, Expr)> {
+            Some(GpuTarget::Cuda) => return Ok(None),
+        };
         let n = Nat::cst(i64::from(lanes));
-        match &first.place.flat {
-            Some(flat) if flat.modulo(&n).as_cst() == Some(0) => Ok((
-                self.nat(env, &flat.floor_div(&n))?,
+        let whole = match &first.place.flat {
+            Some(flat) if flat.modulo(&n).as_cst() == Some(0) => Some((
                 Expr::ident(&first.base),
+                self.nat(env, &flat.floor_div(&n))?,
             )),
-            _ => Ok((
-                Expr::Int(0),
-                Expr::unary(UnOp::AddrOf, self.place_expr(env, first)?),
-            )),
-        }
+            _ => None,
+        };
+        Ok(Some(VectorAccess {
+            ty,
+            lanes,
+            first: self.place_expr(env, first)?,
+            whole,
+        }))
     }
 
     /// A lane variable `0 <= l < lanes`, for proving loads and stores
