@@ -263,6 +263,25 @@ pub enum Expr {
     /// (`(float4){a, b, c, d}` in C, `(float4)(a, b, c, d)` in OpenCL,
     /// `make_float4(a, b, c, d)` in CUDA).
     VectorLit(Type, Vec<Expr>),
+    /// Lane `k` of a vector value: C `v[k]`, OpenCL `v.s0` .. `v.sf`, CUDA
+    /// `v.x` .. `v.w`.
+    Lane(Box<Expr>, u32),
+    /// A vector converted lane by lane to the vector type `to` of `lanes` lanes
+    /// of `elem`: C `__builtin_convertvector(e, T)`, OpenCL `convert_T(e)`, CUDA
+    /// (which has no conversion of vectors) `make_T((s)e.x, (s)e.y, ...)`.
+    Convert {
+        /// The vector type converted to.
+        to: Type,
+        /// Its lanes' scalar type.
+        elem: Scalar,
+        /// Its number of lanes.
+        lanes: u32,
+        /// The vector converted.
+        e: Box<Expr>,
+    },
+    /// Consecutive elements of an array read as one vector: C and CUDA
+    /// `*(const float4 *)&x[i]`, OpenCL `vload4(k, x)`.
+    VectorLoad(Box<VectorAccess>),
     /// C text printed as is (always a complete, parenthesised expression).
     Raw(String),
     /// A thread index or count of a GPU launch, in dimension 0, 1 or 2 (OpenCL
@@ -323,6 +342,11 @@ impl Expr {
         Expr::Cast(ty, Box::new(self))
     }
 
+    /// Lane `k` of the vector `self`.
+    pub fn lane(self, k: u32) -> Expr {
+        Expr::Lane(Box::new(self), k)
+    }
+
     /// A call statement or expression.
     pub fn call(f: &str, args: Vec<Expr>) -> Expr {
         Expr::Call(f.to_string(), args)
@@ -340,6 +364,9 @@ pub enum Stmt {
     Assign(Expr, Expr),
     /// `e;`
     Expr(Expr),
+    /// A vector stored to consecutive elements of an array: C and CUDA
+    /// `*(float4 *)&x[i] = v;`, OpenCL `vstore4(v, k, x);`.
+    VectorStore(VectorAccess, Expr),
     /// `if (cond) { then } else { els }` (no `else` when `els` is empty).
     If(Expr, Vec<Stmt>, Vec<Stmt>),
     /// A counted loop.
@@ -356,6 +383,24 @@ pub enum Stmt {
         /// Fence global memory.
         global: bool,
     },
+}
+
+/// Consecutive elements of an array accessed as one vector
+/// ([`Expr::VectorLoad`], [`Stmt::VectorStore`]).
+#[derive(Clone, Debug, PartialEq)]
+pub struct VectorAccess {
+    /// The vector type the elements are accessed as through a pointer (C: the
+    /// unaligned variant of a GCC vector type; CUDA: the builtin type, only where
+    /// the address is aligned); `None` for OpenCL, whose `vloadN`/`vstoreN` take
+    /// the element pointer (and whose builtin types do not cover every vector).
+    pub ty: Option<Type>,
+    /// The number of lanes.
+    pub lanes: u32,
+    /// The first element (`x[i]`).
+    pub first: Expr,
+    /// The array and the index of the vector counted in vectors (`x`, `k`), where
+    /// the first element's index is a multiple of the lanes (`i = 4 * k`).
+    pub whole: Option<(Expr, Expr)>,
 }
 
 /// `ty name[len] = init;` (optionally in an address space).
@@ -503,6 +548,10 @@ fn stmt_idents(s: &Stmt, out: &mut std::collections::BTreeSet<String>) {
             expr_idents(b, out);
         }
         Stmt::Expr(e) | Stmt::Return(Some(e)) => expr_idents(e, out),
+        Stmt::VectorStore(access, v) => {
+            access_idents(access, out);
+            expr_idents(v, out);
+        }
         Stmt::If(c, a, b) => {
             expr_idents(c, out);
             a.iter().chain(b).for_each(|s| stmt_idents(s, out));
@@ -532,7 +581,11 @@ fn expr_idents(e: &Expr, out: &mut std::collections::BTreeSet<String>) {
             expr_idents(a, out);
             expr_idents(b, out);
         }
-        Expr::Member(a, _) | Expr::Unary(_, a) | Expr::Cast(_, a) => expr_idents(a, out),
+        Expr::Member(a, _)
+        | Expr::Lane(a, _)
+        | Expr::Unary(_, a)
+        | Expr::Cast(_, a)
+        | Expr::Convert { e: a, .. } => expr_idents(a, out),
         Expr::Ternary(a, b, c) => [a, b, c].into_iter().for_each(|e| expr_idents(e, out)),
         Expr::Call(f, args)
         | Expr::Compound(Type::Named(f), args)
@@ -543,5 +596,14 @@ fn expr_idents(e: &Expr, out: &mut std::collections::BTreeSet<String>) {
         Expr::Compound(_, args) | Expr::VectorLit(_, args) | Expr::InitList(args) => {
             args.iter().for_each(|e| expr_idents(e, out))
         }
+        Expr::VectorLoad(access) => access_idents(access, out),
+    }
+}
+
+fn access_idents(a: &VectorAccess, out: &mut std::collections::BTreeSet<String>) {
+    expr_idents(&a.first, out);
+    if let Some((array, index)) = &a.whole {
+        expr_idents(array, out);
+        expr_idents(index, out);
     }
 }

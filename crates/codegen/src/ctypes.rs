@@ -57,7 +57,7 @@ pub struct Types {
     unaligned: HashMap<DataType, String>,
     /// Generating OpenCL or CUDA: vectors are the dialect's builtin vector
     /// types (`float4`, `int2`), which need no typedef.
-    gpu: Option<GpuTarget>,
+    target: Option<GpuTarget>,
     /// The builtin vector types used so far (element, lanes).
     builtin: BTreeSet<(Scalar, u32)>,
 }
@@ -76,7 +76,7 @@ impl Types {
     /// Types for OpenCL or CUDA: vectors are the dialect's builtin vector types.
     pub fn for_gpu(target: GpuTarget) -> Types {
         Types {
-            gpu: Some(target),
+            target: Some(target),
             ..Types::default()
         }
     }
@@ -95,9 +95,9 @@ impl Types {
             return Ok(Type::Named(name.clone()));
         }
         let def = match dt {
-            DataType::Vector(..) if self.gpu.is_some() => {
+            DataType::Vector(..) if self.target.is_some() => {
                 let (elem, lanes) = vector_elem_lanes(dt)?;
-                let name = gpu_vector_name(elem, lanes, self.gpu.expect("checked"), dt)?;
+                let name = gpu_vector_name(elem, lanes, self.target.expect("checked"), dt)?;
                 names.reserve(&name);
                 // `i32` and `int` are both `int` on GPUs
                 let elem = if elem == Scalar::I32 {
@@ -160,7 +160,7 @@ impl Types {
         if let Some(name) = self.unaligned.get(dt) {
             return Ok(Type::Named(name.clone()));
         }
-        if self.gpu.is_some() {
+        if self.target.is_some() {
             return malformed(format!(
                 "an unaligned GCC vector type for {} in GPU code",
                 show_type(dt)

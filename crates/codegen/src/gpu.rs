@@ -400,7 +400,6 @@ pub fn generate_gpu(program: &dpia::Program, target: GpuTarget) -> Result<GpuMod
     };
     let mut l = Lowerer::default();
     l.types = Types::for_gpu(target);
-    l.gpu = true;
     l.target = Some(target);
     // Typedefs first, so that they get their canonical names.
     let all = dpia::Program {

@@ -6,15 +6,16 @@
 //! The GPU dialects ([`Dialect::OpenCl`], [`Dialect::Cuda`]) spell what the AST
 //! marks: kernels (`kernel`, `extern "C" __global__`), address spaces of pointers
 //! and declarations (`global`, `local` / `__shared__`), thread indices
-//! ([`Expr::Gpu`]), barriers, scalar type names (`long`, `uchar` / `long long`)
-//! and `restrict` (`__restrict__` in CUDA).
+//! ([`Expr::Gpu`]), barriers, scalar type names (`long`, `uchar` / `long long`),
+//! `restrict` (`__restrict__` in CUDA), vector lanes ([`Expr::Lane`]) and
+//! conversions ([`Expr::Convert`]).
 //! Expressions get the parentheses C precedence needs, plus those a reader
 //! (and `gcc -Wparentheses`) expects: mixed `&&`/`||`, shifts, ternaries, and
 //! `/` or `%` next to another multiplicative operator.
 
 use crate::ast::{
     AddrSpace, BinOp, Decl, Expr, FnKind, For, Function, GpuIndex, Pragma, Scalar, Stmt, Type,
-    TypeDef, UnOp, Unit, INDEX_64_MACRO, INDEX_TYPE,
+    TypeDef, UnOp, Unit, VectorAccess, INDEX_64_MACRO, INDEX_TYPE,
 };
 use crate::Target;
 
@@ -273,6 +274,7 @@ impl Printer {
                 self.line(depth, &format!("{} = {};", expr_in(l, d), expr_in(r, d)))
             }
             Stmt::Expr(e) => self.line(depth, &format!("{};", expr_in(e, d))),
+            Stmt::VectorStore(access, v) => self.stmt(&vector_store(access, v, d), depth),
             Stmt::If(c, then, els) => {
                 self.line(depth, &format!("if ({}) {{", expr_in(c, d)));
                 self.stmts(then, depth + 1);
@@ -389,6 +391,35 @@ fn doc(e: &Expr, d: Dialect) -> (String, u8) {
             P_POSTFIX,
         ),
         Expr::Member(a, f) => (format!("{}.{f}", operand(a, P_POSTFIX, d)), P_POSTFIX),
+        Expr::Lane(a, k) => {
+            let v = operand(a, P_POSTFIX, d);
+            let text = match d {
+                Dialect::C | Dialect::OpenMP => format!("{v}[{k}]"),
+                Dialect::OpenCl => format!("{v}.s{k:x}"),
+                Dialect::Cuda => format!("{v}.{}", ["x", "y", "z", "w"][(*k).min(3) as usize]),
+            };
+            (text, P_POSTFIX)
+        }
+        Expr::Convert { to, elem, lanes, e } => match d {
+            Dialect::C | Dialect::OpenMP => (
+                format!(
+                    "__builtin_convertvector({}, {})",
+                    expr_in(e, d),
+                    type_name_in(to, d)
+                ),
+                P_POSTFIX,
+            ),
+            Dialect::OpenCl => (
+                format!("convert_{}({})", type_name_in(to, d), expr_in(e, d)),
+                P_POSTFIX,
+            ),
+            Dialect::Cuda => {
+                let items = (0..*lanes)
+                    .map(|k| (**e).clone().lane(k).cast(Type::Scalar(*elem)))
+                    .collect();
+                doc(&Expr::VectorLit(to.clone(), items), d)
+            }
+        },
         Expr::Call(f, args) => {
             let args: Vec<String> = args.iter().map(|a| expr_in(a, d)).collect();
             (format!("{f}({})", args.join(", ")), P_POSTFIX)
@@ -419,6 +450,7 @@ fn doc(e: &Expr, d: Dialect) -> (String, u8) {
             };
             (text, P_POSTFIX)
         }
+        Expr::VectorLoad(access) => doc(&vector_load(access, d), d),
         Expr::Unary(op, a) => {
             let sym = match op {
                 UnOp::Neg => "-",
@@ -454,6 +486,48 @@ fn doc(e: &Expr, d: Dialect) -> (String, u8) {
             let r = child(b, *op, true, d);
             (format!("{l} {} {r}", op.c_name()), p)
         }
+    }
+}
+
+/// A vector load as the plain expression that spells it in `d`.
+fn vector_load(a: &VectorAccess, d: Dialect) -> Expr {
+    match d {
+        Dialect::OpenCl => Expr::call(&format!("vload{}", a.lanes), opencl_vector_args(a)),
+        Dialect::C | Dialect::OpenMP | Dialect::Cuda => {
+            let addr = Expr::unary(UnOp::AddrOf, a.first.clone());
+            Expr::unary(UnOp::Deref, addr.cast(Type::const_ptr(access_type(a))))
+        }
+    }
+}
+
+/// A vector store as the plain statement that spells it in `d`.
+fn vector_store(a: &VectorAccess, v: &Expr, d: Dialect) -> Stmt {
+    match d {
+        Dialect::OpenCl => {
+            let mut args = vec![v.clone()];
+            args.extend(opencl_vector_args(a));
+            Stmt::Expr(Expr::call(&format!("vstore{}", a.lanes), args))
+        }
+        Dialect::C | Dialect::OpenMP | Dialect::Cuda => {
+            let addr = Expr::unary(UnOp::AddrOf, a.first.clone());
+            let lhs = Expr::unary(UnOp::Deref, addr.cast(Type::ptr(access_type(a))));
+            Stmt::Assign(lhs, v.clone())
+        }
+    }
+}
+
+/// The vector type of an access through a pointer (`void` where the lowering
+/// gave none, which it does only for OpenCL).
+fn access_type(a: &VectorAccess) -> Type {
+    a.ty.clone().unwrap_or(Type::Void)
+}
+
+/// The offset and pointer arguments of OpenCL's `vloadN`/`vstoreN`: `(k, x)` for
+/// the `k`-th vector of `x`, else `(0, &x[i])`.
+fn opencl_vector_args(a: &VectorAccess) -> Vec<Expr> {
+    match &a.whole {
+        Some((array, index)) => vec![index.clone(), array.clone()],
+        None => vec![Expr::Int(0), Expr::unary(UnOp::AddrOf, a.first.clone())],
     }
 }
 
@@ -632,6 +706,64 @@ mod tests {
         assert_eq!(expr_in(&v, Dialect::C), "(float4){a, a, a, a}");
         assert_eq!(expr_in(&v, Dialect::OpenCl), "(float4)(a, a, a, a)");
         assert_eq!(expr_in(&v, Dialect::Cuda), "make_float4(a, a, a, a)");
+    }
+
+    #[test]
+    fn vector_loads_and_stores_in_every_dialect() {
+        let access = |ty: Option<&str>, whole: bool| VectorAccess {
+            ty: ty.map(|t| Type::Named(t.into())),
+            lanes: 4,
+            first: id("x").index(id("i")),
+            whole: whole.then(|| (id("x"), id("k"))),
+        };
+        let load = |a| Expr::VectorLoad(Box::new(a));
+        assert_eq!(
+            expr_in(&load(access(Some("float4_u"), true)), Dialect::C),
+            "*(const float4_u *)&x[i]"
+        );
+        assert_eq!(
+            expr_in(&load(access(None, true)), Dialect::OpenCl),
+            "vload4(k, x)"
+        );
+        assert_eq!(
+            expr_in(&load(access(None, false)), Dialect::OpenCl),
+            "vload4(0, &x[i])"
+        );
+        let store = Stmt::VectorStore(access(Some("float4"), false), id("v"));
+        assert_eq!(
+            vector_store(&access(None, true), &id("v"), Dialect::OpenCl),
+            Stmt::Expr(Expr::call("vstore4", vec![id("v"), id("k"), id("x")]))
+        );
+        let Stmt::VectorStore(a, v) = &store else {
+            unreachable!()
+        };
+        let Stmt::Assign(lhs, _) = vector_store(a, v, Dialect::Cuda) else {
+            panic!("a CUDA vector store is an assignment")
+        };
+        assert_eq!(expr_in(&lhs, Dialect::Cuda), "*(float4 *)&x[i]");
+    }
+
+    #[test]
+    fn vector_lanes_and_conversions_in_every_dialect() {
+        let lane = id("v").index(id("i")).lane(10);
+        assert_eq!(expr_in(&lane, Dialect::C), "v[i][10]");
+        assert_eq!(expr_in(&lane, Dialect::OpenCl), "v[i].sa");
+        assert_eq!(expr_in(&id("v").lane(2), Dialect::Cuda), "v.z");
+        let convert = Expr::Convert {
+            to: Type::Named("int2".into()),
+            elem: Scalar::Int,
+            lanes: 2,
+            e: Box::new(id("v")),
+        };
+        assert_eq!(
+            expr_in(&convert, Dialect::C),
+            "__builtin_convertvector(v, int2)"
+        );
+        assert_eq!(expr_in(&convert, Dialect::OpenCl), "convert_int2(v)");
+        assert_eq!(
+            expr_in(&convert, Dialect::Cuda),
+            "make_int2((int)v.x, (int)v.y)"
+        );
     }
 
     #[test]

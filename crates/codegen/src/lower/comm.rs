@@ -1,0 +1,261 @@
+//! Commands and loops: a DPIA command becomes statements. Sequential and
+//! parallel loops become `for` loops (unrolled where asked, dropped or inlined
+//! when they run no or one iteration), loops over GPU threads the grid-stride
+//! loops of the kernel's dialect, and an assignment resolves the views of both
+//! sides (see [`views`](super::views)).
+
+use arith::{Nat, Var};
+use dpia::{Acc, Comm, Exp, LoopKind, ParLevel};
+use rise::DataType;
+
+use super::vector::{contiguous, elem_index};
+use super::views::Dest;
+use super::{Env, Lowerer, Res};
+use crate::ast::{self, BinOp, Decl, Expr, For, GpuIndex, Pragma, Scalar, Stmt, Type};
+use crate::ctypes::scalar_of;
+use crate::error::{malformed, unsupported, CodegenError};
+use crate::layout::{show_type, PathElem};
+
+impl Lowerer {
+    pub(super) fn comm(&mut self, env: &Env, c: &Comm, out: &mut Vec<Stmt>) -> Res<()> {
+        match c {
+            Comm::Skip => Ok(()),
+            Comm::Seq(cs) => cs.iter().try_for_each(|c| self.comm(env, c, out)),
+            Comm::Assign(acc, exp) => self.assign(env, acc, exp, out),
+            Comm::Barrier { local, global } => {
+                if !self.gpu() {
+                    return malformed("a barrier in a program for a CPU");
+                }
+                out.push(Stmt::Barrier {
+                    local: *local,
+                    global: *global,
+                });
+                Ok(())
+            }
+            Comm::New { ident, addr, body } => self.new_mem(env, ident, addr, body, out),
+            Comm::For {
+                var,
+                count,
+                kind,
+                origin,
+                body,
+            } => self.for_loop(env, var, count, *kind, origin, body, out),
+        }
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn for_loop(
+        &mut self,
+        env: &Env,
+        var: &Var,
+        count: &Nat,
+        kind: LoopKind,
+        origin: &str,
+        body: &Comm,
+        out: &mut Vec<Stmt>,
+    ) -> Res<()> {
+        let count = env.nat(count);
+        if let LoopKind::Gpu(level) = kind {
+            return self.gpu_loop(env, var, &count, level, origin, body, out);
+        }
+        if kind == LoopKind::Unroll {
+            let Some(c) = count.as_cst() else {
+                return Err(CodegenError::UnrollNotConstant {
+                    origin: origin.to_string(),
+                    count: count.to_string(),
+                });
+            };
+            out.push(Stmt::Comment(format!(
+                "{origin} (unrolled: {c} iterations)"
+            )));
+            for k in 0..c {
+                self.comm(&env.bind(var, Nat::cst(k)), body, out)?;
+            }
+            return Ok(());
+        }
+        match count.as_cst() {
+            Some(c) if c <= 0 => {
+                out.push(Stmt::Comment(format!("{origin} (no iterations)")));
+                return Ok(());
+            }
+            Some(1) => {
+                out.push(Stmt::Comment(format!("{origin} (one iteration)")));
+                return self.comm(&env.bind(var, Nat::cst(0)), body, out);
+            }
+            _ => {}
+        }
+        let name = self.names.fresh(var.name());
+        let depth = env
+            .scope
+            .iter()
+            .filter_map(|v| self.depth.get(v))
+            .max()
+            .map_or(1, |d| d + 1);
+        self.depth.insert(name.clone(), depth);
+        let renamed = Var::with_range(name.as_str(), Nat::cst(0), count.clone());
+        let inner = env.bind(var, Nat::var(&renamed)).with_scope(&name);
+        let mut stmts = Vec::new();
+        self.comm(&inner, body, &mut stmts)?;
+        out.push(Stmt::Comment(origin.to_string()));
+        out.push(Stmt::For(For {
+            var: name,
+            start: Expr::Int(0),
+            end: self.nat(env, &count)?,
+            step: Expr::Int(1),
+            body: stmts,
+            pragma: (kind == LoopKind::Par).then_some(Pragma::ParallelFor),
+        }));
+        Ok(())
+    }
+
+    /// A loop over the threads of a level: every thread runs the iterations
+    /// `id, id + size, id + 2*size, ...` below the count (Listing 11's loops).
+    #[allow(clippy::too_many_arguments)]
+    fn gpu_loop(
+        &mut self,
+        env: &Env,
+        var: &Var,
+        count: &Nat,
+        level: ParLevel,
+        origin: &str,
+        body: &Comm,
+        out: &mut Vec<Stmt>,
+    ) -> Res<()> {
+        if !self.gpu() {
+            return unsupported(format!(
+                "`{origin}` distributes its iterations over GPU threads; compile for OpenCL or CUDA \
+                 (--target opencl / cuda), or lower the map with mapSeq or mapPar"
+            ));
+        }
+        if count.as_cst().is_some_and(|c| c <= 0) {
+            out.push(Stmt::Comment(format!("{origin} (no iterations)")));
+            return Ok(());
+        }
+        let (id, size, base) = match level {
+            ParLevel::Global(_) => (GpuIndex::GlobalId, GpuIndex::GlobalSize, "gid"),
+            ParLevel::WorkGroup(_) => (GpuIndex::GroupId, GpuIndex::NumGroups, "wg"),
+            ParLevel::Local(_) => (GpuIndex::LocalId, GpuIndex::LocalSize, "lid"),
+        };
+        let dim = level.dim();
+        let name = self.names.fresh(&format!("{base}{dim}"));
+        let depth = env
+            .scope
+            .iter()
+            .filter_map(|v| self.depth.get(v))
+            .max()
+            .map_or(1, |d| d + 1);
+        self.depth.insert(name.clone(), depth);
+        let renamed = Var::with_range(name.as_str(), Nat::cst(0), count.clone());
+        let inner = env.bind(var, Nat::var(&renamed)).with_scope(&name);
+        if let ParLevel::Local(d) = level {
+            if count.as_cst().is_some() && count.as_cst() == self.threads[usize::from(d)] {
+                self.thread_vars.insert(name.clone(), d);
+            }
+        }
+        let mut stmts = Vec::new();
+        self.comm(&inner, body, &mut stmts)?;
+        if let ParLevel::Global(_) = level {
+            // The host launches at least as many work-items as the largest `mapGlobal`
+            // loop of this dimension has iterations (`GpuKernel::dims` refuses a grid
+            // that cannot cover it): every work-item runs at most one iteration.
+            out.push(Stmt::Comment(format!(
+                "{origin} (at most one iteration per work-item)"
+            )));
+            let cond = Expr::binary(BinOp::Lt, Expr::ident(&name), self.nat(env, count)?);
+            out.push(Stmt::Block(vec![
+                Stmt::Decl(Decl {
+                    ty: Type::Scalar(Scalar::Index),
+                    name,
+                    array_len: None,
+                    init: Some(Expr::Gpu(id, dim)),
+                    addr: ast::AddrSpace::Default,
+                }),
+                Stmt::If(cond, stmts, vec![]),
+            ]));
+            return Ok(());
+        }
+        if self.thread_vars.contains_key(&name) {
+            // As many iterations as the work-group has threads in this dimension: every
+            // thread runs exactly one, its own (the launch has exactly that many threads,
+            // `GpuKernel::exact_threads`). No loop: fewer registers live across the body.
+            out.push(Stmt::Comment(format!(
+                "{origin} (one iteration per work-item)"
+            )));
+            let mut block = vec![Stmt::Decl(Decl {
+                ty: Type::Scalar(Scalar::Index),
+                name,
+                array_len: None,
+                init: Some(Expr::Gpu(id, dim)),
+                addr: ast::AddrSpace::Default,
+            })];
+            block.extend(stmts);
+            out.push(Stmt::Block(block));
+            return Ok(());
+        }
+        out.push(Stmt::Comment(origin.to_string()));
+        out.push(Stmt::For(For {
+            var: name,
+            start: Expr::Gpu(id, dim),
+            end: self.nat(env, count)?,
+            step: Expr::Gpu(size, dim),
+            body: stmts,
+            pragma: None,
+        }));
+        Ok(())
+    }
+
+    /// Whether some `mapLocal` loop was lowered to one iteration per work-item: the
+    /// kernel must then be launched with exactly its work-group size.
+    pub fn exact_threads(&self) -> bool {
+        !self.thread_vars.is_empty()
+    }
+
+    fn assign(&mut self, env: &Env, acc: &Acc, exp: &Exp, out: &mut Vec<Stmt>) -> Res<()> {
+        let is_value = scalar_of(&acc.ty)?.is_some() || matches!(acc.ty, DataType::Vector(..));
+        if !is_value {
+            return malformed(format!(
+                "an assignment of data of type {} (only scalars and vectors are assigned)",
+                show_type(&acc.ty)
+            ));
+        }
+        match self.dest(env, acc, &[])? {
+            Dest::Mem(p) => {
+                let lhs = self.place_expr(env, &p)?;
+                out.push(Stmt::Assign(lhs, self.value(env, exp, &[])?));
+            }
+            Dest::Vector {
+                acc,
+                env: aenv,
+                index,
+                lanes,
+            } => {
+                let vty = env.ty(&exp.ty);
+                // One unaligned store when the lanes are contiguous in memory.
+                let (lane, lenv) = self.lane_var(&aenv, lanes);
+                let probe = self.dest(&lenv, acc, &[elem_index(&index, lanes, &lane)]);
+                if let Ok(Dest::Mem(p)) = probe {
+                    if let Some(first) = contiguous(&p, &lane) {
+                        if let Some(access) = self.vector_access(&aenv, &first, &vty)? {
+                            let v = self.value(env, exp, &[])?;
+                            out.push(Stmt::VectorStore(access, v));
+                            return Ok(());
+                        }
+                    }
+                }
+                for k in 0..lanes {
+                    let at = Nat::cst(i64::from(k));
+                    let elem = PathElem::Idx(&index * i64::from(lanes) + &at);
+                    let Dest::Mem(p) = self.dest(&aenv, acc, &[elem])? else {
+                        return malformed("a vector written through nested `asVectorAcc`s");
+                    };
+                    let lhs = self.place_expr(&aenv, &p)?;
+                    out.push(Stmt::Assign(
+                        lhs,
+                        self.value(env, exp, &[PathElem::Lane(at)])?,
+                    ));
+                }
+            }
+        }
+        Ok(())
+    }
+}

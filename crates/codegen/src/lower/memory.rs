@@ -1,0 +1,417 @@
+//! Memory: where each memory identifier lives and how a place in it is
+//! written in C. A `new` is allocated on the stack (private memory on a GPU),
+//! in local memory, or on the heap, as its size and address space say; private
+//! memory of a work-group that every work-item indexes with its own local id is
+//! cut down to the work-item's part. A path into a memory identifier becomes a
+//! [`MemPlace`], and that a C lvalue.
+
+use std::collections::BTreeSet;
+
+use arith::Nat;
+use dpia::{Comm, Ident};
+use rise::{AddrSpace, DataType};
+
+use super::views::show_path;
+use super::{canonical, Env, Lowerer, Res, STACK_LIMIT};
+use crate::ast::{self, BinOp, Decl, Expr, Scalar, Stmt, Type, UnOp};
+use crate::ctypes::vector_elem_lanes;
+use crate::error::{malformed, unsupported, CodegenError};
+use crate::gpu::GpuTarget;
+use crate::layout::{self, locate, show_type, PathElem, Place};
+
+/// The role of a memory identifier.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Role {
+    Output,
+    Input,
+    /// Global memory the host allocated for a GPU program's intermediate results.
+    Temporary,
+    Local,
+}
+
+/// How a memory identifier is stored in C.
+#[derive(Clone, Debug)]
+pub(super) struct Mem {
+    /// The C name (leaves append their suffix).
+    pub(super) cname: String,
+    /// Its data type, in terms of C variables.
+    pub(super) ty: DataType,
+    pub(super) role: Role,
+    /// Leaf suffixes that are arrays or pointers (accessed as `x[i]`); the
+    /// others are single C values.
+    pub(super) indexed: BTreeSet<String>,
+    /// Private memory of a work-group of which every thread keeps only its part
+    /// ([`Lowerer::distributable`]): the thread dimension each of the leading
+    /// indices taken off stands for (fixed by the first access).
+    pub(super) distributed: Option<std::cell::RefCell<Vec<Option<u8>>>>,
+    /// Its arrays start at an address aligned to 16 bytes or more (GPU buffers,
+    /// local-memory arrays): a vector of at most 16 bytes at an element index
+    /// that is a multiple of its lanes is aligned.
+    pub(super) aligned: bool,
+}
+
+/// A memory location: a C object and where in it.
+#[derive(Clone, Debug)]
+pub(super) struct MemPlace {
+    pub(super) base: String,
+    pub(super) indexed: bool,
+    pub(super) place: Place,
+    /// The array starts at a 16-byte aligned address ([`Mem::aligned`]).
+    pub(super) aligned: bool,
+}
+
+impl Lowerer {
+    pub(super) fn new_mem(
+        &mut self,
+        env: &Env,
+        ident: &Ident,
+        addr: &AddrSpace,
+        body: &Comm,
+        out: &mut Vec<Stmt>,
+    ) -> Res<()> {
+        match addr {
+            AddrSpace::Global if self.gpu() => {
+                return malformed(format!(
+                    "the global memory `{}` is allocated inside a kernel (the host allocates it)",
+                    ident.name
+                ))
+            }
+            AddrSpace::Global | AddrSpace::Private => {}
+            AddrSpace::Local if self.gpu() => {}
+            AddrSpace::Local | AddrSpace::Constant => {
+                return unsupported(format!(
+                    "`{}` is allocated in {addr} memory, which exists only on GPUs \
+                     (OpenCL, CUDA); on a CPU use global or private memory",
+                    ident.name
+                ))
+            }
+            AddrSpace::Var(v) => {
+                return unsupported(format!(
+                    "the address space of `{}` is still the variable `{v}`: the program must \
+                     decide where its memory lives",
+                    ident.name
+                ))
+            }
+        }
+        let ty = env.ty(&ident.ty);
+        if let Some(k) = self.distributable(env, addr, &ty) {
+            // Try with every thread keeping only its part; if some access does not
+            // fit, allocate the whole memory after all.
+            let saved = (self.names.clone(), self.depth.clone());
+            let mut attempt = Vec::new();
+            let part = strip_dims(&ty, k);
+            match self.allocate(env, ident, addr, part, Some(k), body, &mut attempt) {
+                Ok(()) => {
+                    out.extend(attempt);
+                    return Ok(());
+                }
+                Err(_) if self.undistributable.borrow().as_deref() == Some(&ident.name) => {
+                    *self.undistributable.borrow_mut() = None;
+                    (self.names, self.depth) = saved;
+                }
+                Err(e) => return Err(e),
+            }
+        }
+        self.allocate(env, ident, addr, ty, None, body, out)
+    }
+
+    /// Private memory of a GPU work-group whose leading dimensions have as many
+    /// elements as a work-group has threads in some dimensions, allocated outside
+    /// the `mapLocal` loops: if every access indexes those dimensions with the
+    /// local ids, each thread needs only its part (the accumulators of a register
+    /// block: Shine's adjustment of private allocations to the parallel loops that
+    /// index them). The number of such leading dimensions.
+    fn distributable(&self, env: &Env, addr: &AddrSpace, ty: &DataType) -> Option<usize> {
+        if !self.gpu() || *addr != AddrSpace::Private {
+            return None;
+        }
+        if env.scope.iter().any(|v| self.thread_vars.contains_key(v)) {
+            return None;
+        }
+        let mut counts: Vec<i64> = self
+            .threads
+            .iter()
+            .flatten()
+            .copied()
+            .filter(|&t| t > 1)
+            .collect();
+        let mut k = 0;
+        let mut t = ty;
+        while let DataType::Array(n, e) = t {
+            let Some(p) = n.as_cst().and_then(|c| counts.iter().position(|&t| t == c)) else {
+                break;
+            };
+            counts.remove(p);
+            k += 1;
+            t = e;
+        }
+        (k > 0).then_some(k)
+    }
+
+    /// Allocates `ident` as `ty` (its part for every thread when `distributed` says
+    /// how many leading dimensions were taken off) and lowers `body`.
+    #[allow(clippy::too_many_arguments)]
+    fn allocate(
+        &mut self,
+        env: &Env,
+        ident: &Ident,
+        addr: &AddrSpace,
+        ty: DataType,
+        distributed: Option<usize>,
+        body: &Comm,
+        out: &mut Vec<Stmt>,
+    ) -> Res<()> {
+        let cname = self.names.fresh(&ident.name);
+        let (mut decls, mut frees) = (Vec::new(), Vec::new());
+        let mut indexed = BTreeSet::new();
+        for leaf in layout::leaves(&ty)? {
+            let name = format!("{cname}{}", leaf.suffix);
+            let elem = self
+                .types
+                .value_type(&canonical(&leaf.elem), &mut self.names)?;
+            let Some(count) = leaf.count else {
+                let init = match &leaf.elem {
+                    DataType::Vector(..) if self.target == Some(GpuTarget::OpenCl) => {
+                        let (s, lanes) = vector_elem_lanes(&leaf.elem)?;
+                        Some(Expr::VectorLit(elem.clone(), vec![zero(s); lanes as usize]))
+                    }
+                    DataType::Vector(..) | DataType::Pair(..) => {
+                        Some(Expr::InitList(vec![Expr::Int(0)]))
+                    }
+                    _ => None,
+                };
+                decls.push(Stmt::Decl(decl(elem, &name, None, init)));
+                continue;
+            };
+            indexed.insert(leaf.suffix.clone());
+            let bytes = count
+                .as_cst()
+                .and_then(|c| u64::try_from(c).ok())
+                .map(|c| (c, c.saturating_mul(data_bytes(&leaf.elem))));
+            match bytes {
+                Some((c, b)) if *addr == AddrSpace::Local => {
+                    let limit = 48 * 1024;
+                    if b > limit {
+                        return unsupported(format!(
+                            "`{}` needs {b} bytes of local memory, more than the {limit} a \
+                             work-group may use",
+                            ident.name
+                        ));
+                    }
+                    decls.push(Stmt::Comment(format!("{name}: {} (local)", show_type(&ty))));
+                    let mut d = decl(elem, &name, Some(c.max(1)), None);
+                    d.addr = ast::AddrSpace::Local;
+                    decls.push(Stmt::Decl(d));
+                }
+                Some((c, b)) if b <= STACK_LIMIT => {
+                    let place = if self.gpu() { "private" } else { "stack" };
+                    decls.push(Stmt::Comment(format!("{name}: {} ({place})", show_type(&ty))));
+                    decls.push(Stmt::Decl(decl(elem, &name, Some(c.max(1)), None)));
+                }
+                _ if self.gpu() => {
+                    return unsupported(format!(
+                        "`{}` ({addr} memory of type {}) needs a constant size of at most {STACK_LIMIT} \
+                         bytes on a GPU",
+                        ident.name,
+                        show_type(&ty)
+                    ))
+                }
+                _ => {
+                    decls.push(Stmt::Comment(format!("{name}: {} (heap)", show_type(&ty))));
+                    let size = Expr::binary(
+                        BinOp::Mul,
+                        Expr::SizeOf(elem.clone()),
+                        self.nat(env, &count)?.cast(Type::Named("size_t".into())),
+                    );
+                    let init = Expr::call("malloc", vec![size]);
+                    decls.push(Stmt::Decl(decl(Type::ptr(elem), &name, None, Some(init))));
+                    decls.push(Stmt::If(
+                        Expr::unary(UnOp::Not, Expr::ident(&name)),
+                        vec![Stmt::Expr(Expr::call("abort", vec![]))],
+                        vec![],
+                    ));
+                    frees.push(Stmt::Expr(Expr::call("free", vec![Expr::ident(&name)])));
+                }
+            }
+        }
+        if distributed.is_some() {
+            decls.insert(
+                0,
+                Stmt::Comment(format!(
+                    "{cname}: the part of {} of this work-item",
+                    show_type(&env.ty(&ident.ty))
+                )),
+            );
+        }
+        let mem = Mem {
+            cname,
+            ty,
+            role: Role::Local,
+            indexed,
+            distributed: distributed.map(|k| std::cell::RefCell::new(vec![None; k])),
+            // local arrays are declared 16-byte aligned (see `print::decl_in`)
+            aligned: self.gpu() && *addr == AddrSpace::Local,
+        };
+        let shadowed = self.mems.insert(ident.name.clone(), mem);
+        let mut stmts = Vec::new();
+        let result = self.comm(env, body, &mut stmts);
+        match shadowed {
+            Some(m) => self.mems.insert(ident.name.clone(), m),
+            None => self.mems.remove(&ident.name),
+        };
+        result?;
+        // memory the body never touches is not allocated (`-Wunused-variable`)
+        let used = ast::idents(&stmts);
+        if decls
+            .iter()
+            .any(|d| matches!(d, Stmt::Decl(d) if used.contains(&d.name)))
+        {
+            out.extend(decls);
+            out.extend(stmts);
+            out.extend(frees);
+        } else {
+            out.extend(stmts);
+        }
+        Ok(())
+    }
+
+    pub(super) fn mem_place(&self, id: &Ident, path: &[PathElem], write: bool) -> Res<MemPlace> {
+        let Some(mem) = self.mems.get(&id.name) else {
+            return malformed(format!(
+                "the identifier `{}` is used outside the `new` that allocates it (or is not a parameter)",
+                id.name
+            ));
+        };
+        if write && mem.role == Role::Input {
+            return Err(CodegenError::WriteToInput(id.name.clone()));
+        }
+        let path = match &mem.distributed {
+            Some(dims) => self.own_part(&id.name, dims, path)?,
+            None => path,
+        };
+        let place = locate(&mem.ty, path)?;
+        Ok(MemPlace {
+            base: format!("{}{}", mem.cname, place.leaf),
+            indexed: mem.indexed.contains(&place.leaf),
+            place,
+            aligned: mem.aligned,
+        })
+    }
+
+    /// The path into a thread's part of distributed private memory: the leading
+    /// indices must be the local ids of the thread dimensions the part stands for.
+    fn own_part<'p>(
+        &self,
+        name: &str,
+        dims: &std::cell::RefCell<Vec<Option<u8>>>,
+        path: &'p [PathElem],
+    ) -> Res<&'p [PathElem]> {
+        let mut dims = dims.borrow_mut();
+        let k = dims.len();
+        let fits = path.len() >= k
+            && path[..k].iter().zip(dims.iter_mut()).all(|(step, dim)| {
+                let d = match step {
+                    PathElem::Idx(i) => i.as_var().and_then(|v| self.thread_vars.get(v.name())),
+                    _ => None,
+                };
+                match (d, *dim) {
+                    (Some(&d), None) => {
+                        *dim = Some(d);
+                        true
+                    }
+                    (Some(&d), Some(e)) => d == e,
+                    (None, _) => false,
+                }
+            });
+        if fits {
+            Ok(&path[k..])
+        } else {
+            *self.undistributable.borrow_mut() = Some(name.to_string());
+            unsupported(format!(
+                "`{name}` is accessed at {} outside its work-item's part",
+                show_path(path)
+            ))
+        }
+    }
+
+    pub(super) fn place_expr(&self, env: &Env, p: &MemPlace) -> Res<Expr> {
+        let mut e = Expr::ident(&p.base);
+        match (&p.place.flat, p.indexed) {
+            (flat, true) => e = e.index(self.nat(env, flat.as_ref().unwrap_or(&Nat::cst(0)))?),
+            (None, false) => {}
+            (Some(_), false) => {
+                return malformed(format!("`{}` is indexed but is not an array", p.base))
+            }
+        }
+        for f in &p.place.fields {
+            e = e.member(f);
+        }
+        if let Some(l) = &p.place.lane {
+            e = match (self.target, l.as_cst()) {
+                (None, _) => e.index(self.nat(env, l)?),
+                (Some(_), Some(k)) if (0..16).contains(&k) => e.lane(k as u32),
+                (Some(_), _) => {
+                    return unsupported(format!(
+                        "the lane `{l}` of the vector `{}` on a GPU: OpenCL and CUDA vectors \
+                         are read lane by lane with constant lanes (unroll the loop over the \
+                         lanes)",
+                        p.base
+                    ))
+                }
+            };
+        }
+        Ok(e)
+    }
+}
+
+impl MemPlace {
+    /// The place `k` elements further (of an indexed array).
+    pub(super) fn at(&self, k: i64) -> MemPlace {
+        let mut q = self.clone();
+        q.place.flat = Some(q.place.flat.as_ref().map_or(Nat::cst(k), |f| f + k));
+        q
+    }
+}
+
+fn decl(ty: Type, name: &str, array_len: Option<u64>, init: Option<Expr>) -> Decl {
+    Decl {
+        ty,
+        name: name.to_string(),
+        array_len,
+        init,
+        addr: ast::AddrSpace::Default,
+    }
+}
+
+/// Approximate size in bytes of one element of flat data (for the stack limit).
+fn data_bytes(dt: &DataType) -> u64 {
+    match dt {
+        DataType::Scalar(s) => u64::from(s.bits().div_ceil(8)),
+        DataType::NatType | DataType::Index(_) => 4,
+        DataType::Vector(n, t) => {
+            n.as_cst().and_then(|c| u64::try_from(c).ok()).unwrap_or(1) * data_bytes(t)
+        }
+        DataType::Pair(a, b) => 2 * data_bytes(a).max(data_bytes(b)),
+        _ => 8,
+    }
+}
+
+/// `ty` without its `k` outer array dimensions.
+fn strip_dims(ty: &DataType, k: usize) -> DataType {
+    match ty {
+        DataType::Array(_, e) if k > 0 => strip_dims(e, k - 1),
+        t => t.clone(),
+    }
+}
+
+/// Zero of a scalar type, as a literal of that type.
+pub(super) fn zero(s: Scalar) -> Expr {
+    match s {
+        Scalar::Float | Scalar::Double => Expr::Float {
+            value: 0.0,
+            single: s == Scalar::Float,
+        },
+        Scalar::Int => Expr::Int(0),
+        s => Expr::Int(0).cast(Type::Scalar(s)),
+    }
+}

@@ -1,0 +1,366 @@
+//! Lowering imperative DPIA to the C AST (RISE & Shine §V-D).
+//!
+//! Commands map to statements one to one, except that
+//! * `LoopKind::Unroll` loops are unrolled (the loop variable is bound to each
+//!   constant in turn), and loops of one iteration become their body;
+//! * `New` becomes declarations: on the stack when the size is a constant of at
+//!   most [`STACK_LIMIT`] bytes, on the heap (`malloc`, checked, and `free`)
+//!   otherwise;
+//! * `Assign` is where the views are resolved. The expression is *read* at
+//!   the empty path and the acceptor *written* at the empty path; every view
+//!   rewrites the path as the table in `dpia::imperative` says, until a
+//!   memory identifier is reached, whose [`layout`](crate::layout) turns the
+//!   path into a flat index. Indices are [`Nat`]s all the way, so `arith`
+//!   simplifies them with the ranges of the loop variables.
+//!
+//! Variables are renamed into C-safe names through an environment that maps
+//! each DPIA variable to a [`Nat`] over the C names (a renamed variable with
+//! its range, or the constant of an unrolled iteration, or the index a
+//! `Generate` is read at). Every `Nat` of the program goes through it.
+//!
+//! The lowering is one [`Lowerer`], its methods spread by concern:
+//! * this module: the state, the kernel's set-up (types, parameters, sizes) and
+//!   the environment;
+//! * `comm`: commands, loops (sequential, parallel, unrolled, over GPU threads)
+//!   and assignments;
+//! * `memory`: where memory lives (stack, heap, local, a work-item's part of
+//!   private memory) and how a place in it is spelled as a C expression;
+//! * `views`: the read side (expressions read at a path) and the write side
+//!   (acceptors written at a path) of the views;
+//! * `vector`: whole vectors: loads, stores and vector operations.
+
+mod comm;
+mod memory;
+mod vector;
+mod views;
+
+use std::collections::{BTreeSet, HashMap};
+
+use arith::{Nat, Var};
+use dpia::{Comm, Ident, Program};
+use rise::DataType;
+
+use self::memory::{Mem, Role};
+use self::vector::VectorMode;
+use crate::ast::{self, BinOp, Expr, Scalar, Stmt, Type};
+use crate::ctypes::Types;
+use crate::error::{unsupported, CodegenError};
+use crate::gpu::GpuTarget;
+use crate::intops;
+use crate::layout::{self, is_flat, show_type};
+use crate::names::NameSet;
+use crate::nat_expr::nat_to_index;
+
+type Res<T> = Result<T, CodegenError>;
+
+/// Allocations of at most this many bytes (with a constant size) go on the stack.
+pub const STACK_LIMIT: u64 = 64 * 1024;
+
+/// The state of lowering one program.
+#[derive(Debug, Default)]
+pub struct Lowerer {
+    /// The names of the module.
+    pub names: NameSet,
+    /// The typedefs of the module.
+    pub types: Types,
+    mems: HashMap<String, Mem>,
+    /// The nesting depth of each loop variable (for printing indices outer loops first).
+    depth: HashMap<String, usize>,
+    /// Set while a vector is computed with vector operations ([`Lowerer::vector_op`]).
+    vector_mode: Option<VectorMode>,
+    /// The number of threads of a work-group in each dimension, when it is a
+    /// constant (GPU kernels of work-groups).
+    pub threads: [Option<i64>; 3],
+    /// The C variables of `mapLocal` loops that run exactly one iteration per
+    /// thread (their value is the thread's local id), with their dimension.
+    thread_vars: HashMap<String, u8>,
+    /// The distributed private memory an access did not fit, if any.
+    undistributable: std::cell::RefCell<Option<String>>,
+    /// The GPU language of a GPU kernel, `None` on CPUs. A GPU kernel may have
+    /// parallel loops over threads, local memory and barriers, but no heap
+    /// allocation; its vectors are the dialect's builtin vector types, loaded and
+    /// stored with its idioms (OpenCL `vload4`, CUDA aligned `float4` accesses),
+    /// their lanes `.s0`/`.x` (GCC vectors on CPUs).
+    pub target: Option<GpuTarget>,
+    /// The checked division helpers the code calls (see [`crate::intops`]); not empty:
+    /// the kernel takes the status flag.
+    pub divisions: intops::Helpers,
+}
+
+/// The kernel's parameters and its lowered body.
+pub struct Kernel {
+    /// The parameters, in the order of the calling convention.
+    pub params: Vec<ast::Param>,
+    /// Whether each parameter is passed by pointer (an array, or the output).
+    pub by_pointer: Vec<bool>,
+    /// The body.
+    pub body: Vec<Stmt>,
+}
+
+impl Lowerer {
+    /// Whether this lowers a GPU kernel (see [`Lowerer::target`]).
+    fn gpu(&self) -> bool {
+        self.target.is_some()
+    }
+
+    /// Registers the typedefs of the program's memory and assignments, so that
+    /// they get their canonical names before any variable is named (others are
+    /// registered when first used).
+    pub fn register_types(&mut self, p: &Program) -> Res<()> {
+        let mut tys = Vec::new();
+        tys.push(p.output.ty.clone());
+        tys.extend(p.inputs.iter().map(|i| i.ty.clone()));
+        collect_comm_types(&p.body, &mut tys);
+        for t in &tys {
+            self.register(t)?;
+        }
+        Ok(())
+    }
+
+    /// Lowers the program's body; names the parameters (output, inputs, sizes).
+    pub fn kernel(&mut self, p: &Program) -> Res<Kernel> {
+        let mut env = Env::default();
+        let (mut params, mut by_pointer) = (Vec::new(), Vec::new());
+        let out = self.param(&p.output, Role::Output, &env)?;
+        params.push(out);
+        by_pointer.push(true);
+        for input in &p.inputs {
+            let param = self.param(input, Role::Input, &env)?;
+            by_pointer.push(matches!(param.ty, Type::Pointer { .. }));
+            params.push(param);
+        }
+        for size in &p.sizes {
+            params.push(self.size_param(&mut env, size));
+            by_pointer.push(false);
+        }
+        // The parameters' types mention sizes: fix them now that sizes are bound.
+        for m in self.mems.values_mut() {
+            m.ty = env.ty(&m.ty);
+        }
+        let mut body = Vec::new();
+        self.comm(&env, &p.body, &mut body)?;
+        Ok(Kernel {
+            params,
+            by_pointer,
+            body,
+        })
+    }
+
+    /// Lowers one kernel of a GPU program. Its parameters are the buffers its body
+    /// uses (the output always, then the inputs and the temporaries, in order; each a
+    /// pointer to global memory), then every size.
+    pub fn gpu_kernel(
+        &mut self,
+        p: &dpia::GpuProgram,
+        body: &Comm,
+    ) -> Res<(Vec<ast::Param>, Vec<crate::gpu::KernelParam>, Vec<Stmt>)> {
+        use crate::gpu::KernelParam as K;
+        self.mems.clear();
+        self.depth.clear();
+        self.thread_vars.clear();
+        let used = dpia::gpu::memories_used(body);
+        let mut env = Env::default();
+        let (mut params, mut refs) = (Vec::new(), Vec::new());
+        let buffers = std::iter::once((&p.output, Role::Output, K::Output))
+            .chain(
+                p.inputs
+                    .iter()
+                    .enumerate()
+                    .map(|(i, x)| (x, Role::Input, K::Input(i))),
+            )
+            .chain(
+                p.temporaries
+                    .iter()
+                    .enumerate()
+                    .map(|(i, x)| (x, Role::Temporary, K::Temporary(i))),
+            );
+        for (id, role, r) in buffers {
+            if role == Role::Output || used.contains(&id.name) {
+                params.push(self.param(id, role, &env)?);
+                refs.push(r);
+            }
+        }
+        for (k, size) in p.sizes.iter().enumerate() {
+            params.push(self.size_param(&mut env, size));
+            refs.push(K::Size(k));
+        }
+        for m in self.mems.values_mut() {
+            m.ty = env.ty(&m.ty);
+        }
+        let mut stmts = Vec::new();
+        self.comm(&env, body, &mut stmts)?;
+        Ok((params, refs, stmts))
+    }
+
+    /// The index-typed parameter of a size of the program, bound (renamed, with its range)
+    /// in `env`.
+    fn size_param(&mut self, env: &mut Env, size: &Var) -> ast::Param {
+        let name = self.names.fresh(size.name());
+        let renamed = match size.range() {
+            Some((lo, hi)) => Var::with_range(name.as_str(), env.nat(lo), env.nat(hi)),
+            None => Var::new(name.as_str()),
+        };
+        *env = env.bind(size, Nat::var(&renamed)).with_scope(&name);
+        ast::Param {
+            ty: Type::Scalar(Scalar::Index),
+            name,
+        }
+    }
+
+    fn param(&mut self, id: &Ident, role: Role, env: &Env) -> Res<ast::Param> {
+        let leaves = layout::leaves(&id.ty)?;
+        let [leaf] = leaves.as_slice() else {
+            return unsupported(format!(
+                "the {} `{}` of type {}: a pair holding arrays cannot be passed as one buffer",
+                if role == Role::Output {
+                    "output"
+                } else {
+                    "input"
+                },
+                id.name,
+                show_type(&id.ty)
+            ));
+        };
+        let cname = self.names.fresh(&id.name);
+        let elem = self
+            .types
+            .value_type(&canonical(&env.ty(&leaf.elem)), &mut self.names)?;
+        // On a GPU every buffer is a pointer to global memory (a scalar input too).
+        let pointer = role != Role::Input || leaf.count.is_some() || self.gpu();
+        let ty = if pointer {
+            Type::Pointer {
+                to: Box::new(elem),
+                is_const: role == Role::Input,
+                restrict: true,
+                addr: ast::AddrSpace::Global,
+            }
+        } else {
+            elem
+        };
+        let mem = Mem {
+            cname: cname.clone(),
+            ty: id.ty.clone(),
+            role,
+            indexed: if pointer {
+                BTreeSet::from([String::new()])
+            } else {
+                BTreeSet::new()
+            },
+            distributed: None,
+            // the runtimes allocate buffers at 64-byte (OpenCL) or 256-byte (CUDA) alignment
+            aligned: self.gpu() && pointer,
+        };
+        self.mems.insert(id.name.clone(), mem);
+        Ok(ast::Param { ty, name: cname })
+    }
+
+    fn register(&mut self, dt: &DataType) -> Res<()> {
+        match dt {
+            DataType::Array(_, t) => self.register(t),
+            DataType::Vector(n, _) if n.as_cst().is_none() => Ok(()),
+            DataType::Pair(a, b) if !is_flat(dt) => {
+                self.register(a)?;
+                self.register(b)
+            }
+            DataType::Var(_) | DataType::NatToDataApp(..) => layout::unresolved(dt),
+            _ => self
+                .types
+                .value_type(&canonical(dt), &mut self.names)
+                .map(|_| ()),
+        }
+    }
+
+    /// A `Nat` over C variables as a C expression; every variable must be in scope.
+    fn nat(&self, env: &Env, n: &Nat) -> Res<Expr> {
+        if let Some(v) = n.free_vars().iter().find(|v| !env.scope.contains(v.name())) {
+            return Err(CodegenError::UnboundVariable {
+                name: v.name().to_string(),
+                context: n.to_string(),
+            });
+        }
+        Ok(nat_to_index(n, &|name| self.depth.get(name).copied()))
+    }
+
+    /// `a op b`, with a positive constant both sides share taken off
+    /// (`i + 2 < n + 1` is printed `i + 1 < n`).
+    fn compare(&self, env: &Env, op: BinOp, a: &Nat, b: &Nat) -> Res<Expr> {
+        let c = constant_part(a).min(constant_part(b)).max(0);
+        Ok(Expr::binary(
+            op,
+            self.nat(env, &(a - c))?,
+            self.nat(env, &(b - c))?,
+        ))
+    }
+}
+
+/// Which DPIA variables mean what in C, and which C variables are in scope.
+#[derive(Clone, Debug, Default)]
+pub struct Env {
+    map: HashMap<Var, Nat>,
+    scope: BTreeSet<String>,
+}
+
+impl Env {
+    /// A DPIA `Nat` in terms of C variables.
+    fn nat(&self, n: &Nat) -> Nat {
+        n.substitute_all(&self.map)
+    }
+
+    /// The environment with `v` standing for `by`.
+    fn bind(&self, v: &Var, by: Nat) -> Env {
+        let mut e = self.clone();
+        e.map.insert(v.clone(), by);
+        e
+    }
+
+    /// The environment with the C variable `name` in scope.
+    fn with_scope(mut self, name: &str) -> Env {
+        self.scope.insert(name.to_string());
+        self
+    }
+
+    /// A DPIA data type in terms of C variables.
+    fn ty(&self, dt: &DataType) -> DataType {
+        match dt {
+            DataType::Array(n, t) => DataType::array(self.nat(n), self.ty(t)),
+            DataType::Vector(n, t) => DataType::vector(self.ty(t), self.nat(n)),
+            DataType::Pair(a, b) => DataType::pair(self.ty(a), self.ty(b)),
+            DataType::Index(n) => DataType::Index(self.nat(n)),
+            _ => dt.clone(),
+        }
+    }
+}
+
+/// The key a data type's C type is registered under (`idx[n]` and `natType` are both `int`).
+fn canonical(dt: &DataType) -> DataType {
+    match dt {
+        DataType::Index(_) => DataType::NatType,
+        DataType::Pair(a, b) => DataType::pair(canonical(a), canonical(b)),
+        DataType::Vector(n, t) => DataType::vector(canonical(t), n.clone()),
+        _ => dt.clone(),
+    }
+}
+
+/// The value of `n` with every variable set to 0 (0 where that is undefined).
+fn constant_part(n: &Nat) -> i64 {
+    let zeros: HashMap<Var, Nat> = n
+        .free_vars()
+        .into_iter()
+        .map(|v| (v, Nat::cst(0)))
+        .collect();
+    n.substitute_all(&zeros).as_cst().unwrap_or(0)
+}
+
+fn collect_comm_types(c: &Comm, out: &mut Vec<DataType>) {
+    match c {
+        Comm::Skip => {}
+        Comm::Seq(cs) => cs.iter().for_each(|c| collect_comm_types(c, out)),
+        Comm::Assign(a, _) => out.push(a.ty.clone()),
+        Comm::New { ident, body, .. } => {
+            out.push(ident.ty.clone());
+            collect_comm_types(body, out);
+        }
+        Comm::For { body, .. } => collect_comm_types(body, out),
+        Comm::Barrier { .. } => {}
+    }
+}

@@ -1,0 +1,632 @@
+//! Views: reading an expression at a path and writing an acceptor at a path.
+//! Every view rewrites the path by its equation and passes it on, until the
+//! path reaches memory (a [`MemPlace`](super::memory::MemPlace)) or a computed
+//! value. A new read view is one arm in [`Lowerer::read`], a new write view one
+//! arm in [`Lowerer::dest`].
+
+use arith::Nat;
+use dpia::{Acc, AccKind, Exp, ExpKind, PadMode};
+use rise::{DataType, Literal, ScalarType};
+
+use super::memory::MemPlace;
+use super::vector::{path_mentions, place_mentions};
+use super::{canonical, Env, Lowerer, Res};
+use crate::ast::{BinOp, Expr, Scalar, Type, UnOp};
+use crate::ctypes::{lane_count, scalar, scalar_of, vector_elem_lanes, vector_shape};
+use crate::error::{malformed, unsupported};
+use crate::intops;
+use crate::layout::{show_step, show_type, PathElem};
+use crate::nat_expr::nat_to_expr;
+
+/// The result of reading an expression at a path.
+pub(super) enum Read {
+    /// A memory location holding the value.
+    Mem(MemPlace),
+    /// A computed value.
+    Value(Expr),
+}
+
+/// Where a write at a path lands.
+pub(super) enum Dest<'a> {
+    /// A memory location.
+    Mem(MemPlace),
+    /// A whole vector written through `asVectorAcc`: its lanes go to elements
+    /// `index*lanes + l` of `acc`, in the environment `env`.
+    Vector {
+        acc: &'a Acc,
+        env: Env,
+        index: Nat,
+        lanes: u32,
+    },
+}
+
+impl Lowerer {
+    /// The C value of `e` read at `path`.
+    pub(super) fn value(&mut self, env: &Env, e: &Exp, path: &[PathElem]) -> Res<Expr> {
+        match self.read(env, e, path)? {
+            Read::Mem(p) => self.place_expr(env, &p),
+            Read::Value(v) => Ok(v),
+        }
+    }
+
+    pub(super) fn read(&mut self, env: &Env, e: &Exp, path: &[PathElem]) -> Res<Read> {
+        use ExpKind as K;
+        let value = |v: Expr| Ok(Read::Value(v));
+        if let Some(mode) = &mut self.vector_mode {
+            let vectorizable = match &*e.kind {
+                K::Binary(op, a, _) => match op {
+                    dpia::BinOp::Add | dpia::BinOp::Sub | dpia::BinOp::Mul => true,
+                    // integer division is checked lane by lane
+                    dpia::BinOp::Div => !is_int_data(&a.ty),
+                    _ => false,
+                },
+                K::Unary(op, _) => *op == dpia::UnOp::Neg,
+                K::Nat(n) => !env.nat(n).contains_var(&mode.lane),
+                // a clamped border: see `Lowerer::vector_pad`; other pads only
+                // where the lanes read the same element
+                K::Pad(_, _, PadMode::Clamp, _) => true,
+                K::Pad(_, _, PadMode::Cst(_), _) => false,
+                K::Pad(..) => !path_mentions(&path[..path.len().min(1)], &mode.lane),
+                K::Select(..)
+                | K::Cast(_)
+                | K::Concat(..)
+                | K::AsVector(..)
+                | K::AsScalar(_)
+                | K::VectorFromScalar(_) => false,
+                _ => true,
+            };
+            if !vectorizable {
+                mode.failed = true;
+                return value(Expr::Int(0));
+            }
+        }
+        match &*e.kind {
+            K::Var(id) => {
+                let place = self.mem_place(id, path, false)?;
+                match &self.vector_mode {
+                    Some(mode) if place_mentions(&place.place, &mode.lane) => {
+                        self.vector_operand(env, &place).map(Read::Value)
+                    }
+                    _ => Ok(Read::Mem(place)),
+                }
+            }
+            K::Lit(l) => {
+                no_path(e, path)?;
+                value(literal(l)?)
+            }
+            K::Nat(n) => {
+                no_path(e, path)?;
+                let v = self.nat(env, &env.nat(n))?;
+                match scalar_of(&e.ty)? {
+                    Some(Scalar::Index) | None => value(v),
+                    Some(s) => value(v.cast(Type::Scalar(s))),
+                }
+            }
+            K::Unary(op, a) => {
+                let v = self.value(env, a, path)?;
+                // vector operations compute in the element type (see `intops`)
+                let scalar = scalar_of(&a.ty)?.filter(|_| self.vector_mode.is_none());
+                value(match (op, scalar) {
+                    (dpia::UnOp::Neg, Some(s)) if intops::is_int(s) => intops::negate(s, v),
+                    (dpia::UnOp::Neg, _) => Expr::unary(UnOp::Neg, v),
+                    (dpia::UnOp::Not, _) => Expr::unary(UnOp::Not, v),
+                })
+            }
+            K::Binary(op, a, b) => {
+                let cop = binop(*op, &a.ty)?;
+                let (va, vb) = (self.value(env, a, path)?, self.value(env, b, path)?);
+                let int =
+                    scalar_of(&a.ty)?.filter(|s| intops::is_int(*s) && self.vector_mode.is_none());
+                value(match (cop, int) {
+                    (BinOp::Add | BinOp::Sub | BinOp::Mul, Some(s)) => {
+                        intops::wrapping(cop, s, va, vb)
+                    }
+                    (BinOp::Div | BinOp::Mod, Some(s)) => {
+                        intops::divide(cop == BinOp::Mod, s, va, vb, &mut self.divisions)
+                    }
+                    (BinOp::Div | BinOp::Mod, None)
+                        if matches!(a.ty, DataType::Vector(..)) && is_int_data(&a.ty) =>
+                    {
+                        return unsupported(
+                            "integer `/` or `%` on vectors (their divisors are not checked for \
+                             zero): compute them lane by lane",
+                        )
+                    }
+                    _ => Expr::binary(cop, va, vb),
+                })
+            }
+            K::Select(c, a, b) => {
+                let cpath = if matches!(c.ty, DataType::Vector(..)) {
+                    path
+                } else {
+                    &[]
+                };
+                let vc = self.value(env, c, cpath)?;
+                let (va, vb) = (self.value(env, a, path)?, self.value(env, b, path)?);
+                value(Expr::ternary(vc, va, vb))
+            }
+            K::Cast(a) => {
+                let v = self.value(env, a, path)?;
+                match (&e.ty, path) {
+                    (DataType::Vector(..), []) => {
+                        let vty = canonical(&env.ty(&e.ty));
+                        let t = self.types.value_type(&vty, &mut self.names)?;
+                        if !matches!(t, Type::Named(_)) {
+                            return malformed(format!("the vector type {}", show_type(&vty)));
+                        }
+                        let (elem, lanes) = vector_elem_lanes(&vty)?;
+                        value(Expr::Convert {
+                            to: t,
+                            elem,
+                            lanes,
+                            e: Box::new(v),
+                        })
+                    }
+                    (t, _) => {
+                        let elem = match t {
+                            DataType::Vector(_, t) => &**t,
+                            t => t,
+                        };
+                        match scalar_of(elem)? {
+                            Some(s) => value(v.cast(Type::Scalar(s))),
+                            None => malformed(format!("a cast to {}", show_type(elem))),
+                        }
+                    }
+                }
+            }
+            K::Idx(a, k) => self.read(env, a, &cons(PathElem::Idx(env.nat(k)), path)),
+            K::Split(n, a) => {
+                let (i, j, rest) = two_indices(e, path)?;
+                self.read(env, a, &cons(PathElem::Idx(i * env.nat(n) + j), rest))
+            }
+            K::Join(a) => {
+                let m = inner_len(env, &a.ty)?;
+                let (i, rest) = one_index(e, path)?;
+                let at = [PathElem::Idx(i.floor_div(&m)), PathElem::Idx(i.modulo(&m))];
+                self.read(env, a, &concat(&at, rest))
+            }
+            K::Transpose(a) => {
+                let (i, j, rest) = two_indices(e, path)?;
+                self.read(env, a, &concat(&[PathElem::Idx(j), PathElem::Idx(i)], rest))
+            }
+            K::Slide(_, sp, a) => {
+                let (i, j, rest) = two_indices(e, path)?;
+                self.read(env, a, &cons(PathElem::Idx(i * env.nat(sp) + j), rest))
+            }
+            K::Pad(l, _, PadMode::Clamp, a)
+                if self
+                    .vector_mode
+                    .as_ref()
+                    .is_some_and(|m| path_mentions(&path[..path.len().min(1)], &m.lane)) =>
+            {
+                self.vector_pad(env, e, &env.nat(l), a, path)
+            }
+            K::Pad(l, r, mode, a) => {
+                self.read_pad(env, e, (&env.nat(l), &env.nat(r)), mode, a, path)
+            }
+            K::Take(_, a) => self.read(env, a, path),
+            K::Drop(n, a) => {
+                let (i, rest) = one_index(e, path)?;
+                self.read(env, a, &cons(PathElem::Idx(i + env.nat(n)), rest))
+            }
+            K::Concat(a, b) => {
+                let n = outer_len(env, &a.ty)?;
+                let (i, rest) = one_index(e, path)?;
+                match prove_lt(&i, &n) {
+                    Some(true) => self.read(env, a, path),
+                    Some(false) => self.read(env, b, &cons(PathElem::Idx(&i - &n), rest)),
+                    None => {
+                        let cond = self.compare(env, BinOp::Lt, &i, &n)?;
+                        let va = self.value(env, a, path)?;
+                        let vb = self.value(env, b, &cons(PathElem::Idx(&i - &n), rest))?;
+                        value(Expr::ternary(cond, va, vb))
+                    }
+                }
+            }
+            K::Zip(a, b) => match path {
+                [i @ PathElem::Idx(_), PathElem::Fst, rest @ ..] => {
+                    self.read(env, a, &cons(i.clone(), rest))
+                }
+                [i @ PathElem::Idx(_), PathElem::Snd, rest @ ..] => {
+                    self.read(env, b, &cons(i.clone(), rest))
+                }
+                _ => bad_path(e, path, "an index and a pair component"),
+            },
+            K::Pair(a, b) => match path {
+                [PathElem::Fst, rest @ ..] => self.read(env, a, rest),
+                [PathElem::Snd, rest @ ..] => self.read(env, b, rest),
+                _ => bad_path(e, path, "a pair component"),
+            },
+            K::Fst(a) => self.read(env, a, &cons(PathElem::Fst, path)),
+            K::Snd(a) => self.read(env, a, &cons(PathElem::Snd, path)),
+            K::Generate(v, body) => {
+                let (i, rest) = one_index(e, path)?;
+                self.read(&env.bind(v, i), body, rest)
+            }
+            K::AsVector(n, a) => {
+                let lanes = lane_count(&env.nat(n), &e.ty)?;
+                match path {
+                    [PathElem::Idx(i)] => self.vector_load(env, e, a, i, lanes),
+                    [PathElem::Idx(i), PathElem::Lane(l), rest @ ..] => {
+                        let at = PathElem::Idx(i * i64::from(lanes) + l);
+                        self.read(env, a, &cons(at, rest))
+                    }
+                    _ => bad_path(e, path, "an index, optionally followed by a lane"),
+                }
+            }
+            K::AsScalar(a) => {
+                let n = vector_lanes(env, &a.ty, "asScalar")?;
+                let (i, rest) = one_index(e, path)?;
+                let at = [PathElem::Idx(i.floor_div(&n)), PathElem::Lane(i.modulo(&n))];
+                self.read(env, a, &concat(&at, rest))
+            }
+            K::VectorFromScalar(a) => match path {
+                [] => {
+                    let vty = env.ty(&e.ty);
+                    let (_, lanes) = vector_shape(&vty)?;
+                    let t = self.types.value_type(&canonical(&vty), &mut self.names)?;
+                    let s = self.value(env, a, &[])?;
+                    value(self.vector_value(t, vec![s; lanes as usize]))
+                }
+                [PathElem::Lane(_), rest @ ..] => self.read(env, a, rest),
+                _ => bad_path(e, path, "a vector lane"),
+            },
+        }
+    }
+
+    fn read_pad(
+        &mut self,
+        env: &Env,
+        e: &Exp,
+        (l, r): (&Nat, &Nat),
+        mode: &PadMode,
+        a: &Exp,
+        path: &[PathElem],
+    ) -> Res<Read> {
+        let n = outer_len(env, &a.ty)?;
+        let (i, rest) = one_index(e, path)?;
+        let x = &i - l;
+        let idx = match mode {
+            PadMode::Clamp => {
+                // only the sides the ranges do not already guarantee
+                let lo = if x.prove_nonneg() {
+                    x.clone()
+                } else {
+                    Nat::max(&x, &Nat::cst(0))
+                };
+                if x.prove_le(&(&n - 1)) {
+                    lo
+                } else {
+                    Nat::min(&lo, &(&n - 1))
+                }
+            }
+            PadMode::Wrap => {
+                // `(x + c) % n` with `x + c >= 0`: `x >= -l`
+                let c = if l.prove_le(&n) { n.clone() } else { l * &n };
+                (&x + c).modulo(&n)
+            }
+            PadMode::Mirror if l.prove_le(&n) && r.prove_le(&n) => {
+                // one reflection: -1 -> 0, -2 -> 1, n -> n-1
+                let reflected = Nat::max(&x, &(Nat::cst(-1) - &x));
+                Nat::min(&reflected, &(&n * 2 - 1 - &x))
+            }
+            PadMode::Mirror => {
+                // periodic with period 2n: j = x mod 2n, then reflect
+                let j = (&x + l * &n * 2).modulo(&(&n * 2));
+                Nat::min(&j, &(&n * 2 - 1 - &j))
+            }
+            PadMode::Cst(c) => {
+                let lo = prove_le(l, &i);
+                let hi = prove_lt(&i, &(l + &n));
+                let inside = cons(PathElem::Idx(x.clone()), rest);
+                return match (lo, hi) {
+                    (Some(true), Some(true)) => self.read(env, a, &inside),
+                    (Some(false), _) | (_, Some(false)) => self.read(env, c, rest),
+                    _ => {
+                        let mut conds = Vec::new();
+                        if lo.is_none() {
+                            conds.push(self.compare(env, BinOp::Ge, &i, l)?);
+                        }
+                        if hi.is_none() {
+                            conds.push(self.compare(env, BinOp::Lt, &i, &(l + &n))?);
+                        }
+                        let cond = conds
+                            .into_iter()
+                            .reduce(|p, q| Expr::binary(BinOp::And, p, q))
+                            .unwrap_or(Expr::Bool(true));
+                        let inner = self.value(env, a, &inside)?;
+                        let outer = self.value(env, c, rest)?;
+                        Ok(Read::Value(Expr::ternary(cond, inner, outer)))
+                    }
+                };
+            }
+        };
+        self.read(env, a, &cons(PathElem::Idx(idx), rest))
+    }
+
+    pub(super) fn dest<'a>(&mut self, env: &Env, acc: &'a Acc, path: &[PathElem]) -> Res<Dest<'a>> {
+        use AccKind as A;
+        match &*acc.kind {
+            A::Var(id) => self.mem_place(id, path, true).map(Dest::Mem),
+            A::Idx(a, k) => self.dest(env, a, &cons(PathElem::Idx(env.nat(k)), path)),
+            A::Split(n, a) => {
+                let (i, j, rest) = two_acc_indices(acc, path)?;
+                self.dest(env, a, &cons(PathElem::Idx(i * env.nat(n) + j), rest))
+            }
+            A::Join(a) => {
+                let m = inner_len(env, &a.ty)?;
+                let (i, rest) = one_acc_index(acc, path)?;
+                let at = [PathElem::Idx(i.floor_div(&m)), PathElem::Idx(i.modulo(&m))];
+                self.dest(env, a, &concat(&at, rest))
+            }
+            A::Transpose(a) => {
+                let (i, j, rest) = two_acc_indices(acc, path)?;
+                self.dest(env, a, &concat(&[PathElem::Idx(j), PathElem::Idx(i)], rest))
+            }
+            A::Zip1(a) | A::Zip2(a) => {
+                let (i, rest) = one_acc_index(acc, path)?;
+                let c = if matches!(*acc.kind, A::Zip1(_)) {
+                    PathElem::Fst
+                } else {
+                    PathElem::Snd
+                };
+                self.dest(env, a, &concat(&[PathElem::Idx(i), c], rest))
+            }
+            A::Unzip(a) => match path {
+                [i @ PathElem::Idx(_), c @ (PathElem::Fst | PathElem::Snd), rest @ ..] => {
+                    self.dest(env, a, &concat(&[c.clone(), i.clone()], rest))
+                }
+                _ => bad_acc_path(acc, path, "an index and a pair component"),
+            },
+            A::Pair1(a) => self.dest(env, a, &cons(PathElem::Fst, path)),
+            A::Pair2(a) => self.dest(env, a, &cons(PathElem::Snd, path)),
+            A::AsVector(n, a) => {
+                let DataType::Array(_, vty) = &acc.ty else {
+                    return malformed("`asVectorAcc` of a type that is not an array");
+                };
+                let lanes = lane_count(&env.nat(n), vty)?;
+                match path {
+                    [PathElem::Idx(i)] => Ok(Dest::Vector {
+                        acc: a,
+                        env: env.clone(),
+                        index: i.clone(),
+                        lanes,
+                    }),
+                    [PathElem::Idx(i), PathElem::Lane(l), rest @ ..] => {
+                        let at = PathElem::Idx(i * i64::from(lanes) + l);
+                        self.dest(env, a, &cons(at, rest))
+                    }
+                    _ => bad_acc_path(acc, path, "an index, optionally followed by a lane"),
+                }
+            }
+            A::AsScalar(a) => {
+                let n = vector_lanes(env, &a.ty, "asScalarAcc")?;
+                let (i, rest) = one_acc_index(acc, path)?;
+                let at = [PathElem::Idx(i.floor_div(&n)), PathElem::Lane(i.modulo(&n))];
+                self.dest(env, a, &concat(&at, rest))
+            }
+            A::Take(a) => self.dest(env, a, path),
+            A::Map(v, a) => {
+                let (i, rest) = one_acc_index(acc, path)?;
+                self.dest(&env.bind(v, i), a, rest)
+            }
+            A::Drop(n, a) => {
+                let (i, rest) = one_acc_index(acc, path)?;
+                self.dest(env, a, &cons(PathElem::Idx(i + env.nat(n)), rest))
+            }
+        }
+    }
+}
+
+pub(super) fn literal(l: &Literal) -> Res<Expr> {
+    Ok(match l {
+        Literal::Bool(b) => Expr::Bool(*b),
+        Literal::Int(v, ScalarType::Int) => int_literal(*v),
+        Literal::Int(v, t) => int_literal(*v).cast(Type::Scalar(scalar(*t)?)),
+        Literal::Float(v, t) => Expr::Float {
+            value: *v,
+            single: scalar(*t)? == Scalar::Float,
+        },
+        Literal::Nat(n) => nat_to_expr(n),
+    })
+}
+
+fn int_literal(v: i64) -> Expr {
+    if v == i64::MIN {
+        // `-9223372036854775808` is not a C literal
+        return Expr::binary(BinOp::Sub, Expr::Int(i64::MIN + 1), Expr::Int(1));
+    }
+    Expr::Int(v)
+}
+
+fn binop(op: dpia::BinOp, operand: &DataType) -> Res<BinOp> {
+    use dpia::BinOp as B;
+    let elem = match operand {
+        DataType::Vector(_, t) => &**t,
+        t => t,
+    };
+    let float = matches!(elem, DataType::Scalar(s) if s.is_float());
+    Ok(match op {
+        B::Add => BinOp::Add,
+        B::Sub => BinOp::Sub,
+        B::Mul => BinOp::Mul,
+        B::Div => BinOp::Div,
+        B::Mod if float => return unsupported("`%` on floating-point values"),
+        B::Mod => BinOp::Mod,
+        B::Gt => BinOp::Gt,
+        B::Lt => BinOp::Lt,
+        B::Eq => BinOp::Eq,
+    })
+}
+
+/// Integer data: an integer scalar or a vector of integers.
+fn is_int_data(dt: &DataType) -> bool {
+    let elem = match dt {
+        DataType::Vector(_, t) => &**t,
+        t => t,
+    };
+    matches!(elem, DataType::Scalar(s) if !s.is_float() && *s != ScalarType::Bool)
+}
+
+/// `a < b`: `Some` when the ranges decide it.
+fn prove_lt(a: &Nat, b: &Nat) -> Option<bool> {
+    if a.prove_lt(b) {
+        Some(true)
+    } else if b.prove_le(a) {
+        Some(false)
+    } else {
+        None
+    }
+}
+
+/// `a <= b`: `Some` when the ranges decide it.
+pub(super) fn prove_le(a: &Nat, b: &Nat) -> Option<bool> {
+    if a.prove_le(b) {
+        Some(true)
+    } else if b.prove_lt(a) {
+        Some(false)
+    } else {
+        None
+    }
+}
+
+pub(super) fn cons(first: PathElem, rest: &[PathElem]) -> Vec<PathElem> {
+    let mut v = Vec::with_capacity(rest.len() + 1);
+    v.push(first);
+    v.extend_from_slice(rest);
+    v
+}
+
+fn concat(first: &[PathElem], rest: &[PathElem]) -> Vec<PathElem> {
+    let mut v = first.to_vec();
+    v.extend_from_slice(rest);
+    v
+}
+
+/// `n` of an array type `n.t`.
+pub(super) fn outer_len(env: &Env, dt: &DataType) -> Res<Nat> {
+    match dt {
+        DataType::Array(n, _) => Ok(env.nat(n)),
+        _ => malformed(format!(
+            "expected an array, found data of type {}",
+            show_type(dt)
+        )),
+    }
+}
+
+/// `m` of an array type `n.m.t`.
+fn inner_len(env: &Env, dt: &DataType) -> Res<Nat> {
+    match dt {
+        DataType::Array(_, t) => outer_len(env, t),
+        _ => malformed(format!(
+            "expected a 2-d array, found data of type {}",
+            show_type(dt)
+        )),
+    }
+}
+
+/// `n` of an array of vectors `m.vec[t, n]` (the operand of `view`).
+fn vector_lanes(env: &Env, dt: &DataType, view: &str) -> Res<Nat> {
+    match dt {
+        DataType::Array(_, t) => match &**t {
+            DataType::Vector(n, _) => Ok(env.nat(n)),
+            _ => malformed(format!(
+                "`{view}` of {}, an array that does not hold vectors",
+                show_type(dt)
+            )),
+        },
+        _ => malformed(format!(
+            "`{view}` of {}, which is not an array",
+            show_type(dt)
+        )),
+    }
+}
+
+pub(super) fn one_index<'p>(e: &Exp, path: &'p [PathElem]) -> Res<(Nat, &'p [PathElem])> {
+    match path {
+        [PathElem::Idx(i), rest @ ..] => Ok((i.clone(), rest)),
+        _ => bad_path(e, path, "an array index"),
+    }
+}
+
+fn two_indices<'p>(e: &Exp, path: &'p [PathElem]) -> Res<(Nat, Nat, &'p [PathElem])> {
+    match path {
+        [PathElem::Idx(i), PathElem::Idx(j), rest @ ..] => Ok((i.clone(), j.clone(), rest)),
+        _ => bad_path(e, path, "two array indices"),
+    }
+}
+
+fn one_acc_index<'p>(acc: &Acc, path: &'p [PathElem]) -> Res<(Nat, &'p [PathElem])> {
+    match path {
+        [PathElem::Idx(i), rest @ ..] => Ok((i.clone(), rest)),
+        _ => bad_acc_path(acc, path, "an array index"),
+    }
+}
+
+fn two_acc_indices<'p>(acc: &Acc, path: &'p [PathElem]) -> Res<(Nat, Nat, &'p [PathElem])> {
+    match path {
+        [PathElem::Idx(i), PathElem::Idx(j), rest @ ..] => Ok((i.clone(), j.clone(), rest)),
+        _ => bad_acc_path(acc, path, "two array indices"),
+    }
+}
+
+fn no_path(e: &Exp, path: &[PathElem]) -> Res<()> {
+    if path.is_empty() {
+        Ok(())
+    } else {
+        bad_path(e, path, "a scalar read at the empty path")
+    }
+}
+
+fn bad_path<T>(e: &Exp, path: &[PathElem], expected: &str) -> Res<T> {
+    malformed(format!(
+        "`{}` of type {} read at {} (expected {expected})",
+        exp_name(e),
+        show_type(&e.ty),
+        show_path(path)
+    ))
+}
+
+fn bad_acc_path<T>(acc: &Acc, path: &[PathElem], expected: &str) -> Res<T> {
+    malformed(format!(
+        "an acceptor of type {} written at {} (expected {expected})",
+        show_type(&acc.ty),
+        show_path(path)
+    ))
+}
+
+pub(super) fn show_path(path: &[PathElem]) -> String {
+    if path.is_empty() {
+        return "the empty path".into();
+    }
+    path.iter().map(show_step).collect()
+}
+
+fn exp_name(e: &Exp) -> &'static str {
+    use ExpKind as K;
+    match &*e.kind {
+        K::Var(_) => "variable",
+        K::Lit(_) => "literal",
+        K::Nat(_) => "nat",
+        K::Unary(..) | K::Binary(..) => "operation",
+        K::Select(..) => "select",
+        K::Cast(_) => "cast",
+        K::Idx(..) => "idx",
+        K::Split(..) => "split",
+        K::Join(_) => "join",
+        K::Transpose(_) => "transpose",
+        K::Slide(..) => "slide",
+        K::Pad(..) => "pad",
+        K::Take(..) => "take",
+        K::Drop(..) => "drop",
+        K::Concat(..) => "concat",
+        K::Zip(..) => "zip",
+        K::Pair(..) => "makePair",
+        K::Fst(_) => "fst",
+        K::Snd(_) => "snd",
+        K::Generate(..) => "generate",
+        K::AsVector(..) => "asVector",
+        K::AsScalar(_) => "asScalar",
+        K::VectorFromScalar(_) => "vectorFromScalar",
+    }
+}
