@@ -403,7 +403,10 @@ fn zip_and_concat() {
     assert_line(&src, "out[k] = k < n ? prod[k] : a[k - n];");
     assert_line(&src, "out[k1] = out[k1] + prod[k1];");
     assert_line(&src, "out[k2 + n] = out[k2 + n] + a[k2];");
-    assert!(src.contains("malloc(sizeof(float) * (size_t)n)"), "{src}");
+    assert!(
+        src.contains("aligned_alloc(64, ((sizeof(float) * (size_t)n) / 64 + 1) * 64)"),
+        "{src}"
+    );
     assert_line(&src, "free(prod);");
 }
 
@@ -504,7 +507,10 @@ fn vectorized_loads_and_stores() {
         src.contains("(float4){xt[i3], xt[i3 + m], xt[i3 + m * 2], xt[i3 + m * 3]}"),
         "{src}"
     );
-    assert_line(&src, "float *tr = malloc(sizeof(float) * (size_t)(m * 4));");
+    assert_line(
+        &src,
+        "float *tr = aligned_alloc(64, ((sizeof(float) * (size_t)(m * 4)) / 64 + 1) * 64);",
+    );
 }
 
 /// `mapPar` nests: OpenMP puts one `parallel for` on the outermost, C none.
@@ -625,7 +631,10 @@ fn stack_and_heap_allocation() {
     assert_close(&got, &want, &src);
     assert_line(&src, "float row[4];");
     assert_line(&src, "float row_2[4];");
-    assert_line(&src, "float *big = malloc(sizeof(float) * (size_t)100000);");
+    assert_line(
+        &src,
+        "float *big = aligned_alloc(64, ((sizeof(float) * (size_t)100000) / 64 + 1) * 64);",
+    );
     assert_line(&src, "if (!big) {");
     assert_line(&src, "free(big);");
     assert_line(

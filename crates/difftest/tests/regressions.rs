@@ -76,4 +76,8 @@ regressions! {
     /// of a size, so the front end did not see it; the loop ran `2 / 3` = 0 times and left
     /// the output unwritten. Translation now checks every view's requirement.
     split_inside_iterate_c = "split-inside-iterate-c";
+    /// A stored array of 8-lane `i32` vectors on the heap (the 51k run on the final tree,
+    /// seed 1 case 47769): `malloc` aligns to 16 bytes, the 32-byte vector store faulted
+    /// (SIGSEGV). Heap memory is now `aligned_alloc(64, ...)`.
+    vector_heap_alignment_c = "vector-heap-alignment-c";
 }
