@@ -90,6 +90,8 @@ check() {
 for t in $targets; do
   check "$t" narrowAverage "[27232, 2, 2232]" u16a u16b
   check "$t" narrowOps "[-41, 127, 0]" i8a i8b
+  check "$t" narrowLess "[true, false]" u8a u8b
+  check "$t" floatEqual "[true, true, true, false]" fa
   check "$t" signedOverflow "[2147483645, 65536, -15]" i32a i32b
   check "$t" divide "error: \`divide\`: integer division by zero" diva divz
   check "$t" divide "[3, -2147483648, -1]" diva divb

@@ -631,9 +631,17 @@ fn check_types(gp: &GpuProgram, target: GpuTarget) -> Result<(), CodegenError> {
         .chain(&gp.inputs)
         .chain(&gp.temporaries)
     {
-        if mentions(&b.ty, &|s| s == rise::ScalarType::Bool) {
+        // arrays of `bool` are passed as `uchar` (see `Lowerer::param`); `bool` inside a
+        // pair or vector of a buffer is not
+        let leaves = layout::leaves(&b.ty)?;
+        let plain_bool = |t: &DataType| *t == DataType::Scalar(rise::ScalarType::Bool);
+        if leaves
+            .iter()
+            .any(|l| !plain_bool(&l.elem) && mentions(&l.elem, &|s| s == rise::ScalarType::Bool))
+        {
             return unsupported(format!(
-                "the buffer `{}` of type {}: OpenCL kernels take no `bool` buffers",
+                "the buffer `{}` of type {}: `bool` inside a pair or vector cannot be passed to \
+                 or from a GPU kernel",
                 b.name,
                 show_type(&b.ty)
             ));

@@ -222,9 +222,14 @@ impl Lowerer {
             ));
         };
         let cname = self.names.fresh(&id.name);
-        let elem = self
+        let mut elem = self
             .types
             .value_type(&canonical(&env.ty(&leaf.elem)), &mut self.names)?;
+        if self.target == Some(GpuTarget::OpenCl) && elem == Type::Scalar(Scalar::Bool) {
+            // OpenCL kernels take no `bool` buffers: one `uchar` (0 or 1) per value, which C
+            // converts to and from `bool` where it is read and written
+            elem = Type::Scalar(Scalar::U8);
+        }
         // On a GPU every buffer is a pointer to global memory (a scalar input too).
         let pointer = role != Role::Input || leaf.count.is_some() || self.gpu();
         let ty = if pointer {
