@@ -80,4 +80,11 @@ regressions! {
     /// seed 1 case 47769): `malloc` aligns to 16 bytes, the 32-byte vector store faulted
     /// (SIGSEGV). Heap memory is now `aligned_alloc(64, ...)`.
     vector_heap_alignment_c = "vector-heap-alignment-c";
+    /// `vectorize(2)` of a map whose function ignores its argument, read back through
+    /// `asScalar`, `transpose` and `drop` (the 51k run on the H100 machine, seed 1 case
+    /// 56725): the element's lane is not selected and a `float2` is assigned to a `float`;
+    /// the OpenCL and C compilers reject the code (an error, not a wrong result). Same
+    /// family as `vectorize_pair_openmp`.
+    #[ignore = "open defect: a vector computed lane by lane loses the lane selected by asScalar"]
+    vectorize_lane_lost_opencl = "vectorize-lane-lost-opencl";
 }
