@@ -78,6 +78,21 @@ fn judge(front: &Front, got: Result<Vec<u8>, runtime::RuntimeError>) -> Outcome 
     }
 }
 
+/// The input buffers of a run and its output buffer, filled with the marker of
+/// [`exec::output_for`] (64 bytes where the interpreter has no result).
+fn run_buffers(front: &Front) -> (Vec<runtime::Buffer>, runtime::Buffer) {
+    let inputs = front
+        .inputs
+        .iter()
+        .map(|f| runtime::Buffer::from_bytes(&exec::to_bytes(f)))
+        .collect();
+    let output = match &front.expected {
+        Ok(e) => exec::output_for(e),
+        Err(_) => runtime::Buffer::zeroed(64),
+    };
+    (inputs, output)
+}
+
 fn emit(out: &mut dyn Write, line: String) {
     let _ = writeln!(out, "{line}");
     let _ = out.flush();
@@ -170,16 +185,8 @@ fn run_one_c(
 ) -> Outcome {
     let mut sizes = vec![slot as i64];
     sizes.extend(values);
-    let buffers: Vec<runtime::Buffer> = front
-        .inputs
-        .iter()
-        .map(|f| runtime::Buffer::from_bytes(&exec::to_bytes(f)))
-        .collect();
+    let (buffers, mut output) = run_buffers(front);
     let refs: Vec<&runtime::Buffer> = buffers.iter().collect();
-    let mut output = match &front.expected {
-        Ok(e) => exec::output_for(e),
-        Err(_) => runtime::Buffer::zeroed(64),
-    };
     emit(out, format!("B\t{idx}\t{}", t.name()));
     let got = module
         .run(&mut output, &refs, &sizes)
@@ -259,16 +266,8 @@ fn run_opencl(
             let values = exec::size_values(case, &m.sizes)?;
             let (launches, temps) =
                 exec::opencl_plan(m, &values, front.inputs.len(), dev.max_work_group_size())?;
-            let buffers: Vec<runtime::Buffer> = front
-                .inputs
-                .iter()
-                .map(|f| runtime::Buffer::from_bytes(&exec::to_bytes(f)))
-                .collect();
+            let (buffers, mut output) = run_buffers(front);
             let refs: Vec<&runtime::Buffer> = buffers.iter().collect();
-            let mut output = match &front.expected {
-                Ok(e) => exec::output_for(e),
-                Err(_) => runtime::Buffer::zeroed(64),
-            };
             emit(out, format!("B\t{idx}\t{}", t.name()));
             // the status flag, where the kernels have one, is the last temporary
             let got = if m.uses_status() {

@@ -147,20 +147,24 @@ impl Executable {
             .map(to_buffer)
             .collect::<Result<_, _>>()?;
         let output = Buffer::zeroed(count * byte_size(bound.elem)?);
-        let index_bits = match &artifact.code {
-            Code::Gpu(module) => match module.index_width(&bound.sizes) {
-                codegen::gpu::IndexWidth::Bits32 => 32,
-                codegen::gpu::IndexWidth::Bits64 => 64,
-            },
-            Code::C(_) => 64,
-        };
-        let runner: Box<dyn Runner> = match &artifact.code {
-            Code::C(module) => Box::new(NativeRun {
-                module: build_c(module, options)?,
-                sizes: bound.sizes,
-            }),
+        let (index_bits, runner): (u32, Box<dyn Runner>) = match &artifact.code {
+            Code::C(module) => (
+                64,
+                Box::new(NativeRun {
+                    module: build_c(module, options)?,
+                    sizes: bound.sizes,
+                }),
+            ),
             Code::Gpu(module) => {
-                crate::gpu::load(module, &bound.sizes, buffers.len(), options.fast_math)?
+                // 64-bit indices only where these sizes need them
+                let width = module.index_width(&bound.sizes);
+                let bits = match width {
+                    codegen::gpu::IndexWidth::Bits32 => 32,
+                    codegen::gpu::IndexWidth::Bits64 => 64,
+                };
+                let sizes = (bound.sizes.as_slice(), width);
+                let run = crate::gpu::load(module, sizes, buffers.len(), options.fast_math)?;
+                (bits, run)
             }
         };
         Ok(Executable {

@@ -22,31 +22,26 @@ const DEFAULT_OPENCL_OPTIONS: &str = "-cl-mad-enable";
 /// The most threads of a CUDA block.
 const CUDA_MAX_THREADS: usize = 1024;
 
-/// Builds the kernels of `module` on the device of its runtime and plans its launches for the
-/// size values `sizes` and `inputs` input buffers.
+/// Builds the kernels of `module` with indices of `width` (`GpuModule::index_width` of these
+/// sizes) on the device of its runtime and plans its launches for the size values `sizes`
+/// and `inputs` input buffers.
 pub(crate) fn load(
     module: &GpuModule,
-    sizes: &[i64],
+    (sizes, width): (&[i64], IndexWidth),
     inputs: usize,
     fast_math: bool,
 ) -> Result<Box<dyn Runner>, Error> {
-    // 64-bit indices only where these sizes need them (`GpuModule::index_width`)
-    let width = module.index_width(sizes);
-    let build_options = |var, default, fast_math| {
-        let mut options = build_options(var, default, fast_math);
-        if let Some(o) = width.build_option() {
-            options.push(' ');
-            options.push_str(&o);
-        }
-        options
-    };
+    let index_option = width.build_option();
     Ok(match module.target {
         GpuTarget::OpenCl => {
             let device = runtime::OpenClDevice::from_env().map_err(runtime_error)?;
             let options = build_options(
                 "SHINE_OPENCL_OPTIONS",
                 DEFAULT_OPENCL_OPTIONS,
-                fast_math.then_some("-cl-fast-relaxed-math"),
+                [
+                    fast_math.then_some("-cl-fast-relaxed-math"),
+                    index_option.as_deref(),
+                ],
             );
             let program = runtime::OpenClProgram::build(&device, &module.source, &options)
                 .map_err(runtime_error)?;
@@ -64,7 +59,10 @@ pub(crate) fn load(
             let options = build_options(
                 "SHINE_NVRTC_OPTIONS",
                 "",
-                fast_math.then_some("--use_fast_math"),
+                [
+                    fast_math.then_some("--use_fast_math"),
+                    index_option.as_deref(),
+                ],
             );
             let program = runtime::CudaProgram::build(&device, &module.source, &options)
                 .map_err(runtime_error)?;
@@ -80,12 +78,13 @@ pub(crate) fn load(
 }
 
 /// The build options of a GPU compiler: the environment variable `var` when it is set
-/// (the empty string included), else `default`; then `fast_math`'s option.
+/// (the empty string included), else `default`; then the options of `extra` that are given
+/// (fast math's, the index width's).
 /// Neither default relaxes IEEE semantics (NaN, infinities, denormals); both let the
 /// compiler fuse `a * b + c`, as gcc's default `-ffp-contract=fast` does for C.
-fn build_options(var: &str, default: &str, fast_math: Option<&str>) -> String {
+fn build_options(var: &str, default: &str, extra: [Option<&str>; 2]) -> String {
     let mut options = std::env::var(var).unwrap_or_else(|_| default.to_string());
-    if let Some(o) = fast_math {
+    for o in extra.into_iter().flatten() {
         options.push(' ');
         options.push_str(o);
     }

@@ -214,7 +214,7 @@ pub fn lower(
         })?,
         None => prepared.body.clone(),
     };
-    let dpia = dpia::translate(def, &lowered, &prepared.scheme).map_err(|e| {
+    let mut dpia = dpia::translate(def, &lowered, &prepared.scheme).map_err(|e| {
         let error = program.error(e.to_diagnostic());
         match strategy {
             Some(_) => error,
@@ -226,7 +226,6 @@ pub fn lower(
     })?;
     // the constraints of the type, and those of the program's views after translation
     // (inside `iterate` steps, say); the generated C entry point checks them too
-    let mut dpia = dpia;
     let mut constraints = rise::constraints::of_lowered(&checked, def, &lowered, &prepared.scheme);
     constraints.extend(std::mem::take(&mut dpia.constraints));
     let constraints = rise::constraints::simplify_all(constraints);
