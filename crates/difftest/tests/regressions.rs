@@ -57,9 +57,9 @@ regressions! {
     store_zip_pair_c = "item1-store-zip-pair-c";
     /// `vectorize(2)` of `map (fun x => fst (x, 1))` over f64: the generated C initializes a
     /// `double` with a `double2` vector and does not compile (new defect; the size n+1 is
-    /// also not a multiple of 2, item 7). Open: code gcc rejects is an error, not a wrong
-    /// result, but the code generator should build the pair's vector lane by lane.
-    #[ignore = "open defect: vectorize of a map building a pair emits C that gcc rejects"]
+    /// also not a multiple of 2, item 7). The translation of `mapVec` took any scalar-typed
+    /// node for a lane-independent one and broadcast it; a pair taken apart again is now
+    /// its component, and any other scalar node over the vector is refused.
     vectorize_pair_openmp = "vectorize-pair-does-not-compile-openmp";
     /// `storeInMemory(isApp(isApp(isMap))) @ argument @ outermost(appliedReduce)`: the
     /// compiled code aborts (SIGABRT, heap corruption at `free` of the stored buffer);
@@ -83,8 +83,7 @@ regressions! {
     /// `vectorize(2)` of a map whose function ignores its argument, read back through
     /// `asScalar`, `transpose` and `drop` (the 51k run on the H100 machine, seed 1 case
     /// 56725): the element's lane is not selected and a `float2` is assigned to a `float`;
-    /// the OpenCL and C compilers reject the code (an error, not a wrong result). Same
-    /// family as `vectorize_pair_openmp`.
-    #[ignore = "open defect: a vector computed lane by lane loses the lane selected by asScalar"]
+    /// the OpenCL and C compilers rejected the code. Same cause as `vectorize_pair_openmp`:
+    /// `idx 0 (generate (fun i => v))` of the vector is now refused with a message.
     vectorize_lane_lost_opencl = "vectorize-lane-lost-opencl";
 }

@@ -1715,14 +1715,36 @@ fn vectorized(x: &Exp, n: &Nat) -> Option<Exp> {
                     true,
                 )
             }
+            ExpKind::Cast(a) => {
+                let (a, v) = lift(a, n)?;
+                if !v {
+                    return Some((x.clone(), false));
+                }
+                (Exp::new(ExpKind::Cast(a), vec_of(&x.ty)?), true)
+            }
+            // a pair built in the body and taken apart again: the component
+            ExpKind::Fst(p) | ExpKind::Snd(p) if matches!(&*p.kind, ExpKind::Pair(..)) => {
+                let ExpKind::Pair(a, b) = &*p.kind else {
+                    unreachable!("matched above")
+                };
+                lift(if matches!(&*x.kind, ExpKind::Fst(_)) { a } else { b }, n)?
+            }
             _ => {
                 let v = matches!(x.ty, DataType::Vector(..));
-                if !v && !matches!(x.ty, DataType::Scalar(_)) {
+                // The argument was substituted with its scalar type kept around it: a
+                // scalar node over a vector is an operation not lifted above, whose
+                // lanes would be lost.
+                if !v && (!matches!(x.ty, DataType::Scalar(_)) || mentions_vector(x)) {
                     return None;
                 }
                 (x.clone(), v)
             }
         })
+    }
+    fn mentions_vector(x: &Exp) -> bool {
+        exp_children(x)
+            .into_iter()
+            .any(|c| matches!(c.ty, DataType::Vector(..)) || mentions_vector(c))
     }
     let (e, v) = lift(x, n)?;
     if v {
