@@ -43,3 +43,29 @@ def cacheBlocks = arrayPacking ;;
 // Listing 16: the outermost loop of the computation in parallel.
 def parallelization = cacheBlocks ;;
   parallel @ outermost(isMap) @ argument @ outermost(isToMem)
+
+// Any size (issue 13): the versions above need 32 to divide m and n and 4 to
+// divide k, and refuse other sizes. `anySize` pads the rows of A and the
+// columns of B to multiples of 32 by repeating the last one (`padMap`), packs
+// the padded B into 32-wide panels as `arrayPacking` does, runs the tiles in
+// the order M/32.N/32.K.32.32 with the innermost loop vectorized (k is not
+// split, so any k works), computes into a padded buffer and copies the m x n
+// result out (the extra rows and columns are computed and thrown away).
+def padOutput =
+  padMap(32) @ outermost(appliedMap) @ body @ argument @ function @ outermost(appliedMap) ;;
+  layoutFission @ outermost(appliedMap) ;;
+  padMap(32) @ argument @ outermost(appliedMap)
+def packPaddedB = storeInMemory(applied(padClamp) ; isApp(isTranspose) @ argument,
+    permuteB(32) ;; vectorize(32) @ innermost(appliedMap)) @ inLambda
+def paddedTiles =
+  tile(32, 32)     @ outermost(mapNest(2)) ;;
+  fissionReduceMap @ outermost(appliedReduce) ;;
+  reorder([1, 2, 5, 3, 4]) ;;
+  vectorize(32)    @ innermost(appliedMap)
+def computeIntoPadded =
+  toMem(global) @ argument @ argument @ outermost(appliedMap) @ body @ argument @ outermost(isToMem)
+def anySize = baseline ;; padOutput ;; packPaddedB ;;
+  paddedTiles @ argument @ outermost(isToMem) ;; computeIntoPadded
+// `anySize` with the row tiles in parallel.
+def anySizeParallel = anySize ;;
+  parallel @ outermost(isMap) @ argument @ body @ argument @ outermost(isToMem)

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Issue 4, item 8: the seven matmul versions of ICFP'20 §6.1, compiled with
 `shine run --target openmp`, on the non-square size m=256 n=512 k=128 and on
-1024x1024x1024, compared with NumPy (computed in float64).
+1024x1024x1024, compared with NumPy (computed in float64); and the two versions
+for any size (`anySize`, `anySizeParallel`) also at sizes no factor divides.
 
 Usage: python3 tests/mm_sizes_check.py PATH_TO_SHINE [--quick]
 
@@ -20,7 +21,9 @@ import numpy as np
 ROOT = Path(__file__).resolve().parent.parent
 VERSIONS = ["baseline", "blocking", "vectorization", "loopPermutation",
             "arrayPacking", "cacheBlocks", "parallelization"]
+ANY_SIZE_VERSIONS = ["anySize", "anySizeParallel"]
 SIZES = [(256, 512, 128), (1024, 1024, 1024)]
+ODD_SIZES = [(1, 1, 1), (37, 65, 19), (1000, 1000, 1000)]
 RTOL = 1e-4  # relative to the magnitude of the terms summed
 
 
@@ -57,12 +60,14 @@ def main():
     rng = np.random.default_rng(2026)
     failed = 0
     with tempfile.TemporaryDirectory() as d:
-        for (m, n, k) in sizes:
-            for version in VERSIONS:
-                msg = check(shine, Path(d), version, m, n, k, rng)
-                ok = msg.startswith("ok")
-                failed += not ok
-                print(f"{'ok  ' if ok else 'FAIL'} mm {version} m={m} n={n} k={k}: {msg}", flush=True)
+        cases = [(size, v) for size in sizes for v in VERSIONS + ANY_SIZE_VERSIONS]
+        odd = ODD_SIZES[:2] if "--quick" in sys.argv[2:] else ODD_SIZES
+        cases += [(size, v) for size in odd for v in ANY_SIZE_VERSIONS]
+        for ((m, n, k), version) in cases:
+            msg = check(shine, Path(d), version, m, n, k, rng)
+            ok = msg.startswith("ok")
+            failed += not ok
+            print(f"{'ok  ' if ok else 'FAIL'} mm {version} m={m} n={n} k={k}: {msg}", flush=True)
     sys.exit(1 if failed else 0)
 
 

@@ -1727,7 +1727,14 @@ fn vectorized(x: &Exp, n: &Nat) -> Option<Exp> {
                 let ExpKind::Pair(a, b) = &*p.kind else {
                     unreachable!("matched above")
                 };
-                lift(if matches!(&*x.kind, ExpKind::Fst(_)) { a } else { b }, n)?
+                lift(
+                    if matches!(&*x.kind, ExpKind::Fst(_)) {
+                        a
+                    } else {
+                        b
+                    },
+                    n,
+                )?
             }
             _ => {
                 let v = matches!(x.ty, DataType::Vector(..));

@@ -155,6 +155,17 @@ pub fn registry() -> Registry<Expr> {
             strat(make(a[0].as_strategy()?.clone()))
         });
     }
+    r.add(
+        "applied",
+        &[Symbol],
+        "the node is the primitive applied to all its arguments",
+        |a| {
+            let name = a[0].as_symbol()?;
+            let p =
+                Prim::from_name(name).ok_or_else(|| format!("`{name}` is not a RISE primitive"))?;
+            strat(applied_prim(p))
+        },
+    );
     r.add("argOf", &[Symbol, St], "the argument of a primitive", |a| {
         let name = a[0].as_symbol()?;
         let p = Prim::from_name(name).ok_or_else(|| format!("`{name}` is not a RISE primitive"))?;

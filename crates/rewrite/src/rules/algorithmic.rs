@@ -3,9 +3,11 @@
 
 use super::rise_rule;
 use crate::term::{
-    any_map, any_reduce, applied, as_lambda, is_var, map_of, occurs, retype_lambda, retype_under,
+    any_map, any_reduce, applied, array, as_lambda, is_var, map_of, occurs, retype_lambda,
+    retype_under,
 };
 use crate::S;
+use arith::Nat;
 use rise::builder::*;
 use rise::{DataType, Expr, ExprKind, Prim, Type};
 
@@ -64,6 +66,48 @@ pub(super) fn blocked_reduce(name: String, n: i64) -> S {
             prim(Prim::ReduceSeq),
             [op, args[1].clone(), app(split(n), args[2].clone())],
         ))
+    })
+}
+
+/// `m` rounded up to a multiple of `n`: `⌈m/n⌉·n`.
+fn round_up(m: &Nat, n: i64) -> Nat {
+    (m + Nat::cst(n - 1)).floor_div(&Nat::cst(n)) * Nat::cst(n)
+}
+
+/// Pads the array a map runs over to a multiple of `n` by repeating its last
+/// element, and drops the extra results: the map can then be split by `n` at
+/// any size (the extra elements are computed and thrown away).
+pub(super) fn pad_map(name: String, n: i64) -> S {
+    rise_rule(name, move |e, _| {
+        let (p, args) = applied(e, any_map, 2)?;
+        let (m, _) = array(args[1].ty()?)?;
+        let pad = (round_up(m, n) - m.clone()).simplify();
+        let padded = app(pad_clamp(0, pad), args[1].clone());
+        Some(app(
+            take(m.clone()),
+            app(app(prim(p), args[0].clone()), padded),
+        ))
+    })
+}
+
+/// Peels the last `k mod n` elements off a reduction into a second, sequential
+/// one that continues from the first one's result, so that the first one runs
+/// over a multiple of `n` elements at any size.
+pub(super) fn peel_reduce(name: String, n: i64) -> S {
+    rise_rule(name, move |e, _| {
+        let (p, args) = applied(e, any_reduce, 3)?;
+        let (k, _) = array(args[2].ty()?)?;
+        let whole = (k.floor_div(&Nat::cst(n)) * Nat::cst(n)).simplify();
+        let main = apps(
+            prim(p),
+            [
+                args[0].clone(),
+                args[1].clone(),
+                app(take(whole.clone()), args[2].clone()),
+            ],
+        );
+        let rest = app(drop_(whole), args[2].clone());
+        Some(apps(prim(Prim::ReduceSeq), [args[0].clone(), main, rest]))
     })
 }
 

@@ -43,6 +43,8 @@ rules_table! {
         transposeMove = transpose_move(): "map (map f) (transpose e) ↦ transpose (map (map f) e)",
         splitJoin = split_join(n: Size): "map f ↦ split n >> map (map f) >> join;  map f xs ↦ join (map (map f) (split n xs))",
         blockedReduce = blocked_reduce(n: Size): "reduceX op init xs ↦ reduceSeq (fun a y => reduceX op a y) init (split n xs)",
+        padMap = pad_map(n: Size): "map f (xs : m.t) ↦ take m (map f (padClamp 0 (⌈m/n⌉·n − m) xs))   (m ≥ 1: the padding repeats the last element)",
+        peelReduce = peel_reduce(n: Size): "reduceX op init (xs : k.t) ↦ reduceSeq op (reduceX op init (take (⌊k/n⌋·n) xs)) (drop (⌊k/n⌋·n) xs)",
         mapFusion = map_fusion(): "map f (map g xs) ↦ map (fun x => f (g x)) xs",
         mapFission = map_fission(): "map (fun x => f (g x)) ↦ map g >> map f;  map (fun x => f (g x)) xs ↦ map f (map (fun x => g x) xs)   (x ∉ fv(f), x ∈ fv(g x), g x not x)",
         fuseReduceMap = fuse_reduce_map(): "reduceX op init (map f xs) ↦ reduceSeq (fun acc y => op acc (f y)) init xs",
@@ -59,7 +61,7 @@ rules_table! {
         joinAfterMap = join_after_map(): "join (map (map f) xs) ↦ map f (join xs)",
         slideBeforeMap = slide_before_map(): "map (map f) (slide n s xs) ↦ slide n s (map f xs)",
         slideAfterMap = slide_after_map(): "slide n s (map f xs) ↦ map (map f) (slide n s xs)",
-        layoutFission = layout_fission(): "map (fun x => L e) xs ↦ map L (map (fun x => e) xs)   (L one of join, transpose, split n, slide n s, asScalar, asVector n; x ∉ fv(L))",
+        layoutFission = layout_fission(): "map (fun x => L e) xs ↦ map L (map (fun x => e) xs)   (L one of join, transpose, split n, slide n s, asScalar, asVector n, take n, drop n; x ∉ fv(L))",
     }
     "array packing (ICFP'20 §5.3, Listing 15)" in movement {
         permuteB = permute_b(n: Size): "(e : k.m.t) ↦ join (map transpose (map (fun b => map (fun r => map (fun x => x) r) (transpose b)) (split n e)))",

@@ -98,7 +98,14 @@ pub(super) fn slide_after_map(name: String) -> S {
 fn is_layout_prim(p: Prim) -> bool {
     matches!(
         p,
-        Prim::Join | Prim::Transpose | Prim::Split | Prim::Slide | Prim::AsScalar | Prim::AsVector
+        Prim::Join
+            | Prim::Transpose
+            | Prim::Split
+            | Prim::Slide
+            | Prim::AsScalar
+            | Prim::AsVector
+            | Prim::Take
+            | Prim::Drop
     )
 }
 
