@@ -20,18 +20,7 @@ use rise::DataType;
 
 use crate::error::{malformed, unsupported, CodegenError};
 
-/// One step of a path into data.
-#[derive(Clone, Debug, PartialEq)]
-pub enum PathElem {
-    /// An array index.
-    Idx(Nat),
-    /// The first component of a pair.
-    Fst,
-    /// The second component of a pair.
-    Snd,
-    /// A lane of a vector.
-    Lane(Nat),
-}
+pub use dpia::PathElem;
 
 /// One C object of an identifier's storage.
 #[derive(Clone, Debug, PartialEq)]

@@ -225,7 +225,10 @@ fn write_through_split_of_drop() {
     let drop_acc = |o: &Ident| {
         let a = acc(o);
         let ty = arr(nat(&m) * 4, f32t());
-        split_acc(4, Acc::new(dpia::AccKind::Drop(Nat::cst(2), a), ty))
+        split_acc(
+            4,
+            Acc::new(dpia::AccKind::View(dpia::View::Drop(Nat::cst(2)), a), ty),
+        )
     };
     let p = copy_program(read(&x), drop_acc, out_ty, &[&m], &[&x]);
     let src = generate(&p, Target::C).unwrap().source;

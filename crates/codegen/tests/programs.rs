@@ -211,7 +211,7 @@ fn split_acc_m(m: &arith::Var, a: dpia::Acc) -> dpia::Acc {
         unreachable!()
     };
     let ty = arr(len.div_exact(&nat(m)), arr(nat(m), (**t).clone()));
-    dpia::Acc::new(dpia::AccKind::Split(nat(m), a), ty)
+    dpia::Acc::new(dpia::AccKind::View(dpia::View::Split(nat(m)), a), ty)
 }
 
 /// A 3-point stencil over `padClamp 1 1` and over `padCst 1 1 0`, with an

@@ -408,18 +408,13 @@ pub(crate) fn acc_root(a: &Acc) -> &str {
     match &*a.kind {
         A::Var(id) => &id.name,
         A::Idx(x, _)
-        | A::Split(_, x)
-        | A::Join(x)
-        | A::Transpose(x)
+        | A::View(_, x)
         | A::Zip1(x)
         | A::Zip2(x)
         | A::Unzip(x)
         | A::Pair1(x)
         | A::Pair2(x)
         | A::AsVector(_, x)
-        | A::AsScalar(x)
-        | A::Take(x)
-        | A::Drop(_, x)
         | A::Map(_, x) => acc_root(x),
     }
 }

@@ -5,11 +5,11 @@
 //! step function, whose size is the step's own `l`, says nothing there. Translation
 //! instantiates every such size (`iterate` unrolls its steps), so the views of the
 //! imperative program are in terms of the program's sizes and constants only, and each
-//! view that divides or shortens an array states its requirement again here:
-//! `split n` and `asVector n` of `m` elements need `n | m`, `slide sz sp` needs
-//! `m >= sz` and `sp | m - sz`, `take n` and `drop n` need `m >= n`.
+//! view that divides or shortens an array states its requirement again here
+//! ([`View::requirements`]; `asVector n` needs what `split n` needs).
 
 use crate::imperative::{AccKind, ExpKind, Program};
+use crate::view::{Requirement, View};
 use crate::walk::Node;
 use arith::Nat;
 use rise::constraints::SizeConstraint;
@@ -26,40 +26,36 @@ pub fn of_views(program: &Program) -> Vec<SizeConstraint> {
     };
     Node::Comm(&program.body).visit(&mut |node| match node {
         Node::Exp(e) => match &*e.kind {
-            ExpKind::Split(n, a) | ExpKind::AsVector(n, a) => {
-                if let Some(m) = length(&a.ty) {
-                    add(divides(n, m));
-                }
-            }
-            ExpKind::Slide(size, step, a) => {
-                if let Some(m) = length(&a.ty) {
-                    add(at_least(m, size));
-                    add(divides(step, &(m.clone() - size.clone())));
-                }
-            }
-            ExpKind::Take(n, a) | ExpKind::Drop(n, a) => {
-                if let Some(m) = length(&a.ty) {
-                    add(at_least(m, n));
-                }
-            }
+            ExpKind::View(v, a) => requirements(v, &a.ty).into_iter().for_each(&mut add),
+            ExpKind::AsVector(n, a) => requirements(&View::Split(n.clone()), &a.ty)
+                .into_iter()
+                .for_each(&mut add),
             _ => {}
         },
         Node::Acc(acc) => match &*acc.kind {
-            AccKind::Split(n, a) | AccKind::AsVector(n, a) => {
-                if let Some(m) = length(&a.ty) {
-                    add(divides(n, m));
-                }
-            }
-            AccKind::Drop(n, a) => {
-                if let Some(m) = length(&a.ty) {
-                    add(at_least(m, n));
-                }
-            }
+            AccKind::View(v, a) => requirements(v, &a.ty).into_iter().for_each(&mut add),
+            AccKind::AsVector(n, a) => requirements(&View::Split(n.clone()), &a.ty)
+                .into_iter()
+                .for_each(&mut add),
             _ => {}
         },
         Node::Comm(_) => {}
     });
     out
+}
+
+/// The requirements of view `v` on an operand of type `ty`, as size constraints.
+fn requirements(v: &View, ty: &DataType) -> Vec<SizeConstraint> {
+    let Some(len) = length(ty) else {
+        return vec![];
+    };
+    v.requirements(len)
+        .into_iter()
+        .map(|r| match r {
+            Requirement::Divides(d, n) => divides(&d, &n),
+            Requirement::AtLeast(a, b) => at_least(&a, &b),
+        })
+        .collect()
 }
 
 /// The number of elements of an array type.

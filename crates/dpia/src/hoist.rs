@@ -240,18 +240,13 @@ fn replace_acc(a: &Acc, name: &str, by: &Ident, indices: &[Nat]) -> Acc {
         }
         A::Var(_) => return a.clone(),
         A::Idx(x, k) => A::Idx(r(x), k.clone()),
-        A::Split(n, x) => A::Split(n.clone(), r(x)),
-        A::Join(x) => A::Join(r(x)),
-        A::Transpose(x) => A::Transpose(r(x)),
+        A::View(v, x) => A::View(v.clone(), r(x)),
         A::Zip1(x) => A::Zip1(r(x)),
         A::Zip2(x) => A::Zip2(r(x)),
         A::Unzip(x) => A::Unzip(r(x)),
         A::Pair1(x) => A::Pair1(r(x)),
         A::Pair2(x) => A::Pair2(r(x)),
         A::AsVector(n, x) => A::AsVector(n.clone(), r(x)),
-        A::AsScalar(x) => A::AsScalar(r(x)),
-        A::Take(x) => A::Take(r(x)),
-        A::Drop(n, x) => A::Drop(n.clone(), r(x)),
         A::Map(v, x) => A::Map(v.clone(), r(x)),
     };
     Acc::new(kind, a.ty.clone())
@@ -272,10 +267,7 @@ pub(crate) fn map_exp(e: &Exp, f: &dyn Fn(&Exp) -> Option<Exp>) -> Exp {
         K::Select(c, a, b) => K::Select(m(c), m(a), m(b)),
         K::Cast(a) => K::Cast(m(a)),
         K::Idx(a, k) => K::Idx(m(a), k.clone()),
-        K::Split(n, a) => K::Split(n.clone(), m(a)),
-        K::Join(a) => K::Join(m(a)),
-        K::Transpose(a) => K::Transpose(m(a)),
-        K::Slide(sz, sp, a) => K::Slide(sz.clone(), sp.clone(), m(a)),
+        K::View(v, a) => K::View(v.clone(), m(a)),
         K::Pad(l, r, mode, a) => {
             let mode = match mode {
                 PadMode::Cst(c) => PadMode::Cst(m(c)),
@@ -283,8 +275,6 @@ pub(crate) fn map_exp(e: &Exp, f: &dyn Fn(&Exp) -> Option<Exp>) -> Exp {
             };
             K::Pad(l.clone(), r.clone(), mode, m(a))
         }
-        K::Take(n, a) => K::Take(n.clone(), m(a)),
-        K::Drop(n, a) => K::Drop(n.clone(), m(a)),
         K::Concat(a, b) => K::Concat(m(a), m(b)),
         K::Zip(a, b) => K::Zip(m(a), m(b)),
         K::Pair(a, b) => K::Pair(m(a), m(b)),
@@ -292,7 +282,6 @@ pub(crate) fn map_exp(e: &Exp, f: &dyn Fn(&Exp) -> Option<Exp>) -> Exp {
         K::Snd(a) => K::Snd(m(a)),
         K::Generate(v, a) => K::Generate(v.clone(), m(a)),
         K::AsVector(n, a) => K::AsVector(n.clone(), m(a)),
-        K::AsScalar(a) => K::AsScalar(m(a)),
         K::VectorFromScalar(a) => K::VectorFromScalar(m(a)),
     };
     Exp::new(kind, e.ty.clone())

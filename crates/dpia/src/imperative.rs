@@ -19,32 +19,28 @@
 //!
 //! ## Index semantics of the views
 //! Reading a view at a *path* (a list of array indices, pair components and
-//! vector lanes, outermost first) reads its operand at another path. With `i`,
-//! `j` array indices and `p` the rest of the path:
+//! vector lanes, outermost first) reads its operand at another path. The
+//! index-remapping views (`split`, `join`, `transpose`, `slide`, `take`,
+//! `drop`, `asScalar`) are one construct, [`ExpKind::View`] and
+//! [`AccKind::View`], whose equation is [`View::reindex`] for reads and
+//! writes alike. The others, with `i` an array index and `p` the rest:
 //!
 //! | view (type) | read at | reads operand at |
 //! | --- | --- | --- |
 //! | `Idx(e, k)` | `p` | `k :: p` |
-//! | `Split(n, e)`: `(m*n).t → m.n.t` | `i :: j :: p` | `i*n + j :: p` |
-//! | `Join(e)`: `n.m.t → (n*m).t` | `i :: p` | `i / m :: i % m :: p` |
-//! | `Transpose(e)`: `n.m.t → m.n.t` | `i :: j :: p` | `j :: i :: p` |
-//! | `Slide(sz, sp, e)` | `i :: j :: p` | `i*sp + j :: p` |
 //! | `Pad(l, r, mode, e)`, `e: n.t` | `i :: p` | `i - l :: p` when `l <= i < l+n`; otherwise `Cst(c)`: `c` at `p`, `Clamp`: index `clamp(i-l, 0, n-1)`, `Mirror`: reflect, `Wrap`: `(i-l) mod n` |
-//! | `Take(n, e)` | `i :: p` | `i :: p` |
-//! | `Drop(n, e)` | `i :: p` | `i + n :: p` |
 //! | `Concat(a, b)`, `a: n.t` | `i :: p` | `a` at `i :: p` if `i < n`, else `b` at `i - n :: p` |
 //! | `Zip(a, b)` | `i :: Fst :: p` | `a` at `i :: p` (and `Snd`: `b`) |
 //! | `Pair(a, b)` | `Fst :: p` | `a` at `p` (and `Snd`: `b`) |
 //! | `Fst(e)` / `Snd(e)` | `p` | `Fst :: p` / `Snd :: p` |
 //! | `Generate(v, body)` | `i :: p` | `body[v := i]` at `p` |
 //! | `AsVector(n, e)`: `(m*n).t → m.vec[t,n]` | `i :: p` (a whole vector) | the `n` elements `i*n .. i*n+n-1` (a vector load) |
-//! | `AsScalar(e)`: `m.vec[t,n] → (m*n).t` | `i :: p` | `i / n :: Lane(i % n) :: p` |
 //! | `VectorFromScalar(e)` | `Lane(l) :: p`, or the whole vector | `e` at `p` (broadcast) |
 //!
-//! Write views follow the same equations in the other direction (see [`AccKind`]);
-//! `AccKind::Map(v, a)` is the write side of `Generate`: a write at `i :: p`
-//! lands in `a[v := i]` at `p`.
+//! Write views follow the same equations (see [`AccKind`]); `AccKind::Map(v, a)`
+//! is the write side of `Generate`: a write at `i :: p` lands in `a[v := i]` at `p`.
 
+use crate::view::View;
 use arith::{Nat, Var};
 use rise::{AddrSpace, DataType, Literal};
 use std::fmt;
@@ -129,20 +125,10 @@ pub enum ExpKind {
     Cast(Exp),
     /// Element `k` of an array.
     Idx(Exp, Nat),
-    /// `split n`.
-    Split(Nat, Exp),
-    /// `join`.
-    Join(Exp),
-    /// `transpose`.
-    Transpose(Exp),
-    /// `slide size step`.
-    Slide(Nat, Nat, Exp),
+    /// An index-remapping view of an array (`split`, `join`, `transpose`, ...).
+    View(View, Exp),
     /// `padCst`, `padClamp`, `padMirror`, `padWrap` with `l` and `r` elements.
     Pad(Nat, Nat, PadMode, Exp),
-    /// `take n`.
-    Take(Nat, Exp),
-    /// `drop n`.
-    Drop(Nat, Exp),
     /// `concat`.
     Concat(Exp, Exp),
     /// `zip`.
@@ -159,8 +145,6 @@ pub enum ExpKind {
     Generate(Var, Exp),
     /// `asVector n`.
     AsVector(Nat, Exp),
-    /// `asScalar`.
-    AsScalar(Exp),
     /// `vectorFromScalar`: every lane holds the scalar.
     VectorFromScalar(Exp),
 }
@@ -182,12 +166,11 @@ pub enum AccKind {
     Var(Ident),
     /// `idxAcc`: element `k` of an array acceptor; a write at `p` lands at `k :: p`.
     Idx(Acc, Nat),
-    /// `splitAcc n`: accepts `m.n.t` into an acceptor of `(m*n).t`; `i :: j :: p` lands at `i*n + j :: p`.
-    Split(Nat, Acc),
-    /// `joinAcc`: accepts `(n*m).t` into an acceptor of `n.m.t`; `i :: p` lands at `i / m :: i % m :: p`.
-    Join(Acc),
-    /// `transposeAcc`: accepts `n.m.t` into an acceptor of `m.n.t`; `i :: j :: p` lands at `j :: i :: p`.
-    Transpose(Acc),
+    /// A write view accepting the view's type: a write at `p` lands in the acceptor
+    /// at [`View::reindex`]`(p)` (`splitAcc n` is `View(Split(n), a)` accepting
+    /// `m.n.t` into `(m*n).t`, `joinAcc` is `View(Join(m), a)`, `takeAcc`,
+    /// `dropAcc n`, `transposeAcc`, `asScalarAcc`).
+    View(View, Acc),
     /// `zipAcc1`: accepts `n.s` into an acceptor of `n.(s, t)`; `i :: p` lands at `i :: Fst :: p`.
     Zip1(Acc),
     /// `zipAcc2`: accepts `n.t` into an acceptor of `n.(s, t)`; `i :: p` lands at `i :: Snd :: p`.
@@ -200,12 +183,6 @@ pub enum AccKind {
     Pair2(Acc),
     /// `asVectorAcc n`: accepts `m.vec[t, n]` into an acceptor of `(m*n).t`; a vector written at `i :: p` is stored to elements `i*n .. i*n+n-1`.
     AsVector(Nat, Acc),
-    /// `asScalarAcc`: accepts `(m*n).t` into an acceptor of `m.vec[t, n]`; `i :: p` lands at `i / n :: Lane(i % n) :: p`.
-    AsScalar(Acc),
-    /// `takeAcc`: accepts `n.t` into an acceptor of `(n+m).t`; `i :: p` lands at `i :: p`.
-    Take(Acc),
-    /// `dropAcc n`: accepts `m.t` into an acceptor of `(n+m).t`; `i :: p` lands at `i + n :: p`.
-    Drop(Nat, Acc),
     /// `mapAcc`: accepts `n.s`, element by element: a write at `i :: p` lands in
     /// the acceptor (of `s`) with the variable replaced by `i`, at `p`. It is the
     /// write side of a view `map` (`map join` written to memory).
@@ -364,13 +341,8 @@ impl fmt::Display for Exp {
             Select(c, a, b) => write!(f, "select({c}, {a}, {b})"),
             Cast(a) => write!(f, "cast<{}>({a})", self.ty),
             Idx(a, i) => write!(f, "{a}[{i}]"),
-            Split(n, a) => write!(f, "split({n}, {a})"),
-            Join(a) => write!(f, "join({a})"),
-            Transpose(a) => write!(f, "transpose({a})"),
-            Slide(sz, sp, a) => write!(f, "slide({sz}, {sp}, {a})"),
+            View(v, a) => v.fmt_applied(f, false, a),
             Pad(l, r, m, a) => write!(f, "pad({l}, {r}, {m:?}, {a})"),
-            Take(n, a) => write!(f, "take({n}, {a})"),
-            Drop(n, a) => write!(f, "drop({n}, {a})"),
             Concat(a, b) => write!(f, "concat({a}, {b})"),
             Zip(a, b) => write!(f, "zip({a}, {b})"),
             Pair(a, b) => write!(f, "pair({a}, {b})"),
@@ -378,7 +350,6 @@ impl fmt::Display for Exp {
             Snd(a) => write!(f, "snd({a})"),
             Generate(v, b) => write!(f, "generate({v} => {b})"),
             AsVector(n, a) => write!(f, "asVector({n}, {a})"),
-            AsScalar(a) => write!(f, "asScalar({a})"),
             VectorFromScalar(a) => write!(f, "broadcast({a})"),
         }
     }
@@ -390,18 +361,13 @@ impl fmt::Display for Acc {
         match &*self.kind {
             Var(x) => write!(f, "{x}"),
             Idx(a, i) => write!(f, "{a}[{i}]"),
-            Split(n, a) => write!(f, "splitAcc({n}, {a})"),
-            Join(a) => write!(f, "joinAcc({a})"),
-            Transpose(a) => write!(f, "transposeAcc({a})"),
+            View(v, a) => v.fmt_applied(f, true, a),
             Zip1(a) => write!(f, "zipAcc1({a})"),
             Zip2(a) => write!(f, "zipAcc2({a})"),
             Unzip(a) => write!(f, "unzipAcc({a})"),
             Pair1(a) => write!(f, "pairAcc1({a})"),
             Pair2(a) => write!(f, "pairAcc2({a})"),
             AsVector(n, a) => write!(f, "asVectorAcc({n}, {a})"),
-            AsScalar(a) => write!(f, "asScalarAcc({a})"),
-            Take(a) => write!(f, "takeAcc({a})"),
-            Drop(n, a) => write!(f, "dropAcc({n}, {a})"),
             Map(v, a) => write!(f, "mapAcc({v} => {a})"),
         }
     }

@@ -20,6 +20,7 @@ pub mod gpu;
 pub mod hoist;
 pub mod imperative;
 pub mod translate;
+pub mod view;
 pub mod walk;
 
 pub use gpu::{prepare, GpuError, GpuProgram, Kernel, Launch};
@@ -27,3 +28,4 @@ pub use imperative::{
     Acc, AccKind, BinOp, Comm, Exp, ExpKind, Ident, LoopKind, PadMode, ParLevel, Program, UnOp,
 };
 pub use translate::{translate, TranslateError};
+pub use view::{PathElem, Requirement, View};

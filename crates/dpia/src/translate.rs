@@ -23,6 +23,7 @@
 //! no loop of its own. Array accumulators of `reduceSeq` are updated in place.
 
 use crate::imperative::*;
+use crate::view::{PathElem, View};
 use crate::walk::exp_children;
 use arith::{Nat, Var};
 use diagnostics::{Diagnostic, Span};
@@ -809,27 +810,38 @@ impl Translator {
             Split => match out {
                 Out::Acc(a) => self.tr(&vals[0], env, Out::Acc(&join_acc(a, &vals[0])?)),
                 Out::Con(_) => self.data(&vals, env, out, &|xs| {
-                    Ok(view(ExpKind::Split(nats[0].clone(), xs[0].clone())))
+                    Ok(view(ExpKind::View(
+                        View::Split(nats[0].clone()),
+                        xs[0].clone(),
+                    )))
                 }),
             },
             Join => match out {
                 Out::Acc(a) => {
                     let (_, inner) = array_of(&vals[0])?;
                     let (m, _) = array_dt(&inner, e)?;
-                    let acc = Acc::new(AccKind::Split(m, a.clone()), data_type(&vals[0])?);
+                    let acc = Acc::new(
+                        AccKind::View(View::Split(m), a.clone()),
+                        data_type(&vals[0])?,
+                    );
                     self.tr(&vals[0], env, Out::Acc(&acc))
                 }
                 Out::Con(_) => self.data(&vals, env, out, &|xs| {
-                    Ok(view(ExpKind::Join(xs[0].clone())))
+                    let (_, inner) = array_dt(&xs[0].ty, e)?;
+                    let (m, _) = array_dt(&inner, e)?;
+                    Ok(view(ExpKind::View(View::Join(m), xs[0].clone())))
                 }),
             },
             Transpose => match out {
                 Out::Acc(a) => {
-                    let acc = Acc::new(AccKind::Transpose(a.clone()), data_type(&vals[0])?);
+                    let acc = Acc::new(
+                        AccKind::View(View::Transpose, a.clone()),
+                        data_type(&vals[0])?,
+                    );
                     self.tr(&vals[0], env, Out::Acc(&acc))
                 }
                 Out::Con(_) => self.data(&vals, env, out, &|xs| {
-                    Ok(view(ExpKind::Transpose(xs[0].clone())))
+                    Ok(view(ExpKind::View(View::Transpose, xs[0].clone())))
                 }),
             },
             AsScalar => match out {
@@ -846,12 +858,23 @@ impl Translator {
                     self.tr(&vals[0], env, Out::Acc(&acc))
                 }
                 Out::Con(_) => self.data(&vals, env, out, &|xs| {
-                    Ok(view(ExpKind::AsScalar(xs[0].clone())))
+                    let (_, v) = array_dt(&xs[0].ty, e)?;
+                    let DataType::Vector(n, _) = v else {
+                        return Err(TranslateError::at(
+                            e,
+                            "asScalar of a non-vector array",
+                            None,
+                        ));
+                    };
+                    Ok(view(ExpKind::View(View::AsScalar(n), xs[0].clone())))
                 }),
             },
             AsVector => match out {
                 Out::Acc(a) => {
-                    let acc = Acc::new(AccKind::AsScalar(a.clone()), data_type(&vals[0])?);
+                    let acc = Acc::new(
+                        AccKind::View(View::AsScalar(nats[0].clone()), a.clone()),
+                        data_type(&vals[0])?,
+                    );
                     self.tr(&vals[0], env, Out::Acc(&acc))
                 }
                 Out::Con(_) => self.data(&vals, env, out, &|xs| {
@@ -927,18 +950,29 @@ impl Translator {
                 }))
             }),
             Slide => self.data(&vals, env, out, &|xs| {
-                Ok(view(ExpKind::Slide(
-                    nats[0].clone(),
-                    nats[1].clone(),
+                Ok(view(ExpKind::View(
+                    View::Slide(nats[0].clone(), nats[1].clone()),
                     xs[0].clone(),
                 )))
             }),
             Take => self.data(&vals, env, out, &|xs| {
-                Ok(view(ExpKind::Take(nats[0].clone(), xs[0].clone())))
+                Ok(view(ExpKind::View(
+                    View::Take(nats[0].clone()),
+                    xs[0].clone(),
+                )))
             }),
             Drop => self.data(&vals, env, out, &|xs| {
-                Ok(view(ExpKind::Drop(nats[0].clone(), xs[0].clone())))
+                Ok(view(ExpKind::View(
+                    View::Drop(nats[0].clone()),
+                    xs[0].clone(),
+                )))
             }),
+            Reorder => {
+                let f = reorder_function(e, args, &array_of(&vals[0])?.0)?;
+                self.data(&vals, env, out, &|xs| {
+                    Ok(view(ExpKind::View(f.clone(), xs[0].clone())))
+                })
+            }
             Concat => self.data(&vals, env, out, &|xs| {
                 Ok(view(ExpKind::Concat(xs[0].clone(), xs[1].clone())))
             }),
@@ -1046,8 +1080,8 @@ impl Translator {
                         let write = Acc::new(AccKind::Var(buf.clone()), buf.ty.clone());
                         let read = Exp::new(ExpKind::Var(buf.clone()), buf.ty.clone());
                         (
-                            Acc::new(AccKind::Take(write), slice.clone()),
-                            Some(Exp::new(ExpKind::Take(l.clone(), read), slice)),
+                            Acc::new(AccKind::View(View::Take(l.clone()), write), slice.clone()),
+                            Some(Exp::new(ExpKind::View(View::Take(l.clone()), read), slice)),
                         )
                     };
                     steps.push(self.call_at_nat(
@@ -1297,7 +1331,7 @@ pub(crate) fn exp_vars(x: &Exp, out: &mut Vec<String>) {
 /// before it is written and it may be updated in place; otherwise a part could be
 /// read after it was overwritten (`(snd acc + x, fst acc)`, a rotation of an array).
 fn updates_in_place_safely(step: &Comm, name: &str) -> bool {
-    fn touched(c: &Comm, name: &str, out: &mut Vec<Option<Vec<Step>>>) {
+    fn touched(c: &Comm, name: &str, out: &mut Vec<Option<Vec<PathElem>>>) {
         match c {
             Comm::Skip | Comm::Barrier { .. } => {}
             Comm::Seq(cs) => cs.iter().for_each(|c| touched(c, name, out)),
@@ -1320,7 +1354,7 @@ fn updates_in_place_safely(step: &Comm, name: &str) -> bool {
 
 /// The places of memory `name` that `x` reads (`None`: a read whose place the
 /// views do not show).
-fn places_read(x: &Exp, name: &str, out: &mut Vec<Option<Vec<Step>>>) {
+fn places_read(x: &Exp, name: &str, out: &mut Vec<Option<Vec<PathElem>>>) {
     reads(
         x,
         Some(Vec::new()),
@@ -1335,26 +1369,26 @@ fn places_read(x: &Exp, name: &str, out: &mut Vec<Option<Vec<Step>>>) {
 /// stand for.
 fn reads(
     x: &Exp,
-    path: Option<Vec<Step>>,
+    path: Option<Vec<PathElem>>,
     env: &std::collections::HashMap<Var, Nat>,
     name: &str,
-    out: &mut Vec<Option<Vec<Step>>>,
+    out: &mut Vec<Option<Vec<PathElem>>>,
 ) {
     // pops `n` indices off a known path
-    fn indices(path: &mut Option<Vec<Step>>, n: usize) -> Option<Vec<Nat>> {
+    fn indices(path: &mut Option<Vec<PathElem>>, n: usize) -> Option<Vec<Nat>> {
         let p = path.as_mut()?;
         let mut is = Vec::new();
         for _ in 0..n {
             match p.pop()? {
-                Step::Idx(i) => is.push(i),
+                PathElem::Idx(i) => is.push(i),
                 _ => return None,
             }
         }
         Some(is)
     }
     let mut path = path;
-    let mut go = |e: &Exp, p: Option<Vec<Step>>| reads(e, p, env, name, out);
-    let push = |mut p: Option<Vec<Step>>, s: Step| {
+    let mut go = |e: &Exp, p: Option<Vec<PathElem>>| reads(e, p, env, name, out);
+    let push = |mut p: Option<Vec<PathElem>>, s: PathElem| {
         if let Some(v) = p.as_mut() {
             v.push(s);
         }
@@ -1366,9 +1400,9 @@ fn reads(
             p
         })),
         ExpKind::Var(_) | ExpKind::Lit(_) | ExpKind::Nat(_) => {}
-        ExpKind::Idx(a, i) => go(a, push(path, Step::Idx(i.substitute_all(env)))),
-        ExpKind::Fst(a) => go(a, push(path, Step::Fst)),
-        ExpKind::Snd(a) => go(a, push(path, Step::Snd)),
+        ExpKind::Idx(a, i) => go(a, push(path, PathElem::Idx(i.substitute_all(env)))),
+        ExpKind::Fst(a) => go(a, push(path, PathElem::Fst)),
+        ExpKind::Snd(a) => go(a, push(path, PathElem::Snd)),
         ExpKind::Zip(a, b) | ExpKind::Pair(a, b) => {
             let zip = matches!(&*x.kind, ExpKind::Zip(..));
             let i = if zip {
@@ -1378,9 +1412,9 @@ fn reads(
             };
             let component = i.and_then(|i| Some((i, path.as_mut()?.pop()?)));
             match component {
-                Some((i, c @ (Step::Fst | Step::Snd))) => {
-                    let p = i.into_iter().fold(path, |p, i| push(p, Step::Idx(i)));
-                    go(if c == Step::Fst { a } else { b }, p)
+                Some((i, c @ (PathElem::Fst | PathElem::Snd))) => {
+                    let p = i.into_iter().fold(path, |p, i| push(p, PathElem::Idx(i)));
+                    go(if c == PathElem::Fst { a } else { b }, p)
                 }
                 _ => {
                     go(a, None);
@@ -1388,28 +1422,12 @@ fn reads(
                 }
             }
         }
-        ExpKind::Transpose(a) => match indices(&mut path, 2) {
-            Some(ij) => go(
-                a,
-                push(
-                    push(path, Step::Idx(ij[0].clone())),
-                    Step::Idx(ij[1].clone()),
-                ),
-            ),
-            None => go(a, None),
-        },
-        ExpKind::Split(n, a) => match indices(&mut path, 2) {
-            Some(ij) => {
-                let flat = ij[0].clone() * n.substitute_all(env) + ij[1].clone();
-                go(a, push(path, Step::Idx(flat)))
-            }
-            None => go(a, None),
-        },
+        ExpKind::View(v, a) => go(a, path.and_then(|p| reindex_stack(v, p, env))),
         // vector j of `asVector n a` is the place of element j*n of `a` (as on the write side)
         ExpKind::AsVector(n, a) => match indices(&mut path, 1) {
             Some(j) => go(
                 a,
-                push(path, Step::Idx(j[0].clone() * n.substitute_all(env))),
+                push(path, PathElem::Idx(j[0].clone() * n.substitute_all(env))),
             ),
             None => go(a, None),
         },
@@ -1446,6 +1464,35 @@ fn value_arity(p: Prim) -> usize {
             _ => return n,
         }
     }
+}
+
+/// The view of `reorder f finv` on `n` elements: its index function `f`, once
+/// proven to map `0..n` into itself (the read side needs only `f`; `finv` is not
+/// trusted, a write of the view copies through `f`).
+fn reorder_function(e: &Expr, args: &[Arg], n: &Nat) -> R<View> {
+    let f = args.iter().find_map(|a| match a {
+        Arg::Type(TypeArg::NatToNat(rise::types::NatToNat::Lambda(v, body))) => {
+            Some((v.clone(), body.clone()))
+        }
+        _ => None,
+    });
+    let Some((v, body)) = f else {
+        return Err(TranslateError::at(
+            e,
+            "`reorder` needs its index function written as `fun i => ...`",
+            None,
+        ));
+    };
+    let i = Var::with_range(v.name(), Nat::cst(0), n.clone());
+    let at = body.substitute(&v, &Nat::var(&i));
+    if !(at.prove_nonneg() && at.prove_lt(n)) {
+        return Err(TranslateError::at(
+            e,
+            format!("cannot prove that the index function `{v} => {body}` of `reorder` maps 0..{n} into 0..{n}"),
+            Some("an index out of range would read outside the array; the interpreter checks it at run time"),
+        ));
+    }
+    Ok(View::Reorder(v, body))
 }
 
 /// The value arguments of a spine.
@@ -1499,12 +1546,21 @@ fn iterate_factor(f: &Expr) -> R<Nat> {
     ))
 }
 
-/// A step of a memory location: an element, or a pair component.
-#[derive(Clone, PartialEq)]
-enum Step {
-    Idx(Nat),
-    Fst,
-    Snd,
+/// A path kept as a stack (its top is the first step) seen through a view:
+/// [`View::reindex`] with the view's sizes under `env`.
+fn reindex_stack(
+    v: &View,
+    stack: Vec<PathElem>,
+    env: &std::collections::HashMap<Var, Nat>,
+) -> Option<Vec<PathElem>> {
+    let mut forward = stack;
+    forward.reverse();
+    let mut p = v
+        .map_nats(|n| n.substitute_all(env))
+        .reindex(&forward)
+        .ok()?;
+    p.reverse();
+    Some(p)
 }
 
 /// Whether the expression reads exactly the memory the acceptor writes (the
@@ -1522,11 +1578,11 @@ fn same_place(x: &Exp, a: &Acc) -> bool {
 /// indices that `generate` variables stand for.
 fn exp_place(
     x: &Exp,
-    mut path: Vec<Step>,
+    mut path: Vec<PathElem>,
     env: &std::collections::HashMap<Var, Nat>,
-) -> Option<(String, Vec<Step>)> {
-    let idx = |path: &mut Vec<Step>| match path.pop() {
-        Some(Step::Idx(i)) => Some(i),
+) -> Option<(String, Vec<PathElem>)> {
+    let idx = |path: &mut Vec<PathElem>| match path.pop() {
+        Some(PathElem::Idx(i)) => Some(i),
         _ => None,
     };
     match &*x.kind {
@@ -1535,39 +1591,39 @@ fn exp_place(
             Some((id.name.clone(), path))
         }
         ExpKind::Idx(a, i) => {
-            path.push(Step::Idx(i.substitute_all(env)));
+            path.push(PathElem::Idx(i.substitute_all(env)));
             exp_place(a, path, env)
         }
         ExpKind::Fst(a) => {
-            path.push(Step::Fst);
+            path.push(PathElem::Fst);
             exp_place(a, path, env)
         }
         ExpKind::Snd(a) => {
-            path.push(Step::Snd);
+            path.push(PathElem::Snd);
             exp_place(a, path, env)
         }
         // component c of element i of `zip a b` is element i of a or b
         ExpKind::Zip(a, b) => {
             let i = idx(&mut path)?;
             let c = path.pop()?;
-            path.push(Step::Idx(i));
+            path.push(PathElem::Idx(i));
             match c {
-                Step::Fst => exp_place(a, path, env),
-                Step::Snd => exp_place(b, path, env),
-                Step::Idx(_) => None,
+                PathElem::Fst => exp_place(a, path, env),
+                PathElem::Snd => exp_place(b, path, env),
+                PathElem::Idx(_) | PathElem::Lane(_) => None,
             }
         }
         ExpKind::Pair(a, b) => match path.pop()? {
-            Step::Fst => exp_place(a, path, env),
-            Step::Snd => exp_place(b, path, env),
-            Step::Idx(_) => None,
+            PathElem::Fst => exp_place(a, path, env),
+            PathElem::Snd => exp_place(b, path, env),
+            PathElem::Idx(_) | PathElem::Lane(_) => None,
         },
         // the whole of `generate(v => x[v])` is `x`
         ExpKind::Generate(v, body) if path.is_empty() => {
             let (id, steps) = exp_place(body, path, env)?;
             let (last, rest) = steps.split_last()?;
-            let mentions = |s: &Step| matches!(s, Step::Idx(n) if n.contains_var(v));
-            (*last == Step::Idx(Nat::var(v)) && !rest.iter().any(mentions))
+            let mentions = |s: &PathElem| matches!(s, PathElem::Idx(n) if n.contains_var(v));
+            (*last == PathElem::Idx(Nat::var(v)) && !rest.iter().any(mentions))
                 .then(|| (id, rest.to_vec()))
         }
         ExpKind::Generate(v, body) => {
@@ -1576,43 +1632,37 @@ fn exp_place(
             env.insert(v.clone(), i);
             exp_place(body, path, &env)
         }
-        ExpKind::Transpose(a) => {
-            let (i, j) = (idx(&mut path)?, idx(&mut path)?);
-            path.push(Step::Idx(i));
-            path.push(Step::Idx(j));
-            exp_place(a, path, env)
-        }
-        ExpKind::Split(n, a) => {
-            let (i, j) = (idx(&mut path)?, idx(&mut path)?);
-            path.push(Step::Idx(i * n.substitute_all(env) + j));
-            exp_place(a, path, env)
-        }
+        ExpKind::View(v, a) => exp_place(a, reindex_stack(v, path, env)?, env),
         _ => None,
     }
 }
 
 /// The memory an acceptor writes and where in it.
-fn acc_place(a: &Acc, mut path: Vec<Step>) -> Option<(String, Vec<Step>)> {
+fn acc_place(a: &Acc, mut path: Vec<PathElem>) -> Option<(String, Vec<PathElem>)> {
     match &*a.kind {
         AccKind::Var(id) => {
             path.reverse();
             Some((id.name.clone(), path))
         }
         AccKind::Idx(b, i) => {
-            path.push(Step::Idx(i.clone()));
+            path.push(PathElem::Idx(i.clone()));
             acc_place(b, path)
         }
         AccKind::Pair1(b) => {
-            path.push(Step::Fst);
+            path.push(PathElem::Fst);
             acc_place(b, path)
         }
         AccKind::Pair2(b) => {
-            path.push(Step::Snd);
+            path.push(PathElem::Snd);
             acc_place(b, path)
         }
+        AccKind::View(v, b) => acc_place(
+            b,
+            reindex_stack(v, path, &std::collections::HashMap::new())?,
+        ),
         AccKind::AsVector(n, b) => match path.pop() {
-            Some(Step::Idx(j)) => {
-                path.push(Step::Idx(j * n.clone()));
+            Some(PathElem::Idx(j)) => {
+                path.push(PathElem::Idx(j * n.clone()));
                 acc_place(b, path)
             }
             _ => None,
@@ -1656,7 +1706,12 @@ fn array_dt(t: &DataType, e: &Expr) -> R<(Nat, DataType)> {
 
 /// `joinAcc` for writing `split n e` into `a`: accepts `e`'s type.
 fn join_acc(a: &Acc, e: &Expr) -> R<Acc> {
-    Ok(Acc::new(AccKind::Join(a.clone()), data_type(e)?))
+    let (_, inner) = array_dt(&a.ty, e)?;
+    let (m, _) = array_dt(&inner, e)?;
+    Ok(Acc::new(
+        AccKind::View(View::Join(m), a.clone()),
+        data_type(e)?,
+    ))
 }
 
 /// The expression of a scalar function applied to a vector, with every

@@ -48,17 +48,11 @@ pub fn exp_children(x: &Exp) -> Vec<&Exp> {
         Unary(_, a)
         | Cast(a)
         | Idx(a, _)
-        | Split(_, a)
-        | Join(a)
-        | Transpose(a)
-        | Slide(_, _, a)
-        | Take(_, a)
-        | Drop(_, a)
+        | View(_, a)
         | Fst(a)
         | Snd(a)
         | Generate(_, a)
         | AsVector(_, a)
-        | AsScalar(a)
         | VectorFromScalar(a) => vec![a],
         Pad(_, _, PadMode::Cst(c), a) => vec![c, a],
         Pad(_, _, _, a) => vec![a],
@@ -73,18 +67,13 @@ pub fn acc_child(a: &Acc) -> Option<&Acc> {
     match &*a.kind {
         Var(_) => None,
         Idx(a, _)
-        | Split(_, a)
-        | Join(a)
-        | Transpose(a)
+        | View(_, a)
         | Zip1(a)
         | Zip2(a)
         | Unzip(a)
         | Pair1(a)
         | Pair2(a)
         | AsVector(_, a)
-        | AsScalar(a)
-        | Take(a)
-        | Drop(_, a)
         | Map(_, a) => Some(a),
     }
 }

@@ -5,7 +5,7 @@
 //! arm in [`Lowerer::dest`].
 
 use arith::Nat;
-use dpia::{Acc, AccKind, Exp, ExpKind, PadMode};
+use dpia::{Acc, AccKind, Exp, ExpKind, PadMode, View};
 use rise::{DataType, Literal, ScalarType};
 
 use super::memory::MemPlace;
@@ -71,7 +71,7 @@ impl Lowerer {
                 | K::Cast(_)
                 | K::Concat(..)
                 | K::AsVector(..)
-                | K::AsScalar(_)
+                | K::View(View::AsScalar(_), _)
                 | K::VectorFromScalar(_) => false,
                 _ => true,
             };
@@ -175,23 +175,10 @@ impl Lowerer {
                 }
             }
             K::Idx(a, k) => self.read(env, a, &cons(PathElem::Idx(env.nat(k)), path)),
-            K::Split(n, a) => {
-                let (i, j, rest) = two_indices(e, path)?;
-                self.read(env, a, &cons(PathElem::Idx(i * env.nat(n) + j), rest))
-            }
-            K::Join(a) => {
-                let m = inner_len(env, &a.ty)?;
-                let (i, rest) = one_index(e, path)?;
-                let at = [PathElem::Idx(i.floor_div(&m)), PathElem::Idx(i.modulo(&m))];
-                self.read(env, a, &concat(&at, rest))
-            }
-            K::Transpose(a) => {
-                let (i, j, rest) = two_indices(e, path)?;
-                self.read(env, a, &concat(&[PathElem::Idx(j), PathElem::Idx(i)], rest))
-            }
-            K::Slide(_, sp, a) => {
-                let (i, j, rest) = two_indices(e, path)?;
-                self.read(env, a, &cons(PathElem::Idx(i * env.nat(sp) + j), rest))
+            K::View(v, a) => {
+                let at = v.map_nats(|n| env.nat(n)).reindex(path);
+                let at = at.or_else(|need| bad_path(e, path, need.0))?;
+                self.read(env, a, &at)
             }
             K::Pad(l, _, PadMode::Clamp, a)
                 if self
@@ -203,11 +190,6 @@ impl Lowerer {
             }
             K::Pad(l, r, mode, a) => {
                 self.read_pad(env, e, (&env.nat(l), &env.nat(r)), mode, a, path)
-            }
-            K::Take(_, a) => self.read(env, a, path),
-            K::Drop(n, a) => {
-                let (i, rest) = one_index(e, path)?;
-                self.read(env, a, &cons(PathElem::Idx(i + env.nat(n)), rest))
             }
             K::Concat(a, b) => {
                 let n = outer_len(env, &a.ty)?;
@@ -253,12 +235,6 @@ impl Lowerer {
                     }
                     _ => bad_path(e, path, "an index, optionally followed by a lane"),
                 }
-            }
-            K::AsScalar(a) => {
-                let n = vector_lanes(env, &a.ty, "asScalar")?;
-                let (i, rest) = one_index(e, path)?;
-                let at = [PathElem::Idx(i.floor_div(&n)), PathElem::Lane(i.modulo(&n))];
-                self.read(env, a, &concat(&at, rest))
             }
             K::VectorFromScalar(a) => match path {
                 [] => {
@@ -349,19 +325,10 @@ impl Lowerer {
         match &*acc.kind {
             A::Var(id) => self.mem_place(id, path, true).map(Dest::Mem),
             A::Idx(a, k) => self.dest(env, a, &cons(PathElem::Idx(env.nat(k)), path)),
-            A::Split(n, a) => {
-                let (i, j, rest) = two_acc_indices(acc, path)?;
-                self.dest(env, a, &cons(PathElem::Idx(i * env.nat(n) + j), rest))
-            }
-            A::Join(a) => {
-                let m = inner_len(env, &a.ty)?;
-                let (i, rest) = one_acc_index(acc, path)?;
-                let at = [PathElem::Idx(i.floor_div(&m)), PathElem::Idx(i.modulo(&m))];
-                self.dest(env, a, &concat(&at, rest))
-            }
-            A::Transpose(a) => {
-                let (i, j, rest) = two_acc_indices(acc, path)?;
-                self.dest(env, a, &concat(&[PathElem::Idx(j), PathElem::Idx(i)], rest))
+            A::View(v, a) => {
+                let at = v.map_nats(|n| env.nat(n)).reindex(path);
+                let at = at.or_else(|need| bad_acc_path(acc, path, need.0))?;
+                self.dest(env, a, &at)
             }
             A::Zip1(a) | A::Zip2(a) => {
                 let (i, rest) = one_acc_index(acc, path)?;
@@ -399,20 +366,9 @@ impl Lowerer {
                     _ => bad_acc_path(acc, path, "an index, optionally followed by a lane"),
                 }
             }
-            A::AsScalar(a) => {
-                let n = vector_lanes(env, &a.ty, "asScalarAcc")?;
-                let (i, rest) = one_acc_index(acc, path)?;
-                let at = [PathElem::Idx(i.floor_div(&n)), PathElem::Lane(i.modulo(&n))];
-                self.dest(env, a, &concat(&at, rest))
-            }
-            A::Take(a) => self.dest(env, a, path),
             A::Map(v, a) => {
                 let (i, rest) = one_acc_index(acc, path)?;
                 self.dest(&env.bind(v, i), a, rest)
-            }
-            A::Drop(n, a) => {
-                let (i, rest) = one_acc_index(acc, path)?;
-                self.dest(env, a, &cons(PathElem::Idx(i + env.nat(n)), rest))
             }
         }
     }
@@ -514,34 +470,6 @@ pub(super) fn outer_len(env: &Env, dt: &DataType) -> Res<Nat> {
     }
 }
 
-/// `m` of an array type `n.m.t`.
-fn inner_len(env: &Env, dt: &DataType) -> Res<Nat> {
-    match dt {
-        DataType::Array(_, t) => outer_len(env, t),
-        _ => malformed(format!(
-            "expected a 2-d array, found data of type {}",
-            show_type(dt)
-        )),
-    }
-}
-
-/// `n` of an array of vectors `m.vec[t, n]` (the operand of `view`).
-fn vector_lanes(env: &Env, dt: &DataType, view: &str) -> Res<Nat> {
-    match dt {
-        DataType::Array(_, t) => match &**t {
-            DataType::Vector(n, _) => Ok(env.nat(n)),
-            _ => malformed(format!(
-                "`{view}` of {}, an array that does not hold vectors",
-                show_type(dt)
-            )),
-        },
-        _ => malformed(format!(
-            "`{view}` of {}, which is not an array",
-            show_type(dt)
-        )),
-    }
-}
-
 pub(super) fn one_index<'p>(e: &Exp, path: &'p [PathElem]) -> Res<(Nat, &'p [PathElem])> {
     match path {
         [PathElem::Idx(i), rest @ ..] => Ok((i.clone(), rest)),
@@ -549,24 +477,10 @@ pub(super) fn one_index<'p>(e: &Exp, path: &'p [PathElem]) -> Res<(Nat, &'p [Pat
     }
 }
 
-fn two_indices<'p>(e: &Exp, path: &'p [PathElem]) -> Res<(Nat, Nat, &'p [PathElem])> {
-    match path {
-        [PathElem::Idx(i), PathElem::Idx(j), rest @ ..] => Ok((i.clone(), j.clone(), rest)),
-        _ => bad_path(e, path, "two array indices"),
-    }
-}
-
 fn one_acc_index<'p>(acc: &Acc, path: &'p [PathElem]) -> Res<(Nat, &'p [PathElem])> {
     match path {
         [PathElem::Idx(i), rest @ ..] => Ok((i.clone(), rest)),
         _ => bad_acc_path(acc, path, "an array index"),
-    }
-}
-
-fn two_acc_indices<'p>(acc: &Acc, path: &'p [PathElem]) -> Res<(Nat, Nat, &'p [PathElem])> {
-    match path {
-        [PathElem::Idx(i), PathElem::Idx(j), rest @ ..] => Ok((i.clone(), j.clone(), rest)),
-        _ => bad_acc_path(acc, path, "two array indices"),
     }
 }
 
@@ -612,13 +526,8 @@ fn exp_name(e: &Exp) -> &'static str {
         K::Select(..) => "select",
         K::Cast(_) => "cast",
         K::Idx(..) => "idx",
-        K::Split(..) => "split",
-        K::Join(_) => "join",
-        K::Transpose(_) => "transpose",
-        K::Slide(..) => "slide",
+        K::View(v, _) => v.name(),
         K::Pad(..) => "pad",
-        K::Take(..) => "take",
-        K::Drop(..) => "drop",
         K::Concat(..) => "concat",
         K::Zip(..) => "zip",
         K::Pair(..) => "makePair",
@@ -626,7 +535,6 @@ fn exp_name(e: &Exp) -> &'static str {
         K::Snd(_) => "snd",
         K::Generate(..) => "generate",
         K::AsVector(..) => "asVector",
-        K::AsScalar(_) => "asScalar",
         K::VectorFromScalar(_) => "vectorFromScalar",
     }
 }

@@ -7,7 +7,7 @@ use std::process::Command;
 
 use arith::{Nat, Var};
 use codegen::{generate, CModule, Target};
-use dpia::{Acc, AccKind, BinOp, Comm, Exp, ExpKind, Ident, LoopKind, PadMode, Program};
+use dpia::{Acc, AccKind, BinOp, Comm, Exp, ExpKind, Ident, LoopKind, PadMode, Program, View};
 use rise::{AddrSpace, DataType, Literal, ScalarType};
 
 // ---- types ---------------------------------------------------------------------------------
@@ -109,26 +109,26 @@ pub fn split(n: impl Into<Nat>, e: Exp) -> Exp {
     let n = n.into();
     let (mn, t) = split_array(&e.ty);
     let ty = arr(mn.div_exact(&n), arr(n.clone(), t));
-    Exp::new(ExpKind::Split(n, e), ty)
+    Exp::new(ExpKind::View(View::Split(n), e), ty)
 }
 
 pub fn join(e: Exp) -> Exp {
     let (n, inner) = split_array(&e.ty);
     let (m, t) = split_array(&inner);
-    Exp::new(ExpKind::Join(e), arr(n * m, t))
+    Exp::new(ExpKind::View(View::Join(m.clone()), e), arr(n * m, t))
 }
 
 pub fn transpose(e: Exp) -> Exp {
     let (n, inner) = split_array(&e.ty);
     let (m, t) = split_array(&inner);
-    Exp::new(ExpKind::Transpose(e), arr(m, arr(n, t)))
+    Exp::new(ExpKind::View(View::Transpose, e), arr(m, arr(n, t)))
 }
 
 pub fn slide(sz: i64, sp: i64, e: Exp) -> Exp {
     let (n, t) = split_array(&e.ty);
     let windows = (n - sz).div_exact(&Nat::cst(sp)) + 1;
     Exp::new(
-        ExpKind::Slide(Nat::cst(sz), Nat::cst(sp), e),
+        ExpKind::View(View::Slide(Nat::cst(sz), Nat::cst(sp)), e),
         arr(windows, arr(sz, t)),
     )
 }
@@ -186,7 +186,7 @@ pub fn as_scalar(e: Exp) -> Exp {
         panic!("asScalar of non-vectors")
     };
     let ty = arr(m * n, (**t).clone());
-    Exp::new(ExpKind::AsScalar(e), ty)
+    Exp::new(ExpKind::View(View::AsScalar(n.clone()), e), ty)
 }
 
 pub fn broadcast(n: i64, e: Exp) -> Exp {
@@ -213,21 +213,21 @@ pub fn idx2_acc(a: Acc, i: impl Into<Nat>, j: impl Into<Nat>) -> Acc {
 pub fn split_acc(n: i64, a: Acc) -> Acc {
     let (mn, t) = split_array(&a.ty);
     let ty = arr(mn.div_exact(&Nat::cst(n)), arr(n, t));
-    Acc::new(AccKind::Split(Nat::cst(n), a), ty)
+    Acc::new(AccKind::View(View::Split(Nat::cst(n)), a), ty)
 }
 
 /// `joinAcc a`, `a: n.m.t`: accepts `(n*m).t`.
 pub fn join_acc(a: Acc) -> Acc {
     let (n, inner) = split_array(&a.ty);
     let (m, t) = split_array(&inner);
-    Acc::new(AccKind::Join(a), arr(n * m, t))
+    Acc::new(AccKind::View(View::Join(m.clone()), a), arr(n * m, t))
 }
 
 /// `transposeAcc a`, `a: m.n.t`: accepts `n.m.t`.
 pub fn transpose_acc(a: Acc) -> Acc {
     let (m, inner) = split_array(&a.ty);
     let (n, t) = split_array(&inner);
-    Acc::new(AccKind::Transpose(a), arr(n, arr(m, t)))
+    Acc::new(AccKind::View(View::Transpose, a), arr(n, arr(m, t)))
 }
 
 pub fn zip1_acc(a: Acc) -> Acc {
