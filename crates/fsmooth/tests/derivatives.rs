@@ -151,6 +151,7 @@ fn grad_construct_agrees_with_gradient_program() {
     let raw = cost(&p).unwrap();
     println!("grad loss x: {raw} -> {cs}; gradient_program simplified: {cg}");
     assert!(cs.no_more_than(&raw) && cs != raw, "{raw} -> {cs}");
+    assert!(cs.no_more_than(&cg), "{cs} vs {cg}");
 }
 
 /// `cost(12) < 8 · cost(3)`: linear, where quadratic would be 16×.
