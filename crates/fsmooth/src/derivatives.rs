@@ -127,10 +127,6 @@ impl Expander {
         n
     }
 
-    fn lookup(&self, x: &str) -> Option<&Binding> {
-        self.scope.iter().rev().find(|b| b.name.as_ref() == x)
-    }
-
     /// `e` with every binder that reuses a name bound before renamed.
     fn uniquify(&mut self, e: &Expr, seen: &mut HashSet<Name>) -> Expr {
         use ExprKind::*;
@@ -236,48 +232,85 @@ impl Expander {
     }
 
     /// An expression, meaning the same here as `e`'s free variables do, that
-    /// evaluates to `D⟦e⟧`; and the type of `e`.
+    /// evaluates to `D⟦e⟧`; and the type of `e`. Every variable `e` needs,
+    /// directly or through the definitions of the functions it calls, gets
+    /// its dual bound once, outermost first:
+    /// `let y1' = (y1, 0.0) in let g' = D⟦def of g⟧ in ... D⟦e⟧` (so a
+    /// definition called from many places is differentiated once).
     fn dual_closed(&mut self, e: &Expr, at: Span) -> Result<(Expr, Type), Diagnostic> {
-        let mut body = e.clone();
-        let mut lets = Vec::new();
-        let mut scope = Vec::new();
-        for y in e.free_vars().to_vec() {
-            let Some(b) = self.lookup(&y) else {
+        // The variables needed, with their positions in the scope.
+        let mut needed: Vec<usize> = Vec::new();
+        let mut work: Vec<Name> = e.free_vars().to_vec();
+        while let Some(y) = work.pop() {
+            let Some(k) = self.scope.iter().rposition(|b| b.name == y) else {
                 return Err(Diagnostic::new(at, format!("unbound variable `{y}`")));
             };
-            let (ty, def) = (b.ty.clone(), b.def.clone());
-            let rhs = if ty.is_first_order() {
-                let i = self.fresh("i");
-                constant_dual(&Expr::var(y.clone()), &ty, &i, 0)
-            } else if let Some(d) = def {
-                Some(self.dual_closed(&d, at)?.0)
-            } else {
-                None
-            };
-            let Some(rhs) = rhs else {
-                return Err(Diagnostic::new(
-                    at,
-                    format!(
-                        "unsupported: this differentiates a function that calls `{y}`, \
-                         a function parameter of type `{ty}`, whose definition is not known here"
-                    ),
-                )
-                .with_note(
-                    "forward mode differentiates the definition of every function called: \
-                     bind the function with `let`, or differentiate where it is defined",
-                ));
-            };
-            let y2 = self.fresh(&y);
-            body = subst(&body, &y, &Expr::var(y2.clone()), &mut self.env);
-            lets.push((y2.clone(), rhs));
-            scope.push((y2, ty));
+            if needed.contains(&k) {
+                continue;
+            }
+            needed.push(k);
+            let b = &self.scope[k];
+            if !b.ty.is_first_order() {
+                match &b.def {
+                    Some(d) => work.extend(d.free_vars().iter().cloned()),
+                    None => {
+                        return Err(Diagnostic::new(
+                            at,
+                            format!(
+                                "unsupported: this differentiates a function that calls `{y}`, \
+                                 a function parameter of type `{}`, whose definition is not known here",
+                                b.ty
+                            ),
+                        )
+                        .with_note(
+                            "forward mode differentiates the definition of every function called: \
+                             bind the function with `let`, or differentiate where it is defined",
+                        ))
+                    }
+                }
+            }
         }
-        let (d, ty) = Differ::new(scope).diff(&body);
+        needed.sort_unstable();
+        let renamed: Vec<(Name, Name, Type)> = needed
+            .iter()
+            .map(|&k| {
+                let (y, ty) = (self.scope[k].name.clone(), self.scope[k].ty.clone());
+                (y.clone(), self.fresh(&y), ty)
+            })
+            .collect();
+        let mut lets = Vec::new();
+        for (&k, (y, y2, ty)) in needed.iter().zip(&renamed) {
+            let rhs = match self.scope[k].def.clone() {
+                Some(d) if !ty.is_first_order() => self.dual_renamed(&d, &renamed).0,
+                _ => {
+                    let i = self.fresh("i");
+                    // First-order: a constant with a zero tangent.
+                    constant_dual(&Expr::var(y.clone()), ty, &i, 0)
+                        .unwrap_or_else(|| Expr::var(y.clone()))
+                }
+            };
+            lets.push((y2.clone(), rhs));
+        }
+        let (d, ty) = self.dual_renamed(e, &renamed);
         let out = lets
             .into_iter()
             .rev()
             .fold(d, |acc, (y, rhs)| Expr::let_(y, rhs, acc));
         Ok((out, ty))
+    }
+
+    /// `D⟦e⟧` with each free variable `y` of `e` renamed to its `y'` of
+    /// `renamed` (which lists every free variable of `e`).
+    fn dual_renamed(&mut self, e: &Expr, renamed: &[(Name, Name, Type)]) -> (Expr, Type) {
+        let mut body = e.clone();
+        let mut scope = Vec::new();
+        for (y, y2, ty) in renamed {
+            if body.has_free(y) {
+                body = subst(&body, y, &Expr::var(y2.clone()), &mut self.env);
+            }
+            scope.push((y2.clone(), ty.clone()));
+        }
+        Differ::new(scope).diff(&body)
     }
 
     /// The expansion of `op f x` (`f` and `x` already expanded).
@@ -484,6 +517,35 @@ mod tests {
         assert_eq!(
             eval_program(&p, &[m.clone(), u]).unwrap().to_string(),
             m.to_string()
+        );
+    }
+
+    /// `g0 = g1 = fun x -> x`, `g(k) = fun x -> g(k-1) x + g(k-2) x`: `g(k) x`
+    /// is `F(k) · x` (Fibonacci), and each definition is differentiated once.
+    fn fibonacci_functions(k: usize, at: &str) -> String {
+        let mut src =
+            "let g0 = fun (x: Double) -> x in let g1 = fun (x: Double) -> x in ".to_string();
+        for j in 2..=k {
+            src += &format!(
+                "let g{j} = fun (x: Double) -> g{} x + g{} x in ",
+                j - 1,
+                j - 2
+            );
+        }
+        src + &format!("deriv g{k} {at}")
+    }
+
+    #[test]
+    fn definitions_called_from_many_places_are_differentiated_once() {
+        let v = value(&fibonacci_functions(15, "2.0")).unwrap();
+        assert!(close(&v, 987.0), "{v}");
+        let p = parse_program(&fibonacci_functions(60, "2.0")).unwrap();
+        let e = expand_derivatives(&p).unwrap();
+        assert!(
+            e.body.size() < 40 * p.body.size(),
+            "{} nodes from {}",
+            e.body.size(),
+            p.body.size()
         );
     }
 
