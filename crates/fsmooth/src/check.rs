@@ -420,6 +420,27 @@ impl Infer {
                 self.expect(&Ty::Index, &ts[0], sp(0), "the argument of `toDouble`")?;
                 Ok(Ty::Double)
             }
+            Prim::Deriv | Prim::Grad | Prim::Jacob => {
+                // deriv: (Double => T) -> Double -> T; grad: (Vector => Double)
+                // -> Vector -> Vector; jacob: (Vector => Vector) -> Vector -> Matrix.
+                let vector = || arr(Ty::Double);
+                let (point, out, result) = match op {
+                    Prim::Deriv => {
+                        let t = self.fresh();
+                        (Ty::Double, t.clone(), t)
+                    }
+                    Prim::Grad => (vector(), Ty::Double, vector()),
+                    _ => (vector(), vector(), arr(vector())),
+                };
+                self.expect(
+                    &fun(point.clone(), out),
+                    &ts[0],
+                    sp(0),
+                    &format!("the function of `{name}`"),
+                )?;
+                self.expect(&point, &ts[1], sp(1), &format!("the point of `{name}`"))?;
+                Ok(result)
+            }
             _ => {
                 // sin, cos, exp, log, sqrt
                 self.expect(

@@ -33,7 +33,8 @@ use diagnostics::Diagnostic;
 /// body computes `D⟦body⟧`. Given the inputs `x` paired with tangents `dx`, the
 /// result pairs `f(x)` with the directional derivative `f'(x)·dx`.
 pub fn diff_program(p: &Program) -> Result<Program, Diagnostic> {
-    let (typed, _) = elaborate(p)?;
+    let p = crate::derivatives::expand_derivatives(p)?;
+    let (typed, _) = elaborate(&p)?;
     let mut d = Differ {
         env: Env::default(),
         scope: typed
@@ -57,13 +58,24 @@ pub fn diff_program(p: &Program) -> Result<Program, Diagnostic> {
     })
 }
 
-struct Differ {
+/// The forward-mode transformation `D⟦·⟧` of elaborated terms (every lambda
+/// annotated), free of differentiation constructs.
+pub(crate) struct Differ {
     env: Env,
     /// The types (before differentiation) of the variables in scope.
     scope: Vec<(Name, Type)>,
 }
 
 impl Differ {
+    /// A transformation for terms whose free variables have these types
+    /// (their duals are what the free variables of `D⟦e⟧` refer to).
+    pub(crate) fn new(scope: Vec<(Name, Type)>) -> Differ {
+        Differ {
+            env: Env::default(),
+            scope,
+        }
+    }
+
     fn lookup(&self, x: &str) -> Type {
         self.scope
             .iter()
@@ -75,7 +87,7 @@ impl Differ {
     }
 
     /// `D⟦e⟧` and the type of `e` (not of `D⟦e⟧`).
-    fn diff(&mut self, e: &Expr) -> (Expr, Type) {
+    pub(crate) fn diff(&mut self, e: &Expr) -> (Expr, Type) {
         use ExprKind::*;
         match e.kind() {
             Var(x) => (e.clone(), self.lookup(x)),
@@ -149,6 +161,11 @@ impl Differ {
                 structural(elem)
             }
             Prim::Length => structural(Type::Index),
+            // Never met: `diff_program` and `derivatives` expand the
+            // constructs before differentiating.
+            Prim::Deriv => structural(Type::Double),
+            Prim::Grad => structural(Type::vector()),
+            Prim::Jacob => structural(Type::matrix()),
             Prim::IFold => structural(ts[1].clone()),
             Prim::Pair => structural(Type::pair(ts[0].clone(), ts[1].clone())),
             Prim::Fst | Prim::Snd => {
@@ -215,6 +232,7 @@ impl Differ {
 /// Simplified, the unit tangents fold away (`foldConditional`): the gradient
 /// of a dot product becomes the other vector, linear in its length.
 pub fn gradient_program(p: &Program, wrt: &str) -> Result<Program, Diagnostic> {
+    let p = &crate::derivatives::expand_derivatives(p)?;
     let (typed, ty) = elaborate(p)?;
     let at = p.body.span();
     if ty != Type::Double {
@@ -280,7 +298,7 @@ pub fn gradient_program(p: &Program, wrt: &str) -> Result<Program, Diagnostic> {
 
 /// `x : ty` as a dual with a zero tangent (`None` for functions); `i` names
 /// the index of the `depth`-th nested array.
-fn constant_dual(x: &Expr, ty: &Type, i: &Name, depth: usize) -> Option<Expr> {
+pub(crate) fn constant_dual(x: &Expr, ty: &Type, i: &Name, depth: usize) -> Option<Expr> {
     Some(match ty {
         Type::Double => Expr::pair(x.clone(), Expr::double(0.0)),
         Type::Index | Type::Bool => x.clone(),

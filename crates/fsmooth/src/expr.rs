@@ -71,6 +71,15 @@ pub enum Prim {
     Sqrt,
     /// `toDouble i`: an `Index` as a `Double`.
     ToDouble,
+    /// `deriv f x : T` for `f : Double => T`, `x : Double`: the derivative of
+    /// `f` at `x` (forward mode; [`crate::derivatives`]).
+    Deriv,
+    /// `grad f v : Vector` for `f : Vector => Double`, `v : Vector`: the
+    /// gradient of `f` at `v` (forward mode, one vector program).
+    Grad,
+    /// `jacob f v : Matrix` for `f : Vector => Vector`, `v : Vector`: the
+    /// Jacobian of `f` at `v`, row `i` the gradient of component `i`.
+    Jacob,
 }
 
 /// The built-ins written as functions (`build n f`), with their surface names.
@@ -87,6 +96,9 @@ pub const FUNCTION_PRIMS: &[(&str, Prim)] = &[
     ("log", Prim::Log),
     ("sqrt", Prim::Sqrt),
     ("toDouble", Prim::ToDouble),
+    ("deriv", Prim::Deriv),
+    ("grad", Prim::Grad),
+    ("jacob", Prim::Jacob),
 ];
 
 impl Prim {
@@ -95,9 +107,8 @@ impl Prim {
         use Prim::*;
         match self {
             IFold => 3,
-            Build | Get | Pair | Add | Sub | Mul | Div | Lt | Le | Gt | Ge | Eq | Ne | And | Or => {
-                2
-            }
+            Build | Get | Pair | Add | Sub | Mul | Div | Lt | Le | Gt | Ge | Eq | Ne | And | Or
+            | Deriv | Grad | Jacob => 2,
             Length | Fst | Snd | Neg | Not | Sin | Cos | Exp | Log | Sqrt | ToDouble => 1,
         }
     }
@@ -141,7 +152,17 @@ impl Prim {
             Log => "log",
             Sqrt => "sqrt",
             ToDouble => "toDouble",
+            Deriv => "deriv",
+            Grad => "grad",
+            Jacob => "jacob",
         }
+    }
+
+    /// Whether it is a construct of the differentiation API (`deriv`, `grad`,
+    /// `jacob`), which [`crate::derivatives::expand_derivatives`] replaces by
+    /// forward-mode code.
+    pub fn is_derivative(self) -> bool {
+        matches!(self, Prim::Deriv | Prim::Grad | Prim::Jacob)
     }
 
     /// Whether it is an arithmetic operation on numbers (`+ - * /`, unary `-`).
@@ -181,6 +202,8 @@ impl Prim {
             (IFold, _) => "count",
             (Pair, 0) => "first",
             (Pair, _) => "second",
+            (Deriv | Grad | Jacob, 0) => "function",
+            (Deriv | Grad | Jacob, _) => "point",
             (_, 0) if self.arity() == 1 => "operand",
             (_, 0) => "left",
             _ => "right",

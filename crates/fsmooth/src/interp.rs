@@ -127,14 +127,32 @@ pub fn eval_counting(e: &Expr, inputs: &[(Name, Value)]) -> Result<(Value, u64),
 }
 
 /// Evaluates a program's body on values for its inputs, in declaration order.
+/// The differentiation constructs (`deriv`, `grad`, `jacob`) are first
+/// expanded into forward-mode code ([`crate::derivatives`]).
 pub fn eval_program(p: &Program, inputs: &[Value]) -> Result<Value, EvalError> {
-    eval(&p.body, &bind_inputs(p, inputs)?)
+    let p = expanded(p)?;
+    eval(&p.body, &bind_inputs(&p, inputs)?)
 }
 
 /// Evaluates a program's body on values for its inputs and counts its
-/// operations (see [`eval_counting`]).
+/// operations (see [`eval_counting`]); the operations of a differentiation
+/// construct are those of its forward-mode expansion.
 pub fn eval_program_counting(p: &Program, inputs: &[Value]) -> Result<(Value, u64), EvalError> {
-    eval_counting(&p.body, &bind_inputs(p, inputs)?)
+    let p = expanded(p)?;
+    eval_counting(&p.body, &bind_inputs(&p, inputs)?)
+}
+
+/// `p` with its differentiation constructs expanded (borrowed where it has none).
+fn expanded(p: &Program) -> Result<std::borrow::Cow<'_, Program>, EvalError> {
+    if !crate::derivatives::contains_derivatives(&p.body) {
+        return Ok(std::borrow::Cow::Borrowed(p));
+    }
+    crate::derivatives::expand_derivatives(p)
+        .map(std::borrow::Cow::Owned)
+        .map_err(|d| EvalError {
+            message: d.message,
+            span: d.span,
+        })
 }
 
 fn bind_inputs(p: &Program, inputs: &[Value]) -> Result<Vec<(Name, Value)>, EvalError> {
@@ -326,6 +344,14 @@ impl Machine {
                 Value::Index(i) => Ok(Value::Double(i as f64)),
                 _ => bad("a non-index"),
             },
+            op if op.is_derivative() => err(
+                e,
+                format!(
+                    "`{}` is evaluated through its forward-mode expansion \
+                     (`fsmooth::derivatives::expand_derivatives`, which `eval_program` runs)",
+                    op.name()
+                ),
+            ),
             op if op.is_scalar_fn() => match vs[0] {
                 Value::Double(a) => Ok(Value::Double(scalar_fn(op, a))),
                 _ => bad("a non-Double"),

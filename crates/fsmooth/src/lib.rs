@@ -13,7 +13,8 @@
 //! * [`parse_program`] reads the text syntax (`input M : Matrix` lines, then an
 //!   expression); [`check_program`] infers types; [`interp`] evaluates.
 //! * [`diff_program`] is forward-mode differentiation producing F-smooth, with
-//!   dual numbers as pairs ([`diff`]).
+//!   dual numbers as pairs ([`diff`]); `deriv`, `grad` and `jacob` are
+//!   constructs in programs, expanded by forward mode ([`derivatives`]).
 //! * [`rules`] are the F-smooth simplification rules as ELEVATE strategies
 //!   (`buildGet`, `lenBuild`, `letPartialEval`, `letApp`, `funToLet`, fusion,
 //!   partial evaluation, loop and algebraic rules); [`strategies`] composes them
@@ -41,6 +42,7 @@
 
 pub mod check;
 pub mod cost;
+pub mod derivatives;
 pub mod diff;
 pub mod expr;
 pub mod interp;
@@ -56,6 +58,7 @@ pub mod types;
 pub mod verify;
 
 pub use check::{check_program, elaborate, infer_expr};
+pub use derivatives::expand_derivatives;
 pub use diagnostics::{Diagnostic, Span};
 pub use diff::{diff_program, gradient_program};
 pub use expr::{Env, Expr, ExprKind, Name, Prim};
@@ -197,12 +200,18 @@ pub struct Simplified {
 /// `let`-bound arrays into their uses) are both run, and the cheaper result
 /// under the cost model ([`cost`]) is kept, provided it costs no more than
 /// the input at any measured size; if neither does, the input is kept. Where
-/// costs cannot be measured, the result of `simplify` is kept.
+/// costs cannot be measured, the result of `simplify` is kept. The
+/// differentiation constructs (`deriv`, `grad`, `jacob`) are expanded first
+/// ([`derivatives`]).
 pub fn simplify_program(
     p: &Program,
     trace: bool,
     budget: u64,
 ) -> Result<Simplified, RewriteFailure> {
+    let p = &expand_derivatives(p).map_err(|d| RewriteFailure {
+        message: d.message,
+        trace: Vec::new(),
+    })?;
     let before = cost::cost(p);
     let main = rewrite_with(p, &strategies::simplify(), trace, budget)?;
     let main_cost = cost::cost(&main.program);

@@ -615,6 +615,9 @@ fn usage(op: Prim) -> &'static str {
         Prim::Cos => "cos x",
         Prim::Exp => "exp x",
         Prim::Log => "log x",
+        Prim::Deriv => "deriv (fun x -> e) x0",
+        Prim::Grad => "grad (fun v -> e) v0",
+        Prim::Jacob => "jacob (fun v -> e) v0",
         _ => "sqrt x",
     }
 }

@@ -149,6 +149,8 @@ fn cannot_fail(e: &Expr, loops: &mut Vec<(Name, Expr)>) -> bool {
                         None => cannot_fail(f, loops),
                     }
                 }
+                // Derivatives call their function, which may fail.
+                op if op.is_derivative() => false,
                 op if op.is_arith() => is_double(e) && args_ok(loops),
                 _ => args_ok(loops),
             }

@@ -188,14 +188,36 @@ fn central_difference(p: &Program, x: &[Value], dx: &[Value], h: f64) -> Option<
 }
 
 /// Checks a gradient program `g` (from [`crate::gradient_program`] of `p`
-/// with respect to the `Vector` input `wrt`, possibly simplified) on `trials`
-/// random points: component `k` must match the central finite difference of
-/// `p` in the direction of the `k`-th unit vector of `wrt` (Richardson
-/// extrapolated) within `tolerance`. Points where `p` fails or is not smooth
-/// are skipped.
+/// with respect to the `Vector` input `wrt`, or a `grad` construct, possibly
+/// simplified) on `trials` random points: component `k` must match the
+/// central finite difference of `p` in the direction of the `k`-th unit
+/// vector of `wrt` (Richardson extrapolated) within `tolerance`. Points where
+/// `p` fails or is not smooth are skipped. See [`check_partials`].
 pub fn check_gradient(
     p: &Program,
     g: &Program,
+    wrt: &str,
+    trials: usize,
+    seed: u64,
+    tolerance: f64,
+) -> Result<Checked, String> {
+    check_partials(p, g, wrt, trials, seed, tolerance)
+}
+
+/// Checks a program `d` of partial derivatives of `p` with respect to its
+/// input `wrt` against central finite differences of `p` (Richardson
+/// extrapolated) on `trials` random points:
+///
+/// * `wrt : Double`: `d` is the derivative of `p`'s result (`deriv`);
+/// * `wrt : Vector`, `p` a `Double`: `d[k]` is the derivative along the
+///   `k`-th unit vector (the gradient, `grad`);
+/// * `wrt : Vector`, `p` a `Vector`: `d[i][k]` is the derivative of
+///   component `i` along the `k`-th unit vector (the Jacobian, `jacob`).
+///
+/// Points where `p` fails or is not smooth are skipped.
+pub fn check_partials(
+    p: &Program,
+    d: &Program,
     wrt: &str,
     trials: usize,
     seed: u64,
@@ -215,23 +237,24 @@ pub fn check_gradient(
             checked.skipped += 1;
             continue;
         }
-        let grad = eval_program(g, &x)
-            .map_err(|e| format!("the gradient fails on inputs {}: {e}", show_inputs(p, &x)))?;
-        let Value::Array(components) = &grad else {
-            return Err(format!("the gradient {grad} is not a vector"));
+        let got = eval_program(d, &x).map_err(|e| {
+            format!(
+                "the derivative program fails on inputs {}: {e}",
+                show_inputs(p, &x)
+            )
+        })?;
+        // The directions: the unit vectors of `wrt`, or `wrt` itself plus one.
+        let directions = match &x[which] {
+            Value::Array(point) => point.len(),
+            Value::Double(_) => 1,
+            other => {
+                return Err(format!(
+                    "`{wrt}` = {other} is neither a Double nor a Vector"
+                ))
+            }
         };
-        let Value::Array(point) = &x[which] else {
-            return Err(format!("`{wrt}` is not a vector"));
-        };
-        if components.len() != point.len() {
-            return Err(format!(
-                "the gradient has {} components, `{wrt}` {}",
-                components.len(),
-                point.len()
-            ));
-        }
         let mut smooth = true;
-        for (k, component) in components.iter().enumerate() {
+        for k in 0..directions {
             let dx: Vec<Value> = x
                 .iter()
                 .enumerate()
@@ -243,6 +266,7 @@ pub fn check_gradient(
                             e[k] = Value::Double(1.0);
                             Value::Array(e.into())
                         }
+                        (Value::Double(_), true) => Value::Double(1.0),
                         _ => zero,
                     }
                 })
@@ -251,9 +275,22 @@ pub fn check_gradient(
                 smooth = false;
                 break;
             };
-            if !component.equals(&fd, Some(tolerance)) {
+            let part = match (&x[which], &fd) {
+                (Value::Double(_), _) => Some(got.clone()),
+                (_, Value::Array(_)) => column(&got, k),
+                _ => match &got {
+                    Value::Array(g) => g.get(k).cloned(),
+                    _ => None,
+                },
+            };
+            let Some(part) = part else {
                 return Err(format!(
-                    "gradient component {k} is {component}, the finite difference {fd}, on inputs {}",
+                    "the derivative {got} does not have the shape the finite differences need (direction {k}: {fd})"
+                ));
+            };
+            if !part.equals(&fd, Some(tolerance)) {
+                return Err(format!(
+                    "the derivative along direction {k} of `{wrt}` is {part}, the finite difference {fd}, on inputs {}",
                     show_inputs(p, &x)
                 ));
             }
@@ -265,4 +302,17 @@ pub fn check_gradient(
         }
     }
     Ok(checked)
+}
+
+/// Column `k` of a matrix value (`None` if it is not one with that column).
+fn column(m: &Value, k: usize) -> Option<Value> {
+    let Value::Array(rows) = m else { return None };
+    let col: Option<Vec<Value>> = rows
+        .iter()
+        .map(|r| match r {
+            Value::Array(r) => r.get(k).cloned(),
+            _ => None,
+        })
+        .collect();
+    Some(Value::Array(col?.into()))
 }

@@ -221,3 +221,89 @@ fn gradients_match_finite_differences() {
     assert!(gradient_program(&example("vector_add"), "u").is_err());
     assert!(gradient_program(&example("dot"), "w").is_err());
 }
+
+/// The default simplification (`simplify_program`, what `shine fsmooth
+/// simplify` runs: the cheaper of `simplify` and `inlineAll`, chosen by costs
+/// at n = 3 and 12) costs no more on random programs and their derivatives,
+/// measured at other sizes (n = 2, 5, 9); values are preserved.
+#[test]
+fn the_default_simplification_never_costs_more_on_random_programs() {
+    let (mut measured, mut cheaper) = (0, 0);
+    for seed in 0..300u64 {
+        let p = random_program(seed);
+        for (what, q) in [("program", p.clone()), ("derivative", derivative(&p))] {
+            let s = simplify_program(&q, false, fsmooth::default_budget(&q))
+                .unwrap_or_else(|f| panic!("seed {seed} {what}: {}\n{q}", f.message));
+            let s = s.rewritten.program;
+            check_equivalent(&q, &s, 4, seed, Some(1e-9))
+                .unwrap_or_else(|e| panic!("seed {seed} {what}: {e}\n{q}\n  ~> {s}"));
+            let sizes = [2, 5, 9];
+            let Some(before) = cost_at_sizes(&q, &sizes) else {
+                continue;
+            };
+            let after = cost_at_sizes(&s, &sizes).unwrap_or_else(|| {
+                panic!("seed {seed} {what}: the simplified program fails\n{q}\n  ~> {s}")
+            });
+            assert!(
+                after.no_more_than(&before),
+                "seed {seed} {what}: {before} -> {after}\n{q}\n  ~> {s}"
+            );
+            measured += 1;
+            cheaper += usize::from(after != before);
+        }
+    }
+    println!("{measured} measured, {cheaper} made cheaper");
+    assert!(
+        measured > 300 && cheaper > 150,
+        "{measured} measured, {cheaper} cheaper"
+    );
+}
+
+/// `letInline` alone never makes a program do more work: it inlines a value
+/// used once only outside loop bodies and functions. On the identity example
+/// (`vector_eye`), the old rule inlined the identity matrix into the loop that
+/// reads it (1,414 evaluation steps became 29,079); here the cost stays.
+#[test]
+fn let_inline_never_costs_more() {
+    use fsmooth::{rewrite_with, strategies::parse_strategy};
+    let s = parse_strategy("normalize(letInline)").unwrap();
+    let inline = |q: &Program| rewrite_with(q, &s, false, fsmooth::default_budget(q));
+    let eye = example("vector_eye");
+    for (what, q) in [
+        ("vector_eye", eye.clone()),
+        ("D[vector_eye]", derivative(&eye)),
+    ] {
+        let after = inline(&q).unwrap().program;
+        let sizes = [2, 5, 9];
+        let (b, a) = (
+            cost_at_sizes(&q, &sizes).unwrap(),
+            cost_at_sizes(&after, &sizes).unwrap(),
+        );
+        println!("{what}: {b} -> {a}\n  {}", after.body);
+        assert!(a.no_more_than(&b), "{what}: {b} -> {a}\n{after}");
+    }
+    // The identity matrix is read inside the loop: it stays bound outside.
+    let after = inline(&eye).unwrap().program;
+    assert!(
+        after.body.to_string().starts_with("let I = build"),
+        "{after}"
+    );
+    let mut measured = 0;
+    for seed in 0..400u64 {
+        let p = random_program(seed);
+        for q in [p.clone(), derivative(&p)] {
+            let after = inline(&q).unwrap().program;
+            let sizes = [2, 5];
+            let Some(before) = cost_at_sizes(&q, &sizes) else {
+                continue;
+            };
+            let now = cost_at_sizes(&after, &sizes).unwrap();
+            assert!(
+                now.no_more_than(&before),
+                "seed {seed}: {before} -> {now}\n{q}\n  ~> {after}"
+            );
+            measured += 1;
+        }
+    }
+    assert!(measured > 400, "{measured}");
+}

@@ -18,6 +18,10 @@
 //! <+ letApp <+ funToLet)"`. The default, `simplify`, is the cost-guarded
 //! simplification of [`fsmooth::simplify_program`]: the result never costs
 //! more than the input under the cost model ([`fsmooth::cost`]).
+//!
+//! Programs may use the differentiation API (`deriv f x`, `grad f v`,
+//! `jacob f v`); evaluation, differentiation and the default simplification
+//! expand it by forward mode first ([`fsmooth::derivatives`]).
 
 use clap::{Args, Subcommand};
 use fsmooth::interp::Value;

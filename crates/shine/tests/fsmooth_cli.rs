@@ -493,3 +493,48 @@ fn grad_prints_a_checked_linear_gradient() {
         "a gradient needs a program with a `Double` result",
     );
 }
+
+#[test]
+fn grad_inside_a_program_evaluates_simplifies_and_refuses_what_it_cannot_do() {
+    let dir = temp_dir("construct");
+    let doubles = |xs: &[f64]| xs.iter().flat_map(|x| x.to_le_bytes()).collect::<Vec<u8>>();
+    let (x, t) = (dir.join("x.npy"), dir.join("t.npy"));
+    npy(&x, "<f8", &[2], &doubles(&[1.0, 2.0]));
+    npy(&t, "<f8", &[2], &doubles(&[0.5, 0.5]));
+    let step = example("gradient_step.fsmooth");
+    // x - 0.1 · 2 (x - t)
+    let out = ok(&shine([
+        OsStr::new("fsmooth"),
+        OsStr::new("eval"),
+        step.as_os_str(),
+        x.as_os_str(),
+        t.as_os_str(),
+    ]));
+    assert_eq!(program(&out), "[0.9, 1.7]", "{out}");
+    // Simplified, the forward-mode gradient is linear: no loop is left inside the `build`.
+    let out = ok(&shine([
+        OsStr::new("fsmooth"),
+        OsStr::new("simplify"),
+        step.as_os_str(),
+        OsStr::new("--verify"),
+        OsStr::new("20"),
+    ]));
+    let body = program(&out);
+    assert!(
+        body.contains("build (length x)") && !body.contains("ifold") && !body.contains("grad"),
+        "{out}"
+    );
+    assert!(out.contains("// verified: equal results on"), "{out}");
+    // A function parameter has no definition to differentiate.
+    let param = dir.join("param.fsmooth");
+    std::fs::write(
+        &param,
+        "input x : Double\n(fun (h: Double => Double) -> deriv h x) (fun y -> y * y)\n",
+    )
+    .unwrap();
+    refused(
+        &shine([OsStr::new("fsmooth"), OsStr::new("eval"), param.as_os_str()]),
+        "unsupported: this differentiates a function that calls `h`",
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
