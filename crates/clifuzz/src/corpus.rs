@@ -358,8 +358,11 @@ fn cpu_recipes(programs: &[Program], strategies: &[StrategyFile]) -> Vec<Recipe>
             }
         }
     }
-    // the blocked matmul needs sizes that 32 divides
-    for r in recipes.iter_mut().filter(|r| r.strategy == "mm.elv") {
+    // the blocked matmul and the vectorized blurs need sizes that 32 divides
+    for r in recipes
+        .iter_mut()
+        .filter(|r| r.strategy == "mm.elv" || r.strategy == "blur.elv")
+    {
         for (_, v) in r.nats.iter_mut() {
             *v = 32;
         }

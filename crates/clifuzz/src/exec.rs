@@ -273,7 +273,9 @@ fn classify(
     };
     if kind.is_bug() {
         kind
-    } else if !leftovers.is_empty() {
+    } else if leftovers.iter().any(|l| !stderr.contains(l.as_str())) {
+        // a directory the message names is kept on purpose (a failed C compilation's
+        // source, for the user to read); any other is a leak
         Kind::Leak
     } else if orphans {
         Kind::Orphan
@@ -350,6 +352,8 @@ mod tests {
         assert_eq!(classify(status(3 << 8), false, false, "x", &[]), Kind::BadExit(3));
         let left = ["shine-1-a".to_string()];
         assert_eq!(classify(status(1 << 8), false, false, "error", &left), Kind::Leak);
+        let named = "error: compiling /tmp/shine-1-a/module.c failed";
+        assert_eq!(classify(status(1 << 8), false, false, named, &left), Kind::Error);
         assert_eq!(classify(status(0), false, true, "", &[]), Kind::Orphan);
     }
 

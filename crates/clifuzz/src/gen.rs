@@ -190,6 +190,23 @@ impl Gen<'_> {
             .collect()
     }
 
+    /// Sizes for the interpreter: small, and all 1 where the inputs would exceed 4,096
+    /// elements (a definition on `(m*64).(k*8)` arrays).
+    fn small_nats(&mut self, def: &Def) -> Vec<(String, u64)> {
+        let nats = self.nats(def, 6);
+        let elements = |p: &Param| match p {
+            Param::Array { dims, .. } => dims
+                .iter()
+                .map(|d| eval_size(d, &nats).unwrap_or(1))
+                .product::<u64>(),
+            Param::Other => 1,
+        };
+        if def.params.iter().map(elements).max().unwrap_or(0) > 4096 {
+            return def.nats.iter().map(|n| (n.clone(), 1)).collect();
+        }
+        nats
+    }
+
     /// Adds `--nat n=V` for each binding, damaged when a mutation is spent.
     fn push_nats(&mut self, nats: &[(String, u64)]) {
         for (n, v) in nats {
@@ -273,8 +290,12 @@ impl Gen<'_> {
     /// `--budget N`: mostly a bound that ends a runaway strategy in a second, pinned.
     fn push_budget(&mut self, flag: &str) {
         if self.rng.chance(90) {
-            let budget = self.rng.pick(&["100000", "300000", "1000000", "1", "1000"]).to_string();
-            self.line.pin(&[flag, &budget]);
+            let budget = if self.rng.chance(10) {
+                self.rng.pick(&["0", "1", "1000"])
+            } else {
+                self.rng.pick(&["100000", "300000", "1000000"])
+            };
+            self.line.pin(&[flag, budget]);
         }
     }
 
@@ -292,7 +313,7 @@ impl Gen<'_> {
         self.line.push(&[path]);
         let def = self.def_name(&d.name);
         self.line.push(&["--def", &def]);
-        let nats = self.nats(&d, 6);
+        let nats = self.small_nats(&d);
         if self.rng.chance(60) {
             self.push_nats(&nats);
         }
@@ -328,7 +349,7 @@ impl Gen<'_> {
 
     /// A program, a definition, a strategy file and `--apply`: a recipe's (valid) or random.
     fn program_strategy(&mut self, gpu: bool) -> (Program, String, String, String) {
-        if self.rng.chance(60) {
+        if self.rng.chance(70) {
             if let Some(r) = self.recipe(gpu) {
                 if let Some(p) = self.corpus.program(&r.program) {
                     return (p.clone(), r.def, r.strategy, r.apply);
@@ -357,7 +378,7 @@ impl Gen<'_> {
         let target = if gpu {
             *self.rng.pick(&["opencl", "cuda"])
         } else {
-            *self.rng.pick(&["c", "openmp", "c", "opencl"])
+            *self.rng.pick(&["c", "openmp"])
         };
         self.line.push(&["--target", target]);
         if self.rng.chance(20) {
@@ -374,7 +395,7 @@ impl Gen<'_> {
         let gpu = self.rng.chance(8);
         let recipe = self.recipe(gpu);
         let (p, d, strategy, apply, nats) = match recipe {
-            Some(r) if self.rng.chance(75) => {
+            Some(r) if self.rng.chance(85) => {
                 let p = self.corpus.program(&r.program).cloned();
                 let d = p.as_ref().and_then(|p| p.defs.iter().find(|d| d.name == r.def).cloned());
                 match (p, d) {
