@@ -51,8 +51,10 @@ pub struct Line {
 impl Line {
     /// Adds a group of words.
     pub fn push<S: AsRef<str>>(&mut self, words: &[S]) {
-        self.groups
-            .push((words.iter().map(|w| w.as_ref().to_string()).collect(), false));
+        self.groups.push((
+            words.iter().map(|w| w.as_ref().to_string()).collect(),
+            false,
+        ));
     }
 
     /// Adds a group that mutations leave alone.

@@ -209,7 +209,8 @@ pub fn parse_signature(line: &str) -> Option<Def> {
         let part = part.trim();
         if let Some(binder) = part.strip_prefix('{').and_then(|p| p.strip_suffix('}')) {
             if let Some(names) = binder.strip_suffix(": nat") {
-                def.nats.extend(names.split_whitespace().map(str::to_string));
+                def.nats
+                    .extend(names.split_whitespace().map(str::to_string));
             }
         } else {
             def.params.push(parse_param(part));
@@ -411,7 +412,10 @@ mod tests {
         let Param::Array { dims, elem } = &d.params[0] else {
             panic!("{d:?}")
         };
-        assert_eq!((dims.as_slice(), elem.as_str()), (&["(n+2)".to_string(), "(m+2)".to_string()][..], "f32"));
+        assert_eq!(
+            (dims.as_slice(), elem.as_str()),
+            (&["(n+2)".to_string(), "(m+2)".to_string()][..], "f32")
+        );
         assert_eq!(d.params.len(), 1);
         let s = parse_signature("scal : {t: data} -> {n: nat} -> t -> n.t -> n.t").unwrap();
         assert_eq!((s.nats.len(), s.params.len()), (1, 2));
@@ -420,7 +424,11 @@ mod tests {
 
     #[test]
     fn sizes_evaluate_under_bindings() {
-        let nats = [("h".to_string(), 5), ("kh".to_string(), 3), ("m".to_string(), 2)];
+        let nats = [
+            ("h".to_string(), 5),
+            ("kh".to_string(), 3),
+            ("m".to_string(), 2),
+        ];
         assert_eq!(eval_size("(h+1-kh)", &nats), Some(3));
         assert_eq!(eval_size("(m*64)", &nats), Some(128));
         assert_eq!(eval_size("7", &nats), Some(7));

@@ -335,25 +335,55 @@ mod tests {
     #[test]
     fn the_contract_allows_success_and_reported_errors() {
         assert_eq!(classify(status(0), false, false, "", &[]), Kind::Success);
-        assert_eq!(classify(status(1 << 8), false, false, "error: x", &[]), Kind::Error);
-        assert_eq!(classify(status(2 << 8), false, false, "usage", &[]), Kind::Usage);
+        assert_eq!(
+            classify(status(1 << 8), false, false, "error: x", &[]),
+            Kind::Error
+        );
+        assert_eq!(
+            classify(status(2 << 8), false, false, "usage", &[]),
+            Kind::Usage
+        );
     }
 
     #[test]
     fn panics_crashes_hangs_and_silence_are_bugs() {
         let panic = "thread 'shine' panicked at src/x.rs:1:1:\nboom";
-        assert_eq!(classify(status(1 << 8), false, false, panic, &[]), Kind::Panic);
-        assert_eq!(classify(status(101 << 8), false, false, "", &[]), Kind::Panic);
-        assert_eq!(classify(status(libc::SIGSEGV), false, false, "", &[]), Kind::Signal(11));
+        assert_eq!(
+            classify(status(1 << 8), false, false, panic, &[]),
+            Kind::Panic
+        );
+        assert_eq!(
+            classify(status(101 << 8), false, false, "", &[]),
+            Kind::Panic
+        );
+        assert_eq!(
+            classify(status(libc::SIGSEGV), false, false, "", &[]),
+            Kind::Signal(11)
+        );
         let oom = "memory allocation of 8589934592 bytes failed\n";
-        assert_eq!(classify(status(libc::SIGABRT), false, false, oom, &[]), Kind::OutOfMemory);
+        assert_eq!(
+            classify(status(libc::SIGABRT), false, false, oom, &[]),
+            Kind::OutOfMemory
+        );
         assert_eq!(classify(None, true, false, "", &[]), Kind::Hang);
-        assert_eq!(classify(status(1 << 8), false, false, " \n", &[]), Kind::Silent);
-        assert_eq!(classify(status(3 << 8), false, false, "x", &[]), Kind::BadExit(3));
+        assert_eq!(
+            classify(status(1 << 8), false, false, " \n", &[]),
+            Kind::Silent
+        );
+        assert_eq!(
+            classify(status(3 << 8), false, false, "x", &[]),
+            Kind::BadExit(3)
+        );
         let left = ["shine-1-a".to_string()];
-        assert_eq!(classify(status(1 << 8), false, false, "error", &left), Kind::Leak);
+        assert_eq!(
+            classify(status(1 << 8), false, false, "error", &left),
+            Kind::Leak
+        );
         let named = "error: compiling /tmp/shine-1-a/module.c failed";
-        assert_eq!(classify(status(1 << 8), false, false, named, &left), Kind::Error);
+        assert_eq!(
+            classify(status(1 << 8), false, false, named, &left),
+            Kind::Error
+        );
         assert_eq!(classify(status(0), false, true, "", &[]), Kind::Orphan);
     }
 
@@ -373,7 +403,13 @@ mod tests {
             timeout: Duration::from_secs(10),
             memory: 1 << 30,
         };
-        let out = run(Path::new("/bin/sh"), &case, &work.join("case"), &work.join("w0"), &limits);
+        let out = run(
+            Path::new("/bin/sh"),
+            &case,
+            &work.join("case"),
+            &work.join("w0"),
+            &limits,
+        );
         assert_eq!(out.kind, Kind::Error, "{out:?}");
         assert!(out.stderr_tail.contains("hello1048576"), "{out:?}");
         let slow = Case {
@@ -384,7 +420,13 @@ mod tests {
             timeout: Duration::from_millis(200),
             ..limits
         };
-        let out = run(Path::new("/bin/sh"), &slow, &work.join("case"), &work.join("w0"), &limits);
+        let out = run(
+            Path::new("/bin/sh"),
+            &slow,
+            &work.join("case"),
+            &work.join("w0"),
+            &limits,
+        );
         assert_eq!(out.kind, Kind::Hang);
         assert!(out.elapsed < Duration::from_secs(5), "{out:?}");
         std::fs::remove_dir_all(&work).unwrap();

@@ -29,7 +29,11 @@ const COMMANDS: &[(&str, u32)] = &[
 /// Case `index` of the run with `seed`.
 pub fn generate(corpus: &Corpus, seed: u64, index: u64) -> Case {
     let mut rng = Rng::for_case(seed, index);
-    let quality = rng.weighted(&[(Quality::Valid, 50), (Quality::Near, 35), (Quality::Wild, 15)]);
+    let quality = rng.weighted(&[
+        (Quality::Valid, 50),
+        (Quality::Near, 35),
+        (Quality::Wild, 15),
+    ]);
     let command = rng.weighted(COMMANDS);
     let damage = quality.mutations(&mut rng);
     let mut g = Gen {
@@ -176,7 +180,11 @@ impl Gen<'_> {
     /// A random example program and one of its definitions.
     fn program_and_def(&mut self) -> (Program, Def) {
         let corpus = self.corpus;
-        let programs: Vec<&Program> = corpus.programs.iter().filter(|p| !p.defs.is_empty()).collect();
+        let programs: Vec<&Program> = corpus
+            .programs
+            .iter()
+            .filter(|p| !p.defs.is_empty())
+            .collect();
         let p = (*self.rng.pick(&programs)).clone();
         let d = self.rng.pick(&p.defs).clone();
         (p, d)
@@ -274,7 +282,11 @@ impl Gen<'_> {
                 name
             } else {
                 let args: Vec<String> = (0..arity)
-                    .map(|_| self.rng.pick(&["1", "2", "4", "8", "16", "32", "lowerToC"]).to_string())
+                    .map(|_| {
+                        self.rng
+                            .pick(&["1", "2", "4", "8", "16", "32", "lowerToC"])
+                            .to_string()
+                    })
                     .collect();
                 format!("{name}({})", args.join(", "))
             }
@@ -397,7 +409,9 @@ impl Gen<'_> {
         let (p, d, strategy, apply, nats) = match recipe {
             Some(r) if self.rng.chance(85) => {
                 let p = self.corpus.program(&r.program).cloned();
-                let d = p.as_ref().and_then(|p| p.defs.iter().find(|d| d.name == r.def).cloned());
+                let d = p
+                    .as_ref()
+                    .and_then(|p| p.defs.iter().find(|d| d.name == r.def).cloned());
                 match (p, d) {
                     (Some(p), Some(d)) => (p, d, r.strategy, r.apply, r.nats),
                     _ => return self.check(),
@@ -462,7 +476,9 @@ impl Gen<'_> {
             self.line.push(&["--cflags", flags]);
         }
         if self.rng.chance(5) {
-            let cc = *self.rng.pick(&["gcc", "cc", "shine-no-such-cc", "false", "true"]);
+            let cc = *self
+                .rng
+                .pick(&["gcc", "cc", "shine-no-such-cc", "false", "true"]);
             self.line.push(&["--cc", cc]);
         }
         if self.rng.chance(5) {
@@ -477,7 +493,9 @@ impl Gen<'_> {
         let (p, d) = match self.recipe(false) {
             Some(r) if self.rng.chance(70) => {
                 let p = self.corpus.program(&r.program).cloned();
-                match p.and_then(|p| Some((p.clone(), p.defs.iter().find(|d| d.name == r.def)?.clone()))) {
+                match p.and_then(|p| {
+                    Some((p.clone(), p.defs.iter().find(|d| d.name == r.def)?.clone()))
+                }) {
                     Some(pd) => pd,
                     None => self.program_and_def(),
                 }
@@ -523,7 +541,11 @@ impl Gen<'_> {
             }
         }
         if self.rng.chance(10) {
-            let log = mutate::mutate(&mut self.rng, br#"{"candidate": 0, "ms": 1.5, "strategy": "id"}"#, &["{", "}", "\"", ":", "1e999", "null"]);
+            let log = mutate::mutate(
+                &mut self.rng,
+                br#"{"candidate": 0, "ms": 1.5, "strategy": "id"}"#,
+                &["{", "}", "\"", ":", "1e999", "null"],
+            );
             self.file("old.jsonl", log);
             self.line.push(&["--resume", "old.jsonl"]);
         }
@@ -534,7 +556,9 @@ impl Gen<'_> {
     }
 
     fn fsmooth(&mut self) {
-        let sub = *self.rng.pick(&["simplify", "simplify", "diff", "grad", "eval", "eval", "rules"]);
+        let sub = *self.rng.pick(&[
+            "simplify", "simplify", "diff", "grad", "eval", "eval", "rules",
+        ]);
         self.line.push(&["fsmooth"]);
         self.line.push(&[sub]);
         if sub == "rules" || self.corpus.fsmooth.is_empty() {
@@ -591,7 +615,11 @@ impl Gen<'_> {
                 }
                 if self.rng.chance(60) {
                     let s = self.fsmooth_strategy();
-                    let flag = if self.rng.chance(50) { "--simplify".to_string() } else { format!("--simplify={s}") };
+                    let flag = if self.rng.chance(50) {
+                        "--simplify".to_string()
+                    } else {
+                        format!("--simplify={s}")
+                    };
                     self.line.push(&[flag]);
                 }
             }
@@ -606,7 +634,10 @@ impl Gen<'_> {
             self.line.push(&["--verify", &n]);
         }
         if self.rng.chance(50) {
-            let b = self.rng.pick(&["10000", "100000", "1000000", "0", "1"]).to_string();
+            let b = self
+                .rng
+                .pick(&["10000", "100000", "1000000", "0", "1"])
+                .to_string();
             self.line.pin(&["--budget", &b]);
         }
     }
@@ -620,11 +651,16 @@ impl Gen<'_> {
         let pick = |rng: &mut Rng| rng.pick(rules).clone();
         match self.rng.below(6) {
             0 => pick(&mut self.rng),
-            1 => format!("normalize({} <+ {})", pick(&mut self.rng), pick(&mut self.rng)),
+            1 => format!(
+                "normalize({} <+ {})",
+                pick(&mut self.rng),
+                pick(&mut self.rng)
+            ),
             2 => format!("{} ; {}", pick(&mut self.rng), pick(&mut self.rng)),
             3 => format!("repeat(topDown({}))", pick(&mut self.rng)),
             4 => format!("try({}) @ bottomUp", pick(&mut self.rng)),
-            _ => String::from_utf8_lossy(&mutate::soup(&mut self.rng, mutate::ELV_WORDS, 8)).into_owned(),
+            _ => String::from_utf8_lossy(&mutate::soup(&mut self.rng, mutate::ELV_WORDS, 8))
+                .into_owned(),
         }
     }
 
@@ -640,7 +676,23 @@ impl Gen<'_> {
         }
         let table = self.case_table();
         let table = if self.spend() {
-            mutate::mutate(&mut self.rng, table.as_bytes(), &["{", "}", "[", "]", "\"", ":", ",", "null", "1e999", "-1", "\"examples/mm.rise\""])
+            mutate::mutate(
+                &mut self.rng,
+                table.as_bytes(),
+                &[
+                    "{",
+                    "}",
+                    "[",
+                    "]",
+                    "\"",
+                    ":",
+                    ",",
+                    "null",
+                    "1e999",
+                    "-1",
+                    "\"examples/mm.rise\"",
+                ],
+            )
         } else {
             table.into_bytes()
         };
@@ -671,7 +723,11 @@ impl Gen<'_> {
         };
         self.program_file(&p);
         self.strategy_file(&r.strategy);
-        let nats: Vec<String> = r.nats.iter().map(|(n, v)| format!("\"{n}\": {v}")).collect();
+        let nats: Vec<String> = r
+            .nats
+            .iter()
+            .map(|(n, v)| format!("\"{n}\": {v}"))
+            .collect();
         format!(
             r#"{{"cases": [{{"name": "c", "group": "g", "program": "prog.rise", "def": "{}", "strategy_file": "strat.elv", "strategy": "{}", "nats": {{{}}}, "reference": "none", "anchor": null, "quick": true}}]}}"#,
             r.def,
@@ -689,8 +745,15 @@ impl Gen<'_> {
             if let Some(p) = self.corpus.program(&r.program).cloned() {
                 self.program_file(&p);
                 self.strategy_file(&r.strategy);
-                let nats: Vec<String> = r.nats.iter().map(|(n, v)| format!("\"{n}\": {v}")).collect();
-                let dir = self.rng.pick(&["\".\"", "\"dir\"", "\"no/such\"", "null", "3"]).to_string();
+                let nats: Vec<String> = r
+                    .nats
+                    .iter()
+                    .map(|(n, v)| format!("\"{n}\": {v}"))
+                    .collect();
+                let dir = self
+                    .rng
+                    .pick(&["\".\"", "\"dir\"", "\"no/such\"", "null", "3"])
+                    .to_string();
                 if self.rng.chance(40) {
                     lines.push(format!(
                         r#"{{"op": "prepare", "id": 1, "program": "prog.rise", "def": "{}", "strategy_file": "strat.elv", "strategy": "{}", "nats": {{{}}}, "seed": 1, "dir": {dir}, "verify_interpreter": true}}"#,
@@ -698,10 +761,23 @@ impl Gen<'_> {
                         r.apply,
                         nats.join(", ")
                     ));
-                    let runs = *self.rng.pick(&["1", "2", "0", "18446744073709551615", "100000001", "-1", "1e3"]);
-                    lines.push(format!(r#"{{"op": "time", "id": 1, "runs": {runs}, "warmup": 0}}"#));
+                    let runs = *self.rng.pick(&[
+                        "1",
+                        "2",
+                        "0",
+                        "18446744073709551615",
+                        "100000001",
+                        "-1",
+                        "1e3",
+                    ]);
+                    lines.push(format!(
+                        r#"{{"op": "time", "id": 1, "runs": {runs}, "warmup": 0}}"#
+                    ));
                 } else {
-                    lines.push(r#"{"op": "prepare", "id": 2, "program": "missing.rise", "def": "f"}"#.into());
+                    lines.push(
+                        r#"{"op": "prepare", "id": 2, "program": "missing.rise", "def": "f"}"#
+                            .into(),
+                    );
                 }
             }
         }
@@ -711,7 +787,23 @@ impl Gen<'_> {
         lines.push(r#"{"op": "quit"}"#.into());
         let mut text = lines.join("\n").into_bytes();
         while self.spend() {
-            text = mutate::mutate(&mut self.rng, &text, &["{", "}", "\"", ":", ",", "\n", "\"op\"", "\"quit\"", "\"time\"", "null", "18446744073709551615"]);
+            text = mutate::mutate(
+                &mut self.rng,
+                &text,
+                &[
+                    "{",
+                    "}",
+                    "\"",
+                    ":",
+                    ",",
+                    "\n",
+                    "\"op\"",
+                    "\"quit\"",
+                    "\"time\"",
+                    "null",
+                    "18446744073709551615",
+                ],
+            );
         }
         self.stdin = Some(text);
     }
@@ -720,14 +812,28 @@ impl Gen<'_> {
     fn misc(&mut self) {
         match self.rng.below(6) {
             0 => {}
-            1 => self.line.push(&[*self.rng.pick(&["--help", "-h", "--version", "-V", "help"])]),
+            1 => self
+                .line
+                .push(&[*self.rng.pick(&["--help", "-h", "--version", "-V", "help"])]),
             2 => {
-                let sub = *self.rng.pick(&["check", "eval", "rewrite", "compile", "run", "explore", "fsmooth", "bench", "help"]);
+                let sub = *self.rng.pick(&[
+                    "check", "eval", "rewrite", "compile", "run", "explore", "fsmooth", "bench",
+                    "help",
+                ]);
                 self.line.push(&[sub, "--help"]);
             }
-            3 => self.line.push(&[*self.rng.pick(&["frobnicate", "Check", "", "-", "--", "run\u{e9}"])]),
+            3 => self.line.push(&[*self.rng.pick(&[
+                "frobnicate",
+                "Check",
+                "",
+                "-",
+                "--",
+                "run\u{e9}",
+            ])]),
             _ => {
-                let sub = *self.rng.pick(&["check", "eval", "rewrite", "compile", "run", "explore"]);
+                let sub = *self
+                    .rng
+                    .pick(&["check", "eval", "rewrite", "compile", "run", "explore"]);
                 self.line.push(&[sub]);
                 let flags = flags_of(sub);
                 for _ in 0..self.rng.range(0, 8) {
@@ -776,7 +882,12 @@ fn flags_of(command: &str) -> &'static [(&'static str, Value)] {
     use Value::*;
     match command {
         "check" => &[("--help", None)],
-        "eval" => &[("--def", Name), ("--nat", Nat), ("--input", Path), ("--output", Path)],
+        "eval" => &[
+            ("--def", Name),
+            ("--nat", Nat),
+            ("--input", Path),
+            ("--output", Path),
+        ],
         "rewrite" => &[
             ("--def", Name),
             ("--strategy", Path),
@@ -857,8 +968,12 @@ fn any_value(rng: &mut Rng, kind: Value) -> Option<String> {
         Value::None => return Option::None,
         Value::Number => rng.pick(EXTREME_NUMBERS).to_string(),
         Value::Nat => nat_value(rng),
-        Value::Name => rng.pick(&["mm", "dot", "x", "", "solver", "u", "-"]).to_string(),
-        Value::Target => rng.pick(&["c", "openmp", "opencl", "cuda", "gpu", "C", ""]).to_string(),
+        Value::Name => rng
+            .pick(&["mm", "dot", "x", "", "solver", "u", "-"])
+            .to_string(),
+        Value::Target => rng
+            .pick(&["c", "openmp", "opencl", "cuda", "gpu", "C", ""])
+            .to_string(),
         Value::Strategy => strategy_expr(rng, 2),
         Value::Path => rng.pick(ODD_PATHS).to_string(),
         Value::Text => rng.pick(CFLAGS).to_string(),
@@ -879,20 +994,64 @@ fn nat_value(rng: &mut Rng) -> String {
 /// A random strategy expression over the library (depth at most `depth`).
 pub fn strategy_expr(rng: &mut Rng, depth: u32) -> String {
     const ATOMS: &[&str] = &[
-        "DFNF", "BENF", "lowerToC", "id", "fail", "mapFusion", "mapFission", "fuseReduceMap",
-        "fissionReduceMap", "parallel", "unroll", "toMapSeq", "toReduceSeq", "betaReduction",
-        "etaReduction", "etaAbstraction", "addId", "transposeMove", "splitJoin(4)", "split(2)",
-        "split(0)", "vectorize(4)", "vectorize(3)", "tile(32, 32)", "tile(2, 2)",
-        "reorder([1, 2, 3, 4])", "permuteB(32)", "blockedReduce(4)", "toMem(private)",
-        "toMem(global)", "toMapGlobal(0)", "toMapWorkGroup(1)", "toMapLocal(0)", "joinSplit",
-        "mapReduceInterchange", "mapMapInterchange", "layoutFission", "overlappedTiling(4)",
-        "storeInMemory(isApp(isApp(isMap)), lowerToC)", "interchange(1, 2)", "splitJoinMap(2)",
-        "nosuchrule", "tile(1)",
+        "DFNF",
+        "BENF",
+        "lowerToC",
+        "id",
+        "fail",
+        "mapFusion",
+        "mapFission",
+        "fuseReduceMap",
+        "fissionReduceMap",
+        "parallel",
+        "unroll",
+        "toMapSeq",
+        "toReduceSeq",
+        "betaReduction",
+        "etaReduction",
+        "etaAbstraction",
+        "addId",
+        "transposeMove",
+        "splitJoin(4)",
+        "split(2)",
+        "split(0)",
+        "vectorize(4)",
+        "vectorize(3)",
+        "tile(32, 32)",
+        "tile(2, 2)",
+        "reorder([1, 2, 3, 4])",
+        "permuteB(32)",
+        "blockedReduce(4)",
+        "toMem(private)",
+        "toMem(global)",
+        "toMapGlobal(0)",
+        "toMapWorkGroup(1)",
+        "toMapLocal(0)",
+        "joinSplit",
+        "mapReduceInterchange",
+        "mapMapInterchange",
+        "layoutFission",
+        "overlappedTiling(4)",
+        "storeInMemory(isApp(isApp(isMap)), lowerToC)",
+        "interchange(1, 2)",
+        "splitJoinMap(2)",
+        "nosuchrule",
+        "tile(1)",
     ];
     const TRAVERSALS: &[&str] = &[
-        "topDown", "bottomUp", "body", "function", "argument", "outermost(isMap)",
-        "innermost(appliedReduce)", "outermost(mapNest(2))", "innermost(appliedMap)",
-        "outermost(appliedMap)", "fmap(body)", "argOf(map, body)", "inLambda",
+        "topDown",
+        "bottomUp",
+        "body",
+        "function",
+        "argument",
+        "outermost(isMap)",
+        "innermost(appliedReduce)",
+        "outermost(mapNest(2))",
+        "innermost(appliedMap)",
+        "outermost(appliedMap)",
+        "fmap(body)",
+        "argOf(map, body)",
+        "inLambda",
     ];
     if depth == 0 || rng.chance(30) {
         return rng.pick(ATOMS).to_string();
@@ -906,7 +1065,10 @@ pub fn strategy_expr(rng: &mut Rng, depth: u32) -> String {
         5 => format!("try({a})"),
         6 => format!("repeat({a})"),
         7 => format!("normalize({a})"),
-        _ => format!("{}({a})", rng.pick(&["topDown", "bottomUp", "tryAll", "not", "all", "one", "some"])),
+        _ => format!(
+            "{}({a})",
+            rng.pick(&["topDown", "bottomUp", "tryAll", "not", "all", "one", "some"])
+        ),
     }
 }
 
@@ -968,12 +1130,22 @@ mod tests {
         let case = (0..2000)
             .map(|i| generate(&c, 2, i))
             .find(|k| {
-                k.command == "eval" && k.quality == Quality::Valid && k.args.contains(&"--nat".to_string())
+                k.command == "eval"
+                    && k.quality == Quality::Valid
+                    && k.args.contains(&"--nat".to_string())
                     && k.args.iter().filter(|a| *a == "--input").count() == 2
             })
             .expect("a valid eval case with sizes and inputs");
-        let n: u64 = case.args.iter().find_map(|a| a.strip_prefix("n=")?.parse().ok()).unwrap();
-        let (_, bytes) = case.files.iter().find(|(name, _)| name == "in0.npy").unwrap();
+        let n: u64 = case
+            .args
+            .iter()
+            .find_map(|a| a.strip_prefix("n=")?.parse().ok())
+            .unwrap();
+        let (_, bytes) = case
+            .files
+            .iter()
+            .find(|(name, _)| name == "in0.npy")
+            .unwrap();
         let header = String::from_utf8_lossy(&bytes[10..]);
         assert!(header.contains(&format!("'shape': ({n},)")), "{header}");
     }
@@ -981,9 +1153,20 @@ mod tests {
     #[test]
     fn bench_cases_never_set_up_the_anchors() {
         let c = corpus();
-        for case in (0..5000).map(|i| generate(&c, 4, i)).filter(|k| k.command == "bench") {
-            assert!(case.args.contains(&"--no-anchors".to_string()), "{:?}", case.args);
-            assert!(case.args.contains(&"./no-such-python".to_string()), "{:?}", case.args);
+        for case in (0..5000)
+            .map(|i| generate(&c, 4, i))
+            .filter(|k| k.command == "bench")
+        {
+            assert!(
+                case.args.contains(&"--no-anchors".to_string()),
+                "{:?}",
+                case.args
+            );
+            assert!(
+                case.args.contains(&"./no-such-python".to_string()),
+                "{:?}",
+                case.args
+            );
         }
     }
 }

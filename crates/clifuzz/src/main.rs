@@ -127,7 +127,10 @@ fn run_all(
     let next = AtomicU64::new(range.start);
     let (tx, rx) = mpsc::channel::<(Case, Outcome)>();
     let mut summary = Summary::default();
-    let mut log = args.log.as_ref().and_then(|p| std::fs::File::create(p).ok());
+    let mut log = args
+        .log
+        .as_ref()
+        .and_then(|p| std::fs::File::create(p).ok());
     std::thread::scope(|s| {
         for job in 0..args.jobs.max(1) {
             let tx = tx.clone();

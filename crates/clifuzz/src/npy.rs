@@ -48,7 +48,7 @@ fn header(descr: &str, fortran: bool, shape: &str) -> Vec<u8> {
 fn frame(major: u8, dict: &[u8]) -> Vec<u8> {
     let prefix = if major == 1 { 10 } else { 12 };
     let mut dict = dict.to_vec();
-    while (prefix + dict.len() + 1) % 64 != 0 {
+    while !(prefix + dict.len() + 1).is_multiple_of(64) {
         dict.push(b' ');
     }
     dict.push(b'\n');

@@ -89,11 +89,7 @@ pub fn write_reproducer(
     outcome: &Outcome,
     limits: &Limits,
 ) -> std::io::Result<PathBuf> {
-    let dir = out.join(format!(
-        "bug-{seed}-{}-{}",
-        case.index,
-        outcome.kind.name()
-    ));
+    let dir = out.join(format!("bug-{seed}-{}-{}", case.index, outcome.kind.name()));
     std::fs::create_dir_all(&dir)?;
     for (name, bytes) in &case.files {
         let path = dir.join(name);

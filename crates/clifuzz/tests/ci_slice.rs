@@ -16,7 +16,10 @@ fn shine() -> PathBuf {
     }
     // target/<profile>/deps/ci_slice-HASH -> target/<profile>/shine
     let exe = std::env::current_exe().expect("the test's own path");
-    let profile = exe.parent().and_then(|deps| deps.parent()).expect("target/<profile>");
+    let profile = exe
+        .parent()
+        .and_then(|deps| deps.parent())
+        .expect("target/<profile>");
     let shine = profile.join("shine");
     assert!(
         shine.exists(),
@@ -49,8 +52,24 @@ fn fixed_seed_slice_has_no_bugs_and_reaches_execution() {
     let _ = std::fs::remove_dir_all(out_dir);
     let examples = concat!(env!("CARGO_MANIFEST_DIR"), "/../../examples");
     let out = Command::new(env!("CARGO_BIN_EXE_shine-clifuzz"))
-        .args(["--seed", "18", "--cases", "2000", "--jobs", "2", "--progress-s", "0"])
-        .args(["--timeout-s", "60", "--out", out_dir, "--examples", examples])
+        .args([
+            "--seed",
+            "18",
+            "--cases",
+            "2000",
+            "--jobs",
+            "2",
+            "--progress-s",
+            "0",
+        ])
+        .args([
+            "--timeout-s",
+            "60",
+            "--out",
+            out_dir,
+            "--examples",
+            examples,
+        ])
         .arg("--shine")
         .arg(shine())
         .output()
