@@ -43,6 +43,8 @@ pub struct Ctx<P: Program> {
     pub(crate) applications: u64,
     pub(crate) budget: u64,
     pub(crate) trace: Option<Vec<TraceEntry>>,
+    /// Successful rule applications, traced or not.
+    pub(crate) rules_applied: u64,
     /// Named and looping strategies being applied, outermost first.
     pub(crate) active: Vec<Strategy<P>>,
     pub(crate) location: Vec<&'static str>,
@@ -53,6 +55,9 @@ pub struct Ctx<P: Program> {
     /// The application count at which a `repeat` next counts its program's nodes.
     pub(crate) next_size_check: u64,
 }
+
+/// The most entries a trace keeps (the count of rule applications goes on).
+pub const MAX_TRACE: usize = 100_000;
 
 impl<P: Program> Default for Ctx<P> {
     fn default() -> Self {
@@ -69,6 +74,7 @@ impl<P: Program> Ctx<P> {
             applications: 0,
             budget: DEFAULT_BUDGET,
             trace: None,
+            rules_applied: 0,
             active: Vec::new(),
             location: Vec::new(),
             track_locations: false,
@@ -102,6 +108,11 @@ impl<P: Program> Ctx<P> {
     /// themselves (`;`, `<+`, `not`) are not steps.
     pub fn steps(&self) -> u64 {
         self.steps
+    }
+
+    /// Successful rule applications so far (counted with or without a trace).
+    pub fn rules_applied(&self) -> u64 {
+        self.rules_applied
     }
 
     /// Strategy applications so far, failed ones included (what the budget limits).
@@ -190,7 +201,10 @@ impl<P: Program> Ctx<P> {
     }
 
     pub(crate) fn record(&mut self, rule: &Arc<str>, before: &P, after: &P) {
-        if self.trace.is_none() {
+        self.rules_applied += 1;
+        // a trace keeps its first MAX_TRACE entries: a runaway strategy cannot
+        // fill the memory with it
+        if self.trace.as_ref().is_none_or(|t| t.len() >= MAX_TRACE) {
             return;
         }
         let entry = TraceEntry {

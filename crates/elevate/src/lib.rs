@@ -28,6 +28,7 @@ mod strategy;
 
 pub use ctx::{
     Ctx, TraceEntry, DEFAULT_BUDGET, DEFAULT_TIME_LIMIT, MAX_PROGRAM_DEPTH, MAX_PROGRAM_NODES,
+    MAX_TRACE,
 };
 pub use result::{Failure, Location, RewriteResult};
 pub use strategy::*;

@@ -113,14 +113,17 @@ pub struct Rewritten {
     /// the `id` inside `try`, `repeat` and `normalize`) and successful
     /// traversal step.
     pub steps: u64,
-    /// Every rule application, when a trace was asked for.
+    /// Every rule application, when a trace was asked for (the first
+    /// [`elevate::MAX_TRACE`] of them).
     pub trace: Option<Vec<TraceEntry>>,
+    /// How many rules applied, traced or not.
+    pub rules_applied: u64,
 }
 
 impl Rewritten {
-    /// How many rules applied (the length of the trace; 0 without a trace).
-    pub fn rule_applications(&self) -> usize {
-        self.trace.as_ref().map_or(0, Vec::len)
+    /// How many rules applied (traced or not).
+    pub fn rule_applications(&self) -> u64 {
+        self.rules_applied
     }
 }
 
@@ -165,6 +168,7 @@ pub fn rewrite_with(
             program: p.with_body(body),
             steps: ctx.steps(),
             trace: ctx.trace().map(<[TraceEntry]>::to_vec),
+            rules_applied: ctx.rules_applied(),
         }),
         Err(f) => {
             let mut message = format!("the strategy `{}` failed: {f}", s.short());
@@ -251,6 +255,7 @@ pub fn simplify_program(
                 program: p.clone(),
                 steps: 0,
                 trace: trace.then(Vec::new),
+                rules_applied: 0,
             },
             strategy: "none",
             after: before.clone(),

@@ -247,7 +247,7 @@ fn simplify(
     let budget = budget.unwrap_or_else(|| fsmooth::default_budget(p));
     let start = Instant::now();
     let (done, name) = if strategy.trim() == "simplify" {
-        let s = simplify_program(p, trace || stats, budget).map_err(|f| failed(&f, trace))?;
+        let s = simplify_program(p, trace, budget).map_err(|f| failed(&f, trace))?;
         let note = match (&s.before, &s.after) {
             (Some(b), Some(a)) => format!("cost {b} -> {a}"),
             _ => "the cost cannot be measured (function inputs, or evaluation fails)".to_string(),
@@ -260,7 +260,7 @@ fn simplify(
         (s.rewritten, "simplify".to_string())
     } else {
         let s = parse_strategy(strategy).map_err(|d| d.render("--strategy", strategy))?;
-        let r = rewrite_with(p, &s, trace || stats, budget).map_err(|f| failed(&f, trace))?;
+        let r = rewrite_with(p, &s, trace, budget).map_err(|f| failed(&f, trace))?;
         (r, s.to_string())
     };
     let time = start.elapsed();
@@ -268,12 +268,18 @@ fn simplify(
     if trace {
         let _ = writeln!(out, "// trace of {name}:");
         write_trace(out, &entries);
+        let left = done
+            .rule_applications()
+            .saturating_sub(entries.len() as u64);
+        if left > 0 {
+            let _ = writeln!(out, "// ... and {left} more rule applications (not kept)");
+        }
     }
     if stats {
         let _ = writeln!(
             out,
             "// {} rule applications, {} ELEVATE steps, {:.3} ms",
-            entries.len(),
+            done.rule_applications(),
             done.steps,
             time.as_secs_f64() * 1e3
         );

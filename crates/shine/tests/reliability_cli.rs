@@ -384,3 +384,52 @@ fn definitions_that_double_when_inlined_are_bounded() {
         "{text}"
     );
 }
+
+/// `fsmooth --stats` counts rule applications without keeping a trace (it kept every
+/// application's before and after text, and `normalize(letSwap)` ran out of memory; found by
+/// the command-line fuzzer), and a trace keeps at most `elevate::MAX_TRACE` entries.
+#[test]
+fn fsmooth_stats_keep_no_trace() {
+    let dir = tempfile::tempdir().unwrap();
+    let program = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../examples/fsmooth/vector_add.fsmooth"
+    );
+    let runaway = ["fsmooth", "diff", program, "--simplify=normalize(letSwap)"];
+    for extra in [&["--stats"][..], &["--trace"][..]] {
+        let mut args = runaway.to_vec();
+        args.extend(extra);
+        args.extend(["--budget", "10000000"]);
+        let out = shine(dir.path(), &args).output().unwrap();
+        let text = stderr(&out);
+        let tail: Vec<&str> = text.lines().rev().take(5).collect();
+        assert_eq!(out.status.code(), Some(1), "{extra:?}: {tail:?}");
+        let lines = text.lines().count() + String::from_utf8_lossy(&out.stdout).lines().count();
+        // a trace entry prints as three lines; the first MAX_TRACE entries are kept
+        assert!(
+            lines <= 3 * elevate::MAX_TRACE + 10,
+            "{extra:?}: {lines} lines"
+        );
+        assert!(text.contains("does not seem to terminate"), "{tail:?}");
+        assert!(
+            !text.contains("panicked") && !text.contains("memory allocation"),
+            "{tail:?}"
+        );
+    }
+    let eye = program.replace("vector_add", "vector_eye");
+    let done = shine(dir.path(), &["fsmooth", "simplify", &eye, "--stats"])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&done.stdout);
+    let count = text.lines().find_map(|l| {
+        l.strip_prefix("// ")?
+            .split(" rule applications")
+            .next()?
+            .parse::<u64>()
+            .ok()
+    });
+    assert!(
+        count.is_some_and(|c| c > 0),
+        "no count of rule applications in:\n{text}"
+    );
+}
