@@ -512,7 +512,7 @@ impl Translator {
         use Prim::*;
         let nats = nat_args(args);
         let vals = value_args(args);
-        let arity = value_arity(p);
+        let arity = p.value_arity();
         if p == MakeArray && vals.len() > 1 {
             return self.literal_array(e, &vals, env, out);
         }
@@ -1447,22 +1447,6 @@ fn reads(
                 .for_each(|c| go(c, whole.clone()))
         }
         _ => exp_children(x).into_iter().for_each(|c| go(c, None)),
-    }
-}
-
-/// The number of value arguments of a primitive.
-fn value_arity(p: Prim) -> usize {
-    let mut t = p.scheme();
-    let mut n = 0;
-    loop {
-        match t {
-            Type::DepFun { body, .. } => t = body,
-            Type::Fun(_, b) => {
-                n += 1;
-                t = b;
-            }
-            _ => return n,
-        }
     }
 }
 

@@ -146,7 +146,7 @@ pub fn is_app(p: S) -> S {
 /// `applied(P)`: the node is the primitive `P` applied to all its value arguments
 /// (its type-level arguments, such as `padClamp`'s sizes, in between).
 pub fn applied_prim(p: Prim) -> S {
-    let arity = value_arity(p.scheme());
+    let arity = p.value_arity();
     rule(
         format!("applied({})", p.name()),
         move |e: &Expr, _| match prim_app(e) {
@@ -154,15 +154,6 @@ pub fn applied_prim(p: Prim) -> S {
             _ => no(),
         },
     )
-}
-
-/// The number of value parameters of a type scheme.
-fn value_arity(t: &rise::Type) -> usize {
-    match t {
-        rise::Type::Fun(_, b) => 1 + value_arity(b),
-        rise::Type::DepFun { body, .. } => value_arity(body),
-        _ => 0,
-    }
 }
 
 /// `appliedMap`: `isApp(isApp(isMap))`, a `map` applied to a function and an array.

@@ -246,6 +246,22 @@ impl Prim {
         &all[self as usize]
     }
 
+    /// The number of value parameters of its scheme (type-level ones not counted).
+    pub fn value_arity(self) -> usize {
+        let mut t = self.scheme();
+        let mut n = 0;
+        loop {
+            match t {
+                Type::DepFun { body, .. } => t = body,
+                Type::Fun(_, b) => {
+                    n += 1;
+                    t = b;
+                }
+                _ => return n,
+            }
+        }
+    }
+
     /// The name of the high-level pattern this low-level primitive implements
     /// (itself for high-level primitives).
     pub fn high_level(self) -> Prim {
