@@ -1,0 +1,240 @@
+//! Loops whose translation needs more than one step: `iterate` with its double
+//! buffers and the sequential reductions with their accumulators.
+
+use super::*;
+
+impl Translator {
+    /// `iterate k f xs` written to `out`, with double buffering (RISE & Shine
+    /// §VI, Listings 12–14): iteration `i` applies `f` at `l = n^(k-1-i) * m`,
+    /// reading the previous iteration's result and writing into one of two
+    /// buffers, alternately; the first iteration reads `xs` where it is and the
+    /// last writes straight into `out`, so nothing is copied. The number of
+    /// iterations must be a constant: the iterations are expanded here, which
+    /// resolves Listing 12's pointer swap at compile time (iteration `i` writes
+    /// buffer `i mod 2`) and gives every iteration constant sizes.
+    pub(super) fn iterate(
+        &self,
+        e: &Expr,
+        k: &Nat,
+        vals: &[Expr],
+        env: &Env,
+        out: &Acc,
+    ) -> R<Comm> {
+        let Some(k) = k.as_cst().filter(|k| (0..=64).contains(k)) else {
+            return Err(TranslateError::at(
+                e,
+                format!(
+                    "`iterate {k}`: the number of iterations must be a constant between 0 and 64"
+                ),
+                None,
+            ));
+        };
+        if k == 0 {
+            return self.tr(&vals[1], env, Out::Acc(out));
+        }
+        let (m, elem) = array_dt(&out.ty, e)?;
+        let n = iterate_factor(&vals[0])?;
+        let len = |i: i64| n.pow(&Nat::cst(k - 1 - i)) * m.clone();
+        self.tr(
+            &vals[1],
+            env,
+            Out::Con(&|input| {
+                // The buffers live where the input is stored when that is local or
+                // private memory (a work-group's tree reduction stays in local memory:
+                // `toMem local` on iterate's input says so), in global memory otherwise.
+                let addr = match self.space_of(&input) {
+                    Some(a @ (AddrSpace::Local | AddrSpace::Private)) => a,
+                    _ => AddrSpace::Global,
+                };
+                // buffer b holds the results of the iterations i with i mod 2 = b (but the last)
+                let buffers: Vec<Ident> = (0..(k - 1).min(2))
+                    .map(|b| Ident {
+                        name: self.fresh("buf"),
+                        ty: DataType::array(len(b), elem.clone()),
+                    })
+                    .collect();
+                let mut steps = Vec::new();
+                let mut current = input;
+                for i in 0..k {
+                    let l = len(i);
+                    let slice = DataType::array(l.clone(), elem.clone());
+                    let (target, result) = if i == k - 1 {
+                        (out.clone(), None)
+                    } else {
+                        let buf = &buffers[(i % 2) as usize];
+                        let write = Acc::new(AccKind::Var(buf.clone()), buf.ty.clone());
+                        let read = Exp::new(ExpKind::Var(buf.clone()), buf.ty.clone());
+                        (
+                            Acc::new(AccKind::View(View::Take(l.clone()), write), slice.clone()),
+                            Some(Exp::new(ExpKind::View(View::Take(l.clone()), read), slice)),
+                        )
+                    };
+                    steps.push(self.call_at_nat(
+                        &vals[0],
+                        env,
+                        &l,
+                        vec![Value::Data(current.clone())],
+                        Out::Acc(&target),
+                    )?);
+                    if let Some(r) = result {
+                        current = r;
+                    }
+                }
+                Ok(buffers
+                    .iter()
+                    .rev()
+                    .fold(Comm::Seq(steps), |body, buf| Comm::New {
+                        ident: buf.clone(),
+                        addr: addr.clone(),
+                        body: Box::new(body),
+                    }))
+            }),
+        )
+    }
+
+    /// The loop of `reduceSeq f _ xs` (`p` and `kind` say which): every element of `xs`
+    /// (`n` of `elem`) is combined by `f` with the accumulator, read as `read` and written
+    /// through `acc`.
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn reduce_loop(
+        &self,
+        p: Prim,
+        kind: LoopKind,
+        f: &Expr,
+        env: &Env,
+        xs: &Exp,
+        (n, elem): (&Nat, &DataType),
+        read: Exp,
+        acc: &Acc,
+    ) -> R<Comm> {
+        let i = self.loop_var(n);
+        let x = Exp::new(ExpKind::Idx(xs.clone(), Nat::var(&i)), elem.clone());
+        let args = |read: &Exp| vec![Value::Data(read.clone()), Value::Data(x.clone())];
+        let mut step = self.call(f, env, args(&read), Out::Acc(acc))?;
+        let in_place = acc_place(acc, Vec::new())
+            .is_some_and(|(name, _)| updates_in_place_safely(&step, &name));
+        if !in_place {
+            // the new value is computed aside, then copied over the accumulator
+            let ident = Ident {
+                name: self.fresh("next"),
+                ty: acc.ty.clone(),
+            };
+            let next = Acc::new(AccKind::Var(ident.clone()), acc.ty.clone());
+            let computed = self.call(f, env, args(&read), Out::Acc(&next))?;
+            let next_read = Exp::new(ExpKind::Var(ident.clone()), acc.ty.clone());
+            step = Comm::New {
+                ident,
+                addr: AddrSpace::Private,
+                body: Box::new(Comm::Seq(vec![computed, self.assign(acc, &next_read)])),
+            };
+        }
+        Ok(Comm::For {
+            var: i,
+            count: n.clone(),
+            kind,
+            origin: p.name(),
+            body: Box::new(step),
+        })
+    }
+
+    /// `reduceSeq f init xs` whose initial value is computed by a loop (a `mapLocal`
+    /// over the threads that own the parts of the accumulator, say): the initial
+    /// value is written into the accumulator, as Listing 9's `accT(init, accumAcc)`
+    /// does, rather than computed elsewhere and copied.
+    pub(super) fn reduce_computed_init(
+        &self,
+        p: Prim,
+        kind: LoopKind,
+        vals: &[Expr],
+        env: &Env,
+        out: Out,
+        (ty, n, elem): (&DataType, &Nat, &DataType),
+    ) -> R<Comm> {
+        let ident = Ident {
+            name: self.fresh("acc"),
+            ty: ty.clone(),
+        };
+        let acc = Acc::new(AccKind::Var(ident.clone()), ty.clone());
+        let read = Exp::new(ExpKind::Var(ident.clone()), ty.clone());
+        let init = self.tr(&vals[1], env, Out::Acc(&acc))?;
+        let reduce = |k: K| {
+            self.tr(
+                &vals[2],
+                env,
+                Out::Con(&|xs| {
+                    let lp = self.reduce_loop(
+                        p,
+                        kind,
+                        &vals[0],
+                        env,
+                        &xs,
+                        (n, elem),
+                        read.clone(),
+                        &acc,
+                    )?;
+                    Ok(Comm::Seq(vec![lp, k(read.clone())?]))
+                }),
+            )
+        };
+        let rest = match out {
+            Out::Con(k) => reduce(k)?,
+            Out::Acc(a) => reduce(&|r| Ok(self.assign(a, &r)))?,
+        };
+        Ok(Comm::New {
+            ident,
+            addr: AddrSpace::Private,
+            body: Box::new(Comm::Seq(vec![init, rest])),
+        })
+    }
+}
+
+/// The `n` of `iterate`'s function `(l: nat) -> (l*n).t -> l.t`: its input length at `l = 1`.
+fn iterate_factor(f: &Expr) -> R<Nat> {
+    if let Some(Type::DepFun { binder, body, .. }) = f.ty() {
+        if let Type::Fun(a, _) = &**body {
+            if let Some(DataType::Array(len, _)) = a.as_data() {
+                let name = binder.name.clone();
+                let one = move |x: &str, kind: rise::Kind| {
+                    (x == &*name && kind == rise::Kind::Nat).then(|| TypeArg::Nat(Nat::cst(1)))
+                };
+                return Ok(rise::types::subst_nat(len, &one));
+            }
+        }
+    }
+    Err(TranslateError::at(
+        f,
+        "the function given to `iterate` does not have the type `(l: nat) -> (l*n).t -> l.t`",
+        None,
+    ))
+}
+
+/// Whether `e` is a lowered map applied to its data (a loop that writes memory).
+pub(super) fn is_loop_app(e: &Expr) -> bool {
+    use Prim::*;
+    let (head, args) = e.spine();
+    let ExprKind::Prim(p) = head.kind() else {
+        return false;
+    };
+    let lowered = matches!(
+        p,
+        MapSeq
+            | MapSeqUnroll
+            | MapPar
+            | MapGlobal0
+            | MapGlobal1
+            | MapGlobal2
+            | MapWorkGroup0
+            | MapWorkGroup1
+            | MapWorkGroup2
+            | MapLocal0
+            | MapLocal1
+            | MapLocal2
+            | MapBlock0
+            | MapBlock1
+            | MapBlock2
+            | MapThread0
+            | MapThread1
+            | MapThread2
+    );
+    lowered && value_args(&args).len() == 2
+}

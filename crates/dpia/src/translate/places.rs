@@ -1,0 +1,263 @@
+//! Place analyses: which memory, and which part of it, an expression reads or
+//! an acceptor writes, seen through views (for in-place accumulators).
+
+use super::*;
+
+/// The names of the memory identifiers an expression reads.
+pub(crate) fn exp_vars(x: &Exp, out: &mut Vec<String>) {
+    match &*x.kind {
+        ExpKind::Var(id) => out.push(id.name.clone()),
+        _ => exp_children(x).into_iter().for_each(|c| exp_vars(c, out)),
+    }
+}
+
+/// Whether `step`, which writes an accumulator in memory `name` while reading it,
+/// reads and writes one and the same part of it, wherever it touches it (as
+/// `acc[i] = acc[i] + x[i]` does, or an inner reduction that reads `acc[i]` into
+/// its own accumulator and writes it back to `acc[i]`). Then every part is read
+/// before it is written and it may be updated in place; otherwise a part could be
+/// read after it was overwritten (`(snd acc + x, fst acc)`, a rotation of an array).
+pub(super) fn updates_in_place_safely(step: &Comm, name: &str) -> bool {
+    fn touched(c: &Comm, name: &str, out: &mut Vec<Option<Vec<PathElem>>>) {
+        match c {
+            Comm::Skip | Comm::Barrier { .. } => {}
+            Comm::Seq(cs) => cs.iter().for_each(|c| touched(c, name, out)),
+            Comm::New { body, .. } | Comm::For { body, .. } => touched(body, name, out),
+            Comm::Assign(a, e) => {
+                places_read(e, name, out);
+                if crate::barriers::acc_root(a) == name {
+                    out.push(acc_place(a, Vec::new()).map(|(_, at)| at));
+                }
+            }
+        }
+    }
+    let mut places = Vec::new();
+    touched(step, name, &mut places);
+    match places.split_first() {
+        None => true,
+        Some((first, rest)) => first.is_some() && rest.iter().all(|p| p == first),
+    }
+}
+
+/// The places of memory `name` that `x` reads (`None`: a read whose place the
+/// views do not show).
+fn places_read(x: &Exp, name: &str, out: &mut Vec<Option<Vec<PathElem>>>) {
+    reads(
+        x,
+        Some(Vec::new()),
+        &std::collections::HashMap::new(),
+        name,
+        out,
+    )
+}
+
+/// [`places_read`] below a path into `x`'s value (a stack, as in [`exp_place`];
+/// `None` where it is not known), with `env` the indices `generate` variables
+/// stand for.
+fn reads(
+    x: &Exp,
+    path: Option<Vec<PathElem>>,
+    env: &std::collections::HashMap<Var, Nat>,
+    name: &str,
+    out: &mut Vec<Option<Vec<PathElem>>>,
+) {
+    // pops `n` indices off a known path
+    fn indices(path: &mut Option<Vec<PathElem>>, n: usize) -> Option<Vec<Nat>> {
+        let p = path.as_mut()?;
+        let mut is = Vec::new();
+        for _ in 0..n {
+            match p.pop()? {
+                PathElem::Idx(i) => is.push(i),
+                _ => return None,
+            }
+        }
+        Some(is)
+    }
+    let mut path = path;
+    let mut go = |e: &Exp, p: Option<Vec<PathElem>>| reads(e, p, env, name, out);
+    let push = |mut p: Option<Vec<PathElem>>, s: PathElem| {
+        if let Some(v) = p.as_mut() {
+            v.push(s);
+        }
+        p
+    };
+    match &*x.kind {
+        ExpKind::Var(id) if id.name == name => out.push(path.map(|mut p| {
+            p.reverse();
+            p
+        })),
+        ExpKind::Var(_) | ExpKind::Lit(_) | ExpKind::Nat(_) => {}
+        ExpKind::Idx(a, i) => go(a, push(path, PathElem::Idx(i.substitute_all(env)))),
+        ExpKind::Fst(a) => go(a, push(path, PathElem::Fst)),
+        ExpKind::Snd(a) => go(a, push(path, PathElem::Snd)),
+        ExpKind::Zip(a, b) | ExpKind::Pair(a, b) => {
+            let zip = matches!(&*x.kind, ExpKind::Zip(..));
+            let i = if zip {
+                indices(&mut path, 1)
+            } else {
+                Some(vec![])
+            };
+            let component = i.and_then(|i| Some((i, path.as_mut()?.pop()?)));
+            match component {
+                Some((i, c @ (PathElem::Fst | PathElem::Snd))) => {
+                    let p = i.into_iter().fold(path, |p, i| push(p, PathElem::Idx(i)));
+                    go(if c == PathElem::Fst { a } else { b }, p)
+                }
+                _ => {
+                    go(a, None);
+                    go(b, None)
+                }
+            }
+        }
+        ExpKind::View(v, a) => go(a, path.and_then(|p| reindex_stack(v, p, env))),
+        // vector j of `asVector n a` is the place of element j*n of `a` (as on the write side)
+        ExpKind::AsVector(n, a) => match indices(&mut path, 1) {
+            Some(j) => go(
+                a,
+                push(path, PathElem::Idx(j[0].clone() * n.substitute_all(env))),
+            ),
+            None => go(a, None),
+        },
+        ExpKind::Generate(v, body) => match indices(&mut path, 1) {
+            Some(i) => {
+                let mut env = env.clone();
+                env.insert(v.clone(), i[0].clone());
+                reads(body, path, &env, name, out)
+            }
+            None => reads(body, None, env, name, out),
+        },
+        // operators read whole scalars (or vectors) of their operands
+        ExpKind::Unary(..) | ExpKind::Binary(..) | ExpKind::Select(..) | ExpKind::Cast(_) => {
+            let whole = path.filter(|p| p.is_empty());
+            exp_children(x)
+                .into_iter()
+                .for_each(|c| go(c, whole.clone()))
+        }
+        _ => exp_children(x).into_iter().for_each(|c| go(c, None)),
+    }
+}
+
+/// A path kept as a stack (its top is the first step) seen through a view:
+/// [`View::reindex`] with the view's sizes under `env`.
+fn reindex_stack(
+    v: &View,
+    stack: Vec<PathElem>,
+    env: &std::collections::HashMap<Var, Nat>,
+) -> Option<Vec<PathElem>> {
+    let mut forward = stack;
+    forward.reverse();
+    let mut p = v
+        .map_nats(|n| n.substitute_all(env))
+        .reindex(&forward)
+        .ok()?;
+    p.reverse();
+    Some(p)
+}
+
+/// Whether the expression reads exactly the memory the acceptor writes (the
+/// same identifier at the same element), as far as the views show.
+pub(super) fn same_place(x: &Exp, a: &Acc) -> bool {
+    let env = std::collections::HashMap::new();
+    match (exp_place(x, Vec::new(), &env), acc_place(a, Vec::new())) {
+        (Some((i, p)), Some((j, q))) => i == j && p == q,
+        _ => false,
+    }
+}
+
+/// The memory an expression reads and where in it. `path` is a stack: its
+/// top is the first step taken into the expression's value; `env` gives the
+/// indices that `generate` variables stand for.
+fn exp_place(
+    x: &Exp,
+    mut path: Vec<PathElem>,
+    env: &std::collections::HashMap<Var, Nat>,
+) -> Option<(String, Vec<PathElem>)> {
+    let idx = |path: &mut Vec<PathElem>| match path.pop() {
+        Some(PathElem::Idx(i)) => Some(i),
+        _ => None,
+    };
+    match &*x.kind {
+        ExpKind::Var(id) => {
+            path.reverse();
+            Some((id.name.clone(), path))
+        }
+        ExpKind::Idx(a, i) => {
+            path.push(PathElem::Idx(i.substitute_all(env)));
+            exp_place(a, path, env)
+        }
+        ExpKind::Fst(a) => {
+            path.push(PathElem::Fst);
+            exp_place(a, path, env)
+        }
+        ExpKind::Snd(a) => {
+            path.push(PathElem::Snd);
+            exp_place(a, path, env)
+        }
+        // component c of element i of `zip a b` is element i of a or b
+        ExpKind::Zip(a, b) => {
+            let i = idx(&mut path)?;
+            let c = path.pop()?;
+            path.push(PathElem::Idx(i));
+            match c {
+                PathElem::Fst => exp_place(a, path, env),
+                PathElem::Snd => exp_place(b, path, env),
+                PathElem::Idx(_) | PathElem::Lane(_) => None,
+            }
+        }
+        ExpKind::Pair(a, b) => match path.pop()? {
+            PathElem::Fst => exp_place(a, path, env),
+            PathElem::Snd => exp_place(b, path, env),
+            PathElem::Idx(_) | PathElem::Lane(_) => None,
+        },
+        // the whole of `generate(v => x[v])` is `x`
+        ExpKind::Generate(v, body) if path.is_empty() => {
+            let (id, steps) = exp_place(body, path, env)?;
+            let (last, rest) = steps.split_last()?;
+            let mentions = |s: &PathElem| matches!(s, PathElem::Idx(n) if n.contains_var(v));
+            (*last == PathElem::Idx(Nat::var(v)) && !rest.iter().any(mentions))
+                .then(|| (id, rest.to_vec()))
+        }
+        ExpKind::Generate(v, body) => {
+            let i = idx(&mut path)?;
+            let mut env = env.clone();
+            env.insert(v.clone(), i);
+            exp_place(body, path, &env)
+        }
+        ExpKind::View(v, a) => exp_place(a, reindex_stack(v, path, env)?, env),
+        _ => None,
+    }
+}
+
+/// The memory an acceptor writes and where in it.
+pub(super) fn acc_place(a: &Acc, mut path: Vec<PathElem>) -> Option<(String, Vec<PathElem>)> {
+    match &*a.kind {
+        AccKind::Var(id) => {
+            path.reverse();
+            Some((id.name.clone(), path))
+        }
+        AccKind::Idx(b, i) => {
+            path.push(PathElem::Idx(i.clone()));
+            acc_place(b, path)
+        }
+        AccKind::Pair1(b) => {
+            path.push(PathElem::Fst);
+            acc_place(b, path)
+        }
+        AccKind::Pair2(b) => {
+            path.push(PathElem::Snd);
+            acc_place(b, path)
+        }
+        AccKind::View(v, b) => acc_place(
+            b,
+            reindex_stack(v, path, &std::collections::HashMap::new())?,
+        ),
+        AccKind::AsVector(n, b) => match path.pop() {
+            Some(PathElem::Idx(j)) => {
+                path.push(PathElem::Idx(j * n.clone()));
+                acc_place(b, path)
+            }
+            _ => None,
+        },
+        _ => None,
+    }
+}

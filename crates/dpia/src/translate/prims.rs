@@ -1,0 +1,552 @@
+//! The translation of each primitive application (the arms of `prim`).
+
+use super::*;
+
+impl Translator {
+    pub(super) fn prim(&self, p: Prim, e: &Expr, args: &[Arg], env: &Env, out: Out) -> R<Comm> {
+        use Prim::*;
+        let nats = nat_args(args);
+        let vals = value_args(args);
+        let arity = p.value_arity();
+        if p == MakeArray && vals.len() > 1 {
+            return self.literal_array(e, &vals, env, out);
+        }
+        if vals.len() < arity {
+            return Err(TranslateError::at(
+                e,
+                format!("`{}` is not applied to all its arguments", p.name()),
+                None,
+            ));
+        }
+        if vals.len() > arity {
+            return Err(TranslateError::at(
+                e,
+                format!(
+                    "`{}` returns a function here; this cannot be compiled",
+                    p.name()
+                ),
+                None,
+            ));
+        }
+        let ty = data_type(e)?;
+        let view = |kind: ExpKind| Exp::new(kind, ty.clone());
+        match p {
+            // ---- scalar operations --------------------------------------------
+            Id => self.tr(&vals[0], env, out),
+            Neg | Not => self.data(&vals, env, out, &|xs| {
+                let op = if p == Neg { UnOp::Neg } else { UnOp::Not };
+                Ok(view(ExpKind::Unary(op, xs[0].clone())))
+            }),
+            Add | Sub | Mul | Div | Mod | Gt | Lt | Equal => self.data(&vals, env, out, &|xs| {
+                let op = match p {
+                    Add => BinOp::Add,
+                    Sub => BinOp::Sub,
+                    Mul => BinOp::Mul,
+                    Div => BinOp::Div,
+                    Mod => BinOp::Mod,
+                    Gt => BinOp::Gt,
+                    Lt => BinOp::Lt,
+                    _ => BinOp::Eq,
+                };
+                Ok(view(ExpKind::Binary(op, xs[0].clone(), xs[1].clone())))
+            }),
+            Select => self.data(&vals, env, out, &|xs| {
+                Ok(view(ExpKind::Select(
+                    xs[0].clone(),
+                    xs[1].clone(),
+                    xs[2].clone(),
+                )))
+            }),
+            Cast => self.data(&vals, env, out, &|xs| {
+                Ok(view(ExpKind::Cast(xs[0].clone())))
+            }),
+            IndexAsNat | NatAsIndex => self.data(&vals, env, out, &|xs| {
+                Ok(Exp::new((*xs[0].kind).clone(), ty.clone()))
+            }),
+            VectorFromScalar => self.data(&vals, env, out, &|xs| {
+                Ok(view(ExpKind::VectorFromScalar(xs[0].clone())))
+            }),
+            // ---- binding and memory ---------------------------------------------
+            Let => self.tr(
+                &vals[0],
+                env,
+                Out::Con(&|x| self.call(&vals[1], env, vec![Value::Data(x)], out)),
+            ),
+            ToMem => {
+                let addr = match args.iter().find_map(|a| match a {
+                    Arg::Type(TypeArg::AddrSpace(a)) => Some(a.clone()),
+                    _ => None,
+                }) {
+                    Some(AddrSpace::Var(_)) | None => {
+                        let v = v_name(args);
+                        return Err(TranslateError::at(
+                            e,
+                            format!("`toMem` without an address space{v}"),
+                            Some("give the address space: `toMem global`, `toMem private`, ... (storeInMemory inserts `toMem global`)"),
+                        ));
+                    }
+                    Some(a) => a,
+                };
+                let t = data_type(&vals[0])?;
+                let ident = Ident {
+                    name: self.fresh("mem"),
+                    ty: t.clone(),
+                };
+                self.spaces
+                    .borrow_mut()
+                    .insert(ident.name.clone(), addr.clone());
+                let acc = Acc::new(AccKind::Var(ident.clone()), t.clone());
+                let read = Exp::new(ExpKind::Var(ident.clone()), t);
+                let fill = self.tr(&vals[0], env, Out::Acc(&acc))?;
+                let rest = self.call(&vals[1], env, vec![Value::Data(read)], out)?;
+                Ok(Comm::New {
+                    ident,
+                    addr,
+                    body: Box::new(Comm::Seq(vec![fill, rest])),
+                })
+            }
+            // ---- lowered patterns: loops -----------------------------------------
+            MapSeq | MapSeqUnroll | MapPar | MapGlobal0 | MapGlobal1 | MapGlobal2
+            | MapWorkGroup0 | MapWorkGroup1 | MapWorkGroup2 | MapLocal0 | MapLocal1 | MapLocal2
+            | MapBlock0 | MapBlock1 | MapBlock2 | MapThread0 | MapThread1 | MapThread2 => {
+                let Out::Acc(acc) = out else {
+                    return Err(TranslateError::at(
+                        e,
+                        format!("the result of `{}` is read but not stored anywhere", p.name()),
+                        Some("write it to memory first: `toMem global (...)`, e.g. with storeInMemory, or fuse it into its consumer (mapFusion, fuseReduceMap)"),
+                    ));
+                };
+                let kind = match p {
+                    MapSeq => LoopKind::Seq,
+                    MapSeqUnroll => LoopKind::Unroll,
+                    MapPar => LoopKind::Par,
+                    MapGlobal0 => LoopKind::Gpu(ParLevel::Global(0)),
+                    MapGlobal1 => LoopKind::Gpu(ParLevel::Global(1)),
+                    MapGlobal2 => LoopKind::Gpu(ParLevel::Global(2)),
+                    MapWorkGroup0 | MapBlock0 => LoopKind::Gpu(ParLevel::WorkGroup(0)),
+                    MapWorkGroup1 | MapBlock1 => LoopKind::Gpu(ParLevel::WorkGroup(1)),
+                    MapWorkGroup2 | MapBlock2 => LoopKind::Gpu(ParLevel::WorkGroup(2)),
+                    MapLocal0 | MapThread0 => LoopKind::Gpu(ParLevel::Local(0)),
+                    MapLocal1 | MapThread1 => LoopKind::Gpu(ParLevel::Local(1)),
+                    _ => LoopKind::Gpu(ParLevel::Local(2)),
+                };
+                let (n, elem) = array_of(&vals[1])?;
+                let f = &vals[0];
+                self.tr(
+                    &vals[1],
+                    env,
+                    Out::Con(&|xs| {
+                        let i = self.loop_var(&n);
+                        let iv = Nat::var(&i);
+                        let x = Exp::new(ExpKind::Idx(xs, iv.clone()), elem.clone());
+                        let (_, out_elem) = array_dt(&acc.ty, e)?;
+                        let o = Acc::new(AccKind::Idx(acc.clone(), iv), out_elem);
+                        let body = self.call(f, env, vec![Value::Data(x)], Out::Acc(&o))?;
+                        Ok(Comm::For {
+                            var: i,
+                            count: n.clone(),
+                            kind,
+                            origin: p.name(),
+                            body: Box::new(body),
+                        })
+                    }),
+                )
+            }
+            ReduceSeq | ReduceSeqUnroll => {
+                let kind = if p == ReduceSeq {
+                    LoopKind::Seq
+                } else {
+                    LoopKind::Unroll
+                };
+                let (n, elem) = array_of(&vals[2])?;
+                let f = &vals[0];
+                if is_loop_app(&vals[1]) {
+                    return self.reduce_computed_init(p, kind, &vals, env, out, (&ty, &n, &elem));
+                }
+                // An array reduced in place: the initial value is read where the
+                // result is written (`acc[i] = reduceSeq f acc[i] xs`), so that
+                // memory is the accumulator and nothing is copied in or out.
+                let in_place = match out {
+                    Out::Acc(a) if matches!(ty, DataType::Array(..)) => Some(a),
+                    _ => None,
+                };
+                let reduce = |k: K| {
+                    self.tr(
+                        &vals[2],
+                        env,
+                        Out::Con(&|xs| {
+                            self.tr(
+                                &vals[1],
+                                env,
+                                Out::Con(&|init| {
+                                    let reduce_loop = |read: Exp, acc: &Acc| {
+                                        self.reduce_loop(
+                                            p,
+                                            kind,
+                                            f,
+                                            env,
+                                            &xs,
+                                            (&n, &elem),
+                                            read,
+                                            acc,
+                                        )
+                                    };
+                                    if let Some(a) = in_place.filter(|a| same_place(&init, a)) {
+                                        return reduce_loop(init.clone(), a);
+                                    }
+                                    let ident = Ident {
+                                        name: self.fresh("acc"),
+                                        ty: ty.clone(),
+                                    };
+                                    let acc = Acc::new(AccKind::Var(ident.clone()), ty.clone());
+                                    let read = Exp::new(ExpKind::Var(ident.clone()), ty.clone());
+                                    let lp = reduce_loop(read.clone(), &acc)?;
+                                    Ok(Comm::New {
+                                        ident,
+                                        addr: AddrSpace::Private,
+                                        body: Box::new(Comm::Seq(vec![
+                                            self.assign(&acc, &init),
+                                            lp,
+                                            k(read)?,
+                                        ])),
+                                    })
+                                }),
+                            )
+                        }),
+                    )
+                };
+                match out {
+                    Out::Con(k) => reduce(k),
+                    Out::Acc(a) => reduce(&|r| Ok(self.assign(a, &r))),
+                }
+            }
+            MapVec => {
+                let Some(DataType::Vector(n, _)) = Some(&ty) else {
+                    return Err(TranslateError::at(e, "mapVec of a non-vector", None));
+                };
+                let n = n.clone();
+                let f = &vals[0];
+                self.data(&vals[1..], env, out, &|xs| {
+                    let body = self.pure(
+                        f,
+                        env,
+                        vec![Value::Data(xs[0].clone())],
+                        "the function of mapVec",
+                    )?;
+                    vectorized(&body, &n).ok_or_else(|| {
+                        TranslateError::at(
+                            e,
+                            "the function of mapVec is not a scalar function",
+                            Some("vectorize only functions on scalars"),
+                        )
+                    })
+                })
+            }
+            // ---- views --------------------------------------------------------------
+            Map => {
+                let (n, elem) = array_of(&vals[1])?;
+                if let Out::Acc(a) = out {
+                    // Written to memory: through the view's acceptor, element by element.
+                    let i = self.loop_var(&n);
+                    let (_, out_elem) = array_dt(&a.ty, e)?;
+                    let o = Acc::new(AccKind::Idx(a.clone(), Nat::var(&i)), out_elem);
+                    if !vals[0].is_view_function() {
+                        return Err(TranslateError::at(
+                            e,
+                            "this `map` computes a result that is written to memory, but it is not lowered: code generation does not choose how to run it",
+                            Some("lower it: mapSeq, mapPar or mapSeqUnroll (e.g. with lowerToC, parallel, unroll)"),
+                        ));
+                    }
+                    if let Some(x_acc) = self.acceptor_of_param(&vals[0], env, &o) {
+                        let acc = Acc::new(AccKind::Map(i, x_acc), data_type(&vals[1])?);
+                        return self.tr(&vals[1], env, Out::Acc(&acc));
+                    }
+                }
+                // Read: each element is computed where it is read (fused into the reader).
+                let f = &vals[0];
+                self.data(&vals[1..], env, out, &|xs| {
+                    let i = self.loop_var(&n);
+                    let x = Exp::new(ExpKind::Idx(xs[0].clone(), Nat::var(&i)), elem.clone());
+                    let body = self.pure(
+                        f,
+                        env,
+                        vec![Value::Data(x)],
+                        "the function of a map that is read (computed where it is read, fused into its reader)",
+                    )?;
+                    Ok(view(ExpKind::Generate(i, body)))
+                })
+            }
+            Generate => {
+                let (n, _) = array_dt(&ty, e)?;
+                let i = self.loop_var(&n);
+                let index = Exp::new(ExpKind::Nat(Nat::var(&i)), DataType::Index(n.clone()));
+                let body = self.pure(
+                    &vals[0],
+                    env,
+                    vec![Value::Data(index)],
+                    "the function of generate",
+                )?;
+                self.give(view(ExpKind::Generate(i, body)), out)
+            }
+            MakeArray => {
+                let (n, _) = array_dt(&ty, e)?;
+                self.data(&vals, env, out, &|xs| {
+                    Ok(view(ExpKind::Generate(self.loop_var(&n), xs[0].clone())))
+                })
+            }
+            Idx => self.data(&vals, env, out, &|xs| match &*xs[0].kind {
+                ExpKind::Nat(i) => Ok(view(ExpKind::Idx(xs[1].clone(), i.clone()))),
+                _ => Err(TranslateError::at(
+                    e,
+                    "`idx` with an index computed at run time is not supported yet",
+                    None,
+                )),
+            }),
+            Split => match out {
+                Out::Acc(a) => self.tr(&vals[0], env, Out::Acc(&join_acc(a, &vals[0])?)),
+                Out::Con(_) => self.data(&vals, env, out, &|xs| {
+                    Ok(view(ExpKind::View(
+                        View::Split(nats[0].clone()),
+                        xs[0].clone(),
+                    )))
+                }),
+            },
+            Join => match out {
+                Out::Acc(a) => {
+                    let (_, inner) = array_of(&vals[0])?;
+                    let (m, _) = array_dt(&inner, e)?;
+                    let acc = Acc::new(
+                        AccKind::View(View::Split(m), a.clone()),
+                        data_type(&vals[0])?,
+                    );
+                    self.tr(&vals[0], env, Out::Acc(&acc))
+                }
+                Out::Con(_) => self.data(&vals, env, out, &|xs| {
+                    let (_, inner) = array_dt(&xs[0].ty, e)?;
+                    let (m, _) = array_dt(&inner, e)?;
+                    Ok(view(ExpKind::View(View::Join(m), xs[0].clone())))
+                }),
+            },
+            Transpose => match out {
+                Out::Acc(a) => {
+                    let acc = Acc::new(
+                        AccKind::View(View::Transpose, a.clone()),
+                        data_type(&vals[0])?,
+                    );
+                    self.tr(&vals[0], env, Out::Acc(&acc))
+                }
+                Out::Con(_) => self.data(&vals, env, out, &|xs| {
+                    Ok(view(ExpKind::View(View::Transpose, xs[0].clone())))
+                }),
+            },
+            AsScalar => match out {
+                Out::Acc(a) => {
+                    let (_, v) = array_of(&vals[0])?;
+                    let DataType::Vector(n, _) = v else {
+                        return Err(TranslateError::at(
+                            e,
+                            "asScalar of a non-vector array",
+                            None,
+                        ));
+                    };
+                    let acc = Acc::new(AccKind::AsVector(n, a.clone()), data_type(&vals[0])?);
+                    self.tr(&vals[0], env, Out::Acc(&acc))
+                }
+                Out::Con(_) => self.data(&vals, env, out, &|xs| {
+                    let (_, v) = array_dt(&xs[0].ty, e)?;
+                    let DataType::Vector(n, _) = v else {
+                        return Err(TranslateError::at(
+                            e,
+                            "asScalar of a non-vector array",
+                            None,
+                        ));
+                    };
+                    Ok(view(ExpKind::View(View::AsScalar(n), xs[0].clone())))
+                }),
+            },
+            AsVector => match out {
+                Out::Acc(a) => {
+                    let acc = Acc::new(
+                        AccKind::View(View::AsScalar(nats[0].clone()), a.clone()),
+                        data_type(&vals[0])?,
+                    );
+                    self.tr(&vals[0], env, Out::Acc(&acc))
+                }
+                Out::Con(_) => self.data(&vals, env, out, &|xs| {
+                    Ok(view(ExpKind::AsVector(nats[0].clone(), xs[0].clone())))
+                }),
+            },
+            Zip | MakePair => match out {
+                Out::Acc(a) => {
+                    let (first, second) = if p == Zip {
+                        (AccKind::Zip1(a.clone()), AccKind::Zip2(a.clone()))
+                    } else {
+                        (AccKind::Pair1(a.clone()), AccKind::Pair2(a.clone()))
+                    };
+                    let c1 = self.tr(
+                        &vals[0],
+                        env,
+                        Out::Acc(&Acc::new(first, data_type(&vals[0])?)),
+                    )?;
+                    let c2 = self.tr(
+                        &vals[1],
+                        env,
+                        Out::Acc(&Acc::new(second, data_type(&vals[1])?)),
+                    )?;
+                    Ok(Comm::Seq(vec![c1, c2]))
+                }
+                Out::Con(_) => self.data(&vals, env, out, &|xs| {
+                    let kind = if p == Zip {
+                        ExpKind::Zip(xs[0].clone(), xs[1].clone())
+                    } else {
+                        ExpKind::Pair(xs[0].clone(), xs[1].clone())
+                    };
+                    Ok(view(kind))
+                }),
+            },
+            Unzip => match out {
+                Out::Acc(a) => {
+                    let acc = Acc::new(AccKind::Unzip(a.clone()), data_type(&vals[0])?);
+                    self.tr(&vals[0], env, Out::Acc(&acc))
+                }
+                Out::Con(_) => {
+                    let (n, elem) = array_of(&vals[0])?;
+                    let DataType::Pair(s, t) = elem.clone() else {
+                        return Err(TranslateError::at(
+                            e,
+                            "unzip of an array of non-pairs",
+                            None,
+                        ));
+                    };
+                    self.data(&vals, env, out, &|xs| {
+                        let side = |second: bool, c: &DataType| {
+                            let i = self.loop_var(&n);
+                            let x =
+                                Exp::new(ExpKind::Idx(xs[0].clone(), Nat::var(&i)), elem.clone());
+                            let part = if second {
+                                ExpKind::Snd(x)
+                            } else {
+                                ExpKind::Fst(x)
+                            };
+                            Exp::new(
+                                ExpKind::Generate(i, Exp::new(part, c.clone())),
+                                DataType::Array(n.clone(), std::sync::Arc::new(c.clone())),
+                            )
+                        };
+                        Ok(view(ExpKind::Pair(side(false, &s), side(true, &t))))
+                    })
+                }
+            },
+            Fst | Snd => self.data(&vals, env, out, &|xs| {
+                Ok(view(if p == Fst {
+                    ExpKind::Fst(xs[0].clone())
+                } else {
+                    ExpKind::Snd(xs[0].clone())
+                }))
+            }),
+            Slide => self.data(&vals, env, out, &|xs| {
+                Ok(view(ExpKind::View(
+                    View::Slide(nats[0].clone(), nats[1].clone()),
+                    xs[0].clone(),
+                )))
+            }),
+            Take => self.data(&vals, env, out, &|xs| {
+                Ok(view(ExpKind::View(
+                    View::Take(nats[0].clone()),
+                    xs[0].clone(),
+                )))
+            }),
+            Drop => self.data(&vals, env, out, &|xs| {
+                Ok(view(ExpKind::View(
+                    View::Drop(nats[0].clone()),
+                    xs[0].clone(),
+                )))
+            }),
+            Reorder => {
+                let f = reorder_function(e, args, &array_of(&vals[0])?.0)?;
+                self.data(&vals, env, out, &|xs| {
+                    Ok(view(ExpKind::View(f.clone(), xs[0].clone())))
+                })
+            }
+            Concat => self.data(&vals, env, out, &|xs| {
+                Ok(view(ExpKind::Concat(xs[0].clone(), xs[1].clone())))
+            }),
+            PadCst => self.data(&vals, env, out, &|xs| {
+                Ok(view(ExpKind::Pad(
+                    nats[0].clone(),
+                    nats[1].clone(),
+                    PadMode::Cst(xs[0].clone()),
+                    xs[1].clone(),
+                )))
+            }),
+            PadClamp | PadMirror | PadWrap => self.data(&vals, env, out, &|xs| {
+                let mode = match p {
+                    PadClamp => PadMode::Clamp,
+                    PadMirror => PadMode::Mirror,
+                    _ => PadMode::Wrap,
+                };
+                Ok(view(ExpKind::Pad(
+                    nats[0].clone(),
+                    nats[1].clone(),
+                    mode,
+                    xs[0].clone(),
+                )))
+            }),
+            Iterate => {
+                let Out::Acc(acc) = out else {
+                    return Err(TranslateError::at(
+                        e,
+                        "the result of `iterate` is read but not stored anywhere",
+                        Some("write it to memory first: `toMem global (...)`, e.g. with storeInMemory"),
+                    ));
+                };
+                self.iterate(e, &nats[0], &vals, env, acc)
+            }
+            // ---- decisions not made -------------------------------------------------
+            Reduce => Err(TranslateError::at(
+                e,
+                "this `reduce` is not lowered: code generation does not choose how to run it",
+                Some("lower it to reduceSeq (e.g. with lowerToC or toReduceSeq)"),
+            )),
+            MapWarp | MapLane => Err(TranslateError::at(
+                e,
+                format!("`{}` cannot be compiled yet", p.name()),
+                Some("distribute the map over threads with mapThread / mapLocal instead"),
+            )),
+            _ => Err(TranslateError::at(
+                e,
+                format!("`{}` cannot be compiled yet", p.name()),
+                None,
+            )),
+        }
+    }
+}
+
+/// The view of `reorder f finv` on `n` elements: its index function `f`, once
+/// proven to map `0..n` into itself (the read side needs only `f`; `finv` is not
+/// trusted, a write of the view copies through `f`).
+fn reorder_function(e: &Expr, args: &[Arg], n: &Nat) -> R<View> {
+    let f = args.iter().find_map(|a| match a {
+        Arg::Type(TypeArg::NatToNat(rise::types::NatToNat::Lambda(v, body))) => {
+            Some((v.clone(), body.clone()))
+        }
+        _ => None,
+    });
+    let Some((v, body)) = f else {
+        return Err(TranslateError::at(
+            e,
+            "`reorder` needs its index function written as `fun i => ...`",
+            None,
+        ));
+    };
+    let i = Var::with_range(v.name(), Nat::cst(0), n.clone());
+    let at = body.substitute(&v, &Nat::var(&i));
+    if !(at.prove_nonneg() && at.prove_lt(n)) {
+        return Err(TranslateError::at(
+            e,
+            format!("cannot prove that the index function `{v} => {body}` of `reorder` maps 0..{n} into 0..{n}"),
+            Some("an index out of range would read outside the array; the interpreter checks it at run time"),
+        ));
+    }
+    Ok(View::Reorder(v, body))
+}
