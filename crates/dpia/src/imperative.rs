@@ -224,6 +224,23 @@ pub enum ParLevel {
     Local(u8),
 }
 
+impl LoopKind {
+    /// The loop of a lowered pattern, as its row in the primitive table gives it;
+    /// `None` for the levels the back end does not have yet (warps, lanes).
+    pub fn of(l: rise::primitives::Loop) -> Option<LoopKind> {
+        use rise::primitives::Loop;
+        Some(match l {
+            Loop::Seq => LoopKind::Seq,
+            Loop::Unroll => LoopKind::Unroll,
+            Loop::Par => LoopKind::Par,
+            Loop::Global(d) => LoopKind::Gpu(ParLevel::Global(d)),
+            Loop::WorkGroup(d) => LoopKind::Gpu(ParLevel::WorkGroup(d)),
+            Loop::Local(d) => LoopKind::Gpu(ParLevel::Local(d)),
+            Loop::Warp | Loop::Lane => return None,
+        })
+    }
+}
+
 impl ParLevel {
     /// The dimension (0, 1 or 2).
     pub fn dim(self) -> u8 {

@@ -94,6 +94,24 @@ impl View {
         }
     }
 
+    /// The view that writes the operand when the result is written (the
+    /// acceptor of the operand's type over memory of the view's type): `split n`
+    /// and `join` (of rows of `n`) are each other's, `transpose` its own; the
+    /// others have none (an `asScalar` result is written through `asVector`, a
+    /// separate acceptor; `slide`, `take`, `drop` and `reorder` are computed and copied).
+    pub fn inverse(&self) -> Option<View> {
+        match self {
+            View::Split(n) => Some(View::Join(n.clone())),
+            View::Join(m) => Some(View::Split(m.clone())),
+            View::Transpose => Some(View::Transpose),
+            View::Slide(..)
+            | View::Take(_)
+            | View::Drop(_)
+            | View::AsScalar(_)
+            | View::Reorder(..) => None,
+        }
+    }
+
     /// What the view requires of its operand's outer length `len`.
     pub fn requirements(&self, len: &Nat) -> Vec<Requirement> {
         match self {

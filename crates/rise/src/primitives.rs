@@ -6,23 +6,31 @@
 //! parameters `{n: nat}` are instantiated by inference at each use, explicit ones
 //! `(n: nat)` are applied by the program (`split 32`).
 //!
-//! Each entry reads `Variant "name" : SCHEME => sem::function;`: the Rust name, the
-//! surface name, the type scheme and the interpreter semantics
-//! ([`Prim::semantics`], a function of [`crate::interp::sem`]).
+//! Each entry reads `Variant "name" : SCHEME => sem::function, BACKEND;`: the Rust
+//! name, the surface name, the type scheme, the interpreter semantics
+//! ([`Prim::semantics`], a function of [`crate::interp::sem`]) and, optionally, what
+//! the back end makes of it ([`Prim::backend`]: a loop of some kind and level, an
+//! index-remapping view, a pattern to lower first, or not compiled yet; a row without
+//! it is translated by an arm of its own).
 //!
 //! # Adding a primitive
 //! 1. Add an entry to the table below: doc comment, Rust name, surface name,
-//!    scheme and `=> sem::function`.
+//!    scheme, `=> sem::function` and its [`Backend`] column.
 //! 2. Write that function in [`crate::interp::sem`]: it receives a saturated
 //!    [`crate::interp::PrimCall`] (explicit type-level arguments, value arguments,
 //!    and on demand the node's type with every size evaluated) and returns the result
 //!    or an [`crate::interp::EvalError`], never panicking on user data. A low-level
-//!    primitive points at its high-level form's function (and is listed in
-//!    [`Prim::high_level`]).
+//!    primitive points at its high-level form's function ([`Prim::high_level`]
+//!    follows from its backend column).
 //! 3. Add a test exercising it to the table of `interp::tests`
 //!    (`every_primitive_has_tested_semantics` fails until you do).
-//! 4. Later crates: its DPIA translation and, only if it needs new code shapes,
-//!    the code generator.
+//! 4. The back end (`dpia::translate`): a loop or a view needs nothing more than its
+//!    column, unless it is a new kind of loop (`Loop`) or a new view (`ViewShape`,
+//!    then a `dpia::View` variant with its equation); a row translated by its own
+//!    arm needs that arm in `dpia::translate::prims`; `NotYet` rows are refused with
+//!    "cannot be compiled yet". Add its case to the table of
+//!    `dpia/tests/every_primitive.rs` (it fails until you do).
+//! 5. The code generator only if the translation needs new code shapes.
 
 use crate::interp::sem::{self, Semantics};
 use crate::types::Type;
@@ -36,7 +44,7 @@ const COMPARE: &str = "{t: data} -> t -> t -> bool";
 const PAD: &str = "(l r: nat) -> {n: nat} -> {t: data} -> n.t -> (l+n+r).t";
 
 macro_rules! primitives {
-    ($($(#[doc = $doc:literal])* $variant:ident $name:literal : $scheme:expr => $sem:path;)*) => {
+    ($($(#[doc = $doc:literal])* $variant:ident $name:literal : $scheme:expr => $sem:path $(, $backend:expr)?;)*) => {
         /// A RISE primitive.
         #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
         pub enum Prim { $($(#[doc = $doc])* $variant),* }
@@ -59,8 +67,79 @@ macro_rules! primitives {
             pub fn semantics(self) -> Semantics {
                 match self { $(Prim::$variant => $sem),* }
             }
+
+            /// What the back end makes of it (the table's last column; [`Backend::Own`]
+            /// where the row gives none).
+            pub fn backend(self) -> Backend {
+                #[allow(unused_imports)]
+                use {Backend::*, Loop::*, ViewShape::*};
+                match self { $(Prim::$variant => primitives!(@backend $($backend)?)),* }
+            }
         }
     };
+    (@backend) => { Backend::Own };
+    (@backend $backend:expr) => { $backend };
+}
+
+/// What the back end makes of a primitive: the last column of the table.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Backend {
+    /// Translated by an arm of its own (scalar operations, bindings, pairs, pads,
+    /// `generate`, a `map` that is read, ...).
+    Own,
+    /// A lowered `map`: a loop of this kind.
+    MapLoop(Loop),
+    /// A lowered `reduce`: a sequential loop of this kind over an accumulator.
+    ReduceLoop(Loop),
+    /// An index-remapping view: reading it reads its operand elsewhere (DPIA's `View`).
+    View(ViewShape),
+    /// A high-level pattern that a strategy must lower first; how.
+    Lower(&'static str),
+    /// Not compiled yet; why.
+    NotYet(&'static str),
+}
+
+/// The loop a lowered pattern runs as: its kind and its level of parallelism.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Loop {
+    /// One iteration after another.
+    Seq,
+    /// One after another, unrolled.
+    Unroll,
+    /// Iterations split among CPU threads (OpenMP).
+    Par,
+    /// GPU: every work-item / thread of the launch, in a dimension.
+    Global(u8),
+    /// GPU: the work-groups / thread blocks, in a dimension.
+    WorkGroup(u8),
+    /// GPU: the work-items / threads of a work-group, in a dimension.
+    Local(u8),
+    /// CUDA: the warps of a block.
+    Warp,
+    /// CUDA: the lanes of a warp.
+    Lane,
+}
+
+/// Which index-remapping view a primitive is (its sizes come from its arguments
+/// and types when it is translated).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ViewShape {
+    /// `split n`.
+    Split,
+    /// `join`.
+    Join,
+    /// `transpose`.
+    Transpose,
+    /// `slide size step`.
+    Slide,
+    /// `take n`.
+    Take,
+    /// `drop n`.
+    Drop,
+    /// `asScalar`.
+    AsScalar,
+    /// `reorder f finv`.
+    Reorder,
 }
 
 primitives! {
@@ -106,19 +185,19 @@ primitives! {
     /// `idx i xs` is the element `xs[i]`.
     Idx "idx" : "{n: nat} -> {t: data} -> idx[n] -> n.t -> t" => sem::idx;
     /// The first `n` elements.
-    Take "take" : "(n: nat) -> {m: nat} -> {t: data} -> (n+m).t -> n.t" => sem::take;
+    Take "take" : "(n: nat) -> {m: nat} -> {t: data} -> (n+m).t -> n.t" => sem::take, View(Take);
     /// All but the first `n` elements.
-    Drop "drop" : "(n: nat) -> {m: nat} -> {t: data} -> (n+m).t -> m.t" => sem::drop;
+    Drop "drop" : "(n: nat) -> {m: nat} -> {t: data} -> (n+m).t -> m.t" => sem::drop, View(Drop);
     /// Concatenation.
     Concat "concat" : "{n m: nat} -> {t: data} -> n.t -> m.t -> (n+m).t" => sem::concat;
     /// An array of `m*n` elements as `m` chunks of `n`.
-    Split "split" : "(n: nat) -> {m: nat} -> {t: data} -> (m*n).t -> m.n.t" => sem::split;
+    Split "split" : "(n: nat) -> {m: nat} -> {t: data} -> (m*n).t -> m.n.t" => sem::split, View(Split);
     /// Flattens the outer two dimensions.
-    Join "join" : "{n m: nat} -> {t: data} -> n.m.t -> (n*m).t" => sem::join;
+    Join "join" : "{n m: nat} -> {t: data} -> n.m.t -> (n*m).t" => sem::join, View(Join);
     /// Windows of `sz` elements every `sp` elements (thesis §4.3.1).
-    Slide "slide" : "(sz sp: nat) -> {n: nat} -> {t: data} -> (sp*n+sz).t -> (n+1).sz.t" => sem::slide;
+    Slide "slide" : "(sz sp: nat) -> {n: nat} -> {t: data} -> (sp*n+sz).t -> (n+1).sz.t" => sem::slide, View(Slide);
     /// Swaps the outer two dimensions.
-    Transpose "transpose" : "{n m: nat} -> {t: data} -> n.m.t -> m.n.t" => sem::transpose;
+    Transpose "transpose" : "{n m: nat} -> {t: data} -> n.m.t -> m.n.t" => sem::transpose, View(Transpose);
     /// Pairs up two arrays of equal length.
     Zip "zip" : "{n: nat} -> {s t: data} -> n.s -> n.t -> n.(s, t)" => sem::zip;
     /// An array of pairs as a pair of arrays.
@@ -147,73 +226,73 @@ primitives! {
     Map "map" : MAP => sem::map;
     /// Reduces with an associative, commutative operator and its neutral element
     /// (the interpreter folds from the left: `f(...f(f(init, x0), x1)..., x(n-1))`).
-    Reduce "reduce" : "{n: nat} -> {t: data} -> (t -> t -> t) -> t -> n.t -> t" => sem::reduce;
+    Reduce "reduce" : "{n: nat} -> {t: data} -> (t -> t -> t) -> t -> n.t -> t" => sem::reduce, Lower("lower it to reduceSeq (e.g. with lowerToC or toReduceSeq)");
     /// Inclusive prefix scan, sequentially: `acc_i = f x_i acc_(i-1)`, `acc_(-1) = init`.
-    ScanSeq "scanSeq" : "{n: nat} -> {s t: data} -> (s -> t -> t) -> t -> n.s -> n.t" => sem::scan_seq;
+    ScanSeq "scanSeq" : "{n: nat} -> {s t: data} -> (s -> t -> t) -> t -> n.s -> n.t" => sem::scan_seq, NotYet("the back end has no scan loop yet");
     /// `iterate k f` applies `f` `k` times, each time shrinking the array by `n`.
     Iterate "iterate" : "{n m: nat} -> (k: nat) -> {t: data} -> ((l: nat) -> (l*n).t -> l.t) -> (m*n^k).t -> m.t" => sem::iterate;
     /// `gather is xs` is `[xs[is[0]], ...]`.
-    Gather "gather" : "{n m: nat} -> {t: data} -> m.idx[n] -> n.t -> m.t" => sem::gather;
+    Gather "gather" : "{n m: nat} -> {t: data} -> m.idx[n] -> n.t -> m.t" => sem::gather, NotYet("its indices are read from data at run time, which code generation cannot check yet");
     /// `scatter is xs` writes `xs[j]` to position `is[j]` (positions must be distinct).
-    Scatter "scatter" : "{n m: nat} -> {t: data} -> n.idx[m] -> n.t -> m.t" => sem::scatter;
+    Scatter "scatter" : "{n m: nat} -> {t: data} -> n.idx[m] -> n.t -> m.t" => sem::scatter, NotYet("its indices are read from data at run time, which code generation cannot check yet");
     /// Permutes an array with an index function `f` and its inverse: element `i` of the result is `xs[f i]`.
-    Reorder "reorder" : "{n: nat} -> {t: data} -> (f finv: nat -> nat) -> n.t -> n.t" => sem::reorder;
+    Reorder "reorder" : "{n: nat} -> {t: data} -> (f finv: nat -> nat) -> n.t -> n.t" => sem::reorder, View(Reorder);
     // ---- vectors ---------------------------------------------------------------
     /// Groups `n` consecutive scalars into a vector.
     AsVector "asVector" : "(n: nat) -> {m: nat} -> {t: data} -> (m*n).t -> m.vec[t, n]" => sem::as_vector;
     /// Flattens an array of vectors.
-    AsScalar "asScalar" : "{n m: nat} -> {t: data} -> m.vec[t, n] -> (m*n).t" => sem::as_scalar;
+    AsScalar "asScalar" : "{n m: nat} -> {t: data} -> m.vec[t, n] -> (m*n).t" => sem::as_scalar, View(AsScalar);
     /// A vector with every lane set to the scalar.
     VectorFromScalar "vectorFromScalar" : "{n: nat} -> {t: data} -> t -> vec[t, n]" => sem::vector_from_scalar;
     /// `makeArray n x1 ... xn`: an array of `n` values (its type has `n` value parameters).
     MakeArray "makeArray" : "(n: nat) -> {t: data} -> t -> n.t" => sem::make_array;
     // ---- low-level patterns (same semantics as their high-level form) ----------
     /// A sequential loop.
-    MapSeq "mapSeq" : MAP => sem::map;
+    MapSeq "mapSeq" : MAP => sem::map, MapLoop(Seq);
     /// A fully unrolled sequential loop.
-    MapSeqUnroll "mapSeqUnroll" : MAP => sem::map;
+    MapSeqUnroll "mapSeqUnroll" : MAP => sem::map, MapLoop(Unroll);
     /// A parallel loop (OpenMP).
-    MapPar "mapPar" : MAP => sem::map;
+    MapPar "mapPar" : MAP => sem::map, MapLoop(Par);
     /// A map over the lanes of a vector.
     MapVec "mapVec" : "{n: nat} -> {s t: data} -> (s -> t) -> vec[s, n] -> vec[t, n]" => sem::map_vec;
     /// A sequential reduction loop.
-    ReduceSeq "reduceSeq" : REDUCE_SEQ => sem::reduce;
+    ReduceSeq "reduceSeq" : REDUCE_SEQ => sem::reduce, ReduceLoop(Seq);
     /// A fully unrolled sequential reduction.
-    ReduceSeqUnroll "reduceSeqUnroll" : REDUCE_SEQ => sem::reduce;
+    ReduceSeqUnroll "reduceSeqUnroll" : REDUCE_SEQ => sem::reduce, ReduceLoop(Unroll);
     /// OpenCL: over global work-items, dimension 0.
-    MapGlobal0 "mapGlobal(0)" : MAP => sem::map;
+    MapGlobal0 "mapGlobal(0)" : MAP => sem::map, MapLoop(Global(0));
     /// OpenCL: over global work-items, dimension 1.
-    MapGlobal1 "mapGlobal(1)" : MAP => sem::map;
+    MapGlobal1 "mapGlobal(1)" : MAP => sem::map, MapLoop(Global(1));
     /// OpenCL: over global work-items, dimension 2.
-    MapGlobal2 "mapGlobal(2)" : MAP => sem::map;
+    MapGlobal2 "mapGlobal(2)" : MAP => sem::map, MapLoop(Global(2));
     /// OpenCL: over work-groups, dimension 0.
-    MapWorkGroup0 "mapWorkGroup(0)" : MAP => sem::map;
+    MapWorkGroup0 "mapWorkGroup(0)" : MAP => sem::map, MapLoop(WorkGroup(0));
     /// OpenCL: over work-groups, dimension 1.
-    MapWorkGroup1 "mapWorkGroup(1)" : MAP => sem::map;
+    MapWorkGroup1 "mapWorkGroup(1)" : MAP => sem::map, MapLoop(WorkGroup(1));
     /// OpenCL: over work-groups, dimension 2.
-    MapWorkGroup2 "mapWorkGroup(2)" : MAP => sem::map;
+    MapWorkGroup2 "mapWorkGroup(2)" : MAP => sem::map, MapLoop(WorkGroup(2));
     /// OpenCL: over local work-items of a work-group, dimension 0.
-    MapLocal0 "mapLocal(0)" : MAP => sem::map;
+    MapLocal0 "mapLocal(0)" : MAP => sem::map, MapLoop(Local(0));
     /// OpenCL: over local work-items of a work-group, dimension 1.
-    MapLocal1 "mapLocal(1)" : MAP => sem::map;
+    MapLocal1 "mapLocal(1)" : MAP => sem::map, MapLoop(Local(1));
     /// OpenCL: over local work-items of a work-group, dimension 2.
-    MapLocal2 "mapLocal(2)" : MAP => sem::map;
+    MapLocal2 "mapLocal(2)" : MAP => sem::map, MapLoop(Local(2));
     /// CUDA: over thread blocks, dimension 0.
-    MapBlock0 "mapBlock(0)" : MAP => sem::map;
+    MapBlock0 "mapBlock(0)" : MAP => sem::map, MapLoop(WorkGroup(0));
     /// CUDA: over thread blocks, dimension 1.
-    MapBlock1 "mapBlock(1)" : MAP => sem::map;
+    MapBlock1 "mapBlock(1)" : MAP => sem::map, MapLoop(WorkGroup(1));
     /// CUDA: over thread blocks, dimension 2.
-    MapBlock2 "mapBlock(2)" : MAP => sem::map;
+    MapBlock2 "mapBlock(2)" : MAP => sem::map, MapLoop(WorkGroup(2));
     /// CUDA: over threads of a block, dimension 0.
-    MapThread0 "mapThread(0)" : MAP => sem::map;
+    MapThread0 "mapThread(0)" : MAP => sem::map, MapLoop(Local(0));
     /// CUDA: over threads of a block, dimension 1.
-    MapThread1 "mapThread(1)" : MAP => sem::map;
+    MapThread1 "mapThread(1)" : MAP => sem::map, MapLoop(Local(1));
     /// CUDA: over threads of a block, dimension 2.
-    MapThread2 "mapThread(2)" : MAP => sem::map;
+    MapThread2 "mapThread(2)" : MAP => sem::map, MapLoop(Local(2));
     /// CUDA: over the warps of a block.
-    MapWarp "mapWarp" : MAP => sem::map;
+    MapWarp "mapWarp" : MAP => sem::map, MapLoop(Warp);
     /// CUDA: over the lanes of a warp.
-    MapLane "mapLane" : MAP => sem::map;
+    MapLane "mapLane" : MAP => sem::map, MapLoop(Lane);
 }
 
 /// Primitives whose surface name takes a dimension: `mapGlobal(0)`.
@@ -265,14 +344,10 @@ impl Prim {
     /// The name of the high-level pattern this low-level primitive implements
     /// (itself for high-level primitives).
     pub fn high_level(self) -> Prim {
-        use Prim::*;
-        match self {
-            MapSeq | MapSeqUnroll | MapPar | MapGlobal0 | MapGlobal1 | MapGlobal2
-            | MapWorkGroup0 | MapWorkGroup1 | MapWorkGroup2 | MapLocal0 | MapLocal1 | MapLocal2
-            | MapBlock0 | MapBlock1 | MapBlock2 | MapThread0 | MapThread1 | MapThread2
-            | MapWarp | MapLane => Map,
-            ReduceSeqUnroll => ReduceSeq,
-            p => p,
+        match self.backend() {
+            Backend::MapLoop(_) => Prim::Map,
+            Backend::ReduceLoop(_) => Prim::ReduceSeq,
+            _ => self,
         }
     }
 

@@ -210,31 +210,11 @@ fn iterate_factor(f: &Expr) -> R<Nat> {
 
 /// Whether `e` is a lowered map applied to its data (a loop that writes memory).
 pub(super) fn is_loop_app(e: &Expr) -> bool {
-    use Prim::*;
     let (head, args) = e.spine();
     let ExprKind::Prim(p) = head.kind() else {
         return false;
     };
-    let lowered = matches!(
-        p,
-        MapSeq
-            | MapSeqUnroll
-            | MapPar
-            | MapGlobal0
-            | MapGlobal1
-            | MapGlobal2
-            | MapWorkGroup0
-            | MapWorkGroup1
-            | MapWorkGroup2
-            | MapLocal0
-            | MapLocal1
-            | MapLocal2
-            | MapBlock0
-            | MapBlock1
-            | MapBlock2
-            | MapThread0
-            | MapThread1
-            | MapThread2
-    );
+    let lowered =
+        matches!(p.backend(), rise::primitives::Backend::MapLoop(l) if LoopKind::of(l).is_some());
     lowered && value_args(&args).len() == 2
 }

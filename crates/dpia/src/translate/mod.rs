@@ -634,16 +634,6 @@ fn array_dt(t: &DataType, e: &Expr) -> R<(Nat, DataType)> {
     }
 }
 
-/// `joinAcc` for writing `split n e` into `a`: accepts `e`'s type.
-fn join_acc(a: &Acc, e: &Expr) -> R<Acc> {
-    let (_, inner) = array_dt(&a.ty, e)?;
-    let (m, _) = array_dt(&inner, e)?;
-    Ok(Acc::new(
-        AccKind::View(View::Join(m), a.clone()),
-        data_type(e)?,
-    ))
-}
-
 /// The value arguments of a spine.
 fn value_args(args: &[Arg]) -> Vec<Expr> {
     args.iter()

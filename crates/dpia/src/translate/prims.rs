@@ -1,6 +1,7 @@
 //! The translation of each primitive application (the arms of `prim`).
 
 use super::*;
+use rise::primitives::{Backend, Loop, ViewShape};
 
 impl Translator {
     pub(super) fn prim(&self, p: Prim, e: &Expr, args: &[Arg], env: &Env, out: Out) -> R<Comm> {
@@ -27,6 +28,29 @@ impl Translator {
                 ),
                 None,
             ));
+        }
+        match p.backend() {
+            Backend::Own => {}
+            Backend::MapLoop(l) => return self.map_loop(p, l, e, &vals, env, out),
+            Backend::ReduceLoop(l) => return self.reduce_seq(p, l, e, &vals, env, out),
+            Backend::View(shape) => return self.view(shape, e, args, &vals, &nats, env, out),
+            Backend::Lower(how) => {
+                return Err(TranslateError::at(
+                    e,
+                    format!(
+                        "this `{}` is not lowered: code generation does not choose how to run it",
+                        p.name()
+                    ),
+                    Some(how),
+                ))
+            }
+            Backend::NotYet(why) => {
+                return Err(TranslateError::at(
+                    e,
+                    format!("`{}` cannot be compiled yet", p.name()),
+                    Some(why),
+                ))
+            }
         }
         let ty = data_type(e)?;
         let view = |kind: ExpKind| Exp::new(kind, ty.clone());
@@ -104,121 +128,6 @@ impl Translator {
                     addr,
                     body: Box::new(Comm::Seq(vec![fill, rest])),
                 })
-            }
-            // ---- lowered patterns: loops -----------------------------------------
-            MapSeq | MapSeqUnroll | MapPar | MapGlobal0 | MapGlobal1 | MapGlobal2
-            | MapWorkGroup0 | MapWorkGroup1 | MapWorkGroup2 | MapLocal0 | MapLocal1 | MapLocal2
-            | MapBlock0 | MapBlock1 | MapBlock2 | MapThread0 | MapThread1 | MapThread2 => {
-                let Out::Acc(acc) = out else {
-                    return Err(TranslateError::at(
-                        e,
-                        format!("the result of `{}` is read but not stored anywhere", p.name()),
-                        Some("write it to memory first: `toMem global (...)`, e.g. with storeInMemory, or fuse it into its consumer (mapFusion, fuseReduceMap)"),
-                    ));
-                };
-                let kind = match p {
-                    MapSeq => LoopKind::Seq,
-                    MapSeqUnroll => LoopKind::Unroll,
-                    MapPar => LoopKind::Par,
-                    MapGlobal0 => LoopKind::Gpu(ParLevel::Global(0)),
-                    MapGlobal1 => LoopKind::Gpu(ParLevel::Global(1)),
-                    MapGlobal2 => LoopKind::Gpu(ParLevel::Global(2)),
-                    MapWorkGroup0 | MapBlock0 => LoopKind::Gpu(ParLevel::WorkGroup(0)),
-                    MapWorkGroup1 | MapBlock1 => LoopKind::Gpu(ParLevel::WorkGroup(1)),
-                    MapWorkGroup2 | MapBlock2 => LoopKind::Gpu(ParLevel::WorkGroup(2)),
-                    MapLocal0 | MapThread0 => LoopKind::Gpu(ParLevel::Local(0)),
-                    MapLocal1 | MapThread1 => LoopKind::Gpu(ParLevel::Local(1)),
-                    _ => LoopKind::Gpu(ParLevel::Local(2)),
-                };
-                let (n, elem) = array_of(&vals[1])?;
-                let f = &vals[0];
-                self.tr(
-                    &vals[1],
-                    env,
-                    Out::Con(&|xs| {
-                        let i = self.loop_var(&n);
-                        let iv = Nat::var(&i);
-                        let x = Exp::new(ExpKind::Idx(xs, iv.clone()), elem.clone());
-                        let (_, out_elem) = array_dt(&acc.ty, e)?;
-                        let o = Acc::new(AccKind::Idx(acc.clone(), iv), out_elem);
-                        let body = self.call(f, env, vec![Value::Data(x)], Out::Acc(&o))?;
-                        Ok(Comm::For {
-                            var: i,
-                            count: n.clone(),
-                            kind,
-                            origin: p.name(),
-                            body: Box::new(body),
-                        })
-                    }),
-                )
-            }
-            ReduceSeq | ReduceSeqUnroll => {
-                let kind = if p == ReduceSeq {
-                    LoopKind::Seq
-                } else {
-                    LoopKind::Unroll
-                };
-                let (n, elem) = array_of(&vals[2])?;
-                let f = &vals[0];
-                if is_loop_app(&vals[1]) {
-                    return self.reduce_computed_init(p, kind, &vals, env, out, (&ty, &n, &elem));
-                }
-                // An array reduced in place: the initial value is read where the
-                // result is written (`acc[i] = reduceSeq f acc[i] xs`), so that
-                // memory is the accumulator and nothing is copied in or out.
-                let in_place = match out {
-                    Out::Acc(a) if matches!(ty, DataType::Array(..)) => Some(a),
-                    _ => None,
-                };
-                let reduce = |k: K| {
-                    self.tr(
-                        &vals[2],
-                        env,
-                        Out::Con(&|xs| {
-                            self.tr(
-                                &vals[1],
-                                env,
-                                Out::Con(&|init| {
-                                    let reduce_loop = |read: Exp, acc: &Acc| {
-                                        self.reduce_loop(
-                                            p,
-                                            kind,
-                                            f,
-                                            env,
-                                            &xs,
-                                            (&n, &elem),
-                                            read,
-                                            acc,
-                                        )
-                                    };
-                                    if let Some(a) = in_place.filter(|a| same_place(&init, a)) {
-                                        return reduce_loop(init.clone(), a);
-                                    }
-                                    let ident = Ident {
-                                        name: self.fresh("acc"),
-                                        ty: ty.clone(),
-                                    };
-                                    let acc = Acc::new(AccKind::Var(ident.clone()), ty.clone());
-                                    let read = Exp::new(ExpKind::Var(ident.clone()), ty.clone());
-                                    let lp = reduce_loop(read.clone(), &acc)?;
-                                    Ok(Comm::New {
-                                        ident,
-                                        addr: AddrSpace::Private,
-                                        body: Box::new(Comm::Seq(vec![
-                                            self.assign(&acc, &init),
-                                            lp,
-                                            k(read)?,
-                                        ])),
-                                    })
-                                }),
-                            )
-                        }),
-                    )
-                };
-                match out {
-                    Out::Con(k) => reduce(k),
-                    Out::Acc(a) => reduce(&|r| Ok(self.assign(a, &r))),
-                }
             }
             MapVec => {
                 let Some(DataType::Vector(n, _)) = Some(&ty) else {
@@ -302,68 +211,6 @@ impl Translator {
                     None,
                 )),
             }),
-            Split => match out {
-                Out::Acc(a) => self.tr(&vals[0], env, Out::Acc(&join_acc(a, &vals[0])?)),
-                Out::Con(_) => self.data(&vals, env, out, &|xs| {
-                    Ok(view(ExpKind::View(
-                        View::Split(nats[0].clone()),
-                        xs[0].clone(),
-                    )))
-                }),
-            },
-            Join => match out {
-                Out::Acc(a) => {
-                    let (_, inner) = array_of(&vals[0])?;
-                    let (m, _) = array_dt(&inner, e)?;
-                    let acc = Acc::new(
-                        AccKind::View(View::Split(m), a.clone()),
-                        data_type(&vals[0])?,
-                    );
-                    self.tr(&vals[0], env, Out::Acc(&acc))
-                }
-                Out::Con(_) => self.data(&vals, env, out, &|xs| {
-                    let (_, inner) = array_dt(&xs[0].ty, e)?;
-                    let (m, _) = array_dt(&inner, e)?;
-                    Ok(view(ExpKind::View(View::Join(m), xs[0].clone())))
-                }),
-            },
-            Transpose => match out {
-                Out::Acc(a) => {
-                    let acc = Acc::new(
-                        AccKind::View(View::Transpose, a.clone()),
-                        data_type(&vals[0])?,
-                    );
-                    self.tr(&vals[0], env, Out::Acc(&acc))
-                }
-                Out::Con(_) => self.data(&vals, env, out, &|xs| {
-                    Ok(view(ExpKind::View(View::Transpose, xs[0].clone())))
-                }),
-            },
-            AsScalar => match out {
-                Out::Acc(a) => {
-                    let (_, v) = array_of(&vals[0])?;
-                    let DataType::Vector(n, _) = v else {
-                        return Err(TranslateError::at(
-                            e,
-                            "asScalar of a non-vector array",
-                            None,
-                        ));
-                    };
-                    let acc = Acc::new(AccKind::AsVector(n, a.clone()), data_type(&vals[0])?);
-                    self.tr(&vals[0], env, Out::Acc(&acc))
-                }
-                Out::Con(_) => self.data(&vals, env, out, &|xs| {
-                    let (_, v) = array_dt(&xs[0].ty, e)?;
-                    let DataType::Vector(n, _) = v else {
-                        return Err(TranslateError::at(
-                            e,
-                            "asScalar of a non-vector array",
-                            None,
-                        ));
-                    };
-                    Ok(view(ExpKind::View(View::AsScalar(n), xs[0].clone())))
-                }),
-            },
             AsVector => match out {
                 Out::Acc(a) => {
                     let acc = Acc::new(
@@ -444,30 +291,21 @@ impl Translator {
                     ExpKind::Snd(xs[0].clone())
                 }))
             }),
-            Slide => self.data(&vals, env, out, &|xs| {
-                Ok(view(ExpKind::View(
-                    View::Slide(nats[0].clone(), nats[1].clone()),
-                    xs[0].clone(),
-                )))
+            MapFst | MapSnd => self.data(&vals[1..], env, out, &|xs| {
+                let DataType::Pair(s, t) = &xs[0].ty else {
+                    return Err(TranslateError::at(e, "expected a pair", None));
+                };
+                let first = Exp::new(ExpKind::Fst(xs[0].clone()), (**s).clone());
+                let second = Exp::new(ExpKind::Snd(xs[0].clone()), (**t).clone());
+                let what = format!("the function of {}", p.name());
+                Ok(view(if p == MapFst {
+                    let a = self.pure(&vals[0], env, vec![Value::Data(first)], &what)?;
+                    ExpKind::Pair(a, second)
+                } else {
+                    let b = self.pure(&vals[0], env, vec![Value::Data(second)], &what)?;
+                    ExpKind::Pair(first, b)
+                }))
             }),
-            Take => self.data(&vals, env, out, &|xs| {
-                Ok(view(ExpKind::View(
-                    View::Take(nats[0].clone()),
-                    xs[0].clone(),
-                )))
-            }),
-            Drop => self.data(&vals, env, out, &|xs| {
-                Ok(view(ExpKind::View(
-                    View::Drop(nats[0].clone()),
-                    xs[0].clone(),
-                )))
-            }),
-            Reorder => {
-                let f = reorder_function(e, args, &array_of(&vals[0])?.0)?;
-                self.data(&vals, env, out, &|xs| {
-                    Ok(view(ExpKind::View(f.clone(), xs[0].clone())))
-                })
-            }
             Concat => self.data(&vals, env, out, &|xs| {
                 Ok(view(ExpKind::Concat(xs[0].clone(), xs[1].clone())))
             }),
@@ -502,23 +340,186 @@ impl Translator {
                 };
                 self.iterate(e, &nats[0], &vals, env, acc)
             }
-            // ---- decisions not made -------------------------------------------------
-            Reduce => Err(TranslateError::at(
-                e,
-                "this `reduce` is not lowered: code generation does not choose how to run it",
-                Some("lower it to reduceSeq (e.g. with lowerToC or toReduceSeq)"),
-            )),
-            MapWarp | MapLane => Err(TranslateError::at(
-                e,
-                format!("`{}` cannot be compiled yet", p.name()),
-                Some("distribute the map over threads with mapThread / mapLocal instead"),
-            )),
             _ => Err(TranslateError::at(
                 e,
-                format!("`{}` cannot be compiled yet", p.name()),
+                format!(
+                    "`{}` has no translation, although its row in the primitive table says it has an arm of its own (internal error)",
+                    p.name()
+                ),
                 None,
             )),
         }
+    }
+
+    /// A lowered `map` (its row gives the loop): a loop writing each element of the output.
+    fn map_loop(&self, p: Prim, l: Loop, e: &Expr, vals: &[Expr], env: &Env, out: Out) -> R<Comm> {
+        let Out::Acc(acc) = out else {
+            return Err(TranslateError::at(
+                    e,
+                    format!("the result of `{}` is read but not stored anywhere", p.name()),
+                    Some("write it to memory first: `toMem global (...)`, e.g. with storeInMemory, or fuse it into its consumer (mapFusion, fuseReduceMap)"),
+                ));
+        };
+        let Some(kind) = LoopKind::of(l) else {
+            return Err(TranslateError::at(
+                e,
+                format!("`{}` cannot be compiled yet", p.name()),
+                Some("distribute the map over threads with mapThread / mapLocal instead"),
+            ));
+        };
+        let (n, elem) = array_of(&vals[1])?;
+        let f = &vals[0];
+        self.tr(
+            &vals[1],
+            env,
+            Out::Con(&|xs| {
+                let i = self.loop_var(&n);
+                let iv = Nat::var(&i);
+                let x = Exp::new(ExpKind::Idx(xs, iv.clone()), elem.clone());
+                let (_, out_elem) = array_dt(&acc.ty, e)?;
+                let o = Acc::new(AccKind::Idx(acc.clone(), iv), out_elem);
+                let body = self.call(f, env, vec![Value::Data(x)], Out::Acc(&o))?;
+                Ok(Comm::For {
+                    var: i,
+                    count: n.clone(),
+                    kind,
+                    origin: p.name(),
+                    body: Box::new(body),
+                })
+            }),
+        )
+    }
+
+    /// A sequential reduction (`reduceSeq`, `reduceSeqUnroll`): a loop over an accumulator.
+    fn reduce_seq(
+        &self,
+        p: Prim,
+        l: Loop,
+        e: &Expr,
+        vals: &[Expr],
+        env: &Env,
+        out: Out,
+    ) -> R<Comm> {
+        let kind = match LoopKind::of(l) {
+            Some(k @ (LoopKind::Seq | LoopKind::Unroll)) => k,
+            _ => {
+                return Err(TranslateError::at(
+                    e,
+                    format!(
+                        "`{}` cannot be compiled yet (a reduction loop runs sequentially)",
+                        p.name()
+                    ),
+                    None,
+                ))
+            }
+        };
+        let ty = data_type(e)?;
+        let (n, elem) = array_of(&vals[2])?;
+        let f = &vals[0];
+        if is_loop_app(&vals[1]) {
+            return self.reduce_computed_init(p, kind, vals, env, out, (&ty, &n, &elem));
+        }
+        // An array reduced in place: the initial value is read where the
+        // result is written (`acc[i] = reduceSeq f acc[i] xs`), so that
+        // memory is the accumulator and nothing is copied in or out.
+        let in_place = match out {
+            Out::Acc(a) if matches!(ty, DataType::Array(..)) => Some(a),
+            _ => None,
+        };
+        let reduce = |k: K| {
+            self.tr(
+                &vals[2],
+                env,
+                Out::Con(&|xs| {
+                    self.tr(
+                        &vals[1],
+                        env,
+                        Out::Con(&|init| {
+                            let reduce_loop = |read: Exp, acc: &Acc| {
+                                self.reduce_loop(p, kind, f, env, &xs, (&n, &elem), read, acc)
+                            };
+                            if let Some(a) = in_place.filter(|a| same_place(&init, a)) {
+                                return reduce_loop(init.clone(), a);
+                            }
+                            let ident = Ident {
+                                name: self.fresh("acc"),
+                                ty: ty.clone(),
+                            };
+                            let acc = Acc::new(AccKind::Var(ident.clone()), ty.clone());
+                            let read = Exp::new(ExpKind::Var(ident.clone()), ty.clone());
+                            let lp = reduce_loop(read.clone(), &acc)?;
+                            Ok(Comm::New {
+                                ident,
+                                addr: AddrSpace::Private,
+                                body: Box::new(Comm::Seq(vec![
+                                    self.assign(&acc, &init),
+                                    lp,
+                                    k(read)?,
+                                ])),
+                            })
+                        }),
+                    )
+                }),
+            )
+        };
+        match out {
+            Out::Con(k) => reduce(k),
+            Out::Acc(a) => reduce(&|r| Ok(self.assign(a, &r))),
+        }
+    }
+
+    /// An index-remapping view (its row says which): read as a view of its operand;
+    /// written through the inverse view where it has one (`split`, `join`,
+    /// `transpose`, `asScalar`), otherwise computed and copied.
+    #[allow(clippy::too_many_arguments)]
+    fn view(
+        &self,
+        shape: ViewShape,
+        e: &Expr,
+        args: &[Arg],
+        vals: &[Expr],
+        nats: &[Nat],
+        env: &Env,
+        out: Out,
+    ) -> R<Comm> {
+        let ty = data_type(e)?;
+        let operand = data_type(&vals[0])?;
+        let (len, elem) = array_dt(&operand, e)?;
+        let inner_len = || array_dt(&elem, e).map(|(m, _)| m);
+        let v = match shape {
+            ViewShape::Split => View::Split(nats[0].clone()),
+            ViewShape::Join => View::Join(inner_len()?),
+            ViewShape::Transpose => View::Transpose,
+            ViewShape::Slide => View::Slide(nats[0].clone(), nats[1].clone()),
+            ViewShape::Take => View::Take(nats[0].clone()),
+            ViewShape::Drop => View::Drop(nats[0].clone()),
+            ViewShape::AsScalar => match &elem {
+                DataType::Vector(n, _) => View::AsScalar(n.clone()),
+                _ => {
+                    return Err(TranslateError::at(
+                        e,
+                        "asScalar of a non-vector array",
+                        None,
+                    ))
+                }
+            },
+            ViewShape::Reorder => reorder_function(e, args, &len)?,
+        };
+        if let Out::Acc(a) = out {
+            let write = match &v {
+                View::AsScalar(n) => Some(AccKind::AsVector(n.clone(), a.clone())),
+                _ => v.inverse().map(|w| AccKind::View(w, a.clone())),
+            };
+            if let Some(kind) = write {
+                return self.tr(&vals[0], env, Out::Acc(&Acc::new(kind, operand)));
+            }
+        }
+        self.data(vals, env, out, &|xs| {
+            Ok(Exp::new(
+                ExpKind::View(v.clone(), xs[0].clone()),
+                ty.clone(),
+            ))
+        })
     }
 }
 
