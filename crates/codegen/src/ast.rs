@@ -255,10 +255,14 @@ pub enum Expr {
     Call(String, Vec<Expr>),
     /// `sizeof(T)`.
     SizeOf(Type),
-    /// A compound literal `(T){a, b, ...}` (a vector or a struct value).
-    Compound(Type, Vec<Expr>),
-    /// An initializer list `{a, b, ...}` (only as the initial value of a declaration).
-    InitList(Vec<Expr>),
+    /// Zero in every lane or field, as the initial value of a declaration: `{0}`,
+    /// except for a vector in OpenCL, which has no brace initialiser for vectors and
+    /// takes the given vector of zeros (an [`Expr::VectorLit`]).
+    ZeroInit(Option<Box<Expr>>),
+    /// A vector value used as a value of its vector type `T` (beside another of
+    /// that type, as in a conditional): C casts `(T)e`, since its vector loads have
+    /// the unaligned variant of `T`; the GPU dialects' loads have `T` already.
+    VectorValue(Type, Box<Expr>),
     /// A vector value of the GPU dialects' builtin vector types, lane by lane
     /// (`(float4){a, b, c, d}` in C, `(float4)(a, b, c, d)` in OpenCL,
     /// `make_float4(a, b, c, d)` in CUDA).
@@ -585,17 +589,15 @@ fn expr_idents(e: &Expr, out: &mut std::collections::BTreeSet<String>) {
         | Expr::Lane(a, _)
         | Expr::Unary(_, a)
         | Expr::Cast(_, a)
+        | Expr::VectorValue(_, a)
         | Expr::Convert { e: a, .. } => expr_idents(a, out),
         Expr::Ternary(a, b, c) => [a, b, c].into_iter().for_each(|e| expr_idents(e, out)),
-        Expr::Call(f, args)
-        | Expr::Compound(Type::Named(f), args)
-        | Expr::VectorLit(Type::Named(f), args) => {
+        Expr::Call(f, args) | Expr::VectorLit(Type::Named(f), args) => {
             out.insert(f.clone());
             args.iter().for_each(|e| expr_idents(e, out));
         }
-        Expr::Compound(_, args) | Expr::VectorLit(_, args) | Expr::InitList(args) => {
-            args.iter().for_each(|e| expr_idents(e, out))
-        }
+        Expr::VectorLit(_, args) => args.iter().for_each(|e| expr_idents(e, out)),
+        Expr::ZeroInit(v) => v.iter().for_each(|e| expr_idents(e, out)),
         Expr::VectorLoad(access) => access_idents(access, out),
     }
 }

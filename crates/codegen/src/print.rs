@@ -425,17 +425,12 @@ fn doc(e: &Expr, d: Dialect) -> (String, u8) {
             (format!("{f}({})", args.join(", ")), P_POSTFIX)
         }
         Expr::SizeOf(t) => (format!("sizeof({})", type_name_in(t, d)), P_POSTFIX),
-        Expr::Compound(t, items) => {
-            let items: Vec<String> = items.iter().map(|a| expr_in(a, d)).collect();
-            (
-                format!("({}){{{}}}", type_name_in(t, d), items.join(", ")),
-                P_POSTFIX,
-            )
-        }
-        Expr::InitList(items) => {
-            let items: Vec<String> = items.iter().map(|a| expr_in(a, d)).collect();
-            (format!("{{{}}}", items.join(", ")), P_POSTFIX)
-        }
+        Expr::ZeroInit(Some(vector)) if d == Dialect::OpenCl => doc(vector, d),
+        Expr::ZeroInit(_) => ("{0}".to_string(), P_POSTFIX),
+        Expr::VectorValue(t, e) => match d {
+            Dialect::C | Dialect::OpenMP => doc(&(**e).clone().cast(t.clone()), d),
+            Dialect::OpenCl | Dialect::Cuda => doc(e, d),
+        },
         Expr::VectorLit(t, items) => {
             let items = items
                 .iter()
@@ -706,6 +701,22 @@ mod tests {
         assert_eq!(expr_in(&v, Dialect::C), "(float4){a, a, a, a}");
         assert_eq!(expr_in(&v, Dialect::OpenCl), "(float4)(a, a, a, a)");
         assert_eq!(expr_in(&v, Dialect::Cuda), "make_float4(a, a, a, a)");
+    }
+
+    #[test]
+    fn zero_initialisers_and_vector_values_in_every_dialect() {
+        let float4 = Type::Named("float4".into());
+        let zeros = Expr::VectorLit(float4.clone(), vec![Expr::Int(0); 4]);
+        let vector_zero = Expr::ZeroInit(Some(Box::new(zeros)));
+        assert_eq!(expr_in(&vector_zero, Dialect::C), "{0}");
+        assert_eq!(expr_in(&vector_zero, Dialect::Cuda), "{0}");
+        assert_eq!(expr_in(&vector_zero, Dialect::OpenCl), "(float4)(0, 0, 0, 0)");
+        assert_eq!(expr_in(&Expr::ZeroInit(None), Dialect::OpenCl), "{0}");
+        let v = Expr::VectorValue(float4, Box::new(id("v")));
+        assert_eq!(expr_in(&v, Dialect::C), "(float4)v");
+        assert_eq!(expr_in(&v, Dialect::OpenMP), "(float4)v");
+        assert_eq!(expr_in(&v, Dialect::OpenCl), "v");
+        assert_eq!(expr_in(&v, Dialect::Cuda), "v");
     }
 
     #[test]

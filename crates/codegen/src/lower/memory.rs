@@ -16,7 +16,6 @@ use super::{canonical, Env, Lowerer, Res, STACK_LIMIT};
 use crate::ast::{self, BinOp, Decl, Expr, Scalar, Stmt, Type, UnOp};
 use crate::ctypes::vector_elem_lanes;
 use crate::error::{malformed, unsupported, CodegenError};
-use crate::gpu::GpuTarget;
 use crate::layout::{self, locate, show_type, PathElem, Place};
 
 /// The alignment of heap memory, in bytes: a cache line, and the widest vector type (AVX-512).
@@ -174,13 +173,12 @@ impl Lowerer {
                 .value_type(&canonical(&leaf.elem), &mut self.names)?;
             let Some(count) = leaf.count else {
                 let init = match &leaf.elem {
-                    DataType::Vector(..) if self.target == Some(GpuTarget::OpenCl) => {
+                    DataType::Vector(..) => {
                         let (s, lanes) = vector_elem_lanes(&leaf.elem)?;
-                        Some(Expr::VectorLit(elem.clone(), vec![zero(s); lanes as usize]))
+                        let zeros = Expr::VectorLit(elem.clone(), vec![zero(s); lanes as usize]);
+                        Some(Expr::ZeroInit(Some(Box::new(zeros))))
                     }
-                    DataType::Vector(..) | DataType::Pair(..) => {
-                        Some(Expr::InitList(vec![Expr::Int(0)]))
-                    }
+                    DataType::Pair(..) => Some(Expr::ZeroInit(None)),
                     _ => None,
                 };
                 decls.push(Stmt::Decl(decl(elem, &name, None, init)));

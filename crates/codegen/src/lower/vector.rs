@@ -63,7 +63,7 @@ impl Lowerer {
         for k in 0..i64::from(lanes) {
             items.push(self.value(env, a, &[PathElem::Idx(i * i64::from(lanes) + k)])?);
         }
-        Ok(Read::Value(self.vector_value(t, items)))
+        Ok(Read::Value(Expr::VectorLit(t, items)))
     }
 
     /// Elements `i*lanes ..` of `a` as one vector computed with vector
@@ -96,7 +96,7 @@ impl Lowerer {
         let mode = self.vector_mode.take().expect("set above");
         Ok(match v {
             Ok(v) if !mode.failed && mode.used => Some(v),
-            Ok(v) if !mode.failed => Some(self.vector_value(t.clone(), vec![v; lanes as usize])),
+            Ok(v) if !mode.failed => Some(Expr::VectorLit(t.clone(), vec![v; lanes as usize])),
             _ => None,
         })
     }
@@ -180,24 +180,9 @@ impl Lowerer {
         let t = self
             .types
             .value_type(&canonical(&env.ty(&mode_ty)), &mut self.names)?;
-        // the same type on both sides (a C load has the unaligned variant)
-        let fast = if !self.gpu() {
-            fast.cast(t.clone())
-        } else {
-            fast
-        };
-        let slow = self.vector_value(t, items);
+        let fast = Expr::VectorValue(t.clone(), Box::new(fast));
+        let slow = Expr::VectorLit(t, items);
         Ok(Read::Value(Expr::ternary(inside, fast, slow)))
-    }
-
-    /// A vector value lane by lane: a compound literal in C, the dialect's
-    /// vector literal on a GPU ([`Expr::VectorLit`]).
-    pub(super) fn vector_value(&self, t: Type, items: Vec<Expr>) -> Expr {
-        if self.gpu() {
-            Expr::VectorLit(t, items)
-        } else {
-            Expr::Compound(t, items)
-        }
     }
 
     /// A vector of type `vty` loaded from consecutive elements, the first at

@@ -242,7 +242,7 @@ impl Lowerer {
                     let (_, lanes) = vector_shape(&vty)?;
                     let t = self.types.value_type(&canonical(&vty), &mut self.names)?;
                     let s = self.value(env, a, &[])?;
-                    value(self.vector_value(t, vec![s; lanes as usize]))
+                    value(Expr::VectorLit(t, vec![s; lanes as usize]))
                 }
                 [PathElem::Lane(_), rest @ ..] => self.read(env, a, rest),
                 _ => bad_path(e, path, "a vector lane"),
