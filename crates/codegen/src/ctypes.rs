@@ -15,9 +15,9 @@ use rise::{DataType, ScalarType};
 
 use crate::ast::{Param, Scalar, Type, TypeDef};
 use crate::error::{malformed, unsupported, CodegenError};
-use crate::gpu::GpuTarget;
 use crate::layout::{is_flat, show_type, unresolved};
 use crate::names::NameSet;
+use crate::Target;
 
 /// The C scalar of a RISE scalar type.
 pub fn scalar(s: ScalarType) -> Result<Scalar, CodegenError> {
@@ -57,7 +57,7 @@ pub struct Types {
     unaligned: HashMap<DataType, String>,
     /// Generating OpenCL or CUDA: vectors are the dialect's builtin vector
     /// types (`float4`, `int2`), which need no typedef.
-    target: Option<GpuTarget>,
+    target: Target,
     /// The builtin vector types used so far (element, lanes).
     builtin: BTreeSet<(Scalar, u32)>,
 }
@@ -74,9 +74,9 @@ impl Types {
     }
 
     /// Types for OpenCL or CUDA: vectors are the dialect's builtin vector types.
-    pub fn for_gpu(target: GpuTarget) -> Types {
+    pub fn for_gpu(target: Target) -> Types {
         Types {
-            target: Some(target),
+            target,
             ..Types::default()
         }
     }
@@ -95,9 +95,9 @@ impl Types {
             return Ok(Type::Named(name.clone()));
         }
         let def = match dt {
-            DataType::Vector(..) if self.target.is_some() => {
+            DataType::Vector(..) if self.target.is_gpu() => {
                 let (elem, lanes) = vector_elem_lanes(dt)?;
-                let name = gpu_vector_name(elem, lanes, self.target.expect("checked"), dt)?;
+                let name = gpu_vector_name(elem, lanes, self.target, dt)?;
                 names.reserve(&name);
                 // `i32` and `int` are both `int` on GPUs
                 let elem = if elem == Scalar::I32 {
@@ -160,7 +160,7 @@ impl Types {
         if let Some(name) = self.unaligned.get(dt) {
             return Ok(Type::Named(name.clone()));
         }
-        if self.target.is_some() {
+        if self.target.is_gpu() {
             return malformed(format!(
                 "an unaligned GCC vector type for {} in GPU code",
                 show_type(dt)
@@ -226,7 +226,7 @@ pub fn lane_count(n: &arith::Nat, dt: &DataType) -> Result<u32, CodegenError> {
 pub fn gpu_vector_name(
     elem: Scalar,
     lanes: u32,
-    target: GpuTarget,
+    target: Target,
     dt: &DataType,
 ) -> Result<String, CodegenError> {
     let base = match elem {
@@ -242,15 +242,18 @@ pub fn gpu_vector_name(
         }
     };
     match target {
-        GpuTarget::OpenCl if matches!(lanes, 2 | 4 | 8 | 16) => {}
-        GpuTarget::OpenCl => {
+        Target::OpenCl if matches!(lanes, 2 | 4 | 8 | 16) => {}
+        Target::OpenCl => {
             return unsupported(format!(
                 "{} in OpenCL (OpenCL vectors have 2, 4, 8 or 16 lanes)",
                 show_type(dt)
             ))
         }
-        GpuTarget::Cuda if matches!(lanes, 2 | 4) && elem.bytes() * lanes <= 16 => {}
-        GpuTarget::Cuda => {
+        Target::Cuda if matches!(lanes, 2 | 4) && elem.bytes() * lanes <= 16 => {}
+        Target::C | Target::OpenMp => {
+            return unsupported(format!("{} as a GPU vector type in C", show_type(dt)))
+        }
+        Target::Cuda => {
             return unsupported(format!(
                 "{} in CUDA (CUDA's vector types used here have 2 or 4 lanes of at most \
                  16 bytes in all: there is no `{base}{lanes}`)",
@@ -325,7 +328,7 @@ mod tests {
     #[test]
     fn gpu_vectors_are_builtin_types() {
         let mut names = NameSet::default();
-        let mut types = Types::for_gpu(GpuTarget::Cuda);
+        let mut types = Types::for_gpu(Target::Cuda);
         let v4 = DataType::vector(DataType::f32(), 4);
         let i2 = DataType::vector(DataType::Scalar(ScalarType::I32), 2);
         assert_eq!(
@@ -341,7 +344,7 @@ mod tests {
         let f8 = DataType::vector(DataType::f32(), 8);
         let err = types.value_type(&f8, &mut names).unwrap_err().to_string();
         assert!(err.contains("no `float8`"), "{err}");
-        let mut cl = Types::for_gpu(GpuTarget::OpenCl);
+        let mut cl = Types::for_gpu(Target::OpenCl);
         assert_eq!(
             cl.value_type(&f8, &mut names).unwrap(),
             Type::Named("float8".into())

@@ -243,7 +243,8 @@ fn helper(s: Scalar, rem: bool) -> Function {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::print::{expr, print_in, Dialect};
+    use crate::print::{expr, print_in};
+    use crate::Target;
 
     fn id(s: &str) -> Expr {
         Expr::ident(s)
@@ -279,14 +280,14 @@ mod tests {
             typedefs: vec![],
             functions: helpers(&used),
         };
-        let c = print_in(&unit, Dialect::C);
+        let c = print_in(&unit, Target::C);
         assert!(c.contains("static inline int8_t shine_div_i8(int8_t a, int8_t b, int *status) {"));
         assert!(c.contains("return (int8_t)-(uint32_t)a;"), "{c}");
         assert!(c.contains("return (int8_t)(a / b);"), "{c}");
         assert!(c.contains("*status = 1;"), "{c}");
-        let cl = print_in(&unit, Dialect::OpenCl);
+        let cl = print_in(&unit, Target::OpenCl);
         assert!(cl.contains("static inline char shine_div_i8(char a, char b, global int *status)"));
-        let cu = print_in(&unit, Dialect::Cuda);
+        let cu = print_in(&unit, Target::Cuda);
         assert!(
             cu.contains("static __device__ inline signed char shine_div_i8("),
             "{cu}"

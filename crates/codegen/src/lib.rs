@@ -10,7 +10,7 @@
 //!    memory);
 //! 2. **assembly**: the kernel function, its typedefs (GCC vectors, pair
 //!    structs) and the uniform entry point the runtime calls;
-//! 3. **printing** ([`print::print_unit`]) for a [`Target`].
+//! 3. **printing** ([`print::print_in`]) for a [`Target`].
 //!
 //! The C AST ([`ast`]) marks what OpenCL and CUDA printers will need (address
 //! spaces, kernel functions, parallel loops) without spelling it.
@@ -69,24 +69,16 @@ mod lower;
 mod names;
 mod nat_expr;
 pub mod print;
+mod target;
 
 pub use error::CodegenError;
-pub use gpu::{generate_gpu, GpuKernel, GpuModule, GpuTarget, KernelParam, LaunchDims, Temporary};
+pub use gpu::{generate_gpu, GpuKernel, GpuModule, KernelParam, LaunchDims, Temporary};
 pub use intops::EntryStatus;
 pub use lower::STACK_LIMIT;
+pub use target::Target;
 
 use ast::{BinOp, Expr, FnKind, Function, Param, Scalar, Stmt, Type, UnOp, Unit};
 use lower::Lowerer;
-
-/// The language generated code is written in.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Target {
-    /// Sequential C: parallel loops are plain loops.
-    C,
-    /// C with OpenMP: the outermost parallel loop of each nest is
-    /// `#pragma omp parallel for` (compile with `-fopenmp`).
-    OpenMP,
-}
 
 /// A generated C module.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -112,16 +104,21 @@ pub struct Lowered {
 
 /// Generates the C module of `program` for `target`.
 pub fn generate(program: &dpia::Program, target: Target) -> Result<CModule, CodegenError> {
+    if target.is_gpu() {
+        return error::unsupported(format!(
+            "`{target}` is a GPU target: its kernels come from `generate_gpu`"
+        ));
+    }
     let lowered = lower(program)?;
     Ok(CModule {
-        source: print::print_unit(&lowered.unit, target),
+        source: print::print_in(&lowered.unit, target),
         kernel: lowered.kernel,
         entry: lowered.entry,
     })
 }
 
 /// Lowers `program` to a C translation unit (target-independent); printing
-/// it with [`print::print_unit`] gives what [`generate`] returns.
+/// it with [`print::print_in`] gives what [`generate`] returns.
 pub fn lower(program: &dpia::Program) -> Result<Lowered, CodegenError> {
     let mut l = Lowerer::default();
     let kname = l.names.fresh(&program.name);

@@ -3,7 +3,7 @@
 //! C and OpenMP differ only in loop pragmas: OpenMP writes
 //! `#pragma omp parallel for` before a loop marked [`Pragma::ParallelFor`],
 //! plain C writes nothing (and so compiles warning-free without `-fopenmp`).
-//! The GPU dialects ([`Dialect::OpenCl`], [`Dialect::Cuda`]) spell what the AST
+//! The GPU dialects ([`Target::OpenCl`], [`Target::Cuda`]) spell what the AST
 //! marks: kernels (`kernel`, `extern "C" __global__`), address spaces of pointers
 //! and declarations (`global`, `local` / `__shared__`), thread indices
 //! ([`Expr::Gpu`]), barriers, scalar type names (`long`, `uchar` / `long long`),
@@ -26,32 +26,8 @@ const P_TERNARY: u8 = 3;
 const P_UNARY: u8 = 15;
 const P_POSTFIX: u8 = 16;
 
-/// The language a unit is printed in.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Dialect {
-    /// C11.
-    C,
-    /// C11 with OpenMP pragmas.
-    OpenMP,
-    /// OpenCL C 1.2.
-    OpenCl,
-    /// CUDA C++ (compiled by NVRTC).
-    Cuda,
-}
-
-/// The whole unit as C source text.
-pub fn print_unit(unit: &Unit, target: Target) -> String {
-    print_in(
-        unit,
-        match target {
-            Target::C => Dialect::C,
-            Target::OpenMP => Dialect::OpenMP,
-        },
-    )
-}
-
-/// The whole unit as source text of `dialect`.
-pub fn print_in(unit: &Unit, dialect: Dialect) -> String {
+/// The whole unit as source text in the language of `dialect`.
+pub fn print_in(unit: &Unit, dialect: Target) -> String {
     let mut out = String::new();
     for line in unit.header.lines() {
         out.push_str(&format!("// {line}\n"));
@@ -64,9 +40,9 @@ pub fn print_in(unit: &Unit, dialect: Dialect) -> String {
         out.push('\n');
     }
     if let Some(wide) = match dialect {
-        Dialect::OpenCl => Some("long"),
-        Dialect::Cuda => Some("long long"),
-        Dialect::C | Dialect::OpenMP => None,
+        Target::OpenCl => Some("long"),
+        Target::Cuda => Some("long long"),
+        Target::C | Target::OpenMp => None,
     } {
         // The host defines the macro where some size of a run needs 64-bit indices.
         out.push_str(&format!(
@@ -86,7 +62,7 @@ pub fn print_in(unit: &Unit, dialect: Dialect) -> String {
     out
 }
 
-fn typedef(td: &TypeDef, d: Dialect) -> String {
+fn typedef(td: &TypeDef, d: Target) -> String {
     match td {
         TypeDef::Vector {
             name,
@@ -116,7 +92,7 @@ fn typedef(td: &TypeDef, d: Dialect) -> String {
     }
 }
 
-fn function(f: &Function, d: Dialect) -> String {
+fn function(f: &Function, d: Target) -> String {
     let params: Vec<String> = f
         .params
         .iter()
@@ -128,9 +104,9 @@ fn function(f: &Function, d: Dialect) -> String {
         params.join(", ")
     };
     let qualifier = match (f.kind, d) {
-        (FnKind::Kernel, Dialect::OpenCl) => "kernel ",
-        (FnKind::Kernel, Dialect::Cuda) => "extern \"C\" __global__ ",
-        (FnKind::Helper, Dialect::Cuda) => "static __device__ inline ",
+        (FnKind::Kernel, Target::OpenCl) => "kernel ",
+        (FnKind::Kernel, Target::Cuda) => "extern \"C\" __global__ ",
+        (FnKind::Helper, Target::Cuda) => "static __device__ inline ",
         (FnKind::Helper, _) => "static inline ",
         // C and OpenMP have no kernel qualifier: a kernel is a plain function.
         _ => "",
@@ -154,10 +130,10 @@ fn function(f: &Function, d: Dialect) -> String {
 }
 
 /// The spelling of a scalar type in `d`.
-fn scalar_name(s: Scalar, d: Dialect) -> &'static str {
+fn scalar_name(s: Scalar, d: Target) -> &'static str {
     match d {
-        Dialect::C | Dialect::OpenMP => s.c_name(),
-        Dialect::OpenCl => match s {
+        Target::C | Target::OpenMp => s.c_name(),
+        Target::OpenCl => match s {
             Scalar::I8 => "char",
             Scalar::I16 => "short",
             Scalar::I32 => "int",
@@ -169,7 +145,7 @@ fn scalar_name(s: Scalar, d: Dialect) -> &'static str {
             Scalar::U64 => "ulong",
             s => s.c_name(),
         },
-        Dialect::Cuda => match s {
+        Target::Cuda => match s {
             Scalar::I8 => "signed char",
             Scalar::I16 => "short",
             Scalar::I32 => "int",
@@ -185,19 +161,19 @@ fn scalar_name(s: Scalar, d: Dialect) -> &'static str {
 }
 
 /// The address-space qualifier of a pointee or a declaration, with a trailing space.
-fn addr_space(a: AddrSpace, d: Dialect, declaration: bool) -> &'static str {
+fn addr_space(a: AddrSpace, d: Target, declaration: bool) -> &'static str {
     match (d, a) {
-        (Dialect::OpenCl, AddrSpace::Global) => "global ",
-        (Dialect::OpenCl, AddrSpace::Local) => "local ",
-        (Dialect::OpenCl, AddrSpace::Constant) => "constant ",
-        (Dialect::Cuda, AddrSpace::Local) if declaration => "__shared__ ",
-        (Dialect::Cuda, AddrSpace::Constant) if declaration => "__constant__ ",
+        (Target::OpenCl, AddrSpace::Global) => "global ",
+        (Target::OpenCl, AddrSpace::Local) => "local ",
+        (Target::OpenCl, AddrSpace::Constant) => "constant ",
+        (Target::Cuda, AddrSpace::Local) if declaration => "__shared__ ",
+        (Target::Cuda, AddrSpace::Constant) if declaration => "__constant__ ",
         _ => "",
     }
 }
 
 /// `T name`, with the pointer star attached to the name (`float *restrict x`).
-fn declarator_in(ty: &Type, name: &str, d: Dialect) -> String {
+fn declarator_in(ty: &Type, name: &str, d: Target) -> String {
     match ty {
         Type::Pointer {
             to,
@@ -207,7 +183,7 @@ fn declarator_in(ty: &Type, name: &str, d: Dialect) -> String {
         } => {
             let r = match (restrict, d) {
                 (false, _) => "",
-                (true, Dialect::Cuda) => "__restrict__ ",
+                (true, Target::Cuda) => "__restrict__ ",
                 (true, _) => "restrict ",
             };
             let space = addr_space(*addr, d, false);
@@ -226,11 +202,11 @@ fn declarator_in(ty: &Type, name: &str, d: Dialect) -> String {
 
 /// The type as written in casts and `sizeof` (in C).
 pub fn type_name(ty: &Type) -> String {
-    type_name_in(ty, Dialect::C)
+    type_name_in(ty, Target::C)
 }
 
 /// The type as written in casts and `sizeof`, in `d`.
-pub fn type_name_in(ty: &Type, d: Dialect) -> String {
+pub fn type_name_in(ty: &Type, d: Target) -> String {
     match ty {
         Type::Void => "void".into(),
         Type::Scalar(s) => scalar_name(*s, d).into(),
@@ -241,7 +217,7 @@ pub fn type_name_in(ty: &Type, d: Dialect) -> String {
 
 struct Printer {
     out: String,
-    dialect: Dialect,
+    dialect: Target,
     /// How many parallel loops enclose the statement being printed.
     parallel_depth: usize,
 }
@@ -296,7 +272,7 @@ impl Printer {
             Stmt::Return(Some(e)) => self.line(depth, &format!("return {};", expr_in(e, d))),
             Stmt::Barrier { local, global } => {
                 let text = match d {
-                    Dialect::Cuda => "__syncthreads();".to_string(),
+                    Target::Cuda => "__syncthreads();".to_string(),
                     _ => {
                         let mut fences = Vec::new();
                         if *local || !*global {
@@ -316,7 +292,7 @@ impl Printer {
     fn for_loop(&mut self, f: &For, depth: usize) {
         let d = self.dialect;
         let parallel = f.pragma == Some(Pragma::ParallelFor);
-        if parallel && self.parallel_depth == 0 && d == Dialect::OpenMP {
+        if parallel && self.parallel_depth == 0 && d == Target::OpenMp {
             self.line(depth, "#pragma omp parallel for");
         }
         let step = match &f.step {
@@ -340,12 +316,12 @@ impl Printer {
     }
 }
 
-fn decl_in(decl: &Decl, d: Dialect) -> String {
+fn decl_in(decl: &Decl, d: Target) -> String {
     // Local-memory arrays are aligned to 16 bytes, so that the GPU compilers may read
     // consecutive elements at 16-byte aligned offsets as one vector (`LDS.128`).
     let local_array = decl.addr == AddrSpace::Local && decl.array_len.is_some();
     let align = match d {
-        Dialect::Cuda if local_array => "__align__(16) ",
+        Target::Cuda if local_array => "__align__(16) ",
         _ => "",
     };
     let mut s = format!(
@@ -356,7 +332,7 @@ fn decl_in(decl: &Decl, d: Dialect) -> String {
     if let Some(n) = decl.array_len {
         s.push_str(&format!("[{n}]"));
     }
-    if local_array && d == Dialect::OpenCl {
+    if local_array && d == Target::OpenCl {
         s.push_str(" __attribute__((aligned(16)))");
     }
     if let Some(init) = &decl.init {
@@ -368,16 +344,16 @@ fn decl_in(decl: &Decl, d: Dialect) -> String {
 
 /// An expression at the top level (no surrounding parentheses), in C.
 pub fn expr(e: &Expr) -> String {
-    expr_in(e, Dialect::C)
+    expr_in(e, Target::C)
 }
 
 /// An expression at the top level (no surrounding parentheses), in `d`.
-pub fn expr_in(e: &Expr, d: Dialect) -> String {
+pub fn expr_in(e: &Expr, d: Target) -> String {
     doc(e, d).0
 }
 
 /// Printed text and its precedence.
-fn doc(e: &Expr, d: Dialect) -> (String, u8) {
+fn doc(e: &Expr, d: Target) -> (String, u8) {
     match e {
         Expr::Ident(n) => (n.clone(), P_POSTFIX),
         Expr::Int(v) if *v < 0 => (v.to_string(), P_UNARY),
@@ -394,14 +370,14 @@ fn doc(e: &Expr, d: Dialect) -> (String, u8) {
         Expr::Lane(a, k) => {
             let v = operand(a, P_POSTFIX, d);
             let text = match d {
-                Dialect::C | Dialect::OpenMP => format!("{v}[{k}]"),
-                Dialect::OpenCl => format!("{v}.s{k:x}"),
-                Dialect::Cuda => format!("{v}.{}", ["x", "y", "z", "w"][(*k).min(3) as usize]),
+                Target::C | Target::OpenMp => format!("{v}[{k}]"),
+                Target::OpenCl => format!("{v}.s{k:x}"),
+                Target::Cuda => format!("{v}.{}", ["x", "y", "z", "w"][(*k).min(3) as usize]),
             };
             (text, P_POSTFIX)
         }
         Expr::Convert { to, elem, lanes, e } => match d {
-            Dialect::C | Dialect::OpenMP => (
+            Target::C | Target::OpenMp => (
                 format!(
                     "__builtin_convertvector({}, {})",
                     expr_in(e, d),
@@ -409,11 +385,11 @@ fn doc(e: &Expr, d: Dialect) -> (String, u8) {
                 ),
                 P_POSTFIX,
             ),
-            Dialect::OpenCl => (
+            Target::OpenCl => (
                 format!("convert_{}({})", type_name_in(to, d), expr_in(e, d)),
                 P_POSTFIX,
             ),
-            Dialect::Cuda => {
+            Target::Cuda => {
                 let items = (0..*lanes)
                     .map(|k| (**e).clone().lane(k).cast(Type::Scalar(*elem)))
                     .collect();
@@ -425,11 +401,11 @@ fn doc(e: &Expr, d: Dialect) -> (String, u8) {
             (format!("{f}({})", args.join(", ")), P_POSTFIX)
         }
         Expr::SizeOf(t) => (format!("sizeof({})", type_name_in(t, d)), P_POSTFIX),
-        Expr::ZeroInit(Some(vector)) if d == Dialect::OpenCl => doc(vector, d),
+        Expr::ZeroInit(Some(vector)) if d == Target::OpenCl => doc(vector, d),
         Expr::ZeroInit(_) => ("{0}".to_string(), P_POSTFIX),
         Expr::VectorValue(t, e) => match d {
-            Dialect::C | Dialect::OpenMP => doc(&(**e).clone().cast(t.clone()), d),
-            Dialect::OpenCl | Dialect::Cuda => doc(e, d),
+            Target::C | Target::OpenMp => doc(&(**e).clone().cast(t.clone()), d),
+            Target::OpenCl | Target::Cuda => doc(e, d),
         },
         Expr::VectorLit(t, items) => {
             let items = items
@@ -439,9 +415,9 @@ fn doc(e: &Expr, d: Dialect) -> (String, u8) {
                 .join(", ");
             let t = type_name_in(t, d);
             let text = match d {
-                Dialect::C | Dialect::OpenMP => format!("({t}){{{items}}}"),
-                Dialect::OpenCl => format!("({t})({items})"),
-                Dialect::Cuda => format!("make_{t}({items})"),
+                Target::C | Target::OpenMp => format!("({t}){{{items}}}"),
+                Target::OpenCl => format!("({t})({items})"),
+                Target::Cuda => format!("make_{t}({items})"),
             };
             (text, P_POSTFIX)
         }
@@ -485,10 +461,10 @@ fn doc(e: &Expr, d: Dialect) -> (String, u8) {
 }
 
 /// A vector load as the plain expression that spells it in `d`.
-fn vector_load(a: &VectorAccess, d: Dialect) -> Expr {
+fn vector_load(a: &VectorAccess, d: Target) -> Expr {
     match d {
-        Dialect::OpenCl => Expr::call(&format!("vload{}", a.lanes), opencl_vector_args(a)),
-        Dialect::C | Dialect::OpenMP | Dialect::Cuda => {
+        Target::OpenCl => Expr::call(&format!("vload{}", a.lanes), opencl_vector_args(a)),
+        Target::C | Target::OpenMp | Target::Cuda => {
             let addr = Expr::unary(UnOp::AddrOf, a.first.clone());
             Expr::unary(UnOp::Deref, addr.cast(Type::const_ptr(access_type(a))))
         }
@@ -496,14 +472,14 @@ fn vector_load(a: &VectorAccess, d: Dialect) -> Expr {
 }
 
 /// A vector store as the plain statement that spells it in `d`.
-fn vector_store(a: &VectorAccess, v: &Expr, d: Dialect) -> Stmt {
+fn vector_store(a: &VectorAccess, v: &Expr, d: Target) -> Stmt {
     match d {
-        Dialect::OpenCl => {
+        Target::OpenCl => {
             let mut args = vec![v.clone()];
             args.extend(opencl_vector_args(a));
             Stmt::Expr(Expr::call(&format!("vstore{}", a.lanes), args))
         }
-        Dialect::C | Dialect::OpenMP | Dialect::Cuda => {
+        Target::C | Target::OpenMp | Target::Cuda => {
             let addr = Expr::unary(UnOp::AddrOf, a.first.clone());
             let lhs = Expr::unary(UnOp::Deref, addr.cast(Type::ptr(access_type(a))));
             Stmt::Assign(lhs, v.clone())
@@ -527,8 +503,8 @@ fn opencl_vector_args(a: &VectorAccess) -> Vec<Expr> {
 }
 
 /// A thread index or count.
-fn gpu_index(index: GpuIndex, dim: u8, d: Dialect) -> (String, u8) {
-    if d == Dialect::Cuda {
+fn gpu_index(index: GpuIndex, dim: u8, d: Target) -> (String, u8) {
+    if d == Target::Cuda {
         let c = ["x", "y", "z"][usize::from(dim.min(2))];
         let text = match index {
             GpuIndex::LocalId => return (format!("threadIdx.{c}"), P_POSTFIX),
@@ -556,7 +532,7 @@ fn gpu_index(index: GpuIndex, dim: u8, d: Dialect) -> (String, u8) {
 }
 
 /// `e` printed so that it binds at least as tight as `min`.
-fn operand(e: &Expr, min: u8, d: Dialect) -> String {
+fn operand(e: &Expr, min: u8, d: Target) -> String {
     let (s, p) = doc(e, d);
     if p < min {
         format!("({s})")
@@ -566,7 +542,7 @@ fn operand(e: &Expr, min: u8, d: Dialect) -> String {
 }
 
 /// An operand of a binary operator: parenthesised when C needs it or a reader would want it.
-fn child(e: &Expr, parent: BinOp, right: bool, d: Dialect) -> String {
+fn child(e: &Expr, parent: BinOp, right: bool, d: Target) -> String {
     let (s, p) = doc(e, d);
     let needs = match e {
         Expr::Binary(op, ..) => binary_child_needs_parens(parent, *op, right),
@@ -602,23 +578,23 @@ fn binary_child_needs_parens(parent: BinOp, child: BinOp, right: bool) -> bool {
     true
 }
 
-fn float_literal(v: f64, single: bool, d: Dialect) -> (String, u8) {
+fn float_literal(v: f64, single: bool, d: Target) -> (String, u8) {
     let suffix = if single { "f" } else { "" };
     if v.is_nan() || v.is_infinite() {
         let neg = v.is_infinite() && v < 0.0;
         let text = match (d, v.is_nan(), single) {
-            (Dialect::C | Dialect::OpenMP, true, true) => "__builtin_nanf(\"\")",
-            (Dialect::C | Dialect::OpenMP, true, false) => "__builtin_nan(\"\")",
-            (Dialect::C | Dialect::OpenMP, false, true) => "__builtin_inff()",
-            (Dialect::C | Dialect::OpenMP, false, false) => "__builtin_inf()",
-            (Dialect::OpenCl, true, true) => "NAN",
-            (Dialect::OpenCl, true, false) => "((double)NAN)",
-            (Dialect::OpenCl, false, true) => "INFINITY",
-            (Dialect::OpenCl, false, false) => "((double)INFINITY)",
-            (Dialect::Cuda, true, true) => "__int_as_float(0x7fc00000)",
-            (Dialect::Cuda, true, false) => "__longlong_as_double(0x7ff8000000000000LL)",
-            (Dialect::Cuda, false, true) => "__int_as_float(0x7f800000)",
-            (Dialect::Cuda, false, false) => "__longlong_as_double(0x7ff0000000000000LL)",
+            (Target::C | Target::OpenMp, true, true) => "__builtin_nanf(\"\")",
+            (Target::C | Target::OpenMp, true, false) => "__builtin_nan(\"\")",
+            (Target::C | Target::OpenMp, false, true) => "__builtin_inff()",
+            (Target::C | Target::OpenMp, false, false) => "__builtin_inf()",
+            (Target::OpenCl, true, true) => "NAN",
+            (Target::OpenCl, true, false) => "((double)NAN)",
+            (Target::OpenCl, false, true) => "INFINITY",
+            (Target::OpenCl, false, false) => "((double)INFINITY)",
+            (Target::Cuda, true, true) => "__int_as_float(0x7fc00000)",
+            (Target::Cuda, true, false) => "__longlong_as_double(0x7ff8000000000000LL)",
+            (Target::Cuda, false, true) => "__int_as_float(0x7f800000)",
+            (Target::Cuda, false, false) => "__longlong_as_double(0x7ff0000000000000LL)",
         };
         return if neg {
             (format!("-{text}"), P_UNARY)
@@ -698,9 +674,9 @@ mod tests {
     #[test]
     fn vector_literals_in_every_dialect() {
         let v = Expr::VectorLit(Type::Named("float4".into()), vec![id("a"); 4]);
-        assert_eq!(expr_in(&v, Dialect::C), "(float4){a, a, a, a}");
-        assert_eq!(expr_in(&v, Dialect::OpenCl), "(float4)(a, a, a, a)");
-        assert_eq!(expr_in(&v, Dialect::Cuda), "make_float4(a, a, a, a)");
+        assert_eq!(expr_in(&v, Target::C), "(float4){a, a, a, a}");
+        assert_eq!(expr_in(&v, Target::OpenCl), "(float4)(a, a, a, a)");
+        assert_eq!(expr_in(&v, Target::Cuda), "make_float4(a, a, a, a)");
     }
 
     #[test]
@@ -708,15 +684,18 @@ mod tests {
         let float4 = Type::Named("float4".into());
         let zeros = Expr::VectorLit(float4.clone(), vec![Expr::Int(0); 4]);
         let vector_zero = Expr::ZeroInit(Some(Box::new(zeros)));
-        assert_eq!(expr_in(&vector_zero, Dialect::C), "{0}");
-        assert_eq!(expr_in(&vector_zero, Dialect::Cuda), "{0}");
-        assert_eq!(expr_in(&vector_zero, Dialect::OpenCl), "(float4)(0, 0, 0, 0)");
-        assert_eq!(expr_in(&Expr::ZeroInit(None), Dialect::OpenCl), "{0}");
+        assert_eq!(expr_in(&vector_zero, Target::C), "{0}");
+        assert_eq!(expr_in(&vector_zero, Target::Cuda), "{0}");
+        assert_eq!(
+            expr_in(&vector_zero, Target::OpenCl),
+            "(float4)(0, 0, 0, 0)"
+        );
+        assert_eq!(expr_in(&Expr::ZeroInit(None), Target::OpenCl), "{0}");
         let v = Expr::VectorValue(float4, Box::new(id("v")));
-        assert_eq!(expr_in(&v, Dialect::C), "(float4)v");
-        assert_eq!(expr_in(&v, Dialect::OpenMP), "(float4)v");
-        assert_eq!(expr_in(&v, Dialect::OpenCl), "v");
-        assert_eq!(expr_in(&v, Dialect::Cuda), "v");
+        assert_eq!(expr_in(&v, Target::C), "(float4)v");
+        assert_eq!(expr_in(&v, Target::OpenMp), "(float4)v");
+        assert_eq!(expr_in(&v, Target::OpenCl), "v");
+        assert_eq!(expr_in(&v, Target::Cuda), "v");
     }
 
     #[test]
@@ -729,37 +708,37 @@ mod tests {
         };
         let load = |a| Expr::VectorLoad(Box::new(a));
         assert_eq!(
-            expr_in(&load(access(Some("float4_u"), true)), Dialect::C),
+            expr_in(&load(access(Some("float4_u"), true)), Target::C),
             "*(const float4_u *)&x[i]"
         );
         assert_eq!(
-            expr_in(&load(access(None, true)), Dialect::OpenCl),
+            expr_in(&load(access(None, true)), Target::OpenCl),
             "vload4(k, x)"
         );
         assert_eq!(
-            expr_in(&load(access(None, false)), Dialect::OpenCl),
+            expr_in(&load(access(None, false)), Target::OpenCl),
             "vload4(0, &x[i])"
         );
         let store = Stmt::VectorStore(access(Some("float4"), false), id("v"));
         assert_eq!(
-            vector_store(&access(None, true), &id("v"), Dialect::OpenCl),
+            vector_store(&access(None, true), &id("v"), Target::OpenCl),
             Stmt::Expr(Expr::call("vstore4", vec![id("v"), id("k"), id("x")]))
         );
         let Stmt::VectorStore(a, v) = &store else {
             unreachable!()
         };
-        let Stmt::Assign(lhs, _) = vector_store(a, v, Dialect::Cuda) else {
+        let Stmt::Assign(lhs, _) = vector_store(a, v, Target::Cuda) else {
             panic!("a CUDA vector store is an assignment")
         };
-        assert_eq!(expr_in(&lhs, Dialect::Cuda), "*(float4 *)&x[i]");
+        assert_eq!(expr_in(&lhs, Target::Cuda), "*(float4 *)&x[i]");
     }
 
     #[test]
     fn vector_lanes_and_conversions_in_every_dialect() {
         let lane = id("v").index(id("i")).lane(10);
-        assert_eq!(expr_in(&lane, Dialect::C), "v[i][10]");
-        assert_eq!(expr_in(&lane, Dialect::OpenCl), "v[i].sa");
-        assert_eq!(expr_in(&id("v").lane(2), Dialect::Cuda), "v.z");
+        assert_eq!(expr_in(&lane, Target::C), "v[i][10]");
+        assert_eq!(expr_in(&lane, Target::OpenCl), "v[i].sa");
+        assert_eq!(expr_in(&id("v").lane(2), Target::Cuda), "v.z");
         let convert = Expr::Convert {
             to: Type::Named("int2".into()),
             elem: Scalar::Int,
@@ -767,23 +746,23 @@ mod tests {
             e: Box::new(id("v")),
         };
         assert_eq!(
-            expr_in(&convert, Dialect::C),
+            expr_in(&convert, Target::C),
             "__builtin_convertvector(v, int2)"
         );
-        assert_eq!(expr_in(&convert, Dialect::OpenCl), "convert_int2(v)");
+        assert_eq!(expr_in(&convert, Target::OpenCl), "convert_int2(v)");
         assert_eq!(
-            expr_in(&convert, Dialect::Cuda),
+            expr_in(&convert, Target::Cuda),
             "make_int2((int)v.x, (int)v.y)"
         );
     }
 
     #[test]
     fn float_literals_are_valid_c() {
-        assert_eq!(float_literal(2.0, true, Dialect::C).0, "2.0f");
-        assert_eq!(float_literal(0.1, false, Dialect::C).0, "0.1");
-        assert_eq!(float_literal(1e-7, true, Dialect::C).0, "1e-7f");
+        assert_eq!(float_literal(2.0, true, Target::C).0, "2.0f");
+        assert_eq!(float_literal(0.1, false, Target::C).0, "0.1");
+        assert_eq!(float_literal(1e-7, true, Target::C).0, "1e-7f");
         assert_eq!(
-            float_literal(f64::INFINITY, true, Dialect::C).0,
+            float_literal(f64::INFINITY, true, Target::C).0,
             "__builtin_inff()"
         );
     }

@@ -541,7 +541,7 @@ fn parallel_loops() {
     let want: Vec<f64> = xs.iter().map(|v| v + 1.0).collect();
     let (got, omp) = run(
         &p,
-        Target::OpenMP,
+        Target::OpenMp,
         ("float", rows * cols),
         &[Buf::f32(xs.clone())],
         &[rows as i64, cols as i64],
@@ -962,7 +962,7 @@ fn constant_sizes_and_no_inputs() {
         ),
     );
     let p = program("squares", &[], &out, &[], body);
-    let (got, src) = run(&p, Target::OpenMP, ("float", 8), &[], &[]);
+    let (got, src) = run(&p, Target::OpenMp, ("float", 8), &[], &[]);
     let want: Vec<f64> = (0..8).map(|k| (k * k) as f64).collect();
     assert_close(&got, &want, &src);
     assert_line(&src, "out[i] = (float)(i * i);");

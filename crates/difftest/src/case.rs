@@ -44,7 +44,7 @@ impl Case {
             }
             vals = [1, 1];
         }
-        let steps = Target::ALL
+        let steps = sched::TARGETS
             .iter()
             .map(|&t| (t, sched::schedule(&mut rng, t)))
             .collect();
@@ -118,7 +118,8 @@ impl Case {
                 .ok_or_else(|| format!("the sizes file has no `{key}`"))
         };
         let target = get("target")?;
-        let target = Target::parse(&target).ok_or_else(|| format!("unknown target `{target}`"))?;
+        let target =
+            sched::parse_target(&target).ok_or_else(|| format!("unknown target `{target}`"))?;
         let nats = get("sizes")?
             .split_whitespace()
             .map(|b| {

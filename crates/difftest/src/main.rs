@@ -9,7 +9,7 @@
 
 use difftest::case::Case;
 use difftest::exec::Outcome;
-use difftest::sched::Target;
+use difftest::sched::{self, Target};
 use difftest::worker;
 use std::collections::BTreeMap;
 use std::io::{BufRead, BufReader, Write};
@@ -35,7 +35,8 @@ fn targets(args: &[String]) -> Result<Vec<Target>, String> {
         .unwrap_or_else(|| "c,openmp,opencl".into())
         .split(',')
         .map(|t| {
-            Target::parse(t).ok_or_else(|| format!("unknown target `{t}` (c, openmp, opencl)"))
+            sched::parse_target(t)
+                .ok_or_else(|| format!("unknown target `{t}` (c, openmp, opencl)"))
         })
         .collect()
 }
@@ -75,7 +76,7 @@ fn worker_cmd(args: &[String]) -> Result<bool, String> {
     let targets = targets(args)?;
     let skip = flag(args, "--skip").and_then(|s| {
         let (i, t) = s.split_once(':')?;
-        Some((i.parse().ok()?, Target::parse(t)?))
+        Some((i.parse().ok()?, sched::parse_target(t)?))
     });
     on_big_stack(move || {
         let cases: Vec<(u64, Case)> = (from..to).map(|i| (i, Case::generate(seed, i))).collect();
@@ -90,7 +91,7 @@ fn worker_cmd(args: &[String]) -> Result<bool, String> {
 fn show(args: &[String]) -> Result<bool, String> {
     let case = Case::generate(num(args, "--seed", 1)?, num(args, "--index", 0)?);
     println!("{}", case.program);
-    for t in Target::ALL {
+    for t in sched::TARGETS {
         println!(
             "-- {}\n{}",
             case.sizes_file(t),
@@ -225,7 +226,7 @@ fn run_chunk(
             let f: Vec<&str> = line.splitn(5, '\t').collect();
             let (Some(idx), Some(t)) = (
                 f.get(1).and_then(|i| i.parse().ok()),
-                f.get(2).and_then(|t| Target::parse(t)),
+                f.get(2).and_then(|t| sched::parse_target(t)),
             ) else {
                 continue;
             };
@@ -423,7 +424,7 @@ fn shrink_cmd(args: &[String]) -> Result<bool, String> {
         std::env::set_var(difftest::sched::NO_BLOCKING, "1");
     }
     let t = flag(args, "--target")
-        .and_then(|t| Target::parse(&t))
+        .and_then(|t| sched::parse_target(&t))
         .ok_or("--target c|openmp|opencl")?;
     let kind = flag(args, "--kind").unwrap_or_else(|| "mismatch".into());
     let out = PathBuf::from(flag(args, "--out").unwrap_or_else(|| "target/difftest".into()));

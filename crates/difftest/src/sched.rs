@@ -3,34 +3,16 @@
 
 use crate::rng::Rng;
 
-/// Which code a schedule is for.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum Target {
-    /// Sequential C.
-    C,
-    /// C with OpenMP.
-    OpenMp,
-    /// OpenCL (PoCL).
-    OpenCl,
-}
+/// Which code a schedule is for: the compiler's target enum.
+pub use codegen::Target;
 
-impl Target {
-    /// Every target.
-    pub const ALL: [Target; 3] = [Target::C, Target::OpenMp, Target::OpenCl];
+/// The targets the generator compares with the interpreter (CUDA needs a GPU; the
+/// device scripts run it), in the order they are run.
+pub const TARGETS: [Target; 3] = [Target::C, Target::OpenMp, Target::OpenCl];
 
-    /// The command-line name.
-    pub fn name(self) -> &'static str {
-        match self {
-            Target::C => "c",
-            Target::OpenMp => "openmp",
-            Target::OpenCl => "opencl",
-        }
-    }
-
-    /// The target with this name.
-    pub fn parse(s: &str) -> Option<Target> {
-        Target::ALL.into_iter().find(|t| t.name() == s)
-    }
+/// The compared target with this name.
+pub fn parse_target(s: &str) -> Option<Target> {
+    TARGETS.into_iter().find(|t| t.name() == s)
 }
 
 fn split_locs(r: &mut Rng) -> String {
@@ -93,7 +75,7 @@ fn target_step(r: &mut Rng, t: Target) -> String {
             "parallel @ function @ function @ outermost(appliedMap)",
         ]))
         .into(),
-        Target::OpenCl => (*r.pick(&[
+        Target::OpenCl | Target::Cuda => (*r.pick(&[
             "toMapGlobal(0) @ outermost(isMap)",
             "toMapGlobal(0) @ innermost(isMap)",
             "toMapGlobal(1) @ outermost(isMap) ;; toMapGlobal(0) @ outermost(isMap)",

@@ -16,7 +16,7 @@ pub fn result_line(idx: u64, t: Target, o: &Outcome) -> String {
 }
 
 /// Runs `cases` on `targets`; case `idx` with target at or before `skip` (in
-/// [`Target::ALL`] order) is not run again (a resumed chunk after a crash).
+/// [`sched::TARGETS`] order) is not run again (a resumed chunk after a crash).
 pub fn run_cases(
     cases: &[(u64, Case)],
     targets: &[Target],
@@ -24,13 +24,15 @@ pub fn run_cases(
     out: &mut dyn Write,
 ) {
     let fronts: Vec<Result<Front, Outcome>> = cases.iter().map(|(_, c)| exec::front(c)).collect();
-    for &t in Target::ALL.iter().filter(|t| targets.contains(t)) {
+    for &t in sched::TARGETS.iter().filter(|t| targets.contains(t)) {
         let todo: Vec<usize> = (0..cases.len())
             .filter(|&i| !matches!(skip, Some((k, st)) if cases[i].0 < k || (cases[i].0 == k && t <= st)))
             .collect();
         match t {
             Target::C | Target::OpenMp => run_c(cases, &fronts, &todo, t, out),
             Target::OpenCl => run_opencl(cases, &fronts, &todo, out),
+            // not among the compared targets (sched::TARGETS): no GPU here
+            Target::Cuda => {}
         }
     }
 }
@@ -108,7 +110,7 @@ fn run_c(
     let target = if t == Target::C {
         codegen::Target::C
     } else {
-        codegen::Target::OpenMP
+        codegen::Target::OpenMp
     };
     let mut ready: Vec<(usize, (codegen::CModule, Vec<i64>))> = Vec::new();
     for &i in todo {
@@ -208,7 +210,7 @@ fn run_opencl(
             exec::lower(case, f, t, &elv_of(case, t))
                 .and_then(|p| {
                     std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                        codegen::generate_gpu(&p, codegen::GpuTarget::OpenCl)
+                        codegen::generate_gpu(&p, codegen::Target::OpenCl)
                     }))
                     .map_err(|_| Outcome::Panic("GPU code generation panicked".into()))?
                     .map_err(|e| Outcome::Refused(format!("codegen: {e}")))

@@ -29,7 +29,7 @@ pub struct ProgramArgs {
     #[arg(long = "apply", value_name = "SNAME", requires = "strategy")]
     pub apply: Option<String>,
     /// The code to generate.
-    #[arg(long = "target", value_enum, default_value = "c")]
+    #[arg(long = "target", value_parser = shine::target_parser(), default_value = "c")]
     pub target: Target,
     /// Stop rewriting after this many strategy applications.
     #[arg(long, value_name = "N", default_value_t = elevate::DEFAULT_BUDGET)]

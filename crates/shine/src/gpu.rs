@@ -12,7 +12,7 @@
 use crate::execute::{Runner, Timings};
 use crate::Error;
 use codegen::gpu::IndexWidth;
-use codegen::{GpuKernel, GpuModule, GpuTarget, KernelParam, LaunchDims};
+use codegen::{GpuKernel, GpuModule, KernelParam, LaunchDims, Target};
 use runtime::{Buffer, CudaLaunch, GpuProgram, KernelArg, OpenClLaunch, RuntimeError};
 
 /// The OpenCL build options used unless `SHINE_OPENCL_OPTIONS` gives others: let the
@@ -33,7 +33,13 @@ pub(crate) fn load(
 ) -> Result<Box<dyn Runner>, Error> {
     let index_option = width.build_option();
     Ok(match module.target {
-        GpuTarget::OpenCl => {
+        Target::C | Target::OpenMp => {
+            return Err(Error::from(format!(
+                "`{}` is not a GPU target (internal error)",
+                module.target
+            )))
+        }
+        Target::OpenCl => {
             let device = runtime::OpenClDevice::from_env().map_err(runtime_error)?;
             let options = build_options(
                 "SHINE_OPENCL_OPTIONS",
@@ -54,7 +60,7 @@ pub(crate) fn load(
                 max_threads,
             )?)
         }
-        GpuTarget::Cuda => {
+        Target::Cuda => {
             let device = runtime::CudaDevice::open(0).map_err(runtime_error)?;
             let options = build_options(
                 "SHINE_NVRTC_OPTIONS",

@@ -27,49 +27,18 @@
 //! ```
 
 use crate::{Error, SourceFile};
-use clap::ValueEnum;
 use elevate::Ctx;
 use rise::infer::{prepare_def, CheckedProgram};
 use rise::{NameGen, SizeConstraint, Type};
-use std::fmt;
 
-/// The code a program is compiled to.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum, serde::Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Target {
-    /// Sequential C (`mapPar` loops run sequentially).
-    C,
-    /// C with OpenMP (`mapPar` loops run on all cores).
-    #[value(name = "openmp")]
-    OpenMp,
-    /// OpenCL kernels, run through the OpenCL runtime (`SHINE_OPENCL_DEVICE` picks the device).
-    #[value(name = "opencl")]
-    OpenCl,
-    /// CUDA kernels, compiled at run time with NVRTC.
-    Cuda,
-}
+/// The code a program is compiled to: the compiler's one target enum ([`codegen::Target`]).
+pub use codegen::Target;
 
-impl Target {
-    /// The target's name on the command line: `c`, `openmp`, `opencl`, `cuda`.
-    pub fn name(self) -> &'static str {
-        match self {
-            Target::C => "c",
-            Target::OpenMp => "openmp",
-            Target::OpenCl => "opencl",
-            Target::Cuda => "cuda",
-        }
-    }
-
-    /// Whether the code runs on a GPU runtime (OpenCL or CUDA).
-    pub fn is_gpu(self) -> bool {
-        matches!(self, Target::OpenCl | Target::Cuda)
-    }
-}
-
-impl fmt::Display for Target {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
-    }
+/// The command-line parser of `--target`: the names of [`Target::ALL`], listed in the help.
+pub fn target_parser() -> impl clap::builder::TypedValueParser<Value = Target> {
+    use clap::builder::TypedValueParser;
+    clap::builder::PossibleValuesParser::new(Target::ALL.map(|t| t.name()))
+        .try_map(|name| name.parse::<Target>())
 }
 
 /// How the pipeline runs.
@@ -242,11 +211,10 @@ pub fn lower(
 
 /// The code generator of `target` on the imperative program.
 fn generate(program: &dpia::Program, target: Target) -> Result<Code, codegen::CodegenError> {
-    Ok(match target {
-        Target::C => Code::C(codegen::generate(program, codegen::Target::C)?),
-        Target::OpenMp => Code::C(codegen::generate(program, codegen::Target::OpenMP)?),
-        Target::OpenCl => Code::Gpu(codegen::generate_gpu(program, codegen::GpuTarget::OpenCl)?),
-        Target::Cuda => Code::Gpu(codegen::generate_gpu(program, codegen::GpuTarget::Cuda)?),
+    Ok(if target.is_gpu() {
+        Code::Gpu(codegen::generate_gpu(program, target)?)
+    } else {
+        Code::C(codegen::generate(program, target)?)
     })
 }
 

@@ -361,9 +361,9 @@ impl Lowerer {
         }
         if let Some(l) = &p.place.lane {
             e = match (self.target, l.as_cst()) {
-                (None, _) => e.index(self.nat(env, l)?),
-                (Some(_), Some(k)) if (0..16).contains(&k) => e.lane(k as u32),
-                (Some(_), _) => {
+                (t, _) if !t.is_gpu() => e.index(self.nat(env, l)?),
+                (_, Some(k)) if (0..16).contains(&k) => e.lane(k as u32),
+                _ => {
                     return unsupported(format!(
                         "the lane `{l}` of the vector `{}` on a GPU: OpenCL and CUDA vectors \
                          are read lane by lane with constant lanes (unroll the loop over the \

@@ -45,11 +45,11 @@ use self::vector::VectorMode;
 use crate::ast::{self, BinOp, Expr, Scalar, Stmt, Type};
 use crate::ctypes::Types;
 use crate::error::{unsupported, CodegenError};
-use crate::gpu::GpuTarget;
 use crate::intops;
 use crate::layout::{self, is_flat, show_type};
 use crate::names::NameSet;
 use crate::nat_expr::nat_to_index;
+use crate::Target;
 
 type Res<T> = Result<T, CodegenError>;
 
@@ -81,7 +81,7 @@ pub struct Lowerer {
     /// allocation; its vectors are the dialect's builtin vector types, loaded and
     /// stored with its idioms (OpenCL `vload4`, CUDA aligned `float4` accesses),
     /// their lanes `.s0`/`.x` (GCC vectors on CPUs).
-    pub target: Option<GpuTarget>,
+    pub target: Target,
     /// The checked division helpers the code calls (see [`crate::intops`]); not empty:
     /// the kernel takes the status flag.
     pub divisions: intops::Helpers,
@@ -100,7 +100,7 @@ pub struct Kernel {
 impl Lowerer {
     /// Whether this lowers a GPU kernel (see [`Lowerer::target`]).
     fn gpu(&self) -> bool {
-        self.target.is_some()
+        self.target.is_gpu()
     }
 
     /// Registers the typedefs of the program's memory and assignments, so that
@@ -225,7 +225,7 @@ impl Lowerer {
         let mut elem = self
             .types
             .value_type(&canonical(&env.ty(&leaf.elem)), &mut self.names)?;
-        if self.target == Some(GpuTarget::OpenCl) && elem == Type::Scalar(Scalar::Bool) {
+        if self.target == Target::OpenCl && elem == Type::Scalar(Scalar::Bool) {
             // OpenCL kernels take no `bool` buffers: one `uchar` (0 or 1) per value, which C
             // converts to and from `bool` where it is read and written
             elem = Type::Scalar(Scalar::U8);

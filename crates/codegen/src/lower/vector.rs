@@ -14,8 +14,8 @@ use super::{canonical, Env, Lowerer, Res};
 use crate::ast::{BinOp, Expr, Type, VectorAccess};
 use crate::ctypes::{vector_elem_lanes, vector_shape};
 use crate::error::malformed;
-use crate::gpu::GpuTarget;
 use crate::layout::{PathElem, Place};
+use crate::Target;
 
 /// The state of computing a vector with vector operations: the lane variable,
 /// the vector type, whether a lane-dependent operand was loaded, and whether
@@ -217,12 +217,12 @@ impl Lowerer {
         let (_, lanes) = vector_elem_lanes(&vty)?;
         let ty = match self.target {
             // GCC vectors through their variant of element alignment
-            None => Some(self.types.unaligned_vector(&vty, &mut self.names)?),
-            Some(GpuTarget::OpenCl) => None,
-            Some(GpuTarget::Cuda) if vector_aligned(first, lanes) => {
+            Target::C | Target::OpenMp => Some(self.types.unaligned_vector(&vty, &mut self.names)?),
+            Target::OpenCl => None,
+            Target::Cuda if vector_aligned(first, lanes) => {
                 Some(self.types.value_type(&vty, &mut self.names)?)
             }
-            Some(GpuTarget::Cuda) => return Ok(None),
+            Target::Cuda => return Ok(None),
         };
         let n = Nat::cst(i64::from(lanes));
         let whole = match &first.place.flat {

@@ -388,7 +388,7 @@ pub fn run_module(
     sizes: &[i64],
 ) -> Vec<f64> {
     let dir = tempfile::tempdir().expect("a temporary directory");
-    let omp: &[&str] = if target == Target::OpenMP {
+    let omp: &[&str] = if target == Target::OpenMp {
         &["-fopenmp"]
     } else {
         &[]
