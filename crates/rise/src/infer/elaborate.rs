@@ -617,9 +617,20 @@ fn unknown_name(x: &str, span: Span) -> Diagnostic {
         d = d.with_note(format!("`{x}` is an address space: it can only be the argument of a primitive that takes one, such as `toMem {x}`"));
     } else if let Some(p) = Prim::ALL.iter().find(|p| p.name().eq_ignore_ascii_case(x)) {
         d = d.with_note(format!("did you mean the primitive `{}`?", p.name()));
+    } else if MATH_FUNCTIONS.contains(&x) {
+        d = d.with_note(format!(
+            "`{x}` is a C math function, not a RISE primitive: math functions are not supported yet"
+        ));
     }
     d
 }
+
+/// The C99/OpenCL math functions users reach for, which RISE does not have yet.
+const MATH_FUNCTIONS: &[&str] = &[
+    "sqrt", "rsqrt", "cbrt", "exp", "exp2", "expm1", "log", "log2", "log10", "log1p", "pow", "sin",
+    "cos", "tan", "asin", "acos", "atan", "atan2", "sinh", "cosh", "tanh", "fabs", "abs", "floor",
+    "ceil", "round", "trunc", "fmin", "fmax", "fma", "min", "max", "hypot", "erf",
+];
 
 fn expected_arg(a: &Expr, what: &str) -> Diagnostic {
     Diagnostic::new(a.span(), format!("expected {what} as this argument"))

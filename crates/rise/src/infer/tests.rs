@@ -197,6 +197,17 @@ fn unknown_names_and_misuse() {
 }
 
 #[test]
+fn a_math_function_is_said_to_be_unsupported_not_misspelled() {
+    let err = check_source("def f : f32 -> f32 = fun x => sqrt x").unwrap_err();
+    let msg = format!("{err:?}");
+    assert!(msg.contains("unknown name `sqrt`"), "{msg}");
+    assert!(
+        msg.contains("math functions are not supported yet"),
+        "{msg}"
+    );
+}
+
+#[test]
 fn annotation_mismatch_names_both_types() {
     let (msg, _) = error_of("def f : {n: nat} -> n.f32 -> n.f32 = fun xs => xs |> padClamp 1 1");
     assert!(msg.contains("expected `n.f32`, found `(n+2).f32`"), "{msg}");
