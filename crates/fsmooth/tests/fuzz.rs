@@ -2,7 +2,7 @@
 //! mutations of the examples go through the parser, the type checker, the
 //! interpreter and differentiation; each either succeeds or reports an error.
 
-use fsmooth::strategies::parse_strategy;
+use fsmooth::library::parse_strategy;
 use fsmooth::{check_program, diff_program, parse_program};
 use proptest::prelude::*;
 
