@@ -101,7 +101,7 @@ pub(crate) fn syntactic_type(e: &Expr) -> Option<bool> {
 }
 
 /// `subSelf`: `e - e ~> 0`, `e + -e ~> 0`, `-e + e ~> 0`: `0.0` or `0` as the
-/// type checker, given the program's input types ([`Env::scope`]), says `e`
+/// type checker, given the program's input types ([`crate::expr::Env::scope`]), says `e`
 /// is a `Double` or an `Index` (not applicable when the type is not known).
 pub fn sub_self() -> Strategy<Expr> {
     rewrite("subSelf", |e, env| {
