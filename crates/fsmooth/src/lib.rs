@@ -19,7 +19,11 @@
 //!   (`buildGet`, `lenBuild`, `letPartialEval`, `letApp`, `funToLet`, fusion,
 //!   partial evaluation, loop and algebraic rules); [`strategies`] composes them
 //!   (`simplify`, and `fig5_13`, the strategy that rewrites the doubly
-//!   transposed matrix of thesis Figure 5.13).
+//!   transposed matrix of thesis Figure 5.13); [`traverse`] has the F-smooth
+//!   traversals and locations (`child(generator, s)`, `outermost(is(ifold), s)`).
+//! * [`library`] registers all of them for the `.elv` strategy language
+//!   (shared with RISE): strategies are written inline
+//!   ([`library::parse_strategy`]) or in files of definitions ([`library::load`]).
 //! * [`verify`] checks rewrites and derivatives against the interpreter on
 //!   random inputs.
 //!
@@ -47,13 +51,14 @@ pub mod diff;
 pub mod expr;
 pub mod interp;
 pub mod lexer;
+pub mod library;
 pub mod parser;
 mod print;
 pub mod random;
 pub mod rules;
 mod sharing;
 pub mod strategies;
-mod traverse;
+pub mod traverse;
 pub mod types;
 pub mod verify;
 

@@ -7,6 +7,20 @@ use crate::interp::{
 };
 use crate::random::{random_like, random_value, Rng, ValueShape};
 use crate::Program;
+use std::time::{Duration, Instant};
+
+/// The most trials one check runs: more is refused (each trial evaluates the
+/// program, and for derivatives its finite differences, up to
+/// [`crate::interp::DEFAULT_FUEL`] steps each). At the ~10 µs a trial of the
+/// examples' simplifications takes, the limit runs in about a second; a
+/// gradient check of the tanh layer takes about 1 ms a trial.
+pub const MAX_TRIALS: usize = 100_000;
+
+/// How long one check runs at most: once this much time has passed, no new
+/// trial starts and the result says so ([`Checked::timed_out`]), so that a
+/// program whose every evaluation is slow cannot keep a check running for
+/// hours within [`MAX_TRIALS`].
+pub const TIME_LIMIT: Duration = Duration::from_secs(60);
 
 /// The shape of the random inputs of trial `t`: in odd trials every array has
 /// the same length (so that, say, a matrix product's operands always fit), in
@@ -46,6 +60,33 @@ pub struct Checked {
     pub compared: usize,
     /// Inputs on which the original program failed (nothing to compare).
     pub skipped: usize,
+    /// Whether the check stopped at [`TIME_LIMIT`] before running every trial
+    /// asked for.
+    pub timed_out: bool,
+}
+
+/// Runs `trial` `trials` times (at most [`MAX_TRIALS`]; more is an error),
+/// starting no trial after `limit` has passed since the first.
+fn run_trials(
+    trials: usize,
+    limit: Duration,
+    mut trial: impl FnMut(&mut Checked) -> Result<(), String>,
+) -> Result<Checked, String> {
+    if trials > MAX_TRIALS {
+        return Err(format!(
+            "{trials} random trials asked; a check runs at most {MAX_TRIALS}"
+        ));
+    }
+    let start = Instant::now();
+    let mut checked = Checked::default();
+    for t in 0..trials {
+        if t > 0 && start.elapsed() >= limit {
+            checked.timed_out = true;
+            break;
+        }
+        trial(&mut checked)?;
+    }
+    Ok(checked)
 }
 
 /// Checks that `after` computes what `before` computes on `trials` random
@@ -68,30 +109,27 @@ pub fn check_equivalent(
     }
     let mut rng = Rng::new(seed);
     let shape = ValueShape::default();
-    let mut checked = Checked::default();
-    for _ in 0..trials {
+    run_trials(trials, TIME_LIMIT, |checked| {
         let inputs = trial_inputs(before, &mut rng, &shape)?;
         let Ok(expected) = eval_program(before, &inputs) else {
             checked.skipped += 1;
-            continue;
+            return Ok(());
         };
         match eval_program(after, &inputs) {
-            Ok(v) if v.equals(&expected, tolerance) => checked.compared += 1,
-            Ok(v) => {
-                return Err(format!(
-                    "different results on inputs {}: {expected} before, {v} after",
-                    show_inputs(before, &inputs)
-                ))
+            Ok(v) if v.equals(&expected, tolerance) => {
+                checked.compared += 1;
+                Ok(())
             }
-            Err(e) => {
-                return Err(format!(
-                    "the rewritten program fails on inputs {} (the original gives {expected}): {e}",
-                    show_inputs(before, &inputs)
-                ))
-            }
+            Ok(v) => Err(format!(
+                "different results on inputs {}: {expected} before, {v} after",
+                show_inputs(before, &inputs)
+            )),
+            Err(e) => Err(format!(
+                "the rewritten program fails on inputs {} (the original gives {expected}): {e}",
+                show_inputs(before, &inputs)
+            )),
         }
-    }
-    Ok(checked)
+    })
 }
 
 fn show_inputs(p: &Program, inputs: &[Value]) -> String {
@@ -119,13 +157,12 @@ pub fn check_derivative(
     let out = check_program(p).map_err(|d| d.message)?;
     let mut rng = Rng::new(seed);
     let shape = ValueShape::default();
-    let mut checked = Checked::default();
-    for _ in 0..trials {
+    run_trials(trials, TIME_LIMIT, |checked| {
         let x = trial_inputs(p, &mut rng, &shape)?;
         let dx: Vec<Value> = x.iter().map(|v| random_like(v, &mut rng, 1.0)).collect();
         let Ok(fx) = eval_program(p, &x) else {
             checked.skipped += 1;
-            continue;
+            return Ok(());
         };
         let duals: Option<Vec<Value>> = p
             .inputs
@@ -151,7 +188,7 @@ pub fn check_derivative(
         }
         let Some(fd) = extrapolated_difference(p, &x, &dx) else {
             checked.skipped += 1;
-            continue;
+            return Ok(());
         };
         if !tangent.equals(&fd, Some(tolerance)) {
             return Err(format!(
@@ -161,8 +198,8 @@ pub fn check_derivative(
             ));
         }
         checked.compared += 1;
-    }
-    Ok(checked)
+        Ok(())
+    })
 }
 
 /// The derivative of `p` at `x` in direction `dx` by central differences with
@@ -230,12 +267,11 @@ pub fn check_partials(
         .ok_or_else(|| format!("the program has no input `{wrt}`"))?;
     let mut rng = Rng::new(seed);
     let shape = ValueShape::default();
-    let mut checked = Checked::default();
-    for _ in 0..trials {
+    run_trials(trials, TIME_LIMIT, |checked| {
         let x = trial_inputs(p, &mut rng, &shape)?;
         if eval_program(p, &x).is_err() {
             checked.skipped += 1;
-            continue;
+            return Ok(());
         }
         let got = eval_program(d, &x).map_err(|e| {
             format!(
@@ -300,8 +336,8 @@ pub fn check_partials(
         } else {
             checked.skipped += 1;
         }
-    }
-    Ok(checked)
+        Ok(())
+    })
 }
 
 /// Column `k` of a matrix value (`None` if it is not one with that column).
@@ -315,4 +351,28 @@ fn column(m: &Value, k: usize) -> Option<Value> {
         })
         .collect();
     Some(Value::Array(col?.into()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn trials_are_bounded_in_number_and_time() {
+        let count = |trials, limit| {
+            run_trials(trials, limit, |c| {
+                c.compared += 1;
+                Ok(())
+            })
+        };
+        let all = count(MAX_TRIALS, TIME_LIMIT).unwrap();
+        assert_eq!((all.compared, all.timed_out), (MAX_TRIALS, false));
+        let err = count(MAX_TRIALS + 1, TIME_LIMIT).unwrap_err();
+        assert!(err.contains("a check runs at most 100000"), "{err}");
+        // Past the time limit no new trial starts, but the first always runs.
+        let early = count(10, Duration::ZERO).unwrap();
+        assert_eq!((early.compared, early.timed_out), (1, true));
+        let p = crate::parse_program("input x : Double\nx + 1.0").unwrap();
+        assert!(check_equivalent(&p, &p, MAX_TRIALS + 1, 0, None).is_err());
+    }
 }

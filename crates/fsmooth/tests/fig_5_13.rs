@@ -60,3 +60,22 @@ fn figure_5_13_rewrites_to_the_non_transposed_form() {
     let checked = verify::check_equivalent(&p, &r.program, 200, 1, None).unwrap();
     assert_eq!(checked.compared, 200);
 }
+
+/// The same strategy written in the example strategy file, from named parts,
+/// takes the same 12 rule applications to the same program.
+#[test]
+fn the_example_strategy_file_spells_figure_5_13() {
+    let file = include_str!("../../../examples/fsmooth/strategies.elv");
+    let m = fsmooth::library::load(file).unwrap();
+    let p = parse_program(SOURCE).unwrap();
+    let ours = rewrite(&p, &m.strategy("figure5_13").unwrap(), false).unwrap();
+    let thesis = rewrite(&p, &strategies::fig_5_13(), false).unwrap();
+    assert_eq!(ours.program.body, thesis.program.body);
+    assert_eq!(ours.rule_applications(), 12);
+    // `unroll(n) ; tidy` removes a loop of n iterations.
+    let looped = parse_program("input x : Double\nifold (fun s i -> s + x) 0.0 3").unwrap();
+    let s = m.expression("unroll(3) ; tidy").unwrap();
+    let r = rewrite(&looped, &s, false).unwrap();
+    assert_eq!(r.program.body.to_string(), "x + x + x");
+    assert!(m.strategy("generators").is_ok());
+}

@@ -2,7 +2,7 @@
 //! mutations of the examples go through the parser, the type checker, the
 //! interpreter and differentiation; each either succeeds or reports an error.
 
-use fsmooth::strategies::parse_strategy;
+use fsmooth::library::parse_strategy;
 use fsmooth::{check_program, diff_program, parse_program};
 use proptest::prelude::*;
 
@@ -108,7 +108,8 @@ proptest! {
     #[test]
     fn mutated_examples_never_panic(which in 0usize..100, at in 0usize..10_000, len in 0usize..8, tok in prop::sample::select(TOKENS)) {
         let dir = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../examples/fsmooth");
-        let mut files: Vec<_> = std::fs::read_dir(dir).unwrap().map(|e| e.unwrap().path()).collect();
+        let mut files: Vec<_> = std::fs::read_dir(dir).unwrap().map(|e| e.unwrap().path())
+            .filter(|p| p.extension().is_some_and(|e| e == "fsmooth")).collect();
         files.sort();
         let src = std::fs::read_to_string(&files[which % files.len()]).unwrap();
         let mut cut = at % (src.len() + 1);

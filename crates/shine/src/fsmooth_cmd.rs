@@ -2,9 +2,10 @@
 //! command line.
 //!
 //! ```text
-//! shine fsmooth simplify FILE.fsmooth [--strategy S] [--trace] [--stats] [--verify N] [--budget N]
-//! shine fsmooth diff     FILE.fsmooth [--simplify[=S]] [--trace] [--stats] [--verify N] [--budget N]
-//! shine fsmooth grad     FILE.fsmooth --wrt X [--simplify[=S]] [--trace] [--stats] [--verify N] [--budget N]
+//! shine fsmooth simplify FILE.fsmooth [--strategy S | --strategy S.elv --apply NAME]
+//!                        [--trace] [--stats] [--verify N] [--budget N]
+//! shine fsmooth diff     FILE.fsmooth [--simplify[=S] | --simplify=S.elv --apply NAME] [...]
+//! shine fsmooth grad     FILE.fsmooth --wrt X [--simplify[=S] | --simplify=S.elv --apply NAME] [...]
 //! shine fsmooth eval     FILE.fsmooth [DATA.npy ...] [--seed N]
 //! shine fsmooth rules
 //! ```
@@ -12,12 +13,19 @@
 //! The output of `simplify` and `diff` is an F-smooth program (`input` lines,
 //! then the body); the trace, the statistics and the verification summary are
 //! printed before it as `//` comments, so the output reads back as a program.
-//! A strategy `S` is an expression over the F-smooth rules, the named
-//! strategies (`simplify`, `fig5_13`, `fusion`, ...) and the generic
-//! combinators: `--strategy "normalize(buildGet <+ lenBuild <+ letPartialEval
-//! <+ letApp <+ funToLet)"`. The default, `simplify`, is the cost-guarded
-//! simplification of [`fsmooth::simplify_program`]: the result never costs
-//! more than the input under the cost model ([`fsmooth::cost`]).
+//! A strategy is written in the `.elv` strategy language (the one of `shine
+//! rewrite`, with the F-smooth registry [`fsmooth::library`]): inline, an
+//! expression over the F-smooth rules, the named strategies (`simplify`,
+//! `fig5_13`, `fusion`, ...), the traversals and the generic combinators
+//! (`--strategy "normalize(buildGet <+ lenBuild <+ letPartialEval <+ letApp
+//! <+ funToLet)"`); or as a file of definitions and what to apply, a
+//! definition or an expression over them (`--strategy S.elv --apply NAME`,
+//! as `shine rewrite` takes them). The default, `simplify`, is the
+//! cost-guarded simplification of [`fsmooth::simplify_program`]: the result
+//! never costs more than the input under the cost model ([`fsmooth::cost`]).
+//!
+//! `--verify N` takes at most [`MAX_TRIALS`] trials, and a check stops
+//! starting new ones after [`fsmooth::verify::TIME_LIMIT`] (its summary says so).
 //!
 //! Programs may use the differentiation API (`deriv f x`, `grad f v`,
 //! `jacob f v`); evaluation, differentiation and the default simplification
@@ -25,13 +33,16 @@
 
 use clap::{Args, Subcommand};
 use fsmooth::interp::Value;
-use fsmooth::strategies::{parse_strategy, NAMED};
-use fsmooth::verify::{check_derivative, check_equivalent, random_inputs, trial_shape};
+use fsmooth::strategies::NAMED;
+use fsmooth::verify::{
+    check_derivative, check_equivalent, random_inputs, trial_shape, Checked, MAX_TRIALS,
+};
 use fsmooth::{
-    check_program, diff_program, parse_program, rewrite_with, simplify_program, Diagnostic,
+    check_program, diff_program, parse_program, rewrite_with, simplify_program, Diagnostic, Expr,
     Program, Span, Type,
 };
 use rise::interp::Scalar;
+use shine::SourceFile;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
@@ -53,6 +64,26 @@ pub struct DerivativeOptions {
     rewrite: RewriteOptions,
 }
 
+/// `--verify N`: a number of trials from 1 to [`MAX_TRIALS`].
+fn trials(text: &str) -> Result<usize, String> {
+    let n: u128 = text
+        .trim()
+        .parse()
+        .map_err(|_| format!("`{text}` is not a number of random trials"))?;
+    if n == 0 {
+        return Err("verifying on 0 random inputs checks nothing; ask for at least 1".into());
+    }
+    usize::try_from(n)
+        .ok()
+        .filter(|&n| n <= MAX_TRIALS)
+        .ok_or_else(|| {
+            format!(
+                "at most {MAX_TRIALS} random trials (each one evaluates the program); \
+                 {n} is too many"
+            )
+        })
+}
+
 /// The options of every rewriting subcommand.
 #[derive(Args, Debug)]
 pub struct RewriteOptions {
@@ -62,24 +93,107 @@ pub struct RewriteOptions {
     /// Print the number of rule applications, ELEVATE steps and the time.
     #[arg(long)]
     stats: bool,
-    /// Check the result on N random inputs: against the original
-    /// (`simplify`) or against finite differences (`diff`, `grad`).
-    #[arg(long, value_name = "N")]
+    /// Check the result on N random inputs (1 to 100,000): against the
+    /// original (`simplify`) or against finite differences (`diff`, `grad`).
+    /// No new trial starts after 60 s.
+    #[arg(long, value_name = "N", value_parser = trials)]
     verify: Option<usize>,
     /// Stop after this many strategy applications (default: 50 million,
     /// more for large programs).
     #[arg(long, value_name = "N")]
     budget: Option<u64>,
+    /// With a strategy file (`--strategy S.elv`, `--simplify=S.elv`): the
+    /// strategy to apply, a definition of the file or an expression over them.
+    #[arg(long = "apply", value_name = "NAME")]
+    apply: Option<String>,
 }
 
 impl DerivativeOptions {
     /// Simplifies `p` if asked to, writing trace and statistics to `out`.
     fn simplified(&self, p: Program, out: &mut String) -> Result<Program, String> {
         let r = &self.rewrite;
-        match &self.simplify {
-            Some(s) => simplify(&p, s, r.trace, r.stats, r.budget, out),
+        match Chosen::from_flags("--simplify", self.simplify.as_deref(), r.apply.as_deref())? {
+            Some(s) => simplify(&p, &s, r.trace, r.stats, r.budget, out),
             None => Ok(p),
         }
+    }
+}
+
+/// The strategy a command line asks for.
+enum Chosen {
+    /// `simplify`: the cost-guarded [`simplify_program`].
+    Default,
+    /// Any other strategy.
+    Strategy(elevate::Strategy<Expr>),
+}
+
+impl Chosen {
+    /// The strategy of `flag` (`--strategy`, `--simplify`) and `--apply`:
+    /// without `--apply`, `given` is an inline expression; with it, `given`
+    /// is a strategy file and `apply` a definition of it or an expression over
+    /// them, as `shine rewrite --strategy S.elv --apply NAME` takes them.
+    /// `None`: no strategy was asked for.
+    fn from_flags(
+        flag: &str,
+        given: Option<&str>,
+        apply: Option<&str>,
+    ) -> Result<Option<Chosen>, String> {
+        let Some(given) = given else {
+            return match apply {
+                Some(_) => Err(format!(
+                    "error: `--apply NAME` applies a definition of a strategy file: give the file \
+                     with `{flag}{}S.elv`",
+                    if flag == "--simplify" { "=" } else { " " }
+                )),
+                None => Ok(None),
+            };
+        };
+        let Some(apply) = apply else {
+            if given.trim_end().ends_with(".elv") {
+                return Err(format!(
+                    "error: `{given}` is a strategy file: say which of its strategies to apply \
+                     with `--apply NAME`"
+                ));
+            }
+            if given.trim() == "simplify" {
+                return Ok(Some(Chosen::Default));
+            }
+            let inline = SourceFile::new(flag, given);
+            return fsmooth::library::parse_strategy(given)
+                .map(|s| Some(Chosen::Strategy(s)))
+                .map_err(|ds| inline.errors(ds).to_string());
+        };
+        let file = SourceFile::read(Path::new(given)).map_err(|e| e.to_string())?;
+        let module =
+            fsmooth::library::load(&file.text).map_err(|ds| file.errors(ds).to_string())?;
+        // A definition may not take a builtin's name, so `simplify` is always the default.
+        if apply.trim() == "simplify" {
+            return Ok(Some(Chosen::Default));
+        }
+        let s = if module.definitions().any(|(n, _)| n == apply) {
+            module
+                .strategy(apply)
+                .map_err(|d| file.error(d).to_string())?
+        } else {
+            let inline = SourceFile::new("--apply", apply);
+            module
+                .expression(apply)
+                .map_err(|ds| inline.errors(ds).to_string())?
+        };
+        Ok(Some(Chosen::Strategy(s)))
+    }
+}
+
+/// The summary's note on trials not run for lack of time.
+fn stopped(c: &Checked, asked: usize) -> String {
+    if c.timed_out {
+        format!(
+            "; stopped after {} s, {} of the {asked} trials asked run",
+            fsmooth::verify::TIME_LIMIT.as_secs(),
+            c.compared + c.skipped
+        )
+    } else {
+        String::new()
     }
 }
 
@@ -91,9 +205,11 @@ pub enum FsmoothCommand {
         /// The F-smooth program (.fsmooth).
         file: PathBuf,
         /// The strategy: an expression over the F-smooth rules, the named
-        /// strategies (`shine fsmooth rules` lists them) and the combinators.
-        #[arg(long, value_name = "S", default_value = "simplify")]
-        strategy: String,
+        /// strategies, the traversals (`shine fsmooth rules` lists them) and
+        /// the combinators (default: `simplify`); or a strategy file (.elv),
+        /// with `--apply NAME`.
+        #[arg(long, value_name = "S")]
+        strategy: Option<String>,
         #[command(flatten)]
         opts: RewriteOptions,
     },
@@ -158,15 +274,18 @@ fn run_here(cmd: &FsmoothCommand) -> Result<(), String> {
             opts,
         } => {
             let (_, p) = load(file)?;
+            let chosen =
+                Chosen::from_flags("--strategy", strategy.as_deref(), opts.apply.as_deref())?
+                    .unwrap_or(Chosen::Default);
             let mut out = String::new();
-            let s = simplify(&p, strategy, opts.trace, opts.stats, opts.budget, &mut out)?;
+            let s = simplify(&p, &chosen, opts.trace, opts.stats, opts.budget, &mut out)?;
             if let Some(n) = opts.verify {
                 let c = check_equivalent(&p, &s, n, 0, Some(1e-9))
                     .map_err(|e| format!("error: verification failed: {e}"))?;
                 let _ = writeln!(
                     out,
-                    "// verified: equal results on {} random inputs ({} where the original fails skipped)",
-                    c.compared, c.skipped
+                    "// verified: equal results on {} random inputs ({} where the original fails skipped){}",
+                    c.compared, c.skipped, stopped(&c, n)
                 );
             }
             let _ = write!(out, "{s}");
@@ -182,8 +301,8 @@ fn run_here(cmd: &FsmoothCommand) -> Result<(), String> {
                     .map_err(|e| format!("error: verification failed: {e}"))?;
                 let _ = writeln!(
                     out,
-                    "// verified: value and tangent match finite differences on {} random inputs ({} skipped)",
-                    c.compared, c.skipped
+                    "// verified: value and tangent match finite differences on {} random inputs ({} skipped){}",
+                    c.compared, c.skipped, stopped(&c, n)
                 );
             }
             let _ = write!(out, "{d}");
@@ -199,8 +318,8 @@ fn run_here(cmd: &FsmoothCommand) -> Result<(), String> {
                     .map_err(|e| format!("error: verification failed: {e}"))?;
                 let _ = writeln!(
                     out,
-                    "// verified: every component matches finite differences on {} random inputs ({} skipped)",
-                    c.compared, c.skipped
+                    "// verified: every component matches finite differences on {} random inputs ({} skipped){}",
+                    c.compared, c.skipped, stopped(&c, n)
                 );
             }
             let _ = write!(out, "{g}");
@@ -217,8 +336,7 @@ fn run_here(cmd: &FsmoothCommand) -> Result<(), String> {
 
 /// Reads, parses and type-checks a program.
 fn load(file: &Path) -> Result<(String, Program), String> {
-    let src = std::fs::read_to_string(file)
-        .map_err(|e| format!("error: cannot read `{}`: {e}", file.display()))?;
+    let src = shine::limits::read_source(file).map_err(|e| e.to_string())?;
     let p = parse_program(&src).map_err(|d| render(&src, file, &d))?;
     check_program(&p).map_err(|d| render(&src, file, &d))?;
     Ok((src, p))
@@ -232,13 +350,13 @@ fn render(src: &str, file: &Path, d: &Diagnostic) -> String {
     }
 }
 
-/// Rewrites `p` with the strategy written `strategy` (the default `simplify`
-/// is the cost-guarded [`simplify_program`]), writing the trace and
-/// statistics (as comments) to `out`. A failing strategy's message carries
-/// the rule applications before the failure when a trace was asked for.
+/// Rewrites `p` with the strategy (the default `simplify` is the
+/// cost-guarded [`simplify_program`]), writing the trace and statistics (as
+/// comments) to `out`. A failing strategy's message carries the rule
+/// applications before the failure when a trace was asked for.
 fn simplify(
     p: &Program,
-    strategy: &str,
+    strategy: &Chosen,
     trace: bool,
     stats: bool,
     budget: Option<u64>,
@@ -246,7 +364,10 @@ fn simplify(
 ) -> Result<Program, String> {
     let budget = budget.unwrap_or_else(|| fsmooth::default_budget(p));
     let start = Instant::now();
-    let (done, name) = if strategy.trim() == "simplify" {
+    let (done, name) = if let Chosen::Strategy(s) = strategy {
+        let r = rewrite_with(p, s, trace, budget).map_err(|f| failed(&f, trace))?;
+        (r, s.to_string())
+    } else {
         let s = simplify_program(p, trace, budget).map_err(|f| failed(&f, trace))?;
         let note = match (&s.before, &s.after) {
             (Some(b), Some(a)) => format!("cost {b} -> {a}"),
@@ -258,10 +379,6 @@ fn simplify(
             s.strategy
         );
         (s.rewritten, "simplify".to_string())
-    } else {
-        let s = parse_strategy(strategy).map_err(|d| d.render("--strategy", strategy))?;
-        let r = rewrite_with(p, &s, trace, budget).map_err(|f| failed(&f, trace))?;
-        (r, s.to_string())
     };
     let time = start.elapsed();
     let entries = done.trace.clone().unwrap_or_default();
@@ -430,9 +547,28 @@ fn rules() -> String {
     for n in NAMED {
         let _ = writeln!(out, "    {:<16} {}", n.name, n.description);
     }
-    out.push_str(
-        "Combinators: id, fail, s ; t, s <+ t, try, repeat, repeatN(n, s), not, all, one, some,\n  \
-         topDown, bottomUp, allTopDown, allBottomUp, tryAll, normalize",
+    // The registry's other entries: the generic combinators (listed on one
+    // line) and the F-smooth traversals and locations.
+    let generic: Vec<String> = elv::Registry::<Expr>::new()
+        .names()
+        .map(|(n, _, _)| n.to_string())
+        .collect();
+    out.push_str("Traversals and locations:\n");
+    let registry = fsmooth::library::registry();
+    for (name, _, doc) in registry.names() {
+        let listed = fsmooth::rules::RULES.iter().any(|r| r.name == name)
+            || NAMED.iter().any(|n| n.name == name)
+            || generic.iter().any(|g| g == name);
+        if !listed {
+            let _ = writeln!(out, "    {name:<16} {doc}");
+        }
+    }
+    let _ = write!(
+        out,
+        "Combinators: s ; t, s <+ t, s @ t, {}\n\
+         Strategies are written in the .elv language: inline (--strategy S, --simplify=S) or in a\n\
+         file of definitions (--strategy S.elv --apply NAME, --simplify=S.elv --apply NAME).",
+        generic.join(", ")
     );
     out
 }

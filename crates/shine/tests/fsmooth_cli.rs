@@ -194,7 +194,7 @@ fn bad_input_is_refused_cleanly() {
             OsStr::new("--strategy"),
             OsStr::new("normalize(nope)"),
         ]),
-        "unknown strategy `nope`",
+        "unknown name `nope`",
     );
     refused(
         &shine([
@@ -537,4 +537,213 @@ fn grad_inside_a_program_evaluates_simplifies_and_refuses_what_it_cannot_do() {
         "unsupported: this differentiates a function that calls `h`",
     );
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Runs `shine fsmooth ARGS...`, the arguments as strings.
+fn fsmooth(args: &[&str]) -> Output {
+    shine(std::iter::once("fsmooth").chain(args.iter().copied()))
+}
+
+fn path_str(p: &Path) -> &str {
+    p.to_str().expect("a UTF-8 path")
+}
+
+/// Strategies from a `.elv` file (`--strategy S.elv --apply NAME`, as `shine
+/// rewrite` takes them): a definition, an expression over the definitions, and
+/// the same file for `diff --simplify=S.elv`.
+#[test]
+fn a_strategy_file_applies_its_definitions() {
+    let elv = example("strategies.elv");
+    let elv = path_str(&elv);
+    let twice = example("transpose_twice.fsmooth");
+    let out = ok(&fsmooth(&[
+        "simplify",
+        path_str(&twice),
+        "--strategy",
+        elv,
+        "--apply",
+        "figure5_13",
+        "--stats",
+        "--verify",
+        "50",
+    ]));
+    assert_eq!(
+        program(&out),
+        "input M : Matrix\nbuild (length M) (fun i -> build (length M[0]) (fun j -> M[i][j]))"
+    );
+    assert!(out.contains("// 12 rule applications"), "{out}");
+    assert!(out.contains("// verified: equal results on 50"), "{out}");
+    // An expression over the file's definitions, with a parameter.
+    let dir = temp_dir("elv");
+    let looped = dir.join("loop3.fsmooth");
+    std::fs::write(
+        &looped,
+        "input x : Double\nifold (fun s i -> s + x) 0.0 3\n",
+    )
+    .unwrap();
+    let out = ok(&fsmooth(&[
+        "simplify",
+        path_str(&looped),
+        "--strategy",
+        elv,
+        "--apply",
+        "unroll(3) ; tidy",
+        "--verify",
+        "20",
+    ]));
+    assert_eq!(program(&out), "input x : Double\nx + x + x");
+    // A location: only the generators of builds are simplified, not the size `length w + 0`.
+    let gens = dir.join("generators.fsmooth");
+    std::fs::write(
+        &gens,
+        "input v : Vector\nlet w = build (length v) (fun i -> (fun x -> x * 1.0) v[i]) in\n\
+         build (length w + 0) (fun i -> w[i] + 0.0)\n",
+    )
+    .unwrap();
+    let out = ok(&fsmooth(&[
+        "simplify",
+        path_str(&gens),
+        "--strategy",
+        elv,
+        "--apply",
+        "generators",
+        "--trace",
+    ]));
+    assert_eq!(
+        program(&out),
+        "input v : Vector\nlet w = build (length v) (fun i -> v[i]) in build (length w + 0) (fun i -> w[i])"
+    );
+    assert!(out.contains("4. addZero at body.generator.body"), "{out}");
+    // `diff --simplify=S.elv --apply NAME`; `simplify` is the cost-guarded default here too.
+    let simplify_arg = format!("--simplify={elv}");
+    let dot = example("dot.fsmooth");
+    let out = ok(&fsmooth(&[
+        "diff",
+        &simplify_arg,
+        "--apply",
+        "tidy",
+        path_str(&dot),
+        "--verify",
+        "10",
+    ]));
+    assert!(
+        out.contains("// verified: value and tangent match"),
+        "{out}"
+    );
+    let default = ok(&fsmooth(&[
+        "diff",
+        &simplify_arg,
+        "--apply",
+        "simplify",
+        path_str(&dot),
+    ]));
+    assert!(default.contains("// simplify: the result of"), "{default}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Errors in a strategy file or in what `--apply` names are shown in their
+/// source with the span they concern, as `shine rewrite` shows them.
+#[test]
+fn strategy_file_errors_point_into_the_file() {
+    let dir = temp_dir("elv-bad");
+    let dot = example("dot.fsmooth");
+    let dot = path_str(&dot);
+    let bad = dir.join("bad.elv");
+    std::fs::write(
+        &bad,
+        "def fine = normalize(fusion)\n\
+         def s = normalize(buildGet <+ lenBiuld)\n\
+         def k = repeatN(buildGet, id)\n",
+    )
+    .unwrap();
+    let bad = path_str(&bad);
+    // An unknown rule name: the file, line and column, and the near miss.
+    let err = refused(
+        &fsmooth(&["simplify", dot, "--strategy", bad, "--apply", "fine"]),
+        "unknown name `lenBiuld`",
+    );
+    assert!(err.contains("bad.elv:2:31"), "{err}");
+    assert!(err.contains("did you mean `lenBuild`?"), "{err}");
+    // The wrong kind of argument, in the same file (every error is reported).
+    assert!(
+        err.contains("expected an integer, found a strategy `buildGet`"),
+        "{err}"
+    );
+    assert!(err.contains("bad.elv:3:17"), "{err}");
+    // ... and inline: a strategy where an integer is expected and vice versa.
+    let err = refused(
+        &fsmooth(&["simplify", dot, "--strategy", "child(generator, 3)"]),
+        "expected a strategy, found an integer `3`",
+    );
+    assert!(err.contains("--strategy:1:18"), "{err}");
+    refused(
+        &fsmooth(&["simplify", dot, "--strategy", "repeatN(fusion, id)"]),
+        "expected an integer, found a strategy `fusion`",
+    );
+    refused(
+        &fsmooth(&["simplify", dot, "--strategy", "is(loop)"]),
+        "`loop` is not a kind of F-smooth term",
+    );
+    // What `--apply` names: an unknown name, a definition with parameters.
+    let good = example("strategies.elv");
+    let good = path_str(&good);
+    let err = refused(
+        &fsmooth(&["simplify", dot, "--strategy", good, "--apply", "nosuch"]),
+        "unknown name `nosuch`",
+    );
+    assert!(err.contains("--apply:1:1"), "{err}");
+    refused(
+        &fsmooth(&["simplify", dot, "--strategy", good, "--apply", "unroll"]),
+        "`unroll` has parameters (n); apply it in an expression such as `unroll(n)`",
+    );
+    // A file without `--apply`, `--apply` without a file, a file that is not there.
+    refused(
+        &fsmooth(&["simplify", dot, "--strategy", good]),
+        "is a strategy file: say which of its strategies to apply with `--apply NAME`",
+    );
+    refused(
+        &fsmooth(&["simplify", dot, "--apply", "tidy"]),
+        "give the file with `--strategy S.elv`",
+    );
+    refused(
+        &fsmooth(&["diff", dot, "--apply", "tidy"]),
+        "give the file with `--simplify=S.elv`",
+    );
+    refused(
+        &fsmooth(&["simplify", dot, "--strategy", "missing.elv", "--apply", "s"]),
+        "cannot read `missing.elv`",
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// `--verify N` runs N random trials: a huge N (issue 18: `--verify 4294967296`
+/// ran for hours) and 0 are refused at once; the limit itself is accepted.
+#[test]
+fn verify_counts_are_bounded() {
+    let squares = example("sum_of_squares.fsmooth");
+    let squares = path_str(&squares);
+    for (sub, extra) in [("simplify", None), ("diff", None), ("grad", Some("v"))] {
+        let mut args = vec![sub, squares, "--verify", "4294967296"];
+        if let Some(wrt) = extra {
+            args.extend(["--wrt", wrt]);
+        }
+        let out = fsmooth(&args);
+        let err = refused(&out, "at most 100000 random trials");
+        assert!(err.contains("4294967296 is too many"), "{err}");
+        assert_eq!(out.status.code(), Some(2), "a usage error: {err}");
+    }
+    for (n, why) in [
+        ("0", "verifying on 0 random inputs checks nothing"),
+        ("-3", "is not a number of random trials"),
+        ("many", "is not a number of random trials"),
+        ("340282366920938463463374607431768211456", "is not a number"),
+    ] {
+        let flag = format!("--verify={n}");
+        refused(&fsmooth(&["simplify", squares, &flag]), why);
+    }
+    let out = ok(&fsmooth(&["simplify", squares, "--verify", "100000"]));
+    assert!(
+        out.contains("// verified: equal results on 100000 random inputs"),
+        "{out}"
+    );
 }
