@@ -230,6 +230,8 @@ fn lower(e: &Expr, pos: Position) -> Expr {
                 Some(p) if p.is_map() && p != Prim::Map => (None, vec![Written, Read]),
                 Some(Prim::Reduce) => (Some(Prim::ReduceSeq), vec![Written, Read, Read]),
                 Some(p) if p.is_reduce() => (None, vec![Written, Read, Read]),
+                // the function writes the accumulator; the result is a loop writing memory
+                Some(Prim::ScanSeq) => (None, vec![Written, Read, Read]),
                 Some(Prim::ToMem) => (None, vec![Written, pos]),
                 Some(Prim::Iterate) => (None, vec![Written, Read]),
                 Some(

@@ -228,7 +228,7 @@ primitives! {
     /// (the interpreter folds from the left: `f(...f(f(init, x0), x1)..., x(n-1))`).
     Reduce "reduce" : "{n: nat} -> {t: data} -> (t -> t -> t) -> t -> n.t -> t" => sem::reduce, Lower("lower it to reduceSeq (e.g. with lowerToC or toReduceSeq)");
     /// Inclusive prefix scan, sequentially: `acc_i = f x_i acc_(i-1)`, `acc_(-1) = init`.
-    ScanSeq "scanSeq" : "{n: nat} -> {s t: data} -> (s -> t -> t) -> t -> n.s -> n.t" => sem::scan_seq, NotYet("the back end has no scan loop yet");
+    ScanSeq "scanSeq" : "{n: nat} -> {s t: data} -> (s -> t -> t) -> t -> n.s -> n.t" => sem::scan_seq;
     /// `iterate k f` applies `f` `k` times, each time shrinking the array by `n`.
     Iterate "iterate" : "{n m: nat} -> (k: nat) -> {t: data} -> ((l: nat) -> (l*n).t -> l.t) -> (m*n^k).t -> m.t" => sem::iterate;
     /// `gather is xs` is `[xs[is[0]], ...]`.

@@ -110,24 +110,7 @@ impl Translator {
         let i = self.loop_var(n);
         let x = Exp::new(ExpKind::Idx(xs.clone(), Nat::var(&i)), elem.clone());
         let args = |read: &Exp| vec![Value::Data(read.clone()), Value::Data(x.clone())];
-        let mut step = self.call(f, env, args(&read), Out::Acc(acc))?;
-        let in_place = acc_place(acc, Vec::new())
-            .is_some_and(|(name, _)| updates_in_place_safely(&step, &name));
-        if !in_place {
-            // the new value is computed aside, then copied over the accumulator
-            let ident = Ident {
-                name: self.fresh("next"),
-                ty: acc.ty.clone(),
-            };
-            let next = Acc::new(AccKind::Var(ident.clone()), acc.ty.clone());
-            let computed = self.call(f, env, args(&read), Out::Acc(&next))?;
-            let next_read = Exp::new(ExpKind::Var(ident.clone()), acc.ty.clone());
-            step = Comm::New {
-                ident,
-                addr: AddrSpace::Private,
-                body: Box::new(Comm::Seq(vec![computed, self.assign(acc, &next_read)])),
-            };
-        }
+        let step = self.update(f, env, &args, &read, acc)?;
         Ok(Comm::For {
             var: i,
             count: n.clone(),
@@ -135,6 +118,87 @@ impl Translator {
             origin: p.name(),
             body: Box::new(step),
         })
+    }
+
+    /// The accumulator `acc` (read as `read`) updated to `f args(read)`: in place
+    /// where the update reads each part of it before writing that part, otherwise
+    /// computed aside and copied over it.
+    fn update(
+        &self,
+        f: &Expr,
+        env: &Env,
+        args: &dyn Fn(&Exp) -> Vec<Value>,
+        read: &Exp,
+        acc: &Acc,
+    ) -> R<Comm> {
+        let step = self.call(f, env, args(read), Out::Acc(acc))?;
+        let in_place = acc_place(acc, Vec::new())
+            .is_some_and(|(name, _)| updates_in_place_safely(&step, &name));
+        if in_place {
+            return Ok(step);
+        }
+        let ident = Ident {
+            name: self.fresh("next"),
+            ty: acc.ty.clone(),
+        };
+        let next = Acc::new(AccKind::Var(ident.clone()), acc.ty.clone());
+        let computed = self.call(f, env, args(read), Out::Acc(&next))?;
+        let next_read = Exp::new(ExpKind::Var(ident.clone()), acc.ty.clone());
+        Ok(Comm::New {
+            ident,
+            addr: AddrSpace::Private,
+            body: Box::new(Comm::Seq(vec![computed, self.assign(acc, &next_read)])),
+        })
+    }
+
+    /// `scanSeq f init xs` written to `out`: a sequential loop over a private
+    /// accumulator, `acc = f x_i acc` then `out[i] = acc` at each element.
+    pub(super) fn scan_seq(&self, e: &Expr, vals: &[Expr], env: &Env, out: Out) -> R<Comm> {
+        let Out::Acc(out) = out else {
+            return Err(TranslateError::at(
+                e,
+                "the result of `scanSeq` is read but not stored anywhere",
+                Some("write it to memory first: `toMem global (...)`, e.g. with storeInMemory"),
+            ));
+        };
+        let (n, t) = array_dt(&data_type(e)?, e)?;
+        let (_, elem) = array_of(&vals[2])?;
+        self.tr(
+            &vals[2],
+            env,
+            Out::Con(&|xs| {
+                self.tr(
+                    &vals[1],
+                    env,
+                    Out::Con(&|init| {
+                        let ident = Ident {
+                            name: self.fresh("acc"),
+                            ty: t.clone(),
+                        };
+                        let acc = Acc::new(AccKind::Var(ident.clone()), t.clone());
+                        let read = Exp::new(ExpKind::Var(ident.clone()), t.clone());
+                        let i = self.loop_var(&n);
+                        let x = Exp::new(ExpKind::Idx(xs.clone(), Nat::var(&i)), elem.clone());
+                        let args =
+                            |read: &Exp| vec![Value::Data(x.clone()), Value::Data(read.clone())];
+                        let step = self.update(&vals[0], env, &args, &read, &acc)?;
+                        let o = Acc::new(AccKind::Idx(out.clone(), Nat::var(&i)), t.clone());
+                        let scan = Comm::For {
+                            var: i,
+                            count: n.clone(),
+                            kind: LoopKind::Seq,
+                            origin: Prim::ScanSeq.name(),
+                            body: Box::new(Comm::Seq(vec![step, self.assign(&o, &read)])),
+                        };
+                        Ok(Comm::New {
+                            ident,
+                            addr: AddrSpace::Private,
+                            body: Box::new(Comm::Seq(vec![self.assign(&acc, &init), scan])),
+                        })
+                    }),
+                )
+            }),
+        )
     }
 
     /// `reduceSeq f init xs` whose initial value is computed by a loop (a `mapLocal`

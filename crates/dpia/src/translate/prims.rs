@@ -330,6 +330,7 @@ impl Translator {
                     xs[0].clone(),
                 )))
             }),
+            ScanSeq => self.scan_seq(e, &vals, env, out),
             Iterate => {
                 let Out::Acc(acc) = out else {
                     return Err(TranslateError::at(
