@@ -32,6 +32,16 @@ struct Side {
 }
 
 impl Side {
+    /// The side prepared as `id`, whose single run took `first_ms`, with its runs still to do.
+    fn new(id: u64, settings: &Settings, first_ms: f64) -> Side {
+        Side {
+            id,
+            runs: settings.runs_for(first_ms),
+            warmup: settings.warmup_for(first_ms),
+            samples: Vec::new(),
+        }
+    }
+
     /// The statistics of the samples and the warm-up runs per round.
     fn times(self) -> SideTimes {
         SideTimes {
@@ -90,12 +100,7 @@ impl Session<'_> {
                         row.verify_error = answer["verify_error"].as_str().map(str::to_string);
                     }
                     shine_io = Some((answer["inputs"].clone(), answer["output"].clone()));
-                    shine_side = Some(Side {
-                        id,
-                        runs: self.settings.runs_for(first_ms),
-                        warmup: self.settings.warmup_for(first_ms),
-                        samples: Vec::new(),
-                    });
+                    shine_side = Some(Side::new(id, self.settings, first_ms));
                 }
                 Err(e) => row.error = Some(e),
             }
@@ -130,12 +135,7 @@ impl Session<'_> {
                         row.anchor_verified = Some(a["anchor_verified"].clone());
                         row.anchor_max_abs_err = Some(a["anchor_max_abs_err"].clone());
                         row.anchor_info = Some(a["info"].clone());
-                        anchor_side = Some(Side {
-                            id,
-                            runs: self.settings.runs_for(first_ms),
-                            warmup: self.settings.warmup_for(first_ms),
-                            samples: Vec::new(),
-                        });
+                        anchor_side = Some(Side::new(id, self.settings, first_ms));
                     }
                     Err(e) => row.anchor_error = Some(e),
                 }

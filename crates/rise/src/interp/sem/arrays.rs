@@ -90,15 +90,20 @@ pub fn split(_: &mut Machine, c: &PrimCall) -> R<Value> {
 
 /// `join xss`: the concatenation of the rows.
 pub fn join(_: &mut Machine, c: &PrimCall) -> R<Value> {
-    let xss = c.array(0)?;
+    flatten(c, "arrays", Value::as_array)
+}
+
+/// The elements of the parts of the array argument, in order: `parts` opens a part (a row, a
+/// vector) and `what` names the parts in the error about one it cannot open.
+fn flatten(c: &PrimCall, what: &str, parts: fn(&Value) -> Option<&Arc<[Value]>>) -> R<Value> {
     let mut out = Vec::new();
-    for row in xss.iter() {
-        match row {
-            Value::Array(r) => out.extend(r.iter().cloned()),
-            v => {
+    for part in c.array(0)?.iter() {
+        match parts(part) {
+            Some(elems) => out.extend(elems.iter().cloned()),
+            None => {
                 return Err(c.error(format!(
-                    "expected an array of arrays, found {}",
-                    v.describe()
+                    "expected an array of {what}, found {}",
+                    part.describe()
                 )))
             }
         }
@@ -288,20 +293,7 @@ pub fn as_vector(_: &mut Machine, c: &PrimCall) -> R<Value> {
 
 /// `asScalar vs`: the lanes of the vectors, in order.
 pub fn as_scalar(_: &mut Machine, c: &PrimCall) -> R<Value> {
-    let vs = c.array(0)?;
-    let mut out = Vec::new();
-    for v in vs.iter() {
-        match v {
-            Value::Vector(lanes) => out.extend(lanes.iter().cloned()),
-            v => {
-                return Err(c.error(format!(
-                    "expected an array of vectors, found {}",
-                    v.describe()
-                )))
-            }
-        }
-    }
-    Ok(Value::array(out))
+    flatten(c, "vectors", Value::as_vector)
 }
 
 /// `vectorFromScalar x`: every lane is `x` (`n` from the result type).
