@@ -2,10 +2,11 @@
 //! all reproducible from `(seed, index)`; and its text form (the regression files).
 
 use crate::gen::{Def, Gen};
-use crate::rng::Rng;
+use crate::rng;
 use crate::sched::{self, Target};
 use crate::size::VARS;
 use crate::ty::{Scalar, Ty};
+use splitmix::SplitMix64;
 
 /// One program with its schedules and run sizes.
 #[derive(Clone, Debug)]
@@ -32,7 +33,7 @@ const MAX_ELEMS: i64 = 6000;
 impl Case {
     /// Case `index` of the run with `seed`.
     pub fn generate(seed: u64, index: u64) -> Case {
-        let mut rng = Rng::for_case(seed, index);
+        let mut rng = rng::for_case(seed, index);
         let def = Gen::def(&mut rng);
         let mut vals = [1i64; 2];
         for _ in 0..20 {
@@ -48,7 +49,7 @@ impl Case {
             .iter()
             .map(|&t| (t, sched::schedule(&mut rng, t)))
             .collect();
-        Case::from_def(def, &vals, rng.bits(), steps, &format!("dt{index}z"))
+        Case::from_def(def, &vals, rng.next_u64(), steps, &format!("dt{index}z"))
     }
 
     /// The case of a definition at size values `vals`.
@@ -174,10 +175,10 @@ fn concrete(t: &Ty, vals: &[i64]) -> String {
 
 /// Random input values for the scalar type `s`: edge values that overflow narrow and wide
 /// integers, small values, floats in `[-1, 1)` (sometimes scaled).
-pub fn random_value(rng: &mut Rng, s: Scalar) -> f64 {
+pub fn random_value(rng: &mut SplitMix64, s: Scalar) -> f64 {
     if s.is_float() {
         let scale = if rng.chance(10) { 100.0 } else { 1.0 };
-        return rng.unit() * scale;
+        return rng.float(-1.0, 1.0) * scale;
     }
     let max = s.max_literal() as f64;
     let signed = matches!(
@@ -190,7 +191,7 @@ pub fn random_value(rng: &mut Rng, s: Scalar) -> f64 {
         1 => min,
         2 => (max / 2.0).floor() + 1.0,
         3 if matches!(s, Scalar::I64 | Scalar::U64) => rng.range(0, i32::MAX as i64) as f64,
-        3 => (rng.bits() % (max as u64).max(1)) as f64,
+        3 => (rng.next_u64() % (max as u64).max(1)) as f64,
         _ if signed => rng.range(-9, 9) as f64,
         _ => rng.range(0, 9) as f64,
     }

@@ -3,7 +3,7 @@
 //! (one C compiler call) and many kernels in one OpenCL program (one build).
 
 use crate::case::{random_value, Case};
-use crate::rng::Rng;
+use crate::rng;
 use crate::sched::Target;
 use rise::interp::{self, Flat, Scalar, Value};
 use rise::{DataType, ScalarType};
@@ -117,7 +117,7 @@ fn guarded<T>(what: &str, f: impl FnOnce() -> Result<T, Outcome>) -> Result<T, O
 
 /// The inputs of a case, from its seed.
 pub fn inputs(case: &Case) -> Result<Vec<Flat>, Outcome> {
-    let mut rng = Rng::new(case.input_seed);
+    let mut rng = rng::seeded(case.input_seed);
     case.inputs
         .iter()
         .map(|t| {

@@ -3,9 +3,9 @@
 //! array is needed.
 
 use crate::ast::Node;
-use crate::rng::Rng;
 use crate::size::Size;
 use crate::ty::{Scalar, Ty};
+use splitmix::SplitMix64;
 
 /// A variable (or a projection of one) usable as a leaf.
 #[derive(Clone, Debug)]
@@ -53,7 +53,7 @@ impl Def {
 
 /// The generator's state for one definition.
 pub struct Gen<'r> {
-    rng: &'r mut Rng,
+    rng: &'r mut SplitMix64,
     symbolic: bool,
     inputs: Vec<(String, Ty)>,
     fresh: usize,
@@ -63,7 +63,7 @@ const MAX_INPUTS: usize = 4;
 
 impl<'r> Gen<'r> {
     /// Generates a definition.
-    pub fn def(rng: &'r mut Rng) -> Def {
+    pub fn def(rng: &'r mut SplitMix64) -> Def {
         let symbolic = rng.chance(70);
         let mut g = Gen {
             rng,

@@ -1,7 +1,7 @@
 //! Random schedules: sequences of scheduling-library steps, printed as an `.elv` module whose
 //! definition `s` is `DFNF ; step ;; step ;; ... ;; lowerToC`.
 
-use crate::rng::Rng;
+use splitmix::SplitMix64;
 
 /// Which code a schedule is for: the compiler's target enum.
 pub use codegen::Target;
@@ -15,7 +15,7 @@ pub fn parse_target(s: &str) -> Option<Target> {
     TARGETS.into_iter().find(|t| t.name() == s)
 }
 
-fn split_locs(r: &mut Rng) -> String {
+fn split_locs(r: &mut SplitMix64) -> String {
     (*r.pick(&[
         "outermost(appliedMap)",
         "innermost(appliedMap)",
@@ -35,7 +35,7 @@ fn blocking_allowed() -> bool {
 }
 
 /// One step usable on every target.
-fn common_step(r: &mut Rng) -> String {
+fn common_step(r: &mut SplitMix64) -> String {
     let k = *r.pick(&[2, 3, 4, 8, 32]);
     let lo = if blocking_allowed() { 0 } else { 5 };
     match r.range(lo, 13) {
@@ -67,7 +67,7 @@ fn common_step(r: &mut Rng) -> String {
     }
 }
 
-fn target_step(r: &mut Rng, t: Target) -> String {
+fn target_step(r: &mut SplitMix64, t: Target) -> String {
     match t {
         Target::C | Target::OpenMp => (*r.pick(&[
             "parallel @ outermost(isMap)",
@@ -88,7 +88,7 @@ fn target_step(r: &mut Rng, t: Target) -> String {
 }
 
 /// A random schedule for `t`: its steps (each possibly wrapped in `try`).
-pub fn schedule(r: &mut Rng, t: Target) -> Vec<String> {
+pub fn schedule(r: &mut SplitMix64, t: Target) -> Vec<String> {
     let mut steps = Vec::new();
     for _ in 0..r.range(0, 3) {
         let s = common_step(r);

@@ -4,8 +4,9 @@
 //! mutant still a solution of the constraints).
 
 use crate::constraints::satisfies;
-use crate::solve::{enumerate, random_valid, Rng};
+use crate::solve::{enumerate, random_valid, seeded_rng};
 use crate::{Candidate, Problem, Space};
+use splitmix::SplitMix64;
 use std::collections::{HashMap, HashSet};
 
 /// How candidates are proposed.
@@ -58,7 +59,7 @@ pub struct Proposal {
 pub struct Searcher {
     /// The method.
     pub method: Method,
-    rng: Rng,
+    rng: SplitMix64,
     spaces: HashMap<Vec<i64>, Cached>,
     seen: HashSet<Candidate>,
     population: Vec<(Candidate, f64)>,
@@ -74,7 +75,7 @@ impl Searcher {
     pub fn new(method: Method, seed: u64) -> Searcher {
         Searcher {
             method,
-            rng: Rng::new(seed),
+            rng: seeded_rng(seed),
             spaces: HashMap::new(),
             seen: HashSet::new(),
             population: Vec::new(),

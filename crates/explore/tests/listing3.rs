@@ -129,7 +129,7 @@ fn solver_enumerates_exactly_the_satisfying_assignments() {
         &space.domain,
         &space.constraints,
         usize::MAX,
-        &mut solve::Rng::new(7),
+        &mut solve::seeded_rng(7),
     );
     want.sort();
     got.sort();

@@ -371,7 +371,7 @@ fn check_constraints(s: &mut Session) -> Result<(), CliError> {
     let space = s.problem.space(&splits).map_err(CliError::from)?;
     let n = space.tree.maps.len();
     let raw = explore::solve::all_assignments(n, &space.domain);
-    let mut rng = explore::solve::Rng::new(s.args.seed);
+    let mut rng = explore::solve::seeded_rng(s.args.seed);
     let mut solver =
         explore::solve::enumerate(n, &space.domain, &space.constraints, usize::MAX, &mut rng);
     solver.sort();

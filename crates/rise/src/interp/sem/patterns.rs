@@ -1,0 +1,162 @@
+//! The semantics of binding and of the patterns: the primitives that apply functions.
+
+use super::{PrimCall, R};
+use crate::interp::machine::{apply_nat_to_nat, Machine};
+use crate::interp::value::Value;
+use crate::types::{DataType, Type, TypeArg};
+
+/// `f` applied to every element of `xs`.
+fn collect(m: &mut Machine, c: &PrimCall, f: &Value, xs: &[Value]) -> R<Vec<Value>> {
+    let mut out = Vec::with_capacity(xs.len());
+    for x in xs {
+        out.push(m.apply1(f, x.clone(), c.span)?);
+    }
+    Ok(out)
+}
+
+// ---- binding and memory -----------------------------------------------------------
+
+/// `let v f = f v`.
+pub fn let_(m: &mut Machine, c: &PrimCall) -> R<Value> {
+    m.apply1(c.arg(1)?, c.arg(0)?.clone(), c.span)
+}
+
+/// `toMem a v f = f v` (memory is not observable in the interpreter).
+pub fn to_mem(m: &mut Machine, c: &PrimCall) -> R<Value> {
+    m.apply1(c.arg(1)?, c.arg(0)?.clone(), c.span)
+}
+
+// ---- patterns ----------------------------------------------------------------------
+
+/// `map f xs = [f x0, ..., f x(n-1)]` (every map variant).
+pub fn map(m: &mut Machine, c: &PrimCall) -> R<Value> {
+    let xs = c.array(1)?;
+    Ok(Value::array(collect(m, c, c.arg(0)?, xs)?))
+}
+
+/// `mapVec f v`: `f` on every lane.
+pub fn map_vec(m: &mut Machine, c: &PrimCall) -> R<Value> {
+    let v = c.arg(1)?;
+    let lanes = v
+        .as_vector()
+        .ok_or_else(|| c.error(format!("expected a vector, got {}", v.describe())))?;
+    Ok(Value::Vector(collect(m, c, c.arg(0)?, lanes)?.into()))
+}
+
+/// `reduce f init xs` (and `reduceSeq`, `reduceSeqUnroll`): the left fold
+/// `f(...f(f(init, x0), x1)..., x(n-1))`.
+pub fn reduce(m: &mut Machine, c: &PrimCall) -> R<Value> {
+    let f = c.arg(0)?;
+    let mut acc = c.arg(1)?.clone();
+    for x in c.array(2)?.iter() {
+        acc = m.apply2(f, acc, x.clone(), c.span)?;
+    }
+    Ok(acc)
+}
+
+/// `scanSeq f init xs`: the inclusive scan `acc_i = f x_i acc_(i-1)`, `acc_(-1) = init`.
+pub fn scan_seq(m: &mut Machine, c: &PrimCall) -> R<Value> {
+    let f = c.arg(0)?;
+    let mut acc = c.arg(1)?.clone();
+    let xs = c.array(2)?;
+    let mut out = Vec::with_capacity(xs.len());
+    for x in xs.iter() {
+        acc = m.apply2(f, x.clone(), acc, c.span)?;
+        out.push(acc.clone());
+    }
+    Ok(Value::array(out))
+}
+
+/// `iterate k f xs`: applies the dependent function `f` `k` times, each time to
+/// `l` = the current length divided by `n` (`n` from the type of `f`).
+pub fn iterate(m: &mut Machine, c: &PrimCall) -> R<Value> {
+    let k = c.nat(0)?;
+    let (params, _) = c.signature()?;
+    let n = match params.first() {
+        Some(Type::DepFun { binder, body, .. }) => match &**body {
+            Type::Fun(a, _) => match &**a {
+                Type::Data(DataType::Array(len, _)) => len
+                    .eval(&|v| (v.name() == &*binder.name).then_some(1))
+                    .map_err(|e| {
+                        c.error(format!(
+                            "the size {len} of the input of `f` cannot be evaluated: {e}"
+                        ))
+                    })?,
+                other => return Err(c.error(format!("unexpected type of `f`'s input: {other}"))),
+            },
+            other => return Err(c.error(format!("unexpected type of `f`: {other}"))),
+        },
+        other => return Err(c.error(format!("unexpected type of `f`: {other:?}"))),
+    };
+    let f = c.arg(0)?;
+    let mut cur = c.arg(1)?.clone();
+    for _ in 0..k {
+        let len = cur
+            .as_array()
+            .ok_or_else(|| c.error(format!("expected an array, got {}", cur.describe())))?
+            .len() as i64;
+        if n <= 0 || len % n != 0 {
+            return Err(c.error(format!(
+                "an array of {len} elements cannot be divided by n = {n}"
+            )));
+        }
+        let l = len / n;
+        let g = m.apply_type(f, TypeArg::Nat(arith::Nat::cst(l)), c.span)?;
+        cur = m.apply1(&g, cur, c.span)?;
+    }
+    Ok(cur)
+}
+
+/// `gather is xs = [xs[is 0], ...]`.
+pub fn gather(_: &mut Machine, c: &PrimCall) -> R<Value> {
+    let (is, xs) = (c.array(0)?, c.array(1)?);
+    Ok(Value::array(
+        is.iter()
+            .map(|i| c.index(i, xs.len()).map(|i| xs[i].clone()))
+            .collect::<R<_>>()?,
+    ))
+}
+
+/// `scatter is xs`: `result[is j] = xs[j]`; the positions must be distinct and cover
+/// the result (`m` from the result type).
+pub fn scatter(_: &mut Machine, c: &PrimCall) -> R<Value> {
+    let (is, xs) = (c.array(0)?, c.array(1)?);
+    if is.len() != xs.len() {
+        return Err(c.error(format!("{} positions for {} values", is.len(), xs.len())));
+    }
+    let mlen = c.result_len()? as usize;
+    let mut out: Vec<Option<Value>> = vec![None; mlen];
+    for (j, (i, x)) in is.iter().zip(xs.iter()).enumerate() {
+        let i = c.index(i, mlen)?;
+        if out[i].is_some() {
+            return Err(c.error(format!(
+                "two values are written to position {i} (the second from position {j})"
+            )));
+        }
+        out[i] = Some(x.clone());
+    }
+    let out = out
+        .into_iter()
+        .enumerate()
+        .map(|(i, v)| v.ok_or_else(|| c.error(format!("no value is written to position {i}"))))
+        .collect::<R<Vec<_>>>()?;
+    Ok(Value::array(out))
+}
+
+/// `reorder f finv xs`: element `i` of the result is `xs[f i]`.
+pub fn reorder(_: &mut Machine, c: &PrimCall) -> R<Value> {
+    let f = c.nat_to_nat(0)?;
+    let xs = c.array(0)?;
+    let n = xs.len() as i64;
+    let mut out = Vec::with_capacity(xs.len());
+    for i in 0..n {
+        let j = apply_nat_to_nat(f, i).map_err(|m| c.error(m))?;
+        if !(0..n).contains(&j) {
+            return Err(c.error(format!(
+                "the index function maps {i} to {j}, outside 0..{n}"
+            )));
+        }
+        out.push(xs[j as usize].clone());
+    }
+    Ok(Value::array(out))
+}

@@ -1,0 +1,182 @@
+//! The semantics of the scalar operations: arithmetic, comparisons, casts, indices.
+
+use super::{PrimCall, R};
+use crate::interp::machine::Machine;
+use crate::interp::scalar::{BinOp, Scalar};
+use crate::interp::value::Value;
+use crate::types::DataType;
+use std::cmp::Ordering;
+
+/// `id x = x`.
+pub fn id(_: &mut Machine, c: &PrimCall) -> R<Value> {
+    c.arg(0).cloned()
+}
+
+/// `neg x`, lane-wise on vectors.
+pub fn neg(_: &mut Machine, c: &PrimCall) -> R<Value> {
+    fn go(c: &PrimCall, v: &Value) -> R<Value> {
+        match v {
+            Value::Scalar(s) => s.negate().map(Value::Scalar).map_err(|m| c.error(m)),
+            Value::Vector(xs) => Ok(Value::Vector(
+                xs.iter().map(|x| go(c, x)).collect::<R<Vec<_>>>()?.into(),
+            )),
+            other => Err(c.error(format!("not defined on {}", other.describe()))),
+        }
+    }
+    go(c, c.arg(0)?)
+}
+
+fn arith(c: &PrimCall, op: BinOp, a: &Value, b: &Value) -> R<Value> {
+    match (a, b) {
+        (Value::Scalar(x), Value::Scalar(y)) => {
+            x.binary(op, *y).map(Value::Scalar).map_err(|m| c.error(m))
+        }
+        (Value::Vector(xs), Value::Vector(ys)) if xs.len() == ys.len() => Ok(Value::Vector(
+            xs.iter()
+                .zip(ys.iter())
+                .map(|(x, y)| arith(c, op, x, y))
+                .collect::<R<Vec<_>>>()?
+                .into(),
+        )),
+        (Value::Nat(x), Value::Nat(y)) => {
+            let r = match op {
+                BinOp::Add => x.checked_add(*y),
+                BinOp::Sub => x.checked_sub(*y).filter(|r| *r >= 0),
+                BinOp::Mul => x.checked_mul(*y),
+                BinOp::Div => x.checked_div(*y),
+                BinOp::Mod => x.checked_rem(*y),
+            };
+            r.map(Value::Nat)
+                .ok_or_else(|| c.error(format!("{x} {} {y} is not a natural number", op.name())))
+        }
+        (a, b) => Err(c.error(format!(
+            "not defined on {} and {}",
+            a.describe(),
+            b.describe()
+        ))),
+    }
+}
+
+fn binary(c: &PrimCall, op: BinOp) -> R<Value> {
+    arith(c, op, c.arg(0)?, c.arg(1)?)
+}
+
+/// `add x y` (`+`), lane-wise on vectors.
+pub fn add(_: &mut Machine, c: &PrimCall) -> R<Value> {
+    binary(c, BinOp::Add)
+}
+/// `sub x y` (`-`), lane-wise on vectors.
+pub fn sub(_: &mut Machine, c: &PrimCall) -> R<Value> {
+    binary(c, BinOp::Sub)
+}
+/// `mul x y` (`*`), lane-wise on vectors.
+pub fn mul(_: &mut Machine, c: &PrimCall) -> R<Value> {
+    binary(c, BinOp::Mul)
+}
+/// `div x y` (`/`), lane-wise on vectors; integer division truncates; dividing an
+/// integer by zero is an error.
+pub fn div(_: &mut Machine, c: &PrimCall) -> R<Value> {
+    binary(c, BinOp::Div)
+}
+/// `mod x y` (`%`): C's `%` on integers, `fmod` on floats.
+pub fn modulo(_: &mut Machine, c: &PrimCall) -> R<Value> {
+    binary(c, BinOp::Mod)
+}
+
+/// `select cond a b`.
+pub fn select(_: &mut Machine, c: &PrimCall) -> R<Value> {
+    Ok(if c.bool(0)? {
+        c.arg(1)?.clone()
+    } else {
+        c.arg(2)?.clone()
+    })
+}
+
+/// `not b`.
+pub fn not(_: &mut Machine, c: &PrimCall) -> R<Value> {
+    Ok(Value::bool(!c.bool(0)?))
+}
+
+fn compare(c: &PrimCall) -> R<Option<Ordering>> {
+    match (c.arg(0)?, c.arg(1)?) {
+        (Value::Scalar(x), Value::Scalar(y)) => x.compare(*y).map_err(|m| c.error(m)),
+        (Value::Nat(x), Value::Nat(y)) => Ok(Some(x.cmp(y))),
+        (Value::Index { index: x, .. }, Value::Index { index: y, .. }) => Ok(Some(x.cmp(y))),
+        (a, b) => Err(c.error(format!(
+            "cannot compare {} and {}",
+            a.describe(),
+            b.describe()
+        ))),
+    }
+}
+
+/// `gt x y` (`>`); false when a NaN is involved.
+pub fn gt(_: &mut Machine, c: &PrimCall) -> R<Value> {
+    Ok(Value::bool(compare(c)? == Some(Ordering::Greater)))
+}
+
+/// `lt x y` (`<`); false when a NaN is involved.
+pub fn lt(_: &mut Machine, c: &PrimCall) -> R<Value> {
+    Ok(Value::bool(compare(c)? == Some(Ordering::Less)))
+}
+
+/// `equal x y` (`==`): IEEE equality on floats, structural on arrays, pairs, vectors.
+pub fn equal(_: &mut Machine, c: &PrimCall) -> R<Value> {
+    let (a, b) = (c.arg(0)?, c.arg(1)?);
+    a.data_eq(b)
+        .map(Value::bool)
+        .ok_or_else(|| c.error("functions cannot be compared"))
+}
+
+/// `cast x`: C conversion to the scalar type of the result (lane-wise on vectors;
+/// `natType` and indices convert like 64-bit integers; integers convert to `natType`
+/// when non-negative).
+pub fn cast(_: &mut Machine, c: &PrimCall) -> R<Value> {
+    fn go(c: &PrimCall, v: &Value, to: &DataType) -> R<Value> {
+        let as_scalar = |v: &Value| match v {
+            Value::Scalar(s) => Some(*s),
+            Value::Nat(n) | Value::Index { index: n, .. } => Some(Scalar::I64(*n)),
+            _ => None,
+        };
+        match (v, to) {
+            (Value::Vector(xs), DataType::Vector(_, t)) => Ok(Value::Vector(
+                xs.iter()
+                    .map(|x| go(c, x, t))
+                    .collect::<R<Vec<_>>>()?
+                    .into(),
+            )),
+            (v, DataType::Scalar(t)) => match as_scalar(v) {
+                Some(s) => s.cast(*t).map(Value::Scalar).map_err(|m| c.error(m)),
+                None => Err(c.error(format!("cannot cast {} to {}", v.describe(), t.name()))),
+            },
+            (v, DataType::NatType) => match as_scalar(v).and_then(|s| s.as_i128()) {
+                Some(n) if (0..=i64::MAX as i128).contains(&n) => Ok(Value::Nat(n as i64)),
+                _ => Err(c.error(format!("cannot cast {v} to natType"))),
+            },
+            (v, t) => Err(c.error(format!("cannot cast {} to {t}", v.describe()))),
+        }
+    }
+    let to = c.result_type()?;
+    go(c, c.arg(0)?, &to)
+}
+
+/// `indexAsNat i`.
+pub fn index_as_nat(_: &mut Machine, c: &PrimCall) -> R<Value> {
+    match c.arg(0)? {
+        Value::Index { index, .. } => Ok(Value::Nat(*index)),
+        v => Err(c.error(format!("expected an index, got {}", v.describe()))),
+    }
+}
+
+/// `natAsIndex n x`: the index `x` into `n` elements; an error unless `x < n`.
+pub fn nat_as_index(_: &mut Machine, c: &PrimCall) -> R<Value> {
+    let n = c.nat(0)?;
+    match c.arg(0)? {
+        Value::Nat(x) if (0..n).contains(x) => Ok(Value::Index {
+            index: *x,
+            bound: n,
+        }),
+        Value::Nat(x) => Err(c.error(format!("{x} is not an index into {n} elements"))),
+        v => Err(c.error(format!("expected a natType value, got {}", v.describe()))),
+    }
+}
