@@ -21,6 +21,10 @@ def reduceWorkGroup = DFNF ;
 // Every point of a 2-D grid by its own work-item: the rows over dimension 1 of
 // the global work-items, the columns over dimension 0 (neighbouring work-items
 // read neighbouring memory). For the 5-point Jacobi stencil of stencil2d.rise.
+// Every work-item computes one element of the outermost map (a row of a
+// scan, say); what it computes inside is sequential.
+def global1d = DFNF ; toMapGlobal(0) @ outermost(isMap) ;; lowerToC
+
 def global2d = DFNF ;
   toMapGlobal(1) @ outermost(isMap) ;;
   toMapGlobal(0) @ outermost(isMap) ;;

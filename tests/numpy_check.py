@@ -387,6 +387,7 @@ REFERENCES = {
     "asumPartial": (cases_chunks(1), lambda x: np.abs(f64(x)).reshape(-1, 256).sum(axis=1)),
     "dotTwoKernels": (cases_chunks(2), ref_dot),
     "mmTiled": (cases_mm_tiled, ref_mm),
+    "rowPrefixSums": (CASES_2D, lambda x: np.cumsum(f64(x), axis=1)),
     "treeSum": (cases_treesum(8), lambda x: ref_group_sum(x, 8)),
     "sumSquares16": (cases_treesum(16), lambda x: ref_group_sum(f64(x) ** 2, 16)),
 }
