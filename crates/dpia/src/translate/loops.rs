@@ -163,42 +163,34 @@ impl Translator {
         };
         let (n, t) = array_dt(&data_type(e)?, e)?;
         let (_, elem) = array_of(&vals[2])?;
-        self.tr(
-            &vals[2],
-            env,
-            Out::Con(&|xs| {
-                self.tr(
-                    &vals[1],
-                    env,
-                    Out::Con(&|init| {
-                        let ident = Ident {
-                            name: self.fresh("acc"),
-                            ty: t.clone(),
-                        };
-                        let acc = Acc::new(AccKind::Var(ident.clone()), t.clone());
-                        let read = Exp::new(ExpKind::Var(ident.clone()), t.clone());
-                        let i = self.loop_var(&n);
-                        let x = Exp::new(ExpKind::Idx(xs.clone(), Nat::var(&i)), elem.clone());
-                        let args =
-                            |read: &Exp| vec![Value::Data(x.clone()), Value::Data(read.clone())];
-                        let step = self.update(&vals[0], env, &args, &read, &acc)?;
-                        let o = Acc::new(AccKind::Idx(out.clone(), Nat::var(&i)), t.clone());
-                        let scan = Comm::For {
-                            var: i,
-                            count: n.clone(),
-                            kind: LoopKind::Seq,
-                            origin: Prim::ScanSeq.name(),
-                            body: Box::new(Comm::Seq(vec![step, self.assign(&o, &read)])),
-                        };
-                        Ok(Comm::New {
-                            ident,
-                            addr: AddrSpace::Private,
-                            body: Box::new(Comm::Seq(vec![self.assign(&acc, &init), scan])),
-                        })
-                    }),
-                )
-            }),
-        )
+        self.values(&vals[1..], env, &|data| {
+            let [Value::Data(init), Value::Data(xs)] = &data[..] else {
+                return Err(TranslateError::at(e, "scanSeq of a function", None));
+            };
+            let ident = Ident {
+                name: self.fresh("acc"),
+                ty: t.clone(),
+            };
+            let acc = Acc::new(AccKind::Var(ident.clone()), t.clone());
+            let read = Exp::new(ExpKind::Var(ident.clone()), t.clone());
+            let i = self.loop_var(&n);
+            let x = Exp::new(ExpKind::Idx(xs.clone(), Nat::var(&i)), elem.clone());
+            let args = |read: &Exp| vec![Value::Data(x.clone()), Value::Data(read.clone())];
+            let step = self.update(&vals[0], env, &args, &read, &acc)?;
+            let o = Acc::new(AccKind::Idx(out.clone(), Nat::var(&i)), t.clone());
+            let scan = Comm::For {
+                var: i,
+                count: n.clone(),
+                kind: LoopKind::Seq,
+                origin: Prim::ScanSeq.name(),
+                body: Box::new(Comm::Seq(vec![step, self.assign(&o, &read)])),
+            };
+            Ok(Comm::New {
+                ident,
+                addr: AddrSpace::Private,
+                body: Box::new(Comm::Seq(vec![self.assign(&acc, init), scan])),
+            })
+        })
     }
 
     /// `reduceSeq f init xs` whose initial value is computed by a loop (a `mapLocal`
