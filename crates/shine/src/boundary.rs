@@ -513,14 +513,15 @@ impl Output {
 
 /// The error of a part of a result that cannot be stored as an array of records.
 fn cannot_store(whole: &DataType, part: &DataType, why: &str) -> String {
-    if whole == part {
-        format!("the result `{whole}` cannot be stored as arrays of scalars or tuples: {why}")
+    let what = if whole == part {
+        format!("the result `{whole}`")
     } else {
-        format!(
-            "the part `{part}` of the result `{whole}` cannot be stored as arrays of scalars \
-             or tuples: {why}"
-        )
-    }
+        format!("the part `{part}` of the result `{whole}`")
+    };
+    format!(
+        "{what} is not an array of scalars or of tuples of scalars (an array of tuples holding \
+         arrays is not supported yet): {why}"
+    )
 }
 
 /// One buffer of compiled code: where its data is in the value it stores (a path of tuple
@@ -584,7 +585,8 @@ pub fn buffers_of(ty: &DataType) -> Result<Vec<BufferLayout>, String> {
             }
             _ => {
                 return Err(format!(
-                    "`{t}` is not an array of scalars or of tuples of scalars"
+                    "`{t}` is not an array of scalars or of tuples of scalars (an array of \
+                     tuples holding arrays is not supported yet)"
                 ))
             }
         }
@@ -611,20 +613,26 @@ impl Output {
                 buffers.len()
             ));
         }
-        let arrays = layouts
+        let mut arrays = layouts
             .iter()
             .zip(buffers)
-            .map(|(l, b)| Array::from_bytes(b, &l.elem, &l.shape, index_bytes))
+            .map(|(l, b)| Array::from_bytes(b, &l.elem, &l.shape, index_bytes).map(Some))
             .collect::<Result<Vec<_>, _>>()?;
         let parts = parts_of(ty)
             .iter()
             .map(|p| {
-                let (l, a) = layouts
+                let k = layouts
                     .iter()
-                    .zip(&arrays)
-                    .find(|(l, _)| p.path.starts_with(&l.path))
+                    .position(|l| p.path.starts_with(&l.path))
                     .ok_or_else(|| format!("no buffer holds the part `{}`", p.ty))?;
-                a.select(&p.path[l.path.len()..])
+                let rest = &p.path[layouts[k].path.len()..];
+                // a buffer that is a whole part moves into it; a tuple of scalars is split
+                let array = if rest.is_empty() {
+                    arrays[k].take()
+                } else {
+                    arrays[k].as_ref().map(|a| a.select(rest)).transpose()?
+                };
+                array.ok_or_else(|| format!("two parts in the buffer of `{}`", p.ty))
             })
             .collect::<Result<_, _>>()?;
         Ok(Output {

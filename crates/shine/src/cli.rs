@@ -126,7 +126,7 @@ pub fn eval(args: &EvalArgs) -> Result<(), CliError> {
     let checked = source.check()?;
     let given = read_inputs(&args.inputs)?;
     let inputs: Vec<Array> = match checked.def(&args.def) {
-        Some(def) => fit_inputs(&def.ty, &args.def, &given, &args.nats)?,
+        Some(def) => fit_inputs(&def.ty, &args.def, given, &args.nats)?,
         // instantiating names the definitions there are
         None => Vec::new(),
     };
@@ -140,6 +140,7 @@ pub fn eval(args: &EvalArgs) -> Result<(), CliError> {
         .iter()
         .map(|a| a.to_value().map_err(CliError::from))
         .collect::<Result<Vec<_>, _>>()?;
+    drop(inputs); // the values hold the data now
     let function = interp::eval(&instance.expr).map_err(|e| source.error(e.into()))?;
     let result = if values.is_empty() {
         function

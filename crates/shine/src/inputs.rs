@@ -85,7 +85,7 @@ pub fn bind(artifact: &Artifact, inputs: Inputs, nats: &[(String, i64)]) -> Resu
                 .map(|t| random_array(t, &mut rng))
                 .collect::<Result<_, _>>()?
         }
-        Inputs::Arrays(given) => fit_inputs(&lowered.scheme, def, &given, nats)?,
+        Inputs::Arrays(given) => fit_inputs(&lowered.scheme, def, given, nats)?,
     };
     let types: Vec<DataType> = inputs.iter().map(Array::data_type).collect();
     let instance = instantiate_def(&lowered.checked, def, &types, nats)
@@ -211,31 +211,35 @@ fn wants(e: &DataType, out: &mut Vec<Want>) -> Result<(), DataType> {
 pub fn fit_inputs(
     scheme: &Type,
     def: &str,
-    given: &[Given],
+    given: Vec<Given>,
     nats: &[(String, i64)],
 ) -> Result<Vec<Array>, Error> {
     let patterns = param_patterns(scheme);
-    let sizes = known_sizes(&patterns, given, nats);
+    let sizes = known_sizes(&patterns, &given, nats);
     given
-        .iter()
+        .into_iter()
         .enumerate()
-        .map(|(i, g)| match patterns.get(i) {
-            Some(Some(p)) => Fitting {
-                def,
-                index: i + 1,
-                pattern: p,
-                given: g,
-                sizes: &sizes,
+        .map(|(i, mut g)| {
+            // the data moves into the array, converted in place where it must be
+            let data = std::mem::take(&mut g.contents.data);
+            match patterns.get(i) {
+                Some(Some(p)) => Fitting {
+                    def,
+                    index: i + 1,
+                    pattern: p,
+                    given: &g,
+                    sizes: &sizes,
+                }
+                .fit(data),
+                _ => as_given(&g, data),
             }
-            .fit(),
-            _ => as_given(g),
         })
         .collect()
 }
 
-/// The array of a file as it is: a plain array, or a structured array as nested pairs (two
-/// fields per record).
-fn as_given(g: &Given) -> Result<Array, Error> {
+/// The array of a file (its `data` taken out) as it is: a plain array, or a structured array
+/// as nested pairs (two fields per record).
+fn as_given(g: &Given, data: Vec<Scalar>) -> Result<Array, Error> {
     fn elem(d: &Dtype, name: &str) -> Result<DataType, Error> {
         match d {
             Dtype::Scalar(t) => Ok(DataType::Scalar(*t)),
@@ -252,7 +256,7 @@ fn as_given(g: &Given) -> Result<Array, Error> {
     Ok(Array {
         elem: elem(&g.contents.dtype, &g.name)?,
         shape: g.contents.shape.clone(),
-        data: g.contents.data.clone(),
+        data,
     })
 }
 
@@ -275,10 +279,12 @@ impl Fitting<'_> {
         ))
     }
 
-    fn fit(&self) -> Result<Array, Error> {
+    /// The array of the input, whose `data` (taken out of its contents) is converted and
+    /// checked in place.
+    fn fit(&self, mut data: Vec<Scalar>) -> Result<Array, Error> {
         let (dims, elem) = peel(self.pattern);
         if let DataType::Var(_) = elem {
-            return as_given(self.given);
+            return as_given(self.given, data);
         }
         let mut want = Vec::new();
         wants(elem, &mut want).map_err(|inner| {
@@ -351,10 +357,12 @@ impl Fitting<'_> {
             .enumerate()
             .map(|(j, w)| self.leaf(w, file_leaf(j), j, tuple))
             .collect::<Result<_, _>>()?;
-        let mut data = Vec::with_capacity(c.data.len());
-        for (at, &s) in c.data.iter().enumerate() {
-            let j = at % n;
-            data.push(self.value(leaves[j], s, (at / n, j), tuple, &outer)?);
+        let plain = |l: &Leaf| matches!(l, Leaf::Scalar(t) if *t != ScalarType::Int);
+        if !leaves.iter().all(plain) {
+            for (at, s) in data.iter_mut().enumerate() {
+                let j = at % n;
+                *s = self.value(leaves[j], *s, (at / n, j), tuple, &outer)?;
+            }
         }
         Ok(Array {
             elem: concrete(elem, &mut leaves.iter()),

@@ -583,6 +583,8 @@ fn encode(out: &mut impl Write, array: &Array) -> Result<(), EncodeError> {
         )));
     }
     out.write_all(&header(array).map_err(EncodeError::Data)?)?;
+    // the bytes go out in chunks of about 64 KiB
+    let mut chunk: Vec<u8> = Vec::with_capacity(1 << 16);
     for (i, s) in array.data.iter().enumerate() {
         let leaf = leaves[i % leaves.len()];
         let mixed = || {
@@ -592,29 +594,35 @@ fn encode(out: &mut impl Write, array: &Array) -> Result<(), EncodeError> {
                 array.elem
             ))
         };
+        let b = &mut chunk;
         match (leaf, *s) {
             (Leaf::Index(_) | Leaf::Nat, s) => {
-                out.write_all(&(s.as_i128().ok_or_else(mixed)? as i64).to_le_bytes())?
+                b.extend((s.as_i128().ok_or_else(mixed)? as i64).to_le_bytes())
             }
             (Leaf::Scalar(t), s)
                 if s.ty() != t && !(t == ScalarType::Int && s.ty() == ScalarType::I32) =>
             {
                 return Err(mixed())
             }
-            (_, Scalar::Bool(b)) => out.write_all(&[b as u8])?,
-            (_, Scalar::Int(x) | Scalar::I32(x)) => out.write_all(&x.to_le_bytes())?,
-            (_, Scalar::I8(x)) => out.write_all(&x.to_le_bytes())?,
-            (_, Scalar::I16(x)) => out.write_all(&x.to_le_bytes())?,
-            (_, Scalar::I64(x)) => out.write_all(&x.to_le_bytes())?,
-            (_, Scalar::U8(x)) => out.write_all(&[x])?,
-            (_, Scalar::U16(x)) => out.write_all(&x.to_le_bytes())?,
-            (_, Scalar::U32(x)) => out.write_all(&x.to_le_bytes())?,
-            (_, Scalar::U64(x)) => out.write_all(&x.to_le_bytes())?,
-            (_, Scalar::F16(x)) => out.write_all(&x.to_le_bytes())?,
-            (_, Scalar::F32(x)) => out.write_all(&x.to_le_bytes())?,
-            (_, Scalar::F64(x)) => out.write_all(&x.to_le_bytes())?,
+            (_, Scalar::Bool(x)) => b.push(x as u8),
+            (_, Scalar::Int(x) | Scalar::I32(x)) => b.extend(x.to_le_bytes()),
+            (_, Scalar::I8(x)) => b.extend(x.to_le_bytes()),
+            (_, Scalar::I16(x)) => b.extend(x.to_le_bytes()),
+            (_, Scalar::I64(x)) => b.extend(x.to_le_bytes()),
+            (_, Scalar::U8(x)) => b.push(x),
+            (_, Scalar::U16(x)) => b.extend(x.to_le_bytes()),
+            (_, Scalar::U32(x)) => b.extend(x.to_le_bytes()),
+            (_, Scalar::U64(x)) => b.extend(x.to_le_bytes()),
+            (_, Scalar::F16(x)) => b.extend(x.to_le_bytes()),
+            (_, Scalar::F32(x)) => b.extend(x.to_le_bytes()),
+            (_, Scalar::F64(x)) => b.extend(x.to_le_bytes()),
+        }
+        if chunk.len() >= 1 << 16 {
+            out.write_all(&chunk)?;
+            chunk.clear();
         }
     }
+    out.write_all(&chunk)?;
     Ok(())
 }
 
@@ -876,11 +884,11 @@ pub fn write_output(paths: &[PathBuf], output: &Output) -> Result<String, String
     match paths {
         [one] if is_npz(one) => {
             write_npz(one, &output.parts.iter().collect::<Vec<_>>())?;
-            let last = output.parts.len().saturating_sub(1);
-            Ok(format!(
-                "wrote {} ({ty}; members 0.npy..{last}.npy)",
-                one.display()
-            ))
+            let members = match output.parts.len() {
+                1 => "member 0.npy".to_string(),
+                n => format!("members 0.npy..{}.npy", n - 1),
+            };
+            Ok(format!("wrote {} ({ty}; {members})", one.display()))
         }
         _ => {
             let mut written = Vec::new();
