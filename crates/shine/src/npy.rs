@@ -436,10 +436,31 @@ fn read_records(
             "`{shown}`: its fields overrun its {item}-byte records"
         ));
     }
-    let Some((offset, _)) = data_offset(path)? else {
+    let Some((offset, len)) = data_offset(path)? else {
         return Err(format!("`{shown}` is not a valid .npy file: truncated"));
     };
     let count: usize = shape.iter().product();
+    // before allocating: the file holds the data its header declares, and it fits in memory
+    let need = (count as u64)
+        .saturating_mul(item as u64)
+        .saturating_add(offset);
+    if len < need {
+        return Err(format!(
+            "`{shown}` holds {} bytes of data, but its shape {shape:?} of {item}-byte records \
+             needs {}",
+            len.saturating_sub(offset),
+            need - offset
+        ));
+    }
+    crate::limits::fits_in_memory(
+        &format!("`{shown}`"),
+        (count as u64).saturating_mul(at.len() as u64),
+        crate::limits::RUN_BYTES_PER_ELEMENT,
+    )
+    .map_err(|e| match e {
+        crate::Error::Message(m) => m,
+        other => other.to_string(),
+    })?;
     let bad = |e: std::io::Error| format!("cannot read the data of `{shown}`: {e}");
     let mut file = File::open(path).map_err(bad)?;
     file.seek(SeekFrom::Start(offset)).map_err(bad)?;
@@ -930,6 +951,64 @@ mod tests {
             write(&path, &array).unwrap();
             assert_eq!(read(&path).unwrap(), array, "{}", t.name());
         }
+    }
+
+    #[test]
+    fn arrays_of_tuples_are_structured_arrays() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("r.npy");
+        let elem = DataType::pair(
+            DataType::Scalar(ScalarType::I8),
+            DataType::pair(DataType::f32(), DataType::Index(arith::Nat::cst(9))),
+        );
+        let array = Array {
+            elem,
+            shape: vec![2],
+            data: vec![
+                Scalar::I8(-1),
+                Scalar::F32(0.5),
+                Scalar::I64(8),
+                Scalar::I8(2),
+                Scalar::F32(-3.0),
+                Scalar::I64(0),
+            ],
+        };
+        write(&path, &array).unwrap();
+        let text = String::from_utf8_lossy(&std::fs::read(&path).unwrap()[..128]).into_owned();
+        assert!(
+            text.contains("'descr': [('f0', '|i1'), ('f1', [('f0', '<f4'), ('f1', '<i8')])]"),
+            "{text}"
+        );
+        let back = read_contents(&path).unwrap();
+        assert_eq!(back.shape, [2]);
+        assert_eq!(
+            back.dtype.leaves(),
+            [ScalarType::I8, ScalarType::F32, ScalarType::I64]
+        );
+        assert_eq!(back.data, array.data);
+        // a structured array is no plain array
+        assert!(read(&path).unwrap_err().contains("structured array"));
+    }
+
+    #[test]
+    fn outputs_are_one_file_per_part_or_one_npz() {
+        let ty = DataType::pair(
+            DataType::array(3, DataType::f32()),
+            DataType::array(2, DataType::f32()),
+        );
+        let paths = |names: &[&str]| names.iter().map(PathBuf::from).collect::<Vec<_>>();
+        assert!(check_outputs(&paths(&["a.npy", "b.npy"]), &ty).is_ok());
+        assert!(check_outputs(&paths(&["r.NPZ"]), &ty).is_ok());
+        assert!(check_outputs(&[], &ty).is_ok());
+        let one = check_outputs(&paths(&["a.npy"]), &ty).unwrap_err();
+        assert!(
+            one.contains("1 --output file given") && one.contains("2 parts"),
+            "{one}"
+        );
+        let mixed = check_outputs(&paths(&["a.npy", "r.npz"]), &ty).unwrap_err();
+        assert!(mixed.contains("only --output"), "{mixed}");
+        let twice = check_outputs(&paths(&["a.npy", "a.npy"]), &ty).unwrap_err();
+        assert!(twice.contains("given twice"), "{twice}");
     }
 
     #[test]

@@ -535,6 +535,18 @@ fn inputs_that_do_not_fit_say_what_was_expected_and_found() {
         &[0u8; 12],
     );
     refused(&eval("pairsum", &sub), &["sub.npy", "subarray"]);
+    // a header that declares more records than the file holds is refused before allocating
+    let truncated = write_raw(
+        &dir,
+        "truncated.npy",
+        "{'descr': [('a', '<f4'), ('b', '<f4')], 'fortran_order': False, \
+         'shape': (2000000000,), }",
+        &[0u8; 16],
+    );
+    refused(
+        &eval("pairsum", &truncated),
+        &["truncated.npy", "holds 16 bytes of data"],
+    );
     // a tuple holding arrays cannot be given as one file
     let tuple_of_arrays = program(
         &dir,
