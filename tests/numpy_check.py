@@ -13,6 +13,12 @@ translating the RISE program. Every definition must have a reference here:
 a definition without one is reported as a failure, so that new examples get
 checked.
 
+A reference that returns a tuple is a definition whose result is a tuple of
+arrays: shine writes it as one .npz (`--output out.npz`, members 0.npy, 1.npy,
+...) and each member is compared. Arrays of tuples go in as numpy structured
+arrays (or with one more axis for the components) and come out as structured
+arrays (fields f0, f1), compared field by field.
+
 Prints one line per case (`ok  NAME SHAPE` or `FAIL NAME SHAPE: why`) and
 exits with status 1 if any case fails or any shine call fails.
 Only numpy and the standard library are used.
@@ -173,6 +179,36 @@ def ref_conv(inp, ker):
             for q in range(o):
                 out[i, j, q] = np.sum(inp[i : i + kh, j : j + kw, :] * ker[q])
     return out
+
+
+def ref_bicg(a, r, p):
+    """PolyBench bicg: s = A^T r and q = A p."""
+    return (f64(a).T @ f64(r), f64(a) @ f64(p))
+
+
+COMPLEX = np.dtype([("re", "<f4"), ("im", "<f4")])
+
+
+def as_complex(x):
+    """A structured (re, im) array or an n x 2 array as complex128."""
+    if x.dtype.names:
+        re, im = (x[name] for name in x.dtype.names)
+    else:
+        re, im = x[..., 0], x[..., 1]
+    return f64(re) + 1j * f64(im)
+
+
+def from_complex(z):
+    """Complex numbers as the n x 2 float64 array of their (re, im) components."""
+    return np.stack([z.real, z.imag], axis=-1)
+
+
+def ref_cmul(x, y):
+    return from_complex(as_complex(x) * as_complex(y))
+
+
+def ref_cabs2(x):
+    return np.abs(as_complex(x)) ** 2
 
 
 # --- Cases --------------------------------------------------------------------
@@ -350,6 +386,37 @@ def cases_none(rng):
     yield "no inputs", [], {}
 
 
+def cases_bicg(rng):
+    for n, m in ((1, 1), (3, 5), (6, 2), (8, 8), (4, 0)):
+        yield f"{n}x{m}", [rand(rng, n, m), rand(rng, n), rand(rng, m)], {}
+
+
+def complex_array(rng, n, structured):
+    """n random complex numbers: a structured array of two float32 fields, or n x 2 float32."""
+    parts = rand(rng, n, 2)
+    if not structured:
+        return parts
+    x = np.empty(n, dtype=COMPLEX)
+    x["re"], x["im"] = parts[:, 0], parts[:, 1]
+    return x
+
+
+def cases_complex(arity):
+    def cases(rng):
+        for n in (1, 4, 17, 0):
+            yield f"n={n} structured", [complex_array(rng, n, True) for _ in range(arity)], {}
+        yield "n=5 n x 2", [complex_array(rng, 5, False) for _ in range(arity)], {}
+        if arity == 2:
+            yield "n=3 mixed", [complex_array(rng, 3, True), complex_array(rng, 3, False)], {}
+    return cases
+
+
+def cases_lookup(rng):
+    for m, n, dtype in ((5, 3, np.int64), (7, 10, np.uint8), (1, 1, np.int32), (0, 4, np.int16)):
+        idx = rng.integers(0, n, size=m).astype(dtype)
+        yield f"m={m} n={n} {np.dtype(dtype).name}", [idx, rand(rng, n)], {}
+
+
 # name -> (cases, reference). A reference takes the inputs (or nothing) and
 # returns the expected value as a float64 array or scalar.
 REFERENCES = {
@@ -389,6 +456,10 @@ REFERENCES = {
     "mmTiled": (cases_mm_tiled, ref_mm),
     "rowPrefixSums": (CASES_2D, lambda x: np.cumsum(f64(x), axis=1)),
     "treeSum": (cases_treesum(8), lambda x: ref_group_sum(x, 8)),
+    "bicg": (cases_bicg, ref_bicg),
+    "cmul": (cases_complex(2), ref_cmul),
+    "cabs2": (cases_complex(1), ref_cabs2),
+    "lookup": (cases_lookup, lambda idx, x: f64(x)[idx.astype(np.int64)]),
     "sumSquares16": (cases_treesum(16), lambda x: ref_group_sum(f64(x) ** 2, 16)),
 }
 
@@ -417,7 +488,9 @@ def shine_check(shine, program):
     return names
 
 
-def shine_eval(shine, program, name, inputs, nats, workdir):
+def shine_eval(shine, program, name, inputs, nats, workdir, parts=1):
+    """The result of `shine eval`: an array, or for a tuple of `parts` arrays (written as
+    one .npz) the tuple of its members."""
     args = [shine, "eval", str(program), "--def", name]
     for var, value in nats.items():
         args += ["--nat", f"{var}={value}"]
@@ -425,7 +498,7 @@ def shine_eval(shine, program, name, inputs, nats, workdir):
         path = os.path.join(workdir, f"in{i}.npy")
         np.save(path, x)
         args += ["--input", path]
-    out = os.path.join(workdir, "out.npy")
+    out = os.path.join(workdir, "out.npz" if parts > 1 else "out.npy")
     if os.path.exists(out):
         os.remove(out)
     args += ["--output", out]
@@ -435,12 +508,36 @@ def shine_eval(shine, program, name, inputs, nats, workdir):
         raise Failure(f"shine eval exited with {proc.returncode}: {message}")
     if not os.path.exists(out):
         raise Failure("shine eval succeeded but wrote no output file")
-    return np.load(out)
+    if parts == 1:
+        return np.load(out)
+    with np.load(out) as npz:
+        members = sorted(npz.files)
+        want = [str(i) for i in range(parts)]
+        if members != want:
+            raise Failure(f"the .npz holds {members}, expected {want}")
+        return tuple(npz[k] for k in want)
 
 
 def compare(got, want):
     """Integer results (a reference given as an integer array) must be exact;
-    the others are float32, compared with a tolerance."""
+    the others are float32, compared with a tolerance. A structured result (an
+    array of tuples) is compared as the array of its fields along a last axis;
+    a tuple result part by part."""
+    if isinstance(want, tuple):
+        for i, (g, w) in enumerate(zip(got, want)):
+            try:
+                compare(g, w)
+            except Failure as e:
+                raise Failure(f"part {i}: {e}")
+        return
+    if got.dtype.names:
+        names = list(got.dtype.names)
+        if names != [f"f{i}" for i in range(len(names))]:
+            raise Failure(f"structured result with fields {names}, expected f0, f1, ...")
+        kinds = {got.dtype[n] for n in names}
+        if len(kinds) != 1:
+            raise Failure(f"fields of different dtypes {kinds}")
+        got = np.stack([got[n] for n in names], axis=-1)
     if np.asarray(want).dtype.kind in "ui":
         want = np.asarray(want)
         if got.dtype != want.dtype or got.shape != want.shape:
@@ -492,8 +589,10 @@ def main():
                 for label, inputs, nats in make_cases(np.random.default_rng(seed)):
                     case = f"{name} {label} ({program.name})"
                     try:
-                        got = shine_eval(shine, program, name, inputs, nats, workdir)
-                        compare(got, reference(*inputs))
+                        want = reference(*inputs)
+                        parts = len(want) if isinstance(want, tuple) else 1
+                        got = shine_eval(shine, program, name, inputs, nats, workdir, parts)
+                        compare(got, want)
                     except Failure as e:
                         print(f"FAIL {case}: {e}")
                         failed += 1

@@ -616,6 +616,16 @@ fn check_types(gp: &GpuProgram, target: Target) -> Result<(), CodegenError> {
     for t in all_types(gp) {
         check_vectors(&t, target)?;
     }
+    if layout::leaves(&gp.output.ty)?.len() != 1 {
+        // the host plan has one output buffer (C and OpenMP take one per array)
+        return unsupported(format!(
+            "the output `{}` of type {}: a result that is a tuple of arrays is not supported \
+             yet on {}",
+            gp.output.name,
+            show_type(&gp.output.ty),
+            target.title()
+        ));
+    }
     for b in std::iter::once(&gp.output)
         .chain(&gp.inputs)
         .chain(&gp.temporaries)

@@ -20,9 +20,12 @@
 //! the output, then the inputs in order (arrays as `const` pointers, scalars
 //! by value), then the program's sizes in order, then, when the program
 //! divides integers by values that may be zero, the status flag `int *status`
-//! (see [`EntryStatus`]). The module also defines
+//! (see [`EntryStatus`]). An output that is a pair holding arrays (a result
+//! that is a tuple of arrays) is one pointer per array, in the order of its
+//! components (`output_fst`, `output_snd`). The module also defines
 //! `int NAME_entry(void *const *buffers, const int64_t *sizes)`, where
-//! `buffers[0]` is the output, `buffers[1..]` the inputs in order (a scalar
+//! `buffers[0]` is the output (`buffers[0..k]` the `k` pointers of such an output),
+//! the next buffers the inputs in order (a scalar
 //! input is a pointer to one element) and `sizes` the sizes in order; it
 //! casts and calls the kernel and returns a status: 0 when the result was
 //! computed, another value when the program stopped on an error (the runtime
@@ -50,8 +53,8 @@
 //! `f16`; vectors of `bool`, of a non-constant or non-power-of-two number of
 //! lanes; `%` on floating-point values; `local` and `constant` memory on CPUs
 //! (GPU kernels have local memory, see [`gpu`]) and undecided address spaces; unrolling a loop whose count is not a
-//! constant; inputs or outputs that are pairs holding arrays (they are not
-//! one buffer).
+//! constant; inputs that are pairs holding arrays (they are not one buffer), and
+//! such outputs on GPUs.
 //!
 //! # Adding a view
 //! A new read view is one arm in `Lowerer::read` that rewrites the path as its

@@ -35,6 +35,16 @@ impl Target {
         }
     }
 
+    /// The target's name in prose: `C`, `OpenMP`, `OpenCL`, `CUDA`.
+    pub fn title(self) -> &'static str {
+        match self {
+            Target::C => "C",
+            Target::OpenMp => "OpenMP",
+            Target::OpenCl => "OpenCL",
+            Target::Cuda => "CUDA",
+        }
+    }
+
     /// The language's name, for headers of generated files.
     pub fn language(self) -> &'static str {
         match self {

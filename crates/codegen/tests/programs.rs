@@ -821,8 +821,26 @@ fn unsupported_programs_are_errors() {
         .to_string()
         .contains("local memory"));
 
+    // an output that is a pair holding arrays is one pointer per component in C (a result
+    // that is a tuple of arrays), refused on GPUs; such an input is refused
     let soa = ident("o", DataType::pair(arr(nat(&n), f32t()), f32t()));
     let p = program("soa", &[&n], &soa, &[&x], dpia::Comm::Skip);
+    let c = generate(&p, Target::C).unwrap();
+    assert!(
+        c.source
+            .contains("soa(float *restrict o_fst, float *restrict o_snd, const float *restrict x"),
+        "{}",
+        c.source
+    );
+    assert!(
+        c.source
+            .contains("(float *)buffers[1], (const float *)buffers[2]"),
+        "{}",
+        c.source
+    );
+    let e = codegen::generate_gpu(&p, codegen::Target::OpenCl).unwrap_err();
+    assert!(e.to_string().contains("not supported yet on OpenCL"), "{e}");
+    let p = program("soa_in", &[&n], &out, &[&soa], dpia::Comm::Skip);
     assert!(generate(&p, Target::C)
         .unwrap_err()
         .to_string()

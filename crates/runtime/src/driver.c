@@ -5,11 +5,13 @@
  * usage: driver EXCHANGE
  * EXCHANGE is a file of native-endian 64-bit words (see exchange.rs):
  *   magic, n (sizes), m (buffers), warmup, runs, times_offset,
- *   sizes[n], then m pairs (offset, len): buffer 0 is the output, buffers 1.. are the inputs.
+ *   sizes[n], then m pairs (offset, len): the output buffers (one, or one per array of a tuple
+ *   result), then the inputs.
  * The driver maps the file, runs the entry point warmup + runs times on the buffers in place,
- * and writes each timed run (ms, a double) at times_offset; the output is left in buffer 0.
+ * and writes each timed run (ms, a double) at times_offset; the outputs are left in place.
  * Built with SHINE_EXACT_BUFFERS (sanitized modules), each buffer is copied to an allocation of
- * its exact length, so that a sanitizer sees every overflow.
+ * its exact length, so that a sanitizer sees every overflow, and copied back after the runs
+ * (the inputs are const: copying them back changes nothing).
  * If the entry point returns a non-zero status, prints `shine status N` and exits with 3;
  * a malformed request exits with 2. */
 #define _POSIX_C_SOURCE 200809L
@@ -88,8 +90,10 @@ int main(int argc, char **argv) {
     if (r >= warmup) times[r - warmup] = now_ms() - start;
   }
 #ifdef SHINE_EXACT_BUFFERS
-  memcpy(base + spans[0], buffers[0], spans[1]);
-  for (uint64_t i = 0; i < m; i++) free(buffers[i]);
+  for (uint64_t i = 0; i < m; i++) {
+    memcpy(base + spans[2 * i], buffers[i], spans[2 * i + 1]);
+    free(buffers[i]);
+  }
 #endif
   free(buffers);
   if (munmap(base, size) != 0) die("cannot unmap", argv[1]);

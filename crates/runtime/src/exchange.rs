@@ -2,8 +2,9 @@
 //! buffers and room for the times, which the driver maps into its memory and runs on in place.
 //!
 //! Layout (native-endian 64-bit words, then data): `MAGIC, n, m, warmup, runs, times_offset`,
-//! `sizes[n]`, `m` pairs `(offset, len)` (buffer 0 is the output, 1.. the inputs), then each
-//! buffer at a 64-byte aligned offset, then `runs` doubles at `times_offset`.
+//! `sizes[n]`, `m` pairs `(offset, len)` (the outputs first, then the inputs: a result that is a
+//! tuple of arrays has one output buffer per array), then each buffer at a 64-byte aligned
+//! offset, then `runs` doubles at `times_offset`.
 
 use std::fs::File;
 use std::os::unix::fs::FileExt;
@@ -23,7 +24,8 @@ const ALIGN: u64 = 64;
 /// A written exchange file, removed when dropped.
 pub(crate) struct Exchange {
     file: tempfile::NamedTempFile,
-    output_offset: u64,
+    /// Where each output buffer starts.
+    output_offsets: Vec<u64>,
     times_offset: u64,
 }
 
@@ -31,15 +33,13 @@ impl Exchange {
     /// Writes a request for `warmup + runs` runs in a fresh file in `dir`.
     pub(crate) fn write(
         dir: &Path,
-        output: &Buffer,
+        outputs: &[&Buffer],
         inputs: &[&Buffer],
         sizes: &[i64],
         warmup: usize,
         runs: usize,
     ) -> Result<Exchange, RuntimeError> {
-        let buffers: Vec<&Buffer> = std::iter::once(output)
-            .chain(inputs.iter().copied())
-            .collect();
+        let buffers: Vec<&Buffer> = outputs.iter().chain(inputs).copied().collect();
         let words = HEADER + sizes.len() + 2 * buffers.len();
         let mut offset = align(8 * words as u64);
         let mut spans = Vec::with_capacity(buffers.len());
@@ -75,7 +75,7 @@ impl Exchange {
         }
         Ok(Exchange {
             file,
-            output_offset: spans[0].0,
+            output_offsets: spans[..outputs.len()].iter().map(|s| s.0).collect(),
             times_offset,
         })
     }
@@ -85,12 +85,18 @@ impl Exchange {
         self.file.path()
     }
 
-    /// Reads the output the driver left, and the `runs` times in milliseconds.
-    pub(crate) fn read(&self, output: &mut Buffer, runs: usize) -> Result<Vec<f64>, RuntimeError> {
+    /// Reads the outputs the driver left, and the `runs` times in milliseconds.
+    pub(crate) fn read(
+        &self,
+        outputs: &mut [Buffer],
+        runs: usize,
+    ) -> Result<Vec<f64>, RuntimeError> {
         let context = format!("reading the result in {}", self.path().display());
         let f = self.file.as_file();
-        f.read_exact_at(output.as_bytes_mut(), self.output_offset)
-            .map_err(RuntimeError::io(context.clone()))?;
+        for (output, &offset) in outputs.iter_mut().zip(&self.output_offsets) {
+            f.read_exact_at(output.as_bytes_mut(), offset)
+                .map_err(RuntimeError::io(context.clone()))?;
+        }
         let mut times = vec![0u8; 8 * runs];
         f.read_exact_at(&mut times, self.times_offset)
             .map_err(RuntimeError::io(context))?;

@@ -287,7 +287,19 @@ impl Module {
         inputs: &[&Buffer],
         sizes: &[i64],
     ) -> Result<(), RuntimeError> {
-        self.execute(output, inputs, sizes, 0, 1).map(drop)
+        self.run_outputs(std::slice::from_mut(output), inputs, sizes)
+    }
+
+    /// Runs the entry point once on several output buffers: `outputs` are `buffers[0..k]`,
+    /// `inputs` are `buffers[k..]` (a result that is a tuple of arrays has one buffer per
+    /// array). Otherwise as [`Module::run`].
+    pub fn run_outputs(
+        &self,
+        outputs: &mut [Buffer],
+        inputs: &[&Buffer],
+        sizes: &[i64],
+    ) -> Result<(), RuntimeError> {
+        self.execute(outputs, inputs, sizes, 0, 1).map(drop)
     }
 
     /// Runs the entry point `warmup` times untimed, then `runs` times timed (each timed inside
@@ -295,6 +307,18 @@ impl Module {
     pub fn bench(
         &self,
         output: &mut Buffer,
+        inputs: &[&Buffer],
+        sizes: &[i64],
+        runs: usize,
+        warmup: usize,
+    ) -> Result<Timing, RuntimeError> {
+        self.bench_outputs(std::slice::from_mut(output), inputs, sizes, runs, warmup)
+    }
+
+    /// [`Module::bench`] on several output buffers, as [`Module::run_outputs`] takes them.
+    pub fn bench_outputs(
+        &self,
+        outputs: &mut [Buffer],
         inputs: &[&Buffer],
         sizes: &[i64],
         runs: usize,
@@ -310,7 +334,7 @@ impl Module {
                 "at most {MAX_RUNS} runs (and as many warm-up runs) are timed at once"
             )));
         }
-        let samples = self.execute(output, inputs, sizes, warmup, runs)?;
+        let samples = self.execute(outputs, inputs, sizes, warmup, runs)?;
         Ok(Timing::from_samples(samples).expect("at least one sample"))
     }
 
@@ -318,13 +342,19 @@ impl Module {
     /// in milliseconds.
     fn execute(
         &self,
-        output: &mut Buffer,
+        outputs: &mut [Buffer],
         inputs: &[&Buffer],
         sizes: &[i64],
         warmup: usize,
         runs: usize,
     ) -> Result<Vec<f64>, RuntimeError> {
-        let exchange = Exchange::write(self.dir(), output, inputs, sizes, warmup, runs)?;
+        if outputs.is_empty() {
+            return Err(RuntimeError::InvalidArgument(
+                "a run needs at least one output buffer".into(),
+            ));
+        }
+        let written: Vec<&Buffer> = outputs.iter().collect();
+        let exchange = Exchange::write(self.dir(), &written, inputs, sizes, warmup, runs)?;
         let mut command = Command::new(&self.executable);
         command.arg(exchange.path());
         let result = crate::cleanup::output(&mut command).map_err(RuntimeError::io(format!(
@@ -332,7 +362,7 @@ impl Module {
             self.executable.display()
         )))?;
         self.check_exit(&result)?;
-        exchange.read(output, runs)
+        exchange.read(outputs, runs)
     }
 
     /// The error of a child that did not end with success.

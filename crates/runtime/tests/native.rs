@@ -66,6 +66,54 @@ fn scalar_input_and_several_sizes() {
     );
 }
 
+/// A result that is a tuple of arrays: one output buffer per array, before the inputs.
+const SUM_AND_DIFF: &str = r#"
+#include <stdint.h>
+int sd(void *const *buffers, const int64_t *sizes) {
+  float *sum = buffers[0];
+  double *diff = buffers[1];
+  const float *x = buffers[2], *y = buffers[3];
+  for (int64_t i = 0; i < sizes[0]; i++) sum[i] = x[i] + y[i];
+  for (int64_t i = 0; i < sizes[1]; i++) diff[i] = (double)x[i] - (double)y[i];
+  return 0;
+}
+"#;
+
+fn sum_and_diff(config: &CompilerConfig) {
+    let module = Module::compile(SUM_AND_DIFF, "sd", config).unwrap();
+    let x = Buffer::from_slice(&[1.0f32, 2.0, 3.0]);
+    let y = Buffer::from_slice(&[0.5f32, 0.25, 4.0]);
+    let mut outputs = [Buffer::zeroed(3 * 4), Buffer::zeroed(2 * 8)];
+    module
+        .run_outputs(&mut outputs, &[&x, &y], &[3, 2])
+        .unwrap();
+    assert_eq!(outputs[0].to_vec::<f32>(), vec![1.5, 2.25, 7.0]);
+    assert_eq!(outputs[1].to_vec::<f64>(), vec![0.5, 1.75]);
+    let timing = module
+        .bench_outputs(&mut outputs, &[&x, &y], &[3, 2], 2, 1)
+        .unwrap();
+    assert_eq!(timing.runs, 2);
+    assert_eq!(outputs[1].to_vec::<f64>(), vec![0.5, 1.75]);
+    let err = module.run_outputs(&mut [], &[&x, &y], &[3, 2]).unwrap_err();
+    assert!(err.to_string().contains("at least one output"), "{err}");
+}
+
+#[test]
+fn several_output_buffers() {
+    sum_and_diff(&CompilerConfig::default());
+}
+
+#[test]
+fn several_output_buffers_with_exact_buffers() {
+    // sanitized modules copy each buffer to an allocation of its own and back
+    let probe = CompilerConfig::default();
+    if !probe.supports_sanitizer(runtime::Sanitizer::Address) {
+        eprintln!("skipped: no AddressSanitizer here");
+        return;
+    }
+    sum_and_diff(&probe.with_sanitizer(runtime::Sanitizer::Address));
+}
+
 const OPENMP: &str = r#"
 #include <stdint.h>
 #include <omp.h>

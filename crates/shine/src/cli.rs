@@ -3,9 +3,9 @@
 
 use clap::Args;
 use rise::infer::instantiate_def;
-use rise::interp::{self, Value};
-use shine::inputs::data_type_of;
-use shine::{npy, SourceFile};
+use rise::interp;
+use shine::inputs::{fit_inputs, Given};
+use shine::{npy, Array, Output, SourceFile};
 use std::fmt;
 use std::path::PathBuf;
 
@@ -74,12 +74,36 @@ pub struct EvalArgs {
     /// A size the inputs do not determine, e.g. `--nat n=1024` (repeatable).
     #[arg(long = "nat", value_name = "NAME=VALUE", value_parser = parse_nat_binding)]
     pub nats: Vec<(String, i64)>,
-    /// An input array (.npy), in the order of the definition's parameters (repeatable).
+    /// An input array (.npy), in the order of the definition's parameters (repeatable). An
+    /// array of tuples is a structured array or has one more axis for the components.
     #[arg(long = "input", value_name = "X.npy")]
     pub inputs: Vec<PathBuf>,
-    /// Where to write the result (.npy); without it the result is printed.
+    /// Where to write the result (.npy); a result that is a tuple of N parts takes N files
+    /// (repeat --output) or one .npz. Without it the result is printed.
     #[arg(long = "output", value_name = "Y.npy")]
-    pub output: Option<PathBuf>,
+    pub outputs: Vec<PathBuf>,
+}
+
+/// The `--input` files, read.
+pub fn read_inputs(paths: &[PathBuf]) -> Result<Vec<Given>, CliError> {
+    paths
+        .iter()
+        .map(|p| Ok(Given::new(p.display().to_string(), npy::read_contents(p)?)))
+        .collect()
+}
+
+/// Writes `output` to the `--output` files (see [`npy::write_output`]) and says so on stderr,
+/// or prints it when there are none.
+pub fn write_or_print(paths: &[PathBuf], output: &Output) -> Result<(), CliError> {
+    if paths.is_empty() {
+        let value = output.to_value()?;
+        emit(&value.to_string());
+        return Ok(());
+    }
+    let written = npy::write_output(paths, output)?;
+    use std::io::Write;
+    let _ = writeln!(std::io::stderr(), "{written}");
+    Ok(())
 }
 
 pub fn parse_nat_binding(s: &str) -> Result<(String, i64), String> {
@@ -100,17 +124,23 @@ pub fn parse_nat_binding(s: &str) -> Result<(String, i64), String> {
 pub fn eval(args: &EvalArgs) -> Result<(), CliError> {
     let source = SourceFile::read(&args.program)?;
     let checked = source.check()?;
-    let mut types = Vec::new();
-    let mut values = Vec::new();
-    for path in &args.inputs {
-        let array = npy::read(path)?;
-        types.push(data_type_of(&array));
-        let value = Value::from_flat(array.elem, &array.shape, array.data)
-            .map_err(|e| format!("`{}`: {}", path.display(), e.message))?;
-        values.push(value);
-    }
+    let given = read_inputs(&args.inputs)?;
+    let inputs: Vec<Array> = match checked.def(&args.def) {
+        Some(def) => fit_inputs(&def.ty, &args.def, given, &args.nats)?,
+        // instantiating names the definitions there are
+        None => Vec::new(),
+    };
+    let types: Vec<_> = inputs.iter().map(Array::data_type).collect();
     let instance =
         instantiate_def(&checked, &args.def, &types, &args.nats).map_err(|d| source.error(d))?;
+    if let rise::Type::Data(t) = &instance.result {
+        npy::check_outputs(&args.outputs, t)?;
+    }
+    let values = inputs
+        .iter()
+        .map(|a| a.to_value().map_err(CliError::from))
+        .collect::<Result<Vec<_>, _>>()?;
+    drop(inputs); // the values hold the data now
     let function = interp::eval(&instance.expr).map_err(|e| source.error(e.into()))?;
     let result = if values.is_empty() {
         function
@@ -124,20 +154,11 @@ pub fn eval(args: &EvalArgs) -> Result<(), CliError> {
         )
         .into());
     };
-    match &args.output {
-        Some(path) => {
-            let flat = result
-                .to_flat(result_type)
-                .map_err(|e| format!("cannot save the result: {}", e.message))?;
-            npy::write(path, &flat)?;
-            use std::io::Write;
-            let _ = writeln!(
-                std::io::stderr(),
-                "wrote {} ({result_type})",
-                path.display()
-            );
-        }
-        None => emit(&result.to_string()),
+    if args.outputs.is_empty() {
+        emit(&result.to_string());
+        return Ok(());
     }
-    Ok(())
+    let output = Output::from_value(&result, result_type)
+        .map_err(|e| format!("cannot save the result: {e}"))?;
+    write_or_print(&args.outputs, &output)
 }

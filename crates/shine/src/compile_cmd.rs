@@ -3,13 +3,12 @@
 //! `compile` prints and `run` executes ([`shine::Executable`]) on `.npy` or random inputs,
 //! verifies against the interpreter and times.
 
-use crate::cli::{emit, parse_nat_binding, CliError};
+use crate::cli::{emit, parse_nat_binding, read_inputs, write_or_print, CliError};
 use clap::Args;
-use rise::interp::{Flat, Value};
 use serde::Serialize;
 use shine::{
-    Artifact, Code, Executable, Inputs, Lowered, Options, RunOptions, SourceFile, StrategySource,
-    Target, Timings,
+    Artifact, Code, Executable, Inputs, Lowered, Options, Output, RunOptions, SourceFile,
+    StrategySource, Target, Timings,
 };
 use std::path::PathBuf;
 
@@ -101,15 +100,17 @@ pub struct RunArgs {
     /// A size, e.g. `--nat n=1024` (repeatable); needed with `--random`.
     #[arg(long = "nat", value_name = "NAME=VALUE", value_parser = parse_nat_binding)]
     pub nats: Vec<(String, i64)>,
-    /// An input array (.npy), in the order of the definition's parameters (repeatable).
+    /// An input array (.npy), in the order of the definition's parameters (repeatable). An
+    /// array of tuples is a structured array or has one more axis for the components.
     #[arg(long = "input", value_name = "X.npy", conflicts_with = "random")]
     pub inputs: Vec<PathBuf>,
-    /// Random inputs from this seed (floats in [-1, 1), small integers).
+    /// Random inputs from this seed (floats in [-1, 1), small integers, indices in range).
     #[arg(long, value_name = "SEED")]
     pub random: Option<u64>,
-    /// Where to write the result (.npy).
+    /// Where to write the result (.npy); a result that is a tuple of N parts takes N files
+    /// (repeat --output) or one .npz.
     #[arg(long = "output", value_name = "Y.npy")]
-    pub output: Option<PathBuf>,
+    pub outputs: Vec<PathBuf>,
     /// Compare the result with the reference interpreter on the same inputs.
     #[arg(long)]
     pub verify: bool,
@@ -140,12 +141,7 @@ impl RunArgs {
     fn inputs(&self) -> Result<Inputs, CliError> {
         Ok(match self.random {
             Some(seed) => Inputs::Random { seed },
-            None => Inputs::Arrays(
-                self.inputs
-                    .iter()
-                    .map(|p| shine::npy::read(p).map_err(CliError::from))
-                    .collect::<Result<_, _>>()?,
-            ),
+            None => Inputs::Arrays(read_inputs(&self.inputs)?),
         })
     }
 
@@ -231,6 +227,7 @@ pub fn run(args: &RunArgs) -> Result<(), CliError> {
     options.check(args.program.target)?;
     let artifact = args.program.compile()?;
     let mut exe = Executable::new(&artifact, args.inputs()?, &args.nats, &options)?;
+    shine::npy::check_outputs(&args.outputs, exe.result_type())?;
     let result = exe.run()?;
     let mut report = RunReport {
         def: &args.program.def,
@@ -291,15 +288,9 @@ fn timing_line(t: &Timings) -> String {
 }
 
 /// Writes or prints the result of `shine run` and its JSON report.
-fn print_result(args: &RunArgs, report: &RunReport, result: &Flat) -> Result<(), CliError> {
-    match &args.output {
-        Some(path) => shine::npy::write(path, result)?,
-        None if !args.json => {
-            let value = Value::from_flat(result.elem, &result.shape, result.data.clone())
-                .map_err(|e| CliError::from(e.message))?;
-            emit(&value.to_string());
-        }
-        None => {}
+fn print_result(args: &RunArgs, report: &RunReport, result: &Output) -> Result<(), CliError> {
+    if !args.outputs.is_empty() || !args.json {
+        write_or_print(&args.outputs, result)?;
     }
     if args.json {
         let json = serde_json::to_value(report)

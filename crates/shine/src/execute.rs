@@ -6,11 +6,11 @@
 //! the module's launches ([`crate::gpu`]). Both sit behind one [`Runner`], so that
 //! [`Executable::run`], [`Executable::bench`] and [`Executable::verify`] are written once.
 
-use crate::inputs::{bind, byte_size, from_buffer, to_buffer, Inputs};
+use crate::boundary::{self, Array, BufferLayout, CLayout, Output};
+use crate::inputs::{bind, Inputs};
 use crate::{limits, verify, Artifact, Code, Error, SourceFile, Target};
 use rise::infer::Instance;
-use rise::interp::Flat;
-use rise::ScalarType;
+use rise::DataType;
 use runtime::{Buffer, RuntimeError, Timing};
 
 /// The C compiler flag of fast math (`RunOptions::fast_math`).
@@ -71,16 +71,17 @@ pub struct Timings {
 }
 
 /// Compiled code on its device, given the sizes of one run: runs the definition on bound
-/// buffers.
+/// buffers (the output's buffers: one, or one per array of a result that is a tuple of
+/// arrays).
 pub(crate) trait Runner {
     /// Runs the code once (a program that stops on an error is
     /// [`RuntimeError::ProgramStatus`]).
-    fn run(&mut self, output: &mut Buffer, inputs: &[&Buffer]) -> Result<(), RuntimeError>;
+    fn run(&mut self, outputs: &mut [Buffer], inputs: &[&Buffer]) -> Result<(), RuntimeError>;
 
     /// Runs the code `warmup` times untimed, then `runs` times timed.
     fn bench(
         &mut self,
-        output: &mut Buffer,
+        outputs: &mut [Buffer],
         inputs: &[&Buffer],
         runs: usize,
         warmup: usize,
@@ -94,20 +95,20 @@ struct NativeRun {
 }
 
 impl Runner for NativeRun {
-    fn run(&mut self, output: &mut Buffer, inputs: &[&Buffer]) -> Result<(), RuntimeError> {
-        self.module.run(output, inputs, &self.sizes)
+    fn run(&mut self, outputs: &mut [Buffer], inputs: &[&Buffer]) -> Result<(), RuntimeError> {
+        self.module.run_outputs(outputs, inputs, &self.sizes)
     }
 
     fn bench(
         &mut self,
-        output: &mut Buffer,
+        outputs: &mut [Buffer],
         inputs: &[&Buffer],
         runs: usize,
         warmup: usize,
     ) -> Result<Timings, RuntimeError> {
         let code = self
             .module
-            .bench(output, inputs, &self.sizes, runs, warmup)?;
+            .bench_outputs(outputs, inputs, &self.sizes, runs, warmup)?;
         Ok(Timings { code, wall: None })
     }
 }
@@ -118,12 +119,13 @@ pub struct Executable {
     /// The program's source, for the interpreter's errors.
     program: SourceFile,
     instance: Instance,
-    inputs: Vec<Flat>,
+    inputs: Vec<Array>,
     buffers: Vec<Buffer>,
-    shape: Vec<usize>,
-    elem: ScalarType,
+    /// The type of the result.
+    result: DataType,
     runner: Box<dyn Runner>,
-    output: Buffer,
+    /// The result's buffers ([`boundary::buffers_of`]).
+    outputs: Vec<Buffer>,
     /// See [`Executable::index_bits`].
     index_bits: u32,
 }
@@ -140,31 +142,41 @@ impl Executable {
     ) -> Result<Executable, Error> {
         options.check(artifact.target)?;
         let bound = bind(artifact, inputs, nats)?;
-        let count = run_elements(options.verify, &bound.inputs, &bound.shape)?;
+        let layouts = boundary::buffers_of(&bound.result)
+            .map_err(|e| Error::from(format!("the result of `{}`: {e}", artifact.def())))?;
+        check_memory(options.verify, &bound.inputs, &layouts)?;
+        // the width of the code's indices, which `idx[n]` and `natType` data are stored in:
+        // 64 bits in C; on GPUs, 64 only where these sizes need them
+        let gpu_width = match &artifact.code {
+            Code::C(_) => None,
+            Code::Gpu(module) => Some(module.index_width(&bound.sizes)),
+        };
+        let index_bits = match gpu_width {
+            Some(codegen::gpu::IndexWidth::Bits32) => 32,
+            _ => 64,
+        };
+        let index_bytes = index_bits as usize / 8;
         let buffers: Vec<Buffer> = bound
             .inputs
             .iter()
-            .map(to_buffer)
-            .collect::<Result<_, _>>()?;
-        let output = Buffer::zeroed(count * byte_size(bound.elem)?);
-        let (index_bits, runner): (u32, Box<dyn Runner>) = match &artifact.code {
-            Code::C(module) => (
-                64,
-                Box::new(NativeRun {
-                    module: build_c(module, options)?,
-                    sizes: bound.sizes,
-                }),
-            ),
+            .map(|a| Ok(Buffer::from_bytes(&a.to_bytes(index_bytes)?)))
+            .collect::<Result<_, String>>()?;
+        let outputs = layouts
+            .iter()
+            .map(|l| {
+                let size = CLayout::of(&l.elem, index_bytes)?.size;
+                Ok(Buffer::zeroed(l.shape.iter().product::<usize>() * size))
+            })
+            .collect::<Result<Vec<_>, String>>()?;
+        let runner: Box<dyn Runner> = match &artifact.code {
+            Code::C(module) => Box::new(NativeRun {
+                module: build_c(module, options)?,
+                sizes: bound.sizes,
+            }),
             Code::Gpu(module) => {
-                // 64-bit indices only where these sizes need them
                 let width = module.index_width(&bound.sizes);
-                let bits = match width {
-                    codegen::gpu::IndexWidth::Bits32 => 32,
-                    codegen::gpu::IndexWidth::Bits64 => 64,
-                };
                 let sizes = (bound.sizes.as_slice(), width);
-                let run = crate::gpu::load(module, sizes, buffers.len(), options.fast_math)?;
-                (bits, run)
+                crate::gpu::load(module, sizes, buffers.len(), options.fast_math)?
             }
         };
         Ok(Executable {
@@ -173,10 +185,9 @@ impl Executable {
             instance: bound.instance,
             inputs: bound.inputs,
             buffers,
-            shape: bound.shape,
-            elem: bound.elem,
+            result: bound.result,
             runner,
-            output,
+            outputs,
             index_bits,
         })
     }
@@ -188,20 +199,28 @@ impl Executable {
     }
 
     /// The inputs, in the order of the definition's value parameters.
-    pub fn inputs(&self) -> &[Flat] {
+    pub fn inputs(&self) -> &[Array] {
         &self.inputs
     }
 
-    /// The number of elements of the result.
+    /// The type of the result.
+    pub fn result_type(&self) -> &DataType {
+        &self.result
+    }
+
+    /// The number of elements of the result (of all its parts).
     pub fn result_len(&self) -> usize {
-        self.shape.iter().product()
+        boundary::parts_of(&self.result)
+            .iter()
+            .map(|p| boundary::dims_of(&p.ty).map_or(1, |(d, _)| d.iter().product()))
+            .sum()
     }
 
     /// Runs the code once; its result.
-    pub fn run(&mut self) -> Result<Flat, Error> {
+    pub fn run(&mut self) -> Result<Output, Error> {
         let inputs: Vec<&Buffer> = self.buffers.iter().collect();
         self.runner
-            .run(&mut self.output, &inputs)
+            .run(&mut self.outputs, &inputs)
             .map_err(|e| run_error(&self.def, e))?;
         self.result()
     }
@@ -210,19 +229,21 @@ impl Executable {
     pub fn bench(&mut self, runs: usize, warmup: usize) -> Result<Timings, Error> {
         let inputs: Vec<&Buffer> = self.buffers.iter().collect();
         self.runner
-            .bench(&mut self.output, &inputs, runs, warmup)
+            .bench(&mut self.outputs, &inputs, runs, warmup)
             .map_err(|e| run_error(&self.def, e))
     }
 
     /// The result of the last run.
-    pub fn result(&self) -> Result<Flat, Error> {
-        from_buffer(&self.output, self.elem, &self.shape)
+    pub fn result(&self) -> Result<Output, Error> {
+        let bytes: Vec<&[u8]> = self.outputs.iter().map(Buffer::as_bytes).collect();
+        Output::from_buffers(&self.result, &bytes, self.index_bits as usize / 8)
+            .map_err(|e| Error::from(format!("the result of `{}`: {e}", self.def)))
     }
 
-    /// Compares `result` with the reference interpreter on the same inputs.
-    pub fn verify(&self, result: &Flat) -> Result<(), Error> {
+    /// Compares `result` with the reference interpreter on the same inputs, part by part.
+    pub fn verify(&self, result: &Output) -> Result<(), Error> {
         let expected = verify::interpret(&self.program, &self.instance, &self.inputs)?;
-        verify::compare(&expected, result, self.elem)
+        verify::compare(&expected, result)
     }
 }
 
@@ -255,20 +276,25 @@ fn split_flags(flags: &str) -> Result<Vec<String>, Error> {
     })
 }
 
-/// The number of elements of the result of shape `shape`, after checking that the inputs and
-/// the result (and with `verify` the interpreter's reference) fit in memory.
-fn run_elements(verify: bool, inputs: &[Flat], shape: &[usize]) -> Result<usize, Error> {
+/// Checks that the inputs and the result's buffers `layouts` (and with `verify` the
+/// interpreter's reference) fit in memory, counting each scalar of an element.
+fn check_memory(verify: bool, inputs: &[Array], layouts: &[BufferLayout]) -> Result<(), Error> {
     let per_element = if verify {
         limits::VERIFY_BYTES_PER_ELEMENT
     } else {
         limits::RUN_BYTES_PER_ELEMENT
     };
-    let count = limits::elements("the result", shape, per_element)?;
-    let total = inputs.iter().fold(count as u64, |acc, f| {
-        acc.saturating_add(f.data.len() as u64)
-    });
-    limits::fits_in_memory("the run (inputs and result)", total, per_element)?;
-    Ok(count)
+    let mut total = inputs
+        .iter()
+        .fold(0u64, |acc, a| acc.saturating_add(a.data.len() as u64));
+    for l in layouts {
+        let leaves = boundary::leaves(&l.elem).map_or(1, |l| l.len());
+        let mut shape = l.shape.clone();
+        shape.push(leaves);
+        let count = limits::elements("the result", &shape, per_element)?;
+        total = total.saturating_add(count as u64);
+    }
+    limits::fits_in_memory("the run (inputs and result)", total, per_element)
 }
 
 /// The error of a generated program that stopped with a non-zero status (a C entry point's

@@ -223,8 +223,22 @@ impl Buffers<'_> {
     }
 }
 
+/// The one output buffer of GPU code (the code generator refuses results of several buffers
+/// on GPUs).
+fn one(outputs: &mut [Buffer]) -> Result<&mut Buffer, RuntimeError> {
+    match outputs {
+        [output] => Ok(output),
+        _ => Err(RuntimeError::InvalidArgument(format!(
+            "GPU code writes one output buffer, {} given (a result that is a tuple of arrays \
+             is not supported yet on GPUs)",
+            outputs.len()
+        ))),
+    }
+}
+
 impl<P: GpuProgram> Runner for GpuRun<P> {
-    fn run(&mut self, output: &mut Buffer, inputs: &[&Buffer]) -> Result<(), RuntimeError> {
+    fn run(&mut self, outputs: &mut [Buffer], inputs: &[&Buffer]) -> Result<(), RuntimeError> {
+        let output = one(outputs)?;
         let flag = self.program.run_with_status(
             &self.launches,
             output,
@@ -244,11 +258,12 @@ impl<P: GpuProgram> Runner for GpuRun<P> {
 
     fn bench(
         &mut self,
-        output: &mut Buffer,
+        outputs: &mut [Buffer],
         inputs: &[&Buffer],
         runs: usize,
         warmup: usize,
     ) -> Result<Timings, RuntimeError> {
+        let output = one(outputs)?;
         let t = self.program.bench(
             &self.launches,
             output,

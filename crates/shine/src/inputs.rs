@@ -1,19 +1,56 @@
-//! The inputs of a run: arrays given or random ones, the definition instantiated at their
-//! types, the values of its sizes (checked against the constraints of the definition as
-//! lowered), and the bytes compiled code reads and writes.
+//! The inputs of a run: arrays given or random ones, each fitted to the type of its
+//! parameter, the definition instantiated at their types, the values of its sizes (checked
+//! against the constraints of the definition as lowered).
+//!
+//! How a file meets its parameter ([`fit_inputs`]), for a parameter `d1.d2...e` of `k` array
+//! dimensions and element type `e`:
+//! * `e` a scalar type: a plain array of `k` dimensions of that dtype; `int` takes `int32`
+//!   files (numpy has no other name for C's `int`).
+//! * `e` a tuple of scalars (`n.(f32, i32)`, nested tuples too): a numpy structured array of
+//!   `k` dimensions whose fields are the tuple's components in order (their names are free;
+//!   nested tuples as nested or as flat fields), or, when every component has one dtype, a
+//!   plain array of `k + 1` dimensions whose last extent is the number of components
+//!   (`n x 2` for `n.(f32, f32)`).
+//! * `e` = `idx[n]`: any integer dtype, each value checked to be in `0..n` (`n` known from the
+//!   other inputs' shapes or `--nat`); `natType`: any integer dtype, values `>= 0`.
+//! * `e` a type variable: the file as it is (a structured array as nested pairs).
 
+use crate::boundary::{self, Array, Leaf};
+use crate::npy::{numpy_name, Contents, Dtype};
 use crate::{limits, Artifact, Error};
+use arith::Nat;
 use rise::infer::{instantiate_def, Instance};
-use rise::interp::{self, Flat, Scalar};
+use rise::interp::{Flat, Scalar};
 use rise::{DataType, ScalarType, SizeConstraint, Type};
+use std::collections::HashMap;
+
+/// An input as given: its contents and the name errors call it by (the file's path).
+#[derive(Clone, Debug)]
+pub struct Given {
+    /// The name of the input in messages (`x.npy`).
+    pub name: String,
+    /// The array.
+    pub contents: Contents,
+}
+
+impl Given {
+    /// The input `contents` called `name` in messages.
+    pub fn new(name: impl Into<String>, contents: impl Into<Contents>) -> Given {
+        Given {
+            name: name.into(),
+            contents: contents.into(),
+        }
+    }
+}
 
 /// Where the inputs of a run come from.
 #[derive(Clone, Debug)]
 pub enum Inputs {
-    /// These arrays, in the order of the definition's value parameters.
-    Arrays(Vec<Flat>),
-    /// Random arrays from this seed (floats in [-1, 1), small integers); every size must be
-    /// given.
+    /// These arrays, in the order of the definition's value parameters, each fitted to the
+    /// type of its parameter ([`fit_inputs`]).
+    Arrays(Vec<Given>),
+    /// Random arrays from this seed (floats in [-1, 1), small integers, indices in their
+    /// range); every size must be given.
     Random {
         /// The seed; the same seed gives the same inputs.
         seed: u64,
@@ -24,35 +61,33 @@ pub enum Inputs {
 #[derive(Clone, Debug)]
 pub struct Bound {
     /// The inputs, in the order of the definition's value parameters.
-    pub inputs: Vec<Flat>,
+    pub inputs: Vec<Array>,
     /// The definition instantiated at the inputs' types.
     pub instance: Instance,
-    /// The shape of the result.
-    pub shape: Vec<usize>,
-    /// The element type of the result.
-    pub elem: ScalarType,
+    /// The type of the result.
+    pub result: DataType,
     /// The values of the code's sizes, in the order of [`Artifact::sizes`].
     pub sizes: Vec<i64>,
 }
 
 /// Makes the inputs of `artifact` (random ones need every size in `nats`), instantiates the
 /// definition at their types and the sizes `nats` gives, checks the constraints of the
-/// definition as lowered and lays out its result.
+/// definition as lowered.
 pub fn bind(artifact: &Artifact, inputs: Inputs, nats: &[(String, i64)]) -> Result<Bound, Error> {
     let lowered = &artifact.lowered;
     let def = &lowered.def;
-    let inputs: Vec<Flat> = match inputs {
+    let inputs: Vec<Array> = match inputs {
         Inputs::Random { seed } => {
             let params = random_param_types(&lowered.scheme, nats)?;
             let mut rng = Lcg::new(seed);
             params
                 .iter()
-                .map(|t| random_flat(t, &mut rng))
+                .map(|t| random_array(t, &mut rng))
                 .collect::<Result<_, _>>()?
         }
-        Inputs::Arrays(arrays) => arrays,
+        Inputs::Arrays(given) => fit_inputs(&lowered.scheme, def, given, nats)?,
     };
-    let types: Vec<DataType> = inputs.iter().map(data_type_of).collect();
+    let types: Vec<DataType> = inputs.iter().map(Array::data_type).collect();
     let instance = instantiate_def(&lowered.checked, def, &types, nats)
         .map_err(|d| lowered.program.error(d))?;
     if instance.params.len() != inputs.len() {
@@ -64,11 +99,10 @@ pub fn bind(artifact: &Artifact, inputs: Inputs, nats: &[(String, i64)]) -> Resu
         .into());
     }
     check_lowered_sizes(def, &lowered.constraints, &instance, nats)?;
-    let rise::Type::Data(result_type) = &instance.result else {
+    let rise::Type::Data(result) = &instance.result else {
         return Err(format!("the result of `{def}` is not data").into());
     };
-    let (shape, elem) = interp::flat_layout(result_type)
-        .map_err(|e| format!("cannot lay out the result: {}", e.message))?;
+    let result = result.clone();
     let sizes = artifact
         .sizes()
         .iter()
@@ -88,21 +122,387 @@ pub fn bind(artifact: &Artifact, inputs: Inputs, nats: &[(String, i64)]) -> Resu
     Ok(Bound {
         inputs,
         instance,
-        shape,
-        elem,
+        result,
         sizes,
     })
 }
 
 /// The RISE data type of an array: `shape[0].shape[1]....elem`.
 pub fn data_type_of(array: &Flat) -> DataType {
-    array
-        .shape
-        .iter()
-        .rev()
-        .fold(DataType::Scalar(array.elem), |t, &n| {
-            DataType::array(n as i64, t)
+    Array::from(array.clone()).data_type()
+}
+
+/// The value parameters of a type scheme (`None` for a parameter that is a function), its
+/// size binders left as variables.
+fn param_patterns(scheme: &Type) -> Vec<Option<DataType>> {
+    let mut t = scheme;
+    let mut out = Vec::new();
+    loop {
+        match t {
+            Type::DepFun { body, .. } => t = body,
+            Type::Fun(p, r) => {
+                out.push(p.as_data().cloned());
+                t = r;
+            }
+            _ => return out,
+        }
+    }
+}
+
+/// The array dimensions of a parameter type and its element.
+fn peel(pattern: &DataType) -> (Vec<&Nat>, &DataType) {
+    let mut dims = Vec::new();
+    let mut t = pattern;
+    while let DataType::Array(n, e) = t {
+        dims.push(n);
+        t = e;
+    }
+    (dims, t)
+}
+
+/// The sizes the inputs' shapes give directly (a dimension `n` of a parameter meets the
+/// extent of its file), and those of `nats`.
+fn known_sizes(
+    patterns: &[Option<DataType>],
+    given: &[Given],
+    nats: &[(String, i64)],
+) -> HashMap<String, i64> {
+    let mut sizes: HashMap<String, i64> = nats.iter().cloned().collect();
+    for (pattern, g) in patterns.iter().zip(given) {
+        let Some(pattern) = pattern else { continue };
+        let (dims, _) = peel(pattern);
+        for (n, &extent) in dims.iter().zip(&g.contents.shape) {
+            if let Some(v) = n.as_var() {
+                sizes.entry(v.name().to_string()).or_insert(extent as i64);
+            }
+        }
+    }
+    sizes
+}
+
+/// What a leaf of a parameter's element type takes.
+#[derive(Clone, Debug)]
+enum Want {
+    Scalar(ScalarType),
+    Index(Nat),
+    Nat,
+    /// A type variable: the file's scalar type.
+    Any,
+}
+
+/// The leaves of a parameter's element type; the first type that is no leaf or tuple.
+fn wants(e: &DataType, out: &mut Vec<Want>) -> Result<(), DataType> {
+    match e {
+        DataType::Scalar(t) => out.push(Want::Scalar(*t)),
+        DataType::Index(n) => out.push(Want::Index(n.clone())),
+        DataType::NatType => out.push(Want::Nat),
+        DataType::Var(_) => out.push(Want::Any),
+        DataType::Pair(a, b) => {
+            wants(a, out)?;
+            wants(b, out)?;
+        }
+        other => return Err(other.clone()),
+    }
+    Ok(())
+}
+
+/// Fits the given arrays to the value parameters of the definition `def` of type `scheme`
+/// (see the module's documentation); `nats` are the sizes given with `--nat`.
+pub fn fit_inputs(
+    scheme: &Type,
+    def: &str,
+    given: Vec<Given>,
+    nats: &[(String, i64)],
+) -> Result<Vec<Array>, Error> {
+    let patterns = param_patterns(scheme);
+    let sizes = known_sizes(&patterns, &given, nats);
+    given
+        .into_iter()
+        .enumerate()
+        .map(|(i, mut g)| {
+            // the data moves into the array, converted in place where it must be
+            let data = std::mem::take(&mut g.contents.data);
+            match patterns.get(i) {
+                Some(Some(p)) => Fitting {
+                    def,
+                    index: i + 1,
+                    pattern: p,
+                    given: &g,
+                    sizes: &sizes,
+                }
+                .fit(data),
+                _ => as_given(&g, data),
+            }
         })
+        .collect()
+}
+
+/// The array of a file (its `data` taken out) as it is: a plain array, or a structured array
+/// as nested pairs (two fields per record).
+fn as_given(g: &Given, data: Vec<Scalar>) -> Result<Array, Error> {
+    fn elem(d: &Dtype, name: &str) -> Result<DataType, Error> {
+        match d {
+            Dtype::Scalar(t) => Ok(DataType::Scalar(*t)),
+            Dtype::Record(fields) => match fields.as_slice() {
+                [(_, a), (_, b)] => Ok(DataType::pair(elem(a, name)?, elem(b, name)?)),
+                _ => Err(Error::from(format!(
+                    "`{name}` is a structured array of {} fields (dtype {d}); without a \
+                     tuple type to fit, each record must have two fields (a pair)",
+                    fields.len()
+                ))),
+            },
+        }
+    }
+    Ok(Array {
+        elem: elem(&g.contents.dtype, &g.name)?,
+        shape: g.contents.shape.clone(),
+        data,
+    })
+}
+
+/// One input meeting its parameter.
+struct Fitting<'a> {
+    def: &'a str,
+    /// The parameter's position, from 1.
+    index: usize,
+    pattern: &'a DataType,
+    given: &'a Given,
+    sizes: &'a HashMap<String, i64>,
+}
+
+impl Fitting<'_> {
+    /// The error of this input: `x.npy` does not fit parameter 1 of `f` (`n.f32`): ...
+    fn error(&self, why: impl std::fmt::Display) -> Error {
+        Error::from(format!(
+            "`{}` does not fit parameter {} of `{}` (`{}`): {why}",
+            self.given.name, self.index, self.def, self.pattern
+        ))
+    }
+
+    /// The array of the input, whose `data` (taken out of its contents) is converted and
+    /// checked in place.
+    fn fit(&self, mut data: Vec<Scalar>) -> Result<Array, Error> {
+        let (dims, elem) = peel(self.pattern);
+        if let DataType::Var(_) = elem {
+            return as_given(self.given, data);
+        }
+        let mut want = Vec::new();
+        wants(elem, &mut want).map_err(|inner| {
+            self.error(format!(
+                "its elements `{elem}` hold `{inner}`; only arrays of scalars and of tuples of \
+                 scalars can be given as inputs (not supported yet)"
+            ))
+        })?;
+        let c = &self.given.contents;
+        let k = dims.len();
+        let shape = shape_text(&c.shape);
+        let file_leaves = c.dtype.leaves();
+        let tuple = matches!(elem, DataType::Pair(..));
+        let n = want.len();
+        let outer: Vec<usize> = match &c.dtype {
+            Dtype::Scalar(s) if tuple => {
+                if c.shape.len() != k + 1 || c.shape[k] != n {
+                    return Err(self.error(format!(
+                        "it is a plain {} array of shape {shape}; an array of {n}-tuples is \
+                         given as a structured array of {k} dimension(s) with {n} fields, or \
+                         as a plain array of {} dimension(s) whose last extent is {n} (one \
+                         more axis for the components)",
+                        numpy_name(*s),
+                        k + 1,
+                    )));
+                }
+                c.shape[..k].to_vec()
+            }
+            Dtype::Scalar(s) => {
+                if c.shape.len() != k {
+                    return Err(self.error(format!(
+                        "it is a {} array of shape {shape}, the parameter takes an array of \
+                         {k} dimension(s)",
+                        numpy_name(*s)
+                    )));
+                }
+                c.shape.clone()
+            }
+            Dtype::Record(_) if !tuple => {
+                return Err(self.error(format!(
+                    "it is a structured array (dtype {}); the parameter's elements are no \
+                     tuples",
+                    c.dtype
+                )))
+            }
+            Dtype::Record(_) => {
+                if c.shape.len() != k {
+                    return Err(self.error(format!(
+                        "it is a structured array of shape {shape}, the parameter takes an \
+                         array of {k} dimension(s) of tuples"
+                    )));
+                }
+                if file_leaves.len() != n {
+                    return Err(self.error(format!(
+                        "its records have {} fields (dtype {}), the tuple has {n} components",
+                        file_leaves.len(),
+                        c.dtype,
+                    )));
+                }
+                c.shape.clone()
+            }
+        };
+        // the scalar type of each leaf in the file
+        let file_leaf = |j: usize| match &c.dtype {
+            Dtype::Scalar(s) => *s,
+            Dtype::Record(_) => file_leaves[j],
+        };
+        let leaves: Vec<Leaf> = want
+            .iter()
+            .enumerate()
+            .map(|(j, w)| self.leaf(w, file_leaf(j), j, tuple))
+            .collect::<Result<_, _>>()?;
+        let plain = |l: &Leaf| matches!(l, Leaf::Scalar(t) if *t != ScalarType::Int);
+        if !leaves.iter().all(plain) {
+            for (at, s) in data.iter_mut().enumerate() {
+                let j = at % n;
+                *s = self.value(leaves[j], *s, (at / n, j), tuple, &outer)?;
+            }
+        }
+        Ok(Array {
+            elem: concrete(elem, &mut leaves.iter()),
+            shape: outer,
+            data,
+        })
+    }
+
+    /// Leaf `j` of the parameter's element, given the file's scalar type there.
+    fn leaf(&self, want: &Want, file: ScalarType, j: usize, tuple: bool) -> Result<Leaf, Error> {
+        let field = if tuple {
+            format!("component {j} of the tuple")
+        } else {
+            "the elements".to_string()
+        };
+        let found = format!("{} ({})", numpy_name(file), file.name());
+        let integer = file.int_range().is_some();
+        match want {
+            Want::Any => Ok(Leaf::Scalar(file)),
+            Want::Scalar(t) if *t == file => Ok(Leaf::Scalar(*t)),
+            Want::Scalar(ScalarType::Int) if file == ScalarType::I32 => {
+                Ok(Leaf::Scalar(ScalarType::Int))
+            }
+            Want::Scalar(t) => Err(self.error(format!(
+                "{field} must be {} (numpy {}), the file has {found}",
+                t.name(),
+                numpy_name(*t)
+            ))),
+            Want::Nat if integer => Ok(Leaf::Nat),
+            Want::Nat => Err(self.error(format!(
+                "{field} must be natType (any integer dtype), the file has {found}"
+            ))),
+            Want::Index(n) if integer => {
+                let bound = n
+                    .eval(&|v: &arith::Var| self.sizes.get(v.name()).copied())
+                    .map_err(|_| {
+                        let vars: Vec<String> = n
+                            .free_vars()
+                            .iter()
+                            .map(|v| format!("--nat {v}=V"))
+                            .collect();
+                        self.error(format!(
+                            "the bound of `idx[{n}]` is not known from the other inputs' \
+                             shapes; give it with {}",
+                            vars.join(" ")
+                        ))
+                    })?;
+                Ok(Leaf::Index(bound))
+            }
+            Want::Index(n) => Err(self.error(format!(
+                "{field} must be idx[{n}] (any integer dtype), the file has {found}"
+            ))),
+        }
+    }
+
+    /// The scalar held for leaf `j` of element `at` (row-major in `outer`), checked.
+    fn value(
+        &self,
+        leaf: Leaf,
+        s: Scalar,
+        (at, j): (usize, usize),
+        tuple: bool,
+        outer: &[usize],
+    ) -> Result<Scalar, Error> {
+        let place = || {
+            let mut index = Vec::with_capacity(outer.len());
+            let mut rest = at;
+            for &n in outer.iter().rev() {
+                index.push(rest % n.max(1));
+                rest /= n.max(1);
+            }
+            index.reverse();
+            let component = if tuple {
+                format!(" (component {j})")
+            } else {
+                String::new()
+            };
+            let index: Vec<String> = index.iter().map(usize::to_string).collect();
+            format!("`{}`[{}]{component}", self.given.name, index.join(", "))
+        };
+        Ok(match leaf {
+            Leaf::Scalar(ScalarType::Int) => match s {
+                Scalar::I32(x) => Scalar::Int(x),
+                s => s,
+            },
+            Leaf::Scalar(_) => s,
+            Leaf::Index(n) => {
+                let v = s.as_i128().unwrap_or(-1);
+                if v < 0 || v >= n as i128 {
+                    return Err(Error::from(format!(
+                        "{} is {v}, outside the range 0..{n} of its type `idx[{n}]` \
+                         (parameter {} of `{}`)",
+                        place(),
+                        self.index,
+                        self.def
+                    )));
+                }
+                Scalar::I64(v as i64)
+            }
+            Leaf::Nat => {
+                let v = s.as_i128().unwrap_or(-1);
+                if !(0..=i64::MAX as i128).contains(&v) {
+                    return Err(Error::from(format!(
+                        "{} is {v}, not a natural number (parameter {} of `{}` takes natType)",
+                        place(),
+                        self.index,
+                        self.def
+                    )));
+                }
+                Scalar::I64(v as i64)
+            }
+        })
+    }
+}
+
+/// `e` with each leaf the next of `leaves` (a variable becomes the file's scalar type, an
+/// index gets its bound).
+fn concrete(e: &DataType, leaves: &mut std::slice::Iter<'_, Leaf>) -> DataType {
+    match e {
+        DataType::Pair(a, b) => {
+            let a = concrete(a, leaves);
+            DataType::pair(a, concrete(b, leaves))
+        }
+        _ => match leaves.next() {
+            Some(Leaf::Scalar(t)) => DataType::Scalar(*t),
+            Some(Leaf::Index(n)) => DataType::Index(Nat::cst(*n)),
+            Some(Leaf::Nat) | None => DataType::NatType,
+        },
+    }
+}
+
+/// A shape as numpy prints it: `(3,)`, `(2, 3)`, `()`.
+fn shape_text(shape: &[usize]) -> String {
+    match shape {
+        [n] => format!("({n},)"),
+        dims => {
+            let dims: Vec<String> = dims.iter().map(usize::to_string).collect();
+            format!("({})", dims.join(", "))
+        }
+    }
 }
 
 /// Tests the constraints of the lowered definition on the sizes of `instance` and the
@@ -186,86 +586,51 @@ impl Lcg {
     }
 }
 
-/// A random array of type `t`: floats in [-1, 1), integers in [-4, 4] (unsigned: [0, 4]).
-fn random_flat(t: &DataType, rng: &mut Lcg) -> Result<Flat, Error> {
-    let (shape, elem) = interp::flat_layout(t).map_err(|e| Error::from(e.message))?;
+/// A random array of type `t` (arrays of records): floats in [-1, 1), integers in [-4, 4]
+/// (unsigned: [0, 4]), indices in their range, naturals in [0, 4].
+fn random_array(t: &DataType, rng: &mut Lcg) -> Result<Array, Error> {
+    let (shape, elem) = boundary::dims_of(t).map_err(Error::from)?;
+    let leaves = boundary::leaves(elem).map_err(|e| {
+        Error::from(format!(
+            "cannot make a random input of type `{t}`: {e}; give it with --input"
+        ))
+    })?;
+    let mut dims = shape.clone();
+    dims.push(leaves.len());
     let count = limits::elements(
         &format!("a random input ({t})"),
-        &shape,
+        &dims,
         limits::RUN_BYTES_PER_ELEMENT,
     )?;
     let data = (0..count)
-        .map(|_| {
+        .map(|i| {
             let small = (rng.next() % 9) as i64 - 4;
-            if elem == ScalarType::F16 {
-                return Err(Error::from(
-                    "f16 inputs are not supported by compiled code".to_string(),
-                ));
-            }
-            let value = match elem {
-                t if t.is_float() => Scalar::from_float(t, rng.unit()),
-                ScalarType::Bool => Scalar::from_int(elem, (small > 0) as i64),
-                t if t.is_unsigned_int() => Scalar::from_int(t, small.abs()),
-                t => Scalar::from_int(t, small),
+            let value = match leaves[i % leaves.len()] {
+                Leaf::Scalar(ScalarType::F16) => {
+                    return Err(Error::from(
+                        "f16 inputs are not supported by compiled code".to_string(),
+                    ))
+                }
+                Leaf::Scalar(t) if t.is_float() => Scalar::from_float(t, rng.unit()),
+                Leaf::Scalar(ScalarType::Bool) => {
+                    Scalar::from_int(ScalarType::Bool, (small > 0) as i64)
+                }
+                Leaf::Scalar(t) if t.is_unsigned_int() => Scalar::from_int(t, small.abs()),
+                Leaf::Scalar(t) => Scalar::from_int(t, small),
+                Leaf::Index(n) if n <= 0 => {
+                    return Err(Error::from(format!(
+                        "a random input of type `{t}` needs an index into {n} elements"
+                    )))
+                }
+                Leaf::Index(n) => Ok(Scalar::I64((rng.next() % n as u64) as i64)),
+                Leaf::Nat => Ok(Scalar::I64(small.abs())),
             };
             value.map_err(Error::from)
         })
         .collect::<Result<Vec<_>, Error>>()?;
-    Ok(Flat { elem, shape, data })
-}
-
-/// The bytes of one element of type `t` in compiled code's buffers.
-pub(crate) fn byte_size(t: ScalarType) -> Result<usize, Error> {
-    match t {
-        ScalarType::F16 => Err("f16 data is not supported by compiled code"
-            .to_string()
-            .into()),
-        ScalarType::Bool => Ok(1),
-        t => Ok((t.bits() / 8) as usize),
-    }
-}
-
-/// The bytes of a flat array, as the generated code lays it out.
-pub(crate) fn to_buffer(flat: &Flat) -> Result<runtime::Buffer, Error> {
-    byte_size(flat.elem)?; // refuses f16
-    Ok(runtime::Buffer::from_bytes(&flat.to_ne_bytes()))
-}
-
-/// A flat array from the bytes the generated code wrote.
-pub(crate) fn from_buffer(
-    buf: &runtime::Buffer,
-    elem: ScalarType,
-    shape: &[usize],
-) -> Result<Flat, Error> {
-    let size = byte_size(elem)?;
-    let data = buf
-        .as_bytes()
-        .chunks_exact(size)
-        .map(|c| {
-            let a = |n: usize| -> [u8; 8] {
-                let mut b = [0u8; 8];
-                b[..n].copy_from_slice(&c[..n]);
-                b
-            };
-            match elem {
-                ScalarType::Bool => Scalar::Bool(c[0] != 0),
-                ScalarType::Int => Scalar::Int(i32::from_ne_bytes([c[0], c[1], c[2], c[3]])),
-                ScalarType::I32 => Scalar::I32(i32::from_ne_bytes([c[0], c[1], c[2], c[3]])),
-                ScalarType::I8 => Scalar::I8(c[0] as i8),
-                ScalarType::I16 => Scalar::I16(i16::from_ne_bytes([c[0], c[1]])),
-                ScalarType::I64 => Scalar::I64(i64::from_ne_bytes(a(8))),
-                ScalarType::U8 => Scalar::U8(c[0]),
-                ScalarType::U16 => Scalar::U16(u16::from_ne_bytes([c[0], c[1]])),
-                ScalarType::U32 => Scalar::U32(u32::from_ne_bytes([c[0], c[1], c[2], c[3]])),
-                ScalarType::U64 => Scalar::U64(u64::from_ne_bytes(a(8))),
-                ScalarType::F32 => Scalar::F32(f32::from_ne_bytes([c[0], c[1], c[2], c[3]])),
-                _ => Scalar::F64(f64::from_ne_bytes(a(8))),
-            }
-        })
-        .collect();
-    Ok(Flat {
-        elem,
-        shape: shape.to_vec(),
+    Ok(Array {
+        elem: elem.clone(),
+        shape,
         data,
     })
 }

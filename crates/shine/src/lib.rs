@@ -9,11 +9,17 @@
 //!   ([`Inputs`]), run and timed the same way on C, OpenMP, OpenCL and CUDA;
 //! * [`verify`]: the artifact run once and compared with the reference interpreter.
 //!
+//! Data crosses the boundary as [`boundary`] says: inputs are fitted to their parameters'
+//! types ([`inputs::fit_inputs`]: arrays of tuples as numpy structured arrays or with one more
+//! axis, `int` from `int32`, checked `idx[n]`), and a result that is a tuple is split into its
+//! parts ([`Output`]), written as several `.npy` files or one `.npz` ([`npy::write_output`]).
+//!
 //! Every failure is an [`Error`] value: diagnostics with spans in the source they point into,
 //! or a message.
 #![deny(unsafe_code)]
 #![warn(missing_docs)]
 
+pub mod boundary;
 mod error;
 mod execute;
 mod gpu;
@@ -24,9 +30,10 @@ mod pipeline;
 mod source;
 mod verify;
 
+pub use boundary::{Array, Output};
 pub use error::Error;
 pub use execute::{Executable, RunOptions, Timings, FAST_MATH_CFLAG};
-pub use inputs::Inputs;
+pub use inputs::{Given, Inputs};
 pub use pipeline::{
     compile, lower, on_big_stack, target_parser, Artifact, Code, Lowered, Options, StrategySource,
     Target,

@@ -1,14 +1,21 @@
-//! NumPy `.npy` files in and out: the array format of the command line.
+//! NumPy `.npy` and `.npz` files in and out: the array format of the command line.
 //!
-//! An `.npy` file holds one array: a scalar type (`dtype`), a shape and the
-//! elements in C (row-major) order. A 0-d array is a scalar.
+//! An `.npy` file holds one array: a `dtype`, a shape and the elements in C (row-major)
+//! order. A 0-d array is a scalar. The dtype is a scalar type, or a record of fields (a
+//! *structured array*, `np.dtype([('x', '<f4'), ('y', '<i4')])`): shine reads those as
+//! arrays of tuples ([`read_contents`]) and writes arrays of tuples as them, fields `f0`,
+//! `f1`, … (nested tuples as nested records), packed as numpy packs them by default.
+//! A result with several parts ([`Output`]) is written as several `.npy` files or as one
+//! `.npz` ([`write_output`]): an uncompressed zip archive of the members `0.npy`, `1.npy`, …,
+//! which `np.load` reads.
 
-use npyz::WriterBuilder;
+use crate::boundary::{first, leaves, parts_of, Array, Leaf, Output};
 use rise::interp::{Flat, Scalar};
-use rise::ScalarType;
+use rise::{DataType, ScalarType};
+use std::borrow::Cow;
 use std::fs::File;
-use std::io::{BufReader, BufWriter};
-use std::path::Path;
+use std::io::{BufReader, BufWriter, Read, Seek, SeekFrom, Write};
+use std::path::{Path, PathBuf};
 
 /// An array read from or written to an `.npy` file (shape, element type, row-major data).
 pub type NpyArray = Flat;
@@ -99,9 +106,9 @@ fn check_declared_size(path: &Path) -> Result<(), String> {
     Ok(())
 }
 
-/// Fails when the file holds more bytes than its header and `shape` elements of `dtype`.
-fn check_no_trailing_data(path: &Path, dtype: &npyz::DType, shape: &[usize]) -> Result<(), String> {
-    use std::io::Read;
+/// Where the data of an `.npy` file starts (after its header), and the file's length;
+/// `None` for a file too short to have a header (the reader reports it).
+fn data_offset(path: &Path) -> Result<Option<(u64, u64)>, String> {
     let shown = path.display();
     let mut head = [0u8; 12];
     let file = File::open(path).map_err(|e| format!("cannot open `{shown}`: {e}"))?;
@@ -110,11 +117,20 @@ fn check_no_trailing_data(path: &Path, dtype: &npyz::DType, shape: &[usize]) -> 
         .map_err(|e| format!("cannot read `{shown}`: {e}"))?
         .len();
     if file.take(12).read_exact(&mut head).is_err() {
-        return Ok(()); // a short file: the reader reports it
+        return Ok(None);
     }
-    let data_offset = match head[6] {
+    let offset = match head[6] {
         1 => 10 + u64::from(u16::from_le_bytes([head[8], head[9]])),
         _ => 12 + u64::from(u32::from_le_bytes([head[8], head[9], head[10], head[11]])),
+    };
+    Ok(Some((offset, len)))
+}
+
+/// Fails when the file holds more bytes than its header and `shape` elements of `dtype`.
+fn check_no_trailing_data(path: &Path, dtype: &npyz::DType, shape: &[usize]) -> Result<(), String> {
+    let shown = path.display();
+    let Some((data_offset, len)) = data_offset(path)? else {
+        return Ok(());
     };
     let (Some(item), Some(count)) = (
         dtype.num_bytes(),
@@ -137,8 +153,102 @@ fn check_no_trailing_data(path: &Path, dtype: &npyz::DType, shape: &[usize]) -> 
     }
 }
 
-/// Reads an `.npy` file.
+/// The dtype of an `.npy` file as shine reads it: a scalar type, or a record of fields.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Dtype {
+    /// A scalar type.
+    Scalar(ScalarType),
+    /// A record (a numpy structured dtype): its fields in order, with their names.
+    Record(Vec<(String, Dtype)>),
+}
+
+impl Dtype {
+    /// The scalar types of the leaves, in order (nested records flattened).
+    pub fn leaves(&self) -> Vec<ScalarType> {
+        match self {
+            Dtype::Scalar(t) => vec![*t],
+            Dtype::Record(fields) => fields.iter().flat_map(|(_, d)| d.leaves()).collect(),
+        }
+    }
+}
+
+impl std::fmt::Display for Dtype {
+    /// numpy's names: `float32`, `[('x', float32), ('y', int32)]`.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Dtype::Scalar(t) => f.write_str(numpy_name(*t)),
+            Dtype::Record(fields) => {
+                f.write_str("[")?;
+                for (i, (name, d)) in fields.iter().enumerate() {
+                    if i > 0 {
+                        f.write_str(", ")?;
+                    }
+                    write!(f, "('{name}', {d})")?;
+                }
+                f.write_str("]")
+            }
+        }
+    }
+}
+
+/// numpy's name of the dtype a scalar type is stored as (`int` as `int32`).
+pub fn numpy_name(t: ScalarType) -> &'static str {
+    match t {
+        ScalarType::Bool => "bool",
+        ScalarType::Int | ScalarType::I32 => "int32",
+        ScalarType::I8 => "int8",
+        ScalarType::I16 => "int16",
+        ScalarType::I64 => "int64",
+        ScalarType::U8 => "uint8",
+        ScalarType::U16 => "uint16",
+        ScalarType::U32 => "uint32",
+        ScalarType::U64 => "uint64",
+        ScalarType::F16 => "float16",
+        ScalarType::F32 => "float32",
+        ScalarType::F64 => "float64",
+    }
+}
+
+/// What an `.npy` file holds: a shape and elements of a [`Dtype`], their leaves in order.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Contents {
+    /// The extent of each dimension, outermost first.
+    pub shape: Vec<usize>,
+    /// The dtype of an element.
+    pub dtype: Dtype,
+    /// The leaves of the elements, row-major, each element's leaves in order.
+    pub data: Vec<Scalar>,
+}
+
+impl From<Flat> for Contents {
+    fn from(flat: Flat) -> Contents {
+        Contents {
+            shape: flat.shape,
+            dtype: Dtype::Scalar(flat.elem),
+            data: flat.data,
+        }
+    }
+}
+
+/// Reads an `.npy` file of a plain (not structured) dtype.
 pub fn read(path: &Path) -> Result<NpyArray, String> {
+    let contents = read_contents(path)?;
+    match contents.dtype {
+        Dtype::Scalar(elem) => Ok(NpyArray {
+            elem,
+            shape: contents.shape,
+            data: contents.data,
+        }),
+        other => Err(format!(
+            "`{}` is a structured array (dtype {other}); only plain numeric arrays are \
+             supported here",
+            path.display()
+        )),
+    }
+}
+
+/// Reads an `.npy` file: a plain array, or a structured array of scalar fields.
+pub fn read_contents(path: &Path) -> Result<Contents, String> {
     let shown = path.display();
     let file = File::open(path).map_err(|e| format!("cannot open `{shown}`: {e}"))?;
     check_declared_size(path)?;
@@ -152,9 +262,15 @@ pub fn read(path: &Path) -> Result<NpyArray, String> {
     let shape: Vec<usize> = npy.shape().iter().map(|&d| d as usize).collect();
     let descr = match npy.dtype() {
         npyz::DType::Plain(ts) => ts.to_string(),
+        npyz::DType::Record(fields) => {
+            check_no_trailing_data(path, &npy.dtype(), &shape)?;
+            let item = npy.dtype().num_bytes().unwrap_or(0);
+            drop(npy);
+            return read_records(path, &fields, item, shape);
+        }
         other => {
             return Err(format!(
-                "`{shown}` has the structured dtype `{}`; only plain numeric arrays are supported",
+                "`{shown}` has the dtype `{}`, which shine does not support",
                 other.descr()
             ))
         }
@@ -245,58 +361,564 @@ pub fn read(path: &Path) -> Result<NpyArray, String> {
             data.len()
         ));
     }
-    Ok(NpyArray { elem, shape, data })
+    Ok(Contents {
+        shape,
+        dtype: Dtype::Scalar(elem),
+        data,
+    })
 }
 
-macro_rules! write_as {
-    ($path:expr, $shape:expr, $data:expr, $ty:ty, $variant:ident) => {{
-        let values: Vec<$ty> = $data
-            .iter()
-            .map(|s| match s {
-                Scalar::$variant(v) => Ok(*v),
-                other => Err(format!("mixed element types in output: {other:?}")),
-            })
-            .collect::<Result<_, _>>()?;
-        write_values($path, $shape, &values)
-    }};
-}
-
-fn write_values<T: npyz::AutoSerialize + Copy>(
+/// The dtype of a record's fields and where each leaf is in an element: its byte offset and
+/// scalar type. Padding fields (no name, raw bytes `|V3`) are skipped.
+fn record_layout(
     path: &Path,
-    shape: &[u64],
-    values: &[T],
-) -> Result<(), String> {
+    fields: &[npyz::Field],
+    base: usize,
+    at: &mut Vec<(usize, ScalarType)>,
+) -> Result<(Dtype, usize), String> {
     let shown = path.display();
-    let err = |e: std::io::Error| format!("cannot write `{shown}`: {e}");
-    let file = File::create(path).map_err(err)?;
-    let mut writer = npyz::WriteOptions::<T>::new()
-        .default_dtype()
-        .shape(shape)
-        .writer(BufWriter::new(file))
-        .begin_nd()
-        .map_err(err)?;
-    writer.extend(values.iter().copied()).map_err(err)?;
-    writer.finish().map_err(err)
+    let mut offset = base;
+    let mut out = Vec::new();
+    for field in fields {
+        match &field.dtype {
+            npyz::DType::Plain(ts) => {
+                let size = ts.num_bytes().unwrap_or(0);
+                if field.name.is_empty() && ts.type_char() == npyz::TypeChar::RawData {
+                    offset += size; // padding (an aligned dtype)
+                    continue;
+                }
+                let descr = ts.to_string();
+                let t = type_of_descr(&descr).ok_or_else(|| {
+                    format!(
+                        "`{shown}`: the field `{}` has dtype `{descr}`, which shine does not \
+                         support (supported: bool, int8..64, uint8..64, float16/32/64, \
+                         little-endian)",
+                        field.name
+                    )
+                })?;
+                at.push((offset, t));
+                out.push((field.name.clone(), Dtype::Scalar(t)));
+                offset += size;
+            }
+            npyz::DType::Record(inner) => {
+                let (d, end) = record_layout(path, inner, offset, at)?;
+                out.push((field.name.clone(), d));
+                offset = end;
+            }
+            npyz::DType::Array(..) => {
+                return Err(format!(
+                    "`{shown}`: the field `{}` is a subarray (`{}`); shine reads structured \
+                     arrays of scalar fields (arrays of tuples)",
+                    field.name,
+                    field.dtype.descr()
+                ))
+            }
+        }
+    }
+    if out.is_empty() {
+        return Err(format!("`{shown}` has a structured dtype without fields"));
+    }
+    Ok((Dtype::Record(out), offset))
 }
 
-/// Writes an `.npy` file.
-pub fn write(path: &Path, array: &NpyArray) -> Result<(), String> {
-    let shape: Vec<u64> = array.shape.iter().map(|&d| d as u64).collect();
-    let data = &array.data;
-    match array.elem {
-        ScalarType::Bool => write_as!(path, &shape, data, bool, Bool),
-        ScalarType::Int => write_as!(path, &shape, data, i32, Int),
-        ScalarType::I8 => write_as!(path, &shape, data, i8, I8),
-        ScalarType::I16 => write_as!(path, &shape, data, i16, I16),
-        ScalarType::I32 => write_as!(path, &shape, data, i32, I32),
-        ScalarType::I64 => write_as!(path, &shape, data, i64, I64),
-        ScalarType::U8 => write_as!(path, &shape, data, u8, U8),
-        ScalarType::U16 => write_as!(path, &shape, data, u16, U16),
-        ScalarType::U32 => write_as!(path, &shape, data, u32, U32),
-        ScalarType::U64 => write_as!(path, &shape, data, u64, U64),
-        ScalarType::F16 => write_as!(path, &shape, data, half::f16, F16),
-        ScalarType::F32 => write_as!(path, &shape, data, f32, F32),
-        ScalarType::F64 => write_as!(path, &shape, data, f64, F64),
+/// Reads the elements of a structured array of `item` bytes each.
+fn read_records(
+    path: &Path,
+    fields: &[npyz::Field],
+    item: usize,
+    shape: Vec<usize>,
+) -> Result<Contents, String> {
+    let shown = path.display();
+    let mut at = Vec::new();
+    let (dtype, end) = record_layout(path, fields, 0, &mut at)?;
+    if end > item {
+        return Err(format!(
+            "`{shown}`: its fields overrun its {item}-byte records"
+        ));
+    }
+    let Some((offset, len)) = data_offset(path)? else {
+        return Err(format!("`{shown}` is not a valid .npy file: truncated"));
+    };
+    let count: usize = shape.iter().product();
+    // before allocating: the file holds the data its header declares, and it fits in memory
+    let need = (count as u64)
+        .saturating_mul(item as u64)
+        .saturating_add(offset);
+    if len < need {
+        return Err(format!(
+            "`{shown}` holds {} bytes of data, but its shape {shape:?} of {item}-byte records \
+             needs {}",
+            len.saturating_sub(offset),
+            need - offset
+        ));
+    }
+    crate::limits::fits_in_memory(
+        &format!("`{shown}`"),
+        (count as u64).saturating_mul(at.len() as u64),
+        crate::limits::RUN_BYTES_PER_ELEMENT,
+    )
+    .map_err(|e| match e {
+        crate::Error::Message(m) => m,
+        other => other.to_string(),
+    })?;
+    let bad = |e: std::io::Error| format!("cannot read the data of `{shown}`: {e}");
+    let mut file = File::open(path).map_err(bad)?;
+    file.seek(SeekFrom::Start(offset)).map_err(bad)?;
+    let mut reader = BufReader::new(file);
+    let mut element = vec![0u8; item];
+    let mut data = Vec::with_capacity(count.saturating_mul(at.len()));
+    for _ in 0..count {
+        reader.read_exact(&mut element).map_err(bad)?;
+        for &(o, t) in &at {
+            data.push(scalar_from_le(&element[o..], t));
+        }
+    }
+    Ok(Contents { shape, dtype, data })
+}
+
+/// The scalar of type `t` whose little-endian bytes start `bytes`.
+fn scalar_from_le(c: &[u8], t: ScalarType) -> Scalar {
+    match t {
+        ScalarType::Bool => Scalar::Bool(c[0] != 0),
+        ScalarType::Int | ScalarType::I32 => Scalar::I32(i32::from_le_bytes(first(c))),
+        ScalarType::I8 => Scalar::I8(c[0] as i8),
+        ScalarType::I16 => Scalar::I16(i16::from_le_bytes(first(c))),
+        ScalarType::I64 => Scalar::I64(i64::from_le_bytes(first(c))),
+        ScalarType::U8 => Scalar::U8(c[0]),
+        ScalarType::U16 => Scalar::U16(u16::from_le_bytes(first(c))),
+        ScalarType::U32 => Scalar::U32(u32::from_le_bytes(first(c))),
+        ScalarType::U64 => Scalar::U64(u64::from_le_bytes(first(c))),
+        ScalarType::F16 => Scalar::F16(half::f16::from_le_bytes(first(c))),
+        ScalarType::F32 => Scalar::F32(f32::from_le_bytes(first(c))),
+        ScalarType::F64 => Scalar::F64(f64::from_le_bytes(first(c))),
+    }
+}
+
+/// Data that one `.npy` file holds: an array of scalars ([`Flat`]), an array of records
+/// ([`Array`]), or a result of one part ([`Output`]).
+pub trait ToNpy {
+    /// The data as one array; an error when it is more than one.
+    fn to_npy(&self) -> Result<Cow<'_, Array>, String>;
+}
+
+impl ToNpy for Array {
+    fn to_npy(&self) -> Result<Cow<'_, Array>, String> {
+        Ok(Cow::Borrowed(self))
+    }
+}
+
+impl ToNpy for Flat {
+    fn to_npy(&self) -> Result<Cow<'_, Array>, String> {
+        Ok(Cow::Owned(Array::from(self.clone())))
+    }
+}
+
+impl ToNpy for Output {
+    fn to_npy(&self) -> Result<Cow<'_, Array>, String> {
+        match self.parts.as_slice() {
+            [one] => Ok(Cow::Borrowed(one)),
+            parts => Err(format!(
+                "the result `{}` has {} parts; it is written as {} .npy files or one .npz",
+                self.ty,
+                parts.len(),
+                parts.len()
+            )),
+        }
+    }
+}
+
+/// The numpy `descr` of an element type: `'<f4'`, or `[('f0', '<f4'), ('f1', '<i8')]` for a
+/// tuple (indices and naturals as `<i8`).
+fn descr_of_elem(elem: &DataType) -> Result<String, String> {
+    Ok(match elem {
+        DataType::Scalar(t) => format!("'{}'", descr_of(*t)),
+        DataType::Index(_) | DataType::NatType => "'<i8'".into(),
+        DataType::Pair(a, b) => format!(
+            "[('f0', {}), ('f1', {})]",
+            descr_of_elem(a)?,
+            descr_of_elem(b)?
+        ),
+        other => return Err(format!("`{other}` cannot be an element of an .npy file")),
+    })
+}
+
+/// The header of an `.npy` file (format version 1.0, or 2.0 for a header over 64 KiB).
+fn header(array: &Array) -> Result<Vec<u8>, String> {
+    let shape = match array.shape.as_slice() {
+        [] => "()".to_string(),
+        [n] => format!("({n},)"),
+        dims => {
+            let dims: Vec<String> = dims.iter().map(usize::to_string).collect();
+            format!("({})", dims.join(", "))
+        }
+    };
+    let mut text = format!(
+        "{{'descr': {}, 'fortran_order': False, 'shape': {shape}, }}",
+        descr_of_elem(&array.elem)?
+    )
+    .into_bytes();
+    let long = text.len() + 11 > 65535;
+    let prefix = if long { 12 } else { 10 };
+    while !(prefix + text.len() + 1).is_multiple_of(64) {
+        text.push(b' ');
+    }
+    text.push(b'\n');
+    let mut bytes = b"\x93NUMPY".to_vec();
+    if long {
+        bytes.extend([2, 0]);
+        bytes.extend((text.len() as u32).to_le_bytes());
+    } else {
+        bytes.extend([1, 0]);
+        bytes.extend((text.len() as u16).to_le_bytes());
+    }
+    bytes.extend(text);
+    Ok(bytes)
+}
+
+/// The bytes of an element's leaves in an `.npy` file: little-endian, packed.
+fn item_bytes(elem: &DataType) -> Result<usize, String> {
+    Ok(leaves(elem)?
+        .iter()
+        .map(|l| match l {
+            Leaf::Scalar(ScalarType::Bool) => 1,
+            Leaf::Scalar(t) => (t.bits() / 8) as usize,
+            Leaf::Index(_) | Leaf::Nat => 8,
+        })
+        .sum())
+}
+
+/// The length of the `.npy` encoding of `array`.
+fn encoded_len(array: &Array) -> Result<u64, String> {
+    Ok(header(array)?.len() as u64 + array.len() as u64 * item_bytes(&array.elem)? as u64)
+}
+
+/// Writes the `.npy` encoding of `array` (header, then the leaves little-endian).
+fn encode(out: &mut impl Write, array: &Array) -> Result<(), EncodeError> {
+    let leaves = array.leaves().map_err(EncodeError::Data)?;
+    if array.data.len() != array.len() * leaves.len() {
+        return Err(EncodeError::Data(format!(
+            "{} scalars for {} elements of `{}`",
+            array.data.len(),
+            array.len(),
+            array.elem
+        )));
+    }
+    out.write_all(&header(array).map_err(EncodeError::Data)?)?;
+    // the bytes go out in chunks of about 64 KiB
+    let mut chunk: Vec<u8> = Vec::with_capacity(1 << 16);
+    for (i, s) in array.data.iter().enumerate() {
+        let leaf = leaves[i % leaves.len()];
+        let mixed = || {
+            EncodeError::Data(format!(
+                "an element of type {} in an array of `{}`",
+                s.ty().name(),
+                array.elem
+            ))
+        };
+        let b = &mut chunk;
+        match (leaf, *s) {
+            (Leaf::Index(_) | Leaf::Nat, s) => {
+                b.extend((s.as_i128().ok_or_else(mixed)? as i64).to_le_bytes())
+            }
+            (Leaf::Scalar(t), s)
+                if s.ty() != t && !(t == ScalarType::Int && s.ty() == ScalarType::I32) =>
+            {
+                return Err(mixed())
+            }
+            (_, Scalar::Bool(x)) => b.push(x as u8),
+            (_, Scalar::Int(x) | Scalar::I32(x)) => b.extend(x.to_le_bytes()),
+            (_, Scalar::I8(x)) => b.extend(x.to_le_bytes()),
+            (_, Scalar::I16(x)) => b.extend(x.to_le_bytes()),
+            (_, Scalar::I64(x)) => b.extend(x.to_le_bytes()),
+            (_, Scalar::U8(x)) => b.push(x),
+            (_, Scalar::U16(x)) => b.extend(x.to_le_bytes()),
+            (_, Scalar::U32(x)) => b.extend(x.to_le_bytes()),
+            (_, Scalar::U64(x)) => b.extend(x.to_le_bytes()),
+            (_, Scalar::F16(x)) => b.extend(x.to_le_bytes()),
+            (_, Scalar::F32(x)) => b.extend(x.to_le_bytes()),
+            (_, Scalar::F64(x)) => b.extend(x.to_le_bytes()),
+        }
+        if chunk.len() >= 1 << 16 {
+            out.write_all(&chunk)?;
+            chunk.clear();
+        }
+    }
+    out.write_all(&chunk)?;
+    Ok(())
+}
+
+/// Why an encoding failed: the data does not fit its type, or the file could not be written.
+enum EncodeError {
+    Data(String),
+    Io(std::io::Error),
+}
+
+impl From<std::io::Error> for EncodeError {
+    fn from(e: std::io::Error) -> EncodeError {
+        EncodeError::Io(e)
+    }
+}
+
+impl EncodeError {
+    fn message(self, path: &Path) -> String {
+        match self {
+            EncodeError::Data(m) => format!("cannot write `{}`: {m}", path.display()),
+            EncodeError::Io(e) => format!("cannot write `{}`: {e}", path.display()),
+        }
+    }
+}
+
+/// Writes an `.npy` file: an array of scalars, or a structured array for an array of tuples.
+pub fn write(path: &Path, array: &(impl ToNpy + ?Sized)) -> Result<(), String> {
+    let array = array.to_npy()?;
+    let err = |e: EncodeError| e.message(path);
+    let file = File::create(path).map_err(|e| err(e.into()))?;
+    let mut out = BufWriter::new(file);
+    encode(&mut out, &array).map_err(err)?;
+    out.flush().map_err(|e| err(e.into()))
+}
+
+/// Writes an `.npz` file: the arrays as its members `0.npy`, `1.npy`, … in an uncompressed
+/// (stored) zip archive, as `np.savez` writes them.
+pub fn write_npz(path: &Path, arrays: &[&Array]) -> Result<(), String> {
+    let err = |e: EncodeError| e.message(path);
+    let io = |e: std::io::Error| err(e.into());
+    let mut file = File::create(path).map_err(io)?;
+    let mut central = Vec::new();
+    let mut offset: u64 = 0;
+    for (i, array) in arrays.iter().enumerate() {
+        let name = format!("{i}.npy");
+        let size = encoded_len(array).map_err(|m| err(EncodeError::Data(m)))?;
+        let (Ok(size32), Ok(offset32)) = (u32::try_from(size), u32::try_from(offset)) else {
+            return Err(format!(
+                "cannot write `{}`: .npz files over 4 GiB are not supported; give one \
+                 --output FILE.npy per part instead",
+                path.display()
+            ));
+        };
+        file.write_all(&zip::local_header(&name, 0, size32))
+            .map_err(io)?;
+        let mut data = zip::CrcWriter::new(BufWriter::new(&mut file));
+        encode(&mut data, array).map_err(err)?;
+        let crc = data.finish().map_err(io)?;
+        // the CRC is known once the member is written: patch it into the local header
+        file.seek(SeekFrom::Start(offset + zip::CRC_AT))
+            .map_err(io)?;
+        file.write_all(&crc.to_le_bytes()).map_err(io)?;
+        file.seek(SeekFrom::End(0)).map_err(io)?;
+        central.extend(zip::central_header(&name, crc, size32, offset32));
+        offset += zip::local_header(&name, 0, 0).len() as u64 + size;
+    }
+    let Ok(at) = u32::try_from(offset) else {
+        return Err(format!(
+            "cannot write `{}`: .npz files over 4 GiB are not supported",
+            path.display()
+        ));
+    };
+    file.write_all(&central).map_err(io)?;
+    file.write_all(&zip::end_record(
+        arrays.len() as u16,
+        central.len() as u32,
+        at,
+    ))
+    .map_err(io)?;
+    file.flush().map_err(io)
+}
+
+/// The stored (uncompressed) zip format of `.npz` files (PKWARE APPNOTE 4.3.7, 4.3.12,
+/// 4.3.16), without zip64.
+mod zip {
+    use std::io::Write;
+
+    /// The offset of the CRC-32 in a local file header.
+    pub const CRC_AT: u64 = 14;
+    /// 1980-01-01, the earliest date a zip entry can have (MS-DOS format).
+    const DATE: u16 = (1 << 5) | 1;
+
+    /// The local file header of a stored member.
+    pub fn local_header(name: &str, crc: u32, size: u32) -> Vec<u8> {
+        let mut h = Vec::new();
+        h.extend(0x0403_4b50u32.to_le_bytes());
+        h.extend(20u16.to_le_bytes()); // version needed: 2.0
+        h.extend(0u16.to_le_bytes()); // flags
+        h.extend(0u16.to_le_bytes()); // method: stored
+        h.extend(0u16.to_le_bytes()); // time
+        h.extend(DATE.to_le_bytes());
+        h.extend(crc.to_le_bytes());
+        h.extend(size.to_le_bytes()); // compressed size
+        h.extend(size.to_le_bytes()); // uncompressed size
+        h.extend((name.len() as u16).to_le_bytes());
+        h.extend(0u16.to_le_bytes()); // extra field length
+        h.extend(name.as_bytes());
+        h
+    }
+
+    /// The central directory header of a stored member whose local header is at `offset`.
+    pub fn central_header(name: &str, crc: u32, size: u32, offset: u32) -> Vec<u8> {
+        let mut h = Vec::new();
+        h.extend(0x0201_4b50u32.to_le_bytes());
+        h.extend(20u16.to_le_bytes()); // version made by
+        h.extend(20u16.to_le_bytes()); // version needed
+        h.extend(0u16.to_le_bytes()); // flags
+        h.extend(0u16.to_le_bytes()); // method: stored
+        h.extend(0u16.to_le_bytes()); // time
+        h.extend(DATE.to_le_bytes());
+        h.extend(crc.to_le_bytes());
+        h.extend(size.to_le_bytes());
+        h.extend(size.to_le_bytes());
+        h.extend((name.len() as u16).to_le_bytes());
+        h.extend([0u8; 12]); // extra, comment, disk, internal and external attributes
+        h.extend(offset.to_le_bytes());
+        h.extend(name.as_bytes());
+        h
+    }
+
+    /// The end of central directory record.
+    pub fn end_record(entries: u16, size: u32, offset: u32) -> Vec<u8> {
+        let mut h = Vec::new();
+        h.extend(0x0605_4b50u32.to_le_bytes());
+        h.extend([0u8; 4]); // this disk, the central directory's disk
+        h.extend(entries.to_le_bytes());
+        h.extend(entries.to_le_bytes());
+        h.extend(size.to_le_bytes());
+        h.extend(offset.to_le_bytes());
+        h.extend(0u16.to_le_bytes()); // comment length
+        h
+    }
+
+    /// The CRC-32 (IEEE 802.3, reflected) table.
+    const TABLE: [u32; 256] = {
+        let mut table = [0u32; 256];
+        let mut i = 0;
+        while i < 256 {
+            let mut c = i as u32;
+            let mut k = 0;
+            while k < 8 {
+                c = if c & 1 != 0 {
+                    0xEDB8_8320 ^ (c >> 1)
+                } else {
+                    c >> 1
+                };
+                k += 1;
+            }
+            table[i] = c;
+            i += 1;
+        }
+        table
+    };
+
+    /// The CRC-32 of `bytes` continued from `crc` (0 to start).
+    pub fn crc32(crc: u32, bytes: &[u8]) -> u32 {
+        let mut c = !crc;
+        for &b in bytes {
+            c = TABLE[((c ^ b as u32) & 0xff) as usize] ^ (c >> 8);
+        }
+        !c
+    }
+
+    /// A writer that computes the CRC-32 of what goes through it.
+    pub struct CrcWriter<W: Write> {
+        inner: W,
+        crc: u32,
+    }
+
+    impl<W: Write> CrcWriter<W> {
+        /// A writer to `inner`.
+        pub fn new(inner: W) -> CrcWriter<W> {
+            CrcWriter { inner, crc: 0 }
+        }
+
+        /// Flushes and returns the CRC-32 of everything written.
+        pub fn finish(mut self) -> std::io::Result<u32> {
+            self.inner.flush()?;
+            Ok(self.crc)
+        }
+    }
+
+    impl<W: Write> Write for CrcWriter<W> {
+        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+            let n = self.inner.write(buf)?;
+            self.crc = crc32(self.crc, &buf[..n]);
+            Ok(n)
+        }
+
+        fn flush(&mut self) -> std::io::Result<()> {
+            self.inner.flush()
+        }
+    }
+
+    #[test]
+    fn crc32_of_a_known_string() {
+        assert_eq!(crc32(0, b"123456789"), 0xCBF4_3926);
+        assert_eq!(crc32(crc32(0, b"1234"), b"56789"), 0xCBF4_3926);
+    }
+}
+
+/// Whether `path` names an `.npz` file.
+fn is_npz(path: &Path) -> bool {
+    path.extension()
+        .is_some_and(|e| e.eq_ignore_ascii_case("npz"))
+}
+
+/// Checks the `--output` files `paths` of a result of type `ty`: one `.npy` per part
+/// ([`parts_of`]), in order, or one `.npz` holding every part.
+pub fn check_outputs(paths: &[PathBuf], ty: &DataType) -> Result<(), String> {
+    let n = parts_of(ty).len();
+    let usage = || {
+        if n == 1 {
+            format!("the result `{ty}` is one array: give one --output FILE.npy (or FILE.npz)")
+        } else {
+            format!(
+                "the result `{ty}` is a tuple of {n} parts: give {n} --output files (one .npy \
+                 per part, in order) or one --output FILE.npz"
+            )
+        }
+    };
+    for (i, p) in paths.iter().enumerate() {
+        if paths[..i].contains(p) {
+            return Err(format!("--output `{}` is given twice", p.display()));
+        }
+    }
+    match paths {
+        [] => Ok(()),
+        [one] if is_npz(one) => Ok(()),
+        _ if paths.iter().any(|p| is_npz(p)) => Err(format!(
+            "an .npz output holds every part, so it is the only --output; {}",
+            usage()
+        )),
+        _ if paths.len() != n => Err(format!(
+            "{} --output file{} given; {}",
+            paths.len(),
+            if paths.len() == 1 { "" } else { "s" },
+            usage()
+        )),
+        _ => Ok(()),
+    }
+}
+
+/// Writes a result to the `--output` files `paths` ([`check_outputs`]): one `.npy` per part,
+/// in order, or one `.npz` whose members `0.npy`, `1.npy`, … are the parts. Returns what was
+/// written, for the message on stderr.
+pub fn write_output(paths: &[PathBuf], output: &Output) -> Result<String, String> {
+    check_outputs(paths, &output.ty)?;
+    let ty = &output.ty;
+    match paths {
+        [one] if is_npz(one) => {
+            write_npz(one, &output.parts.iter().collect::<Vec<_>>())?;
+            let members = match output.parts.len() {
+                1 => "member 0.npy".to_string(),
+                n => format!("members 0.npy..{}.npy", n - 1),
+            };
+            Ok(format!("wrote {} ({ty}; {members})", one.display()))
+        }
+        _ => {
+            let mut written = Vec::new();
+            for (path, part) in paths.iter().zip(&output.parts) {
+                write(path, part)?;
+                written.push(format!("{} ({})", path.display(), part.data_type()));
+            }
+            Ok(format!("wrote {}", written.join(", ")))
+        }
     }
 }
 
@@ -329,6 +951,64 @@ mod tests {
             write(&path, &array).unwrap();
             assert_eq!(read(&path).unwrap(), array, "{}", t.name());
         }
+    }
+
+    #[test]
+    fn arrays_of_tuples_are_structured_arrays() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("r.npy");
+        let elem = DataType::pair(
+            DataType::Scalar(ScalarType::I8),
+            DataType::pair(DataType::f32(), DataType::Index(arith::Nat::cst(9))),
+        );
+        let array = Array {
+            elem,
+            shape: vec![2],
+            data: vec![
+                Scalar::I8(-1),
+                Scalar::F32(0.5),
+                Scalar::I64(8),
+                Scalar::I8(2),
+                Scalar::F32(-3.0),
+                Scalar::I64(0),
+            ],
+        };
+        write(&path, &array).unwrap();
+        let text = String::from_utf8_lossy(&std::fs::read(&path).unwrap()[..128]).into_owned();
+        assert!(
+            text.contains("'descr': [('f0', '|i1'), ('f1', [('f0', '<f4'), ('f1', '<i8')])]"),
+            "{text}"
+        );
+        let back = read_contents(&path).unwrap();
+        assert_eq!(back.shape, [2]);
+        assert_eq!(
+            back.dtype.leaves(),
+            [ScalarType::I8, ScalarType::F32, ScalarType::I64]
+        );
+        assert_eq!(back.data, array.data);
+        // a structured array is no plain array
+        assert!(read(&path).unwrap_err().contains("structured array"));
+    }
+
+    #[test]
+    fn outputs_are_one_file_per_part_or_one_npz() {
+        let ty = DataType::pair(
+            DataType::array(3, DataType::f32()),
+            DataType::array(2, DataType::f32()),
+        );
+        let paths = |names: &[&str]| names.iter().map(PathBuf::from).collect::<Vec<_>>();
+        assert!(check_outputs(&paths(&["a.npy", "b.npy"]), &ty).is_ok());
+        assert!(check_outputs(&paths(&["r.NPZ"]), &ty).is_ok());
+        assert!(check_outputs(&[], &ty).is_ok());
+        let one = check_outputs(&paths(&["a.npy"]), &ty).unwrap_err();
+        assert!(
+            one.contains("1 --output file given") && one.contains("2 parts"),
+            "{one}"
+        );
+        let mixed = check_outputs(&paths(&["a.npy", "r.npz"]), &ty).unwrap_err();
+        assert!(mixed.contains("only --output"), "{mixed}");
+        let twice = check_outputs(&paths(&["a.npy", "a.npy"]), &ty).unwrap_err();
+        assert!(twice.contains("given twice"), "{twice}");
     }
 
     #[test]

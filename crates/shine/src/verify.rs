@@ -2,11 +2,13 @@
 //! reference interpreter on the original definition and the same inputs.
 //!
 //! Floats are compared with a tolerance for their precision ([`runtime::Tolerance`]),
-//! integers and booleans exactly.
+//! integers, booleans and indices exactly; a result that is a tuple part by part, an array of
+//! tuples component by component.
 
+use crate::boundary::{Array, Leaf, Output};
 use crate::{Artifact, Error, Executable, Inputs, RunOptions, SourceFile};
 use rise::infer::Instance;
-use rise::interp::{self, Flat, Value};
+use rise::interp::{self};
 use rise::ScalarType;
 
 /// Runs `artifact` once on `inputs` (and the sizes `nats`) and compares the result with the
@@ -16,7 +18,7 @@ pub fn verify(
     inputs: Inputs,
     nats: &[(String, i64)],
     options: &RunOptions,
-) -> Result<Flat, Error> {
+) -> Result<Output, Error> {
     let options = RunOptions {
         verify: true,
         ..options.clone()
@@ -32,13 +34,11 @@ pub fn verify(
 pub(crate) fn interpret(
     program: &SourceFile,
     instance: &Instance,
-    inputs: &[Flat],
-) -> Result<Flat, Error> {
+    inputs: &[Array],
+) -> Result<Output, Error> {
     let values = inputs
         .iter()
-        .map(|f| {
-            Value::from_flat(f.elem, &f.shape, f.data.clone()).map_err(|e| Error::from(e.message))
-        })
+        .map(|a| a.to_value().map_err(Error::from))
         .collect::<Result<Vec<_>, _>>()?;
     let function = interp::eval(&instance.expr).map_err(|e| program.error(e.into()))?;
     let result = if values.is_empty() {
@@ -49,23 +49,62 @@ pub(crate) fn interpret(
     let rise::Type::Data(t) = &instance.result else {
         return Err("the result is not data".to_string().into());
     };
-    result
-        .to_flat(t)
-        .map_err(|e| Error::from(format!("interpreter result: {}", e.message)))
+    Output::from_value(&result, t).map_err(|e| Error::from(format!("interpreter result: {e}")))
 }
 
-/// Compares the compiled code's `result` (of element type `elem`) with the `expected` one.
-pub(crate) fn compare(expected: &Flat, result: &Flat, elem: ScalarType) -> Result<(), Error> {
-    let tolerance = match elem {
-        ScalarType::F64 => runtime::Tolerance::for_f64(),
-        t if t.is_float() => runtime::Tolerance::for_f32(),
-        _ => runtime::Tolerance::exact(),
-    };
-    let want: Vec<f64> = expected.data.iter().map(|s| s.as_f64()).collect();
-    let got: Vec<f64> = result.data.iter().map(|s| s.as_f64()).collect();
-    runtime::compare(&want, &got, tolerance).map_err(|m| {
+/// Compares the compiled code's `result` with the `expected` one, part by part and, for
+/// arrays of tuples, component by component.
+pub(crate) fn compare(expected: &Output, result: &Output) -> Result<(), Error> {
+    let fail = |m: String| {
         Error::from(format!(
             "verification failed: the generated code and the interpreter differ: {m}"
         ))
-    })
+    };
+    if expected.parts.len() != result.parts.len() {
+        return Err(fail(format!(
+            "{} parts, expected {}",
+            result.parts.len(),
+            expected.parts.len()
+        )));
+    }
+    let several = expected.parts.len() > 1;
+    for (k, (want, got)) in expected.parts.iter().zip(&result.parts).enumerate() {
+        let part = if several {
+            format!("part {k} (`{}`): ", want.data_type())
+        } else {
+            String::new()
+        };
+        if want.shape != got.shape || want.elem != got.elem {
+            return Err(fail(format!(
+                "{part}the code's result is `{}`, the interpreter's `{}`",
+                got.data_type(),
+                want.data_type()
+            )));
+        }
+        let leaves = want.leaves().map_err(Error::from)?;
+        for (j, leaf) in leaves.iter().enumerate() {
+            let tolerance = match leaf {
+                Leaf::Scalar(ScalarType::F64) => runtime::Tolerance::for_f64(),
+                Leaf::Scalar(t) if t.is_float() => runtime::Tolerance::for_f32(),
+                _ => runtime::Tolerance::exact(),
+            };
+            let column = |a: &Array| -> Vec<f64> {
+                a.data
+                    .iter()
+                    .skip(j)
+                    .step_by(leaves.len())
+                    .map(|s| s.as_f64())
+                    .collect()
+            };
+            runtime::compare(&column(want), &column(got), tolerance).map_err(|m| {
+                let component = if leaves.len() > 1 {
+                    format!("component {j} of the tuples: ")
+                } else {
+                    String::new()
+                };
+                fail(format!("{part}{component}{m}"))
+            })?;
+        }
+    }
+    Ok(())
 }

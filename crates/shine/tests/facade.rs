@@ -44,11 +44,12 @@ fn compiles_runs_and_verifies_mv_with_openmp() {
     let options = RunOptions::default();
     let result = verify(&artifact, Inputs::Random { seed: 3 }, &nats(), &options)
         .expect("the code agrees with the interpreter");
-    assert_eq!(result.shape, [8]);
+    assert_eq!(result.parts.len(), 1);
+    assert_eq!(result.parts[0].shape, [8]);
 
     let mut exe = Executable::new(&artifact, Inputs::Random { seed: 3 }, &nats(), &options)
         .expect("mv loads");
-    assert_eq!(exe.run().expect("mv runs").data, result.data);
+    assert_eq!(exe.run().expect("mv runs"), result);
     let timings = exe.bench(3, 1).expect("mv is timed");
     assert_eq!(timings.code.runs, 3);
     assert!(timings.wall.is_none());

@@ -141,6 +141,27 @@ const CASES: &[(&str, &str, &str, &str, &[&str])] = &[
         &["root", "inlineVecPar", "tiledVecPar"],
     ),
     (
+        "bicg.rise",
+        "bicg",
+        "n=37 m=19",
+        "cpu.elv",
+        &["sequential", "parallelOuter", "fuseReductions"],
+    ),
+    (
+        "complex.rise",
+        "cmul",
+        "n=45",
+        "cpu.elv",
+        &["sequential", "parallelOuter"],
+    ),
+    (
+        "complex.rise",
+        "cabs2",
+        "n=45",
+        "cpu.elv",
+        &["sequential", "parallelOuter"],
+    ),
+    (
         "treesum.rise",
         "treeSum",
         "m=12",
@@ -248,6 +269,9 @@ fn generated_code_is_clean_under_address_and_undefined_behavior_sanitizers() {
             "cpu.elv",
             "parallelOuter",
         ),
+        // two output buffers (the sanitized driver copies each to its own allocation)
+        ("bicg.rise", "bicg", "n=9 m=5", "cpu.elv", "parallelOuter"),
+        ("complex.rise", "cmul", "n=11", "cpu.elv", "sequential"),
     ];
     for (file, def, sizes, elv, strategy) in cases {
         let mut cmd = shine();

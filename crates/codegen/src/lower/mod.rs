@@ -121,13 +121,15 @@ impl Lowerer {
     pub fn kernel(&mut self, p: &Program) -> Res<Kernel> {
         let mut env = Env::default();
         let (mut params, mut by_pointer) = (Vec::new(), Vec::new());
-        let out = self.param(&p.output, Role::Output, &env)?;
-        params.push(out);
-        by_pointer.push(true);
+        for out in self.params(&p.output, Role::Output, &env)? {
+            params.push(out);
+            by_pointer.push(true);
+        }
         for input in &p.inputs {
-            let param = self.param(input, Role::Input, &env)?;
-            by_pointer.push(matches!(param.ty, Type::Pointer { .. }));
-            params.push(param);
+            for param in self.params(input, Role::Input, &env)? {
+                by_pointer.push(matches!(param.ty, Type::Pointer { .. }));
+                params.push(param);
+            }
         }
         for size in &p.sizes {
             params.push(self.size_param(&mut env, size));
@@ -176,8 +178,10 @@ impl Lowerer {
             );
         for (id, role, r) in buffers {
             if role == Role::Output || used.contains(&id.name) {
-                params.push(self.param(id, role, &env)?);
-                refs.push(r);
+                for param in self.params(id, role, &env)? {
+                    params.push(param);
+                    refs.push(r);
+                }
             }
         }
         for (k, size) in p.sizes.iter().enumerate() {
@@ -207,56 +211,74 @@ impl Lowerer {
         }
     }
 
-    fn param(&mut self, id: &Ident, role: Role, env: &Env) -> Res<ast::Param> {
+    /// The C parameters of a buffer: one, or for an output that is a pair holding arrays
+    /// (a result that is a tuple of arrays) one pointer per leaf (`output_fst`,
+    /// `output_snd`), in the order of [`layout::leaves`] (C and OpenMP only).
+    fn params(&mut self, id: &Ident, role: Role, env: &Env) -> Res<Vec<ast::Param>> {
         let leaves = layout::leaves(&id.ty)?;
-        let [leaf] = leaves.as_slice() else {
+        let several = leaves.len() != 1;
+        if several && (role != Role::Output || self.gpu()) {
+            let what = if role == Role::Output {
+                "output"
+            } else {
+                "input"
+            };
+            let why = match (role, self.target) {
+                (Role::Output, t) if t.is_gpu() => format!(
+                    "a result that is a tuple of arrays is not supported yet on {} (C and \
+                     OpenMP take one buffer per array)",
+                    t.title()
+                ),
+                _ => "a pair holding arrays cannot be passed as one buffer".into(),
+            };
             return unsupported(format!(
-                "the {} `{}` of type {}: a pair holding arrays cannot be passed as one buffer",
-                if role == Role::Output {
-                    "output"
-                } else {
-                    "input"
-                },
+                "the {what} `{}` of type {}: {why}",
                 id.name,
                 show_type(&id.ty)
             ));
-        };
-        let cname = self.names.fresh(&id.name);
-        let mut elem = self
-            .types
-            .value_type(&canonical(&env.ty(&leaf.elem)), &mut self.names)?;
-        if self.target == Target::OpenCl && elem == Type::Scalar(Scalar::Bool) {
-            // OpenCL kernels take no `bool` buffers: one `uchar` (0 or 1) per value, which C
-            // converts to and from `bool` where it is read and written
-            elem = Type::Scalar(Scalar::U8);
         }
-        // On a GPU every buffer is a pointer to global memory (a scalar input too).
-        let pointer = role != Role::Input || leaf.count.is_some() || self.gpu();
-        let ty = if pointer {
-            Type::Pointer {
-                to: Box::new(elem),
-                is_const: role == Role::Input,
-                restrict: true,
-                addr: ast::AddrSpace::Global,
+        let cname = self.names.fresh(&id.name);
+        let (mut params, mut indexed) = (Vec::new(), BTreeSet::new());
+        for leaf in &leaves {
+            let name = format!("{cname}{}", leaf.suffix);
+            if several {
+                self.names.reserve(&name);
             }
-        } else {
-            elem
-        };
+            let mut elem = self
+                .types
+                .value_type(&canonical(&env.ty(&leaf.elem)), &mut self.names)?;
+            if self.target == Target::OpenCl && elem == Type::Scalar(Scalar::Bool) {
+                // OpenCL kernels take no `bool` buffers: one `uchar` (0 or 1) per value, which
+                // C converts to and from `bool` where it is read and written
+                elem = Type::Scalar(Scalar::U8);
+            }
+            // On a GPU every buffer is a pointer to global memory (a scalar input too).
+            let pointer = role != Role::Input || leaf.count.is_some() || self.gpu();
+            let ty = if pointer {
+                indexed.insert(leaf.suffix.clone());
+                Type::Pointer {
+                    to: Box::new(elem),
+                    is_const: role == Role::Input,
+                    restrict: true,
+                    addr: ast::AddrSpace::Global,
+                }
+            } else {
+                elem
+            };
+            params.push(ast::Param { ty, name });
+        }
+        let pointer = !indexed.is_empty();
         let mem = Mem {
-            cname: cname.clone(),
+            cname,
             ty: id.ty.clone(),
             role,
-            indexed: if pointer {
-                BTreeSet::from([String::new()])
-            } else {
-                BTreeSet::new()
-            },
+            indexed,
             distributed: None,
             // the runtimes allocate buffers at 64-byte (OpenCL) or 256-byte (CUDA) alignment
             aligned: self.gpu() && pointer,
         };
         self.mems.insert(id.name.clone(), mem);
-        Ok(ast::Param { ty, name: cname })
+        Ok(params)
     }
 
     fn register(&mut self, dt: &DataType) -> Res<()> {

@@ -1,0 +1,763 @@
+//! Data at the boundary: what crosses between shine and the world (`.npy` files, the buffers
+//! of compiled code, the interpreter's values).
+//!
+//! * An [`Array`] is what one `.npy` file or one buffer holds: a shape and elements, each a
+//!   *record*: a scalar, an index `idx[n]`, a `natType`, or a (nested) tuple of those. An
+//!   array of tuples `n.(f32, i32)` is a NumPy structured array, and in compiled code an array
+//!   of C structs (`struct { float fst; int32_t snd; }`, laid out as C lays it out).
+//! * An [`Output`] is a definition's result: the result's type and its *parts*. A result
+//!   whose type is a tuple is split into its components (nested tuples flattened, depth
+//!   first), each an array or a scalar: `(m.f32, n.f32)` has two parts, written as two `.npy`
+//!   files or the members `0.npy`, `1.npy` of one `.npz`. A result that is no tuple is one
+//!   part.
+//!
+//! The layout of compiled code's buffers mirrors the code generator's (`codegen`'s
+//! `layout::leaves`): arrays are flat and row-major, data that is one C value (scalars and
+//! tuples of scalars) is stored in place, and a tuple holding arrays is stored as one buffer
+//! per component.
+
+use rise::interp::{Flat, Scalar, Value};
+use rise::{DataType, ScalarType};
+
+/// The type of one scalar of a record.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Leaf {
+    /// A scalar of this type.
+    Scalar(ScalarType),
+    /// An index into an array of this many elements (`idx[n]`), held as an `i64`.
+    Index(i64),
+    /// A natural number (`natType`), held as an `i64`.
+    Nat,
+}
+
+impl Leaf {
+    /// How the leaf is held in an [`Array`]'s data.
+    pub fn held_as(self) -> ScalarType {
+        match self {
+            Leaf::Scalar(t) => t,
+            Leaf::Index(_) | Leaf::Nat => ScalarType::I64,
+        }
+    }
+}
+
+/// The leaves of a record type, in order (`((a, b), c)`: `a`, `b`, `c`); an error naming what
+/// is not a record (an array inside a tuple, a vector, a type variable).
+pub fn leaves(elem: &DataType) -> Result<Vec<Leaf>, String> {
+    let mut out = Vec::new();
+    collect_leaves(elem, elem, &mut out)?;
+    Ok(out)
+}
+
+fn collect_leaves(t: &DataType, whole: &DataType, out: &mut Vec<Leaf>) -> Result<(), String> {
+    match t {
+        DataType::Scalar(s) => out.push(Leaf::Scalar(*s)),
+        DataType::NatType => out.push(Leaf::Nat),
+        DataType::Index(n) => out
+            .push(Leaf::Index(n.as_cst().ok_or_else(|| {
+                format!("the size of `idx[{n}]` is not known")
+            })?)),
+        DataType::Pair(a, b) => {
+            collect_leaves(a, whole, out)?;
+            collect_leaves(b, whole, out)?;
+        }
+        other => {
+            return Err(format!(
+                "`{whole}` is not a scalar or a tuple of scalars (it contains `{other}`)"
+            ))
+        }
+    }
+    Ok(())
+}
+
+/// The array and vector dimensions of `ty` (outermost first) and its element.
+pub fn dims_of(ty: &DataType) -> Result<(Vec<usize>, &DataType), String> {
+    let mut dims = Vec::new();
+    let mut t = ty;
+    while let DataType::Array(n, e) | DataType::Vector(n, e) = t {
+        let n = n
+            .as_cst()
+            .ok_or_else(|| format!("the size `{n}` of `{ty}` is not known"))?;
+        dims.push(usize::try_from(n).map_err(|_| format!("negative size {n} in `{ty}`"))?);
+        t = e;
+    }
+    Ok((dims, t))
+}
+
+/// An array of records: what one `.npy` file or one buffer of compiled code holds.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Array {
+    /// The element type: a scalar, `idx[n]` (`n` a constant), `natType`, or a tuple of those.
+    pub elem: DataType,
+    /// The extent of each dimension, outermost first (empty for one element).
+    pub shape: Vec<usize>,
+    /// The leaves of the elements, row-major, each element's leaves in order
+    /// ([`leaves`]); indices and naturals as `I64`.
+    pub data: Vec<Scalar>,
+}
+
+impl From<Flat> for Array {
+    fn from(flat: Flat) -> Array {
+        Array {
+            elem: DataType::Scalar(flat.elem),
+            shape: flat.shape,
+            data: flat.data,
+        }
+    }
+}
+
+impl Array {
+    /// The leaves of an element ([`leaves`] of [`Array::elem`]).
+    pub fn leaves(&self) -> Result<Vec<Leaf>, String> {
+        leaves(&self.elem)
+    }
+
+    /// The number of elements (the product of the shape).
+    pub fn len(&self) -> usize {
+        self.shape.iter().product()
+    }
+
+    /// Whether the array has no elements.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The RISE data type: `shape[0].shape[1]....elem`.
+    pub fn data_type(&self) -> DataType {
+        self.shape
+            .iter()
+            .rev()
+            .fold(self.elem.clone(), |t, &n| DataType::array(n as i64, t))
+    }
+
+    /// The array as one scalar type (`None` when its elements are tuples, indices or
+    /// naturals).
+    pub fn as_flat(&self) -> Option<Flat> {
+        match self.elem {
+            DataType::Scalar(elem) => Some(Flat {
+                elem,
+                shape: self.shape.clone(),
+                data: self.data.clone(),
+            }),
+            _ => None,
+        }
+    }
+
+    /// The interpreter's value of the array (a record for an empty shape).
+    pub fn to_value(&self) -> Result<Value, String> {
+        let leaves = self.leaves()?;
+        if self.data.len() != self.len() * leaves.len() {
+            return Err(format!(
+                "{} scalars for {} elements of {} leaves",
+                self.data.len(),
+                self.len(),
+                leaves.len()
+            ));
+        }
+        let per = leaves.len();
+        fn build(shape: &[usize], data: &[Scalar], per: usize, elem: &DataType) -> Value {
+            match shape.split_first() {
+                None => {
+                    let mut at = 0;
+                    record_value(elem, data, &mut at)
+                }
+                Some((&n, rest)) => {
+                    let chunk = rest.iter().product::<usize>() * per;
+                    Value::array(
+                        (0..n)
+                            .map(|i| build(rest, &data[i * chunk..(i + 1) * chunk], per, elem))
+                            .collect(),
+                    )
+                }
+            }
+        }
+        Ok(build(&self.shape, &self.data, per, &self.elem))
+    }
+
+    /// The array of a value of the concrete type `ty` (arrays or vectors of records).
+    pub fn from_value(value: &Value, ty: &DataType) -> Result<Array, String> {
+        let (shape, elem) = dims_of(ty)?;
+        let leaves = leaves(elem)?;
+        value.check(ty).map_err(|e| e.message)?;
+        let mut data = Vec::with_capacity(shape.iter().product::<usize>() * leaves.len());
+        fn walk(v: &Value, depth: usize, out: &mut Vec<Scalar>) {
+            match v {
+                Value::Array(xs) | Value::Vector(xs) if depth > 0 => {
+                    xs.iter().for_each(|x| walk(x, depth - 1, out))
+                }
+                Value::Pair(p) => {
+                    walk(&p.0, 0, out);
+                    walk(&p.1, 0, out);
+                }
+                Value::Scalar(s) => out.push(*s),
+                Value::Index { index, .. } => out.push(Scalar::I64(*index)),
+                Value::Nat(n) => out.push(Scalar::I64(*n)),
+                _ => {} // excluded by `check`
+            }
+        }
+        walk(value, shape.len(), &mut data);
+        Ok(Array {
+            elem: elem.clone(),
+            shape,
+            data,
+        })
+    }
+
+    /// The component of every element at `path` (`false`: first, `true`: second component of
+    /// a tuple, outermost first).
+    pub fn select(&self, path: &[bool]) -> Result<Array, String> {
+        if path.is_empty() {
+            return Ok(self.clone());
+        }
+        let all = self.leaves()?;
+        let (mut skip, mut elem) = (0, &self.elem);
+        for &second in path {
+            let DataType::Pair(a, b) = elem else {
+                return Err(format!("`{}` has no tuple component here", self.elem));
+            };
+            if second {
+                skip += leaves(a)?.len();
+                elem = b;
+            } else {
+                elem = a;
+            }
+        }
+        let take = leaves(elem)?.len();
+        let data = self
+            .data
+            .chunks(all.len().max(1))
+            .flat_map(|e| e[skip..skip + take].iter().copied())
+            .collect();
+        Ok(Array {
+            elem: elem.clone(),
+            shape: self.shape.clone(),
+            data,
+        })
+    }
+
+    /// The bytes of the array as compiled code lays it out: row-major, each element as the C
+    /// value of its type (a tuple as a struct with C's padding), indices and naturals as
+    /// integers of `index_bytes` bytes.
+    pub fn to_bytes(&self, index_bytes: usize) -> Result<Vec<u8>, String> {
+        let layout = CLayout::of(&self.elem, index_bytes)?;
+        let per = layout.fields.len();
+        let mut bytes = vec![0u8; self.len() * layout.size];
+        for (element, chunk) in self
+            .data
+            .chunks(per.max(1))
+            .zip(bytes.chunks_exact_mut(layout.size.max(1)))
+        {
+            for (&(offset, leaf), &s) in layout.fields.iter().zip(element) {
+                write_leaf(&mut chunk[offset..], leaf, s, index_bytes)?;
+            }
+        }
+        Ok(bytes)
+    }
+
+    /// The array of `shape` and element type `elem` in `bytes` laid out as
+    /// [`Array::to_bytes`] writes them.
+    pub fn from_bytes(
+        bytes: &[u8],
+        elem: &DataType,
+        shape: &[usize],
+        index_bytes: usize,
+    ) -> Result<Array, String> {
+        let layout = CLayout::of(elem, index_bytes)?;
+        let count: usize = shape.iter().product();
+        if bytes.len() != count * layout.size {
+            return Err(format!(
+                "{} bytes hold no {count} elements of `{elem}` ({} bytes each)",
+                bytes.len(),
+                layout.size
+            ));
+        }
+        let mut data = Vec::with_capacity(count * layout.fields.len());
+        for chunk in bytes.chunks_exact(layout.size.max(1)).take(count) {
+            for &(offset, leaf) in &layout.fields {
+                data.push(read_leaf(&chunk[offset..], leaf, index_bytes));
+            }
+        }
+        Ok(Array {
+            elem: elem.clone(),
+            shape: shape.to_vec(),
+            data,
+        })
+    }
+}
+
+/// The value of the record of type `t` whose leaves start at `data[*at]`.
+fn record_value(t: &DataType, data: &[Scalar], at: &mut usize) -> Value {
+    match t {
+        DataType::Pair(a, b) => {
+            let first = record_value(a, data, at);
+            Value::pair(first, record_value(b, data, at))
+        }
+        _ => {
+            let s = data[*at];
+            *at += 1;
+            let int = s.as_i128().unwrap_or(0) as i64;
+            match t {
+                DataType::Index(n) => Value::Index {
+                    index: int,
+                    bound: n.as_cst().unwrap_or(0),
+                },
+                DataType::NatType => Value::Nat(int),
+                _ => Value::Scalar(s),
+            }
+        }
+    }
+}
+
+/// How a record type is laid out in C: its size, and the offset and type of each leaf.
+#[derive(Clone, Debug, PartialEq)]
+pub struct CLayout {
+    /// The size in bytes (a multiple of the alignment).
+    pub size: usize,
+    /// The alignment in bytes.
+    pub align: usize,
+    /// The offset and type of each leaf, in the order of [`leaves`].
+    pub fields: Vec<(usize, Leaf)>,
+}
+
+impl CLayout {
+    /// The layout of `elem` as C (and OpenCL C, and CUDA) lays out its struct: each field at
+    /// the next multiple of its alignment, the size rounded up to the largest alignment.
+    pub fn of(elem: &DataType, index_bytes: usize) -> Result<CLayout, String> {
+        let leaf = |l: Leaf| -> Result<CLayout, String> {
+            let size = match l {
+                Leaf::Scalar(ScalarType::F16) => {
+                    return Err("f16 data is not supported by compiled code".into())
+                }
+                Leaf::Scalar(ScalarType::Bool) => 1,
+                Leaf::Scalar(t) => (t.bits() / 8) as usize,
+                Leaf::Index(_) | Leaf::Nat => index_bytes,
+            };
+            Ok(CLayout {
+                size,
+                align: size,
+                fields: vec![(0, l)],
+            })
+        };
+        match elem {
+            DataType::Pair(a, b) => {
+                let (a, b) = (CLayout::of(a, index_bytes)?, CLayout::of(b, index_bytes)?);
+                let align = a.align.max(b.align);
+                let second = a.size.next_multiple_of(b.align);
+                let size = (second + b.size).next_multiple_of(align);
+                let mut fields = a.fields;
+                fields.extend(b.fields.into_iter().map(|(o, l)| (second + o, l)));
+                Ok(CLayout {
+                    size,
+                    align,
+                    fields,
+                })
+            }
+            other => {
+                let [l] = leaves(other)?[..] else {
+                    unreachable!("a non-tuple record has one leaf")
+                };
+                leaf(l)
+            }
+        }
+    }
+}
+
+fn write_leaf(out: &mut [u8], leaf: Leaf, s: Scalar, index_bytes: usize) -> Result<(), String> {
+    let mut put = |b: &[u8]| out[..b.len()].copy_from_slice(b);
+    match (leaf, s) {
+        (Leaf::Index(_) | Leaf::Nat, s) => {
+            let v = s.as_i128().unwrap_or(0) as i64;
+            if index_bytes == 4 {
+                put(&(v as i32).to_ne_bytes())
+            } else {
+                put(&v.to_ne_bytes())
+            }
+        }
+        (_, Scalar::Bool(b)) => put(&[b as u8]),
+        (_, Scalar::Int(x) | Scalar::I32(x)) => put(&x.to_ne_bytes()),
+        (_, Scalar::I8(x)) => put(&x.to_ne_bytes()),
+        (_, Scalar::I16(x)) => put(&x.to_ne_bytes()),
+        (_, Scalar::I64(x)) => put(&x.to_ne_bytes()),
+        (_, Scalar::U8(x)) => put(&[x]),
+        (_, Scalar::U16(x)) => put(&x.to_ne_bytes()),
+        (_, Scalar::U32(x)) => put(&x.to_ne_bytes()),
+        (_, Scalar::U64(x)) => put(&x.to_ne_bytes()),
+        (_, Scalar::F32(x)) => put(&x.to_ne_bytes()),
+        (_, Scalar::F64(x)) => put(&x.to_ne_bytes()),
+        (_, Scalar::F16(_)) => return Err("f16 data is not supported by compiled code".into()),
+    }
+    Ok(())
+}
+
+/// The first `N` bytes of `c` (zeros past its end: callers give whole elements).
+pub(crate) fn first<const N: usize>(c: &[u8]) -> [u8; N] {
+    let mut b = [0u8; N];
+    let n = N.min(c.len());
+    b[..n].copy_from_slice(&c[..n]);
+    b
+}
+
+fn read_leaf(c: &[u8], leaf: Leaf, index_bytes: usize) -> Scalar {
+    match leaf {
+        Leaf::Index(_) | Leaf::Nat if index_bytes == 4 => {
+            Scalar::I64(i32::from_ne_bytes(first(c)) as i64)
+        }
+        Leaf::Index(_) | Leaf::Nat => Scalar::I64(i64::from_ne_bytes(first(c))),
+        Leaf::Scalar(t) => match t {
+            ScalarType::Bool => Scalar::Bool(c[0] != 0),
+            ScalarType::Int => Scalar::Int(i32::from_ne_bytes(first(c))),
+            ScalarType::I32 => Scalar::I32(i32::from_ne_bytes(first(c))),
+            ScalarType::I8 => Scalar::I8(c[0] as i8),
+            ScalarType::I16 => Scalar::I16(i16::from_ne_bytes(first(c))),
+            ScalarType::I64 => Scalar::I64(i64::from_ne_bytes(first(c))),
+            ScalarType::U8 => Scalar::U8(c[0]),
+            ScalarType::U16 => Scalar::U16(u16::from_ne_bytes(first(c))),
+            ScalarType::U32 => Scalar::U32(u32::from_ne_bytes(first(c))),
+            ScalarType::U64 => Scalar::U64(u64::from_ne_bytes(first(c))),
+            ScalarType::F32 => Scalar::F32(f32::from_ne_bytes(first(c))),
+            ScalarType::F16 => Scalar::F16(half::f16::from_ne_bytes(first(c))),
+            ScalarType::F64 => Scalar::F64(f64::from_ne_bytes(first(c))),
+        },
+    }
+}
+
+/// A part of a result: where it is in the result's tuple (`false`: first component,
+/// `true`: second, outermost first) and its type.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Part {
+    /// The path of tuple components from the result to the part.
+    pub path: Vec<bool>,
+    /// The part's type: an array of records, or a record that is no tuple.
+    pub ty: DataType,
+}
+
+/// The parts of a result of type `ty`: its tuple components, nested tuples flattened depth
+/// first (`((a, b), c)`: `a`, `b`, `c`); a result that is no tuple is one part.
+pub fn parts_of(ty: &DataType) -> Vec<Part> {
+    fn walk(t: &DataType, path: &mut Vec<bool>, out: &mut Vec<Part>) {
+        match t {
+            DataType::Pair(a, b) => {
+                path.push(false);
+                walk(a, path, out);
+                path.pop();
+                path.push(true);
+                walk(b, path, out);
+                path.pop();
+            }
+            _ => out.push(Part {
+                path: path.clone(),
+                ty: t.clone(),
+            }),
+        }
+    }
+    let mut out = Vec::new();
+    walk(ty, &mut Vec::new(), &mut out);
+    out
+}
+
+/// A definition's result: its type and its parts ([`parts_of`]), each an [`Array`].
+#[derive(Clone, Debug, PartialEq)]
+pub struct Output {
+    /// The result's type.
+    pub ty: DataType,
+    /// The parts, in the order of [`parts_of`].
+    pub parts: Vec<Array>,
+}
+
+impl Output {
+    /// The result `value` of type `ty` as its parts; an error when a part is not an array of
+    /// records (an array of tuples holding arrays).
+    pub fn from_value(value: &Value, ty: &DataType) -> Result<Output, String> {
+        let parts = parts_of(ty)
+            .iter()
+            .map(|p| {
+                let mut v = value;
+                for &second in &p.path {
+                    let (a, b) = v
+                        .as_pair()
+                        .ok_or_else(|| format!("the result is {}, not a tuple", v.describe()))?;
+                    v = if second { b } else { a };
+                }
+                Array::from_value(v, &p.ty).map_err(|e| cannot_store(ty, &p.ty, &e))
+            })
+            .collect::<Result<_, _>>()?;
+        Ok(Output {
+            ty: ty.clone(),
+            parts,
+        })
+    }
+
+    /// The interpreter's value of the result (a tuple of the parts' values).
+    pub fn to_value(&self) -> Result<Value, String> {
+        fn build(t: &DataType, parts: &mut std::slice::Iter<'_, Array>) -> Result<Value, String> {
+            match t {
+                DataType::Pair(a, b) => Ok(Value::pair(build(a, parts)?, build(b, parts)?)),
+                _ => parts
+                    .next()
+                    .ok_or_else(|| "fewer parts than the result's type has".to_string())?
+                    .to_value(),
+            }
+        }
+        build(&self.ty, &mut self.parts.iter())
+    }
+
+    /// The number of elements of all parts together.
+    pub fn len(&self) -> usize {
+        self.parts.iter().map(Array::len).sum()
+    }
+
+    /// Whether no part has an element.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
+/// The error of a part of a result that cannot be stored as an array of records.
+fn cannot_store(whole: &DataType, part: &DataType, why: &str) -> String {
+    let what = if whole == part {
+        format!("the result `{whole}`")
+    } else {
+        format!("the part `{part}` of the result `{whole}`")
+    };
+    format!(
+        "{what} is not an array of scalars or of tuples of scalars (an array of tuples holding \
+         arrays is not supported yet): {why}"
+    )
+}
+
+/// One buffer of compiled code: where its data is in the value it stores (a path of tuple
+/// components), its shape and element type.
+#[derive(Clone, Debug, PartialEq)]
+pub struct BufferLayout {
+    /// The tuple components from the whole value to this buffer's data.
+    pub path: Vec<bool>,
+    /// The dimensions (arrays, and vectors of scalars).
+    pub shape: Vec<usize>,
+    /// The element: a record.
+    pub elem: DataType,
+}
+
+/// The buffers that compiled code stores data of type `ty` in, as the code generator lays it
+/// out (`codegen`'s `layout::leaves`): a tuple holding arrays has a buffer per component,
+/// anything else is one buffer.
+pub fn buffers_of(ty: &DataType) -> Result<Vec<BufferLayout>, String> {
+    fn is_record(t: &DataType) -> bool {
+        match t {
+            DataType::Scalar(_) | DataType::NatType | DataType::Index(_) => true,
+            DataType::Pair(a, b) => is_record(a) && is_record(b),
+            _ => false,
+        }
+    }
+    // one C value for the code generator (`layout::is_flat`): vectors count too
+    fn is_c_value(t: &DataType) -> bool {
+        match t {
+            DataType::Scalar(_) | DataType::NatType | DataType::Index(_) => true,
+            DataType::Vector(..) => true,
+            DataType::Pair(a, b) => is_c_value(a) && is_c_value(b),
+            _ => false,
+        }
+    }
+    fn walk(
+        t: &DataType,
+        path: &mut Vec<bool>,
+        shape: &mut Vec<usize>,
+        out: &mut Vec<BufferLayout>,
+    ) -> Result<(), String> {
+        match t {
+            _ if is_record(t) => out.push(BufferLayout {
+                path: path.clone(),
+                shape: shape.clone(),
+                elem: t.clone(),
+            }),
+            DataType::Array(..) | DataType::Vector(..) => {
+                let (dims, elem) = dims_of(t)?;
+                let at = shape.len();
+                shape.extend(dims);
+                walk(elem, path, shape, out)?;
+                shape.truncate(at);
+            }
+            DataType::Pair(a, b) if shape.is_empty() && !is_c_value(t) => {
+                path.push(false);
+                walk(a, path, shape, out)?;
+                path.pop();
+                path.push(true);
+                walk(b, path, shape, out)?;
+                path.pop();
+            }
+            _ => {
+                return Err(format!(
+                    "`{t}` is not an array of scalars or of tuples of scalars (an array of \
+                     tuples holding arrays is not supported yet)"
+                ))
+            }
+        }
+        Ok(())
+    }
+    let mut out = Vec::new();
+    walk(ty, &mut Vec::new(), &mut Vec::new(), &mut out)?;
+    Ok(out)
+}
+
+impl Output {
+    /// The result of type `ty` from the buffers compiled code wrote, one per
+    /// [`buffers_of`] `ty`, in that order.
+    pub fn from_buffers(
+        ty: &DataType,
+        buffers: &[&[u8]],
+        index_bytes: usize,
+    ) -> Result<Output, String> {
+        let layouts = buffers_of(ty)?;
+        if layouts.len() != buffers.len() {
+            return Err(format!(
+                "`{ty}` is stored in {} buffers, {} given",
+                layouts.len(),
+                buffers.len()
+            ));
+        }
+        let mut arrays = layouts
+            .iter()
+            .zip(buffers)
+            .map(|(l, b)| Array::from_bytes(b, &l.elem, &l.shape, index_bytes).map(Some))
+            .collect::<Result<Vec<_>, _>>()?;
+        let parts = parts_of(ty)
+            .iter()
+            .map(|p| {
+                let k = layouts
+                    .iter()
+                    .position(|l| p.path.starts_with(&l.path))
+                    .ok_or_else(|| format!("no buffer holds the part `{}`", p.ty))?;
+                let rest = &p.path[layouts[k].path.len()..];
+                // a buffer that is a whole part moves into it; a tuple of scalars is split
+                let array = if rest.is_empty() {
+                    arrays[k].take()
+                } else {
+                    arrays[k].as_ref().map(|a| a.select(rest)).transpose()?
+                };
+                array.ok_or_else(|| format!("two parts in the buffer of `{}`", p.ty))
+            })
+            .collect::<Result<_, _>>()?;
+        Ok(Output {
+            ty: ty.clone(),
+            parts,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn pair(a: DataType, b: DataType) -> DataType {
+        DataType::pair(a, b)
+    }
+
+    fn f32s(xs: &[f32]) -> Vec<Scalar> {
+        xs.iter().map(|&x| Scalar::F32(x)).collect()
+    }
+
+    #[test]
+    fn c_layout_pads_as_c_does() {
+        let t = pair(
+            DataType::Scalar(ScalarType::I8),
+            DataType::Scalar(ScalarType::F64),
+        );
+        let l = CLayout::of(&t, 8).unwrap();
+        assert_eq!((l.size, l.align), (16, 8));
+        assert_eq!(l.fields.iter().map(|f| f.0).collect::<Vec<_>>(), [0, 8]);
+        // ((f32, i8), i16): the inner struct is 8 bytes, aligned to 4
+        let inner = pair(DataType::f32(), DataType::Scalar(ScalarType::I8));
+        let t = pair(inner, DataType::Scalar(ScalarType::I16));
+        let l = CLayout::of(&t, 8).unwrap();
+        assert_eq!((l.size, l.align), (12, 4));
+        assert_eq!(l.fields.iter().map(|f| f.0).collect::<Vec<_>>(), [0, 4, 8]);
+        // indices are the code's index type
+        let t = pair(DataType::Index(5.into()), DataType::f32());
+        assert_eq!(CLayout::of(&t, 8).unwrap().size, 16);
+        assert_eq!(CLayout::of(&t, 4).unwrap().size, 8);
+    }
+
+    #[test]
+    fn records_round_trip_through_bytes_and_values() {
+        let elem = pair(
+            DataType::f32(),
+            pair(DataType::Scalar(ScalarType::I8), DataType::Index(4.into())),
+        );
+        let data = vec![
+            Scalar::F32(1.5),
+            Scalar::I8(-3),
+            Scalar::I64(2),
+            Scalar::F32(-0.25),
+            Scalar::I8(7),
+            Scalar::I64(3),
+        ];
+        let a = Array {
+            elem: elem.clone(),
+            shape: vec![2],
+            data,
+        };
+        let bytes = a.to_bytes(8).unwrap();
+        // (f32, (i8, int64_t)): the inner struct is 16 bytes at offset 8
+        assert_eq!(bytes.len(), 2 * 24);
+        assert_eq!(Array::from_bytes(&bytes, &elem, &[2], 8).unwrap(), a);
+        let v = a.to_value().unwrap();
+        assert_eq!(
+            v.to_string(),
+            "[(1.5, (-3, 2:idx[4])), (-0.25, (7, 3:idx[4]))]"
+        );
+        assert_eq!(Array::from_value(&v, &a.data_type()).unwrap(), a);
+        let second = a.select(&[true, false]).unwrap();
+        assert_eq!(second.data, [Scalar::I8(-3), Scalar::I8(7)]);
+    }
+
+    #[test]
+    fn tuple_results_split_into_parts() {
+        let ty = pair(
+            DataType::array(3, DataType::f32()),
+            pair(DataType::f32(), DataType::array(2, DataType::f32())),
+        );
+        let parts = parts_of(&ty);
+        assert_eq!(parts.len(), 3);
+        assert_eq!(parts[1].path, [true, false]);
+        let value = Value::pair(
+            Value::f32s(&[1.0, 2.0, 3.0]),
+            Value::pair(Value::f32(4.0), Value::f32s(&[5.0, 6.0])),
+        );
+        let out = Output::from_value(&value, &ty).unwrap();
+        assert_eq!(out.parts[2].data, f32s(&[5.0, 6.0]));
+        assert_eq!(out.parts[1].shape, Vec::<usize>::new());
+        assert_eq!(out.to_value().unwrap().to_string(), value.to_string());
+        // compiled code: one buffer per array, the scalar alone
+        let layouts = buffers_of(&ty).unwrap();
+        assert_eq!(layouts.len(), 3);
+        let bytes: Vec<Vec<u8>> = out.parts.iter().map(|p| p.to_bytes(8).unwrap()).collect();
+        let slices: Vec<&[u8]> = bytes.iter().map(Vec::as_slice).collect();
+        assert_eq!(Output::from_buffers(&ty, &slices, 8).unwrap(), out);
+    }
+
+    #[test]
+    fn a_tuple_of_scalars_is_one_buffer_and_several_parts() {
+        let ty = pair(DataType::f32(), DataType::Scalar(ScalarType::F64));
+        assert_eq!(buffers_of(&ty).unwrap().len(), 1);
+        let value = Value::pair(Value::f32(1.0), Value::f64(2.0));
+        let out = Output::from_value(&value, &ty).unwrap();
+        assert_eq!(out.parts.len(), 2);
+        let whole = Array::from_value(&value, &ty).unwrap();
+        let bytes = whole.to_bytes(8).unwrap();
+        assert_eq!(bytes.len(), 16);
+        assert_eq!(Output::from_buffers(&ty, &[&bytes], 8).unwrap(), out);
+    }
+
+    #[test]
+    fn arrays_of_tuples_holding_arrays_are_refused() {
+        let ty = DataType::array(
+            2,
+            pair(DataType::array(3, DataType::f32()), DataType::f32()),
+        );
+        assert!(buffers_of(&ty)
+            .unwrap_err()
+            .contains("not an array of scalars"));
+        let row = Value::pair(Value::f32s(&[1.0, 2.0, 3.0]), Value::f32(0.0));
+        let value = Value::array(vec![row.clone(), row]);
+        let err = Output::from_value(&value, &ty).unwrap_err();
+        assert!(err.contains("not supported yet"), "{err}");
+    }
+}
