@@ -37,6 +37,7 @@ use std::fmt;
 use crate::barriers;
 use crate::hoist::{free_in_type, hoist, Expand};
 use crate::imperative::*;
+use crate::walk::Node;
 use arith::{Nat, Var};
 use rise::{AddrSpace, DataType};
 
@@ -424,46 +425,47 @@ fn shared_writes(
 }
 
 fn collect_spaces(c: &Comm, spaces: &mut HashMap<String, AddrSpace>) {
-    match c {
-        Comm::Seq(cs) => cs.iter().for_each(|c| collect_spaces(c, spaces)),
-        Comm::New { ident, addr, body } => {
+    Node::Comm(c).visit(&mut |n| {
+        if let Node::Comm(Comm::New { ident, addr, .. }) = n {
             spaces.insert(ident.name.clone(), addr.clone());
-            collect_spaces(body, spaces);
         }
-        Comm::For { body, .. } => collect_spaces(body, spaces),
-        Comm::Skip | Comm::Assign(..) | Comm::Barrier { .. } => {}
-    }
+    });
 }
 
 fn reject_cpu_loops(c: &Comm) -> Result<(), GpuError> {
-    match c {
-        Comm::Seq(cs) => cs.iter().try_for_each(reject_cpu_loops),
-        Comm::New { body, .. } => reject_cpu_loops(body),
-        Comm::For {
+    let mut first = None;
+    Node::Comm(c).visit(&mut |n| {
+        if let Node::Comm(Comm::For {
             kind: LoopKind::Par,
             origin,
             ..
-        } => Err(GpuError::new(
+        }) = n
+        {
+            first.get_or_insert(*origin);
+        }
+    });
+    match first {
+        Some(origin) => Err(GpuError::new(
             format!("`{origin}` runs on CPU threads and cannot be compiled for a GPU"),
             Some("lower the map with mapGlobal, or mapWorkGroup and mapLocal (e.g. toMapGlobal(0)), or compile for --target openmp"),
         )),
-        Comm::For { body, .. } => reject_cpu_loops(body),
-        Comm::Skip | Comm::Assign(..) | Comm::Barrier { .. } => Ok(()),
+        None => Ok(()),
     }
 }
 
 /// Whether a command has a GPU loop.
 pub fn has_gpu_loop(c: &Comm) -> bool {
-    match c {
-        Comm::Seq(cs) => cs.iter().any(has_gpu_loop),
-        Comm::New { body, .. } => has_gpu_loop(body),
-        Comm::For {
-            kind: LoopKind::Gpu(_),
-            ..
-        } => true,
-        Comm::For { body, .. } => has_gpu_loop(body),
-        Comm::Skip | Comm::Assign(..) | Comm::Barrier { .. } => false,
-    }
+    let mut found = false;
+    Node::Comm(c).visit(&mut |n| {
+        found |= matches!(
+            n,
+            Node::Comm(Comm::For {
+                kind: LoopKind::Gpu(_),
+                ..
+            })
+        )
+    });
+    found
 }
 
 fn flatten(c: Comm, out: &mut Vec<Comm>) {
@@ -476,20 +478,14 @@ fn flatten(c: Comm, out: &mut Vec<Comm>) {
 
 /// The names of the memories a command reads or writes.
 pub fn memories_used(c: &Comm) -> std::collections::BTreeSet<String> {
-    fn go(c: &Comm, out: &mut std::collections::BTreeSet<String>) {
-        match c {
-            Comm::Seq(cs) => cs.iter().for_each(|c| go(c, out)),
-            Comm::New { body, .. } | Comm::For { body, .. } => go(body, out),
-            Comm::Assign(a, e) => {
-                out.insert(barriers::acc_root(a).to_string());
-                let mut reads = Vec::new();
-                barriers::exp_reads(e, &mut reads);
-                out.extend(reads);
-            }
-            Comm::Skip | Comm::Barrier { .. } => {}
-        }
-    }
     let mut out = std::collections::BTreeSet::new();
-    go(c, &mut out);
+    Node::Comm(c).visit(&mut |n| {
+        if let Node::Comm(Comm::Assign(a, e)) = n {
+            out.insert(barriers::acc_root(a).to_string());
+            let mut reads = Vec::new();
+            barriers::exp_reads(e, &mut reads);
+            out.extend(reads);
+        }
+    });
     out
 }
