@@ -7,6 +7,8 @@
 //! * [`rules`]: the rule table, one row per rule with its name and equation:
 //!   β/η, algorithmic (Fig. 6, vectorize), movement, lowering, stencil tiling,
 //!   GPU.
+//! * [`pattern`]: rules written as `lhs ↦ rhs` in RISE syntax; the purely
+//!   structural rows of the table are such patterns.
 //! * [`schedule`]: TVM-like scheduling primitives (`tile`, `reorder`,
 //!   `storeInMemory`, `lowerToC`, ...).
 //! * [`library`]: everything above registered under the papers' names for
@@ -21,6 +23,7 @@
 pub mod check;
 pub mod library;
 pub mod normal_forms;
+pub mod pattern;
 pub mod rules;
 pub mod schedule;
 pub mod term;

@@ -30,6 +30,8 @@ const CASES: &[Case] = &[
     ("toMapGlobal(0) @ topDown ; toMapWorkGroup(1) @ topDown ; toMapLocal(2) @ topDown ; toMapBlock(0) @ topDown ; toMapThread(1) @ topDown ; toMapWarp @ topDown ; toMapLane @ topDown", "def f : {n: nat} -> n.f32 -> n.f32 = fun xs => xs |> map id |> map id |> map id |> map id |> map id |> map id |> map id", &[("n", 4)]),
     ("toMem(private) @ outermost(appliedReduce)", "def f : {n: nat} -> n.f32 -> f32 = fun xs => reduce add 0.0f xs + 1.0f", &[("n", 5)]),
     ("DFNF ; transposeAfterMap @ topDown", "def f : {n m: nat} -> n.m.f32 -> m.n.f32 = fun xs => transpose (map (map (fun x => x + 1.0f)) xs)", &[("n", 3), ("m", 4)]),
+    ("transposeAfterMap @ topDown", "def f : {n m: nat} -> n.m.f32 -> m.n.f32 = fun xs => transpose (mapPar (mapSeq (fun x => x + 1.0f)) xs)", &[("n", 3), ("m", 4)]),
+    ("mapFusion @ topDown", "def f : {n: nat} -> n.f32 -> n.f32 = fun xs => mapSeq (fun x => x + 1.0f) (mapSeq (fun x => x * 3.0f) xs)", &[("n", 7)]),
     ("splitAfterMap @ topDown", "def f : {n: nat} -> n.f32 -> (n /^ 2).2.f32 = fun xs => split 2 (map (fun x => x * 2.0f) xs)", &[("n", 8)]),
     ("DFNF ; joinBeforeMap @ topDown", "def f : {n m: nat} -> n.m.f32 -> (n*m).f32 = fun xs => map (fun x => x * 2.0f) (join xs)", &[("n", 3), ("m", 2)]),
     ("slideAfterMap @ topDown", "def f : {n: nat} -> (n+2).f32 -> (n+1).2.f32 = fun xs => slide 2 1 (map (fun x => x * 2.0f) xs)", &[("n", 6)]),

@@ -3,38 +3,12 @@
 
 use super::rise_rule;
 use crate::term::{
-    any_map, any_reduce, applied, array, as_lambda, is_var, map_of, occurs, retype_lambda,
-    retype_under,
+    any_map, any_reduce, applied, array, as_lambda, is_var, occurs, retype_lambda, retype_under,
 };
 use crate::S;
 use arith::Nat;
 use rise::builder::*;
 use rise::{DataType, Expr, ExprKind, Prim, Type};
-
-pub(super) fn add_id(name: String) -> S {
-    rise_rule(name, |e, _| Some(app(prim(Prim::Id), e.clone())))
-}
-
-pub(super) fn id_to_transpose(name: String) -> S {
-    rise_rule(name, |e, _| {
-        let (_, args) = applied(e, |p| p == Prim::Id, 1)?;
-        let is_2d = matches!(
-            args[0].ty(),
-            Some(Type::Data(DataType::Array(_, inner))) if matches!(**inner, DataType::Array(..))
-        );
-        is_2d.then(|| app(transpose(), app(transpose(), args[0].clone())))
-    })
-}
-
-pub(super) fn transpose_move(name: String) -> S {
-    rise_rule(name, |e, _| {
-        let (outer, args) = applied(e, any_map, 2)?;
-        let (inner, f) = map_of(args[0])?;
-        let (_, t) = applied(args[1], |p| p == Prim::Transpose, 1)?;
-        let mm = app(prim(outer), app(prim(inner), f));
-        Some(app(transpose(), app(mm, t[0].clone())))
-    })
-}
 
 pub(super) fn split_join(name: String, n: i64) -> S {
     rise_rule(name, move |e, names| {
@@ -108,19 +82,6 @@ pub(super) fn peel_reduce(name: String, n: i64) -> S {
         );
         let rest = app(drop_(whole), args[2].clone());
         Some(apps(prim(Prim::ReduceSeq), [args[0].clone(), main, rest]))
-    })
-}
-
-pub(super) fn map_fusion(name: String) -> S {
-    rise_rule(name, |e, names| {
-        let (p, args) = applied(e, any_map, 2)?;
-        let (q, inner) = applied(args[1], any_map, 2)?;
-        if p != q {
-            return None;
-        }
-        let x = names.fresh("x");
-        let fused = lambda(&x, app(args[0].clone(), app(inner[0].clone(), var(&x))));
-        Some(app(app(prim(p), fused), inner[1].clone()))
     })
 }
 

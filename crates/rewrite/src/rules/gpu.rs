@@ -29,18 +29,6 @@ use elevate::{rule, top_down, Failure};
 use rise::builder::*;
 use rise::{AddrSpace, DataType, Expr, ExprKind, NameGen, Prim, Type};
 
-pub(super) fn join_split(name: String) -> S {
-    rise_rule(name, |e, _| {
-        let Some(Type::Data(DataType::Array(_, inner))) = e.ty() else {
-            return None;
-        };
-        let DataType::Array(m, _) = &**inner else {
-            return None;
-        };
-        Some(app(split(m.clone()), app(join(), e.clone())))
-    })
-}
-
 /// The reduction walks chunks of `n` elements of both arrays, each chunk continuing
 /// from the accumulator (so `op` and `init` are any).
 pub(super) fn block_reduce_zip(name: String, n: i64) -> S {

@@ -7,12 +7,16 @@
 //! applies it and compares the interpreter's results before and after; a test
 //! there fails naming any rule without one.
 //!
-//! Left-hand sides are matched on typed terms, right-hand sides are written with
-//! the builder DSL and typed by [`crate::term::finish`].
+//! Left-hand sides are matched on typed terms, right-hand sides are built as
+//! templates and typed by [`crate::term::finish`]. A purely structural rule is a
+//! `pattern` row: its equation, in RISE syntax, is the rule ([`crate::pattern`]:
+//! `map` there stands for any kind of map, `map'` for a second one). The others
+//! match and build in Rust, with the builder DSL.
 //!
-//! Adding a rule: a row here; a function in the implementing module taking the
-//! rule's printed name first and its parameters after, returning the strategy
-//! (usually through [`rise_rule`]); a case in `tests/rules.rs`.
+//! Adding a rule: a row here; unless it is a pattern, a function in the
+//! implementing module taking the rule's printed name first and its parameters
+//! after, returning the strategy (usually through [`rise_rule`]); a case in
+//! `tests/rules.rs`.
 
 #[macro_use]
 mod table;
@@ -38,14 +42,14 @@ rules_table! {
         etaAbstraction = eta_abstraction(): "f ↦ fun x => f x   (f of a function type)",
     }
     "algorithmic (ICFP'20 Fig. 6, §5.1, §5.3)" in algorithmic {
-        addId = add_id(): "e ↦ id e",
-        idToTranspose = id_to_transpose(): "id (e : m.n.t) ↦ transpose (transpose e)",
-        transposeMove = transpose_move(): "map (map f) (transpose e) ↦ transpose (map (map f) e)",
+        addId = add_id(): pattern "e ↦ id e",
+        idToTranspose = id_to_transpose(): pattern "id (e : m.n.t) ↦ transpose (transpose e)",
+        transposeMove = transpose_move(): pattern "map (map' f) (transpose e) ↦ transpose (map (map' f) e)",
         splitJoin = split_join(n: Size): "map f ↦ split n >> map (map f) >> join;  map f xs ↦ join (map (map f) (split n xs))",
         blockedReduce = blocked_reduce(n: Size): "reduceX op init xs ↦ reduceSeq (fun a y => reduceX op a y) init (split n xs)",
         padMap = pad_map(n: Size): "map f (xs : m.t) ↦ take m (map f (padClamp 0 (⌈m/n⌉·n − m) xs))   (m ≥ 1: the padding repeats the last element)",
         peelReduce = peel_reduce(n: Size): "reduceX op init (xs : k.t) ↦ reduceSeq op (reduceX op init (take (⌊k/n⌋·n) xs)) (drop (⌊k/n⌋·n) xs)",
-        mapFusion = map_fusion(): "map f (map g xs) ↦ map (fun x => f (g x)) xs",
+        mapFusion = map_fusion(): pattern "map f (map g xs) ↦ map (fun x => f (g x)) xs",
         mapFission = map_fission(): "map (fun x => f (g x)) ↦ map g >> map f;  map (fun x => f (g x)) xs ↦ map f (map (fun x => g x) xs)   (x ∉ fv(f), x ∈ fv(g x), g x not x)",
         fuseReduceMap = fuse_reduce_map(): "reduceX op init (map f xs) ↦ reduceSeq (fun acc y => op acc (f y)) init xs",
         fissionReduceMap = fission_reduce_map(): "reduceX (fun acc y => op acc e) init xs ↦ reduceY op init (map (fun y => e) xs)   (acc, y ∉ fv(op), acc ∉ fv(e), e not y; reduceY is reduce for reduceSeq with op : t -> t -> t, reduceX otherwise)",
@@ -54,13 +58,13 @@ rules_table! {
         vectorize = vectorize(n: Size): "map f xs ↦ asScalar (map (mapVec f) (asVector n xs))   (f on scalars);  map f (zip a b) ↦ asScalar (map f (zip (asVector n a) (asVector n b)))   (f on pairs of scalars, typed again on vectors);  map f xs ↦ asScalar (map (mapVec (fun x => x)) (asVector n (map f xs)))   (any other f with a scalar result)",
     }
     "movement (ICFP'20 Fig. 6 transposeMove; its split, join and slide analogues)" in movement {
-        transposeAfterMap = transpose_after_map(): "transpose (map (map f) xs) ↦ map (map f) (transpose xs)",
-        splitBeforeMap = split_before_map(): "map (map f) (split n xs) ↦ split n (map f xs)",
-        splitAfterMap = split_after_map(): "split n (map f xs) ↦ map (map f) (split n xs)",
-        joinBeforeMap = join_before_map(): "map f (join xs) ↦ join (map (map f) xs)",
-        joinAfterMap = join_after_map(): "join (map (map f) xs) ↦ map f (join xs)",
-        slideBeforeMap = slide_before_map(): "map (map f) (slide n s xs) ↦ slide n s (map f xs)",
-        slideAfterMap = slide_after_map(): "slide n s (map f xs) ↦ map (map f) (slide n s xs)",
+        transposeAfterMap = transpose_after_map(): pattern "transpose (map (map' f) xs) ↦ map (map' f) (transpose xs)",
+        splitBeforeMap = split_before_map(): pattern "map (map' f) (split n xs) ↦ split n (map' f xs)",
+        splitAfterMap = split_after_map(): pattern "split n (map f xs) ↦ map (map f) (split n xs)",
+        joinBeforeMap = join_before_map(): pattern "map f (join xs) ↦ join (map (map f) xs)",
+        joinAfterMap = join_after_map(): pattern "join (map (map' f) xs) ↦ map' f (join xs)",
+        slideBeforeMap = slide_before_map(): pattern "map (map' f) (slide n s xs) ↦ slide n s (map' f xs)",
+        slideAfterMap = slide_after_map(): pattern "slide n s (map f xs) ↦ map (map f) (slide n s xs)",
         layoutFission = layout_fission(): "map (fun x => L e) xs ↦ map L (map (fun x => e) xs)   (L one of join, transpose, split n, slide n s, asScalar, asVector n, take n, drop n; x ∉ fv(L))",
     }
     "array packing (ICFP'20 §5.3, Listing 15)" in movement {
@@ -87,7 +91,7 @@ rules_table! {
         toMapLane = to_map_lane(): "map ↦ mapLane",
     }
     "GPU matrix multiplication (LIFT CGO'17; Remmelg et al., GPGPU'16)" in gpu {
-        joinSplit = join_split(): "(e : n.m.t) ↦ split m (join e)",
+        joinSplit = join_split(): pattern "(e : n.m.t) ↦ split m (join e)",
         blockReduceZip = block_reduce_zip(n: Size): "reduceX op init (zip a b) ↦ reduceSeq (fun acc ab => reduceX op acc (zip (fst ab) (snd ab))) init (zip (split n a) (split n b))",
         reduceOuter = reduce_outer(): "map (fun r => V (map (fun c => reduceX op init (zip (F r) (G c))) cs)) rs ↦ map V (reduceX (outer op) (map (fun r => map (fun c => init) cs) rs) (zip (transpose (map F rs)) (transpose (map G cs))));  zip accs0 rs |> map (fun ar => zip (fst ar) cs |> map (fun ac => reduceX op (fst ac) (zip (snd ar) (snd ac)))) ↦ reduceX (outer op) accs0 (zip (transpose rs) (transpose cs))   (outer op = fun accs y => zip accs (fst y) |> map (fun ar => zip (fst ar) (snd y) |> map (fun ac => op (fst ac) (snd ar, snd ac))); r ∉ fv(G c, cs, V), c ∉ fv(F r), r, c ∉ fv(op); V a chain of layout primitives)",
         copyLocal = copy_local(n1: Size, n0: Size): "(e : a.b.t) ↦ e |> join |> split (n1*n0) |> transpose |> split n0 |> mapLocal(1) (mapLocal(0) (mapSeq (fun x => x))) |> join |> transpose |> join |> split b   (t a scalar)",

@@ -3,96 +3,14 @@
 //! `xBeforeMap` moves `x` so that it is applied before the map, `xAfterMap` after;
 //! `layoutFission` moves one out of a map's body. And `permuteB`, the packed
 //! layout of ICFP'20 Listing 15. Their equations are their rows in
-//! [`super::RULES`].
+//! [`super::RULES`]; the rows of the `xBeforeMap` and `xAfterMap` rules are
+//! patterns ([`crate::pattern`]), which implement them.
 
 use super::rise_rule;
-use crate::term::{
-    any_map, applied, as_lambda, map_of, occurs, prim_app, retype_under, untyped_prim_head,
-};
+use crate::term::{any_map, applied, as_lambda, occurs, prim_app, retype_under, untyped_prim_head};
 use crate::S;
 use rise::builder::*;
-use rise::{Expr, ExprKind, Prim};
-
-/// A layout primitive with its type-level arguments, applied to one array: `(head, xs)`.
-fn layout(e: &Expr, p: Prim) -> Option<(Expr, Expr)> {
-    let a = prim_app(e)?;
-    if a.prim != p || a.args.len() != 1 {
-        return None;
-    }
-    let rise::ExprKind::App(head, xs) = e.kind() else {
-        return None;
-    };
-    Some((head.clone(), xs.clone()))
-}
-
-pub(super) fn transpose_after_map(name: String) -> S {
-    rise_rule(name, |e, _| {
-        let (_, inner) = layout(e, Prim::Transpose)?;
-        let (m, args) = applied(&inner, any_map, 2)?;
-        let (i, f) = map_of(args[0])?;
-        Some(app2(
-            prim(m),
-            app(prim(i), f),
-            app(transpose(), args[1].clone()),
-        ))
-    })
-}
-
-pub(super) fn split_before_map(name: String) -> S {
-    rise_rule(name, |e, _| {
-        let (_, args) = applied(e, any_map, 2)?;
-        let (i, f) = map_of(args[0])?;
-        let (head, xs) = layout(args[1], Prim::Split)?;
-        Some(app(untyped_prim_head(&head)?, app2(prim(i), f, xs)))
-    })
-}
-
-pub(super) fn split_after_map(name: String) -> S {
-    rise_rule(name, |e, _| {
-        let (head, inner) = layout(e, Prim::Split)?;
-        let (m, args) = applied(&inner, any_map, 2)?;
-        let split_xs = app(untyped_prim_head(&head)?, args[1].clone());
-        Some(app2(prim(m), app(prim(m), args[0].clone()), split_xs))
-    })
-}
-
-pub(super) fn join_before_map(name: String) -> S {
-    rise_rule(name, |e, _| {
-        let (m, args) = applied(e, any_map, 2)?;
-        let (_, xs) = layout(args[1], Prim::Join)?;
-        Some(app(
-            join(),
-            app2(prim(m), app(prim(m), args[0].clone()), xs),
-        ))
-    })
-}
-
-pub(super) fn join_after_map(name: String) -> S {
-    rise_rule(name, |e, _| {
-        let (_, inner) = layout(e, Prim::Join)?;
-        let (_, args) = applied(&inner, any_map, 2)?;
-        let (i, f) = map_of(args[0])?;
-        Some(app2(prim(i), f, app(join(), args[1].clone())))
-    })
-}
-
-pub(super) fn slide_before_map(name: String) -> S {
-    rise_rule(name, |e, _| {
-        let (_, args) = applied(e, any_map, 2)?;
-        let (i, f) = map_of(args[0])?;
-        let (head, xs) = layout(args[1], Prim::Slide)?;
-        Some(app(untyped_prim_head(&head)?, app2(prim(i), f, xs)))
-    })
-}
-
-pub(super) fn slide_after_map(name: String) -> S {
-    rise_rule(name, |e, _| {
-        let (head, inner) = layout(e, Prim::Slide)?;
-        let (m, args) = applied(&inner, any_map, 2)?;
-        let slid = app(untyped_prim_head(&head)?, args[1].clone());
-        Some(app2(prim(m), app(prim(m), args[0].clone()), slid))
-    })
-}
+use rise::{ExprKind, Prim};
 
 /// The one-operand layout primitives `layoutFission` moves out of a map.
 fn is_layout_prim(p: Prim) -> bool {

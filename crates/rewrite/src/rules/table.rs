@@ -16,6 +16,9 @@ pub struct RuleInfo {
     pub equation: &'static str,
     /// The paper section it belongs to.
     pub section: &'static str,
+    /// Whether `equation` is a pattern ([`crate::pattern::Rewrite`]) that
+    /// implements the rule by itself.
+    pub pattern: bool,
     /// Builds the rule from strategy-file arguments, one of each kind in `params`;
     /// a message says why an argument is refused (a size that is not positive).
     pub make: fn(&[Value<Expr>]) -> Result<S, String>,
@@ -143,6 +146,24 @@ macro_rules! signature {
     };
 }
 
+/// The body of a rule's public constructor: the implementing module's function,
+/// or for a `pattern` row the rule its equation compiles to (once per process).
+macro_rules! rule_body {
+    ([] $module:ident $f:ident $eq:literal, $name:ident $(, $p:ident)*) => {
+        $module::$f($name $(, $p)*)
+    };
+    ([pattern] $module:ident $f:ident $eq:literal, $name:ident) => {{
+        static REWRITE: std::sync::OnceLock<std::sync::Arc<crate::pattern::Rewrite>> =
+            std::sync::OnceLock::new();
+        let rw = REWRITE.get_or_init(|| {
+            // The patterns are constants of this file; a test compiles every one.
+            let rw = crate::pattern::Rewrite::parse($eq).unwrap_or_else(|e| panic!("{e}"));
+            std::sync::Arc::new(rw)
+        });
+        crate::pattern::rule($name, rw.clone())
+    }};
+}
+
 /// Turns rows `name = constructor(param: Kind, ...): "equation",` grouped in
 /// sections `"title" in module { ... }` into
 ///
@@ -151,9 +172,13 @@ macro_rules! signature {
 ///   rule's printed name (`splitJoin(4)`) and the arguments;
 /// * [`RULES`](super::RULES), every row with its name, parameters, equation,
 ///   section and a constructor from strategy-file arguments.
+///
+/// A row `name = constructor(): pattern "lhs ↦ rhs",` is a rule without
+/// parameters whose equation is a pattern ([`crate::pattern`]) that implements
+/// it: no function in the module.
 macro_rules! rules_table {
     ($( $section:literal in $module:ident {
-        $( $name:ident = $f:ident ( $( $p:ident : $k:ident ),* ) : $eq:literal, )*
+        $( $name:ident = $f:ident ( $( $p:ident : $k:ident ),* ) : $($pat:ident)? $eq:literal, )*
     } )*) => {
         $( $(
             #[doc = concat!("`", signature!($name $($p)*), "`: `", $eq, "`")]
@@ -161,7 +186,7 @@ macro_rules! rules_table {
             #[doc = concat!("(", $section, ")")]
             pub fn $f($( $p: <$k as Param>::Value ),*) -> S {
                 let name = printed_name(stringify!($name), &[$( <$k as Param>::show(&$p) ),*]);
-                $module::$f(name $(, $p)*)
+                rule_body!([$($pat)?] $module $f $eq, name $(, $p)*)
             }
         )* )*
 
@@ -172,6 +197,7 @@ macro_rules! rules_table {
                 params: &[$( (stringify!($p), <$k as Param>::KIND) ),*],
                 equation: $eq,
                 section: $section,
+                pattern: stringify!($($pat)?).len() > 0,
                 make: |_args| {
                     #[allow(unused_mut, unused_variables)]
                     let mut args = _args.iter();
