@@ -143,7 +143,9 @@ impl<P: Program> Ctx<P> {
     {
         let mut q = p.clone();
         loop {
+            let rules_before = self.rules_applied;
             match step(self, &q) {
+                Ok(_) if self.rules_applied == rules_before => return Err(self.no_progress()),
                 Ok(next) => {
                     q = next;
                     self.check_growth(&q)?;
@@ -310,6 +312,26 @@ impl<P: Program> Ctx<P> {
         }
         self.next_size_check = self.applications + (nodes as u64 / 8).max(1);
         Ok(())
+    }
+
+    /// Stops a `repeat` (or `normalize`) whose step succeeded without applying a rule: the
+    /// step left the program as it was (only rules change programs; `id`, `try` and the
+    /// traversals do not), so, rewriting being deterministic, it would succeed the same way
+    /// forever (`repeat(try(s))`, `normalize(repeat(s))`).
+    fn no_progress(&self) -> Failure<P> {
+        let culprit = self
+            .active
+            .iter()
+            .rev()
+            .find(|a| matches!(a.node(), Node::Repeat(_) | Node::Normalize(_)))
+            .map_or_else(String::new, |a| format!("`{}` ", a.short()));
+        Failure::Aborted(format!(
+            "rewriting stopped: {culprit}does not terminate: its step succeeded without applying \
+             any rule, so the program no longer changes and the step would apply forever (a step \
+             that always succeeds, such as `try(s)` or `repeat(s)`, needs a rule that fails once \
+             done; inside {})",
+            chain(&self.within())
+        ))
     }
 
     fn out_of_time(&self, s: &Strategy<P>) -> Failure<P> {

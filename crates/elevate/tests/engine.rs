@@ -233,6 +233,50 @@ fn a_strategy_that_does_not_terminate_stops_at_the_budget() {
     assert!(ctx.run(&not(repeat(commute())), &t).unwrap_err().is_abort());
 }
 
+/// A `repeat` or `normalize` whose step succeeds without applying a rule would apply it
+/// forever: it stops at once with a message, whatever the budget (`normalize(repeat(addId))`
+/// ran for 120 s under the default budget; found by the command-line fuzzer).
+#[test]
+fn a_loop_whose_step_changes_nothing_stops_at_once() {
+    let t = neg(add(num(1), num(2)));
+    let cases = [
+        normalize(repeat(add_zero())),
+        repeat(try_(add_zero())),
+        repeat(id()),
+        repeat(top_down(try_(fold()))),
+        named("spin", vec![], || normalize(try_(add_zero()))),
+    ];
+    for s in cases {
+        let mut ctx = Ctx::default();
+        let err = ctx.run(&s, &t).unwrap_err();
+        assert!(err.is_abort(), "{s}: {err}");
+        let msg = err.to_string();
+        assert!(
+            msg.contains("succeeded without applying any rule"),
+            "{s}: {msg}"
+        );
+        assert!(ctx.applications() < 100, "{s}: {}", ctx.applications());
+    }
+    // the message names the loop, and the named strategies it runs inside
+    let err = run(&named("spin", vec![], || repeat(id())), &t)
+        .0
+        .unwrap_err();
+    assert!(
+        err.to_string().contains("`repeat(id)` does not terminate")
+            && err.to_string().contains("inside spin"),
+        "{err}"
+    );
+    // a step that applies a rule goes on: here until the rule no longer applies
+    let fold_all = repeat(top_down(fold()));
+    assert_eq!(
+        run(&fold_all, &add(add(num(1), num(2)), num(3))).0,
+        Ok(num(6))
+    );
+    // a predicate is a rule: `repeat(isNum)` is left to the budget
+    let mut ctx = Ctx::default().with_budget(1_000);
+    assert!(ctx.run(&repeat(is_num()), &num(1)).unwrap_err().is_abort());
+}
+
 #[test]
 fn recursive_named_strategies_unfold_lazily() {
     fn my_top_down(s: Strategy<T>) -> Strategy<T> {

@@ -345,6 +345,75 @@ fn strategies_that_grow_the_program_without_end_stop() {
     }
 }
 
+/// A `normalize` or `repeat` whose step succeeds without changing anything stops at once
+/// (`normalize(repeat(addId))` on the binomial filter ran to the 120 s limit: `repeat` always
+/// succeeds, so `topDown(repeat(addId))` applied at the root forever; found by the
+/// command-line fuzzer).
+#[test]
+fn loops_whose_step_changes_nothing_stop_at_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let program = concat!(env!("CARGO_MANIFEST_DIR"), "/../../examples/binomial.rise");
+    let strategy = strategy();
+    for apply in [
+        "try(normalize(repeat(addId)))",
+        "normalize(try(mapFusion))",
+        "repeat(try(mapFusion) @ body)",
+    ] {
+        let started = Instant::now();
+        let args = [
+            "rewrite",
+            program,
+            "--def",
+            "binomial",
+            "--strategy",
+            &strategy,
+        ];
+        let out = shine(d, &args)
+            .args(["--apply", apply, "--stats"])
+            .output()
+            .unwrap();
+        clean_error(d, &out, "succeeded without applying any rule");
+        assert!(
+            started.elapsed() < Duration::from_secs(10),
+            "{apply}: {:?}",
+            started.elapsed()
+        );
+    }
+}
+
+/// A strategy file with an error on every one of 100,000 places of one line prints 20 of
+/// them, each naming its place, in a second (every error printed the megabyte-long line
+/// again, and finding it took minutes; found by the command-line fuzzer).
+#[test]
+fn a_file_full_of_errors_is_reported_briefly() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let line = format!("def s = id {}id\n", "fun x => ".repeat(100_000));
+    std::fs::write(d.join("s.elv"), format!("def t = id\n{line}")).unwrap();
+    let started = Instant::now();
+    let args = ["rewrite", "p.rise", "--def", "scale", "--strategy", "s.elv"];
+    let out = shine(d, &args).args(["--apply", "t"]).output().unwrap();
+    clean_error(d, &out, "unexpected characters `>`");
+    let text = stderr(&out);
+    assert!(
+        text.contains("--> s.elv:2:19"),
+        "{}",
+        &text[..500.min(text.len())]
+    );
+    assert!(
+        text.len() < 20_000 && text.contains("99980 more errors in s.elv"),
+        "{} bytes: {}",
+        text.len(),
+        &text[text.len().saturating_sub(500)..]
+    );
+    assert!(
+        started.elapsed() < Duration::from_secs(10),
+        "{:?}",
+        started.elapsed()
+    );
+}
+
 /// Issue 18 item 2: definitions that double when inlined (`f k = f (k-1) twice`): `f12`
 /// (4,096 nested additions) compiles in seconds within the test's 4 GiB (it took 50 s and
 /// 20 GB: every translated expression deep-copied its operands), `f16` is refused before

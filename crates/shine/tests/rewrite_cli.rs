@@ -83,11 +83,18 @@ fn errors_name_the_problem() {
     assert!(!ok);
     assert!(err.contains("basline"), "{err}");
     assert!(!err.contains("panicked"), "{err}");
+    // a predicate applies without end: the budget stops it
     let mut args = MM.to_vec();
-    args.extend(["--apply", "repeat(id)", "--budget", "10000"]);
+    args.extend(["--apply", "normalize(isMap)", "--budget", "10000"]);
     let (ok, _, err) = shine(&args);
     assert!(!ok);
     assert!(err.contains("does not seem to terminate"), "{err}");
+    // a step that applies no rule would loop forever: it stops at once
+    let mut args = MM.to_vec();
+    args.extend(["--apply", "repeat(id)"]);
+    let (ok, _, err) = shine(&args);
+    assert!(!ok);
+    assert!(err.contains("succeeded without applying any rule"), "{err}");
 }
 
 #[test]
