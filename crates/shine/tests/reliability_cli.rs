@@ -160,6 +160,27 @@ fn a_missing_compiler_suggests_cc() {
     clean_error(dir.path(), &out, "--cc");
 }
 
+/// A C compiler that fails (a flag it does not know, a dialect the code is not written in,
+/// `--cc false`) leaves nothing in TMPDIR: the module's directory went with the error, which
+/// says how to get the source (16 cases of the command-line fuzzer's first run).
+#[test]
+fn a_failing_c_compiler_leaves_nothing_behind() {
+    let dir = tempfile::tempdir().unwrap();
+    let runs: [&[&str]; 4] = [
+        &["--cflags", "--no-such-flag"],
+        &["--cflags", "-x c++"],
+        &["--cc", "false", "--verify"],
+        &["--cc", "false", "--bench", "3"],
+    ];
+    for extra in runs {
+        let mut args = vec!["--random", "1", "--nat", "n=4"];
+        args.extend(extra);
+        let out = run_scale(dir.path(), &args);
+        clean_error(dir.path(), &out, "compiling the generated C module failed");
+        assert!(stderr(&out).contains("`shine compile`"), "{}", stderr(&out));
+    }
+}
+
 /// The pids of processes whose command line mentions `needle`.
 fn processes_mentioning(needle: &str) -> Vec<u32> {
     let mut pids = Vec::new();
