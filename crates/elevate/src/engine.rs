@@ -145,7 +145,9 @@ impl<P: Program> Ctx<P> {
         loop {
             let rules_before = self.rules_applied;
             match step(self, &q) {
-                Ok(_) if self.rules_applied == rules_before => return Err(self.no_progress()),
+                Ok(next) if self.rules_applied == rules_before || next.same(&q) => {
+                    return Err(self.no_progress())
+                }
                 Ok(next) => {
                     q = next;
                     self.check_growth(&q)?;
@@ -314,10 +316,11 @@ impl<P: Program> Ctx<P> {
         Ok(())
     }
 
-    /// Stops a `repeat` (or `normalize`) whose step succeeded without applying a rule: the
-    /// step left the program as it was (only rules change programs; `id`, `try` and the
-    /// traversals do not), so, rewriting being deterministic, it would succeed the same way
-    /// forever (`repeat(try(s))`, `normalize(repeat(s))`).
+    /// Stops a `repeat` (or `normalize`) whose step succeeded and left the program as it
+    /// was: rewriting being deterministic, the step would succeed the same way forever
+    /// (`repeat(try(s))`, `normalize(repeat(s))`, `repeat(isMap)`). A step is known to
+    /// leave the program as it was when it applied no rule (`id`, `try` and the traversals
+    /// change nothing), or when [`Program::same`] says so.
     fn no_progress(&self) -> Failure<P> {
         let culprit = self
             .active
@@ -326,10 +329,10 @@ impl<P: Program> Ctx<P> {
             .find(|a| matches!(a.node(), Node::Repeat(_) | Node::Normalize(_)))
             .map_or_else(String::new, |a| format!("`{}` ", a.short()));
         Failure::Aborted(format!(
-            "rewriting stopped: {culprit}does not terminate: its step succeeded without applying \
-             any rule, so the program no longer changes and the step would apply forever (a step \
-             that always succeeds, such as `try(s)` or `repeat(s)`, needs a rule that fails once \
-             done; inside {})",
+            "rewriting stopped: {culprit}does not terminate: its step succeeded without changing \
+             the program, so it would succeed the same way forever (a step must fail once it has \
+             nothing left to do: `try(s)`, `repeat(s)` and predicates never fail on the program \
+             they succeeded on; inside {})",
             chain(&self.within())
         ))
     }

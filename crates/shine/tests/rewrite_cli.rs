@@ -83,18 +83,28 @@ fn errors_name_the_problem() {
     assert!(!ok);
     assert!(err.contains("basline"), "{err}");
     assert!(!err.contains("panicked"), "{err}");
-    // a predicate applies without end: the budget stops it
+    // a rule applies without end: the budget stops it
     let mut args = MM.to_vec();
-    args.extend(["--apply", "normalize(isMap)", "--budget", "10000"]);
+    args.extend([
+        "--apply",
+        "repeat(addId @ body @ body)",
+        "--budget",
+        "10000",
+    ]);
     let (ok, _, err) = shine(&args);
     assert!(!ok);
     assert!(err.contains("does not seem to terminate"), "{err}");
-    // a step that applies no rule would loop forever: it stops at once
-    let mut args = MM.to_vec();
-    args.extend(["--apply", "repeat(id)"]);
-    let (ok, _, err) = shine(&args);
-    assert!(!ok);
-    assert!(err.contains("succeeded without applying any rule"), "{err}");
+    // a step that leaves the program the same would do so forever: it stops at once
+    for apply in ["repeat(id)", "normalize(isMap)", "repeat(lowerToC)"] {
+        let mut args = MM.to_vec();
+        args.extend(["--apply", apply]);
+        let (ok, _, err) = shine(&args);
+        assert!(!ok);
+        assert!(
+            err.contains("succeeded without changing the program"),
+            "{err}"
+        );
+    }
 }
 
 #[test]
