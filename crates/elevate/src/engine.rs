@@ -292,7 +292,7 @@ impl<P: Program> Ctx<P> {
         if self.applications < self.next_size_check {
             return Ok(());
         }
-        let (limit, deepest) = (crate::MAX_PROGRAM_NODES, crate::MAX_PROGRAM_DEPTH);
+        let (limit, deepest) = (crate::MAX_PROGRAM_NODES, self.depth_limit);
         let (nodes, depth) = measure(q, limit + 1);
         if nodes > limit || depth > deepest {
             let culprit = self
@@ -304,7 +304,13 @@ impl<P: Program> Ctx<P> {
             let past = if nodes > limit {
                 format!("{limit} nodes")
             } else {
-                format!("a depth of {deepest}")
+                format!(
+                    "a depth of {deepest} ({} times its depth at the start, at least {} and at \
+                     most {})",
+                    crate::DEPTH_GROWTH,
+                    crate::MIN_DEPTH_LIMIT,
+                    crate::MAX_PROGRAM_DEPTH
+                )
             };
             return Err(Failure::Aborted(format!(
                 "rewriting stopped: {culprit}grew the program past {past}, which looks like a \
@@ -369,7 +375,7 @@ impl<P: Program> Ctx<P> {
 }
 
 /// The nodes of `p`, counted up to `limit` (and no further), and the depth of those seen.
-fn measure<P: Traversable>(p: &P, limit: usize) -> (usize, usize) {
+pub(crate) fn measure<P: Traversable>(p: &P, limit: usize) -> (usize, usize) {
     let mut stack = vec![(p.clone(), 1)];
     let (mut nodes, mut deepest) = (0, 0);
     while let Some((q, depth)) = stack.pop() {

@@ -27,8 +27,8 @@ mod result;
 mod strategy;
 
 pub use ctx::{
-    Ctx, TraceEntry, DEFAULT_BUDGET, DEFAULT_TIME_LIMIT, MAX_PROGRAM_DEPTH, MAX_PROGRAM_NODES,
-    MAX_TRACE,
+    Ctx, TraceEntry, DEFAULT_BUDGET, DEFAULT_TIME_LIMIT, DEPTH_GROWTH, MAX_PROGRAM_DEPTH,
+    MAX_PROGRAM_NODES, MAX_TRACE, MIN_DEPTH_LIMIT,
 };
 pub use result::{Failure, Location, RewriteResult};
 pub use strategy::*;
