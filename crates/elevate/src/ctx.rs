@@ -16,6 +16,17 @@ pub const MAX_PROGRAM_NODES: usize = 200_000;
 /// nests one more `id` each step): the passes over a program recurse on its depth.
 pub const MAX_PROGRAM_DEPTH: usize = 20_000;
 
+/// How many times deeper than the program it started from a rewrite ([`Ctx::run`]) may make
+/// it under `repeat` or `normalize`, and the depth it may always reach: a step of a runaway
+/// `normalize` that deepens the program costs time in proportion to its depth, so growing to
+/// 20,000 took 10 to 30 s (`normalize(mapFusion <+ mapFission)`), to 2,000 a tenth of a
+/// second. Every example strategy deepens its programs less than three times (the deepest:
+/// `tiled2d` of `boxBlur`, `vectorization` of `conv`, by more than twice).
+pub const DEPTH_GROWTH: usize = 4;
+
+/// See [`DEPTH_GROWTH`].
+pub const MIN_DEPTH_LIMIT: usize = 2_000;
+
 /// The default limit on the wall-clock time of one rewrite.
 pub const DEFAULT_TIME_LIMIT: std::time::Duration = std::time::Duration::from_secs(120);
 
@@ -54,6 +65,9 @@ pub struct Ctx<P: Program> {
     pub(crate) time_limit: std::time::Duration,
     /// The application count at which a `repeat` next counts its program's nodes.
     pub(crate) next_size_check: u64,
+    /// The deepest the program may grow under `repeat` or `normalize` (see
+    /// [`DEPTH_GROWTH`]).
+    pub(crate) depth_limit: usize,
 }
 
 /// The most entries a trace keeps (the count of rule applications goes on).
@@ -81,6 +95,7 @@ impl<P: Program> Ctx<P> {
             started: std::time::Instant::now(),
             time_limit: DEFAULT_TIME_LIMIT,
             next_size_check: 0,
+            depth_limit: MAX_PROGRAM_DEPTH,
         }
     }
 
@@ -133,11 +148,17 @@ impl<P: Program> Ctx<P> {
     /// Applies `s` to `p`. A failure names the strategy that did not apply and,
     /// because the rewrite is deterministic, is computed a second time with
     /// locations recorded (the fast first run does not record them). The step
-    /// count and trace describe the first run only.
+    /// count and trace describe the first run only. Under `repeat` and `normalize`
+    /// the program may grow [`DEPTH_GROWTH`] times as deep as `p` (at least
+    /// [`MIN_DEPTH_LIMIT`], at most [`MAX_PROGRAM_DEPTH`]).
     pub fn run(&mut self, s: &Strategy<P>, p: &P) -> RewriteResult<P>
     where
         P: crate::Traversable,
     {
+        let (_, depth) = crate::engine::measure(p, usize::MAX);
+        self.depth_limit = depth
+            .saturating_mul(DEPTH_GROWTH)
+            .clamp(MIN_DEPTH_LIMIT, MAX_PROGRAM_DEPTH);
         let (steps, applications) = (self.steps, self.applications);
         let first = self.apply(s, p);
         match first {

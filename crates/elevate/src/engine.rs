@@ -143,7 +143,11 @@ impl<P: Program> Ctx<P> {
     {
         let mut q = p.clone();
         loop {
+            let rules_before = self.rules_applied;
             match step(self, &q) {
+                Ok(next) if self.rules_applied == rules_before || next.same(&q) => {
+                    return Err(self.no_progress())
+                }
                 Ok(next) => {
                     q = next;
                     self.check_growth(&q)?;
@@ -288,7 +292,7 @@ impl<P: Program> Ctx<P> {
         if self.applications < self.next_size_check {
             return Ok(());
         }
-        let (limit, deepest) = (crate::MAX_PROGRAM_NODES, crate::MAX_PROGRAM_DEPTH);
+        let (limit, deepest) = (crate::MAX_PROGRAM_NODES, self.depth_limit);
         let (nodes, depth) = measure(q, limit + 1);
         if nodes > limit || depth > deepest {
             let culprit = self
@@ -300,7 +304,13 @@ impl<P: Program> Ctx<P> {
             let past = if nodes > limit {
                 format!("{limit} nodes")
             } else {
-                format!("a depth of {deepest}")
+                format!(
+                    "a depth of {deepest} ({} times its depth at the start, at least {} and at \
+                     most {})",
+                    crate::DEPTH_GROWTH,
+                    crate::MIN_DEPTH_LIMIT,
+                    crate::MAX_PROGRAM_DEPTH
+                )
             };
             return Err(Failure::Aborted(format!(
                 "rewriting stopped: {culprit}grew the program past {past}, which looks like a \
@@ -310,6 +320,27 @@ impl<P: Program> Ctx<P> {
         }
         self.next_size_check = self.applications + (nodes as u64 / 8).max(1);
         Ok(())
+    }
+
+    /// Stops a `repeat` (or `normalize`) whose step succeeded and left the program as it
+    /// was: rewriting being deterministic, the step would succeed the same way forever
+    /// (`repeat(try(s))`, `normalize(repeat(s))`, `repeat(isMap)`). A step is known to
+    /// leave the program as it was when it applied no rule (`id`, `try` and the traversals
+    /// change nothing), or when [`Program::same`] says so.
+    fn no_progress(&self) -> Failure<P> {
+        let culprit = self
+            .active
+            .iter()
+            .rev()
+            .find(|a| matches!(a.node(), Node::Repeat(_) | Node::Normalize(_)))
+            .map_or_else(String::new, |a| format!("`{}` ", a.short()));
+        Failure::Aborted(format!(
+            "rewriting stopped: {culprit}does not terminate: its step succeeded without changing \
+             the program, so it would succeed the same way forever (a step must fail once it has \
+             nothing left to do: `try(s)`, `repeat(s)` and predicates never fail on the program \
+             they succeeded on; inside {})",
+            chain(&self.within())
+        ))
     }
 
     fn out_of_time(&self, s: &Strategy<P>) -> Failure<P> {
@@ -344,7 +375,7 @@ impl<P: Program> Ctx<P> {
 }
 
 /// The nodes of `p`, counted up to `limit` (and no further), and the depth of those seen.
-fn measure<P: Traversable>(p: &P, limit: usize) -> (usize, usize) {
+pub(crate) fn measure<P: Traversable>(p: &P, limit: usize) -> (usize, usize) {
     let mut stack = vec![(p.clone(), 1)];
     let (mut nodes, mut deepest) = (0, 0);
     while let Some((q, depth)) = stack.pop() {

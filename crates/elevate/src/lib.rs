@@ -27,8 +27,8 @@ mod result;
 mod strategy;
 
 pub use ctx::{
-    Ctx, TraceEntry, DEFAULT_BUDGET, DEFAULT_TIME_LIMIT, MAX_PROGRAM_DEPTH, MAX_PROGRAM_NODES,
-    MAX_TRACE,
+    Ctx, TraceEntry, DEFAULT_BUDGET, DEFAULT_TIME_LIMIT, DEPTH_GROWTH, MAX_PROGRAM_DEPTH,
+    MAX_PROGRAM_NODES, MAX_TRACE, MIN_DEPTH_LIMIT,
 };
 pub use result::{Failure, Location, RewriteResult};
 pub use strategy::*;
@@ -39,6 +39,16 @@ use std::fmt;
 pub trait Program: Clone + fmt::Display + 'static {
     /// The language's state during a rewrite (for example a fresh-name supply).
     type Env: Default;
+
+    /// Whether `other` is the very same program: `repeat` and `normalize` stop with an
+    /// error when a step succeeds and leaves the program the same, since the step would
+    /// then succeed the same way forever. It should cost no more than the step that made
+    /// `other` (compare shared sub-programs by pointer); `false` when unknown (the
+    /// default: such loops then stop at the budget or the time limit).
+    fn same(&self, other: &Self) -> bool {
+        let _ = other;
+        false
+    }
 }
 
 /// A program with immediate sub-programs, visited in a fixed order: what the

@@ -39,6 +39,10 @@ impl fmt::Display for T {
 
 impl Program for T {
     type Env = ();
+
+    fn same(&self, other: &T) -> bool {
+        self == other
+    }
 }
 
 impl Traversable for T {
@@ -231,6 +235,79 @@ fn a_strategy_that_does_not_terminate_stops_at_the_budget() {
     // `not` does not hide an abort.
     let mut ctx = Ctx::default().with_budget(100);
     assert!(ctx.run(&not(repeat(commute())), &t).unwrap_err().is_abort());
+}
+
+/// A `repeat` or `normalize` whose step succeeds without applying a rule would apply it
+/// forever: it stops at once with a message, whatever the budget (`normalize(repeat(addId))`
+/// ran for 120 s under the default budget; found by the command-line fuzzer).
+#[test]
+fn a_loop_whose_step_changes_nothing_stops_at_once() {
+    let t = neg(add(num(1), num(2)));
+    let cases = [
+        normalize(repeat(add_zero())),
+        repeat(try_(add_zero())),
+        repeat(id()),
+        repeat(top_down(try_(fold()))),
+        named("spin", vec![], || normalize(try_(add_zero()))),
+    ];
+    for s in cases {
+        let mut ctx = Ctx::default();
+        let err = ctx.run(&s, &t).unwrap_err();
+        assert!(err.is_abort(), "{s}: {err}");
+        let msg = err.to_string();
+        assert!(
+            msg.contains("succeeded without changing the program"),
+            "{s}: {msg}"
+        );
+        assert!(ctx.applications() < 100, "{s}: {}", ctx.applications());
+    }
+    // the message names the loop, and the named strategies it runs inside
+    let err = run(&named("spin", vec![], || repeat(id())), &t)
+        .0
+        .unwrap_err();
+    assert!(
+        err.to_string().contains("`repeat(id)` does not terminate")
+            && err.to_string().contains("inside spin"),
+        "{err}"
+    );
+    // a step that applies a rule goes on: here until the rule no longer applies
+    let fold_all = repeat(top_down(fold()));
+    assert_eq!(
+        run(&fold_all, &add(add(num(1), num(2)), num(3))).0,
+        Ok(num(6))
+    );
+    // a predicate applies, but leaves the program the same (`Program::same`)
+    let mut ctx = Ctx::default();
+    let err = ctx.run(&repeat(is_num()), &num(1)).unwrap_err();
+    assert!(
+        err.to_string()
+            .contains("`repeat(isNum)` does not terminate"),
+        "{err}"
+    );
+    assert!(ctx.applications() < 10, "{}", ctx.applications());
+}
+
+/// A program may grow under `repeat` to four times the depth it started from, and always
+/// to 2,000: runaway strategies whose steps cost time in proportion to the depth stop in a
+/// fraction of a second (they ran for 10 to 30 s to a depth of 20,000).
+#[test]
+fn growth_in_depth_is_bounded_relative_to_the_start() {
+    let wrap = rule("wrap", |t: &T, _| Ok(neg(t.clone())));
+    let depth_reached = |start: T| {
+        let mut ctx = Ctx::default();
+        let err = ctx.run(&repeat(wrap.clone()), &start).unwrap_err();
+        assert!(err.is_abort(), "{err}");
+        let msg = err.to_string();
+        assert!(msg.contains("grew the program past a depth of"), "{msg}");
+        ctx.rules_applied()
+    };
+    // from depth 1: stopped once past 2,000 (the depth is measured every few steps)
+    let grown = depth_reached(num(1));
+    assert!((MIN_DEPTH_LIMIT as u64..2_300).contains(&grown), "{grown}");
+    // from depth 1,001: past 4,004
+    let deep = (0..1_000).fold(num(1), |t, _| neg(t));
+    let grown = depth_reached(deep);
+    assert!((3_003..3_400).contains(&grown), "{grown}");
 }
 
 #[test]

@@ -12,6 +12,52 @@ use crate::expr::{Expr, ExprKind, NameGen};
 
 impl elevate::Program for Expr {
     type Env = NameGen;
+
+    /// Equal node by node (names, literals, types, ascriptions); sub-expressions that both
+    /// share are compared by pointer, so a rewrite that rebuilt a part of the program costs
+    /// a comparison of that part only.
+    fn same(&self, other: &Expr) -> bool {
+        use ExprKind::*;
+        let mut pending = vec![(self, other)];
+        while let Some((a, b)) = pending.pop() {
+            if a.ptr_eq(b) {
+                continue;
+            }
+            if a.ty() != b.ty() {
+                return false;
+            }
+            let equal = match (a.kind(), b.kind()) {
+                (Var(x), Var(y)) => x == y,
+                (Lit(x), Lit(y)) => x == y,
+                (Prim(x), Prim(y)) => x == y,
+                (Lambda(x, tx, e1), Lambda(y, ty, e2)) => {
+                    pending.push((e1, e2));
+                    x == y && tx == ty
+                }
+                (App(f1, a1), App(f2, a2)) => {
+                    pending.extend([(a1, a2), (f1, f2)]);
+                    true
+                }
+                (DepLambda(x, e1), DepLambda(y, e2)) => {
+                    pending.push((e1, e2));
+                    x == y
+                }
+                (DepApp(f1, a1), DepApp(f2, a2)) => {
+                    pending.push((f1, f2));
+                    a1 == a2
+                }
+                (Annot(e1, t1), Annot(e2, t2)) => {
+                    pending.push((e1, e2));
+                    t1 == t2
+                }
+                _ => false,
+            };
+            if !equal {
+                return false;
+            }
+        }
+        true
+    }
 }
 
 impl elevate::Traversable for Expr {
@@ -93,5 +139,41 @@ fn visit_names(e: &Expr, f: &mut dyn FnMut(&str)) {
             visit_names(b, f);
         }
         DepApp(b, _) | Annot(b, _) => visit_names(b, f),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::syntax::parse_expr;
+    use crate::{DataType, Expr, ExprKind, ScalarType, Type};
+    use elevate::{Program, Traversable};
+
+    /// The same tree in new nodes.
+    fn copy(e: &Expr) -> Expr {
+        let mut names = crate::NameGen::default();
+        (0..e.child_count()).fold(e.rebuild(e.kind().clone()), |acc, i| {
+            acc.with_child(i, copy(&e.child(i)), &mut names)
+        })
+    }
+
+    #[test]
+    fn same_means_equal_node_by_node() {
+        let e = parse_expr("fun xs => map (fun x => x * 2.0f) xs").unwrap();
+        let rebuilt = copy(&e);
+        assert!(!rebuilt.ptr_eq(&e) && e.same(&rebuilt) && e.same(&e));
+        // another name, literal or type differs, even where alpha-equivalent
+        for other in [
+            "fun ys => map (fun x => x * 2.0f) ys",
+            "fun xs => map (fun x => x * 3.0f) xs",
+            "fun xs => map (fun y => y * 2.0f) xs",
+        ] {
+            assert!(!e.same(&parse_expr(other).unwrap()), "{other}");
+        }
+        let typed = e.with_type(Type::Data(DataType::Scalar(ScalarType::F32)));
+        assert!(!e.same(&typed));
+        let ExprKind::Lambda(_, _, body) = e.kind() else {
+            panic!()
+        };
+        assert!(!e.same(body));
     }
 }

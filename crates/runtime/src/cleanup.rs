@@ -64,14 +64,6 @@ impl TempDir {
     pub(crate) fn path(&self) -> &Path {
         self.0.as_ref().expect("present until dropped").path()
     }
-
-    /// Keeps the directory (for the user to inspect).
-    pub(crate) fn keep(mut self) {
-        if let Some(dir) = self.0.take() {
-            unregister_dir(dir.path());
-            let _ = dir.keep();
-        }
-    }
 }
 
 impl Drop for TempDir {

@@ -17,14 +17,15 @@ pub enum RuntimeError {
         source: std::io::Error,
     },
     /// The C compiler rejected the module.
-    #[error("compiling {} failed\n  command: {command}\n{stderr}", source_path.display())]
+    #[error("{}\n  command: {command}\n{stderr}", compiling(source_path.as_deref()))]
     CompilationFailed {
         /// The full command line.
         command: String,
         /// What the compiler printed.
         stderr: String,
-        /// The C source, kept for inspection.
-        source_path: PathBuf,
+        /// The C source, when its directory is kept ([`crate::CompilerConfig::keep_dir`]);
+        /// `None` when it was in a temporary directory, removed with everything in it.
+        source_path: Option<PathBuf>,
     },
     /// The sanitized executable exited with an error (typically a sanitizer report).
     #[error("the sanitized run of {} failed ({status})\n{stderr}", executable.display())]
@@ -116,6 +117,16 @@ impl RuntimeError {
     pub(crate) fn io(context: impl Into<String>) -> impl FnOnce(std::io::Error) -> RuntimeError {
         let context = context.into();
         move |source| RuntimeError::Io { context, source }
+    }
+}
+
+/// The first line of [`RuntimeError::CompilationFailed`]: which source failed to compile.
+fn compiling(source_path: Option<&std::path::Path>) -> String {
+    match source_path {
+        Some(path) => format!("compiling {} failed", path.display()),
+        None => "compiling the generated C module failed (its temporary directory is removed; \
+                 `CompilerConfig::keep_in` keeps the files)"
+            .to_string(),
     }
 }
 

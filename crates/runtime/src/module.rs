@@ -40,7 +40,7 @@ pub struct CompilerConfig {
     /// Sanitizers to instrument the module with.
     pub sanitize: Vec<Sanitizer>,
     /// Where to keep each module's directory (source, library, driver); `None`: a temporary
-    /// directory, removed with the module (and kept only when compilation fails).
+    /// directory, removed with the module (also when compilation fails).
     pub keep_dir: Option<PathBuf>,
 }
 
@@ -239,9 +239,13 @@ impl Module {
                 }
             })?;
         if !result.status.success() {
-            if let Dir::Temporary(tmp) = dir {
-                tmp.keep(); // keep the source for the user to inspect
-            }
+            // a temporary directory goes with everything in it (nothing is left behind);
+            // a kept one keeps the source for the user to inspect
+            let source_path = match dir {
+                Dir::Temporary(_) => None,
+                Dir::Kept(_) => Some(source_path),
+            };
+            drop(dir);
             let program = std::iter::once(command.get_program()).chain(command.get_args());
             let command = program
                 .map(|a| quote(&a.to_string_lossy()))

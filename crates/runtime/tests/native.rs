@@ -166,12 +166,43 @@ fn compile_error_reports_the_compiler_message() {
         command.starts_with("gcc ") && command.contains("driver.c"),
         "{command}"
     );
+    let source_path = source_path.as_ref().expect("kept with keep_in");
     assert_eq!(std::fs::read_to_string(source_path).unwrap(), source);
     let message = err.to_string();
     assert!(
         message.contains("compiling")
             && message.contains("undeclared_thing")
             && message.contains(command.as_str()),
+        "{message}"
+    );
+}
+
+#[test]
+fn a_failed_compile_removes_its_temporary_directory() {
+    let source = "int f(void *const *b, const long *s) { undeclared_thing = 1; }\n";
+    let Err(err) = Module::compile(source, "f", &CompilerConfig::default()) else {
+        panic!("compiled invalid C")
+    };
+    let RuntimeError::CompilationFailed {
+        command,
+        stderr,
+        source_path,
+    } = &err
+    else {
+        panic!("{err:?}")
+    };
+    assert!(stderr.contains("undeclared_thing"), "{stderr}");
+    assert_eq!(source_path, &None);
+    // the command names the files of the module's directory, which is gone
+    let module_c = command
+        .split(' ')
+        .find(|a| a.ends_with("module.c"))
+        .expect("the command names module.c");
+    let dir = std::path::Path::new(module_c).parent().unwrap();
+    assert!(dir.is_absolute() && !dir.exists(), "{command}");
+    let message = err.to_string();
+    assert!(
+        message.contains("temporary directory is removed") && message.contains(command.as_str()),
         "{message}"
     );
 }

@@ -48,11 +48,19 @@ impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Error::InSource { file, diagnostics } => {
-                for (i, d) in diagnostics.iter().enumerate() {
+                for (i, d) in diagnostics.iter().take(MAX_SHOWN).enumerate() {
                     if i > 0 {
                         f.write_str("\n")?;
                     }
                     write_diagnostic(f, file, d)?;
+                }
+                if diagnostics.len() > MAX_SHOWN {
+                    write!(
+                        f,
+                        "\nerror: {} more errors in {} (the first {MAX_SHOWN} are shown)",
+                        diagnostics.len() - MAX_SHOWN,
+                        file.name
+                    )?;
                 }
                 Ok(())
             }
@@ -62,17 +70,108 @@ impl fmt::Display for Error {
     }
 }
 
+/// The most diagnostics of one source shown with their excerpts: the rest are counted. Each
+/// excerpt is found by scanning the source, and a mangled file can have an error on every
+/// line (100,000 stray `=>` in a strategy file took minutes to print).
+pub(crate) const MAX_SHOWN: usize = 20;
+
 /// A diagnostic with its source excerpt, or as one line and its notes when it has no span.
+/// A line longer than [`MAX_EXCERPT_LINE`] bytes is not shown: the place is named instead.
 fn write_diagnostic(f: &mut fmt::Formatter<'_>, file: &SourceFile, d: &Diagnostic) -> fmt::Result {
     if d.span == Span::default() {
         write!(f, "error: {}", d.message)?;
-        for note in &d.notes {
-            write!(f, "\n  note: {note}")?;
+    } else if let Some((line, column)) = long_line(&file.text, d.span) {
+        write!(
+            f,
+            "error: {}\n  --> {}:{line}:{column}",
+            d.message, file.name
+        )?;
+        if let Some(label) = &d.label {
+            write!(f, "\n  label: {label}")?;
         }
-        Ok(())
+        write!(
+            f,
+            "\n  note: the line is not shown (longer than {MAX_EXCERPT_LINE} bytes)"
+        )?;
     } else {
-        f.write_str(&d.render(&file.name, &file.text))
+        return f.write_str(&d.render(&file.name, &file.text));
     }
+    for note in &d.notes {
+        write!(f, "\n  note: {note}")?;
+    }
+    Ok(())
+}
+
+/// The longest source line shown in an excerpt (a mangled file can be one line of a
+/// megabyte, which each of its errors would print again).
+pub(crate) const MAX_EXCERPT_LINE: usize = 1000;
+
+/// The line and column (from 1, the column in characters) where `span` starts, if that line
+/// is longer than [`MAX_EXCERPT_LINE`] bytes.
+fn long_line(text: &str, span: Span) -> Option<(usize, usize)> {
+    let mut start = (span.start as usize).min(text.len());
+    while !text.is_char_boundary(start) {
+        start -= 1;
+    }
+    let line_start = text[..start].rfind('\n').map_or(0, |i| i + 1);
+    let line_end = text[start..].find('\n').map_or(text.len(), |i| start + i);
+    if line_end - line_start <= MAX_EXCERPT_LINE {
+        return None;
+    }
+    let line = 1 + text[..line_start].matches('\n').count();
+    let column = 1 + text[line_start..start].chars().count();
+    Some((line, column))
 }
 
 impl std::error::Error for Error {}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn many_diagnostics_show_the_first_ones_and_count_the_rest() {
+        let text = "x\n".repeat(MAX_SHOWN + 5);
+        let diagnostics = (0..MAX_SHOWN + 5)
+            .map(|i| Diagnostic::new(Span::new(2 * i, 2 * i + 1), format!("bad {i}")))
+            .collect();
+        let error = Error::InSource {
+            file: Box::new(SourceFile::new("f.elv", text)),
+            diagnostics,
+        };
+        let shown = error.to_string();
+        assert!(shown.contains("bad 0") && shown.contains(&format!("bad {}", MAX_SHOWN - 1)));
+        assert!(!shown.contains(&format!("bad {MAX_SHOWN}")), "{shown}");
+        assert!(
+            shown.ends_with("error: 5 more errors in f.elv (the first 20 are shown)"),
+            "{shown}"
+        );
+    }
+
+    #[test]
+    fn a_very_long_line_is_named_not_shown() {
+        let long = format!("def a = 1\ndef b = {}é >\n", "x ".repeat(MAX_EXCERPT_LINE));
+        let at = long.rfind('>').unwrap();
+        let error = Error::InSource {
+            file: Box::new(SourceFile::new("f.elv", long.clone())),
+            diagnostics: vec![
+                Diagnostic::new(Span::new(at, at + 1), "unexpected `>`").with_note("a note")
+            ],
+        };
+        let shown = error.to_string();
+        let column = 11 + 2 * MAX_EXCERPT_LINE;
+        assert_eq!(
+            shown,
+            format!(
+                "error: unexpected `>`\n  --> f.elv:2:{column}\n  note: the line is not shown \
+                 (longer than {MAX_EXCERPT_LINE} bytes)\n  note: a note"
+            )
+        );
+        // a short line is shown with its excerpt
+        let error = Error::InSource {
+            file: Box::new(SourceFile::new("f.elv", "def a = 1 >\n")),
+            diagnostics: vec![Diagnostic::new(Span::new(10, 11), "unexpected `>`")],
+        };
+        assert!(error.to_string().contains("def a = 1 >"), "{error}");
+    }
+}

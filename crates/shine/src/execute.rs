@@ -263,8 +263,25 @@ fn build_c(module: &codegen::CModule, options: &RunOptions) -> Result<runtime::M
             .with_sanitizer(runtime::Sanitizer::Address)
             .with_sanitizer(runtime::Sanitizer::UndefinedBehavior);
     }
-    runtime::Module::compile(&module.source, &module.entry, &config)
-        .map_err(|e| Error::from(e.to_string()))
+    runtime::Module::compile(&module.source, &module.entry, &config).map_err(|e| {
+        let removed = matches!(
+            e,
+            RuntimeError::CompilationFailed {
+                source_path: None,
+                ..
+            }
+        );
+        let error = Error::from(e.to_string());
+        if removed {
+            error.with_note(
+                "nothing is left in the temporary directory; `shine compile` with the same \
+                 program, --def, strategy and --target writes the generated C source \
+                 (`-o FILE.c`)",
+            )
+        } else {
+            error
+        }
+    })
 }
 
 /// C compiler flags, split into words as a POSIX shell would (`-DX='a b'` is one word).

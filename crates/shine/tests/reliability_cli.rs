@@ -160,6 +160,27 @@ fn a_missing_compiler_suggests_cc() {
     clean_error(dir.path(), &out, "--cc");
 }
 
+/// A C compiler that fails (a flag it does not know, a dialect the code is not written in,
+/// `--cc false`) leaves nothing in TMPDIR: the module's directory went with the error, which
+/// says how to get the source (16 cases of the command-line fuzzer's first run).
+#[test]
+fn a_failing_c_compiler_leaves_nothing_behind() {
+    let dir = tempfile::tempdir().unwrap();
+    let runs: [&[&str]; 4] = [
+        &["--cflags", "--no-such-flag"],
+        &["--cflags", "-x c++"],
+        &["--cc", "false", "--verify"],
+        &["--cc", "false", "--bench", "3"],
+    ];
+    for extra in runs {
+        let mut args = vec!["--random", "1", "--nat", "n=4"];
+        args.extend(extra);
+        let out = run_scale(dir.path(), &args);
+        clean_error(dir.path(), &out, "compiling the generated C module failed");
+        assert!(stderr(&out).contains("`shine compile`"), "{}", stderr(&out));
+    }
+}
+
 /// The pids of processes whose command line mentions `needle`.
 fn processes_mentioning(needle: &str) -> Vec<u32> {
     let mut pids = Vec::new();
@@ -306,7 +327,8 @@ fn recursive_strategy_definitions_stop_with_a_message() {
 }
 
 /// Issue 18 item 2: strategies that grow the program without end stop in seconds with a
-/// message once the program passes 200,000 nodes or a depth of 20,000, within the test's 4 GiB address space
+/// message once the program passes 200,000 nodes or a depth of 2,000 (four times the depth
+/// it started from where that is more, at most 20,000), within the test's 4 GiB address space
 /// (`repeat(etaAbstraction)` took 24 GB in a minute, `repeat(tryAll(addId))` overflowed the
 /// stack, `repeat(addId @ topDown)` took 5 GB).
 #[test]
@@ -343,6 +365,103 @@ fn strategies_that_grow_the_program_without_end_stop() {
             started.elapsed()
         );
     }
+}
+
+/// A `normalize` or `repeat` whose step succeeds without changing anything stops at once
+/// (`normalize(repeat(addId))` on the binomial filter ran to the 120 s limit: `repeat` always
+/// succeeds, so `topDown(repeat(addId))` applied at the root forever; found by the
+/// command-line fuzzer; `repeat(lowerToC)` rebuilt the same program 100,000 times a second
+/// for 120 s).
+#[test]
+fn loops_whose_step_changes_nothing_stop_at_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let program = concat!(env!("CARGO_MANIFEST_DIR"), "/../../examples/binomial.rise");
+    let strategy = strategy();
+    for apply in [
+        "try(normalize(repeat(addId)))",
+        "normalize(try(mapFusion))",
+        "repeat(try(mapFusion) @ body)",
+        "normalize(isMap)",
+        "DFNF ; repeat(lowerToC)",
+    ] {
+        let started = Instant::now();
+        let args = [
+            "rewrite",
+            program,
+            "--def",
+            "binomial",
+            "--strategy",
+            &strategy,
+        ];
+        let out = shine(d, &args)
+            .args(["--apply", apply, "--stats"])
+            .output()
+            .unwrap();
+        clean_error(d, &out, "succeeded without changing the program");
+        assert!(
+            started.elapsed() < Duration::from_secs(10),
+            "{apply}: {:?}",
+            started.elapsed()
+        );
+    }
+}
+
+/// Runaway strategies whose steps take longer as the program deepens stop in a second: the
+/// program may grow four times as deep as it started, or to 2,000 (they ran for 10 to 30 s
+/// to a depth of 20,000).
+#[test]
+fn strategies_that_deepen_the_program_stop_in_a_second() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let program = concat!(env!("CARGO_MANIFEST_DIR"), "/../../examples/mm.rise");
+    let strategy = strategy();
+    for apply in [
+        "DFNF ; normalize(mapFusion <+ mapFission)",
+        "normalize(splitJoin(4) <+ joinSplit)",
+    ] {
+        let started = Instant::now();
+        let args = ["rewrite", program, "--def", "mm", "--strategy", &strategy];
+        let out = shine(d, &args).args(["--apply", apply]).output().unwrap();
+        clean_error(d, &out, "grew the program past a depth of 2000");
+        assert!(
+            started.elapsed() < Duration::from_secs(5),
+            "{apply}: {:?}",
+            started.elapsed()
+        );
+    }
+}
+
+/// A strategy file with an error on every one of 100,000 places of one line prints 20 of
+/// them, each naming its place, in a second (every error printed the megabyte-long line
+/// again, and finding it took minutes; found by the command-line fuzzer).
+#[test]
+fn a_file_full_of_errors_is_reported_briefly() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let line = format!("def s = id {}id\n", "fun x => ".repeat(100_000));
+    std::fs::write(d.join("s.elv"), format!("def t = id\n{line}")).unwrap();
+    let started = Instant::now();
+    let args = ["rewrite", "p.rise", "--def", "scale", "--strategy", "s.elv"];
+    let out = shine(d, &args).args(["--apply", "t"]).output().unwrap();
+    clean_error(d, &out, "unexpected characters `>`");
+    let text = stderr(&out);
+    assert!(
+        text.contains("--> s.elv:2:19"),
+        "{}",
+        &text[..500.min(text.len())]
+    );
+    assert!(
+        text.len() < 20_000 && text.contains("99980 more errors in s.elv"),
+        "{} bytes: {}",
+        text.len(),
+        &text[text.len().saturating_sub(500)..]
+    );
+    assert!(
+        started.elapsed() < Duration::from_secs(10),
+        "{:?}",
+        started.elapsed()
+    );
 }
 
 /// Issue 18 item 2: definitions that double when inlined (`f k = f (k-1) twice`): `f12`

@@ -83,11 +83,23 @@ fn errors_name_the_problem() {
     assert!(!ok);
     assert!(err.contains("basline"), "{err}");
     assert!(!err.contains("panicked"), "{err}");
+    // a rule applies without end: the budget stops it
     let mut args = MM.to_vec();
-    args.extend(["--apply", "repeat(id)", "--budget", "10000"]);
+    args.extend(["--apply", "repeat(addId @ body @ body)", "--budget", "1000"]);
     let (ok, _, err) = shine(&args);
     assert!(!ok);
     assert!(err.contains("does not seem to terminate"), "{err}");
+    // a step that leaves the program the same would do so forever: it stops at once
+    for apply in ["repeat(id)", "normalize(isMap)", "repeat(lowerToC)"] {
+        let mut args = MM.to_vec();
+        args.extend(["--apply", apply]);
+        let (ok, _, err) = shine(&args);
+        assert!(!ok);
+        assert!(
+            err.contains("succeeded without changing the program"),
+            "{err}"
+        );
+    }
 }
 
 #[test]
