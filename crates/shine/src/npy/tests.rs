@@ -1,0 +1,115 @@
+use super::*;
+
+#[test]
+fn roundtrips_every_type() {
+    let dir = tempfile::tempdir().unwrap();
+    for &t in ScalarType::ALL {
+        let zero = rise::interp::Scalar::zero(t);
+        let array = NpyArray {
+            elem: if t == ScalarType::Int {
+                ScalarType::I32
+            } else {
+                t
+            },
+            shape: vec![2, 3],
+            data: vec![
+                if t == ScalarType::Int {
+                    Scalar::I32(0)
+                } else {
+                    zero
+                };
+                6
+            ],
+        };
+        let path = dir.path().join(format!("{}.npy", t.name()));
+        write(&path, &array).unwrap();
+        assert_eq!(read(&path).unwrap(), array, "{}", t.name());
+    }
+}
+
+#[test]
+fn arrays_of_tuples_are_structured_arrays() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("r.npy");
+    let elem = DataType::pair(
+        DataType::Scalar(ScalarType::I8),
+        DataType::pair(DataType::f32(), DataType::Index(arith::Nat::cst(9))),
+    );
+    let array = Array {
+        elem,
+        shape: vec![2],
+        data: vec![
+            Scalar::I8(-1),
+            Scalar::F32(0.5),
+            Scalar::I64(8),
+            Scalar::I8(2),
+            Scalar::F32(-3.0),
+            Scalar::I64(0),
+        ],
+    };
+    write(&path, &array).unwrap();
+    let text = String::from_utf8_lossy(&std::fs::read(&path).unwrap()[..128]).into_owned();
+    assert!(
+        text.contains("'descr': [('f0', '|i1'), ('f1', [('f0', '<f4'), ('f1', '<i8')])]"),
+        "{text}"
+    );
+    let back = read_contents(&path).unwrap();
+    assert_eq!(back.shape, [2]);
+    assert_eq!(
+        back.dtype.leaves(),
+        [ScalarType::I8, ScalarType::F32, ScalarType::I64]
+    );
+    assert_eq!(back.data, array.data);
+    // a structured array is no plain array
+    assert!(read(&path).unwrap_err().contains("structured array"));
+}
+
+#[test]
+fn outputs_are_one_file_per_part_or_one_npz() {
+    let ty = DataType::pair(
+        DataType::array(3, DataType::f32()),
+        DataType::array(2, DataType::f32()),
+    );
+    let paths = |names: &[&str]| names.iter().map(PathBuf::from).collect::<Vec<_>>();
+    assert!(check_outputs(&paths(&["a.npy", "b.npy"]), &ty).is_ok());
+    assert!(check_outputs(&paths(&["r.NPZ"]), &ty).is_ok());
+    assert!(check_outputs(&[], &ty).is_ok());
+    let one = check_outputs(&paths(&["a.npy"]), &ty).unwrap_err();
+    assert!(
+        one.contains("1 --output file given") && one.contains("2 parts"),
+        "{one}"
+    );
+    let mixed = check_outputs(&paths(&["a.npy", "r.npz"]), &ty).unwrap_err();
+    assert!(mixed.contains("only --output"), "{mixed}");
+    let twice = check_outputs(&paths(&["a.npy", "a.npy"]), &ty).unwrap_err();
+    assert!(twice.contains("given twice"), "{twice}");
+}
+
+#[test]
+fn rejects_garbage() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("bad.npy");
+    std::fs::write(&path, b"not numpy").unwrap();
+    assert!(read(&path).unwrap_err().contains("not a valid .npy"));
+    assert!(read(&dir.path().join("missing.npy"))
+        .unwrap_err()
+        .contains("cannot open"));
+}
+
+#[test]
+fn rejects_trailing_data() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("x.npy");
+    let array = NpyArray {
+        elem: ScalarType::F32,
+        shape: vec![3],
+        data: vec![Scalar::F32(1.0); 3],
+    };
+    write(&path, &array).unwrap();
+    assert_eq!(read(&path).unwrap(), array);
+    let mut bytes = std::fs::read(&path).unwrap();
+    bytes.extend([0u8; 5]);
+    std::fs::write(&path, bytes).unwrap();
+    let err = read(&path).unwrap_err();
+    assert!(err.contains("has 5 bytes after its last element"), "{err}");
+}
