@@ -46,11 +46,11 @@ pub(crate) fn private_builder() -> tempfile::Builder<'static, 'static> {
 }
 
 /// A private temporary directory, removed when dropped or on a signal.
-pub(crate) struct TempDir(Option<tempfile::TempDir>);
+pub struct TempDir(Option<tempfile::TempDir>);
 
 impl TempDir {
     /// A fresh directory in the system's temporary directory.
-    pub(crate) fn new() -> Result<TempDir, RuntimeError> {
+    pub fn new() -> Result<TempDir, RuntimeError> {
         static SWEEP: Once = Once::new();
         SWEEP.call_once(|| sweep_stale(&std::env::temp_dir()));
         let dir = private_builder()
@@ -61,7 +61,7 @@ impl TempDir {
     }
 
     /// The directory's path.
-    pub(crate) fn path(&self) -> &Path {
+    pub fn path(&self) -> &Path {
         self.0.as_ref().expect("present until dropped").path()
     }
 }
@@ -85,20 +85,27 @@ pub(crate) fn output(command: &mut Command) -> std::io::Result<Output> {
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
-    // SAFETY: the closure runs in the child between fork and exec, and calls only `prctl`,
-    // which is async-signal-safe; it touches no memory of the parent.
-    unsafe {
-        command.pre_exec(|| {
-            libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL);
-            Ok(())
-        });
-    }
+    die_with_parent(command, libc::SIGKILL);
     let child = command.spawn()?;
     let pid = child.id();
     registry().children.push(pid);
     let result = child.wait_with_output();
     registry().children.retain(|&c| c != pid);
     result
+}
+
+/// Makes the process `command` starts receive `signal` when this process ends, however it
+/// ends (Linux `PR_SET_PDEATHSIG`): a child is never left running on its own. SIGTERM lets
+/// a child that is a `shine` clean up after itself; SIGKILL suits compilers and modules.
+pub fn die_with_parent(command: &mut Command, signal: i32) {
+    // SAFETY: the closure runs in the child between fork and exec, and calls only `prctl`,
+    // which is async-signal-safe; it touches no memory of the parent.
+    unsafe {
+        command.pre_exec(move || {
+            libc::prctl(libc::PR_SET_PDEATHSIG, signal);
+            Ok(())
+        });
+    }
 }
 
 /// Installs handlers of SIGINT, SIGTERM and SIGHUP that kill the registered children, remove

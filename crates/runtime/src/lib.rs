@@ -34,7 +34,7 @@ mod opencl;
 
 pub use buffer::Buffer;
 pub use bytemuck::Pod;
-pub use cleanup::install_signal_cleanup;
+pub use cleanup::{die_with_parent, install_signal_cleanup, TempDir};
 pub use compare::{compare, Mismatch, Tolerance};
 pub use cuda::{CudaDevice, CudaLaunch, CudaProgram};
 pub use error::RuntimeError;

@@ -221,6 +221,9 @@ impl Module {
         let executable = dir.path().join("module");
         let mut command = Command::new(&config.compiler);
         command
+            // the compiler's own temporary files go with the module's directory, even when
+            // the compiler is killed (a signal, the parent ending) before it removes them
+            .env("TMPDIR", dir.path())
             .args(&args)
             .arg("-o")
             .arg(&executable)

@@ -244,6 +244,54 @@ fn sigterm_during_a_run_kills_the_module_and_removes_its_directory() {
     }
 }
 
+/// `shine bench` stopped by SIGTERM leaves nothing behind: its working directory was a
+/// plain temporary directory, not removed on signals, and its worker ran on without it
+/// (found by shine-clifuzz, seed 2). The worker, stopped with its parent, removes its own.
+#[test]
+fn sigterm_during_a_benchmark_removes_its_directories() {
+    let dir = tempfile::tempdir().unwrap();
+    let tmp = dir.path().join("tmp");
+    let args = [
+        "bench",
+        "cpu",
+        "--python",
+        "./no-such-python",
+        "--venv",
+        "venv",
+    ];
+    let mut child = shine(dir.path(), &args)
+        .arg("--no-anchors")
+        .stdout(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    // wait until the benchmark's directory and its worker's module directory both exist
+    let start = Instant::now();
+    while std::fs::read_dir(&tmp).unwrap().count() < 2 {
+        assert!(start.elapsed() < Duration::from_secs(120), "never started");
+        assert!(
+            child.try_wait().unwrap().is_none(),
+            "shine bench ended early"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    // SAFETY: `kill` of our own child process has no memory effects.
+    unsafe { libc::kill(child.id() as libc::pid_t, libc::SIGTERM) };
+    child.wait().unwrap();
+    let start = Instant::now();
+    loop {
+        let left: Vec<_> = std::fs::read_dir(&tmp).unwrap().collect();
+        if left.is_empty() {
+            break;
+        }
+        // a worker's module directory goes when the worker, killed with its parent, is gone
+        assert!(
+            start.elapsed() < Duration::from_secs(10),
+            "left behind: {left:?}"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
 #[test]
 fn a_zero_budget_says_so() {
     let dir = tempfile::tempdir().unwrap();

@@ -180,9 +180,9 @@ fn cpu(args: &CpuArgs) -> Result<(), CliError> {
             .unwrap_or_else(|| root.join(".venv-bench"));
         Some(ensure_venv(&root, &venv, &args.python)?)
     };
-    let dir = tempfile::Builder::new()
-        .prefix("shine-bench-")
-        .tempdir()
+    // private, and removed on SIGINT, SIGTERM and SIGHUP too (found by shine-clifuzz:
+    // `bench` stopped by SIGTERM left its directory behind)
+    let dir = runtime::TempDir::new()
         .map_err(|e| err(format!("cannot create a temporary directory: {e}")))?;
     let started = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)

@@ -19,6 +19,9 @@ pub(super) struct Worker {
 
 impl Worker {
     fn spawn(name: &str, mut command: Command) -> Result<Worker, CliError> {
+        // a worker stopped with its parent cleans up after itself (found by shine-clifuzz:
+        // a worker outlived `shine bench` stopped by SIGTERM and ran on for minutes)
+        runtime::die_with_parent(&mut command, libc::SIGTERM);
         let mut child = command
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())

@@ -113,3 +113,27 @@ fn rejects_trailing_data() {
     let err = read(&path).unwrap_err();
     assert!(err.contains("has 5 bytes after its last element"), "{err}");
 }
+
+/// A corrupted header nesting brackets 100 deep is refused at once (the `.npy` reader's
+/// parser takes time exponential in the nesting; found by shine-clifuzz, seed 2 case 87494).
+#[test]
+fn deeply_nested_headers_are_refused_quickly() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("deep.npy");
+    let mut header = format!(
+        "{{'descr': '<f8', 'fortran_order':{} False, 'shape': (5, 2){}, }}",
+        "[".repeat(100),
+        "]".repeat(100)
+    );
+    header.push_str(&" ".repeat((64 - (10 + header.len() + 1) % 64) % 64));
+    header.push('\n');
+    let mut bytes = b"\x93NUMPY\x01\x00".to_vec();
+    bytes.extend_from_slice(&(header.len() as u16).to_le_bytes());
+    bytes.extend_from_slice(header.as_bytes());
+    bytes.extend_from_slice(&[0u8; 80]);
+    std::fs::write(&path, bytes).unwrap();
+    let started = std::time::Instant::now();
+    let err = read(&path).unwrap_err();
+    assert!(err.contains("nests brackets 102 deep"), "{err}");
+    assert!(started.elapsed() < std::time::Duration::from_secs(5));
+}
