@@ -12,6 +12,11 @@ use elevate::Traversable;
 
 impl elevate::Program for Expr {
     type Env = Env;
+
+    /// Structural equality (shared sub-terms compared by pointer).
+    fn same(&self, other: &Expr) -> bool {
+        self == other
+    }
 }
 
 impl Traversable for Expr {
