@@ -24,7 +24,8 @@ jobs="$6"
 out="$7"
 shift 7
 mkdir -p "$out"
-# a per-case timeout of 60 s and 4 GiB of address space (enough for gcc at -O3)
+# a per-case timeout of 30 s and 4 GiB of address space (enough for gcc at -O3); C
+# compilations are cached for the run (--no-cc-cache turns that off)
 "$clifuzz" --shine "$shine" --examples "$examples" --seed "$seed" --cases "$cases" \
   --jobs "$jobs" --out "$out" --log "$out/cases.tsv" --progress-s 30 "$@" \
   2> >(tee "$out/progress.log" >&2)

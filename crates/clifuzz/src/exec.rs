@@ -3,6 +3,7 @@
 //! directory; then classifying what happened.
 
 use crate::case::Case;
+use std::ffi::OsString;
 use std::fs::File;
 use std::io::Read;
 use std::os::unix::process::{CommandExt, ExitStatusExt};
@@ -86,12 +87,23 @@ pub struct Outcome {
     pub leftovers: Vec<String>,
 }
 
-/// Runs `case` with `shine` in `dir` (emptied first); `scratch` names the worker's files
-/// for standard input and error, outside `dir`.
-pub fn run(shine: &Path, case: &Case, dir: &Path, scratch: &Path, limits: &Limits) -> Outcome {
+/// Runs `case` with `shine` in `dir` (emptied first), with `env` added to its environment;
+/// `scratch` names the worker's files for standard input and error, outside `dir`.
+pub fn run(
+    shine: &Path,
+    case: &Case,
+    dir: &Path,
+    scratch: &Path,
+    limits: &Limits,
+    env: &[(String, OsString)],
+) -> Outcome {
     let started = Instant::now();
     let setup = prepare(case, dir, scratch);
-    let spawned = setup.and_then(|(stdin, stderr)| spawn(shine, case, dir, stdin, stderr, limits));
+    let spawned = setup.and_then(|(stdin, stderr)| {
+        let mut command = Command::new(shine);
+        command.envs(env.iter().map(|(k, v)| (k, v)));
+        spawn(command, case, dir, stdin, stderr, limits)
+    });
     let (status, timed_out, orphans) = match spawned {
         Ok(child) => wait(child, limits.timeout),
         Err(e) => {
@@ -140,15 +152,15 @@ fn prepare(case: &Case, dir: &Path, scratch: &Path) -> std::io::Result<(Stdio, F
     Ok((stdin, stderr))
 }
 
+/// Starts `command` (`shine` with its environment) on `case`.
 fn spawn(
-    shine: &Path,
+    mut command: Command,
     case: &Case,
     dir: &Path,
     stdin: Stdio,
     stderr: File,
     limits: &Limits,
 ) -> std::io::Result<std::process::Child> {
-    let mut command = Command::new(shine);
     command
         .args(&case.args)
         .current_dir(dir)
@@ -181,30 +193,37 @@ fn spawn(
     command.spawn()
 }
 
-/// Waits for `child` up to `timeout` (then SIGTERM, and SIGKILL a second later); returns its
-/// status, whether it timed out, and whether processes of its group outlived it.
+/// Waits for `child` up to `timeout` (then SIGTERM, and SIGKILL two seconds later); returns
+/// its status, whether it timed out, and whether processes of its group outlived it. A thread
+/// blocks in `wait` for the child, so the case ends the moment the child does (polling with
+/// sleeps overshot the end of a short case by up to half its time).
 fn wait(mut child: std::process::Child, timeout: Duration) -> (Option<ExitStatus>, bool, bool) {
-    let start = Instant::now();
     let group = child.id() as libc::pid_t;
-    let mut pause = Duration::from_micros(200);
-    let mut timed_out = false;
-    let status = loop {
-        match child.try_wait() {
-            Ok(Some(status)) => break Some(status),
-            Ok(None) => {}
-            Err(_) => break None,
-        }
-        let elapsed = start.elapsed();
-        if elapsed > timeout && !timed_out {
-            timed_out = true;
+    let (tx, rx) = std::sync::mpsc::channel();
+    let waiter = std::thread::Builder::new()
+        .name("clifuzz-wait".into())
+        .stack_size(64 << 10)
+        .spawn(move || {
+            let _ = tx.send(child.wait().ok());
+        });
+    if waiter.is_err() {
+        // no thread: kill the case rather than wait without a bound
+        signal_group(group, libc::SIGKILL);
+        return (None, false, false);
+    }
+    let (status, timed_out) = match rx.recv_timeout(timeout) {
+        Ok(status) => (status, false),
+        Err(_) => {
             signal_group(group, libc::SIGTERM);
+            let status = match rx.recv_timeout(Duration::from_secs(2)) {
+                Ok(status) => status,
+                Err(_) => {
+                    signal_group(group, libc::SIGKILL);
+                    rx.recv().ok().flatten()
+                }
+            };
+            (status, true)
         }
-        if timed_out && elapsed > timeout + Duration::from_secs(2) {
-            signal_group(group, libc::SIGKILL);
-            break child.wait().ok();
-        }
-        std::thread::sleep(pause);
-        pause = (pause * 2).min(Duration::from_millis(10));
     };
     // Anything of the group still alive after a grace period outlived shine.
     let mut orphans = group_alive(group);
@@ -273,9 +292,9 @@ fn classify(
     };
     if kind.is_bug() {
         kind
-    } else if leftovers.iter().any(|l| !stderr.contains(l.as_str())) {
-        // a directory the message names is kept on purpose (a failed C compilation's
-        // source, for the user to read); any other is a leak
+    } else if !leftovers.is_empty() {
+        // nothing stays behind, not even the source of a module the C compiler rejected
+        // (`shine compile -o FILE.c` writes it)
         Kind::Leak
     } else if orphans {
         Kind::Orphan
@@ -382,7 +401,7 @@ mod tests {
         let named = "error: compiling /tmp/shine-1-a/module.c failed";
         assert_eq!(
             classify(status(1 << 8), false, false, named, &left),
-            Kind::Error
+            Kind::Leak
         );
         assert_eq!(classify(status(0), false, true, "", &[]), Kind::Orphan);
     }
@@ -409,6 +428,7 @@ mod tests {
             &work.join("case"),
             &work.join("w0"),
             &limits,
+            &[],
         );
         assert_eq!(out.kind, Kind::Error, "{out:?}");
         assert!(out.stderr_tail.contains("hello1048576"), "{out:?}");
@@ -426,6 +446,7 @@ mod tests {
             &work.join("case"),
             &work.join("w0"),
             &limits,
+            &[],
         );
         assert_eq!(out.kind, Kind::Hang);
         assert!(out.elapsed < Duration::from_secs(5), "{out:?}");

@@ -4,6 +4,7 @@
 //! classified against the command-line contract (`shine-clifuzz`, see the README).
 
 pub mod case;
+pub mod cc_cache;
 pub mod corpus;
 pub mod exec;
 pub mod gen;

@@ -10,6 +10,7 @@
 
 use clap::Parser;
 use clifuzz::case::Case;
+use clifuzz::cc_cache;
 use clifuzz::corpus::Corpus;
 use clifuzz::exec::{self, Limits, Outcome};
 use clifuzz::gen;
@@ -48,8 +49,8 @@ struct Args {
     /// Where the cases run (default: a fresh directory under $TMPDIR, removed at the end).
     #[arg(long, value_name = "DIR")]
     work: Option<PathBuf>,
-    /// Seconds after which a case is a hang.
-    #[arg(long, default_value_t = 60)]
+    /// Seconds after which a case is a hang (the contract: every input ends in seconds).
+    #[arg(long, default_value_t = 30)]
     timeout_s: u64,
     /// The address-space limit of a case (shine and what it starts), in MiB.
     #[arg(long, default_value_t = 4096)]
@@ -60,6 +61,10 @@ struct Args {
     /// Print the cases (arguments and files) instead of running them.
     #[arg(long)]
     show: bool,
+    /// Compile every C module with the real compiler, not through the run's cache of
+    /// compilations (see `cc_cache`).
+    #[arg(long)]
+    no_cc_cache: bool,
     /// Write one line per case here: index, command, quality, outcome, milliseconds, and
     /// the first line of its standard error.
     #[arg(long, value_name = "FILE")]
@@ -67,6 +72,9 @@ struct Args {
 }
 
 fn main() -> ExitCode {
+    if let Some(compiler) = cc_cache::invoked_as_compiler() {
+        std::process::exit(cc_cache::main(&compiler));
+    }
     let args = Args::parse();
     match fuzz(&args) {
         Ok(true) => ExitCode::SUCCESS,
@@ -100,27 +108,42 @@ fn fuzz(args: &Args) -> Result<bool, String> {
     };
     std::fs::create_dir_all(&work).map_err(|e| format!("{}: {e}", work.display()))?;
     std::fs::create_dir_all(&args.out).map_err(|e| format!("{}: {e}", args.out.display()))?;
+    let env = if args.no_cc_cache {
+        Vec::new()
+    } else {
+        cc_cache::install(&work)?
+    };
     let started = Instant::now();
-    let summary = run_all(args, &corpus, &shine, &work, &limits, range, started);
+    let summary = run_all(args, &corpus, &shine, &work, &limits, &env, range, started);
+    let (hits, misses) = cc_cache::hits_and_misses(&work);
     let _ = std::fs::remove_dir_all(&work);
-    let text = summary.text(
+    let mut text = summary.text(
         args.seed,
         args.start,
         started.elapsed().as_secs_f64(),
         args.jobs,
     );
+    if hits + misses > 0 {
+        text.push_str(&format!(
+            "== C compilations: {hits} of {} replayed from the run's cache\n",
+            hits + misses
+        ));
+    }
     print!("{text}");
     let _ = std::fs::write(args.out.join("summary.txt"), &text);
     Ok(summary.bugs.is_empty())
 }
 
-/// Runs the cases of `range` on `args.jobs` workers; collects and reports their outcomes.
+/// Runs the cases of `range` on `args.jobs` workers, with `env` added to their environment;
+/// collects and reports their outcomes.
+#[allow(clippy::too_many_arguments)]
 fn run_all(
     args: &Args,
     corpus: &Corpus,
     shine: &Path,
     work: &Path,
     limits: &Limits,
+    env: &[(String, std::ffi::OsString)],
     range: std::ops::Range<u64>,
     started: Instant,
 ) -> Summary {
@@ -144,7 +167,7 @@ fn run_all(
                         break;
                     }
                     let case = gen::generate(corpus, args.seed, index);
-                    let outcome = exec::run(shine, &case, &dir, &scratch, limits);
+                    let outcome = exec::run(shine, &case, &dir, &scratch, limits, env);
                     if tx.send((case, outcome)).is_err() {
                         break;
                     }

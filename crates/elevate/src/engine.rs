@@ -142,14 +142,19 @@ impl<P: Program> Ctx<P> {
         P: Traversable,
     {
         let mut q = p.clone();
+        // the program one step before `q`
+        let mut previous: Option<P> = None;
         loop {
             let rules_before = self.rules_applied;
             match step(self, &q) {
                 Ok(next) if self.rules_applied == rules_before || next.same(&q) => {
                     return Err(self.no_progress())
                 }
+                Ok(next) if previous.as_ref().is_some_and(|b| next.same(b)) => {
+                    return Err(self.back_and_forth())
+                }
                 Ok(next) => {
-                    q = next;
+                    previous = Some(std::mem::replace(&mut q, next));
                     self.check_growth(&q)?;
                 }
                 Err(Failure::NotApplicable { .. }) => {
@@ -295,12 +300,7 @@ impl<P: Program> Ctx<P> {
         let (limit, deepest) = (crate::MAX_PROGRAM_NODES, self.depth_limit);
         let (nodes, depth) = measure(q, limit + 1);
         if nodes > limit || depth > deepest {
-            let culprit = self
-                .active
-                .iter()
-                .rev()
-                .find(|a| matches!(a.node(), Node::Repeat(_) | Node::Normalize(_)))
-                .map_or_else(String::new, |a| format!("`{}` ", a.short()));
+            let culprit = self.culprit();
             let past = if nodes > limit {
                 format!("{limit} nodes")
             } else {
@@ -328,12 +328,7 @@ impl<P: Program> Ctx<P> {
     /// leave the program as it was when it applied no rule (`id`, `try` and the traversals
     /// change nothing), or when [`Program::same`] says so.
     fn no_progress(&self) -> Failure<P> {
-        let culprit = self
-            .active
-            .iter()
-            .rev()
-            .find(|a| matches!(a.node(), Node::Repeat(_) | Node::Normalize(_)))
-            .map_or_else(String::new, |a| format!("`{}` ", a.short()));
+        let culprit = self.culprit();
         Failure::Aborted(format!(
             "rewriting stopped: {culprit}does not terminate: its step succeeded without changing \
              the program, so it would succeed the same way forever (a step must fail once it has \
@@ -341,6 +336,29 @@ impl<P: Program> Ctx<P> {
              they succeeded on; inside {})",
             chain(&self.within())
         ))
+    }
+
+    /// Stops a `repeat` (or `normalize`) whose step took the program back to what it was
+    /// two steps before ([`Program::same`]): the two steps would alternate forever (a rule
+    /// and its inverse: `repeat(commute)`, F-smooth's `normalize(letSwap <+ sharing)`).
+    fn back_and_forth(&self) -> Failure<P> {
+        Failure::Aborted(format!(
+            "rewriting stopped: {}does not terminate: its step took the program back to what it \
+             was two steps before, so it would alternate between the two forever (a rule undoes \
+             what the step before did; inside {})",
+            self.culprit(),
+            chain(&self.within())
+        ))
+    }
+
+    /// The innermost `repeat` or `normalize` being applied, quoted, with a space after it
+    /// (nothing when there is none).
+    fn culprit(&self) -> String {
+        self.active
+            .iter()
+            .rev()
+            .find(|a| matches!(a.node(), Node::Repeat(_) | Node::Normalize(_)))
+            .map_or_else(String::new, |a| format!("`{}` ", a.short()))
     }
 
     fn out_of_time(&self, s: &Strategy<P>) -> Failure<P> {

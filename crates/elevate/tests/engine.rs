@@ -219,22 +219,56 @@ fn failures_name_the_strategy_and_the_location() {
     );
 }
 
+/// `n ~> n + 1` on literals (never terminates under repeat, never comes back)
+fn increment() -> Strategy<T> {
+    rule("increment", |t: &T, _| match t {
+        Num(n) => Ok(Num(n + 1)),
+        _ => Err(Failure::not_applicable()),
+    })
+}
+
 #[test]
 fn a_strategy_that_does_not_terminate_stops_at_the_budget() {
-    let t = add(num(1), num(2));
+    let t = num(1);
     let mut ctx = Ctx::default().with_budget(10_000);
-    let looping = named("spin", vec![], || repeat(commute()));
+    let looping = named("spin", vec![], || repeat(increment()));
     let err = ctx.run(&looping, &t).unwrap_err();
     assert!(err.is_abort());
     let msg = err.to_string();
     assert!(
-        msg.contains("`repeat(commute)` does not seem to terminate"),
+        msg.contains("`repeat(increment)` does not seem to terminate"),
         "{msg}"
     );
     assert!(msg.contains("inside spin"), "{msg}");
     // `not` does not hide an abort.
     let mut ctx = Ctx::default().with_budget(100);
-    assert!(ctx.run(&not(repeat(commute())), &t).unwrap_err().is_abort());
+    assert!(ctx
+        .run(&not(repeat(increment())), &t)
+        .unwrap_err()
+        .is_abort());
+}
+
+/// A step that takes the program back to what it was two steps before would alternate
+/// forever: it stops at once (F-smooth's `normalize(letSwap <+ sharing)` ran 300 million
+/// applications in 74 s, printing 400 MB of trace; found by the command-line fuzzer).
+#[test]
+fn a_loop_that_goes_back_and_forth_stops_at_once() {
+    for (s, t) in [
+        (repeat(commute()), add(num(1), num(2))),
+        (normalize(commute()), neg(add(num(1), num(2)))),
+    ] {
+        let mut ctx = Ctx::default();
+        let err = ctx.run(&s, &t).unwrap_err();
+        let msg = err.to_string();
+        assert!(
+            msg.contains("back to what it was two steps before"),
+            "{s}: {msg}"
+        );
+        assert!(ctx.applications() < 20, "{s}: {}", ctx.applications());
+    }
+    // a loop that reaches a fixed point after changing the program goes on as before
+    let t = add(add(num(1), num(0)), num(0));
+    assert_eq!(run(&repeat(add_zero()), &t).0, Ok(num(1)));
 }
 
 /// A `repeat` or `normalize` whose step succeeds without applying a rule would apply it
@@ -288,7 +322,7 @@ fn a_loop_whose_step_changes_nothing_stops_at_once() {
 }
 
 /// A program may grow under `repeat` to four times the depth it started from, and always
-/// to 2,000: runaway strategies whose steps cost time in proportion to the depth stop in a
+/// to 500: runaway strategies whose steps cost time in proportion to the depth stop in a
 /// fraction of a second (they ran for 10 to 30 s to a depth of 20,000).
 #[test]
 fn growth_in_depth_is_bounded_relative_to_the_start() {
@@ -301,9 +335,9 @@ fn growth_in_depth_is_bounded_relative_to_the_start() {
         assert!(msg.contains("grew the program past a depth of"), "{msg}");
         ctx.rules_applied()
     };
-    // from depth 1: stopped once past 2,000 (the depth is measured every few steps)
+    // from depth 1: stopped once past 500 (the depth is measured every few steps)
     let grown = depth_reached(num(1));
-    assert!((MIN_DEPTH_LIMIT as u64..2_300).contains(&grown), "{grown}");
+    assert!((MIN_DEPTH_LIMIT as u64..600).contains(&grown), "{grown}");
     // from depth 1,001: past 4,004
     let deep = (0..1_000).fold(num(1), |t, _| neg(t));
     let grown = depth_reached(deep);

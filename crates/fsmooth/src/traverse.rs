@@ -18,6 +18,11 @@ use elevate::{bottom_up, rule, top_down, traversal, Failure, Strategy, Traversab
 
 impl elevate::Program for Expr {
     type Env = Env;
+
+    /// Structural equality (shared sub-terms compared by pointer).
+    fn same(&self, other: &Expr) -> bool {
+        self == other
+    }
 }
 
 impl Traversable for Expr {

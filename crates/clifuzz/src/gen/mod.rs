@@ -418,12 +418,18 @@ mod tests {
     }
 
     #[test]
-    fn bench_cases_never_set_up_the_anchors() {
+    fn bench_cases_never_set_up_the_anchors_nor_run_the_whole_suite() {
         let c = corpus();
         for case in (0..5000)
             .map(|i| generate(&c, 4, i))
             .filter(|k| k.command == "bench")
         {
+            // the default suite takes minutes: a case lists it or gives a case table
+            assert!(
+                case.args.iter().any(|a| a == "--list" || a == "--cases"),
+                "{:?}",
+                case.args
+            );
             assert!(
                 case.args.contains(&"--no-anchors".to_string()),
                 "{:?}",

@@ -124,7 +124,8 @@ impl Gen<'_> {
         self.line.pin(&["--venv", "venv"]);
         self.line.pin(&["--no-anchors"]);
         if self.rng.chance(30) {
-            self.line.push(&["--list"]);
+            // pinned, as `--cases` below: without them, the whole default suite runs
+            self.line.pin(&["--list"]);
             return;
         }
         let table = self.case_table();
@@ -150,7 +151,9 @@ impl Gen<'_> {
             table.into_bytes()
         };
         let cases = self.file("cases.json", table);
-        self.line.push(&["--cases", &cases]);
+        // pinned: without a case table `bench cpu` runs the whole default suite, which
+        // takes minutes by design (mutations that dropped `--cases` or `--list` made hangs)
+        self.line.pin(&["--cases", &cases]);
         self.line.push(&["--root", "."]);
         self.line.pin(&["--threads", "1"]);
         self.line.pin(&["--budget", "0.01"]);
