@@ -113,6 +113,23 @@ enum Corruption {
     Empty,
 }
 
+impl Corruption {
+    /// Every corruption, in the order the generator draws from (kept: recorded seeds replay).
+    const ALL: [Corruption; 11] = [
+        Corruption::BadMagic,
+        Corruption::Version,
+        Corruption::HeaderLength,
+        Corruption::WrongDtype,
+        Corruption::FortranOrder,
+        Corruption::ShapeDisagrees,
+        Corruption::Truncated,
+        Corruption::Trailing,
+        Corruption::HugeShape,
+        Corruption::MalformedDict,
+        Corruption::Empty,
+    ];
+}
+
 const DTYPES: &[&str] = &[
     "<f4", "<f8", "<f2", "|b1", "|i1", "|u1", "<i2", "<u2", "<i4", "<u4", "<i8", "<u8", ">f4",
     ">i8", "<c8", "<c16", "<U3", "|S4", "|O", "<V4", "<f3", "<i16", "", "f4", "<M8[s]",
@@ -124,19 +141,7 @@ pub fn corrupted(rng: &mut Rng, descr: &str, shape: &[u64]) -> Vec<u8> {
     let count: u64 = shape.iter().product();
     let mut good = valid(rng, descr, shape);
     let header_end = good.len() - count as usize * width(descr);
-    let how = *rng.pick(&[
-        BadMagic,
-        Version,
-        HeaderLength,
-        WrongDtype,
-        FortranOrder,
-        ShapeDisagrees,
-        Truncated,
-        Trailing,
-        HugeShape,
-        MalformedDict,
-        Empty,
-    ]);
+    let how = *rng.pick(&Corruption::ALL);
     match how {
         BadMagic => {
             let i = rng.below(8);

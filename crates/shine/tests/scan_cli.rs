@@ -4,6 +4,9 @@
 //! accumulators, scans inside a map, and a scan whose result is read (stored by
 //! the strategy first).
 
+use shine::rise::interp::Scalar;
+use shine::rise::{DataType, ScalarType};
+use shine::Array;
 use std::process::Command;
 
 const PROGRAM: &str = "
@@ -72,7 +75,12 @@ fn a_prefix_sum_is_the_running_total() {
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(dir.path().join("scan.rise"), PROGRAM).unwrap();
     std::fs::write(dir.path().join("scan.elv"), STRATEGIES).unwrap();
-    std::fs::write(dir.path().join("xs.npy"), npy_f32(&[1.0, 2.0, 3.0, 4.0])).unwrap();
+    let xs = Array {
+        elem: DataType::Scalar(ScalarType::F32),
+        shape: vec![4],
+        data: [1.0, 2.0, 3.0, 4.0].map(Scalar::F32).to_vec(),
+    };
+    shine::npy::write(&dir.path().join("xs.npy"), &xs).unwrap();
     // on 1, 2, 3, 4 the compiled scan prints 1, 3, 6, 10 (the interpreter agrees: --verify)
     let out = Command::new(env!("CARGO_BIN_EXE_shine"))
         .current_dir(dir.path())
@@ -96,21 +104,4 @@ fn a_prefix_sum_is_the_running_total() {
         String::from_utf8_lossy(&out.stderr)
     );
     assert!(text.contains("[1.0, 3.0, 6.0, 10.0]"), "{text}");
-}
-
-/// A one-dimensional `float32` `.npy` file (format 1.0).
-fn npy_f32(values: &[f32]) -> Vec<u8> {
-    let dict = format!(
-        "{{'descr': '<f4', 'fortran_order': False, 'shape': ({},), }}",
-        values.len()
-    );
-    let unpadded = 10 + dict.len() + 1;
-    let header = format!("{dict}{}\n", " ".repeat((64 - unpadded % 64) % 64));
-    let mut bytes = b"\x93NUMPY\x01\x00".to_vec();
-    bytes.extend_from_slice(&(header.len() as u16).to_le_bytes());
-    bytes.extend_from_slice(header.as_bytes());
-    values
-        .iter()
-        .for_each(|v| bytes.extend_from_slice(&v.to_le_bytes()));
-    bytes
 }

@@ -85,15 +85,7 @@ impl Lowerer {
             _ => {}
         }
         let name = self.names.fresh(var.name());
-        let depth = env
-            .scope
-            .iter()
-            .filter_map(|v| self.depth.get(v))
-            .max()
-            .map_or(1, |d| d + 1);
-        self.depth.insert(name.clone(), depth);
-        let renamed = Var::with_range(name.as_str(), Nat::cst(0), count.clone());
-        let inner = env.bind(var, Nat::var(&renamed)).with_scope(&name);
+        let inner = self.loop_scope(env, var, &count, &name);
         let mut stmts = Vec::new();
         self.comm(&inner, body, &mut stmts)?;
         out.push(Stmt::Comment(origin.to_string()));
@@ -106,6 +98,20 @@ impl Lowerer {
             pragma: (kind == LoopKind::Par).then_some(Pragma::ParallelFor),
         }));
         Ok(())
+    }
+
+    /// The environment of a loop's body: the loop variable `var` renamed to the C
+    /// variable `name`, ranging over `0..count`, one level deeper than the loops around it.
+    fn loop_scope(&mut self, env: &Env, var: &Var, count: &Nat, name: &str) -> Env {
+        let depth = env
+            .scope
+            .iter()
+            .filter_map(|v| self.depth.get(v))
+            .max()
+            .map_or(1, |d| d + 1);
+        self.depth.insert(name.to_string(), depth);
+        let renamed = Var::with_range(name, Nat::cst(0), count.clone());
+        env.bind(var, Nat::var(&renamed)).with_scope(name)
     }
 
     /// A loop over the threads of a level: every thread runs the iterations
@@ -138,15 +144,7 @@ impl Lowerer {
         };
         let dim = level.dim();
         let name = self.names.fresh(&format!("{base}{dim}"));
-        let depth = env
-            .scope
-            .iter()
-            .filter_map(|v| self.depth.get(v))
-            .max()
-            .map_or(1, |d| d + 1);
-        self.depth.insert(name.clone(), depth);
-        let renamed = Var::with_range(name.as_str(), Nat::cst(0), count.clone());
-        let inner = env.bind(var, Nat::var(&renamed)).with_scope(&name);
+        let inner = self.loop_scope(env, var, count, &name);
         if let ParLevel::Local(d) = level {
             if count.as_cst().is_some() && count.as_cst() == self.threads[usize::from(d)] {
                 self.thread_vars.insert(name.clone(), d);
