@@ -83,7 +83,8 @@ impl EntryStatus {
             }
             EntryStatus::IndexOutOfRange => {
                 "an index read from data is outside the range of its type `idx[n]` (in a \
-                 `gather`, `scatter`, `idx` or `natAsIndex`; the interpreter names the value)"
+                 `gather`, `scatter`, `idx` or `natAsIndex`; `shine eval` names the value and \
+                 where it is read)"
             }
             EntryStatus::DuplicatePosition => {
                 "`scatter` writes two values to one position (positions must be distinct)"
@@ -257,7 +258,7 @@ fn helper(s: Scalar, rem: bool) -> Function {
 /// The checks of indices read from data a module's code calls ([`index_check`], [`claim`]).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct IndexHelpers {
-    /// `shine_index` is called.
+    /// `shine_in_range` is called.
     pub range: bool,
     /// `shine_claim` is called.
     pub once: bool,
@@ -270,11 +271,11 @@ impl IndexHelpers {
     }
 }
 
-/// `shine_index(v, n, status)`: whether `0 <= v < n`; when not, it sets the status flag
+/// `shine_in_range(v, n, status)`: whether `0 <= v < n`; when not, it sets the status flag
 /// to [`EntryStatus::IndexOutOfRange`] (the caller then skips the access).
 pub fn index_check(v: Expr, n: Expr, used: &mut IndexHelpers) -> Expr {
     used.range = true;
-    Expr::call("shine_index", vec![v, n, Expr::ident(STATUS)])
+    Expr::call("shine_in_range", vec![v, n, Expr::ident(STATUS)])
 }
 
 /// `shine_claim(mark, status)`: marks the position whose marker `mark` points to as
@@ -287,7 +288,7 @@ pub fn claim(mark: Expr, used: &mut IndexHelpers) -> Expr {
 
 /// The definitions of the index checks in `used`:
 /// ```c
-/// static inline bool shine_index(int64_t v, int64_t n, int *status) {
+/// static inline bool shine_in_range(int64_t v, int64_t n, int *status) {
 ///   if (v >= 0 && v < n) return true;
 ///   *status = 4;
 ///   return false;
@@ -321,11 +322,15 @@ pub fn index_helpers(used: IndexHelpers) -> Vec<Function> {
             Expr::binary(BinOp::Ge, v.clone(), Expr::Int(0)),
             Expr::binary(BinOp::Lt, v, n),
         );
-        let mut body = vec![Stmt::If(inside, vec![Stmt::Return(Some(Expr::Bool(true)))], vec![])];
+        let mut body = vec![Stmt::If(
+            inside,
+            vec![Stmt::Return(Some(Expr::Bool(true)))],
+            vec![],
+        )];
         body.extend(fail(EntryStatus::IndexOutOfRange));
         out.push(Function {
             kind: FnKind::Helper,
-            name: "shine_index".into(),
+            name: "shine_in_range".into(),
             ret: Type::Scalar(Scalar::Bool),
             params: vec![
                 param(i64t.clone(), "v"),
@@ -341,7 +346,11 @@ pub fn index_helpers(used: IndexHelpers) -> Vec<Function> {
             Expr::AtomicExchange(Box::new(Expr::ident("mark")), Box::new(Expr::Int(1))),
             Expr::Int(0),
         );
-        let mut body = vec![Stmt::If(first, vec![Stmt::Return(Some(Expr::Bool(true)))], vec![])];
+        let mut body = vec![Stmt::If(
+            first,
+            vec![Stmt::Return(Some(Expr::Bool(true)))],
+            vec![],
+        )];
         body.extend(fail(EntryStatus::DuplicatePosition));
         out.push(Function {
             kind: FnKind::Helper,

@@ -75,7 +75,9 @@ pub mod print;
 mod target;
 
 pub use error::CodegenError;
-pub use gpu::{generate_gpu, generate_gpu_with, GpuKernel, GpuModule, KernelParam, LaunchDims, Temporary};
+pub use gpu::{
+    generate_gpu, generate_gpu_with, GpuKernel, GpuModule, KernelParam, LaunchDims, Temporary,
+};
 pub use intops::EntryStatus;
 pub use lower::STACK_LIMIT;
 pub use target::Target;

@@ -365,7 +365,9 @@ fn doc(e: &Expr, d: Target) -> (String, u8) {
         Expr::AtomicExchange(p, v) => {
             let (p, v) = (expr_in(p, d), expr_in(v, d));
             let text = match d {
-                Target::C | Target::OpenMp => format!("__atomic_exchange_n({p}, {v}, __ATOMIC_RELAXED)"),
+                Target::C | Target::OpenMp => {
+                    format!("__atomic_exchange_n({p}, {v}, __ATOMIC_RELAXED)")
+                }
                 Target::OpenCl => format!("atomic_xchg({p}, {v})"),
                 Target::Cuda => format!("atomicExch({p}, {v})"),
             };

@@ -220,7 +220,9 @@ impl Lowerer {
         let vector = self.assign_to(env, acc, exp, &mut stmts)?;
         if vector && !self.write_indices.is_empty() {
             self.write_indices.clear();
-            return unsupported("a vector written at an index read from data (`scatter`): write it lane by lane");
+            return unsupported(
+                "a vector written at an index read from data (`scatter`): write it lane by lane",
+            );
         }
         out.extend(self.guarded(stmts));
         Ok(())

@@ -255,7 +255,7 @@ impl Lowerer {
     /// `a` at the index `i` reads at run time, then at `path`: the read of `a` at a
     /// fresh index variable (ranging over `a`'s length, so the views simplify as for a
     /// loop variable), the variable then replaced by the index's value; checked
-    /// (`shine_index(v, n, status) ? a[v] : 0`) unless indices are unchecked.
+    /// (`shine_in_range(v, n, status) ? a[v] : 0`) unless indices are unchecked.
     fn read_at(&mut self, env: &Env, e: &Exp, a: &Exp, i: &Exp, path: &[PathElem]) -> Res<Read> {
         let n = outer_len(env, &a.ty)?;
         let v = self.value(env, i, &[])?;

@@ -511,6 +511,13 @@ impl Translator {
         };
         let (n, ielem) = array_of(&vals[0])?;
         let (m, elem) = array_dt(&acc.ty, e)?;
+        if n.prove_lt(&m) {
+            return Err(TranslateError::at(
+                e,
+                format!("`scatter` of {n} values into {m} positions leaves positions unwritten"),
+                Some("each of the m positions of the result is written by one of the n values: n >= m"),
+            ));
+        }
         let int = DataType::Scalar(rise::ScalarType::Int);
         let marker = Ident {
             name: self.fresh("written"),
@@ -525,7 +532,10 @@ impl Translator {
             origin: "scatter (no position written yet)",
             body: Box::new(Comm::Assign(
                 Acc::new(AccKind::Idx(marks.clone(), Nat::var(&k)), int.clone()),
-                Exp::new(ExpKind::Lit(rise::Literal::Int(0, rise::ScalarType::Int)), int),
+                Exp::new(
+                    ExpKind::Lit(rise::Literal::Int(0, rise::ScalarType::Int)),
+                    int,
+                ),
             )),
         };
         let write = self.tr(
