@@ -418,6 +418,35 @@ mod tests {
     }
 
     #[test]
+    fn index_checks_set_their_status_and_claim_positions_atomically() {
+        let mut used = IndexHelpers::default();
+        assert!(!used.any());
+        let e = index_check(id("v"), id("n"), &mut used);
+        assert_eq!(expr(&e), "shine_in_range(v, n, status)");
+        assert!(used.range && !used.once);
+        let e = claim(Expr::unary(UnOp::AddrOf, id("m").index(id("i"))), &mut used);
+        assert_eq!(expr(&e), "shine_claim(&m[i], status)");
+        let unit = crate::ast::Unit {
+            header: String::new(),
+            includes: vec![],
+            preamble: vec![],
+            typedefs: vec![],
+            functions: index_helpers(used),
+        };
+        let c = print_in(&unit, Target::C);
+        assert!(c.contains("if (v >= 0 && v < n) {"), "{c}");
+        assert!(c.contains("*status = 4;"), "{c}");
+        assert!(
+            c.contains("__atomic_exchange_n(mark, 1, __ATOMIC_RELAXED) == 0"),
+            "{c}"
+        );
+        assert!(c.contains("*status = 5;"), "{c}");
+        assert!(print_in(&unit, Target::OpenCl).contains("atomic_xchg(mark, 1) == 0"));
+        assert!(print_in(&unit, Target::Cuda).contains("atomicExch(mark, 1) == 0"));
+        assert!(index_helpers(IndexHelpers::default()).is_empty());
+    }
+
+    #[test]
     fn statuses_have_one_number_and_message_each() {
         for s in EntryStatus::ALL {
             assert_eq!(EntryStatus::from_code(s.code()), Some(s));

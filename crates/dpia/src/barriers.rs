@@ -424,14 +424,13 @@ pub(crate) fn acc_root(a: &Acc) -> &str {
 /// The memories an acceptor reads besides the one it writes: those its indices read from
 /// data read, and the markers of `scatter` (read and written: see [`AccKind::At`]).
 pub(crate) fn acc_reads(a: &Acc, out: &mut Vec<String>) {
-    crate::walk::Node::Acc(a).visit(&mut |n| match n {
-        crate::walk::Node::Acc(b) => {
+    crate::walk::Node::Acc(a).visit(&mut |n| {
+        if let crate::walk::Node::Acc(b) = n {
             if let AccKind::At(_, i, marker) = &*b.kind {
                 exp_reads(i, out);
                 out.extend(marker.iter().map(|m| acc_root(m).to_string()));
             }
         }
-        _ => {}
     });
 }
 
