@@ -291,6 +291,9 @@ pub enum Expr {
     /// A thread index or count of a GPU launch, in dimension 0, 1 or 2 (OpenCL
     /// `get_local_id(d)`, CUDA `threadIdx.x`, ...).
     Gpu(GpuIndex, u8),
+    /// Stores the value (an `int`) where the pointer points, atomically, and yields
+    /// what was there (C `__atomic_exchange_n`, OpenCL `atomic_xchg`, CUDA `atomicExch`).
+    AtomicExchange(Box<Expr>, Box<Expr>),
 }
 
 /// The thread indices and counts of a GPU launch ([`Expr::Gpu`]).
@@ -581,7 +584,7 @@ fn expr_idents(e: &Expr, out: &mut std::collections::BTreeSet<String>) {
             let words = text.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'));
             out.extend(words.filter(|w| !w.is_empty()).map(String::from));
         }
-        Expr::Index(a, b) | Expr::Binary(_, a, b) => {
+        Expr::Index(a, b) | Expr::Binary(_, a, b) | Expr::AtomicExchange(a, b) => {
             expr_idents(a, out);
             expr_idents(b, out);
         }
@@ -599,6 +602,51 @@ fn expr_idents(e: &Expr, out: &mut std::collections::BTreeSet<String>) {
         Expr::VectorLit(_, args) => args.iter().for_each(|e| expr_idents(e, out)),
         Expr::ZeroInit(v) => v.iter().for_each(|e| expr_idents(e, out)),
         Expr::VectorLoad(access) => access_idents(access, out),
+    }
+}
+
+impl Expr {
+    /// The expression with every occurrence of the identifier `name` replaced by `by`.
+    pub fn replace_ident(&self, name: &str, by: &Expr) -> Expr {
+        let r = |e: &Expr| Box::new(e.replace_ident(name, by));
+        let all = |es: &[Expr]| es.iter().map(|e| e.replace_ident(name, by)).collect();
+        match self {
+            Expr::Ident(n) if n == name => by.clone(),
+            Expr::Ident(_)
+            | Expr::Int(_)
+            | Expr::Float { .. }
+            | Expr::Bool(_)
+            | Expr::SizeOf(_)
+            | Expr::Raw(_)
+            | Expr::Gpu(..) => self.clone(),
+            Expr::Index(a, b) => Expr::Index(r(a), r(b)),
+            Expr::Binary(op, a, b) => Expr::Binary(*op, r(a), r(b)),
+            Expr::AtomicExchange(a, b) => Expr::AtomicExchange(r(a), r(b)),
+            Expr::Member(a, f) => Expr::Member(r(a), f.clone()),
+            Expr::Lane(a, k) => Expr::Lane(r(a), *k),
+            Expr::Unary(op, a) => Expr::Unary(*op, r(a)),
+            Expr::Cast(t, a) => Expr::Cast(t.clone(), r(a)),
+            Expr::VectorValue(t, a) => Expr::VectorValue(t.clone(), r(a)),
+            Expr::Convert { to, elem, lanes, e } => Expr::Convert {
+                to: to.clone(),
+                elem: *elem,
+                lanes: *lanes,
+                e: r(e),
+            },
+            Expr::Ternary(c, a, b) => Expr::Ternary(r(c), r(a), r(b)),
+            Expr::Call(f, args) => Expr::Call(f.clone(), all(args)),
+            Expr::VectorLit(t, args) => Expr::VectorLit(t.clone(), all(args)),
+            Expr::ZeroInit(v) => Expr::ZeroInit(v.as_ref().map(|e| r(e))),
+            Expr::VectorLoad(a) => Expr::VectorLoad(Box::new(VectorAccess {
+                ty: a.ty.clone(),
+                lanes: a.lanes,
+                first: a.first.replace_ident(name, by),
+                whole: a
+                    .whole
+                    .as_ref()
+                    .map(|(x, i)| (x.replace_ident(name, by), i.replace_ident(name, by))),
+            })),
+        }
     }
 }
 

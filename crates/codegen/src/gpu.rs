@@ -384,6 +384,15 @@ fn describe_launch(l: &Launch) -> String {
 
 /// Generates the kernels of `program` for `target`, with the host plan.
 pub fn generate_gpu(program: &dpia::Program, target: Target) -> Result<GpuModule, CodegenError> {
+    generate_gpu_with(program, target, crate::Options::default())
+}
+
+/// [`generate_gpu`] with options.
+pub fn generate_gpu_with(
+    program: &dpia::Program,
+    target: Target,
+    options: crate::Options,
+) -> Result<GpuModule, CodegenError> {
     let gp = dpia::gpu::prepare(program).map_err(CodegenError::Gpu)?;
     check_types(&gp, target)?;
     if !target.is_gpu() {
@@ -393,6 +402,7 @@ pub fn generate_gpu(program: &dpia::Program, target: Target) -> Result<GpuModule
     let mut l = Lowerer::default();
     l.types = Types::for_gpu(target);
     l.target = target;
+    l.unchecked_indices = options.unchecked_indices;
     // Typedefs first, so that they get their canonical names.
     let all = dpia::Program {
         name: gp.name.clone(),
@@ -497,10 +507,7 @@ pub fn generate_gpu(program: &dpia::Program, target: Target) -> Result<GpuModule
         includes: Vec::new(),
         preamble,
         typedefs: std::mem::take(&mut l.types).into_defs(),
-        functions: crate::intops::helpers(&l.divisions)
-            .into_iter()
-            .chain(functions)
-            .collect(),
+        functions: l.helpers().into_iter().chain(functions).collect(),
     };
     module.source = print_in(&unit, dialect);
     Ok(module)

@@ -44,15 +44,22 @@ pub enum EntryStatus {
     /// The sizes violate a constraint of the definition's type (the entry point checks
     /// each one before it computes; a comment above each check names it).
     SizeConstraint = 3,
+    /// An index read from data (`gather`, `scatter`, `idx` or `natAsIndex` of a value
+    /// computed at run time) was outside the range of its type ([`index_check`]).
+    IndexOutOfRange = 4,
+    /// `scatter` wrote two values to one position ([`claim`]).
+    DuplicatePosition = 5,
 }
 
 impl EntryStatus {
     /// Every status, in number order.
-    pub const ALL: [EntryStatus; 4] = [
+    pub const ALL: [EntryStatus; 6] = [
         EntryStatus::Computed,
         EntryStatus::DivisionByZero,
         EntryStatus::RemainderByZero,
         EntryStatus::SizeConstraint,
+        EntryStatus::IndexOutOfRange,
+        EntryStatus::DuplicatePosition,
     ];
 
     /// The number the generated code returns (or stores in its status flag).
@@ -73,6 +80,14 @@ impl EntryStatus {
             EntryStatus::RemainderByZero => "integer remainder by zero",
             EntryStatus::SizeConstraint => {
                 "the sizes violate a constraint of the definition's type"
+            }
+            EntryStatus::IndexOutOfRange => {
+                "an index read from data is outside the range of its type `idx[n]` (in a \
+                 `gather`, `scatter`, `idx` or `natAsIndex`; `shine eval` names the value and \
+                 where it is read)"
+            }
+            EntryStatus::DuplicatePosition => {
+                "`scatter` writes two values to one position (positions must be distinct)"
             }
         }
     }
@@ -240,6 +255,114 @@ fn helper(s: Scalar, rem: bool) -> Function {
     }
 }
 
+/// The checks of indices read from data a module's code calls ([`index_check`], [`claim`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct IndexHelpers {
+    /// `shine_in_range` is called.
+    pub range: bool,
+    /// `shine_claim` is called.
+    pub once: bool,
+}
+
+impl IndexHelpers {
+    /// Whether some check is called (then the code takes the status flag).
+    pub fn any(self) -> bool {
+        self.range || self.once
+    }
+}
+
+/// `shine_in_range(v, n, status)`: whether `0 <= v < n`; when not, it sets the status flag
+/// to [`EntryStatus::IndexOutOfRange`] (the caller then skips the access).
+pub fn index_check(v: Expr, n: Expr, used: &mut IndexHelpers) -> Expr {
+    used.range = true;
+    Expr::call("shine_in_range", vec![v, n, Expr::ident(STATUS)])
+}
+
+/// `shine_claim(mark, status)`: marks the position whose marker `mark` points to as
+/// written, atomically; when it was already, it sets the status flag to
+/// [`EntryStatus::DuplicatePosition`] and yields false (the caller skips the write).
+pub fn claim(mark: Expr, used: &mut IndexHelpers) -> Expr {
+    used.once = true;
+    Expr::call("shine_claim", vec![mark, Expr::ident(STATUS)])
+}
+
+/// The definitions of the index checks in `used`:
+/// ```c
+/// static inline bool shine_in_range(int64_t v, int64_t n, int *status) {
+///   if (v >= 0 && v < n) return true;
+///   *status = 4;
+///   return false;
+/// }
+/// static inline bool shine_claim(int *mark, int *status) {
+///   if (__atomic_exchange_n(mark, 1, __ATOMIC_RELAXED) == 0) return true;
+///   *status = 5;
+///   return false;
+/// }
+/// ```
+pub fn index_helpers(used: IndexHelpers) -> Vec<Function> {
+    let fail = |s: EntryStatus| {
+        vec![
+            Stmt::Assign(
+                Expr::unary(UnOp::Deref, Expr::ident(STATUS)),
+                Expr::Int(i64::from(s.code())),
+            ),
+            Stmt::Return(Some(Expr::Bool(false))),
+        ]
+    };
+    let param = |ty: Type, name: &str| Param {
+        ty,
+        name: name.into(),
+    };
+    let i64t = Type::Scalar(Scalar::I64);
+    let mut out = Vec::new();
+    if used.range {
+        let (v, n) = (Expr::ident("v"), Expr::ident("n"));
+        let inside = Expr::binary(
+            BinOp::And,
+            Expr::binary(BinOp::Ge, v.clone(), Expr::Int(0)),
+            Expr::binary(BinOp::Lt, v, n),
+        );
+        let mut body = vec![Stmt::If(
+            inside,
+            vec![Stmt::Return(Some(Expr::Bool(true)))],
+            vec![],
+        )];
+        body.extend(fail(EntryStatus::IndexOutOfRange));
+        out.push(Function {
+            kind: FnKind::Helper,
+            name: "shine_in_range".into(),
+            ret: Type::Scalar(Scalar::Bool),
+            params: vec![
+                param(i64t.clone(), "v"),
+                param(i64t, "n"),
+                param(status_type(), STATUS),
+            ],
+            body,
+        });
+    }
+    if used.once {
+        let first = Expr::binary(
+            BinOp::Eq,
+            Expr::AtomicExchange(Box::new(Expr::ident("mark")), Box::new(Expr::Int(1))),
+            Expr::Int(0),
+        );
+        let mut body = vec![Stmt::If(
+            first,
+            vec![Stmt::Return(Some(Expr::Bool(true)))],
+            vec![],
+        )];
+        body.extend(fail(EntryStatus::DuplicatePosition));
+        out.push(Function {
+            kind: FnKind::Helper,
+            name: "shine_claim".into(),
+            ret: Type::Scalar(Scalar::Bool),
+            params: vec![param(status_type(), "mark"), param(status_type(), STATUS)],
+            body,
+        });
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -292,6 +415,35 @@ mod tests {
             cu.contains("static __device__ inline signed char shine_div_i8("),
             "{cu}"
         );
+    }
+
+    #[test]
+    fn index_checks_set_their_status_and_claim_positions_atomically() {
+        let mut used = IndexHelpers::default();
+        assert!(!used.any());
+        let e = index_check(id("v"), id("n"), &mut used);
+        assert_eq!(expr(&e), "shine_in_range(v, n, status)");
+        assert!(used.range && !used.once);
+        let e = claim(Expr::unary(UnOp::AddrOf, id("m").index(id("i"))), &mut used);
+        assert_eq!(expr(&e), "shine_claim(&m[i], status)");
+        let unit = crate::ast::Unit {
+            header: String::new(),
+            includes: vec![],
+            preamble: vec![],
+            typedefs: vec![],
+            functions: index_helpers(used),
+        };
+        let c = print_in(&unit, Target::C);
+        assert!(c.contains("if (v >= 0 && v < n) {"), "{c}");
+        assert!(c.contains("*status = 4;"), "{c}");
+        assert!(
+            c.contains("__atomic_exchange_n(mark, 1, __ATOMIC_RELAXED) == 0"),
+            "{c}"
+        );
+        assert!(c.contains("*status = 5;"), "{c}");
+        assert!(print_in(&unit, Target::OpenCl).contains("atomic_xchg(mark, 1) == 0"));
+        assert!(print_in(&unit, Target::Cuda).contains("atomicExch(mark, 1) == 0"));
+        assert!(index_helpers(IndexHelpers::default()).is_empty());
     }
 
     #[test]

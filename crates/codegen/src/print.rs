@@ -362,6 +362,17 @@ fn doc(e: &Expr, d: Target) -> (String, u8) {
         Expr::Bool(b) => (b.to_string(), P_POSTFIX),
         Expr::Raw(s) => (s.clone(), P_POSTFIX),
         Expr::Gpu(index, dim) => gpu_index(*index, *dim, d),
+        Expr::AtomicExchange(p, v) => {
+            let (p, v) = (expr_in(p, d), expr_in(v, d));
+            let text = match d {
+                Target::C | Target::OpenMp => {
+                    format!("__atomic_exchange_n({p}, {v}, __ATOMIC_RELAXED)")
+                }
+                Target::OpenCl => format!("atomic_xchg({p}, {v})"),
+                Target::Cuda => format!("atomicExch({p}, {v})"),
+            };
+            (text, P_POSTFIX)
+        }
         Expr::Index(a, i) => (
             format!("{}[{}]", operand(a, P_POSTFIX, d), expr_in(i, d)),
             P_POSTFIX,

@@ -390,6 +390,7 @@ fn collect(c: &Comm, par: bool, uses: &mut Uses) {
         Comm::Assign(a, e) => {
             let mut reads = Vec::new();
             exp_reads(e, &mut reads);
+            acc_reads(a, &mut reads);
             for name in reads {
                 let u = uses.entry(name).or_default();
                 u.read = true;
@@ -415,8 +416,22 @@ pub(crate) fn acc_root(a: &Acc) -> &str {
         | A::Pair1(x)
         | A::Pair2(x)
         | A::AsVector(_, x)
-        | A::Map(_, x) => acc_root(x),
+        | A::Map(_, x)
+        | A::At(x, _, _) => acc_root(x),
     }
+}
+
+/// The memories an acceptor reads besides the one it writes: those its indices read from
+/// data read, and the markers of `scatter` (read and written: see [`AccKind::At`]).
+pub(crate) fn acc_reads(a: &Acc, out: &mut Vec<String>) {
+    crate::walk::Node::Acc(a).visit(&mut |n| {
+        if let crate::walk::Node::Acc(b) = n {
+            if let AccKind::At(_, i, marker) = &*b.kind {
+                exp_reads(i, out);
+                out.extend(marker.iter().map(|m| acc_root(m).to_string()));
+            }
+        }
+    });
 }
 
 /// The memories an expression reads.

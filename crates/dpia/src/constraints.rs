@@ -6,7 +6,8 @@
 //! instantiates every such size (`iterate` unrolls its steps), so the views of the
 //! imperative program are in terms of the program's sizes and constants only, and each
 //! view that divides or shortens an array states its requirement again here
-//! ([`View::requirements`]; `asVector n` needs what `split n` needs).
+//! ([`View::requirements`]; `asVector n` needs what `split n` needs), and a `scatter`
+//! of `n` values into `m` positions needs `n >= m` (every position written).
 
 use crate::imperative::{AccKind, ExpKind, Program};
 use crate::view::{Requirement, View};
@@ -37,6 +38,15 @@ pub fn of_views(program: &Program) -> Vec<SizeConstraint> {
             AccKind::AsVector(n, a) => requirements(&View::Split(n.clone()), &a.ty)
                 .into_iter()
                 .for_each(&mut add),
+            // `scatter`: `n` values, each to a distinct one of `m` positions, write every
+            // position when `n >= m` (more values find a position written twice)
+            AccKind::Map(_, inner) => {
+                if let AccKind::At(a, _, Some(_)) = &*inner.kind {
+                    if let (Some(n), Some(m)) = (length(&acc.ty), length(&a.ty)) {
+                        add(at_least(n, m));
+                    }
+                }
+            }
             _ => {}
         },
         Node::Comm(_) => {}

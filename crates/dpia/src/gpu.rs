@@ -484,6 +484,7 @@ pub fn memories_used(c: &Comm) -> std::collections::BTreeSet<String> {
             out.insert(barriers::acc_root(a).to_string());
             let mut reads = Vec::new();
             barriers::exp_reads(e, &mut reads);
+            barriers::acc_reads(a, &mut reads);
             out.extend(reads);
         }
     });

@@ -248,6 +248,11 @@ fn replace_acc(a: &Acc, name: &str, by: &Ident, indices: &[Nat]) -> Acc {
         A::Pair2(x) => A::Pair2(r(x)),
         A::AsVector(n, x) => A::AsVector(n.clone(), r(x)),
         A::Map(v, x) => A::Map(v.clone(), r(x)),
+        A::At(x, i, marker) => A::At(
+            r(x),
+            replace_exp(i, name, by, indices),
+            marker.as_ref().map(r),
+        ),
     };
     Acc::new(kind, a.ty.clone())
 }
@@ -283,6 +288,7 @@ pub(crate) fn map_exp(e: &Exp, f: &dyn Fn(&Exp) -> Option<Exp>) -> Exp {
         K::Generate(v, a) => K::Generate(v.clone(), m(a)),
         K::AsVector(n, a) => K::AsVector(n.clone(), m(a)),
         K::VectorFromScalar(a) => K::VectorFromScalar(m(a)),
+        K::At(a, i) => K::At(m(a), m(i)),
     };
     Exp::new(kind, e.ty.clone())
 }

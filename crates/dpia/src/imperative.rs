@@ -36,6 +36,13 @@
 //! | `Generate(v, body)` | `i :: p` | `body[v := i]` at `p` |
 //! | `AsVector(n, e)`: `(m*n).t → m.vec[t,n]` | `i :: p` (a whole vector) | the `n` elements `i*n .. i*n+n-1` (a vector load) |
 //! | `VectorFromScalar(e)` | `Lane(l) :: p`, or the whole vector | `e` at `p` (broadcast) |
+//! | `At(e, x)`, `e: n.t`, `x: idx[n]` | `p` | `v :: p` with `v` the value `x` reads at run time |
+//!
+//! **Indices read from data** (`gather`, `scatter`, `idx` with a computed index,
+//! `natAsIndex` of a computed value) are [`ExpKind::At`] and [`AccKind::At`]: the
+//! index is an expression, read when the access runs, and the generated code checks
+//! `0 <= v < n` before it reads or writes (unless told not to: `--unchecked-indices`);
+//! a failed check sets the program's status (`IndexOutOfRange`) and skips the access.
 //!
 //! Write views follow the same equations (see [`AccKind`]); `AccKind::Map(v, a)`
 //! is the write side of `Generate`: a write at `i :: p` lands in `a[v := i]` at `p`.
@@ -147,6 +154,9 @@ pub enum ExpKind {
     AsVector(Nat, Exp),
     /// `vectorFromScalar`: every lane holds the scalar.
     VectorFromScalar(Exp),
+    /// The element of the array (`n.t`) at the index the second expression (`idx[n]`)
+    /// reads at run time (`idx i xs` with a computed `i`, `gather`): checked `0 <= v < n`.
+    At(Exp, Exp),
 }
 
 /// Somewhere to write data of type `ty` (`acc[dt]`).
@@ -187,6 +197,11 @@ pub enum AccKind {
     /// the acceptor (of `s`) with the variable replaced by `i`, at `p`. It is the
     /// write side of a view `map` (`map join` written to memory).
     Map(Var, Acc),
+    /// The element of an array acceptor (`n.t`) at the index the expression (`idx[n]`)
+    /// reads at run time (`scatter`): a write at `p` lands at `v :: p`, checked
+    /// `0 <= v < n`. With a marker (an acceptor of `n.int` whose memory is zeroed before
+    /// the first write), a position written twice is an error (`DuplicatePosition`).
+    At(Acc, Exp, Option<Acc>),
 }
 
 /// How the iterations of a [`Comm::For`] are run.
@@ -368,6 +383,7 @@ impl fmt::Display for Exp {
             Generate(v, b) => write!(f, "generate({v} => {b})"),
             AsVector(n, a) => write!(f, "asVector({n}, {a})"),
             VectorFromScalar(a) => write!(f, "broadcast({a})"),
+            At(a, i) => write!(f, "{a}[at {i}]"),
         }
     }
 }
@@ -386,6 +402,8 @@ impl fmt::Display for Acc {
             Pair2(a) => write!(f, "pairAcc2({a})"),
             AsVector(n, a) => write!(f, "asVectorAcc({n}, {a})"),
             Map(v, a) => write!(f, "mapAcc({v} => {a})"),
+            At(a, i, None) => write!(f, "{a}[at {i}]"),
+            At(a, i, Some(m)) => write!(f, "{a}[at {i}, once in {m}]"),
         }
     }
 }

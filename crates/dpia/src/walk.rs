@@ -27,7 +27,13 @@ impl<'a> Node<'a> {
                 Comm::New { body, .. } | Comm::For { body, .. } => vec![Node::Comm(body)],
             },
             Node::Exp(e) => exp_children(e).into_iter().map(Node::Exp).collect(),
-            Node::Acc(a) => acc_child(a).into_iter().map(Node::Acc).collect(),
+            Node::Acc(a) => {
+                let mut nodes: Vec<Node<'a>> = acc_child(a).into_iter().map(Node::Acc).collect();
+                if let AccKind::At(_, i, _) = &*a.kind {
+                    nodes.push(Node::Exp(i));
+                }
+                nodes
+            }
         }
     }
 
@@ -56,12 +62,13 @@ pub fn exp_children(x: &Exp) -> Vec<&Exp> {
         | VectorFromScalar(a) => vec![a],
         Pad(_, _, PadMode::Cst(c), a) => vec![c, a],
         Pad(_, _, _, a) => vec![a],
-        Binary(_, a, b) | Concat(a, b) | Zip(a, b) | Pair(a, b) => vec![a, b],
+        Binary(_, a, b) | Concat(a, b) | Zip(a, b) | Pair(a, b) | At(a, b) => vec![a, b],
         Select(c, a, b) => vec![c, a, b],
     }
 }
 
-/// The acceptor an acceptor views (none for a variable).
+/// The acceptor an acceptor views (none for a variable; an index read from data,
+/// [`AccKind::At`], is a child of the acceptor's [`Node`] but not an acceptor).
 pub fn acc_child(a: &Acc) -> Option<&Acc> {
     use AccKind::*;
     match &*a.kind {
@@ -74,7 +81,8 @@ pub fn acc_child(a: &Acc) -> Option<&Acc> {
         | Pair1(a)
         | Pair2(a)
         | AsVector(_, a)
-        | Map(_, a) => Some(a),
+        | Map(_, a)
+        | At(a, _, _) => Some(a),
     }
 }
 

@@ -51,7 +51,7 @@ const CASES: &[(&str, &str)] = &[
     ("scanSeq", "{n: nat} -> n.f32 -> n.f32 = fun xs => xs |> scanSeq add 0.0f"),
     ("iterate", "{m: nat} -> (m*4).f32 -> m.f32 = fun xs => xs |> iterate 2 (fun (l: nat) => fun ys => ys |> split 2 |> mapSeq (reduceSeq add 0.0f))"),
     ("gather", "{n m: nat} -> m.idx[n] -> n.f32 -> m.f32 = fun is xs => gather is xs |> mapSeq id"),
-    ("scatter", "{n m: nat} -> n.idx[m] -> n.f32 -> m.f32 = fun is xs => scatter is xs |> mapSeq id"),
+    ("scatter", "{n m: nat} -> n.idx[m] -> n.f32 -> m.f32 = fun is xs => scatter is (xs |> mapSeq id)"),
     ("reorder", "{n: nat} -> n.f32 -> n.f32 = fun xs => xs |> reorder (fun i => n - 1 - i) (fun i => n - 1 - i) |> mapSeq id"),
     ("asVector", "{n: nat} -> (n*4).f32 -> n.vec[f32, 4] = fun xs => xs |> asVector 4 |> mapSeq id"),
     ("asScalar", "{n: nat} -> n.vec[f32, 4] -> (n*4).f32 = fun xs => xs |> asScalar |> mapSeq id"),

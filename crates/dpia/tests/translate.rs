@@ -104,3 +104,35 @@ fn b_is_packed_in_32_wide_column_panels() {
         "{text}"
     );
 }
+
+/// A definition of `examples/gather.rise` lowered with `lowerToC`, translated.
+fn gather_example(def: &str) -> Result<dpia::Program, dpia::TranslateError> {
+    let (e, scheme) = lowered("gather.rise", def, "cpu.elv", "sequential");
+    dpia::translate(def, &e, &scheme)
+}
+
+#[test]
+fn indices_read_from_data_are_accesses_at_run_time_indices() {
+    // gather: element j of the result is xs at the index is[j] holds
+    let p = gather_example("permute").unwrap();
+    let text = p.body.to_string();
+    assert!(text.contains("generate(i2 => x1[at x0[i2]])"), "{text}");
+    // scatter: each position claimed in a zeroed marker, and n >= n is no constraint
+    let p = gather_example("place").unwrap();
+    let text = p.body.to_string();
+    assert!(text.contains("new global written"), "{text}");
+    assert!(text.contains(":= Int(0, Int)"), "{text}");
+    assert!(text.contains("output[at x0[i"), "{text}");
+    assert!(text.contains(", once in written"), "{text}");
+    assert!(p.constraints.is_empty(), "{:?}", p.constraints);
+    // natAsIndex of a run-time value: checked like an index read from data
+    let text = gather_example("pick").unwrap().body.to_string();
+    assert!(
+        text.contains("xs[at generate(i1 => i1)[at ks[i0]]]"),
+        "{text}"
+    );
+    // idx inside a reduction
+    let text = gather_example("spmv").unwrap().body.to_string();
+    assert!(text.contains("// reduceSeq"), "{text}");
+    assert!(text.contains("[at "), "{text}");
+}

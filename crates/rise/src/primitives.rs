@@ -232,9 +232,9 @@ primitives! {
     /// `iterate k f` applies `f` `k` times, each time shrinking the array by `n`.
     Iterate "iterate" : "{n m: nat} -> (k: nat) -> {t: data} -> ((l: nat) -> (l*n).t -> l.t) -> (m*n^k).t -> m.t" => sem::iterate;
     /// `gather is xs` is `[xs[is[0]], ...]`.
-    Gather "gather" : "{n m: nat} -> {t: data} -> m.idx[n] -> n.t -> m.t" => sem::gather, NotYet("its indices are read from data at run time, which code generation cannot check yet");
+    Gather "gather" : "{n m: nat} -> {t: data} -> m.idx[n] -> n.t -> m.t" => sem::gather;
     /// `scatter is xs` writes `xs[j]` to position `is[j]` (positions must be distinct).
-    Scatter "scatter" : "{n m: nat} -> {t: data} -> n.idx[m] -> n.t -> m.t" => sem::scatter, NotYet("its indices are read from data at run time, which code generation cannot check yet");
+    Scatter "scatter" : "{n m: nat} -> {t: data} -> n.idx[m] -> n.t -> m.t" => sem::scatter;
     /// Permutes an array with an index function `f` and its inverse: element `i` of the result is `xs[f i]`.
     Reorder "reorder" : "{n: nat} -> {t: data} -> (f finv: nat -> nat) -> n.t -> n.t" => sem::reorder, View(Reorder);
     // ---- vectors ---------------------------------------------------------------

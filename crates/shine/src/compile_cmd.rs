@@ -33,6 +33,12 @@ pub struct ProgramArgs {
     /// Stop rewriting after this many strategy applications.
     #[arg(long, value_name = "N", default_value_t = elevate::DEFAULT_BUDGET)]
     pub budget: u64,
+    /// Use indices read from data (`gather`, `scatter`, `idx` and `natAsIndex` of values
+    /// computed at run time) without checking them: faster, but an index out of range
+    /// reads or writes outside an array, and `scatter`'s positions are not checked to be
+    /// distinct. By default each is checked and a failed check is an error.
+    #[arg(long)]
+    pub unchecked_indices: bool,
 }
 
 impl ProgramArgs {
@@ -75,6 +81,7 @@ impl ProgramArgs {
     fn options(&self) -> Options {
         Options {
             budget: self.budget,
+            unchecked_indices: self.unchecked_indices,
         }
     }
 }

@@ -176,6 +176,7 @@ impl Session<'_> {
         };
         let options = shine::Options {
             budget: self.args.rewrite_budget,
+            ..shine::Options::default()
         };
         shine::compile(
             &self.program,

@@ -46,12 +46,16 @@ pub fn target_parser() -> impl clap::builder::TypedValueParser<Value = Target> {
 pub struct Options {
     /// Stop rewriting after this many strategy applications.
     pub budget: u64,
+    /// Indices read from data are used without checks ([`codegen::Options`]; the CLI's
+    /// `--unchecked-indices`).
+    pub unchecked_indices: bool,
 }
 
 impl Default for Options {
     fn default() -> Options {
         Options {
             budget: elevate::DEFAULT_BUDGET,
+            unchecked_indices: false,
         }
     }
 }
@@ -157,7 +161,10 @@ pub fn compile(
     options: &Options,
 ) -> Result<Artifact, Error> {
     let lowered = lower(program, def, strategy, options)?;
-    let code = generate(&lowered.dpia, target)
+    let codegen_options = codegen::Options {
+        unchecked_indices: options.unchecked_indices,
+    };
+    let code = generate(&lowered.dpia, target, codegen_options)
         .map_err(|e| Error::from(format!("code generation failed: {e}")))?;
     Ok(Artifact {
         target,
@@ -210,11 +217,15 @@ pub fn lower(
 }
 
 /// The code generator of `target` on the imperative program.
-fn generate(program: &dpia::Program, target: Target) -> Result<Code, codegen::CodegenError> {
+fn generate(
+    program: &dpia::Program,
+    target: Target,
+    options: codegen::Options,
+) -> Result<Code, codegen::CodegenError> {
     Ok(if target.is_gpu() {
-        Code::Gpu(codegen::generate_gpu(program, target)?)
+        Code::Gpu(codegen::generate_gpu_with(program, target, options)?)
     } else {
-        Code::C(codegen::generate(program, target)?)
+        Code::C(codegen::generate_with(program, target, options)?)
     })
 }
 

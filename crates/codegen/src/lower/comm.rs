@@ -216,10 +216,25 @@ impl Lowerer {
                 show_type(&acc.ty)
             ));
         }
+        let mut stmts = Vec::new();
+        let vector = self.assign_to(env, acc, exp, &mut stmts)?;
+        if vector && !self.write_indices.is_empty() {
+            self.write_indices.clear();
+            return unsupported(
+                "a vector written at an index read from data (`scatter`): write it lane by lane",
+            );
+        }
+        out.extend(self.guarded(stmts));
+        Ok(())
+    }
+
+    /// The statements of `acc := exp`; whether a whole vector is written.
+    fn assign_to(&mut self, env: &Env, acc: &Acc, exp: &Exp, out: &mut Vec<Stmt>) -> Res<bool> {
         match self.dest(env, acc, &[])? {
             Dest::Mem(p) => {
                 let lhs = self.place_expr(env, &p)?;
                 out.push(Stmt::Assign(lhs, self.value(env, exp, &[])?));
+                Ok(false)
             }
             Dest::Vector {
                 acc,
@@ -236,7 +251,7 @@ impl Lowerer {
                         if let Some(access) = self.vector_access(&aenv, &first, &vty)? {
                             let v = self.value(env, exp, &[])?;
                             out.push(Stmt::VectorStore(access, v));
-                            return Ok(());
+                            return Ok(true);
                         }
                     }
                 }
@@ -252,8 +267,8 @@ impl Lowerer {
                         self.value(env, exp, &[PathElem::Lane(at)])?,
                     ));
                 }
+                Ok(true)
             }
         }
-        Ok(())
     }
 }

@@ -85,6 +85,24 @@ pub struct Lowerer {
     /// The checked division helpers the code calls (see [`crate::intops`]); not empty:
     /// the kernel takes the status flag.
     pub divisions: intops::Helpers,
+    /// The checks of indices read from data the code calls (some: the kernel takes the
+    /// status flag).
+    pub index_checks: intops::IndexHelpers,
+    /// Indices read from data are used unchecked (`--unchecked-indices`).
+    pub unchecked_indices: bool,
+    /// The C variables holding indices read from data for the assignment being lowered
+    /// (bound around its statements by [`Lowerer::guarded`]), in the order read.
+    write_indices: Vec<WriteIndex>,
+}
+
+/// An index read from data where an assignment writes (`scatter`): the C variable
+/// holding it, its value, its bound and the marker of its position, if any.
+#[derive(Debug)]
+struct WriteIndex {
+    name: String,
+    value: Expr,
+    bound: Expr,
+    marker: Option<Expr>,
 }
 
 /// The kernel's parameters and its lowered body.
@@ -98,6 +116,44 @@ pub struct Kernel {
 }
 
 impl Lowerer {
+    /// Whether the code calls a helper that reports through the status flag.
+    pub fn uses_status(&self) -> bool {
+        !self.divisions.is_empty() || self.index_checks.any()
+    }
+
+    /// The helpers the code calls (checked divisions, index checks).
+    pub fn helpers(&self) -> Vec<ast::Function> {
+        let mut fs = intops::helpers(&self.divisions);
+        fs.extend(intops::index_helpers(self.index_checks));
+        fs
+    }
+
+    /// `stmts` inside the bindings of the indices read from data they write at
+    /// ([`Lowerer::write_indices`], taken): per index `{ long at = v; if (checks) ... }`,
+    /// the checks being its range and its marker (none when unchecked).
+    fn guarded(&mut self, stmts: Vec<Stmt>) -> Vec<Stmt> {
+        let indices = std::mem::take(&mut self.write_indices);
+        indices.into_iter().rev().fold(stmts, |inner, w| {
+            let at = Expr::ident(&w.name);
+            let decl = Stmt::Decl(ast::Decl {
+                ty: Type::Scalar(Scalar::Index),
+                name: w.name,
+                array_len: None,
+                init: Some(w.value),
+                addr: ast::AddrSpace::Default,
+            });
+            if self.unchecked_indices {
+                return vec![Stmt::Block(std::iter::once(decl).chain(inner).collect())];
+            }
+            let mut cond = intops::index_check(at, w.bound, &mut self.index_checks);
+            if let Some(m) = w.marker {
+                let claimed = intops::claim(m, &mut self.index_checks);
+                cond = Expr::binary(BinOp::And, cond, claimed);
+            }
+            vec![Stmt::Block(vec![decl, Stmt::If(cond, inner, vec![])])]
+        })
+    }
+
     /// Whether this lowers a GPU kernel (see [`Lowerer::target`]).
     fn gpu(&self) -> bool {
         self.target.is_gpu()
@@ -299,7 +355,10 @@ impl Lowerer {
 
     /// A `Nat` over C variables as a C expression; every variable must be in scope.
     fn nat(&self, env: &Env, n: &Nat) -> Res<Expr> {
-        if let Some(v) = n.free_vars().iter().find(|v| !env.scope.contains(v.name())) {
+        let bound = |name: &str| {
+            env.scope.contains(name) || self.write_indices.iter().any(|w| w.name == name)
+        };
+        if let Some(v) = n.free_vars().iter().find(|v| !bound(v.name())) {
             return Err(CodegenError::UnboundVariable {
                 name: v.name().to_string(),
                 context: n.to_string(),

@@ -72,7 +72,8 @@ impl Lowerer {
                 | K::Concat(..)
                 | K::AsVector(..)
                 | K::View(View::AsScalar(_), _)
-                | K::VectorFromScalar(_) => false,
+                | K::VectorFromScalar(_)
+                | K::At(..) => false,
                 _ => true,
             };
             if !vectorizable {
@@ -236,6 +237,7 @@ impl Lowerer {
                     _ => bad_path(e, path, "an index, optionally followed by a lane"),
                 }
             }
+            K::At(a, i) => self.read_at(env, e, a, i, path),
             K::VectorFromScalar(a) => match path {
                 [] => {
                     let vty = env.ty(&e.ty);
@@ -248,6 +250,36 @@ impl Lowerer {
                 _ => bad_path(e, path, "a vector lane"),
             },
         }
+    }
+
+    /// `a` at the index `i` reads at run time, then at `path`: the read of `a` at a
+    /// fresh index variable (ranging over `a`'s length, so the views simplify as for a
+    /// loop variable), the variable then replaced by the index's value; checked
+    /// (`shine_in_range(v, n, status) ? a[v] : 0`) unless indices are unchecked.
+    fn read_at(&mut self, env: &Env, e: &Exp, a: &Exp, i: &Exp, path: &[PathElem]) -> Res<Read> {
+        let n = outer_len(env, &a.ty)?;
+        let v = self.value(env, i, &[])?;
+        let name = self.names.fresh("at");
+        let at = arith::Var::with_range(name.as_str(), Nat::cst(0), n.clone());
+        let inner = env.clone().with_scope(&name);
+        let x = self.value(&inner, a, &cons(PathElem::Idx(Nat::var(&at)), path))?;
+        let x = x.replace_ident(&name, &v);
+        if self.unchecked_indices {
+            return Ok(Read::Value(x));
+        }
+        let zero = match type_at(&e.ty, path) {
+            Some(DataType::Scalar(ScalarType::Bool)) => Expr::Bool(false),
+            Some(DataType::Scalar(s)) => Expr::Int(0).cast(Type::Scalar(scalar(s)?)),
+            Some(DataType::Index(_) | DataType::NatType) => Expr::Int(0),
+            _ => {
+                return unsupported(format!(
+                    "a {} read at an index read from data: read it lane by lane",
+                    show_type(&e.ty)
+                ))
+            }
+        };
+        let check = intops::index_check(v, self.nat(env, &n)?, &mut self.index_checks);
+        Ok(Read::Value(Expr::ternary(check, x, zero)))
     }
 
     fn read_pad(
@@ -370,6 +402,34 @@ impl Lowerer {
                 let (i, rest) = one_acc_index(acc, path)?;
                 self.dest(&env.bind(v, i), a, rest)
             }
+            A::At(a, i, marker) => {
+                let n = outer_len(env, &a.ty)?;
+                let value = self.value(env, i, &[])?;
+                let bound = self.nat(env, &n)?;
+                let name = self.names.fresh("at");
+                let at = PathElem::Idx(Nat::var(&arith::Var::with_range(
+                    name.as_str(),
+                    Nat::cst(0),
+                    n,
+                )));
+                self.write_indices.push(super::WriteIndex {
+                    name,
+                    value,
+                    bound,
+                    marker: None,
+                });
+                let marker = match marker {
+                    Some(m) => match self.dest(env, m, std::slice::from_ref(&at))? {
+                        Dest::Mem(p) => Some(Expr::unary(UnOp::AddrOf, self.place_expr(env, &p)?)),
+                        Dest::Vector { .. } => return malformed("a vector marker of `scatter`"),
+                    },
+                    None => None,
+                };
+                if let Some(w) = self.write_indices.last_mut() {
+                    w.marker = marker;
+                }
+                self.dest(env, a, &cons(at, path))
+            }
         }
     }
 }
@@ -443,6 +503,18 @@ pub(super) fn prove_le(a: &Nat, b: &Nat) -> Option<bool> {
         Some(false)
     } else {
         None
+    }
+}
+
+/// The type of data of type `dt` read at `path`.
+fn type_at(dt: &DataType, path: &[PathElem]) -> Option<DataType> {
+    match (dt, path) {
+        (t, []) => Some(t.clone()),
+        (DataType::Array(_, t), [PathElem::Idx(_), rest @ ..]) => type_at(t, rest),
+        (DataType::Vector(_, t), [PathElem::Lane(_), rest @ ..]) => type_at(t, rest),
+        (DataType::Pair(a, _), [PathElem::Fst, rest @ ..]) => type_at(a, rest),
+        (DataType::Pair(_, b), [PathElem::Snd, rest @ ..]) => type_at(b, rest),
+        _ => None,
     }
 }
 
@@ -536,5 +608,6 @@ fn exp_name(e: &Exp) -> &'static str {
         K::Generate(..) => "generate",
         K::AsVector(..) => "asVector",
         K::VectorFromScalar(_) => "vectorFromScalar",
+        K::At(..) => "idx (at an index read from data)",
     }
 }

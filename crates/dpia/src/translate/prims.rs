@@ -84,8 +84,24 @@ impl Translator {
             Cast => self.data(&vals, env, out, &|xs| {
                 Ok(view(ExpKind::Cast(xs[0].clone())))
             }),
-            IndexAsNat | NatAsIndex => self.data(&vals, env, out, &|xs| {
+            IndexAsNat => self.data(&vals, env, out, &|xs| {
                 Ok(Exp::new((*xs[0].kind).clone(), ty.clone()))
+            }),
+            // a value known at compile time is an index as it is; one computed at run
+            // time is checked: element `x` of the array `0, 1, ..., n-1`
+            NatAsIndex => self.data(&vals, env, out, &|xs| match &*xs[0].kind {
+                ExpKind::Nat(_) => Ok(Exp::new((*xs[0].kind).clone(), ty.clone())),
+                _ => {
+                    let DataType::Index(n) = &ty else {
+                        return Err(TranslateError::at(e, "natAsIndex of a non-index type", None));
+                    };
+                    let k = self.loop_var(n);
+                    let ks = Exp::new(
+                        ExpKind::Generate(k.clone(), view(ExpKind::Nat(Nat::var(&k)))),
+                        DataType::array(n.clone(), ty.clone()),
+                    );
+                    Ok(view(ExpKind::At(ks, xs[0].clone())))
+                }
             }),
             VectorFromScalar => self.data(&vals, env, out, &|xs| {
                 Ok(view(ExpKind::VectorFromScalar(xs[0].clone())))
@@ -203,14 +219,25 @@ impl Translator {
                     Ok(view(ExpKind::Generate(self.loop_var(&n), xs[0].clone())))
                 })
             }
+            // an index known at compile time is a view; one computed at run time is
+            // read (and checked) where the element is read
             Idx => self.data(&vals, env, out, &|xs| match &*xs[0].kind {
                 ExpKind::Nat(i) => Ok(view(ExpKind::Idx(xs[1].clone(), i.clone()))),
-                _ => Err(TranslateError::at(
-                    e,
-                    "`idx` with an index computed at run time is not supported yet",
-                    None,
-                )),
+                _ => Ok(view(ExpKind::At(xs[1].clone(), xs[0].clone()))),
             }),
+            // `gather is xs = map (fun i => idx i xs) is`, a view
+            Gather => {
+                let (m, _) = array_dt(&ty, e)?;
+                let (_, ielem) = array_of(&vals[0])?;
+                self.data(&vals, env, out, &|xs| {
+                    let j = self.loop_var(&m);
+                    let at = Exp::new(ExpKind::Idx(xs[0].clone(), Nat::var(&j)), ielem.clone());
+                    let (_, elem) = array_dt(&ty, e)?;
+                    let body = Exp::new(ExpKind::At(xs[1].clone(), at), elem);
+                    Ok(view(ExpKind::Generate(j, body)))
+                })
+            }
+            Scatter => self.scatter(e, &vals, env, out),
             AsVector => match out {
                 Out::Acc(a) => {
                     let acc = Acc::new(
@@ -467,6 +494,69 @@ impl Translator {
             Out::Con(k) => reduce(k),
             Out::Acc(a) => reduce(&|r| Ok(self.assign(a, &r))),
         }
+    }
+
+    /// `scatter is xs` written to `out`: `xs` is written through the acceptor whose
+    /// element `j` is `out[is[j]]`, each position checked to be in range and written at
+    /// most once (a marker per position, zeroed first). The `n >= m` values covering the
+    /// `m` positions is a size constraint ([`crate::constraints::of_views`]), so distinct
+    /// positions are every position.
+    fn scatter(&self, e: &Expr, vals: &[Expr], env: &Env, out: Out) -> R<Comm> {
+        let Out::Acc(acc) = out else {
+            return Err(TranslateError::at(
+                e,
+                "the result of `scatter` is read but not stored anywhere",
+                Some("write it to memory first: `toMem global (...)`, e.g. with storeInMemory"),
+            ));
+        };
+        let (n, ielem) = array_of(&vals[0])?;
+        let (m, elem) = array_dt(&acc.ty, e)?;
+        if n.prove_lt(&m) {
+            return Err(TranslateError::at(
+                e,
+                format!("`scatter` of {n} values into {m} positions leaves positions unwritten"),
+                Some("each of the m positions of the result is written by one of the n values: n >= m"),
+            ));
+        }
+        let int = DataType::Scalar(rise::ScalarType::Int);
+        let marker = Ident {
+            name: self.fresh("written"),
+            ty: DataType::array(m.clone(), int.clone()),
+        };
+        let marks = Acc::new(AccKind::Var(marker.clone()), marker.ty.clone());
+        let k = self.loop_var(&m);
+        let zero = Comm::For {
+            var: k.clone(),
+            count: m.clone(),
+            kind: LoopKind::Seq,
+            origin: "scatter (no position written yet)",
+            body: Box::new(Comm::Assign(
+                Acc::new(AccKind::Idx(marks.clone(), Nat::var(&k)), int.clone()),
+                Exp::new(
+                    ExpKind::Lit(rise::Literal::Int(0, rise::ScalarType::Int)),
+                    int,
+                ),
+            )),
+        };
+        let write = self.tr(
+            &vals[0],
+            env,
+            Out::Con(&|is| {
+                let j = self.loop_var(&n);
+                let at = Exp::new(ExpKind::Idx(is, Nat::var(&j)), ielem.clone());
+                let target = Acc::new(
+                    AccKind::At(acc.clone(), at, Some(marks.clone())),
+                    elem.clone(),
+                );
+                let into = Acc::new(AccKind::Map(j, target), data_type(&vals[1])?);
+                self.tr(&vals[1], env, Out::Acc(&into))
+            }),
+        )?;
+        Ok(Comm::New {
+            ident: marker.clone(),
+            addr: AddrSpace::Global,
+            body: Box::new(Comm::Seq(vec![zero, write])),
+        })
     }
 
     /// An index-remapping view (its row says which): read as a view of its operand;
