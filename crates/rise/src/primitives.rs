@@ -245,14 +245,15 @@ primitives! {
     // ---- math functions (C99 / OpenCL; elementwise on vectors) ------------------
     // `Variant "name" (operands) : Domain => value`: the value is computed in the
     // operands' precision (`f32` in single, `f64` in double, `f16` through `f32`).
-    // Integers (domain `Number`) follow `Scalar::math`.
+    // Integers (domain `Number`) follow `Scalar::math`. (`ExpE`, not `Exp`, which
+    // would shadow DPIA's `Exp` where the variants are imported.)
     math {
         /// `sqrt x`: the square root.
         Sqrt "sqrt" (x) : Float => x.sqrt();
         /// `rsqrt x`: the reciprocal square root, `1 / sqrt x`.
         Rsqrt "rsqrt" (x) : Float => 1.0 / x.sqrt();
         /// `exp x`: e to the power `x`.
-        Exp "exp" (x) : Float => x.exp();
+        ExpE "exp" (x) : Float => x.exp();
         /// `exp2 x`: 2 to the power `x`.
         Exp2 "exp2" (x) : Float => x.exp2();
         /// `log x`: the natural logarithm.

@@ -996,7 +996,7 @@ fn math_reference(f: crate::primitives::MathFn, a: &[f64]) -> f64 {
     match (f, a) {
         (M::Sqrt, [x]) => x.sqrt(),
         (M::Rsqrt, [x]) => 1.0 / x.sqrt(),
-        (M::Exp, [x]) => x.exp(),
+        (M::ExpE, [x]) => x.exp(),
         (M::Exp2, [x]) => x.exp2(),
         (M::Log, [x]) => x.ln(),
         (M::Log2, [x]) => x.log2(),
