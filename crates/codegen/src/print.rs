@@ -18,6 +18,7 @@ use crate::ast::{
     TypeDef, UnOp, Unit, VectorAccess, INDEX_64_MACRO, INDEX_TYPE,
 };
 use crate::Target;
+use rise::primitives::MathFn;
 
 const INDENT: &str = "  ";
 
@@ -400,6 +401,7 @@ fn doc(e: &Expr, d: Target) -> (String, u8) {
             let args: Vec<String> = args.iter().map(|a| expr_in(a, d)).collect();
             (format!("{f}({})", args.join(", ")), P_POSTFIX)
         }
+        Expr::Math { f, elem, args } => doc(&math_call(*f, *elem, args, d), d),
         Expr::SizeOf(t) => (format!("sizeof({})", type_name_in(t, d)), P_POSTFIX),
         Expr::ZeroInit(Some(vector)) if d == Target::OpenCl => doc(vector, d),
         Expr::ZeroInit(_) => ("{0}".to_string(), P_POSTFIX),
@@ -457,6 +459,32 @@ fn doc(e: &Expr, d: Target) -> (String, u8) {
             let r = child(b, *op, true, d);
             (format!("{l} {} {r}", op.c_name()), p)
         }
+    }
+}
+
+/// A math function as the call that spells it in `d`: the C99 name, with the
+/// suffix `f` for `float` in C and CUDA (`sqrtf`), OpenCL's overloaded builtin
+/// (`sqrt`, on vectors too); `rsqrt`, which C lacks, is `1.0f / sqrtf(x)` there.
+/// `abs`, `min` and `max` of floats are `fabs`, `fmin`, `fmax`.
+fn math_call(f: MathFn, elem: Scalar, args: &[Expr], d: Target) -> Expr {
+    let name = match f {
+        MathFn::Abs => "fabs",
+        MathFn::Min => "fmin",
+        MathFn::Max => "fmax",
+        f => f.name(),
+    };
+    let single = elem == Scalar::Float;
+    let suffixed = |name: &str| match d {
+        Target::C | Target::OpenMp | Target::Cuda if single => format!("{name}f"),
+        _ => name.to_string(),
+    };
+    match (f, d) {
+        (MathFn::Rsqrt, Target::C | Target::OpenMp) => Expr::binary(
+            BinOp::Div,
+            Expr::Float { value: 1.0, single },
+            Expr::call(&suffixed("sqrt"), args.to_vec()),
+        ),
+        _ => Expr::call(&suffixed(name), args.to_vec()),
     }
 }
 

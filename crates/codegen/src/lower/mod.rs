@@ -85,6 +85,8 @@ pub struct Lowerer {
     /// The checked division helpers the code calls (see [`crate::intops`]); not empty:
     /// the kernel takes the status flag.
     pub divisions: intops::Helpers,
+    /// Whether the code calls a math function (C includes `math.h`).
+    pub math: bool,
 }
 
 /// The kernel's parameters and its lowered body.
