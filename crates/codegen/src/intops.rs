@@ -129,25 +129,31 @@ pub fn negate(s: Scalar, a: Expr) -> Expr {
 /// unsigned `abs` is the operand. Other math functions take floats only.
 pub fn math(f: MathFn, s: Scalar, args: Vec<Expr>) -> Result<Expr, CodegenError> {
     let mut operands = args.into_iter();
-    Ok(match (f, operands.next(), operands.next(), operands.next()) {
-        (MathFn::Abs, Some(a), None, None) if is_unsigned(s) => a,
-        (MathFn::Abs, Some(a), None, None) => Expr::ternary(
-            Expr::binary(BinOp::Lt, a.clone(), Expr::Int(0)),
-            negate(s, a.clone()),
-            a,
-        ),
-        (MathFn::Min | MathFn::Max, Some(a), Some(b), None) => {
-            let op = if f == MathFn::Min { BinOp::Lt } else { BinOp::Gt };
-            Expr::ternary(Expr::binary(op, a.clone(), b.clone()), a, b)
-        }
-        _ => {
-            return crate::error::malformed(format!(
-                "`{}` of integers ({})",
-                f.name(),
-                s.c_name()
-            ))
-        }
-    })
+    Ok(
+        match (f, operands.next(), operands.next(), operands.next()) {
+            (MathFn::Abs, Some(a), None, None) if is_unsigned(s) => a,
+            (MathFn::Abs, Some(a), None, None) => Expr::ternary(
+                Expr::binary(BinOp::Lt, a.clone(), Expr::Int(0)),
+                negate(s, a.clone()),
+                a,
+            ),
+            (MathFn::Min | MathFn::Max, Some(a), Some(b), None) => {
+                let op = if f == MathFn::Min {
+                    BinOp::Lt
+                } else {
+                    BinOp::Gt
+                };
+                Expr::ternary(Expr::binary(op, a.clone(), b.clone()), a, b)
+            }
+            _ => {
+                return crate::error::malformed(format!(
+                    "`{}` of integers ({})",
+                    f.name(),
+                    s.c_name()
+                ))
+            }
+        },
+    )
 }
 
 /// The constant value of a divisor, when it is a literal.

@@ -195,6 +195,9 @@ fn a_math_function_is_one_node_lifted_to_vectors_by_map_vec() {
     found.sort();
     assert_eq!(
         found,
-        [("fma", "vec[f32, 4]".to_string(), 3), ("sqrt", "vec[f32, 4]".to_string(), 1)]
+        [
+            ("fma", "vec[f32, 4]".to_string(), 3),
+            ("sqrt", "vec[f32, 4]".to_string(), 1)
+        ]
     );
 }

@@ -17,8 +17,8 @@ use crate::ctypes::{lane_count, scalar, scalar_of, vector_elem_lanes, vector_sha
 use crate::error::{malformed, unsupported};
 use crate::intops;
 use crate::layout::{show_step, show_type, PathElem};
-use crate::Target;
 use crate::nat_expr::nat_to_expr;
+use crate::Target;
 
 /// The result of reading an expression at a path.
 pub(super) enum Read {

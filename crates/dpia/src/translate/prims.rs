@@ -56,7 +56,9 @@ impl Translator {
         let view = |kind: ExpKind| Exp::new(kind, ty.clone());
         if let Some(f) = p.math() {
             check_math_operand(e, f, &ty)?;
-            return self.data(&vals, env, out, &|xs| Ok(view(ExpKind::Math(f, xs.to_vec()))));
+            return self.data(&vals, env, out, &|xs| {
+                Ok(view(ExpKind::Math(f, xs.to_vec())))
+            });
         }
         match p {
             // ---- scalar operations --------------------------------------------
