@@ -31,6 +31,19 @@
 //!    "cannot be compiled yet". Add its case to the table of
 //!    `dpia/tests/every_primitive.rs` (it fails until you do).
 //! 5. The code generator only if the translation needs new code shapes.
+//!
+//! # Adding a math function
+//! A math function (`sqrt`, `pow`, `min`, ...) is one row of the table's `math`
+//! section: `Variant "name" (operands) : Domain => value`, its value an expression
+//! of the operands that is computed for `f32` and for `f64` ([`MathFn::eval_f32`],
+//! [`MathFn::eval_f64`]). That row makes the primitive, its scheme
+//! (`{t: data} -> t -> ... -> t`), its domain (checked after type inference), its
+//! semantics ([`crate::interp::sem::math`]) and its DPIA node (`ExpKind::Math`).
+//! The surface name is the C99 and OpenCL name; the code generator's printers
+//! derive each dialect's spelling from it (`codegen::print::math_call`), so only a
+//! function that C, OpenCL or CUDA spells otherwise needs a line there. Integer
+//! semantics (domain `Number`) are `Scalar::math`'s and `codegen::intops::math`'s.
+//! Add a case to the table of `interp::tests` and to `dpia/tests/every_primitive.rs`.
 
 use crate::interp::sem::{self, Semantics};
 use crate::types::Type;
