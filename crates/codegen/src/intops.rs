@@ -286,6 +286,29 @@ mod tests {
     }
 
     #[test]
+    fn integer_abs_min_max_are_conditionals_that_wrap() {
+        let e = |f, s, args| expr(&math(f, s, args).unwrap());
+        assert_eq!(
+            e(MathFn::Abs, Scalar::I32, vec![id("a")]),
+            "a < 0 ? (int32_t)-(uint32_t)a : a"
+        );
+        assert_eq!(
+            e(MathFn::Abs, Scalar::I8, vec![id("a")]),
+            "a < 0 ? (int8_t)-(uint32_t)a : a"
+        );
+        assert_eq!(e(MathFn::Abs, Scalar::U16, vec![id("a")]), "a");
+        assert_eq!(
+            e(MathFn::Min, Scalar::I64, vec![id("a"), id("b")]),
+            "a < b ? a : b"
+        );
+        assert_eq!(
+            e(MathFn::Max, Scalar::U8, vec![id("a"), id("b")]),
+            "a > b ? a : b"
+        );
+        assert!(math(MathFn::Sqrt, Scalar::Int, vec![id("a")]).is_err());
+    }
+
+    #[test]
     fn narrow_and_signed_arithmetic_wraps_in_unsigned_types() {
         let e = wrapping(BinOp::Add, Scalar::U16, id("a"), id("b"));
         assert_eq!(expr(&e), "(uint16_t)((uint32_t)a + (uint32_t)b)");

@@ -656,6 +656,38 @@ mod tests {
     }
 
     #[test]
+    fn math_functions_in_every_dialect() {
+        let call = |f: MathFn, elem: Scalar, n: usize, d: Target| {
+            let args = ["x", "y", "z"][..n].iter().map(|a| id(a)).collect();
+            expr_in(&Expr::Math { f, elem, args }, d)
+        };
+        let (c, cl, cu) = (Target::C, Target::OpenCl, Target::Cuda);
+        assert_eq!(call(MathFn::Sqrt, Scalar::Float, 1, c), "sqrtf(x)");
+        assert_eq!(
+            call(MathFn::Sqrt, Scalar::Double, 1, Target::OpenMp),
+            "sqrt(x)"
+        );
+        assert_eq!(call(MathFn::Sqrt, Scalar::Float, 1, cl), "sqrt(x)");
+        assert_eq!(call(MathFn::Sqrt, Scalar::Float, 1, cu), "sqrtf(x)");
+        assert_eq!(call(MathFn::Rsqrt, Scalar::Float, 1, c), "1.0f / sqrtf(x)");
+        assert_eq!(call(MathFn::Rsqrt, Scalar::Double, 1, c), "1.0 / sqrt(x)");
+        assert_eq!(call(MathFn::Rsqrt, Scalar::Float, 1, cl), "rsqrt(x)");
+        assert_eq!(call(MathFn::Rsqrt, Scalar::Float, 1, cu), "rsqrtf(x)");
+        assert_eq!(call(MathFn::Abs, Scalar::Float, 1, c), "fabsf(x)");
+        assert_eq!(call(MathFn::Min, Scalar::Double, 2, cu), "fmin(x, y)");
+        assert_eq!(call(MathFn::Max, Scalar::Float, 2, cl), "fmax(x, y)");
+        assert_eq!(call(MathFn::Fma, Scalar::Float, 3, c), "fmaf(x, y, z)");
+        assert_eq!(call(MathFn::Atan2, Scalar::Float, 2, cu), "atan2f(x, y)");
+        // `rsqrt` in C is a division: parenthesised as an operand
+        let r = Expr::Math {
+            f: MathFn::Rsqrt,
+            elem: Scalar::Float,
+            args: vec![id("x")],
+        };
+        assert_eq!(expr(&bin(BinOp::Mul, id("a"), r)), "a * (1.0f / sqrtf(x))");
+    }
+
+    #[test]
     fn minimal_readable_parentheses() {
         let ij = bin(BinOp::Add, bin(BinOp::Mul, id("i"), Expr::Int(4)), id("j"));
         assert_eq!(expr(&ij), "i * 4 + j");
