@@ -253,6 +253,18 @@ pub enum Expr {
     Cast(Type, Box<Expr>),
     /// `f(args)`.
     Call(String, Vec<Expr>),
+    /// A floating-point math function of operands of scalar type `elem` (or, in
+    /// OpenCL, vectors of it): each printer spells it in its dialect (`sqrtf(x)`
+    /// in C, `sqrt(x)` in OpenCL, `rsqrtf(x)` in CUDA, `1.0f / sqrtf(x)` for
+    /// `rsqrt` in C).
+    Math {
+        /// The function (`abs`, `min`, `max` are `fabs`, `fmin`, `fmax` here).
+        f: rise::primitives::MathFn,
+        /// `Float` or `Double`.
+        elem: Scalar,
+        /// The operands.
+        args: Vec<Expr>,
+    },
     /// `sizeof(T)`.
     SizeOf(Type),
     /// Zero in every lane or field, as the initial value of a declaration: `{0}`,
@@ -599,7 +611,9 @@ fn expr_idents(e: &Expr, out: &mut std::collections::BTreeSet<String>) {
             out.insert(f.clone());
             args.iter().for_each(|e| expr_idents(e, out));
         }
-        Expr::VectorLit(_, args) => args.iter().for_each(|e| expr_idents(e, out)),
+        Expr::VectorLit(_, args) | Expr::Math { args, .. } => {
+            args.iter().for_each(|e| expr_idents(e, out))
+        }
         Expr::ZeroInit(v) => v.iter().for_each(|e| expr_idents(e, out)),
         Expr::VectorLoad(access) => access_idents(access, out),
     }
@@ -636,6 +650,11 @@ impl Expr {
             Expr::Ternary(c, a, b) => Expr::Ternary(r(c), r(a), r(b)),
             Expr::Call(f, args) => Expr::Call(f.clone(), all(args)),
             Expr::VectorLit(t, args) => Expr::VectorLit(t.clone(), all(args)),
+            Expr::Math { f, elem, args } => Expr::Math {
+                f: *f,
+                elem: *elem,
+                args: all(args),
+            },
             Expr::ZeroInit(v) => Expr::ZeroInit(v.as_ref().map(|e| r(e))),
             Expr::VectorLoad(a) => Expr::VectorLoad(Box::new(VectorAccess {
                 ty: a.ty.clone(),

@@ -29,6 +29,8 @@
 use std::collections::BTreeSet;
 
 use crate::ast::{AddrSpace, BinOp, Expr, FnKind, Function, Param, Scalar, Stmt, Type, UnOp};
+use crate::error::CodegenError;
+use rise::primitives::MathFn;
 
 /// Why a generated entry point (or a GPU program's status flag) reports that
 /// the program did not compute its result. One table: the number the code
@@ -134,6 +136,39 @@ pub fn negate(s: Scalar, a: Expr) -> Expr {
         return Expr::unary(UnOp::Neg, a);
     }
     Expr::unary(UnOp::Neg, a.cast(Type::Scalar(wrap_type(s)))).cast(Type::Scalar(s))
+}
+
+/// `abs`, `min` and `max` of integers of type `s`, as conditionals (each operand
+/// is a pure expression, read twice): `abs` of the most negative value wraps to
+/// itself (`a < 0 ? (int32_t)-(uint32_t)a : a`), as the interpreter's does;
+/// unsigned `abs` is the operand. Other math functions take floats only.
+pub fn math(f: MathFn, s: Scalar, args: Vec<Expr>) -> Result<Expr, CodegenError> {
+    let mut operands = args.into_iter();
+    Ok(
+        match (f, operands.next(), operands.next(), operands.next()) {
+            (MathFn::Abs, Some(a), None, None) if is_unsigned(s) => a,
+            (MathFn::Abs, Some(a), None, None) => Expr::ternary(
+                Expr::binary(BinOp::Lt, a.clone(), Expr::Int(0)),
+                negate(s, a.clone()),
+                a,
+            ),
+            (MathFn::Min | MathFn::Max, Some(a), Some(b), None) => {
+                let op = if f == MathFn::Min {
+                    BinOp::Lt
+                } else {
+                    BinOp::Gt
+                };
+                Expr::ternary(Expr::binary(op, a.clone(), b.clone()), a, b)
+            }
+            _ => {
+                return crate::error::malformed(format!(
+                    "`{}` of integers ({})",
+                    f.name(),
+                    s.c_name()
+                ))
+            }
+        },
+    )
 }
 
 /// The constant value of a divisor, when it is a literal.
@@ -371,6 +406,29 @@ mod tests {
 
     fn id(s: &str) -> Expr {
         Expr::ident(s)
+    }
+
+    #[test]
+    fn integer_abs_min_max_are_conditionals_that_wrap() {
+        let e = |f, s, args| expr(&math(f, s, args).unwrap());
+        assert_eq!(
+            e(MathFn::Abs, Scalar::I32, vec![id("a")]),
+            "a < 0 ? (int32_t)-(uint32_t)a : a"
+        );
+        assert_eq!(
+            e(MathFn::Abs, Scalar::I8, vec![id("a")]),
+            "a < 0 ? (int8_t)-(uint32_t)a : a"
+        );
+        assert_eq!(e(MathFn::Abs, Scalar::U16, vec![id("a")]), "a");
+        assert_eq!(
+            e(MathFn::Min, Scalar::I64, vec![id("a"), id("b")]),
+            "a < b ? a : b"
+        );
+        assert_eq!(
+            e(MathFn::Max, Scalar::U8, vec![id("a"), id("b")]),
+            "a > b ? a : b"
+        );
+        assert!(math(MathFn::Sqrt, Scalar::Int, vec![id("a")]).is_err());
     }
 
     #[test]

@@ -119,6 +119,7 @@ const TARGET_RESERVED: &str = "
     threadIdx blockIdx blockDim gridDim warpSize __syncthreads __shfl_sync
     atomicAdd atomicSub atomicMin atomicMax atomicExch atomicCAS
     floorf ceilf sqrtf expf logf powf fabsf fminf fmaxf sinf cosf tanf
+    rsqrtf exp2f log2f tanhf atan2f fmaf
 ";
 
 /// Prefixes of builtin families: OpenCL `convert_T`, `as_T`, `vloadN`,

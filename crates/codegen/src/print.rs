@@ -18,6 +18,7 @@ use crate::ast::{
     TypeDef, UnOp, Unit, VectorAccess, INDEX_64_MACRO, INDEX_TYPE,
 };
 use crate::Target;
+use rise::primitives::MathFn;
 
 const INDENT: &str = "  ";
 
@@ -411,6 +412,7 @@ fn doc(e: &Expr, d: Target) -> (String, u8) {
             let args: Vec<String> = args.iter().map(|a| expr_in(a, d)).collect();
             (format!("{f}({})", args.join(", ")), P_POSTFIX)
         }
+        Expr::Math { f, elem, args } => doc(&math_call(*f, *elem, args, d), d),
         Expr::SizeOf(t) => (format!("sizeof({})", type_name_in(t, d)), P_POSTFIX),
         Expr::ZeroInit(Some(vector)) if d == Target::OpenCl => doc(vector, d),
         Expr::ZeroInit(_) => ("{0}".to_string(), P_POSTFIX),
@@ -468,6 +470,32 @@ fn doc(e: &Expr, d: Target) -> (String, u8) {
             let r = child(b, *op, true, d);
             (format!("{l} {} {r}", op.c_name()), p)
         }
+    }
+}
+
+/// A math function as the call that spells it in `d`: the C99 name, with the
+/// suffix `f` for `float` in C and CUDA (`sqrtf`), OpenCL's overloaded builtin
+/// (`sqrt`, on vectors too); `rsqrt`, which C lacks, is `1.0f / sqrtf(x)` there.
+/// `abs`, `min` and `max` of floats are `fabs`, `fmin`, `fmax`.
+fn math_call(f: MathFn, elem: Scalar, args: &[Expr], d: Target) -> Expr {
+    let name = match f {
+        MathFn::Abs => "fabs",
+        MathFn::Min => "fmin",
+        MathFn::Max => "fmax",
+        f => f.name(),
+    };
+    let single = elem == Scalar::Float;
+    let suffixed = |name: &str| match d {
+        Target::C | Target::OpenMp | Target::Cuda if single => format!("{name}f"),
+        _ => name.to_string(),
+    };
+    match (f, d) {
+        (MathFn::Rsqrt, Target::C | Target::OpenMp) => Expr::binary(
+            BinOp::Div,
+            Expr::Float { value: 1.0, single },
+            Expr::call(&suffixed("sqrt"), args.to_vec()),
+        ),
+        _ => Expr::call(&suffixed(name), args.to_vec()),
     }
 }
 
@@ -636,6 +664,38 @@ mod tests {
     }
     fn bin(op: BinOp, a: Expr, b: Expr) -> Expr {
         Expr::binary(op, a, b)
+    }
+
+    #[test]
+    fn math_functions_in_every_dialect() {
+        let call = |f: MathFn, elem: Scalar, n: usize, d: Target| {
+            let args = ["x", "y", "z"][..n].iter().map(|a| id(a)).collect();
+            expr_in(&Expr::Math { f, elem, args }, d)
+        };
+        let (c, cl, cu) = (Target::C, Target::OpenCl, Target::Cuda);
+        assert_eq!(call(MathFn::Sqrt, Scalar::Float, 1, c), "sqrtf(x)");
+        assert_eq!(
+            call(MathFn::Sqrt, Scalar::Double, 1, Target::OpenMp),
+            "sqrt(x)"
+        );
+        assert_eq!(call(MathFn::Sqrt, Scalar::Float, 1, cl), "sqrt(x)");
+        assert_eq!(call(MathFn::Sqrt, Scalar::Float, 1, cu), "sqrtf(x)");
+        assert_eq!(call(MathFn::Rsqrt, Scalar::Float, 1, c), "1.0f / sqrtf(x)");
+        assert_eq!(call(MathFn::Rsqrt, Scalar::Double, 1, c), "1.0 / sqrt(x)");
+        assert_eq!(call(MathFn::Rsqrt, Scalar::Float, 1, cl), "rsqrt(x)");
+        assert_eq!(call(MathFn::Rsqrt, Scalar::Float, 1, cu), "rsqrtf(x)");
+        assert_eq!(call(MathFn::Abs, Scalar::Float, 1, c), "fabsf(x)");
+        assert_eq!(call(MathFn::Min, Scalar::Double, 2, cu), "fmin(x, y)");
+        assert_eq!(call(MathFn::Max, Scalar::Float, 2, cl), "fmax(x, y)");
+        assert_eq!(call(MathFn::Fma, Scalar::Float, 3, c), "fmaf(x, y, z)");
+        assert_eq!(call(MathFn::Atan2, Scalar::Float, 2, cu), "atan2f(x, y)");
+        // `rsqrt` in C is a division: parenthesised as an operand
+        let r = Expr::Math {
+            f: MathFn::Rsqrt,
+            elem: Scalar::Float,
+            args: vec![id("x")],
+        };
+        assert_eq!(expr(&bin(BinOp::Mul, id("a"), r)), "a * (1.0f / sqrtf(x))");
     }
 
     #[test]

@@ -228,7 +228,7 @@ impl<'r> Gen<'r> {
             let op = *self.rng.pick(&["($0 < $1)", "($0 > $1)", "($0 == $1)"]);
             return Node::op(t.clone(), op, vec![a, b]);
         }
-        match self.rng.range(0, 19) {
+        match self.rng.range(0, 21) {
             0..=5 => {
                 let a = self.gen(t, env, d);
                 if self.rng.chance(15) {
@@ -280,6 +280,23 @@ impl<'r> Gen<'r> {
                 let k = self.rng.range(0, n.min_value() - 1);
                 let a = self.gen(&Ty::arr(n, t.clone()), env, d);
                 Node::op(t.clone(), format!("(at {k} $0)"), vec![a])
+            }
+            // math functions: those whose results stay close under the last-bit
+            // differences between targets (not sin/cos/tan of large values, floor, ...)
+            19 | 20 => {
+                let f = match (s.is_float(), self.rng.range(0, 4)) {
+                    (true, 0) => "(fmin $0 $1)",
+                    (true, 1) => "(fmax $0 $1)",
+                    (true, 2) => "(tanh (exp $0))",
+                    (true, _) => "(sqrt (fabs $0))",
+                    (false, 0) => "(abs $0)",
+                    (false, 1) => "(min $0 $1)",
+                    (false, _) => "(max $0 $1)",
+                };
+                let kids = (0..1 + usize::from(f.contains("$1")))
+                    .map(|_| self.gen(t, env, d))
+                    .collect();
+                Node::op(t.clone(), f, kids)
             }
             _ => self.gen(t, env, d.saturating_sub(1)),
         }
@@ -609,5 +626,30 @@ fn collect_body_vars(n: &Node, out: &mut Vec<u8>) {
     );
     for k in &n.kids {
         collect_body_vars(k, out);
+    }
+}
+
+#[cfg(test)]
+mod math_tests {
+    /// The generator reaches the math functions, on floats and on integers.
+    #[test]
+    fn generated_programs_use_math_functions() {
+        let programs: Vec<String> = (0..300)
+            .map(|i| crate::case::Case::generate(7, i).program)
+            .collect();
+        for f in [
+            "(fmin ",
+            "(fmax ",
+            "(tanh (exp ",
+            "(sqrt (fabs ",
+            "(abs ",
+            "(min ",
+            "(max ",
+        ] {
+            assert!(
+                programs.iter().any(|p| p.contains(f)),
+                "no program uses {f}"
+            );
+        }
     }
 }

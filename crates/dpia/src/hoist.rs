@@ -270,6 +270,7 @@ pub(crate) fn map_exp(e: &Exp, f: &dyn Fn(&Exp) -> Option<Exp>) -> Exp {
         K::Unary(op, a) => K::Unary(*op, m(a)),
         K::Binary(op, a, b) => K::Binary(*op, m(a), m(b)),
         K::Select(c, a, b) => K::Select(m(c), m(a), m(b)),
+        K::Math(f, xs) => K::Math(*f, xs.iter().map(m).collect()),
         K::Cast(a) => K::Cast(m(a)),
         K::Idx(a, k) => K::Idx(m(a), k.clone()),
         K::View(v, a) => K::View(v.clone(), m(a)),

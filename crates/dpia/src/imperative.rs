@@ -49,6 +49,7 @@
 
 use crate::view::View;
 use arith::{Nat, Var};
+use rise::primitives::MathFn;
 use rise::{AddrSpace, DataType, Literal};
 use std::fmt;
 
@@ -128,6 +129,8 @@ pub enum ExpKind {
     Binary(BinOp, Exp, Exp),
     /// `select c a b`: `a` if `c` else `b`.
     Select(Exp, Exp, Exp),
+    /// A math function of its operands (scalars, or vectors lane by lane).
+    Math(MathFn, Vec<Exp>),
     /// Conversion of a scalar to the scalar type of the node.
     Cast(Exp),
     /// Element `k` of an array.
@@ -371,6 +374,10 @@ impl fmt::Display for Exp {
             Unary(op, a) => write!(f, "{op:?}({a})"),
             Binary(op, a, b) => write!(f, "{op:?}({a}, {b})"),
             Select(c, a, b) => write!(f, "select({c}, {a}, {b})"),
+            Math(m, xs) => {
+                let xs: Vec<String> = xs.iter().map(|x| x.to_string()).collect();
+                write!(f, "{}({})", m.name(), xs.join(", "))
+            }
             Cast(a) => write!(f, "cast<{}>({a})", self.ty),
             Idx(a, i) => write!(f, "{a}[{i}]"),
             View(v, a) => v.fmt_applied(f, false, a),

@@ -80,6 +80,27 @@ const CASES: &[(&str, &str)] = &[
     ("mapThread(2)", "{n: nat} -> n.8.f32 -> n.8.f32 = fun xs => xs |> mapBlock(2) (mapThread(2) id)"),
     ("mapWarp", "{n: nat} -> n.32.f32 -> n.32.f32 = fun xs => xs |> mapWarp (mapLane id)"),
     ("mapLane", "{n: nat} -> n.32.f32 -> n.32.f32 = fun xs => xs |> mapSeq (mapLane id)"),
+    ("sqrt", "{n: nat} -> n.f32 -> n.f32 = fun xs => xs |> mapSeq (fun x => sqrt x)"),
+    ("rsqrt", "{n: nat} -> n.f64 -> n.f64 = fun xs => xs |> mapSeq (fun x => rsqrt x)"),
+    ("exp", "{n: nat} -> n.vec[f32, 4] -> n.vec[f32, 4] = fun xs => xs |> mapSeq (fun v => exp v)"),
+    ("exp2", "{n: nat} -> n.f32 -> n.f32 = fun xs => xs |> mapSeq (fun x => exp2 x)"),
+    ("log", "{n: nat} -> n.f32 -> f32 = fun xs => xs |> reduceSeq (fun acc x => acc + log x) 0.0f"),
+    ("log2", "{n: nat} -> n.f64 -> n.f64 = fun xs => xs |> mapSeq (fun x => log2 x)"),
+    ("pow", "{n: nat} -> n.f32 -> n.f32 -> n.f32 = fun xs ys => zip xs ys |> mapSeq (fun p => pow (fst p) (snd p))"),
+    ("sin", "{n: nat} -> n.vec[f32, 4] -> n.vec[f32, 4] = fun xs => xs |> mapSeq (mapVec (fun x => sin x))"),
+    ("cos", "{n: nat} -> n.f32 -> n.f32 = fun xs => xs |> mapSeq (fun x => cos x)"),
+    ("tan", "{n: nat} -> n.f32 -> n.f32 = fun xs => xs |> mapSeq (fun x => tan x)"),
+    ("tanh", "{n: nat} -> n.f32 -> n.f32 = fun xs => xs |> mapSeq (fun x => tanh x)"),
+    ("atan2", "{n: nat} -> n.f32 -> n.f32 = fun xs => xs |> mapSeq (fun x => atan2 x 1.0f)"),
+    ("fabs", "{n: nat} -> n.f32 -> n.f32 = fun xs => xs |> mapSeq (fun x => fabs x)"),
+    ("floor", "{n: nat} -> n.f32 -> n.int = fun xs => xs |> mapSeq (fun x => cast (floor x))"),
+    ("ceil", "{n: nat} -> n.f32 -> n.f32 = fun xs => xs |> mapSeq (fun x => ceil x)"),
+    ("fmin", "{n: nat} -> n.f32 -> n.f32 = fun xs => xs |> mapSeq (fun x => fmin x 0.0f)"),
+    ("fmax", "{n: nat} -> n.f32 -> n.f32 = fun xs => xs |> mapSeq (fun x => fmax x 0.0f)"),
+    ("fma", "{n: nat} -> n.f32 -> n.f32 = fun xs => xs |> mapSeq (fun x => fma x x 1.0f)"),
+    ("min", "{n: nat} -> n.int -> n.int = fun xs => xs |> mapSeq (fun x => min x 0)"),
+    ("max", "{n: nat} -> n.u8 -> n.u8 = fun xs => xs |> mapSeq (fun x => max x 3u8)"),
+    ("abs", "{n: nat} -> n.i64 -> n.i64 = fun xs => xs |> mapSeq (fun x => abs x)"),
 ];
 
 /// What translation must do with a primitive, by its row.
@@ -155,4 +176,28 @@ fn every_primitive_translates_or_cannot_be_compiled_yet() {
         }
     }
     assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}
+
+#[test]
+fn a_math_function_is_one_node_lifted_to_vectors_by_map_vec() {
+    let src = "def t : {n: nat} -> n.vec[f32, 4] -> n.vec[f32, 4] = fun xs => xs |> mapSeq (mapVec (fun x => fma x x (sqrt x)))";
+    let checked = rise::infer::check_source(src).unwrap();
+    let p = rise::infer::prepare_def(&checked, "t").unwrap();
+    let program = dpia::translate("t", &p.body, &p.scheme).unwrap();
+    let mut found = Vec::new();
+    dpia::walk::Node::Comm(&program.body).visit(&mut |n| {
+        if let dpia::walk::Node::Exp(e) = n {
+            if let dpia::ExpKind::Math(f, xs) = &*e.kind {
+                found.push((f.name(), e.ty.to_string(), xs.len()));
+            }
+        }
+    });
+    found.sort();
+    assert_eq!(
+        found,
+        [
+            ("fma", "vec[f32, 4]".to_string(), 3),
+            ("sqrt", "vec[f32, 4]".to_string(), 1)
+        ]
+    );
 }

@@ -31,6 +31,19 @@
 //!    "cannot be compiled yet". Add its case to the table of
 //!    `dpia/tests/every_primitive.rs` (it fails until you do).
 //! 5. The code generator only if the translation needs new code shapes.
+//!
+//! # Adding a math function
+//! A math function (`sqrt`, `pow`, `min`, ...) is one row of the table's `math`
+//! section: `Variant "name" (operands) : Domain => value`, its value an expression
+//! of the operands that is computed for `f32` and for `f64` ([`MathFn::eval_f32`],
+//! [`MathFn::eval_f64`]). That row makes the primitive, its scheme
+//! (`{t: data} -> t -> ... -> t`), its domain (checked after type inference), its
+//! semantics ([`crate::interp::sem::math`]) and its DPIA node (`ExpKind::Math`).
+//! The surface name is the C99 and OpenCL name; the code generator's printers
+//! derive each dialect's spelling from it (`codegen::print::math_call`), so only a
+//! function that C, OpenCL or CUDA spells otherwise needs a line there. Integer
+//! semantics (domain `Number`) are `Scalar::math`'s and `codegen::intops::math`'s.
+//! Add a case to the table of `interp::tests` and to `dpia/tests/every_primitive.rs`.
 
 use crate::interp::sem::{self, Semantics};
 use crate::types::Type;
@@ -40,45 +53,144 @@ const MAP: &str = "{n: nat} -> {s t: data} -> (s -> t) -> n.s -> n.t";
 const REDUCE_SEQ: &str = "{n: nat} -> {s t: data} -> (t -> s -> t) -> t -> n.s -> t";
 const UNARY: &str = "{t: data} -> t -> t";
 const BINARY: &str = "{t: data} -> t -> t -> t";
+const TERNARY: &str = "{t: data} -> t -> t -> t -> t";
 const COMPARE: &str = "{t: data} -> t -> t -> bool";
 const PAD: &str = "(l r: nat) -> {n: nat} -> {t: data} -> n.t -> (l+n+r).t";
 
 macro_rules! primitives {
-    ($($(#[doc = $doc:literal])* $variant:ident $name:literal : $scheme:expr => $sem:path $(, $backend:expr)?;)*) => {
+    (
+        math { $($(#[doc = $mdoc:literal])* $mvariant:ident $mname:literal ($($marg:ident),+) : $domain:ident => $body:expr;)* }
+        $($(#[doc = $doc:literal])* $variant:ident $name:literal : $scheme:expr => $sem:path $(, $backend:expr)?;)*
+    ) => {
         /// A RISE primitive.
         #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-        pub enum Prim { $($(#[doc = $doc])* $variant),* }
+        pub enum Prim { $($(#[doc = $doc])* $variant,)* $($(#[doc = $mdoc])* $mvariant),* }
 
         impl Prim {
             /// Every primitive, in table order.
-            pub const ALL: &'static [Prim] = &[$(Prim::$variant),*];
+            pub const ALL: &'static [Prim] = &[$(Prim::$variant,)* $(Prim::$mvariant),*];
 
             /// The surface name (`map`, `mapGlobal(0)`, ...).
             pub fn name(self) -> &'static str {
-                match self { $(Prim::$variant => $name),* }
+                match self { $(Prim::$variant => $name,)* $(Prim::$mvariant => $mname),* }
             }
 
             /// The type scheme as written in the table.
             pub fn scheme_source(self) -> &'static str {
-                match self { $(Prim::$variant => $scheme),* }
+                match self { $(Prim::$variant => $scheme,)* $(Prim::$mvariant => MathFn::$mvariant.scheme_source()),* }
             }
 
             /// The interpreter semantics (a function of [`crate::interp::sem`]).
             pub fn semantics(self) -> Semantics {
-                match self { $(Prim::$variant => $sem),* }
+                match self { $(Prim::$variant => $sem,)* $(Prim::$mvariant => sem::math),* }
             }
 
             /// What the back end makes of it (the table's last column; [`Backend::Own`]
-            /// where the row gives none).
+            /// where the row gives none, and for the math functions).
             pub fn backend(self) -> Backend {
                 #[allow(unused_imports)]
                 use {Backend::*, Loop::*, ViewShape::*};
-                match self { $(Prim::$variant => primitives!(@backend $($backend)?)),* }
+                match self { $(Prim::$variant => primitives!(@backend $($backend)?),)* $(Prim::$mvariant => Backend::Own),* }
+            }
+
+            /// The math function this primitive is, if it is one.
+            pub fn math(self) -> Option<MathFn> {
+                match self { $(Prim::$mvariant => Some(MathFn::$mvariant),)* _ => None }
+            }
+        }
+
+        /// A math function of the C99 / OpenCL set (the `math` section of the
+        /// primitive table): each is also a [`Prim`].
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+        pub enum MathFn { $($(#[doc = $mdoc])* $mvariant),* }
+
+        impl MathFn {
+            /// Every math function, in table order.
+            pub const ALL: &'static [MathFn] = &[$(MathFn::$mvariant),*];
+
+            /// The surface name, which is also the C99 (`double`) and OpenCL name.
+            pub fn name(self) -> &'static str {
+                match self { $(MathFn::$mvariant => $mname),* }
+            }
+
+            /// The number of operands.
+            pub fn arity(self) -> usize {
+                match self { $(MathFn::$mvariant => [$(stringify!($marg)),+].len()),* }
+            }
+
+            /// The scalar types it takes.
+            pub fn domain(self) -> Domain {
+                match self { $(MathFn::$mvariant => Domain::$domain),* }
+            }
+
+            /// The primitive.
+            pub fn prim(self) -> Prim {
+                match self { $(MathFn::$mvariant => Prim::$mvariant),* }
+            }
+
+            /// The function on `f64` operands (`args.len()` must be the arity; NaN otherwise).
+            pub fn eval_f64(self, args: &[f64]) -> f64 {
+                match self {
+                    $(MathFn::$mvariant => match args {
+                        &[$($marg),+] => $body,
+                        _ => f64::NAN,
+                    }),*
+                }
+            }
+
+            /// The function on `f32` operands, computed in single precision.
+            pub fn eval_f32(self, args: &[f32]) -> f32 {
+                match self {
+                    $(MathFn::$mvariant => match args {
+                        &[$($marg),+] => $body,
+                        _ => f32::NAN,
+                    }),*
+                }
             }
         }
     };
     (@backend) => { Backend::Own };
     (@backend $backend:expr) => { $backend };
+}
+
+/// The scalar types a [`MathFn`] takes (elementwise on vectors of them).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Domain {
+    /// Floating-point types only (`f16`, `f32`, `f64`).
+    Float,
+    /// Integer and floating-point types (integers wrap: `abs` of the most
+    /// negative value is itself).
+    Number,
+}
+
+impl Domain {
+    /// Whether a scalar type is in the domain.
+    pub fn admits(self, s: crate::types::ScalarType) -> bool {
+        match self {
+            Domain::Float => s.is_float(),
+            Domain::Number => s != crate::types::ScalarType::Bool,
+        }
+    }
+
+    /// What the domain takes, for messages ("a floating-point value").
+    pub fn describe(self) -> &'static str {
+        match self {
+            Domain::Float => "a floating-point value",
+            Domain::Number => "an integer or floating-point value",
+        }
+    }
+}
+
+impl MathFn {
+    /// The type scheme: `{t: data} -> t -> ... -> t` with one `t` per operand
+    /// (the domain is checked after inference, see [`Domain`]).
+    pub fn scheme_source(self) -> &'static str {
+        match self.arity() {
+            1 => UNARY,
+            2 => BINARY,
+            _ => TERNARY,
+        }
+    }
 }
 
 /// What the back end makes of a primitive: the last column of the table.
@@ -143,6 +255,56 @@ pub enum ViewShape {
 }
 
 primitives! {
+    // ---- math functions (C99 / OpenCL; elementwise on vectors) ------------------
+    // `Variant "name" (operands) : Domain => value`: the value is computed in the
+    // operands' precision (`f32` in single, `f64` in double, `f16` through `f32`).
+    // Integers (domain `Number`) follow `Scalar::math`. (`ExpE`, not `Exp`, which
+    // would shadow DPIA's `Exp` where the variants are imported.)
+    math {
+        /// `sqrt x`: the square root.
+        Sqrt "sqrt" (x) : Float => x.sqrt();
+        /// `rsqrt x`: the reciprocal square root, `1 / sqrt x`.
+        Rsqrt "rsqrt" (x) : Float => 1.0 / x.sqrt();
+        /// `exp x`: e to the power `x`.
+        ExpE "exp" (x) : Float => x.exp();
+        /// `exp2 x`: 2 to the power `x`.
+        Exp2 "exp2" (x) : Float => x.exp2();
+        /// `log x`: the natural logarithm.
+        Log "log" (x) : Float => x.ln();
+        /// `log2 x`: the base-2 logarithm.
+        Log2 "log2" (x) : Float => x.log2();
+        /// `pow x y`: `x` to the power `y`.
+        Pow "pow" (x, y) : Float => x.powf(y);
+        /// `sin x` (radians).
+        Sin "sin" (x) : Float => x.sin();
+        /// `cos x` (radians).
+        Cos "cos" (x) : Float => x.cos();
+        /// `tan x` (radians).
+        Tan "tan" (x) : Float => x.tan();
+        /// `tanh x`: the hyperbolic tangent.
+        Tanh "tanh" (x) : Float => x.tanh();
+        /// `atan2 y x`: the angle of the point `(x, y)`, in `[-pi, pi]`.
+        Atan2 "atan2" (y, x) : Float => y.atan2(x);
+        /// `fabs x`: the absolute value of a float.
+        Fabs "fabs" (x) : Float => x.abs();
+        /// `floor x`: the largest integral value not above `x`.
+        Floor "floor" (x) : Float => x.floor();
+        /// `ceil x`: the smallest integral value not below `x`.
+        Ceil "ceil" (x) : Float => x.ceil();
+        /// `fmin x y`: the smaller operand; a NaN operand is ignored (C's `fmin`).
+        Fmin "fmin" (x, y) : Float => x.min(y);
+        /// `fmax x y`: the larger operand; a NaN operand is ignored (C's `fmax`).
+        Fmax "fmax" (x, y) : Float => x.max(y);
+        /// `fma x y z`: `x * y + z`, rounded once.
+        Fma "fma" (x, y, z) : Float => x.mul_add(y, z);
+        /// `min x y`: the smaller operand (`fmin` on floats).
+        Min "min" (x, y) : Number => x.min(y);
+        /// `max x y`: the larger operand (`fmax` on floats).
+        Max "max" (x, y) : Number => x.max(y);
+        /// `abs x`: the absolute value (`fabs` on floats; on integers it wraps:
+        /// `abs` of the most negative value is itself).
+        Abs "abs" (x) : Number => x.abs();
+    }
     // ---- scalar operations -------------------------------------------------
     /// The identity.
     Id "id" : UNARY => sem::id;

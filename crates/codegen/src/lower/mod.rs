@@ -93,6 +93,8 @@ pub struct Lowerer {
     /// The C variables holding indices read from data for the assignment being lowered
     /// (bound around its statements by [`Lowerer::guarded`]), in the order read.
     write_indices: Vec<WriteIndex>,
+    /// Whether the code calls a math function (C includes `math.h`).
+    pub math: bool,
 }
 
 /// An index read from data where an assignment writes (`scatter`): the C variable

@@ -6,6 +6,7 @@
 
 use arith::Nat;
 use dpia::{Acc, AccKind, Exp, ExpKind, PadMode, View};
+use rise::primitives::MathFn;
 use rise::{DataType, Literal, ScalarType};
 
 use super::memory::MemPlace;
@@ -17,6 +18,7 @@ use crate::error::{malformed, unsupported};
 use crate::intops;
 use crate::layout::{show_step, show_type, PathElem};
 use crate::nat_expr::nat_to_expr;
+use crate::Target;
 
 /// The result of reading an expression at a path.
 pub(super) enum Read {
@@ -68,6 +70,7 @@ impl Lowerer {
                 K::Pad(_, _, PadMode::Cst(_), _) => false,
                 K::Pad(..) => !path_mentions(&path[..path.len().min(1)], &mode.lane),
                 K::Select(..)
+                | K::Math(..)
                 | K::Cast(_)
                 | K::Concat(..)
                 | K::AsVector(..)
@@ -136,6 +139,7 @@ impl Lowerer {
                     _ => Expr::binary(cop, va, vb),
                 })
             }
+            K::Math(f, xs) => self.read_math(env, e, *f, xs, path).map(Read::Value),
             K::Select(c, a, b) => {
                 let cpath = if matches!(c.ty, DataType::Vector(..)) {
                     path
@@ -280,6 +284,46 @@ impl Lowerer {
         };
         let check = intops::index_check(v, self.nat(env, &n)?, &mut self.index_checks);
         Ok(Read::Value(Expr::ternary(check, x, zero)))
+    }
+
+    /// A math function read at `path`: of scalars (or lanes), or of whole vectors,
+    /// which OpenCL's builtins take as they are and C and CUDA compute lane by lane.
+    fn read_math(
+        &mut self,
+        env: &Env,
+        e: &Exp,
+        f: MathFn,
+        xs: &[Exp],
+        path: &[PathElem],
+    ) -> Res<Expr> {
+        let elem = match &e.ty {
+            DataType::Vector(_, t) => &**t,
+            t => t,
+        };
+        let Some(s) = scalar_of(elem)? else {
+            return malformed(format!("`{}` of {}", f.name(), show_type(&e.ty)));
+        };
+        let whole_vector = matches!(e.ty, DataType::Vector(..)) && path.is_empty();
+        if whole_vector && !(self.target == Target::OpenCl && s.is_float()) {
+            let vty = env.ty(&e.ty);
+            let (_, lanes) = vector_shape(&vty)?;
+            let t = self.types.value_type(&canonical(&vty), &mut self.names)?;
+            let mut items = Vec::new();
+            for k in 0..lanes {
+                let lane = [PathElem::Lane(Nat::cst(i64::from(k)))];
+                items.push(self.read_math(env, e, f, xs, &lane)?);
+            }
+            return Ok(Expr::VectorLit(t, items));
+        }
+        let args = xs
+            .iter()
+            .map(|x| self.value(env, x, path))
+            .collect::<Res<Vec<_>>>()?;
+        if intops::is_int(s) {
+            return intops::math(f, s, args);
+        }
+        self.math = true;
+        Ok(Expr::Math { f, elem: s, args })
     }
 
     fn read_pad(
@@ -596,6 +640,7 @@ fn exp_name(e: &Exp) -> &'static str {
         K::Nat(_) => "nat",
         K::Unary(..) | K::Binary(..) => "operation",
         K::Select(..) => "select",
+        K::Math(f, _) => f.name(),
         K::Cast(_) => "cast",
         K::Idx(..) => "idx",
         K::View(v, _) => v.name(),

@@ -54,6 +54,12 @@ impl Translator {
         }
         let ty = data_type(e)?;
         let view = |kind: ExpKind| Exp::new(kind, ty.clone());
+        if let Some(f) = p.math() {
+            check_math_operand(e, f, &ty)?;
+            return self.data(&vals, env, out, &|xs| {
+                Ok(view(ExpKind::Math(f, xs.to_vec())))
+            });
+        }
         match p {
             // ---- scalar operations --------------------------------------------
             Id => self.tr(&vals[0], env, out),
@@ -641,4 +647,22 @@ fn reorder_function(e: &Expr, args: &[Arg], n: &Nat) -> R<View> {
         ));
     }
     Ok(View::Reorder(v, body))
+}
+
+/// The operand type of a math function, checked again (the type checker refuses
+/// others; a program built in Rust may not have been checked): a scalar of its
+/// domain or a vector of them.
+fn check_math_operand(e: &Expr, f: rise::primitives::MathFn, ty: &DataType) -> R<()> {
+    let elem = match ty {
+        DataType::Vector(_, t) => &**t,
+        t => t,
+    };
+    match elem {
+        DataType::Scalar(s) if f.domain().admits(*s) => Ok(()),
+        _ => Err(TranslateError::at(
+            e,
+            format!("`{}` takes {}, found {ty}", f.name(), f.domain().describe()),
+            None,
+        )),
+    }
 }

@@ -42,6 +42,18 @@ pub(super) fn vectorized(x: &Exp, n: &Nat) -> Option<Exp> {
                     true,
                 )
             }
+            ExpKind::Math(f, xs) => {
+                let lifted = xs.iter().map(|a| lift(a, n)).collect::<Option<Vec<_>>>()?;
+                if !lifted.iter().any(|(_, v)| *v) {
+                    return Some((x.clone(), false));
+                }
+                let t = vec_of(&x.ty)?;
+                let xs = lifted
+                    .into_iter()
+                    .map(|(a, _)| broadcast(a))
+                    .collect::<Option<Vec<_>>>()?;
+                (Exp::new(ExpKind::Math(*f, xs), t), true)
+            }
             ExpKind::Select(c, a, b) => {
                 let (c, vc) = lift(c, n)?;
                 let (a, va) = lift(a, n)?;

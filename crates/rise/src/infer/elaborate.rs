@@ -11,7 +11,7 @@
 use super::unify::{MetaKind, Origin, Unifier};
 use super::Global;
 use crate::expr::{Expr, ExprKind, Literal};
-use crate::primitives::Prim;
+use crate::primitives::{MathFn, Prim};
 use crate::span::{Diagnostic, Span};
 use crate::types::*;
 use arith::{Nat, Var};
@@ -617,19 +617,20 @@ fn unknown_name(x: &str, span: Span) -> Diagnostic {
         d = d.with_note(format!("`{x}` is an address space: it can only be the argument of a primitive that takes one, such as `toMem {x}`"));
     } else if let Some(p) = Prim::ALL.iter().find(|p| p.name().eq_ignore_ascii_case(x)) {
         d = d.with_note(format!("did you mean the primitive `{}`?", p.name()));
-    } else if MATH_FUNCTIONS.contains(&x) {
+    } else if MISSING_MATH_FUNCTIONS.contains(&x) {
+        let have: Vec<&str> = MathFn::ALL.iter().map(|f| f.name()).collect();
         d = d.with_note(format!(
-            "`{x}` is a C math function, not a RISE primitive: math functions are not supported yet"
+            "`{x}` is a C math function that RISE does not have; its math functions are {}",
+            have.join(", ")
         ));
     }
     d
 }
 
-/// The C99/OpenCL math functions users reach for, which RISE does not have yet.
-const MATH_FUNCTIONS: &[&str] = &[
-    "sqrt", "rsqrt", "cbrt", "exp", "exp2", "expm1", "log", "log2", "log10", "log1p", "pow", "sin",
-    "cos", "tan", "asin", "acos", "atan", "atan2", "sinh", "cosh", "tanh", "fabs", "abs", "floor",
-    "ceil", "round", "trunc", "fmin", "fmax", "fma", "min", "max", "hypot", "erf",
+/// C99/OpenCL math functions users reach for that are not primitives (yet).
+const MISSING_MATH_FUNCTIONS: &[&str] = &[
+    "cbrt", "expm1", "log10", "log1p", "asin", "acos", "atan", "sinh", "cosh", "round", "trunc",
+    "hypot", "erf", "sqrtf", "expf", "logf", "powf", "fabsf", "fminf", "fmaxf",
 ];
 
 fn expected_arg(a: &Expr, what: &str) -> Diagnostic {

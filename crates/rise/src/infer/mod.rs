@@ -14,6 +14,7 @@
 //! `slide2`, `padClamp2`, ...) as ordinary RISE definitions composed of 1-D
 //! primitives (thesis §4.3.4); it is checked before every program.
 
+mod domains;
 mod elaborate;
 mod local;
 mod unify;
@@ -194,6 +195,7 @@ fn check_def(
         el.u.solve_deferred()?;
         report_stuck(&el)?;
         let body = zonk_expr(&el.u, &body);
+        domains::check_math_domains(&body)?;
         let obligations = zonk_obligations(&el.u, &el.u);
         return Ok((annot.clone(), body, obligations));
     }
@@ -201,6 +203,8 @@ fn check_def(
     el.u.solve_deferred()?;
     report_stuck(&el)?;
     let ty = el.u.zonk(body.ty().expect("inferred"));
+    let body = zonk_expr(&el.u, &body);
+    domains::check_math_domains(&body)?;
     // Generalize: the metavariables left in the type become implicit parameters.
     let mut metas = Vec::new();
     el.u.free_metas(&ty, &mut metas);
@@ -223,7 +227,7 @@ fn check_def(
     let rename = |n: &str, _k: Kind| renaming.get(n).cloned();
     let obligations = zonk_obligations(&el.u, &rename);
     let ty = subst_type(&ty, &rename);
-    let body = crate::expr::map_types(&zonk_expr(&el.u, &body), &rename);
+    let body = crate::expr::map_types(&body, &rename);
     let scheme = binders
         .into_iter()
         .rev()
@@ -627,6 +631,7 @@ fn instantiate_def_here(
         )
         .with_note("a size or type here is not fixed by the inputs; add an annotation"));
     }
+    domains::check_math_domains(&body)?;
     let result = el.u.zonk(&rest);
     Ok(Instance {
         ty: el.u.zonk(body.ty().expect("inferred")),

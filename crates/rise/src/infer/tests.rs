@@ -197,14 +197,78 @@ fn unknown_names_and_misuse() {
 }
 
 #[test]
-fn a_math_function_is_said_to_be_unsupported_not_misspelled() {
-    let err = check_source("def f : f32 -> f32 = fun x => sqrt x").unwrap_err();
+fn a_missing_math_function_is_named_as_such_with_those_there_are() {
+    let err = check_source("def f : f32 -> f32 = fun x => cbrt x").unwrap_err();
     let msg = format!("{err:?}");
-    assert!(msg.contains("unknown name `sqrt`"), "{msg}");
+    assert!(msg.contains("unknown name `cbrt`"), "{msg}");
     assert!(
-        msg.contains("math functions are not supported yet"),
+        msg.contains("a C math function that RISE does not have"),
         "{msg}"
     );
+    assert!(msg.contains("sqrt, rsqrt"), "{msg}");
+}
+
+#[test]
+fn math_functions_check_their_domain_after_inference() {
+    // floats, vectors of floats, and integers where the domain admits them
+    for ok in [
+        "def f : f32 -> f32 = fun x => sqrt x",
+        "def f : f64 -> f64 -> f64 = fun x y => pow x y",
+        "def f : vec[f32, 4] -> vec[f32, 4] = fun v => exp v",
+        "def f : i32 -> i32 -> i32 = fun x y => max (abs x) y",
+        "def f : u8 -> u8 = fun x => min x 3u8",
+        "def f = fun x => sqrt x",
+        "def f = fun (xs: 4.f32) => xs |> map sqrt |> reduce add 0.0f |> rsqrt",
+    ] {
+        check_source(ok).unwrap_or_else(|e| panic!("{ok}: {e:?}"));
+    }
+    for (bad, found) in [
+        (
+            "def f : i32 -> i32 = fun x => sqrt x",
+            "`sqrt` takes a floating-point value, found i32",
+        ),
+        (
+            "def f = fun (x: int) => exp x",
+            "`exp` takes a floating-point value, found int",
+        ),
+        (
+            "def f = fun (v: vec[int, 4]) => floor v",
+            "`floor` takes a floating-point value, found vec[int, 4]",
+        ),
+        (
+            "def f = fun (b: bool) => abs b",
+            "`abs` takes an integer or floating-point value, found bool",
+        ),
+        (
+            "def f = fun (xs: 4.f32) => sqrt xs",
+            "`sqrt` takes a floating-point value, found 4.f32",
+        ),
+        (
+            "def f = fun (p: (f32, f32)) => fmin p p",
+            "`fmin` takes a floating-point value, found (f32, f32)",
+        ),
+    ] {
+        let (msg, _) = error_of(bad);
+        assert!(msg.contains(found), "{bad}: {msg}");
+    }
+}
+
+#[test]
+fn an_open_domain_is_checked_where_the_definition_is_instantiated() {
+    let src = "def f = fun x => sqrt x\ndef g = fun (y: i32) => f y";
+    let prog = check_source(src).expect("both are well typed as written");
+    let err = instantiate_def(&prog, "g", &[DataType::Scalar(ScalarType::I32)], &[])
+        .expect_err("sqrt of an i32");
+    assert!(
+        err.message
+            .contains("`sqrt` takes a floating-point value, found i32"),
+        "{}",
+        err.message
+    );
+    let err = instantiate_def(&prog, "f", &[DataType::Scalar(ScalarType::I64)], &[])
+        .expect_err("sqrt of an i64");
+    assert!(err.message.contains("found i64"), "{}", err.message);
+    instantiate_def(&prog, "f", &[DataType::Scalar(ScalarType::F64)], &[]).expect("f64");
 }
 
 #[test]

@@ -8,6 +8,7 @@
 //! an error. Float arithmetic is IEEE (round to nearest even) and `%` on floats is
 //! C's `fmod`.
 
+use crate::primitives::MathFn;
 use crate::types::ScalarType;
 use half::f16;
 use std::cmp::Ordering;
@@ -243,6 +244,61 @@ impl Scalar {
             F32(x) => F32(-x),
             F64(x) => F64(-x),
             Bool(_) => return Err("`neg` is not defined on bool".into()),
+        })
+    }
+
+    /// The math function `f` of scalars of one type in its domain: floats in their
+    /// own precision (`f16` computed in `f32` and rounded), integers (`min`, `max`,
+    /// `abs`) exactly and then wrapped to their type, so that `abs` of the most
+    /// negative value is itself.
+    pub fn math(f: MathFn, args: &[Scalar]) -> Result<Scalar, String> {
+        let Some(first) = args.first() else {
+            return Err(format!("`{}` without operands", f.name()));
+        };
+        let ty = first.ty();
+        if args.len() != f.arity() {
+            return Err(format!(
+                "`{}` takes {} operands, got {}",
+                f.name(),
+                f.arity(),
+                args.len()
+            ));
+        }
+        if let Some(other) = args.iter().find(|a| a.ty() != ty) {
+            return Err(format!(
+                "`{}` applied to operands of different types ({} and {})",
+                f.name(),
+                ty.name(),
+                other.ty().name()
+            ));
+        }
+        if !f.domain().admits(ty) {
+            return Err(format!(
+                "`{}` takes {}, found {}",
+                f.name(),
+                f.domain().describe(),
+                ty.name()
+            ));
+        }
+        // exact: every f16 and f32 is an f64
+        let single = || -> Vec<f32> { args.iter().map(|a| a.as_f64() as f32).collect() };
+        Ok(match ty {
+            ScalarType::F64 => {
+                let xs: Vec<f64> = args.iter().map(|a| a.as_f64()).collect();
+                Scalar::F64(f.eval_f64(&xs))
+            }
+            ScalarType::F32 => Scalar::F32(f.eval_f32(&single())),
+            ScalarType::F16 => Scalar::F16(f16::from_f32(f.eval_f32(&single()))),
+            _ => {
+                let xs: Vec<i128> = args.iter().filter_map(|a| a.as_i128()).collect();
+                let v = match (f, xs.as_slice()) {
+                    (MathFn::Abs, [x]) => x.abs(),
+                    (MathFn::Min, [x, y]) => *x.min(y),
+                    (MathFn::Max, [x, y]) => *x.max(y),
+                    _ => return Err(format!("`{}` is not defined on {}", f.name(), ty.name())),
+                };
+                from_i128(ty, v)
+            }
         })
     }
 

@@ -266,6 +266,84 @@ fn primitive_cases() -> Vec<Case> {
         case("fun xs => reduceSeq (fun acc x => acc * 2.0f + x) 0.0f xs", vec![x4()], Value::f32(26.0)),
         case("fun xs => reduceSeqUnroll (fun acc x => acc - x) 0.0f xs", vec![x4()], Value::f32(-10.0)),
     ];
+    // ---- math functions: exactly known values (and the cases that tell precisions apart)
+    let f = Value::f32;
+    let d = Value::f64;
+    let sc = Value::Scalar;
+    // 1 + 2^-12 squared is 1 + 2^-11 + 2^-24, which f32 rounds to 1 + 2^-11 (a tie,
+    // to even): only a fused multiply-add keeps the 2^-24.
+    let x = 1.0 + 2f32.powi(-12);
+    cases.extend([
+        case("fun (x: f32) => sqrt x", vec![f(2.25)], f(1.5)),
+        case(
+            "fun x => sqrt x",
+            vec![vecf(&[4.0, 9.0])],
+            vecf(&[2.0, 3.0]),
+        ),
+        case(
+            "fun x => sqrt x",
+            vec![sc(Scalar::F16(f16::from_f32(2.25)))],
+            sc(Scalar::F16(f16::from_f32(1.5))),
+        ),
+        case("fun (x: f64) => rsqrt x", vec![d(0.25)], d(2.0)),
+        case("fun (x: f32) => exp x", vec![f(0.0)], f(1.0)),
+        case("fun (x: f64) => exp2 x", vec![d(-3.0)], d(0.125)),
+        case("fun (x: f32) => log x", vec![f(1.0)], f(0.0)),
+        case("fun (x: f64) => log2 x", vec![d(1024.0)], d(10.0)),
+        case(
+            "fun (x: f32) y => pow x y",
+            vec![f(2.0), f(10.0)],
+            f(1024.0),
+        ),
+        case("fun (x: f64) => sin x", vec![d(-0.0)], d(-0.0)),
+        case("fun (x: f32) => cos x", vec![f(0.0)], f(1.0)),
+        case("fun (x: f64) => tan x", vec![d(0.0)], d(0.0)),
+        case("fun (x: f32) => tanh x", vec![f(f32::INFINITY)], f(1.0)),
+        case(
+            "fun (y: f64) x => atan2 y x",
+            vec![d(0.0), d(-1.0)],
+            d(std::f64::consts::PI),
+        ),
+        case("fun (x: f32) => fabs x", vec![f(-2.5)], f(2.5)),
+        case("fun (x: f32) => floor x", vec![f(-1.5)], f(-2.0)),
+        case("fun (x: f64) => ceil x", vec![d(-1.5)], d(-1.0)),
+        case(
+            "fun (x: f32) y => fmin x y",
+            vec![f(f32::NAN), f(3.0)],
+            f(3.0),
+        ),
+        case(
+            "fun (x: f64) y => fmax x y",
+            vec![d(-1.0), d(f64::NAN)],
+            d(-1.0),
+        ),
+        case(
+            "fun (x: f32) z => fma x x z",
+            vec![f(x), f(-(1.0 + 2f32.powi(-11)))],
+            f(2f32.powi(-24)),
+        ),
+        case(
+            "fun (x: int) y => min x y",
+            vec![Value::int(-3), Value::int(5)],
+            Value::int(-3),
+        ),
+        case(
+            "fun (x: u8) y => max x y",
+            vec![sc(Scalar::U8(200)), sc(Scalar::U8(7))],
+            sc(Scalar::U8(200)),
+        ),
+        case(
+            "fun (x: int) => abs x",
+            vec![Value::int(i32::MIN)],
+            Value::int(i32::MIN),
+        ),
+        case(
+            "fun (x: i64) => abs x",
+            vec![sc(Scalar::I64(-5))],
+            sc(Scalar::I64(5)),
+        ),
+        case("fun (x: f32) => abs x", vec![f(-0.5)], f(0.5)),
+    ]);
     for p in Prim::ALL.iter().filter(|p| p.is_map() && **p != Prim::Map) {
         cases.push(case(
             &format!("fun xs => {} (fun x => x * 2.0f) xs", p.name()),
@@ -888,4 +966,95 @@ fn errors_inside_map_point_at_the_partial_application() {
     .unwrap();
     let err = apply(&eval(&inst.expr).unwrap(), vec![ints(&[1, 0, 2])]).unwrap_err();
     assert_eq!(&src[err.span.range()], "(div 6)");
+}
+
+/// The distance in units in the last place between two f32s (0 for equal values,
+/// both NaNs, or zeros of either sign).
+fn ulps(a: f32, b: f32) -> u64 {
+    if a.is_nan() && b.is_nan() || a == b {
+        return 0;
+    }
+    if a.is_nan() || b.is_nan() {
+        return u64::MAX;
+    }
+    // map the bits to a line where consecutive floats are consecutive integers
+    let key = |x: f32| {
+        let i = x.to_bits() as i32;
+        if i < 0 {
+            i64::from(i32::MIN) - i64::from(i)
+        } else {
+            i64::from(i)
+        }
+    };
+    key(a).abs_diff(key(b))
+}
+
+/// The reference: the function in double precision (Rust's `f64` methods),
+/// independent of the interpreter's table.
+fn math_reference(f: crate::primitives::MathFn, a: &[f64]) -> f64 {
+    use crate::primitives::MathFn as M;
+    match (f, a) {
+        (M::Sqrt, [x]) => x.sqrt(),
+        (M::Rsqrt, [x]) => 1.0 / x.sqrt(),
+        (M::ExpE, [x]) => x.exp(),
+        (M::Exp2, [x]) => x.exp2(),
+        (M::Log, [x]) => x.ln(),
+        (M::Log2, [x]) => x.log2(),
+        (M::Pow, [x, y]) => x.powf(*y),
+        (M::Sin, [x]) => x.sin(),
+        (M::Cos, [x]) => x.cos(),
+        (M::Tan, [x]) => x.tan(),
+        (M::Tanh, [x]) => x.tanh(),
+        (M::Atan2, [y, x]) => y.atan2(*x),
+        (M::Fabs | M::Abs, [x]) => x.abs(),
+        (M::Floor, [x]) => x.floor(),
+        (M::Ceil, [x]) => x.ceil(),
+        (M::Fmin | M::Min, [x, y]) => x.min(*y),
+        (M::Fmax | M::Max, [x, y]) => x.max(*y),
+        // exact in f64 for f32 operands: the product has at most 48 bits
+        (M::Fma, [x, y, z]) => x * y + z,
+        _ => f64::NAN,
+    }
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(512))]
+
+    /// Every math function on f32 agrees with double-precision math rounded to f32:
+    /// exactly where C specifies the result exactly (sqrt, fabs, floor, ceil, fmin,
+    /// fmax, fma, min, max, abs), within 2 ulps for the transcendental functions and
+    /// rsqrt (two roundings). Operands are any f32 bit patterns (NaN, infinities,
+    /// denormals included).
+    #[test]
+    fn math_on_f32_agrees_with_f64_reference(bits in proptest::collection::vec(proptest::prelude::any::<u32>(), 3)) {
+        use crate::primitives::MathFn as M;
+        for &f in M::ALL {
+            let args: Vec<f32> = bits[..f.arity()].iter().map(|b| f32::from_bits(*b)).collect();
+            let got = apply(
+                &eval(&prim(f.prim(), None)).unwrap(),
+                args.iter().map(|x| Value::f32(*x)).collect(),
+            )
+            .unwrap();
+            let Some(Scalar::F32(got)) = got.as_scalar() else {
+                panic!("{}: not an f32: {got}", f.name());
+            };
+            let wide: Vec<f64> = args.iter().map(|x| f64::from(*x)).collect();
+            let want = math_reference(f, &wide) as f32;
+            let exact = matches!(f, M::Sqrt | M::Fabs | M::Floor | M::Ceil | M::Fmin | M::Fmax | M::Fma | M::Min | M::Max | M::Abs);
+            let bound = if exact { 0 } else { 2 };
+            proptest::prop_assert!(
+                ulps(got, want) <= bound,
+                "{}{:?}: got {got:e}, reference {want:e} ({} ulps)", f.name(), args, ulps(got, want)
+            );
+        }
+    }
+}
+
+#[test]
+fn ulps_counts_floats_between() {
+    assert_eq!(ulps(1.0, 1.0), 0);
+    assert_eq!(ulps(0.0, -0.0), 0);
+    assert_eq!(ulps(1.0, 1.0 + f32::EPSILON), 1);
+    assert_eq!(ulps(-f32::from_bits(1), f32::from_bits(1)), 2);
+    assert_eq!(ulps(f32::NAN, 1.0), u64::MAX);
 }

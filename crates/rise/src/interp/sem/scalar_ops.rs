@@ -4,6 +4,7 @@ use super::{PrimCall, R};
 use crate::interp::machine::Machine;
 use crate::interp::scalar::{BinOp, Scalar};
 use crate::interp::value::Value;
+use crate::primitives::MathFn;
 use crate::types::DataType;
 use std::cmp::Ordering;
 
@@ -81,6 +82,53 @@ pub fn div(_: &mut Machine, c: &PrimCall) -> R<Value> {
 /// `mod x y` (`%`): C's `%` on integers, `fmod` on floats.
 pub fn modulo(_: &mut Machine, c: &PrimCall) -> R<Value> {
     binary(c, BinOp::Mod)
+}
+
+/// A math function (`sqrt`, `pow`, `min`, ...; see [`crate::primitives::MathFn`]):
+/// on scalars of one type ([`Scalar::math`]), lane-wise on vectors.
+pub fn math(_: &mut Machine, c: &PrimCall) -> R<Value> {
+    fn go(c: &PrimCall, f: MathFn, args: &[&Value]) -> R<Value> {
+        if let Some(xs) = args
+            .iter()
+            .map(|a| match a {
+                Value::Scalar(s) => Some(*s),
+                _ => None,
+            })
+            .collect::<Option<Vec<Scalar>>>()
+        {
+            return Scalar::math(f, &xs)
+                .map(Value::Scalar)
+                .map_err(|m| c.error(m));
+        }
+        let lanes: Option<Vec<&[Value]>> = args
+            .iter()
+            .map(|a| match a {
+                Value::Vector(xs) => Some(&xs[..]),
+                _ => None,
+            })
+            .collect();
+        match lanes {
+            Some(vs) if vs.iter().all(|v| v.len() == vs[0].len()) => Ok(Value::Vector(
+                (0..vs[0].len())
+                    .map(|k| go(c, f, &vs.iter().map(|v| &v[k]).collect::<Vec<_>>()))
+                    .collect::<R<Vec<_>>>()?
+                    .into(),
+            )),
+            _ => Err(c.error(format!(
+                "not defined on {}",
+                args.iter()
+                    .map(|a| a.describe())
+                    .collect::<Vec<_>>()
+                    .join(" and ")
+            ))),
+        }
+    }
+    let f = c
+        .prim
+        .math()
+        .ok_or_else(|| c.error("is not a math function (internal error)"))?;
+    let args: Vec<&Value> = (0..f.arity()).map(|i| c.arg(i)).collect::<R<_>>()?;
+    go(c, f, &args)
 }
 
 /// `select cond a b`.

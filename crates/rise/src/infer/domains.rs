@@ -1,0 +1,61 @@
+//! The domains of the math functions ([`crate::primitives::MathFn`]): their schemes
+//! say `{t: data} -> t -> t`, and which scalar types `t` may be (`sqrt` takes
+//! floats, `min` integers too) is checked here, after inference, on every
+//! application whose operand type is known. A definition that leaves it open
+//! (`def f = fun x => sqrt x`) is checked where it is instantiated with concrete
+//! types ([`super::instantiate_def`]), before anything is evaluated or compiled.
+
+use crate::expr::{Expr, ExprKind};
+use crate::primitives::MathFn;
+use crate::span::Diagnostic;
+use crate::types::{DataType, Type};
+
+/// Checks every math function in `e` whose operand type is known: a scalar of its
+/// domain, or a vector of such scalars. Type variables pass.
+pub(super) fn check_math_domains(e: &Expr) -> Result<(), Diagnostic> {
+    if let (ExprKind::Prim(p), Some(Type::Fun(operand, _))) = (e.kind(), e.ty()) {
+        if let Some(f) = p.math() {
+            check_operand(f, e, operand)?;
+        }
+    }
+    match e.kind() {
+        ExprKind::Var(_) | ExprKind::Lit(_) | ExprKind::Prim(_) => Ok(()),
+        ExprKind::Lambda(_, _, b)
+        | ExprKind::DepLambda(_, b)
+        | ExprKind::DepApp(b, _)
+        | ExprKind::Annot(b, _) => check_math_domains(b),
+        ExprKind::App(f, a) => {
+            check_math_domains(f)?;
+            check_math_domains(a)
+        }
+    }
+}
+
+fn check_operand(f: MathFn, e: &Expr, operand: &Type) -> Result<(), Diagnostic> {
+    let Type::Data(d) = operand else {
+        return Err(refused(f, e, &operand.to_string()));
+    };
+    let elem = match d {
+        DataType::Vector(_, t) => &**t,
+        t => t,
+    };
+    match elem {
+        DataType::Var(_) => Ok(()),
+        DataType::Scalar(s) if f.domain().admits(*s) => Ok(()),
+        _ => Err(refused(f, e, &d.to_string())),
+    }
+}
+
+fn refused(f: MathFn, e: &Expr, found: &str) -> Diagnostic {
+    Diagnostic::new(
+        e.span(),
+        format!(
+            "`{}` takes {}, found {found}",
+            f.name(),
+            f.domain().describe()
+        ),
+    )
+    .with_note(
+        "math functions apply to scalars of their domain and, elementwise, to vectors of them",
+    )
+}
