@@ -403,6 +403,7 @@ pub fn generate_gpu(program: &dpia::Program, target: Target) -> Result<GpuModule
         // the host checks the sizes before it launches anything
         constraints: Vec::new(),
     };
+    l.foreign = crate::foreign::Foreign::collect(&all.body, &mut l.names)?;
     l.register_types(&all)?;
     let kernel_names: Vec<String> = gp.kernels.iter().map(|k| l.names.fresh(&k.name)).collect();
     let names = l.names.clone();
@@ -469,9 +470,10 @@ pub fn generate_gpu(program: &dpia::Program, target: Target) -> Result<GpuModule
         .iter()
         .any(|t| mentions(t, &|s| s == rise::ScalarType::F64));
     let mut preamble = Vec::new();
-    if uses_double && target == Target::OpenCl {
+    if (uses_double || l.foreign.uses_f64()) && target == Target::OpenCl {
         preamble.push("#pragma OPENCL EXTENSION cl_khr_fp64 : enable".to_string());
     }
+    preamble.extend(l.foreign.prelude(target).1);
     if target == Target::Cuda {
         for (elem, lanes) in l.types.builtin_vectors() {
             preamble.extend(cuda_vector_operators(elem, lanes));
@@ -497,8 +499,11 @@ pub fn generate_gpu(program: &dpia::Program, target: Target) -> Result<GpuModule
         includes: Vec::new(),
         preamble,
         typedefs: std::mem::take(&mut l.types).into_defs(),
-        functions: crate::intops::helpers(&l.divisions)
+        functions: l
+            .foreign
+            .functions()?
             .into_iter()
+            .chain(crate::intops::helpers(&l.divisions))
             .chain(functions)
             .collect(),
     };

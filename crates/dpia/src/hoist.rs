@@ -283,6 +283,7 @@ pub(crate) fn map_exp(e: &Exp, f: &dyn Fn(&Exp) -> Option<Exp>) -> Exp {
         K::Generate(v, a) => K::Generate(v.clone(), m(a)),
         K::AsVector(n, a) => K::AsVector(n.clone(), m(a)),
         K::VectorFromScalar(a) => K::VectorFromScalar(m(a)),
+        K::Foreign(fun, args) => K::Foreign(fun.clone(), args.iter().map(m).collect()),
     };
     Exp::new(kind, e.ty.clone())
 }

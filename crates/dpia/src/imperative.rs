@@ -147,6 +147,9 @@ pub enum ExpKind {
     AsVector(Nat, Exp),
     /// `vectorFromScalar`: every lane holds the scalar.
     VectorFromScalar(Exp),
+    /// A call of a foreign function (a scalar function written in C, `rise::foreign`) on
+    /// scalar arguments, one per parameter.
+    Foreign(std::sync::Arc<rise::ForeignFun>, Vec<Exp>),
 }
 
 /// Somewhere to write data of type `ty` (`acc[dt]`).
@@ -368,6 +371,10 @@ impl fmt::Display for Exp {
             Generate(v, b) => write!(f, "generate({v} => {b})"),
             AsVector(n, a) => write!(f, "asVector({n}, {a})"),
             VectorFromScalar(a) => write!(f, "broadcast({a})"),
+            Foreign(fun, args) => {
+                let args: Vec<String> = args.iter().map(|a| a.to_string()).collect();
+                write!(f, "{}({})", fun.name, args.join(", "))
+            }
         }
     }
 }

@@ -58,6 +58,7 @@ pub fn exp_children(x: &Exp) -> Vec<&Exp> {
         Pad(_, _, _, a) => vec![a],
         Binary(_, a, b) | Concat(a, b) | Zip(a, b) | Pair(a, b) => vec![a, b],
         Select(c, a, b) => vec![c, a, b],
+        Foreign(_, args) => args.iter().collect(),
     }
 }
 

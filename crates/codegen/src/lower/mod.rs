@@ -85,6 +85,8 @@ pub struct Lowerer {
     /// The checked division helpers the code calls (see [`crate::intops`]); not empty:
     /// the kernel takes the status flag.
     pub divisions: intops::Helpers,
+    /// The foreign functions the program calls, with their C names (see [`crate::foreign`]).
+    pub foreign: crate::foreign::Foreign,
 }
 
 /// The kernel's parameters and its lowered body.

@@ -72,7 +72,8 @@ impl Lowerer {
                 | K::Concat(..)
                 | K::AsVector(..)
                 | K::View(View::AsScalar(_), _)
-                | K::VectorFromScalar(_) => false,
+                | K::VectorFromScalar(_)
+                | K::Foreign(..) => false,
                 _ => true,
             };
             if !vectorizable {
@@ -134,6 +135,20 @@ impl Lowerer {
                     }
                     _ => Expr::binary(cop, va, vb),
                 })
+            }
+            K::Foreign(f, args) => {
+                no_path(e, path)?;
+                let Some(name) = self.foreign.c_name(&f.name).map(str::to_string) else {
+                    return malformed(format!(
+                        "the foreign function `{}` was not collected",
+                        f.name
+                    ));
+                };
+                let args = args
+                    .iter()
+                    .map(|a| self.value(env, a, &[]))
+                    .collect::<Result<Vec<_>, _>>()?;
+                value(Expr::call(&name, args))
             }
             K::Select(c, a, b) => {
                 let cpath = if matches!(c.ty, DataType::Vector(..)) {
@@ -536,5 +551,6 @@ fn exp_name(e: &Exp) -> &'static str {
         K::Generate(..) => "generate",
         K::AsVector(..) => "asVector",
         K::VectorFromScalar(_) => "vectorFromScalar",
+        K::Foreign(..) => "foreign function",
     }
 }

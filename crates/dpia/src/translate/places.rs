@@ -127,7 +127,11 @@ fn reads(
             None => reads(body, None, env, name, out),
         },
         // operators read whole scalars (or vectors) of their operands
-        ExpKind::Unary(..) | ExpKind::Binary(..) | ExpKind::Select(..) | ExpKind::Cast(_) => {
+        ExpKind::Unary(..)
+        | ExpKind::Binary(..)
+        | ExpKind::Select(..)
+        | ExpKind::Cast(_)
+        | ExpKind::Foreign(..) => {
             let whole = path.filter(|p| p.is_empty());
             exp_children(x)
                 .into_iter()

@@ -353,12 +353,14 @@ impl ForeignApp {
                     ),
                 ))
             }
-            ArgValue::Type(a) => return Err(EvalError::new(
-                span,
-                format!(
+            ArgValue::Type(a) => {
+                return Err(EvalError::new(
+                    span,
+                    format!(
                     "the foreign function `{name}` takes values, got the type-level argument {a:?}"
                 ),
-            )),
+                ))
+            }
         };
         self.args.push(scalar);
         if self.args.len() < self.fun.params.len() {
