@@ -50,10 +50,12 @@ pub struct CheckArgs {
 pub fn check(args: &CheckArgs) -> Result<(), CliError> {
     let source = SourceFile::read(&args.program)?;
     let checked = source.check()?;
-    let foreign = checked.foreign.iter().map(|f| format!("{} : {}", f.name, f.ty()));
+    let foreign = checked
+        .foreign
+        .iter()
+        .map(|f| format!("{} : {}", f.name, f.ty()));
     let lines: Vec<String> = foreign
-        .chain(checked.user_defs()
-        .map(|def| {
+        .chain(checked.user_defs().map(|def| {
             let wheres = def.constraints.iter().map(|c| format!("\n  where {c}"));
             format!("{} : {}{}", def.name, def.ty, wheres.collect::<String>())
         }))

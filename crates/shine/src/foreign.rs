@@ -95,7 +95,9 @@ impl CEvaluator {
                 args.join(", ")
             ));
         }
-        s.push_str("    default:\n      return 3;\n    }\n    fflush(stdout);\n  }\n  return 0;\n}\n");
+        s.push_str(
+            "    default:\n      return 3;\n    }\n    fflush(stdout);\n  }\n  return 0;\n}\n",
+        );
         s
     }
 
@@ -104,10 +106,16 @@ impl CEvaluator {
         let name = &f.name;
         match e {
             RuntimeError::ProgramKilled { signal, stderr, .. } => {
-                format!("foreign function `{name}` crashed: it was killed by {signal}{}", tail(&stderr))
+                format!(
+                    "foreign function `{name}` crashed: it was killed by {signal}{}",
+                    tail(&stderr)
+                )
             }
             RuntimeError::ProgramFailed { status, stderr, .. } => {
-                format!("foreign function `{name}` ended the process running it ({status}){}", tail(&stderr))
+                format!(
+                    "foreign function `{name}` ended the process running it ({status}){}",
+                    tail(&stderr)
+                )
             }
             RuntimeError::TimedOut { seconds, .. } => format!(
                 "foreign function `{name}` did not return within {seconds} s and was stopped"
@@ -129,7 +137,10 @@ impl CEvaluator {
 impl ForeignEvaluator for CEvaluator {
     fn call(&self, f: &ForeignFun, calls: &[Vec<Scalar>]) -> Result<Vec<Scalar>, String> {
         let Some(index) = self.funs.iter().position(|g| g.name == f.name) else {
-            return Err(format!("foreign function `{}` is not one of the program's", f.name));
+            return Err(format!(
+                "foreign function `{}` is not one of the program's",
+                f.name
+            ));
         };
         let mut guard = self.helper.lock().unwrap_or_else(|p| p.into_inner());
         let helper = guard.get_or_insert_with(|| {
@@ -147,7 +158,13 @@ impl ForeignEvaluator for CEvaluator {
                 call.iter().for_each(|s| put(*s, &mut args));
             }
             let bytes = helper
-                .call(index as u32, chunk.len() as u32, &args, chunk.len() * result_size, self.limit)
+                .call(
+                    index as u32,
+                    chunk.len() as u32,
+                    &args,
+                    chunk.len() * result_size,
+                    self.limit,
+                )
                 .map_err(|e| self.error(f, e))?;
             for b in bytes.chunks(result_size) {
                 results.push(get(f.result, b));
@@ -279,20 +296,36 @@ mod tests {
             vec![Scalar::U8(200), Scalar::U8(100)],
             vec![Scalar::U8(1), Scalar::U8(2)],
         ];
-        assert_eq!(ev.call(&fs[0], &calls).unwrap(), vec![Scalar::U8(255), Scalar::U8(3)]);
-        assert_eq!(ev.call(&fs[1], &[vec![Scalar::F64(3.0)]]).unwrap(), vec![Scalar::F64(1.5)]);
-        // recursion by the function's own name
-        assert_eq!(ev.call(&fs[2], &[vec![Scalar::I64(20)]]).unwrap(), vec![Scalar::I64(2432902008176640000)]);
         assert_eq!(
-            ev.call(&fs[3], &[vec![Scalar::Int(3)], vec![Scalar::Int(4)]]).unwrap(),
+            ev.call(&fs[0], &calls).unwrap(),
+            vec![Scalar::U8(255), Scalar::U8(3)]
+        );
+        assert_eq!(
+            ev.call(&fs[1], &[vec![Scalar::F64(3.0)]]).unwrap(),
+            vec![Scalar::F64(1.5)]
+        );
+        // recursion by the function's own name
+        assert_eq!(
+            ev.call(&fs[2], &[vec![Scalar::I64(20)]]).unwrap(),
+            vec![Scalar::I64(2432902008176640000)]
+        );
+        assert_eq!(
+            ev.call(&fs[3], &[vec![Scalar::Int(3)], vec![Scalar::Int(4)]])
+                .unwrap(),
             vec![Scalar::Bool(true), Scalar::Bool(false)]
         );
         let err = ev.call(&fs[4], &[vec![Scalar::Int(1)]]).unwrap_err();
-        assert!(err.contains("foreign function `boom` crashed") && err.contains("SIGFPE"), "{err}");
+        assert!(
+            err.contains("foreign function `boom` crashed") && err.contains("SIGFPE"),
+            "{err}"
+        );
         let err = ev.call(&fs[5], &[vec![Scalar::Int(1)]]).unwrap_err();
         assert!(err.contains("`spin` did not return within 0.5 s"), "{err}");
         // the helper starts again after a crash
-        assert_eq!(ev.call(&fs[1], &[vec![Scalar::F64(1.0)]]).unwrap(), vec![Scalar::F64(0.5)]);
+        assert_eq!(
+            ev.call(&fs[1], &[vec![Scalar::F64(1.0)]]).unwrap(),
+            vec![Scalar::F64(0.5)]
+        );
     }
 
     #[test]
