@@ -394,6 +394,8 @@ pub enum Stmt {
     Block(Vec<Stmt>),
     /// `return e;` / `return;`
     Return(Option<Expr>),
+    /// C statements printed as they are, line by line (the body of a foreign function).
+    Raw(String),
     /// A work-group barrier (OpenCL `barrier(...)`, CUDA `__syncthreads()`), with
     /// memory fences for local and/or global memory.
     Barrier {
@@ -558,6 +560,7 @@ pub fn idents(stmts: &[Stmt]) -> std::collections::BTreeSet<String> {
 fn stmt_idents(s: &Stmt, out: &mut std::collections::BTreeSet<String>) {
     match s {
         Stmt::Comment(_) | Stmt::Return(None) | Stmt::Barrier { .. } => {}
+        Stmt::Raw(text) => expr_idents(&Expr::Raw(text.clone()), out),
         Stmt::Decl(d) => {
             out.insert(d.name.clone());
             d.init.iter().for_each(|e| expr_idents(e, out));

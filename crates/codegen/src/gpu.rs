@@ -413,6 +413,7 @@ pub fn generate_gpu_with(
         // the host checks the sizes before it launches anything
         constraints: Vec::new(),
     };
+    l.foreign = crate::foreign::Foreign::collect(&all.body, &mut l.names)?;
     l.register_types(&all)?;
     let kernel_names: Vec<String> = gp.kernels.iter().map(|k| l.names.fresh(&k.name)).collect();
     let names = l.names.clone();
@@ -479,9 +480,10 @@ pub fn generate_gpu_with(
         .iter()
         .any(|t| mentions(t, &|s| s == rise::ScalarType::F64));
     let mut preamble = Vec::new();
-    if uses_double && target == Target::OpenCl {
+    if (uses_double || l.foreign.uses_f64()) && target == Target::OpenCl {
         preamble.push("#pragma OPENCL EXTENSION cl_khr_fp64 : enable".to_string());
     }
+    preamble.extend(l.foreign.prelude(target).1);
     if target == Target::Cuda {
         for (elem, lanes) in l.types.builtin_vectors() {
             preamble.extend(cuda_vector_operators(elem, lanes));
@@ -507,7 +509,13 @@ pub fn generate_gpu_with(
         includes: Vec::new(),
         preamble,
         typedefs: std::mem::take(&mut l.types).into_defs(),
-        functions: l.helpers().into_iter().chain(functions).collect(),
+        functions: l
+            .foreign
+            .functions()?
+            .into_iter()
+            .chain(l.helpers())
+            .chain(functions)
+            .collect(),
     };
     module.source = print_in(&unit, dialect);
     Ok(module)

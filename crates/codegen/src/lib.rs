@@ -65,6 +65,7 @@
 pub mod ast;
 mod ctypes;
 mod error;
+mod foreign;
 pub mod gpu;
 mod intops;
 mod layout;
@@ -153,6 +154,7 @@ pub fn lower_with(program: &dpia::Program, options: Options) -> Result<Lowered, 
     l.unchecked_indices = options.unchecked_indices;
     let kname = l.names.fresh(&program.name);
     let ename = l.names.fresh(&format!("{kname}_entry"));
+    l.foreign = foreign::Foreign::collect(&program.body, &mut l.names)?;
     l.register_types(program)?;
     let mut k = l.kernel(program)?;
     let status = l.uses_status();
@@ -200,10 +202,22 @@ pub fn lower_with(program: &dpia::Program, options: Options) -> Result<Lowered, 
             .into_iter()
             .chain(l.math.then_some("math.h"))
             .map(String::from)
-            .collect(),
+            .chain(l.foreign.prelude(Target::C).0)
+            .fold(Vec::new(), |mut all: Vec<String>, h| {
+                if !all.contains(&h) {
+                    all.push(h);
+                }
+                all
+            }),
         preamble: Vec::new(),
         typedefs: l.types.into_defs(),
-        functions: helpers.into_iter().chain([kernel, entry]).collect(),
+        functions: l
+            .foreign
+            .functions()?
+            .into_iter()
+            .chain(helpers)
+            .chain([kernel, entry])
+            .collect(),
     };
     Ok(Lowered {
         unit,

@@ -154,7 +154,7 @@ fn is_reserved(name: &str) -> bool {
 }
 
 /// OpenCL and CUDA vector types: `float4`, `uchar16`, `longlong2`, `double3`, ...
-fn is_vector_type_name(name: &str) -> bool {
+pub(crate) fn is_vector_type_name(name: &str) -> bool {
     let base = name.trim_end_matches(|c: char| c.is_ascii_digit());
     let lanes = &name[base.len()..];
     let scalars = [

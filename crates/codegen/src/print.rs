@@ -246,6 +246,12 @@ impl Printer {
                     self.line(depth, &format!("// {l}"));
                 }
             }
+            Stmt::Raw(text) => {
+                for l in text.trim_matches('\n').lines() {
+                    self.out.push_str(l);
+                    self.out.push('\n');
+                }
+            }
             Stmt::Decl(decl) => self.line(depth, &decl_in(decl, d)),
             Stmt::Assign(l, r) => {
                 self.line(depth, &format!("{} = {};", expr_in(l, d), expr_in(r, d)))

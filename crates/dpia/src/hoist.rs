@@ -290,6 +290,7 @@ pub(crate) fn map_exp(e: &Exp, f: &dyn Fn(&Exp) -> Option<Exp>) -> Exp {
         K::AsVector(n, a) => K::AsVector(n.clone(), m(a)),
         K::VectorFromScalar(a) => K::VectorFromScalar(m(a)),
         K::At(a, i) => K::At(m(a), m(i)),
+        K::Foreign(fun, args) => K::Foreign(fun.clone(), args.iter().map(m).collect()),
     };
     Exp::new(kind, e.ty.clone())
 }

@@ -160,6 +160,9 @@ pub enum ExpKind {
     /// The element of the array (`n.t`) at the index the second expression (`idx[n]`)
     /// reads at run time (`idx i xs` with a computed `i`, `gather`): checked `0 <= v < n`.
     At(Exp, Exp),
+    /// A call of a foreign function (a scalar function written in C, `rise::foreign`) on
+    /// scalar arguments, one per parameter.
+    Foreign(std::sync::Arc<rise::ForeignFun>, Vec<Exp>),
 }
 
 /// Somewhere to write data of type `ty` (`acc[dt]`).
@@ -391,6 +394,10 @@ impl fmt::Display for Exp {
             AsVector(n, a) => write!(f, "asVector({n}, {a})"),
             VectorFromScalar(a) => write!(f, "broadcast({a})"),
             At(a, i) => write!(f, "{a}[at {i}]"),
+            Foreign(fun, args) => {
+                let args: Vec<String> = args.iter().map(|a| a.to_string()).collect();
+                write!(f, "{}({})", fun.name, args.join(", "))
+            }
         }
     }
 }

@@ -65,6 +65,7 @@ pub fn exp_children(x: &Exp) -> Vec<&Exp> {
         Binary(_, a, b) | Concat(a, b) | Zip(a, b) | Pair(a, b) | At(a, b) => vec![a, b],
         Select(c, a, b) => vec![c, a, b],
         Math(_, xs) => xs.iter().collect(),
+        Foreign(_, args) => args.iter().collect(),
     }
 }
 

@@ -358,7 +358,9 @@ impl Replace<'_> {
             }
             ExprKind::DepApp(f, t) => ExprKind::DepApp(self.within(f, bound), t.clone()),
             ExprKind::Annot(inner, t) => ExprKind::Annot(self.within(inner, bound), t.clone()),
-            ExprKind::Var(_) | ExprKind::Lit(_) | ExprKind::Prim(_) => return e.clone(),
+            ExprKind::Var(_) | ExprKind::Lit(_) | ExprKind::Prim(_) | ExprKind::Foreign(_) => {
+                return e.clone()
+            }
         };
         if same_children(e.kind(), &kind) {
             return e.clone(); // keeps the node's type

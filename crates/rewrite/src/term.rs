@@ -66,7 +66,7 @@ pub fn as_lambda(e: &Expr) -> Option<(&rise::types::Name, &Expr)> {
 pub fn occurs(x: &str, e: &Expr) -> bool {
     match e.kind() {
         ExprKind::Var(y) => &**y == x,
-        ExprKind::Lit(_) | ExprKind::Prim(_) => false,
+        ExprKind::Lit(_) | ExprKind::Prim(_) | ExprKind::Foreign(_) => false,
         ExprKind::Lambda(y, _, b) => &**y != x && occurs(x, b),
         ExprKind::App(f, a) => occurs(x, f) || occurs(x, a),
         ExprKind::DepLambda(_, b) | ExprKind::DepApp(b, _) | ExprKind::Annot(b, _) => occurs(x, b),
@@ -156,7 +156,7 @@ fn strip(e: &Expr, vars: &mut Vec<String>) -> Expr {
         return e.clone();
     }
     let kind = match e.kind() {
-        Var(_) | Lit(_) | Prim(_) => e.kind().clone(),
+        Var(_) | Lit(_) | Prim(_) | Foreign(_) => e.kind().clone(),
         Lambda(x, _, b) => {
             vars.push(x.to_string());
             let b = strip(b, vars);
@@ -199,7 +199,7 @@ fn subst(e: &Expr, x: &Name, a: &Expr, free: &[Name], names: &mut NameGen) -> Ex
     use ExprKind::*;
     let kind = match e.kind() {
         Var(y) if y == x => return a.clone(),
-        Var(_) | Lit(_) | Prim(_) => return e.clone(),
+        Var(_) | Lit(_) | Prim(_) | Foreign(_) => return e.clone(),
         Lambda(y, _, _) if y == x => return e.clone(),
         Lambda(y, t, body) => {
             if !occurs(x, body) {

@@ -366,7 +366,7 @@ fn collect_expr(e: &Expr, out: &mut Vec<SizeConstraint>) {
         collect_type(t, out);
     }
     match e.kind() {
-        ExprKind::Var(_) | ExprKind::Lit(_) | ExprKind::Prim(_) => {}
+        ExprKind::Var(_) | ExprKind::Lit(_) | ExprKind::Prim(_) | ExprKind::Foreign(_) => {}
         ExprKind::Lambda(_, _, b)
         | ExprKind::DepLambda(_, b)
         | ExprKind::DepApp(b, _)

@@ -6,6 +6,7 @@
 //! source it came from. Equality of programs is [`Expr::alpha_eq`]: bound names do
 //! not matter, types and spans are ignored.
 
+use crate::foreign::ForeignFun;
 use crate::primitives::Prim;
 use crate::span::Span;
 use crate::types::{Binder, Name, ScalarType, Type, TypeArg};
@@ -61,6 +62,9 @@ pub enum ExprKind {
     Prim(Prim),
     /// A type ascription `(e : t)`.
     Annot(Expr, Type),
+    /// A foreign function (a scalar function written in C, [`crate::foreign`]), by itself;
+    /// applications to its arguments are [`ExprKind::App`] nodes.
+    Foreign(Arc<ForeignFun>),
 }
 
 impl Expr {
@@ -229,6 +233,7 @@ fn alpha_eq(a: &Expr, b: &Expr, env: &mut Vec<(Name, Name)>) -> bool {
         (Var(x), Var(y)) => bound(env, x, y),
         (Lit(x), Lit(y)) => x == y,
         (Prim(x), Prim(y)) => x == y,
+        (Foreign(x), Foreign(y)) => x == y,
         (Lambda(x, tx, e1), Lambda(y, ty, e2)) => {
             if tx.is_some() != ty.is_some() {
                 return false;
@@ -273,7 +278,7 @@ pub fn map_types(e: &Expr, s: &dyn crate::types::TypeSubst) -> Expr {
     use crate::types::{subst_arg, subst_type};
     use ExprKind::*;
     let kind = match e.kind() {
-        Var(_) | Prim(_) => e.kind().clone(),
+        Var(_) | Prim(_) | Foreign(_) => e.kind().clone(),
         Lit(crate::expr::Literal::Nat(n)) => Lit(Literal::Nat(crate::types::subst_nat(n, s))),
         Lit(_) => e.kind().clone(),
         Lambda(x, t, b) => Lambda(
@@ -305,7 +310,7 @@ fn free_vars(e: &Expr, bound: &mut Vec<Name>, out: &mut Vec<Name>) {
                 out.push(x.clone());
             }
         }
-        Lit(_) | Prim(_) => {}
+        Lit(_) | Prim(_) | Foreign(_) => {}
         Lambda(x, _, b) => {
             bound.push(x.clone());
             free_vars(b, bound, out);
@@ -342,7 +347,7 @@ pub fn substitute_closed(e: &Expr, map: &HashMap<Name, Expr>) -> Expr {
                 Some(by) => return by.clone(),
                 None => return e.clone(),
             },
-            Var(_) | Lit(_) | Prim(_) => return e.clone(),
+            Var(_) | Lit(_) | Prim(_) | Foreign(_) => return e.clone(),
             Lambda(x, t, b) => {
                 bound.push(x.clone());
                 let b = go(b, map, bound);
@@ -410,6 +415,8 @@ pub struct Def {
 pub struct Program {
     /// The definitions.
     pub defs: Vec<Def>,
+    /// The foreign functions declared (`foreign f (x: f32) : f32 { ... }`), in source order.
+    pub foreign: Vec<Arc<ForeignFun>>,
 }
 
 impl Program {

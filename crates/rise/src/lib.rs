@@ -9,6 +9,7 @@
 pub mod builder;
 pub mod constraints;
 pub mod expr;
+pub mod foreign;
 pub mod infer;
 pub mod interp;
 pub mod primitives;
@@ -20,6 +21,7 @@ pub mod types;
 
 pub use constraints::SizeConstraint;
 pub use expr::{Def, Expr, ExprKind, Literal, NameGen, Program};
+pub use foreign::{ForeignEvaluator, ForeignFun};
 pub use primitives::Prim;
 pub use span::{Diagnostic, Span};
 pub use types::{AddrSpace, Binder, DataType, Kind, ScalarType, Type, TypeArg};

@@ -30,6 +30,7 @@ impl elevate::Program for Expr {
                 (Var(x), Var(y)) => x == y,
                 (Lit(x), Lit(y)) => x == y,
                 (Prim(x), Prim(y)) => x == y,
+                (Foreign(x), Foreign(y)) => x == y,
                 (Lambda(x, tx, e1), Lambda(y, ty, e2)) => {
                     pending.push((e1, e2));
                     x == y && tx == ty
@@ -64,7 +65,7 @@ impl elevate::Traversable for Expr {
     fn child_count(&self) -> usize {
         use ExprKind::*;
         match self.kind() {
-            Var(_) | Lit(_) | Prim(_) => 0,
+            Var(_) | Lit(_) | Prim(_) | Foreign(_) => 0,
             Lambda(..) | DepLambda(..) | DepApp(..) | Annot(..) => 1,
             App(..) => 2,
         }
@@ -76,7 +77,9 @@ impl elevate::Traversable for Expr {
             (App(f, _), 0) => f.clone(),
             (App(_, a), _) => a.clone(),
             (Lambda(_, _, b) | DepLambda(_, b) | DepApp(b, _) | Annot(b, _), _) => b.clone(),
-            (Var(_) | Lit(_) | Prim(_), _) => panic!("a leaf expression has no children"),
+            (Var(_) | Lit(_) | Prim(_) | Foreign(_), _) => {
+                panic!("a leaf expression has no children")
+            }
         }
     }
 
@@ -89,7 +92,7 @@ impl elevate::Traversable for Expr {
             DepLambda(x, _) => DepLambda(x.clone(), c),
             DepApp(_, a) => DepApp(c, a.clone()),
             Annot(_, t) => Annot(c, t.clone()),
-            Var(_) | Lit(_) | Prim(_) => return self.clone(),
+            Var(_) | Lit(_) | Prim(_) | Foreign(_) => return self.clone(),
         };
         self.rebuild(kind)
     }
@@ -125,7 +128,7 @@ fn visit_names(e: &Expr, f: &mut dyn FnMut(&str)) {
     use ExprKind::*;
     match e.kind() {
         Var(x) => f(x),
-        Lit(_) | Prim(_) => {}
+        Lit(_) | Prim(_) | Foreign(_) => {}
         Lambda(x, _, b) => {
             f(x);
             visit_names(b, f);

@@ -211,7 +211,10 @@ proptest! {
                 name_span: Span::default(),
             })
             .collect();
-        let program = Program { defs };
+        let program = Program {
+            defs,
+            foreign: Vec::new(),
+        };
         let printed = print_program(&program);
         let back = parse_program(&printed)
             .map_err(|err| TestCaseError::fail(format!("{printed}\ndoes not parse: {err}")))?;

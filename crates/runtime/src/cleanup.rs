@@ -94,6 +94,20 @@ pub(crate) fn output(command: &mut Command) -> std::io::Result<Output> {
     result
 }
 
+/// Starts `command`, registered to be killed on a signal (until [`unregister_child`]) and set
+/// to die with this process.
+pub(crate) fn spawn_registered(command: &mut Command) -> std::io::Result<std::process::Child> {
+    die_with_parent(command, libc::SIGKILL);
+    let child = command.spawn()?;
+    registry().children.push(child.id());
+    Ok(child)
+}
+
+/// Forgets a child of [`spawn_registered`] once it has been reaped.
+pub(crate) fn unregister_child(pid: u32) {
+    registry().children.retain(|&c| c != pid);
+}
+
 /// Makes the process `command` starts receive `signal` when this process ends, however it
 /// ends (Linux `PR_SET_PDEATHSIG`): a child is never left running on its own. SIGTERM lets
 /// a child that is a `shine` clean up after itself; SIGKILL suits compilers and modules.

@@ -59,6 +59,14 @@ pub enum RuntimeError {
         /// What it printed on stderr.
         stderr: String,
     },
+    /// A helper process did not answer in time and was killed.
+    #[error("`{entry}` did not answer within {seconds} s and was stopped")]
+    TimedOut {
+        /// What did not answer.
+        entry: String,
+        /// The time limit, in seconds.
+        seconds: f64,
+    },
     /// The generated program stopped on an error and returned a non-zero status (the code
     /// generator defines what each status means).
     #[error("`{entry}` stopped with status {status}")]

@@ -50,12 +50,15 @@ pub struct CheckArgs {
 pub fn check(args: &CheckArgs) -> Result<(), CliError> {
     let source = SourceFile::read(&args.program)?;
     let checked = source.check()?;
-    let lines: Vec<String> = checked
-        .user_defs()
-        .map(|def| {
+    let foreign = checked
+        .foreign
+        .iter()
+        .map(|f| format!("{} : {}", f.name, f.ty()));
+    let lines: Vec<String> = foreign
+        .chain(checked.user_defs().map(|def| {
             let wheres = def.constraints.iter().map(|c| format!("\n  where {c}"));
             format!("{} : {}{}", def.name, def.ty, wheres.collect::<String>())
-        })
+        }))
         .collect();
     if !lines.is_empty() {
         emit(&lines.join("\n"));
@@ -82,6 +85,10 @@ pub struct EvalArgs {
     /// (repeat --output) or one .npz. Without it the result is printed.
     #[arg(long = "output", value_name = "Y.npy")]
     pub outputs: Vec<PathBuf>,
+    /// The C compiler that compiles the program's foreign functions, which the interpreter
+    /// runs in a child process.
+    #[arg(long = "cc", value_name = "CC", default_value = "gcc")]
+    pub cc: String,
 }
 
 /// The `--input` files, read.
@@ -141,7 +148,9 @@ pub fn eval(args: &EvalArgs) -> Result<(), CliError> {
         .map(|a| a.to_value().map_err(CliError::from))
         .collect::<Result<Vec<_>, _>>()?;
     drop(inputs); // the values hold the data now
-    let function = interp::eval(&instance.expr).map_err(|e| source.error(e.into()))?;
+    let foreign = shine::foreign::CEvaluator::for_expr(&instance.expr, &args.cc);
+    let function = interp::eval_with_foreign(&instance.expr, &[], foreign)
+        .map_err(|e| source.error(e.into()))?;
     let result = if values.is_empty() {
         function
     } else {

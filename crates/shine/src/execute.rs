@@ -128,6 +128,8 @@ pub struct Executable {
     outputs: Vec<Buffer>,
     /// See [`Executable::index_bits`].
     index_bits: u32,
+    /// The C compiler of the run (the interpreter compiles foreign functions with it).
+    cc: String,
 }
 
 impl Executable {
@@ -189,6 +191,7 @@ impl Executable {
             runner,
             outputs,
             index_bits,
+            cc: options.cc.clone(),
         })
     }
 
@@ -242,7 +245,7 @@ impl Executable {
 
     /// Compares `result` with the reference interpreter on the same inputs, part by part.
     pub fn verify(&self, result: &Output) -> Result<(), Error> {
-        let expected = verify::interpret(&self.program, &self.instance, &self.inputs)?;
+        let expected = verify::interpret(&self.program, &self.instance, &self.inputs, &self.cc)?;
         verify::compare(&expected, result)
     }
 }

@@ -30,17 +30,20 @@ pub fn verify(
 }
 
 /// The reference result: the interpreter on the instantiated definition (errors are rendered
-/// against `program`).
+/// against `program`); foreign functions run compiled by `cc` ([`crate::foreign`]).
 pub(crate) fn interpret(
     program: &SourceFile,
     instance: &Instance,
     inputs: &[Array],
+    cc: &str,
 ) -> Result<Output, Error> {
     let values = inputs
         .iter()
         .map(|a| a.to_value().map_err(Error::from))
         .collect::<Result<Vec<_>, _>>()?;
-    let function = interp::eval(&instance.expr).map_err(|e| program.error(e.into()))?;
+    let foreign = crate::foreign::CEvaluator::for_expr(&instance.expr, cc);
+    let function = interp::eval_with_foreign(&instance.expr, &[], foreign)
+        .map_err(|e| program.error(e.into()))?;
     let result = if values.is_empty() {
         function
     } else {

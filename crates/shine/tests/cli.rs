@@ -191,11 +191,13 @@ fn check_prints_name_colon_type_for_every_example() {
     assert!(!programs.is_empty());
     for program in programs {
         let text = std::fs::read_to_string(&program).unwrap();
-        let defined: Vec<&str> = text
-            .lines()
-            .filter_map(|l| l.strip_prefix("def "))
-            .map(|l| l.split_whitespace().next().unwrap())
-            .collect();
+        // foreign functions first, then definitions
+        let name = |prefix: &'static str| {
+            text.lines()
+                .filter_map(move |l| l.strip_prefix(prefix))
+                .map(|l| l.split_whitespace().next().unwrap())
+        };
+        let defined: Vec<&str> = name("foreign ").chain(name("def ")).collect();
         let out = ok(&shine(args!["check", program]));
         let printed: Vec<&str> = out
             .lines()

@@ -95,6 +95,8 @@ pub struct Lowerer {
     write_indices: Vec<WriteIndex>,
     /// Whether the code calls a math function (C includes `math.h`).
     pub math: bool,
+    /// The foreign functions the program calls, with their C names (see [`crate::foreign`]).
+    pub foreign: crate::foreign::Foreign,
 }
 
 /// An index read from data where an assignment writes (`scatter`): the C variable

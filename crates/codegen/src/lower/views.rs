@@ -76,7 +76,8 @@ impl Lowerer {
                 | K::AsVector(..)
                 | K::View(View::AsScalar(_), _)
                 | K::VectorFromScalar(_)
-                | K::At(..) => false,
+                | K::At(..)
+                | K::Foreign(..) => false,
                 _ => true,
             };
             if !vectorizable {
@@ -140,6 +141,20 @@ impl Lowerer {
                 })
             }
             K::Math(f, xs) => self.read_math(env, e, *f, xs, path).map(Read::Value),
+            K::Foreign(f, args) => {
+                no_path(e, path)?;
+                let Some(name) = self.foreign.c_name(&f.name).map(str::to_string) else {
+                    return malformed(format!(
+                        "the foreign function `{}` was not collected",
+                        f.name
+                    ));
+                };
+                let args = args
+                    .iter()
+                    .map(|a| self.value(env, a, &[]))
+                    .collect::<Result<Vec<_>, _>>()?;
+                value(Expr::call(&name, args))
+            }
             K::Select(c, a, b) => {
                 let cpath = if matches!(c.ty, DataType::Vector(..)) {
                     path
@@ -654,5 +669,6 @@ fn exp_name(e: &Exp) -> &'static str {
         K::AsVector(..) => "asVector",
         K::VectorFromScalar(_) => "vectorFromScalar",
         K::At(..) => "idx (at an index read from data)",
+        K::Foreign(..) => "foreign function",
     }
 }

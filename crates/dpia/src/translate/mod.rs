@@ -363,6 +363,23 @@ impl Translator {
                 self.give(Exp::new(ExpKind::Lit(l.clone()), data_type(e)?), out)
             }
             ExprKind::Prim(p) => self.prim(*p, e, &args, env, out),
+            ExprKind::Foreign(f) if value_args(&args).len() == f.params.len() => {
+                let f = f.clone();
+                let ty = data_type(e)?;
+                self.data(&value_args(&args), env, out, &|xs| {
+                    Ok(Exp::new(ExpKind::Foreign(f.clone(), xs.to_vec()), ty.clone()))
+                })
+            }
+            ExprKind::Foreign(f) => Err(TranslateError::at(
+                e,
+                format!(
+                    "the foreign function `{}` is applied to {} of its {} arguments where data is expected",
+                    f.name,
+                    value_args(&args).len(),
+                    f.params.len()
+                ),
+                None,
+            )),
             ExprKind::Annot(inner, _) if args.is_empty() => self.tr(inner, env, out),
             ExprKind::Lambda(..) => Err(TranslateError::at(
                 e,

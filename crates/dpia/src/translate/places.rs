@@ -131,7 +131,8 @@ fn reads(
         | ExpKind::Binary(..)
         | ExpKind::Select(..)
         | ExpKind::Cast(_)
-        | ExpKind::Math(..) => {
+        | ExpKind::Math(..)
+        | ExpKind::Foreign(..) => {
             let whole = path.filter(|p| p.is_empty());
             exp_children(x)
                 .into_iter()

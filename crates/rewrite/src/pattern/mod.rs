@@ -388,6 +388,12 @@ impl Compiler<'_> {
             E::Prim(Prim::Map) => self.map("map")?,
             E::Prim(p) => Pat::Prim(*p),
             E::Lit(l) => Pat::Lit(l.clone()),
+            E::Foreign(f) => {
+                return Err(format!(
+                    "the foreign function `{}` cannot appear in a rule's pattern",
+                    f.name
+                ))
+            }
             E::App(..) => {
                 let (head, args) = e.spine();
                 let explicit = match head.kind() {

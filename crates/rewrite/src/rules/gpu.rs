@@ -60,7 +60,7 @@ pub(super) fn block_reduce_zip(name: String, n: i64) -> S {
 fn project_pairs(e: &Expr) -> Expr {
     use ExprKind::*;
     let kind = match e.kind() {
-        Var(_) | Lit(_) | Prim(_) => return e.clone(),
+        Var(_) | Lit(_) | Prim(_) | Foreign(_) => return e.clone(),
         Lambda(x, t, b) => Lambda(x.clone(), t.clone(), project_pairs(b)),
         App(f, a) => {
             let (f, a) = (project_pairs(f), project_pairs(a));
@@ -340,7 +340,7 @@ fn take_to_mem(e: &Expr, m: &str, found: &mut Option<(AddrSpace, Expr)>) -> Expr
     }
     use ExprKind::*;
     let kind = match e.kind() {
-        Var(_) | Lit(_) | Prim(_) => return e.clone(),
+        Var(_) | Lit(_) | Prim(_) | Foreign(_) => return e.clone(),
         Lambda(x, t, b) => Lambda(x.clone(), t.clone(), take_to_mem(b, m, found)),
         App(f, a) => {
             let f2 = take_to_mem(f, m, found);
@@ -362,7 +362,7 @@ fn replace_all(b: &Expr, e: &Expr, by: &Expr) -> Expr {
     }
     use ExprKind::*;
     let kind = match b.kind() {
-        Var(_) | Lit(_) | Prim(_) => return b.clone(),
+        Var(_) | Lit(_) | Prim(_) | Foreign(_) => return b.clone(),
         Lambda(x, t, body) => {
             if e.free_vars().contains(x) {
                 return b.clone();

@@ -19,7 +19,7 @@ pub(super) fn check_math_domains(e: &Expr) -> Result<(), Diagnostic> {
         }
     }
     match e.kind() {
-        ExprKind::Var(_) | ExprKind::Lit(_) | ExprKind::Prim(_) => Ok(()),
+        ExprKind::Var(_) | ExprKind::Lit(_) | ExprKind::Prim(_) | ExprKind::Foreign(_) => Ok(()),
         ExprKind::Lambda(_, _, b)
         | ExprKind::DepLambda(_, b)
         | ExprKind::DepApp(b, _)

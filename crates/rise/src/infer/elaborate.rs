@@ -181,6 +181,7 @@ impl<'g> Elaborator<'g> {
                 let t = self.instantiate(p.scheme());
                 Ok(Expr::typed(e.kind().clone(), t, span))
             }
+            ExprKind::Foreign(f) => Ok(Expr::typed(e.kind().clone(), f.ty(), span)),
             ExprKind::Lambda(x, annot, body) => {
                 let param = match annot {
                     Some(t) => {

@@ -72,7 +72,7 @@ fn zonk_new(el: &Elaborator, e: &Expr, open: &mut Option<(Span, Type)>) -> Expr 
     use ExprKind::*;
     let z = |c: &Expr, open: &mut Option<(Span, Type)>| zonk_new(el, c, open);
     let kind = match e.kind() {
-        Var(_) | Lit(_) | Prim(_) => e.kind().clone(),
+        Var(_) | Lit(_) | Prim(_) | Foreign(_) => e.kind().clone(),
         Lambda(x, t, b) => Lambda(x.clone(), t.as_ref().map(|t| el.u.zonk(t)), z(b, open)),
         App(f, a) => {
             let f = z(f, open);
@@ -151,7 +151,7 @@ fn simplify_for_rewriting(e: &Expr) -> Expr {
             }
             DepApp(f, a.clone())
         }
-        Var(_) | Lit(_) | Prim(_) => return e.clone(),
+        Var(_) | Lit(_) | Prim(_) | Foreign(_) => return e.clone(),
         Lambda(x, t, b) => Lambda(x.clone(), t.clone(), simplify_for_rewriting(b)),
         App(f, a) => App(simplify_for_rewriting(f), simplify_for_rewriting(a)),
         DepLambda(x, b) => DepLambda(x.clone(), simplify_for_rewriting(b)),

@@ -61,6 +61,8 @@ pub struct CheckedProgram {
     pub defs: Vec<CheckedDef>,
     /// The untyped definitions (used to inline them for evaluation).
     pub source: Vec<Def>,
+    /// The foreign functions the program declares (their types are their signatures).
+    pub foreign: Vec<std::sync::Arc<crate::foreign::ForeignFun>>,
 }
 
 impl CheckedDef {
@@ -116,6 +118,20 @@ fn check_program_here(program: &Program) -> Result<CheckedProgram, Diagnostic> {
     let mut defs = Vec::new();
     let mut source = Vec::new();
     let prelude_names: Vec<Name> = prelude().defs.iter().map(|d| d.name.clone()).collect();
+    if let Some(f) = program
+        .foreign
+        .iter()
+        .find(|f| prelude_names.contains(&f.name))
+    {
+        return Err(Diagnostic::new(
+            f.span,
+            format!(
+                "the foreign function `{}` has the name of a definition of the prelude",
+                f.name
+            ),
+        )
+        .with_note("a foreign function must not shadow a primitive or a definition; rename it"));
+    }
     for (def, from_prelude) in prelude()
         .defs
         .iter()
@@ -167,7 +183,11 @@ fn check_program_here(program: &Program) -> Result<CheckedProgram, Diagnostic> {
         });
         source.push(def.clone());
     }
-    Ok(CheckedProgram { defs, source })
+    Ok(CheckedProgram {
+        defs,
+        source,
+        foreign: program.foreign.clone(),
+    })
 }
 
 /// Infers (or checks) the type of one definition and generalizes it. Also
@@ -697,7 +717,7 @@ fn first_open_type(e: &Expr, el: &Elaborator) -> Option<(Span, Type)> {
 
 fn children(e: &Expr) -> Vec<&Expr> {
     match e.kind() {
-        ExprKind::Var(_) | ExprKind::Lit(_) | ExprKind::Prim(_) => vec![],
+        ExprKind::Var(_) | ExprKind::Lit(_) | ExprKind::Prim(_) | ExprKind::Foreign(_) => vec![],
         ExprKind::Lambda(_, _, b)
         | ExprKind::DepLambda(_, b)
         | ExprKind::DepApp(b, _)

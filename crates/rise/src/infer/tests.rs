@@ -492,3 +492,27 @@ fn a_coefficient_that_may_be_zero_is_not_divided_by() {
         "{n: nat} -> 5.u8 -> n.3.int -> n.3.int"
     );
 }
+
+#[test]
+fn foreign_functions_have_their_signature() {
+    let src = "foreign clampf (x lo hi: f32) : f32 { return x < lo ? lo : (x > hi ? hi : x); }
+def c = clampf
+def unit = clampf 0.0f 1.0f
+def f = fun xs => map (fun x => clampf x 0.0f 1.0f) xs";
+    let p = check_source(src).unwrap_or_else(|e| panic!("{e}"));
+    let ty = |name: &str| p.def(name).unwrap().ty.to_string();
+    assert_eq!(ty("c"), "f32 -> f32 -> f32 -> f32");
+    assert_eq!(ty("unit"), "f32 -> f32");
+    assert_eq!(ty("f"), "{n: nat} -> n.f32 -> n.f32");
+    assert_eq!(p.foreign.len(), 1);
+    // an argument of another type is a type error
+    let bad = "foreign g (x: i32) : i32 { return x; }\ndef h = g 1.0f";
+    let e = check_source(bad).unwrap_err();
+    assert!(
+        e.to_string().contains("f32") && e.to_string().contains("i32"),
+        "{e}"
+    );
+    // a foreign function may not take the name of a prelude definition
+    let e = check_source("foreign map2 (x: f32) : f32 { return x; }").unwrap_err();
+    assert!(e.to_string().contains("prelude"), "{e}");
+}

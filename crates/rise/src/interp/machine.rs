@@ -10,10 +10,12 @@
 //! ([`PrimApp`]); once all explicit type-level arguments and value arguments are
 //! there, its semantics function (from the primitive table) runs.
 
+use super::scalar::Scalar;
 use super::sem::PrimCall;
 use super::value::{FunKind, Function, Value};
 use super::EvalError;
 use crate::expr::{Arg, Expr, ExprKind, Literal};
+use crate::foreign::{ForeignEvaluator, ForeignFun};
 use crate::primitives::Prim;
 use crate::span::Span;
 use crate::types::{subst_arg, Kind, Name, NatToNat, Type, TypeArg};
@@ -28,6 +30,8 @@ pub const MAX_DEPTH: usize = 20_000;
 pub(crate) struct Env {
     vals: Option<Arc<ValNode>>,
     types: TypeEnv,
+    /// What runs foreign functions (closures keep it with their environment).
+    foreign: Option<Arc<dyn ForeignEvaluator>>,
 }
 
 struct ValNode {
@@ -55,6 +59,7 @@ impl Env {
                 next: self.vals.clone(),
             })),
             types: self.types.clone(),
+            foreign: self.foreign.clone(),
         }
     }
 
@@ -66,6 +71,7 @@ impl Env {
                 arg,
                 next: self.types.0.clone(),
             }))),
+            foreign: self.foreign.clone(),
         }
     }
 
@@ -81,8 +87,14 @@ impl Env {
     }
 
     /// An environment binding natural-number variables only.
-    pub(crate) fn with_nats<'a>(nats: impl IntoIterator<Item = (&'a str, i64)>) -> Env {
-        let mut env = Env::default();
+    pub(crate) fn with_nats<'a>(
+        nats: impl IntoIterator<Item = (&'a str, i64)>,
+        foreign: Option<Arc<dyn ForeignEvaluator>>,
+    ) -> Env {
+        let mut env = Env {
+            foreign,
+            ..Env::default()
+        };
         for (name, v) in nats {
             env = env.bind_type(name.into(), TypeArg::Nat(Nat::cst(v)));
         }
@@ -312,6 +324,101 @@ impl PrimApp {
     }
 }
 
+/// A foreign function with the scalar arguments it has received so far.
+#[derive(Clone)]
+pub(crate) struct ForeignApp {
+    pub(crate) fun: Arc<ForeignFun>,
+    args: Vec<Scalar>,
+    /// What runs it (`None`: it cannot be run here).
+    evaluator: Option<Arc<dyn ForeignEvaluator>>,
+    span: Span,
+}
+
+impl ForeignApp {
+    fn into_value(self) -> Value {
+        Value::Fun(Function(Arc::new(FunKind::Foreign(self))))
+    }
+
+    /// Adds an argument; the result once all are there.
+    fn push(mut self, arg: ArgValue, span: Span) -> Result<Value, EvalError> {
+        let name = &self.fun.name;
+        let scalar = match arg {
+            ArgValue::Value(Value::Scalar(s)) => s,
+            ArgValue::Value(v) => {
+                return Err(EvalError::new(
+                    span,
+                    format!(
+                        "the foreign function `{name}` takes scalars, got {}",
+                        v.describe()
+                    ),
+                ))
+            }
+            ArgValue::Type(a) => {
+                return Err(EvalError::new(
+                    span,
+                    format!(
+                    "the foreign function `{name}` takes values, got the type-level argument {a:?}"
+                ),
+                ))
+            }
+        };
+        self.args.push(scalar);
+        if self.args.len() < self.fun.params.len() {
+            return Ok(self.into_value());
+        }
+        let mut results = call_foreign(&self.fun, self.evaluator.as_deref(), &[self.args], span)?;
+        Ok(Value::Scalar(results.remove(0)))
+    }
+}
+
+/// Calls a foreign function once per argument list through `evaluator`; checks that the
+/// arguments and the results have the types of its signature.
+fn call_foreign(
+    f: &ForeignFun,
+    evaluator: Option<&dyn ForeignEvaluator>,
+    calls: &[Vec<Scalar>],
+    span: Span,
+) -> Result<Vec<Scalar>, EvalError> {
+    let name = &f.name;
+    let Some(evaluator) = evaluator else {
+        return Err(EvalError::new(
+            span,
+            format!("foreign function `{name}` cannot be evaluated here"),
+        )
+        .with_note("no evaluator of foreign functions is installed (`shine eval` and `shine run --verify` install one)"));
+    };
+    for args in calls {
+        let types_match = args.len() == f.params.len()
+            && args.iter().zip(&f.params).all(|(a, (_, t))| a.ty() == *t);
+        if !types_match {
+            let got: Vec<_> = args.iter().map(|a| a.ty().name()).collect();
+            return Err(EvalError::new(
+                span,
+                format!(
+                    "the foreign function `{name}` is called with arguments of types ({})",
+                    got.join(", ")
+                ),
+            )
+            .with_note(format!("its type is `{}`", f.ty())));
+        }
+    }
+    let results = evaluator
+        .call(f, calls)
+        .map_err(|m| EvalError::new(span, m))?;
+    if results.len() != calls.len() || results.iter().any(|r| r.ty() != f.result) {
+        return Err(EvalError::new(
+            span,
+            format!(
+                "the evaluator of foreign functions answered {} results for {} calls of `{name}`, or results of another type than {}",
+                results.len(),
+                calls.len(),
+                f.result.name()
+            ),
+        ));
+    }
+    Ok(results)
+}
+
 /// An evaluated argument of an application.
 pub(crate) enum ArgValue {
     Value(Value),
@@ -380,6 +487,13 @@ impl Machine {
                 }))))
             }
             ExprKind::Prim(p) => Ok(PrimApp::new(*p, e, env.types.clone(), 0).into_value()),
+            ExprKind::Foreign(f) => Ok(ForeignApp {
+                fun: f.clone(),
+                args: Vec::with_capacity(f.params.len()),
+                evaluator: env.foreign.clone(),
+                span: e.span(),
+            }
+            .into_value()),
             ExprKind::Annot(inner, _) => self.eval(inner, env),
             ExprKind::App(..) | ExprKind::DepApp(..) => {
                 // The spine `head a1 ... an`, without allocating for short ones.
@@ -499,6 +613,10 @@ impl Machine {
                         ))
                     }
                 },
+                FunKind::Foreign(app) => {
+                    let at = if app.span == Span::default() { span } else { app.span };
+                    app.clone().push(arg, at)?
+                }
                 FunKind::Prim(p) => {
                     let mut app = p.clone();
                     app.push(arg)?;
@@ -534,6 +652,65 @@ impl Machine {
     /// Applies a function value to value arguments.
     pub fn apply(&mut self, f: &Value, args: Vec<Value>, span: Span) -> Result<Value, EvalError> {
         self.apply_iter(f.clone(), args.into_iter().map(ArgValue::Value), span)
+    }
+
+    /// `f x` for every `x` of `xs` in one batch when `f` is a foreign function (or a lambda
+    /// whose body calls one on its parameter, variables and literals) missing one scalar
+    /// argument, so that an evaluator running out of process is asked once; `None` when
+    /// `f` is not of that form.
+    pub(crate) fn apply_batch(
+        &mut self,
+        f: &Value,
+        xs: &[Value],
+        span: Span,
+    ) -> Option<Result<Vec<Value>, EvalError>> {
+        let Value::Fun(func) = f else { return None };
+        let mut calls = Vec::with_capacity(xs.len());
+        let (fun, evaluator, at) = match &*func.0 {
+            FunKind::Foreign(app) if app.args.len() + 1 == app.fun.params.len() => {
+                for x in xs {
+                    let mut args = app.args.clone();
+                    args.push(x.as_scalar()?);
+                    calls.push(args);
+                }
+                let at = if app.span == Span::default() {
+                    span
+                } else {
+                    app.span
+                };
+                (app.fun.clone(), app.evaluator.clone(), at)
+            }
+            FunKind::Closure { param, body, env } => {
+                let (head, args) = body.spine();
+                let ExprKind::Foreign(fun) = head.kind() else {
+                    return None;
+                };
+                let simple = args.len() == fun.params.len()
+                    && args.iter().all(|a| {
+                        matches!(a, Arg::Value(v) if matches!(v.kind(), ExprKind::Var(_) | ExprKind::Lit(_)))
+                    });
+                if !simple {
+                    return None;
+                }
+                for x in xs {
+                    let env = env.bind(param.clone(), x.clone());
+                    let mut scalars = Vec::with_capacity(args.len());
+                    for a in &args {
+                        let Arg::Value(v) = a else { return None };
+                        match self.eval(v, &env) {
+                            Ok(Value::Scalar(s)) => scalars.push(s),
+                            Ok(_) => return None,
+                            Err(e) => return Some(Err(e)),
+                        }
+                    }
+                    calls.push(scalars);
+                }
+                (fun.clone(), env.foreign.clone(), body.span())
+            }
+            _ => return None,
+        };
+        let results = call_foreign(&fun, evaluator.as_deref(), &calls, at);
+        Some(results.map(|rs| rs.into_iter().map(Value::Scalar).collect()))
     }
 
     /// Applies a function value to one value argument.

@@ -38,10 +38,12 @@ pub use sem::{PrimCall, Semantics};
 pub use value::{flat_layout, Flat, Function, Value, MAX_ARRAY_LEN};
 
 use crate::expr::Expr;
+use crate::foreign::ForeignEvaluator;
 use crate::span::{Diagnostic, Span};
 use crate::types::TypeArg;
 use machine::{ArgValue, Env};
 use std::fmt;
+use std::sync::Arc;
 
 /// An error during evaluation: a message and the span of the expression where it
 /// happened (`Span::default()` when it concerns no expression).
@@ -112,12 +114,23 @@ pub fn eval(e: &Expr) -> Result<Value, EvalError> {
 /// number variables (e.g. the implicit size parameters of a definition, set on the
 /// command line).
 pub fn eval_with_nats(e: &Expr, nats: &[(&str, i64)]) -> Result<Value, EvalError> {
+    eval_with_foreign(e, nats, None)
+}
+
+/// [`eval_with_nats`] with an evaluator of foreign functions
+/// ([`crate::foreign::ForeignEvaluator`]): the function values it makes (closures, foreign
+/// functions) keep it, so that [`apply`] runs their foreign calls with it too.
+pub fn eval_with_foreign(
+    e: &Expr,
+    nats: &[(&str, i64)],
+    foreign: Option<Arc<dyn ForeignEvaluator>>,
+) -> Result<Value, EvalError> {
     if let Some((name, v)) = nats.iter().find(|(_, v)| *v < 0) {
         return Err(EvalError::msg(format!(
             "the natural number {name} = {v} is negative"
         )));
     }
-    let env = Env::with_nats(nats.iter().copied());
+    let env = Env::with_nats(nats.iter().copied(), foreign);
     on_big_stack(move || Machine::new().eval(e, &env))
 }
 

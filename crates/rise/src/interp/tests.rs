@@ -113,7 +113,7 @@ fn prims_in(e: &Expr, out: &mut BTreeSet<Prim>) {
         ExprKind::Prim(p) => {
             out.insert(*p);
         }
-        ExprKind::Var(_) | ExprKind::Lit(_) => {}
+        ExprKind::Var(_) | ExprKind::Lit(_) | ExprKind::Foreign(_) => {}
         ExprKind::Lambda(_, _, b)
         | ExprKind::DepLambda(_, b)
         | ExprKind::DepApp(b, _)
@@ -1057,4 +1057,84 @@ fn ulps_counts_floats_between() {
     assert_eq!(ulps(1.0, 1.0 + f32::EPSILON), 1);
     assert_eq!(ulps(-f32::from_bits(1), f32::from_bits(1)), 2);
     assert_eq!(ulps(f32::NAN, 1.0), u64::MAX);
+}
+
+// ---- foreign functions ---------------------------------------------------------------
+
+/// A stand-in for the C evaluator of the `shine` crate: runs `clampf` in Rust and records
+/// the size of every batch it is asked.
+struct ClampInRust {
+    batches: std::sync::Mutex<Vec<usize>>,
+}
+
+impl crate::foreign::ForeignEvaluator for ClampInRust {
+    fn call(&self, f: &crate::ForeignFun, calls: &[Vec<Scalar>]) -> Result<Vec<Scalar>, String> {
+        self.batches.lock().unwrap().push(calls.len());
+        if &*f.name != "clampf" {
+            return Err(format!("foreign function `{}` is unknown", f.name));
+        }
+        calls
+            .iter()
+            .map(|args| match args.as_slice() {
+                [Scalar::F32(x), Scalar::F32(lo), Scalar::F32(hi)] => {
+                    Ok(Scalar::F32(x.clamp(*lo, *hi)))
+                }
+                _ => Err("bad arguments".to_string()),
+            })
+            .collect()
+    }
+}
+
+const FOREIGN_SRC: &str =
+    "foreign clampf (x lo hi: f32) : f32 { return x < lo ? lo : (x > hi ? hi : x); }
+def viaLambda = fun xs => map (fun x => clampf x 0.0f 1.0f) xs
+def partial = fun xs => map (clampf 0.5f 0.0f) xs |> map (fun y => y + 1.0f)
+def inReduce = fun xs => reduce (fun acc x => clampf (acc + x) 0.0f 2.0f) 0.0f xs
+";
+
+fn run_foreign(
+    def: &str,
+    xs: &[f32],
+    evaluator: Option<Arc<ClampInRust>>,
+) -> Result<Value, String> {
+    let prog = crate::infer::check_source(FOREIGN_SRC).map_err(|d| d.to_string())?;
+    let inputs = vec![Value::f32s(xs)];
+    let types = vec![inputs[0].data_type().unwrap()];
+    let inst = crate::infer::instantiate_def(&prog, def, &types, &[]).map_err(|d| d.to_string())?;
+    let evaluator = evaluator.map(|e| e as Arc<dyn crate::foreign::ForeignEvaluator>);
+    let f = eval_with_foreign(&inst.expr, &[], evaluator).map_err(|e| e.to_string())?;
+    apply(&f, inputs).map_err(|e| e.to_string())
+}
+
+#[test]
+fn foreign_calls_go_to_the_evaluator_in_batches() {
+    let xs = [-1.0f32, 0.25, 3.0, 0.5];
+    let ev = Arc::new(ClampInRust {
+        batches: Default::default(),
+    });
+    let out = run_foreign("viaLambda", &xs, Some(ev.clone())).unwrap();
+    assert_eq!(to_f32s(&out), vec![0.0, 0.25, 1.0, 0.5]);
+    // one batch for the whole map
+    assert_eq!(*ev.batches.lock().unwrap(), vec![4]);
+    // a partial application is batched too: clampf 0.5 0.0 x
+    ev.batches.lock().unwrap().clear();
+    let out = run_foreign("partial", &[0.1, 0.7, 2.0], Some(ev.clone())).unwrap();
+    assert_eq!(to_f32s(&out), vec![1.1, 1.5, 1.5]);
+    assert_eq!(*ev.batches.lock().unwrap(), vec![3]);
+    // inside a reduction each call waits for the one before
+    ev.batches.lock().unwrap().clear();
+    let out = run_foreign("inReduce", &[1.5, 1.0, -0.5], Some(ev.clone())).unwrap();
+    assert_eq!(out.as_scalar(), Some(Scalar::F32(1.5)));
+    assert_eq!(*ev.batches.lock().unwrap(), vec![1, 1, 1]);
+}
+
+#[test]
+fn foreign_calls_without_an_evaluator_are_errors() {
+    let err = run_foreign("viaLambda", &[1.0], None).unwrap_err();
+    assert!(
+        err.contains("foreign function `clampf` cannot be evaluated here"),
+        "{err}"
+    );
+    let err = run_foreign("inReduce", &[1.0], None).unwrap_err();
+    assert!(err.contains("cannot be evaluated here"), "{err}");
 }

@@ -58,6 +58,9 @@ pub(crate) enum FunKind {
     },
     /// A primitive applied to fewer arguments than it takes.
     Prim(PrimApp),
+    /// A foreign function applied to fewer arguments than it takes, with the evaluator
+    /// installed where it was evaluated.
+    Foreign(super::machine::ForeignApp),
 }
 
 /// A flat, row-major buffer of scalars of one type with a shape: the layout of an
@@ -493,6 +496,7 @@ impl fmt::Debug for Function {
                 write!(f, "<fun ({}: {})>", binder.name, binder.kind)
             }
             FunKind::Prim(p) => write!(f, "<{}>", p.describe()),
+            FunKind::Foreign(app) => write!(f, "<foreign {}>", app.fun.name),
         }
     }
 }

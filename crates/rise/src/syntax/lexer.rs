@@ -14,6 +14,12 @@ pub enum Token {
     /// `fun`
     #[token("fun")]
     Fun,
+    /// `foreign` (a foreign function declaration)
+    #[token("foreign")]
+    Foreign,
+    /// The C body of a foreign function: the text between the braces that follow the
+    /// `foreign` keyword, verbatim (not produced by the `logos` rules: [`lex`] cuts it out).
+    CBody(String),
     /// `true`
     #[token("true")]
     True,
@@ -116,6 +122,8 @@ impl Token {
             Token::Int(s) | Token::Float(s) => format!("number `{s}`"),
             Token::Def => "`def`".into(),
             Token::Fun => "`fun`".into(),
+            Token::Foreign => "`foreign`".into(),
+            Token::CBody(_) => "the C body of a foreign function".into(),
             Token::True => "`true`".into(),
             Token::False => "`false`".into(),
             other => format!("`{}`", other.text()),
@@ -155,13 +163,43 @@ impl Token {
 }
 
 /// Splits a source text into tokens with their spans.
+///
+/// After the keyword `foreign`, the first `{` opens a C body: the text up to the matching
+/// `}` is one [`Token::CBody`], taken verbatim (braces inside C string and character
+/// literals and comments do not count).
 pub fn lex(source: &str) -> Result<Vec<(Token, Span)>, Diagnostic> {
     let mut out = Vec::new();
     let mut lexer = Token::lexer(source);
+    let mut in_foreign = false;
     while let Some(tok) = lexer.next() {
         let span = Span::new(lexer.span().start, lexer.span().end);
         match tok {
-            Ok(t) => out.push((t, span)),
+            Ok(Token::LBrace) if in_foreign => {
+                in_foreign = false;
+                let open = lexer.span();
+                let len = c_body_len(&source[open.end..]).ok_or_else(|| {
+                    Diagnostic::new(span, "unterminated body of a foreign function")
+                        .with_label("this `{` is never closed")
+                        .with_note(
+                            "the C body ends at the `}` matching this `{`; braces inside C \
+                             strings, character literals and comments do not count",
+                        )
+                })?;
+                let body = source[open.end..open.end + len].to_string();
+                lexer.bump(len + 1);
+                out.push((
+                    Token::CBody(body),
+                    Span::new(open.start, open.end + len + 1),
+                ));
+            }
+            Ok(t) => {
+                match t {
+                    Token::Foreign => in_foreign = true,
+                    Token::Def => in_foreign = false,
+                    _ => {}
+                }
+                out.push((t, span))
+            }
             Err(()) => {
                 return Err(Diagnostic::new(
                     span,
@@ -171,6 +209,49 @@ pub fn lex(source: &str) -> Result<Vec<(Token, Span)>, Diagnostic> {
         }
     }
     Ok(out)
+}
+
+/// The length of a C body up to (not including) the `}` that closes an already opened
+/// `{`; `None` when nothing closes it (or a comment or literal inside is not closed).
+fn c_body_len(text: &str) -> Option<usize> {
+    let bytes = text.as_bytes();
+    let mut depth = 1usize;
+    let mut i = 0;
+    while i < bytes.len() {
+        match bytes[i] {
+            b'{' => depth += 1,
+            b'}' => {
+                depth -= 1;
+                if depth == 0 {
+                    return Some(i);
+                }
+            }
+            quote @ (b'"' | b'\'') => {
+                i += 1;
+                while i < bytes.len() && bytes[i] != quote {
+                    if bytes[i] == b'\\' {
+                        i += 1;
+                    }
+                    i += 1;
+                }
+                if i >= bytes.len() {
+                    return None;
+                }
+            }
+            b'/' if bytes.get(i + 1) == Some(&b'/') => {
+                while i < bytes.len() && bytes[i] != b'\n' {
+                    i += 1;
+                }
+            }
+            b'/' if bytes.get(i + 1) == Some(&b'*') => {
+                let end = text[i + 2..].find("*/")?;
+                i += 2 + end + 1;
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    None
 }
 
 #[cfg(test)]
@@ -200,6 +281,46 @@ mod tests {
                 Token::FatArrow,
             ]
         );
+    }
+
+    #[test]
+    fn foreign_bodies_are_taken_verbatim() {
+        let src = "foreign f (x: f32) : f32 {\n  /* } */ // }\n  char c = '}'; \
+                   const char *s = \"}\\\"{\"; { return x; }\n} def g = f";
+        let toks = lex(src).unwrap();
+        let (body, span) = toks
+            .iter()
+            .find_map(|(t, s)| match t {
+                Token::CBody(b) => Some((b.clone(), *s)),
+                _ => None,
+            })
+            .expect("a body");
+        assert_eq!(
+            body,
+            "\n  /* } */ // }\n  char c = '}'; const char *s = \"}\\\"{\"; { return x; }\n"
+        );
+        assert_eq!(
+            &src[span.start as usize..span.end as usize],
+            format!("{{{body}}}")
+        );
+        assert_eq!(toks.last().unwrap().0, Token::Ident("f".into()));
+        // a `{` after `def` is a brace again
+        let toks = lex("foreign def t : {n: nat} -> n.f32").unwrap();
+        assert!(toks.iter().all(|(t, _)| !matches!(t, Token::CBody(_))));
+    }
+
+    #[test]
+    fn unterminated_foreign_bodies_are_reported() {
+        for src in [
+            "foreign f (x: f32) : f32 { return x;",
+            "foreign f (x: f32) : f32 { return x; /* } */",
+            "foreign f (x: f32) : f32 { return \"}\";",
+            "foreign f (x: f32) : f32 { { return x; }",
+        ] {
+            let err = lex(src).unwrap_err();
+            assert!(err.message.contains("unterminated body"), "{src}: {err}");
+            assert_eq!(err.span.start as usize, src.find('{').unwrap(), "{src}");
+        }
     }
 
     #[test]

@@ -7,6 +7,9 @@ use crate::types::{DataType, Type, TypeArg};
 
 /// `f` applied to every element of `xs`.
 fn collect(m: &mut Machine, c: &PrimCall, f: &Value, xs: &[Value]) -> R<Vec<Value>> {
+    if let Some(batch) = m.apply_batch(f, xs, c.span) {
+        return batch;
+    }
     let mut out = Vec::with_capacity(xs.len());
     for x in xs {
         out.push(m.apply1(f, x.clone(), c.span)?);

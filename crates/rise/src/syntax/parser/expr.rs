@@ -371,6 +371,9 @@ impl ExprParser {
         if let Some(p) = Prim::from_name(&name) {
             return Ok(Expr::new(ExprKind::Prim(p), span));
         }
+        if let Some(f) = self.foreign.get(&name) {
+            return Ok(Expr::new(ExprKind::Foreign(f.clone()), span));
+        }
         Ok(Expr::new(ExprKind::Var(name.into()), span))
     }
 

@@ -1,8 +1,10 @@
 //! Parsing RISE expressions and programs (DESIGN.md, "Surface syntax").
 //!
 //! ```text
-//! program := def*
+//! program := (def | foreign)*
 //! def     := 'def' ident (':' type)? '=' expr
+//! foreign := 'foreign' ident ('(' ident+ ':' scalar ')')+ ':' scalar '{' C '}'
+//!                                        -- a C function (crate::foreign); the body is verbatim
 //! expr    := binary                      -- `fun` may start any operand
 //! binary  := unary (op unary)*           -- precedence climbing, all left-associative:
 //!                                        --   * / %  >  + -  >  < > ==  >  >>  >  |>
@@ -20,7 +22,9 @@
 //! kind (`fun (n: nat) => e`) makes a dependent lambda. An identifier bound by an
 //! enclosing `fun` is a variable; otherwise a primitive name is that primitive and
 //! any other name is a variable (a definition or an address space), resolved by
-//! the type checker. Arguments of explicit `nat` parameters (`split 32`) are plain
+//! the type checker. A name declared by an earlier `foreign` is that foreign function
+//! ([`ExprKind::Foreign`](crate::ExprKind::Foreign)), which must not shadow a primitive or a
+//! definition. Arguments of explicit `nat` parameters (`split 32`) are plain
 //! expressions here; the type checker turns them into dependent applications.
 //!
 //! Bad input gives a [`Diagnostic`] pointing at the offending token; nesting
@@ -38,10 +42,13 @@ mod tests;
 use super::cursor::Parser;
 use super::lexer::{lex, Token};
 use crate::expr::{Def, Expr, NameGen, Program};
+use crate::foreign::{check_c_name, is_foreign_scalar, ForeignFun};
 use crate::primitives::{Prim, DIMENSIONED};
 use crate::span::{Diagnostic, Span};
 use crate::types::{Name, Type};
+use std::collections::HashMap;
 use std::collections::HashSet;
+use std::sync::Arc;
 
 /// The deepest expression tree the parser builds (nodes on the longest path):
 /// deeper input is reported, so that no later pass recursing over the tree can
@@ -60,11 +67,34 @@ const MAX_TYPE_NESTING: usize = 64;
 pub fn parse_program(source: &str) -> Result<Program, Diagnostic> {
     let program = || -> R<Program> {
         let mut p = ExprParser::new(source)?;
-        let mut defs = Vec::new();
+        let mut defs: Vec<Def> = Vec::new();
+        let mut foreign: Vec<Arc<ForeignFun>> = Vec::new();
         while !p.p.at_end() {
-            defs.push(p.parse_def()?);
+            if p.p.peek() == Some(&Token::Foreign) {
+                let f = Arc::new(p.parse_foreign()?);
+                p.foreign.insert(f.name.to_string(), f.clone());
+                foreign.push(f);
+            } else {
+                defs.push(p.parse_def()?);
+            }
         }
-        Ok(Program { defs })
+        for def in &defs {
+            if let Some(f) = p.foreign.get(&*def.name) {
+                return Err(Diagnostic::new(
+                    def.name_span,
+                    format!(
+                        "`{}` is defined and declared as a foreign function",
+                        def.name
+                    ),
+                )
+                .with_note(format!(
+                    "the foreign function is declared at bytes {}..{}; rename one of them",
+                    f.span.start, f.span.end
+                ))
+                .into());
+            }
+        }
+        Ok(Program { defs, foreign })
     };
     program().map_err(|e| *e)
 }
@@ -97,6 +127,8 @@ struct ExprParser {
     source_idents: HashSet<String>,
     /// Current nesting depth (parser recursion).
     nesting: usize,
+    /// The foreign functions declared so far, by name.
+    foreign: HashMap<String, Arc<ForeignFun>>,
 }
 
 /// Results inside the parser: the error is boxed to keep the frames of the
@@ -136,6 +168,7 @@ impl ExprParser {
             names: NameGen::new(),
             source_idents,
             nesting: 0,
+            foreign: HashMap::new(),
         })
     }
 
@@ -173,7 +206,7 @@ impl ExprParser {
             return Err(err.into());
         }
         let body = self.parse_expr()?;
-        if !self.p.at_end() && self.p.peek() != Some(&Token::Def) {
+        if !self.p.at_end() && !matches!(self.p.peek(), Some(Token::Def | Token::Foreign)) {
             return Err(self
                 .p
                 .error_expected("an operator, the next `def` or the end of the input")
@@ -186,6 +219,118 @@ impl ExprParser {
             body,
             name_span,
         })
+    }
+
+    /// `foreign name (x: t)... : t { C }` ([`crate::foreign`]).
+    fn parse_foreign(&mut self) -> R<ForeignFun> {
+        let start = self.p.expect(&Token::Foreign, "`foreign`")?;
+        let (name, name_span) = self.p.ident("the name of the foreign function")?;
+        let refuse = |span: Span, message: String| -> Box<Diagnostic> {
+            Box::new(Diagnostic::new(span, message).with_label("choose another name"))
+        };
+        if DIMENSIONED.contains(&name.as_str()) || Prim::from_name(&name).is_some() {
+            return Err(refuse(
+                name_span,
+                format!("`{name}` is a primitive and cannot be redefined"),
+            ));
+        }
+        if let Some(prev) = self.foreign.get(&name) {
+            return Err(refuse(
+                name_span,
+                format!(
+                    "the foreign function `{name}` is declared twice (first at bytes {}..{})",
+                    prev.span.start, prev.span.end
+                ),
+            ));
+        }
+        check_c_name(&name)
+            .map_err(|m| refuse(name_span, format!("{m}: it cannot name a foreign function")))?;
+        let mut params: Vec<(Name, crate::types::ScalarType)> = Vec::new();
+        while self.p.eat(&Token::LParen) {
+            let mut names = Vec::new();
+            while let Some(Token::Ident(_)) = self.p.peek() {
+                names.push(self.p.ident("a parameter name")?);
+            }
+            if names.is_empty() {
+                return Err(self.p.error_expected("a parameter name").into());
+            }
+            self.p
+                .expect(&Token::Colon, "`:` and the parameter's type")?;
+            let t = self.foreign_scalar(&name, "parameter")?;
+            self.p.expect(&Token::RParen, "`)`")?;
+            for (x, span) in names {
+                check_c_name(&x).map_err(|m| {
+                    refuse(
+                        span,
+                        format!("{m}: it cannot name a parameter of a foreign function"),
+                    )
+                })?;
+                if x == name || params.iter().any(|(p, _)| **p == *x) {
+                    return Err(refuse(
+                        span,
+                        format!(
+                            "the parameter `{x}` of the foreign function `{name}` is named twice"
+                        ),
+                    ));
+                }
+                params.push((x.into(), t));
+            }
+        }
+        if params.is_empty() {
+            return Err(self
+                .p
+                .error_expected("a parameter `(x: t)`")
+                .with_note(
+                    "a foreign function takes at least one parameter (a constant is a `def`)",
+                )
+                .into());
+        }
+        self.p.expect(
+            &Token::Colon,
+            "`:` and the result type, or another parameter `(x: t)`",
+        )?;
+        let result = self.foreign_scalar(&name, "result")?;
+        let body = match self.p.peek() {
+            Some(Token::CBody(b)) => b.clone(),
+            _ => {
+                return Err(self
+                    .p
+                    .error_expected("`{` and the C body of the foreign function")
+                    .into())
+            }
+        };
+        self.p.bump();
+        Ok(ForeignFun {
+            name: name.into(),
+            params,
+            result,
+            body,
+            span: start.to(self.p.prev_span()),
+        })
+    }
+
+    /// The type of a parameter or result of a foreign function: a scalar type.
+    fn foreign_scalar(&mut self, fname: &str, what: &str) -> R<crate::types::ScalarType> {
+        let start = self.p.span();
+        let t = self.p.parse_data_type()?;
+        let span = start.to(self.p.prev_span());
+        let kind = match &t {
+            crate::types::DataType::Scalar(s) if is_foreign_scalar(*s) => return Ok(*s),
+            crate::types::DataType::Scalar(_) => "`f16`, which C has no portable type for",
+            crate::types::DataType::Array(..) => "an array",
+            crate::types::DataType::Pair(..) => "a tuple",
+            crate::types::DataType::Vector(..) => "a vector (not supported yet)",
+            _ => "not a scalar type",
+        };
+        Err(Diagnostic::new(
+            span,
+            format!("the {what} of the foreign function `{fname}` has type `{t}`: {kind}"),
+        )
+        .with_label("a scalar type is needed here")
+        .with_note(
+            "foreign functions take and return scalars: bool, int, i8..i64, u8..u64, f32, f64",
+        )
+        .into())
     }
 
     /// A type, after checking that its nesting stays within what the type parser can take.

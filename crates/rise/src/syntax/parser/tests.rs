@@ -448,3 +448,98 @@ fn empty_program() {
     assert!(parse_program("  // nothing\n").unwrap().defs.is_empty());
     assert!(parse_expr("").is_err());
 }
+
+// ---- foreign functions ---------------------------------------------------------------
+
+const CLAMP: &str = "foreign clampf (x: f32) (lo hi: f32) : f32 {
+  /* a } in a comment */ // and }
+  const char *s = \"}{\"; (void)s; (void)'}';
+  return x < lo ? lo : (x > hi ? hi : x);
+}
+def f = fun xs => map (fun x => clampf x 0.0f 1.0f) xs
+";
+
+#[test]
+fn foreign_functions_are_declared_and_called() {
+    let p = parse_program(CLAMP).unwrap();
+    let [f] = p.foreign.as_slice() else {
+        panic!("{p:?}")
+    };
+    assert_eq!(&*f.name, "clampf");
+    let names: Vec<&str> = f.params.iter().map(|(x, _)| &**x).collect();
+    assert_eq!(names, ["x", "lo", "hi"]);
+    assert!(f.params.iter().all(|(_, t)| *t == ScalarType::F32));
+    assert_eq!(f.result, ScalarType::F32);
+    assert!(f.body.contains("const char *s = \"}{\";") && f.body.contains("return x < lo"));
+    assert_eq!(
+        &CLAMP[f.span.start as usize..f.span.end as usize],
+        &CLAMP[..CLAMP.find("\ndef").unwrap()]
+    );
+    // the call's head is the foreign function, not a variable
+    let body = &p.defs[0].body;
+    let printed = crate::syntax::print_program(&p);
+    assert!(
+        printed.starts_with("foreign clampf (x: f32) (lo: f32) (hi: f32) : f32 {"),
+        "{printed}"
+    );
+    assert!(printed.contains("clampf x 0.0f 1.0f"), "{printed}");
+    let again = parse_program(&printed).unwrap();
+    assert_eq!(again.foreign, p.foreign);
+    assert!(again.defs[0].body.alpha_eq(body));
+    fn has_foreign(e: &Expr) -> bool {
+        match e.kind() {
+            ExprKind::Foreign(_) => true,
+            ExprKind::App(f, a) => has_foreign(f) || has_foreign(a),
+            ExprKind::Lambda(_, _, b) => has_foreign(b),
+            _ => false,
+        }
+    }
+    assert!(has_foreign(body));
+    // a bound variable of that name is a variable
+    let p = parse_program(&format!("{CLAMP}\ndef g = fun clampf => clampf")).unwrap();
+    assert!(!has_foreign(&p.defs[1].body));
+}
+
+#[test]
+fn foreign_declarations_are_checked() {
+    let cases = [
+        ("foreign map (x: f32) : f32 { return x; }", "primitive"),
+        ("foreign int (x: f32) : f32 { return x; }", "keyword"),
+        ("foreign f (float: f32) : f32 { return x; }", "keyword"),
+        ("foreign f (x x: f32) : f32 { return x; }", "named twice"),
+        (
+            "foreign f (x: f32) : f32 { return x; } foreign f (y: f32) : f32 { return y; }",
+            "declared twice",
+        ),
+        (
+            "foreign f (x: f32) : f32 { return x; } def f = 1.0f",
+            "defined and declared",
+        ),
+        (
+            "def f = 1.0f foreign f (x: f32) : f32 { return x; }",
+            "defined and declared",
+        ),
+        ("foreign f (x: 4.f32) : f32 { return x[0]; }", "an array"),
+        ("foreign f (x: (f32, f32)) : f32 { return x; }", "a tuple"),
+        ("foreign f (x: f32) : vec[f32, 4] { return x; }", "a vector"),
+        ("foreign f (x: f16) : f32 { return x; }", "f16"),
+        ("foreign f (x: idx[4]) : f32 { return x; }", "not a scalar"),
+        ("foreign f : f32 { return 1.0f; }", "at least one parameter"),
+        ("foreign f (x: f32) : f32 x", "C body"),
+        ("foreign shine_f (x: f32) : f32 { return x; }", "reserved"),
+    ];
+    for (src, what) in cases {
+        let e = err(src);
+        let text = format!("{e}");
+        assert!(text.contains(what), "{src}: {text}");
+    }
+    // an unterminated body points at its `{`
+    let src = "foreign f (x: f32) : f32 { if (x > 0) { return x; }";
+    let e = err(src);
+    assert!(e.message.contains("unterminated"), "{e}");
+    assert_eq!(e.span.start as usize, src.find('{').unwrap());
+    // the type's span is reported
+    let src = "foreign f (x: 4.f32) : f32 { return 0; }";
+    let e = err(src);
+    assert_eq!(&src[e.span.start as usize..e.span.end as usize], "4.f32");
+}

@@ -62,9 +62,14 @@ pub fn print_expr(e: &Expr) -> String {
     Printer::new(e).expr(e, TOP, 0)
 }
 
-/// Prints a program: one definition per paragraph, ending with a newline.
+/// Prints a program: its foreign functions first, then one definition per paragraph, ending
+/// with a newline.
 pub fn print_program(p: &Program) -> String {
     let mut out = String::new();
+    for f in &p.foreign {
+        out.push_str(&f.declaration());
+        out.push_str("\n\n");
+    }
     for (i, def) in p.defs.iter().enumerate() {
         if i > 0 {
             out.push('\n');
@@ -181,6 +186,7 @@ impl Printer {
             ExprKind::Var(x) => (self.lookup(x), ATOM),
             ExprKind::Lit(l) => literal(l),
             ExprKind::Prim(p) => (p.name().to_string(), ATOM),
+            ExprKind::Foreign(f) => (f.name.to_string(), ATOM),
             ExprKind::Lambda(..) | ExprKind::DepLambda(..) => (self.lambda(e, indent), TOP),
             ExprKind::Annot(b, t) => (format!("({} : {t})", self.expr(b, TOP, indent)), ATOM),
             // Implicit arguments inserted by type inference are not written.

@@ -12,8 +12,8 @@ pub(super) fn is_identifier(x: &str) -> bool {
     matches!(lex(x).as_deref(), Ok([(Token::Ident(_), _)]))
 }
 
-/// Whether a binder named `x` would capture a primitive used in `body`
-/// (`fun map => map f` reads `map` as the variable).
+/// Whether a binder named `x` would capture a primitive or a foreign function used in
+/// `body` (`fun map => map f` reads `map` as the variable).
 pub(super) fn shadows_used_prim(x: &str, body: &Expr) -> bool {
     let is_named_x = |p: Prim| {
         let name = p.name();
@@ -21,21 +21,19 @@ pub(super) fn shadows_used_prim(x: &str, body: &Expr) -> bool {
             || (DIMENSIONED.contains(&x)
                 && name.strip_prefix(x).is_some_and(|r| r.starts_with('(')))
     };
-    if !Prim::ALL.iter().any(|p| is_named_x(*p)) {
-        return false;
-    }
-    fn uses(e: &Expr, is_named_x: &dyn Fn(Prim) -> bool) -> bool {
+    fn uses(e: &Expr, x: &str, is_named_x: &dyn Fn(Prim) -> bool) -> bool {
         match e.kind() {
             ExprKind::Prim(p) => is_named_x(*p),
+            ExprKind::Foreign(f) => &*f.name == x,
             ExprKind::Var(_) | ExprKind::Lit(_) => false,
-            ExprKind::App(f, a) => uses(f, is_named_x) || uses(a, is_named_x),
+            ExprKind::App(f, a) => uses(f, x, is_named_x) || uses(a, x, is_named_x),
             ExprKind::Lambda(_, _, b)
             | ExprKind::DepLambda(_, b)
             | ExprKind::DepApp(b, _)
-            | ExprKind::Annot(b, _) => uses(b, is_named_x),
+            | ExprKind::Annot(b, _) => uses(b, x, is_named_x),
         }
     }
-    uses(body, &is_named_x)
+    uses(body, x, &is_named_x)
 }
 
 /// Every identifier in a term, its types included.
@@ -55,6 +53,9 @@ pub(super) fn names_of(e: &Expr) -> HashSet<String> {
                 out.insert(x.to_string());
             }
             ExprKind::Lit(Literal::Nat(n)) => idents_of(&n.to_string(), out),
+            ExprKind::Foreign(f) => {
+                out.insert(f.name.to_string());
+            }
             ExprKind::Lit(_) | ExprKind::Prim(_) => {}
             ExprKind::Lambda(x, t, b) => {
                 out.insert(x.to_string());

@@ -1,0 +1,149 @@
+//! Foreign functions (`rise::foreign`): the C functions a program calls.
+//!
+//! Each foreign function the program calls becomes a helper function of the module,
+//! printed before the kernels (`static inline` in C, OpenMP and OpenCL, `static __device__
+//! inline` in CUDA) with the user's body verbatim; its parameters keep their names (the body
+//! uses them), the function gets a C name of the module's [`NameSet`](crate::names::NameSet)
+//! (reserved before any variable is named, renamed where it would clash with a builtin of a
+//! target). A call in a kernel is a plain call.
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use dpia::walk::Node;
+use dpia::{Comm, ExpKind};
+use rise::ForeignFun;
+
+use crate::ast::{FnKind, Function, Param, Stmt, Type};
+use crate::error::{unsupported, CodegenError};
+use crate::names::NameSet;
+use crate::Target;
+
+/// The foreign functions a program calls and their C names.
+#[derive(Clone, Debug, Default)]
+pub struct Foreign {
+    /// Per RISE name: the function and its C name, in the order first called.
+    funs: Vec<(Arc<ForeignFun>, String)>,
+    by_name: BTreeMap<String, usize>,
+}
+
+impl Foreign {
+    /// The foreign functions `body` calls, each named in `names` (before anything else is,
+    /// so that no variable takes its name).
+    pub fn collect(body: &Comm, names: &mut NameSet) -> Result<Foreign, CodegenError> {
+        let mut found: Vec<Arc<ForeignFun>> = Vec::new();
+        Node::Comm(body).visit(&mut |n| {
+            if let Node::Exp(e) = n {
+                if let ExpKind::Foreign(f, _) = &*e.kind {
+                    if !found.iter().any(|g| g.name == f.name) {
+                        found.push(f.clone());
+                    }
+                }
+            }
+        });
+        let mut out = Foreign::default();
+        for f in found {
+            for (x, _) in &f.params {
+                if crate::names::is_vector_type_name(x) {
+                    return unsupported(format!(
+                        "the parameter `{x}` of the foreign function `{}` is named like a \
+                         vector type of OpenCL and CUDA: rename it",
+                        f.name
+                    ));
+                }
+            }
+            let cname = names.fresh(&f.name);
+            out.by_name.insert(f.name.to_string(), out.funs.len());
+            out.funs.push((f, cname));
+        }
+        Ok(out)
+    }
+
+    /// The C name of the foreign function called `name` in RISE.
+    pub fn c_name(&self, name: &str) -> Option<&str> {
+        self.by_name.get(name).map(|&k| self.funs[k].1.as_str())
+    }
+
+    /// The helper functions, in the order first called.
+    pub fn functions(&self) -> Result<Vec<Function>, CodegenError> {
+        self.funs
+            .iter()
+            .map(|(f, cname)| {
+                let params = f
+                    .params
+                    .iter()
+                    .map(|(x, t)| {
+                        Ok(Param {
+                            ty: Type::Scalar(crate::ctypes::scalar(*t)?),
+                            name: x.to_string(),
+                        })
+                    })
+                    .collect::<Result<Vec<_>, CodegenError>>()?;
+                Ok(Function {
+                    kind: FnKind::Helper,
+                    name: cname.clone(),
+                    ret: Type::Scalar(crate::ctypes::scalar(f.result)?),
+                    params,
+                    body: vec![
+                        Stmt::Comment(format!("foreign function `{}`", f.name)),
+                        Stmt::Raw(f.body.clone()),
+                    ],
+                })
+            })
+            .collect()
+    }
+
+    /// Whether the program calls no foreign function.
+    pub fn is_empty(&self) -> bool {
+        self.funs.is_empty()
+    }
+
+    /// What a module with foreign functions adds before them, so that one body compiles on
+    /// every target: C's `<math.h>` (the interpreter's helper includes it too); in OpenCL
+    /// and CUDA, which have no `<stdint.h>`, the fixed-width integer types C bodies use.
+    pub fn prelude(&self, target: Target) -> (Vec<String>, Vec<String>) {
+        if self.is_empty() {
+            return (Vec::new(), Vec::new());
+        }
+        let typedefs = |names: [&str; 8]| {
+            let c = [
+                "int8_t", "int16_t", "int32_t", "int64_t", "uint8_t", "uint16_t", "uint32_t",
+                "uint64_t",
+            ];
+            c.iter()
+                .zip(names)
+                .map(|(c, t)| format!("typedef {t} {c};"))
+                .collect()
+        };
+        match target {
+            Target::C | Target::OpenMp => (vec!["math.h".to_string()], Vec::new()),
+            Target::OpenCl => (
+                Vec::new(),
+                typedefs([
+                    "char", "short", "int", "long", "uchar", "ushort", "uint", "ulong",
+                ]),
+            ),
+            Target::Cuda => (
+                Vec::new(),
+                typedefs([
+                    "signed char",
+                    "short",
+                    "int",
+                    "long long",
+                    "unsigned char",
+                    "unsigned short",
+                    "unsigned int",
+                    "unsigned long long",
+                ]),
+            ),
+        }
+    }
+
+    /// Whether a foreign function takes or returns `f64`.
+    pub fn uses_f64(&self) -> bool {
+        self.funs.iter().any(|(f, _)| {
+            f.result == rise::ScalarType::F64
+                || f.params.iter().any(|(_, t)| *t == rise::ScalarType::F64)
+        })
+    }
+}
