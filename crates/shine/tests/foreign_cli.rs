@@ -113,6 +113,10 @@ fn runs_verify_on_c_openmp_and_opencl() {
     if !skip_opencl() {
         targets.push("opencl");
     }
+    // on a GPU machine (scripts/gpu-tests.sh)
+    if std::env::var("SHINE_TEST_GPU").as_deref() == Ok("1") {
+        targets.push("cuda");
+    }
     for (def, strategy, n) in [
         ("clampAll", "sequential", "n=33"),
         ("clampAll", "parallelOuter", "n=33"),
@@ -121,7 +125,7 @@ fn runs_verify_on_c_openmp_and_opencl() {
         ("gcdAll", "sequential", "n=17"),
     ] {
         for target in &targets {
-            if *target == "opencl" && strategy == "parallelOuter" {
+            if matches!(*target, "opencl" | "cuda") && strategy == "parallelOuter" {
                 continue; // mapPar is for CPUs
             }
             let out = shine(&[

@@ -33,6 +33,10 @@ fn targets() -> Vec<(&'static str, &'static str)> {
     } else {
         ts.push(("opencl", "gpu"));
     }
+    // on a GPU machine (scripts/gpu-tests.sh)
+    if std::env::var("SHINE_TEST_GPU").as_deref() == Ok("1") {
+        ts.push(("cuda", "gpu"));
+    }
     ts
 }
 
