@@ -27,6 +27,7 @@ pub mod inputs;
 pub mod limits;
 pub mod npy;
 mod pipeline;
+pub mod schedules;
 mod source;
 mod verify;
 

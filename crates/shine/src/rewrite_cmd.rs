@@ -18,9 +18,10 @@ pub struct RewriteArgs {
     /// The definition to rewrite.
     #[arg(long = "def", value_name = "NAME")]
     pub def: String,
-    /// The strategy file (.elv).
+    /// The strategy file (.elv); without it, --apply names a built-in schedule
+    /// (`shine strategies`).
     #[arg(long = "strategy", value_name = "S.elv")]
-    pub strategy: PathBuf,
+    pub strategy: Option<PathBuf>,
     /// The strategy to apply: a definition of the file, or an expression over
     /// them (`"blocking ; lowerToC"`).
     #[arg(long = "apply", value_name = "SNAME")]
@@ -45,9 +46,12 @@ pub fn rewrite(args: &RewriteArgs) -> Result<(), CliError> {
     let source = SourceFile::read(&args.program)?;
     let checked = source.check()?;
     let prepared = prepare_def(&checked, &args.def).map_err(|d| source.error(d))?;
-    let strategy = StrategySource {
-        file: SourceFile::read(&args.strategy)?,
-        apply: args.apply.clone(),
+    let strategy = match &args.strategy {
+        Some(path) => StrategySource {
+            file: SourceFile::read(path)?,
+            apply: args.apply.clone(),
+        },
+        None => shine::schedules::strategy(&args.apply),
     }
     .parse()?;
     let budget = args.budget;
