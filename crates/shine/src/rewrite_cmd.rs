@@ -43,17 +43,18 @@ pub struct RewriteArgs {
 
 /// `shine rewrite PROG.rise --def NAME --strategy S.elv --apply SNAME`
 pub fn rewrite(args: &RewriteArgs) -> Result<(), CliError> {
-    let source = SourceFile::read(&args.program)?;
-    let checked = source.check()?;
-    let prepared = prepare_def(&checked, &args.def).map_err(|d| source.error(d))?;
-    let strategy = match &args.strategy {
+    let program = SourceFile::read(&args.program)?;
+    let checked = program.check()?;
+    let prepared = prepare_def(&checked, &args.def).map_err(|d| program.error(d))?;
+    let source = match &args.strategy {
         Some(path) => StrategySource {
             file: SourceFile::read(path)?,
             apply: args.apply.clone(),
         },
         None => shine::schedules::strategy(&args.apply),
-    }
-    .parse()?;
+    };
+    let loaded = source.load()?;
+    let strategy = loaded.strategy.clone();
     let budget = args.budget;
     let trace = args.trace;
     let body = prepared.body.clone();
@@ -87,12 +88,7 @@ pub fn rewrite(args: &RewriteArgs) -> Result<(), CliError> {
         }
         eprint_text(&out);
     }
-    let rewritten = result.map_err(|f| {
-        CliError::from(format!(
-            "the strategy `{}` failed on `{}`: {f}",
-            args.apply, args.def
-        ))
-    })?;
+    let rewritten = result.map_err(|f| CliError::from(source.failure(&f, &loaded, &args.def)))?;
     let time_ms = time.as_secs_f64() * 1e3;
     let program = format!(
         "def {} : {} =\n  {}",
