@@ -77,7 +77,9 @@ impl StrategySource {
         let registry = rewrite::library::registry();
         let module = elv::load(&self.file.text, &registry).map_err(|ds| self.file.errors(ds))?;
         let strategy = if module.definitions().any(|(n, _)| n == self.apply) {
-            module.strategy(&self.apply).map_err(|d| self.file.error(d))?
+            module
+                .strategy(&self.apply)
+                .map_err(|d| self.file.error(d))?
         } else {
             module
                 .expression(&self.apply)
@@ -121,11 +123,9 @@ impl StrategySource {
                     .location()
                     .map(|l| format!(" at {l}"))
                     .unwrap_or_default();
-                let mut d = rise::Diagnostic::new(
-                    span,
-                    format!("{head}: `{text}` is not applicable{at}"),
-                )
-                .with_label(format!("not applicable{at}"));
+                let mut d =
+                    rise::Diagnostic::new(span, format!("{head}: `{text}` is not applicable{at}"))
+                        .with_label(format!("not applicable{at}"));
                 if desugared != text {
                     d = d.with_note(format!("as applied: `{desugared}`"));
                 }
