@@ -134,6 +134,13 @@ impl<'a, P: Program> Eval<'a, P> {
         self.depth += 1;
         let r = crate::with_stack(|| self.eval_inner(e, env, cur));
         self.depth -= 1;
+        if let Ok(Value::Strategy(s)) = &r {
+            let origin = crate::Origin {
+                span: e.span,
+                in_expression: cur.is_none() && !self.top_in_module,
+            };
+            self.shared.origins.record(s, origin);
+        }
         r
     }
 

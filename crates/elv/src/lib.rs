@@ -46,11 +46,13 @@ mod check;
 mod eval;
 mod lexer;
 mod module;
+mod origin;
 mod parser;
 mod registry;
 
 pub use diagnostics::{Diagnostic, Span};
 pub use module::{load, Module};
+pub use origin::{Origin, Origins};
 pub use registry::{Kind, Registry, Traversal, Value};
 
 /// Runs `f`, first moving to a fresh stack segment if little of the current

@@ -4,6 +4,7 @@ use crate::ast::Def;
 use crate::check::{check_expression, check_file, suggest, Scope, Sig};
 use crate::eval::Eval;
 use crate::lexer::lex;
+use crate::origin::Origins;
 use crate::parser::{parse_expression, parse_file};
 use crate::registry::{Kind, Registry, Value};
 use diagnostics::{Diagnostic, Span};
@@ -19,6 +20,8 @@ pub(crate) struct Shared<P: Program> {
     pub index: HashMap<String, usize>,
     pub sigs: Vec<Sig>,
     pub registry: Registry<P>,
+    /// Where the strategies built from the file and its expressions were written.
+    pub origins: Arc<Origins<P>>,
 }
 
 impl<P: Program> Shared<P> {
@@ -80,6 +83,7 @@ pub fn load<P: Program>(
         index,
         sigs,
         registry: registry.clone(),
+        origins: Origins::new(),
     });
     let mut ev = Eval::new(&shared, true);
     for d in 0..shared.defs.len() {
@@ -158,6 +162,12 @@ impl<P: Program> Module<P> {
                 format!("`{name}` was not built"),
             )),
         }
+    }
+
+    /// Where the strategies of this module were written: a failing strategy of a rewrite
+    /// is found there to be reported in the user's words ([`Origins::of`]).
+    pub fn origins(&self) -> Arc<Origins<P>> {
+        self.shared.origins.clone()
     }
 
     /// The file's definitions in source order, with their numbers of parameters.

@@ -27,6 +27,7 @@ const CASES: &[Case] = &[
     ("DFNF ; vectorize(4) @ innermost(appliedMap)", "def f : {n: nat} -> n.f32 -> n.f32 = fun xs => map (fun x => x * x) xs", &[("n", 8)]),
     ("DFNF ; vectorize(4) @ innermost(appliedMap)", "def f : {n: nat} -> n.f32 -> n.f32 -> n.f32 = fun a b => zip a b |> map (fun p => fst p * snd p + fst p)", &[("n", 8)]),
     ("toReduceSeq @ topDown ; parallel @ topDown ; toMapSeq @ topDown ; unroll @ topDown", "def f : {n m: nat} -> n.m.f32 -> n.f32 = fun xs => map (fun r => reduce add 0.0f (map (fun x => x) r)) (map (fun r => r) xs)", &[("n", 3), ("m", 4)]),
+    ("DFNF ; lowerToC ; toMap @ topDown ; parallel @ topDown", "def f : {n m: nat} -> n.m.f32 -> n.f32 = fun xs => map (fun r => reduce add 0.0f r) xs", &[("n", 3), ("m", 4)]),
     ("toMapGlobal(0) @ topDown ; toMapWorkGroup(1) @ topDown ; toMapLocal(2) @ topDown ; toMapBlock(0) @ topDown ; toMapThread(1) @ topDown ; toMapWarp @ topDown ; toMapLane @ topDown", "def f : {n: nat} -> n.f32 -> n.f32 = fun xs => xs |> map id |> map id |> map id |> map id |> map id |> map id |> map id", &[("n", 4)]),
     ("toMem(private) @ outermost(appliedReduce)", "def f : {n: nat} -> n.f32 -> f32 = fun xs => reduce add 0.0f xs + 1.0f", &[("n", 5)]),
     ("DFNF ; transposeAfterMap @ topDown", "def f : {n m: nat} -> n.m.f32 -> m.n.f32 = fun xs => transpose (map (map (fun x => x + 1.0f)) xs)", &[("n", 3), ("m", 4)]),

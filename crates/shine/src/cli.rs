@@ -171,3 +171,49 @@ pub fn eval(args: &EvalArgs) -> Result<(), CliError> {
         .map_err(|e| format!("cannot save the result: {e}"))?;
     write_or_print(&args.outputs, &output)
 }
+
+/// Arguments of `shine strategies`.
+#[derive(Args, Debug)]
+pub struct StrategiesArgs {
+    /// Print the built-in schedules' file (.elv) itself, to read or copy.
+    #[arg(long)]
+    pub show: bool,
+}
+
+/// `shine strategies [--show]`: the built-in schedules, each with what it is for, and the
+/// default schedule of each target; with `--show`, their file.
+pub fn strategies(args: &StrategiesArgs) -> Result<(), CliError> {
+    use shine::schedules;
+    if args.show {
+        emit(schedules::SOURCE.trim_end());
+        return Ok(());
+    }
+    let width = schedules::SCHEDULES
+        .iter()
+        .map(|(n, _)| n.len())
+        .max()
+        .unwrap_or(0);
+    let mut lines: Vec<String> = schedules::SCHEDULES
+        .iter()
+        .map(|(name, what)| format!("{name:width$}  {what}"))
+        .collect();
+    lines.push(String::new());
+    lines.push(
+        "Without --strategy, `shine compile` and `shine run` apply the default of the target:"
+            .into(),
+    );
+    for t in shine::Target::ALL {
+        lines.push(format!(
+            "  --target {:7} {}",
+            t.name(),
+            schedules::default_for(t)
+        ));
+    }
+    lines.push(
+        "`--apply NAME` without --strategy applies one of these; `shine strategies --show` \
+         prints their definitions."
+            .into(),
+    );
+    emit(&lines.join("\n"));
+    Ok(())
+}

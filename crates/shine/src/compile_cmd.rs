@@ -7,8 +7,8 @@ use crate::cli::{emit, parse_nat_binding, read_inputs, write_or_print, CliError}
 use clap::Args;
 use serde::Serialize;
 use shine::{
-    Artifact, Code, Executable, Inputs, Lowered, Options, Output, RunOptions, SourceFile,
-    StrategySource, Target, Timings,
+    schedules, Artifact, Code, Executable, Inputs, Lowered, Options, Output, RunOptions,
+    SourceFile, StrategySource, Target, Timings,
 };
 use std::path::PathBuf;
 
@@ -20,12 +20,15 @@ pub struct ProgramArgs {
     /// The definition to compile.
     #[arg(long = "def", value_name = "NAME")]
     pub def: String,
-    /// The strategy file (.elv) that lowers the definition.
+    /// The strategy file (.elv) that lowers the definition. Without it, --apply names a
+    /// built-in schedule (`shine strategies`), and without both the target's default
+    /// schedule is applied (c: storeEveryStage, openmp: storeEveryStagePar, opencl and
+    /// cuda: storeEveryStageGpu).
     #[arg(long = "strategy", value_name = "S.elv", requires = "apply")]
     pub strategy: Option<PathBuf>,
     /// The strategy to apply: a definition of the file or an expression over them
     /// (`"blocking ; lowerToC"`).
-    #[arg(long = "apply", value_name = "SNAME", requires = "strategy")]
+    #[arg(long = "apply", value_name = "SNAME")]
     pub apply: Option<String>,
     /// The code to generate.
     #[arg(long = "target", value_parser = shine::target_parser(), default_value = "c")]
@@ -39,43 +42,104 @@ pub struct ProgramArgs {
     /// distinct. By default each is checked and a failed check is an error.
     #[arg(long)]
     pub unchecked_indices: bool,
+    /// Say on stderr which strategy lowers the definition and where it comes from (the
+    /// default schedule of the target when no --strategy is given).
+    #[arg(long)]
+    pub explain: bool,
+}
+
+/// Where the strategy of `compile` and `run` comes from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Origin {
+    /// `--strategy S.elv --apply NAME`.
+    File,
+    /// `--apply NAME` alone: the built-in schedules.
+    BuiltIn,
+    /// Neither: the target's default schedule.
+    Default,
 }
 
 impl ProgramArgs {
     /// The definition compiled for the target ([`shine::compile`]).
     pub fn compile(&self) -> Result<Artifact, CliError> {
-        let (program, strategy) = self.read()?;
-        Ok(shine::compile(
+        let (program, strategy, origin) = self.read()?;
+        self.explain(&strategy, origin);
+        shine::compile(
             &program,
             &self.def,
-            strategy.as_ref(),
+            Some(&strategy),
             self.target,
             &self.options(),
-        )?)
+        )
+        .map_err(|e| self.noted(e, &strategy, origin))
     }
 
     /// The definition through the front end only ([`shine::lower`]).
     pub fn lower(&self) -> Result<Lowered, CliError> {
-        let (program, strategy) = self.read()?;
-        Ok(shine::lower(
-            &program,
-            &self.def,
-            strategy.as_ref(),
-            &self.options(),
-        )?)
+        let (program, strategy, origin) = self.read()?;
+        self.explain(&strategy, origin);
+        shine::lower(&program, &self.def, Some(&strategy), &self.options())
+            .map_err(|e| self.noted(e, &strategy, origin))
     }
 
-    /// The program and the strategy, read from their files.
-    fn read(&self) -> Result<(SourceFile, Option<StrategySource>), CliError> {
+    /// The program, the strategy and where it comes from.
+    fn read(&self) -> Result<(SourceFile, StrategySource, Origin), CliError> {
         let program = SourceFile::read(&self.program)?;
-        let strategy = match (&self.strategy, &self.apply) {
-            (Some(path), Some(apply)) => Some(StrategySource {
-                file: SourceFile::read(path)?,
-                apply: apply.clone(),
-            }),
-            _ => None,
+        Ok(match (&self.strategy, &self.apply) {
+            (Some(path), Some(apply)) => (
+                program,
+                StrategySource {
+                    file: SourceFile::read(path)?,
+                    apply: apply.clone(),
+                },
+                Origin::File,
+            ),
+            (None, Some(apply)) => (program, schedules::strategy(apply), Origin::BuiltIn),
+            _ => (
+                program,
+                schedules::default_strategy(self.target),
+                Origin::Default,
+            ),
+        })
+    }
+
+    /// `--explain`: the strategy and where it comes from, on stderr.
+    fn explain(&self, strategy: &StrategySource, origin: Origin) {
+        if !self.explain {
+            return;
+        }
+        let from = match origin {
+            Origin::File => format!("from `{}`", strategy.file.name),
+            Origin::BuiltIn => "built in".to_string(),
+            Origin::Default => format!(
+                "the default schedule for --target {} (no --strategy given)",
+                self.target.name()
+            ),
         };
-        Ok((program, strategy))
+        let show = match origin {
+            Origin::File => String::new(),
+            _ => "; `shine strategies --show` prints its definition, to read or copy".into(),
+        };
+        eprintln_text(&format!("strategy: `{}`, {from}{show}", strategy.apply));
+    }
+
+    /// An error of the pipeline, with a note on the schedule when the user did not choose it.
+    fn noted(&self, e: shine::Error, strategy: &StrategySource, origin: Origin) -> CliError {
+        let e = match origin {
+            Origin::File => e,
+            Origin::BuiltIn => e.with_note(format!(
+                "`{}` is a built-in schedule (`shine strategies --show` prints them)",
+                strategy.apply
+            )),
+            Origin::Default => e.with_note(format!(
+                "no --strategy was given: `{}` is the default schedule for --target {} \
+                 (`shine strategies --show` prints it); give a strategy of your own with \
+                 --strategy S.elv --apply NAME",
+                strategy.apply,
+                self.target.name()
+            )),
+        };
+        CliError::from(e)
     }
 
     fn options(&self) -> Options {
@@ -163,7 +227,7 @@ impl RunArgs {
     }
 }
 
-/// `shine compile PROG.rise --def NAME [--strategy S.elv --apply SNAME] --target T [-o OUT]`
+/// `shine compile PROG.rise --def NAME [[--strategy S.elv] --apply SNAME] --target T [-o OUT]`
 pub fn compile(args: &CompileArgs) -> Result<(), CliError> {
     let program = &args.program;
     let text = match (args.emit_dpia, program.target.is_gpu()) {

@@ -28,6 +28,7 @@ pub mod inputs;
 pub mod limits;
 pub mod npy;
 mod pipeline;
+pub mod schedules;
 mod source;
 mod verify;
 
@@ -36,8 +37,8 @@ pub use error::Error;
 pub use execute::{Executable, RunOptions, Timings, FAST_MATH_CFLAG};
 pub use inputs::{Given, Inputs};
 pub use pipeline::{
-    compile, lower, on_big_stack, target_parser, Artifact, Code, Lowered, Options, StrategySource,
-    Target,
+    compile, lower, on_big_stack, target_parser, Artifact, Code, LoadedStrategy, Lowered, Options,
+    StrategySource, Target,
 };
 pub use source::SourceFile;
 pub use verify::verify;

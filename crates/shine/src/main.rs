@@ -27,10 +27,13 @@ enum Command {
     Eval(cli::EvalArgs),
     /// Rewrite a definition with an ELEVATE strategy (.elv) and print the result.
     Rewrite(rewrite_cmd::RewriteArgs),
-    /// Compile a definition (lowered by a strategy) to C or OpenMP and print the code.
+    /// Compile a definition (lowered by a strategy, or the target's default schedule) to C,
+    /// OpenMP, OpenCL or CUDA and print the code.
     Compile(compile_cmd::CompileArgs),
     /// Compile, run on `.npy` or random inputs, verify against the interpreter, time.
     Run(compile_cmd::RunArgs),
+    /// List the built-in schedules and the default schedule of each target; --show prints them.
+    Strategies(cli::StrategiesArgs),
     /// Search parallel mappings and tuning parameters (CC'22 constraints); write the best strategy.
     Explore(explore_cmd::ExploreArgs),
     /// F-smooth (thesis §5.7): simplify with ELEVATE strategies, differentiate (forward mode).
@@ -71,6 +74,7 @@ fn main() -> ExitCode {
             Command::Rewrite(a) => rewrite_cmd::rewrite(&a),
             Command::Compile(a) => compile_cmd::compile(&a),
             Command::Run(a) => compile_cmd::run(&a),
+            Command::Strategies(a) => cli::strategies(&a),
             Command::Explore(a) => explore_cmd::explore(&a),
             Command::Fsmooth { cmd } => fsmooth_cmd::run(&cmd).map_err(cli::CliError),
             Command::Bench { cmd } => bench_cmd::run(&cmd),

@@ -73,17 +73,85 @@ pub struct StrategySource {
 impl StrategySource {
     /// The strategy to apply, with errors in the file or in the expression as diagnostics.
     pub fn parse(&self) -> Result<elevate::Strategy<rise::Expr>, Error> {
+        Ok(self.load()?.strategy)
+    }
+
+    /// The strategy to apply and where its parts were written, for [`Self::failure`].
+    pub fn load(&self) -> Result<LoadedStrategy, Error> {
         let registry = rewrite::library::registry();
         let module = elv::load(&self.file.text, &registry).map_err(|ds| self.file.errors(ds))?;
-        if module.definitions().any(|(n, _)| n == self.apply) {
-            module.strategy(&self.apply).map_err(|d| self.file.error(d))
+        let strategy = if module.definitions().any(|(n, _)| n == self.apply) {
+            module
+                .strategy(&self.apply)
+                .map_err(|d| self.file.error(d))?
         } else {
-            let inline = SourceFile::new("--apply", self.apply.as_str());
             module
                 .expression(&self.apply)
-                .map_err(|ds| inline.errors(ds))
+                .map_err(|ds| self.inline().errors(ds))?
+        };
+        Ok(LoadedStrategy {
+            strategy,
+            origins: module.origins(),
+        })
+    }
+
+    /// The expression of `--apply` as a source.
+    fn inline(&self) -> SourceFile {
+        SourceFile::new("--apply", self.apply.as_str())
+    }
+
+    /// The error of a strategy that failed on the definition `def`: the sub-strategy that
+    /// failed as the user wrote it, shown at its place in the strategy file (or in the
+    /// `--apply` expression), with its desugared form in a note; the desugared form alone
+    /// where the failing strategy was not written by the user (a part of a builtin).
+    pub fn failure(
+        &self,
+        failure: &elevate::Failure<rise::Expr>,
+        loaded: &LoadedStrategy,
+        def: &str,
+    ) -> Error {
+        let head = format!("the strategy `{}` failed on `{def}`", self.apply);
+        let written = failure.strategy().and_then(|s| {
+            let origin = loaded.origins.of(s)?;
+            let source = if origin.in_expression {
+                self.inline()
+            } else {
+                self.file.clone()
+            };
+            let text = one_line(source.text.get(origin.span.range())?);
+            Some((source, origin.span, text, s.short()))
+        });
+        match written {
+            Some((source, span, text, desugared)) => {
+                let at = failure
+                    .location()
+                    .map(|l| format!(" at {l}"))
+                    .unwrap_or_default();
+                let mut d =
+                    rise::Diagnostic::new(span, format!("{head}: `{text}` is not applicable{at}"))
+                        .with_label(format!("not applicable{at}"));
+                if desugared != text {
+                    d = d.with_note(format!("as applied: `{desugared}`"));
+                }
+                source.error(d)
+            }
+            None => Error::from(format!("{head}: {failure}")),
         }
     }
+}
+
+/// A strategy ready to apply, with where its parts were written ([`StrategySource::load`]).
+#[derive(Clone)]
+pub struct LoadedStrategy {
+    /// The strategy.
+    pub strategy: elevate::Strategy<rise::Expr>,
+    /// Where the parts of the strategy were written.
+    pub origins: std::sync::Arc<elv::Origins<rise::Expr>>,
+}
+
+/// `text` on one line, its runs of white space (and comments' line breaks) one space.
+fn one_line(text: &str) -> String {
+    text.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
 /// A definition through the front end: checked, lowered by the strategy and translated to
@@ -185,9 +253,11 @@ pub fn lower(
     let checked = program.check()?;
     let prepared = prepare_def(&checked, def).map_err(|d| program.error(d))?;
     let lowered = match strategy {
-        Some(s) => apply_strategy(s.parse()?, &prepared.body, options.budget)?.map_err(|f| {
-            Error::from(format!("the strategy `{}` failed on `{def}`: {f}", s.apply))
-        })?,
+        Some(s) => {
+            let loaded = s.load()?;
+            apply_strategy(loaded.strategy.clone(), &prepared.body, options.budget)?
+                .map_err(|f| s.failure(&f, &loaded, def))?
+        }
         None => prepared.body.clone(),
     };
     let mut dpia = dpia::translate(def, &lowered, &prepared.scheme).map_err(|e| {
@@ -235,7 +305,7 @@ fn apply_strategy(
     strategy: elevate::Strategy<rise::Expr>,
     body: &rise::Expr,
     budget: u64,
-) -> Result<Result<rise::Expr, String>, Error> {
+) -> Result<Result<rise::Expr, elevate::Failure<rise::Expr>>, Error> {
     if budget == 0 {
         return Err(Error::from(
             "--budget 0 allows no strategy application; give a positive budget (the default \
@@ -246,7 +316,7 @@ fn apply_strategy(
     let body = body.clone();
     on_big_stack(move || {
         let mut ctx = Ctx::new(NameGen::avoiding(&body)).with_budget(budget);
-        ctx.run(&strategy, &body).map_err(|f| f.to_string())
+        ctx.run(&strategy, &body)
     })
 }
 

@@ -18,9 +18,10 @@ pub struct RewriteArgs {
     /// The definition to rewrite.
     #[arg(long = "def", value_name = "NAME")]
     pub def: String,
-    /// The strategy file (.elv).
+    /// The strategy file (.elv); without it, --apply names a built-in schedule
+    /// (`shine strategies`).
     #[arg(long = "strategy", value_name = "S.elv")]
-    pub strategy: PathBuf,
+    pub strategy: Option<PathBuf>,
     /// The strategy to apply: a definition of the file, or an expression over
     /// them (`"blocking ; lowerToC"`).
     #[arg(long = "apply", value_name = "SNAME")]
@@ -42,14 +43,18 @@ pub struct RewriteArgs {
 
 /// `shine rewrite PROG.rise --def NAME --strategy S.elv --apply SNAME`
 pub fn rewrite(args: &RewriteArgs) -> Result<(), CliError> {
-    let source = SourceFile::read(&args.program)?;
-    let checked = source.check()?;
-    let prepared = prepare_def(&checked, &args.def).map_err(|d| source.error(d))?;
-    let strategy = StrategySource {
-        file: SourceFile::read(&args.strategy)?,
-        apply: args.apply.clone(),
-    }
-    .parse()?;
+    let program = SourceFile::read(&args.program)?;
+    let checked = program.check()?;
+    let prepared = prepare_def(&checked, &args.def).map_err(|d| program.error(d))?;
+    let source = match &args.strategy {
+        Some(path) => StrategySource {
+            file: SourceFile::read(path)?,
+            apply: args.apply.clone(),
+        },
+        None => shine::schedules::strategy(&args.apply),
+    };
+    let loaded = source.load()?;
+    let strategy = loaded.strategy.clone();
     let budget = args.budget;
     let trace = args.trace;
     let body = prepared.body.clone();
@@ -83,12 +88,7 @@ pub fn rewrite(args: &RewriteArgs) -> Result<(), CliError> {
         }
         eprint_text(&out);
     }
-    let rewritten = result.map_err(|f| {
-        CliError::from(format!(
-            "the strategy `{}` failed on `{}`: {f}",
-            args.apply, args.def
-        ))
-    })?;
+    let rewritten = result.map_err(|f| CliError::from(source.failure(&f, &loaded, &args.def)))?;
     let time_ms = time.as_secs_f64() * 1e3;
     let program = format!(
         "def {} : {} =\n  {}",

@@ -73,8 +73,14 @@ fn errors_name_the_problem() {
     args.extend(["--apply", "baseline ; vectorize(32) @ outermost(isReduce)"]);
     let (ok, _, err) = shine(&args);
     assert!(!ok);
+    // as written, at its place in the expression; as applied in a note
     assert!(
-        err.contains("topDown(isReduce ; vectorize(32))` is not applicable"),
+        err.contains("`vectorize(32) @ outermost(isReduce)` is not applicable at the root"),
+        "{err}"
+    );
+    assert!(err.contains("--apply:1:12"), "{err}");
+    assert!(
+        err.contains("as applied: `topDown(isReduce ; vectorize(32))`"),
         "{err}"
     );
     let mut args = MM.to_vec();

@@ -42,6 +42,13 @@ pub(super) fn to_map_seq(name: String) -> S {
     lower_map(name, Prim::MapSeq)
 }
 
+/// The inverse of `toMapSeq`: a sequential loop that is to be lowered again (the
+/// parallel store-every-stage schedules run the outermost loop of each stage in parallel
+/// after `lowerToC` has made every loop that writes memory sequential).
+pub(super) fn to_map(name: String) -> S {
+    swap_prim(name, |p| (p == Prim::MapSeq).then_some(Prim::Map))
+}
+
 pub(super) fn to_reduce_seq(name: String) -> S {
     swap_prim(name, |p| (p == Prim::Reduce).then_some(Prim::ReduceSeq))
 }

@@ -77,6 +77,7 @@ rules_table! {
     "lowering (ICFP'20 §5.1; RISE & Shine §III-C)" in lowering {
         parallel = parallel(): "map ↦ mapPar",
         toMapSeq = to_map_seq(): "map ↦ mapSeq",
+        toMap = to_map(): "mapSeq ↦ map   (the loop is lowered again, by parallel, toMapGlobal(d), ...)",
         toReduceSeq = to_reduce_seq(): "reduce ↦ reduceSeq",
         unroll = unroll(): "map, mapSeq ↦ mapSeqUnroll;  reduce, reduceSeq ↦ reduceSeqUnroll",
         toMem = to_mem(a: Space): "e ↦ toMem a e (fun x => x)",

@@ -516,3 +516,35 @@ def f = fun xs => map (fun x => clampf x 0.0f 1.0f) xs";
     let e = check_source("foreign map2 (x: f32) : f32 { return x; }").unwrap_err();
     assert!(e.to_string().contains("prelude"), "{e}");
 }
+
+/// A constant size is shown as its value, and a constant exact division that is not a whole
+/// number is said to be one: `(5 /^ 2)` against `3` read as "5/2 rounded up differs from 3".
+#[test]
+fn a_constant_size_that_is_not_a_whole_number_is_said_to_be_one() {
+    let (message, notes) = error_of(
+        "def halves : {n: nat} -> n.f32 -> (n /^ 2).2.f32 = fun xs => split 2 xs\n\
+         def g : 5.f32 -> 3.2.f32 = fun xs => halves xs",
+    );
+    let all = format!("{message}\n{notes}");
+    assert!(
+        all.contains("`5 /^ 2` (that is 5/2, not a whole number"),
+        "{all}"
+    );
+    assert!(all.contains("`3`"), "{all}");
+}
+
+#[test]
+fn shown_sizes_compute_constants_and_keep_symbols() {
+    use crate::infer::unify::shown_size;
+    assert_eq!(
+        shown_size(&(Nat::cst(2) * Nat::cst(3) + Nat::cst(4))),
+        "`10`"
+    );
+    assert_eq!(shown_size(&Nat::cst(8).div_exact(&Nat::cst(2))), "`4`");
+    let n = Nat::var(&arith::Var::new("n"));
+    assert_eq!(
+        shown_size(&n.div_exact(&Nat::cst(2))),
+        format!("`{}`", n.div_exact(&Nat::cst(2)))
+    );
+    assert!(shown_size(&Nat::cst(7).div_exact(&Nat::cst(2))).contains("7/2, not a whole number"));
+}

@@ -263,7 +263,11 @@ impl Unifier {
                 self.deferred.push((a, b, span));
                 Ok(())
             }
-            NatEq::Impossible(a, b) => Err(Clash(format!("the sizes `{a}` and `{b}`"))),
+            NatEq::Impossible(a, b) => Err(Clash(format!(
+                "the sizes {} and {}",
+                shown_size(&a),
+                shown_size(&b)
+            ))),
         }
     }
 
@@ -326,7 +330,11 @@ impl Unifier {
                     NatEq::Impossible(a, b) => {
                         return Err(Diagnostic::new(
                             span,
-                            format!("type mismatch: the sizes `{a}` and `{b}` differ"),
+                            format!(
+                                "type mismatch: the sizes {} and {} differ",
+                                shown_size(&a),
+                                shown_size(&b)
+                            ),
                         ))
                     }
                 }
@@ -441,6 +449,26 @@ fn data_mentions(d: &DataType, x: &str) -> bool {
 
 /// `text` with the inference's unknowns (`?n_4`, `?d_12`) written `_`, as a user reads a
 /// type that is not known yet (`expected `_._`, found `f32``).
+/// A size as messages show it: quoted, its value computed where it is a constant (`2*3+4`
+/// is `10`), and a constant that is not a whole number (`7 /^ 2`, an exact division whose
+/// divisor does not divide its dividend) said to be one, with its value as a fraction.
+pub(crate) fn shown_size(n: &Nat) -> String {
+    if !n.free_vars().is_empty() {
+        return format!("`{n}`");
+    }
+    match n.eval(&|_| None) {
+        Ok(v) => format!("`{v}`"),
+        Err(arith::EvalError::InexactDivision {
+            numerator,
+            denominator,
+        }) => format!(
+            "`{n}` (that is {numerator}/{denominator}, not a whole number: the exact division \
+             `/^` needs its divisor to divide its dividend)"
+        ),
+        Err(_) => format!("`{n}`"),
+    }
+}
+
 fn unknowns_as_blanks(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     let mut chars = text.char_indices().peekable();

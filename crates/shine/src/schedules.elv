@@ -1,0 +1,43 @@
+// shine's built-in schedules: generic strategies that compile any well-typed RISE
+// program, on every target. Without --strategy, `shine compile` and `shine run`
+// apply the default of the target (c: storeEveryStage, openmp: storeEveryStagePar,
+// opencl and cuda: storeEveryStageGpu); `--apply NAME` without --strategy applies
+// any definition of this file. Print it with `shine strategies --show`; copy it to
+// start a schedule of your own.
+//
+// The store-every-stage schedules are Halide's `compute_root` on every stage: an
+// array computed by a map is computed where it is read (fused into its reader),
+// unless its elements need a loop or memory of their own (a reduction, a scan, an
+// iteration); then it is a *stage* and is stored, at the outermost level where it
+// does not change: outside every loop whose variable it does not mention
+// (storeInMemory places it at the outermost node at which everything it mentions is
+// bound). atax's `A·x` is stored once, before the loop over the result, not once
+// per element of the result.
+
+// What a map computed where it is read cannot contain: a loop that needs memory.
+def needsMemory = isReduce <+ applied(scanSeq) <+ applied(iterate) <+ isToMem
+
+// A stage: a map (not yet lowered: lowerToC leaves only the maps that are read) whose
+// function needs memory.
+def stage = applied(map) ; (needsMemory @ topDown) @ argument @ function
+
+// Every stage stored, outermost first; each is lowered as the program's result is.
+def storeStages = normalize(storeInMemory(stage, lowerToC))
+
+// s on every outermost loop: on a loop, s where it applies (and nothing inside);
+// anywhere else, the same in every part.
+def outermostLoops(s) = isLoop ; try(s) <+ all(outermostLoops(s))
+
+// Sequential: every loop that writes memory a sequential loop, every stage stored.
+def storeEveryStage = DFNF ; lowerToC ; storeStages ; lowerToC
+
+// OpenMP: storeEveryStage with the outermost loop of every stage and of the result
+// in parallel (`parallel for`); loops inside them stay sequential.
+def storeEveryStagePar = storeEveryStage ;
+  outermostLoops((toMap ; parallel) @ function @ function)
+
+// OpenCL and CUDA: storeEveryStage with every element of the outermost loop of every
+// stage and of the result computed by its own global work-item (each stage its own
+// kernel); loops inside them stay sequential.
+def storeEveryStageGpu = storeEveryStage ;
+  outermostLoops((toMap ; toMapGlobal(0)) @ function @ function)
