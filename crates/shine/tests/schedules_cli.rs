@@ -31,11 +31,15 @@ fn stdout(o: &Output) -> String {
 }
 
 fn targets() -> Vec<&'static str> {
-    if std::env::var("SHINE_SKIP_OPENCL").as_deref() == Ok("1") {
-        vec!["c", "openmp"]
-    } else {
-        vec!["c", "openmp", "opencl"]
+    let mut ts = vec!["c", "openmp"];
+    if std::env::var("SHINE_SKIP_OPENCL").as_deref() != Ok("1") {
+        ts.push("opencl");
     }
+    // on a GPU machine (scripts/gpu-tests.sh)
+    if std::env::var("SHINE_TEST_GPU").as_deref() == Ok("1") {
+        ts.push("cuda");
+    }
+    ts
 }
 
 /// Programs of the failure classes of issue 14 item 6.
