@@ -234,6 +234,8 @@ fn lower(e: &Expr, pos: Position) -> Expr {
                 Some(Prim::ScanSeq) => (None, vec![Written, Read, Read]),
                 Some(Prim::ToMem) => (None, vec![Written, pos]),
                 Some(Prim::Iterate) => (None, vec![Written, Read]),
+                // the values are written, each to the position its index says
+                Some(Prim::Scatter) => (None, vec![Read, Written]),
                 Some(
                     Prim::Split
                     | Prim::Join
