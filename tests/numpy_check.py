@@ -445,6 +445,55 @@ def ref_gcd_partial(xs):
     return np.array(parts, dtype=np.int32)
 
 
+def cases_permutation(rng):
+    for n in (1, 2, 9, 0):
+        yield f"n={n}", [rng.permutation(n).astype(np.int32), rand(rng, n)], {}
+
+
+def ref_place(idx, x):
+    out = np.zeros(len(x))
+    out[idx.astype(np.int64)] = f64(x)
+    return out
+
+
+def cases_gather(rng):
+    for m, n in ((5, 3), (1, 1), (12, 7), (0, 4)):
+        yield f"m={m} n={n}", [rng.integers(0, n, size=m).astype(np.int32), rand(rng, n)], {}
+
+
+def cases_spmv(rng):
+    for n, m, k in ((3, 4, 2), (1, 1, 1), (6, 9, 3)):
+        cols = rng.integers(0, m, size=(n, k)).astype(np.int32)
+        yield f"n={n} m={m} k={k}", [cols, rand(rng, n, k), rand(rng, m)], {}
+
+
+def ref_spmv(cols, vals, x):
+    return (f64(vals) * f64(x)[cols.astype(np.int64)]).sum(axis=1)
+
+
+def cases_pick(rng):
+    for m, n in ((5, 3), (1, 1), (8, 20)):
+        yield f"m={m} n={n}", [rng.integers(0, n, size=m).astype(np.int32), rand(rng, n)], {}
+
+
+def cases_vec4(arity):
+    def cases(rng):
+        for n in (1, 3, 0):
+            yield f"n={n}", [rand(rng, 4 * n) * 4 - 2 for _ in range(arity)], {}
+    return cases
+
+
+def ref_polar(x, y):
+    """(angle, length) pairs as an n x 2 array (how compare takes arrays of tuples)."""
+    x, y = f64(x), f64(y)
+    return np.stack([np.arctan2(y, x), np.sqrt(x * x + y * y)], axis=-1)
+
+
+def cases_l1(rng):
+    for n in (1, 6, 0):
+        yield f"n={n}", [ints(rng, n), ints(rng, n)], {}
+
+
 # name -> (cases, reference). A reference takes the inputs (or nothing) and
 # returns the expected value as a float64 array or scalar.
 REFERENCES = {
@@ -492,6 +541,16 @@ REFERENCES = {
     "cmul": (cases_complex(2), ref_cmul),
     "cabs2": (cases_complex(1), ref_cabs2),
     "lookup": (cases_lookup, lambda idx, x: f64(x)[idx.astype(np.int64)]),
+    "permute": (cases_gather, lambda idx, x: f64(x)[idx.astype(np.int64)]),
+    "lookupScaled": (cases_gather, lambda idx, x: 2.0 * f64(x)[idx.astype(np.int64)]),
+    "place": (cases_permutation, ref_place),
+    "placeScaled": (cases_permutation, lambda idx, x: 2.0 * ref_place(idx, x)),
+    "spmv": (cases_spmv, ref_spmv),
+    "pick": (cases_pick, lambda ks, x: f64(x)[ks.astype(np.int64)]),
+    "norm": (cases_clamp, lambda xs: np.sqrt((f64(xs) ** 2).sum())),
+    "logistic": (cases_clamp, lambda xs: 1.0 / (1.0 + np.exp(-f64(xs)))),
+    "polar": (cases_vec4(2), ref_polar),
+    "l1": (cases_l1, lambda x, y: np.int32(np.abs(x.astype(np.int64) - y).sum())),
     "sumSquares16": (cases_treesum(16), lambda x: ref_group_sum(f64(x) ** 2, 16)),
 }
 

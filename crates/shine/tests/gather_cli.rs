@@ -147,7 +147,7 @@ fn gathers_scatters_and_lookups_agree_with_the_interpreter_and_a_reference() {
         let cases: [(&str, &[&str], &[f32]); 5] = [
             ("permute", &["is.npy", "xs.npy"], &gathered),
             ("place", &["is.npy", "xs.npy"], &placed),
-            ("lookup", &["is.npy", "xs.npy"], &looked_up),
+            ("lookupScaled", &["is.npy", "xs.npy"], &looked_up),
             ("spmv", &["cols.npy", "vals.npy", "xs.npy"], &spmv),
             ("pick", &["ks.npy", "xs.npy"], &gathered),
         ];
