@@ -555,6 +555,28 @@ REFERENCES = {
 }
 
 
+
+def load_more_references():
+    """Adds the references of every tests/refs_*.py module (a REFERENCES dict of its own,
+    in the same form; a module may use the helpers above through `import numpy_check`).
+    A name defined twice is an error."""
+    import importlib.util
+
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    sys.modules.setdefault("numpy_check", sys.modules[__name__])
+    for path in sorted(Path(__file__).resolve().parent.glob("refs_*.py")):
+        spec = importlib.util.spec_from_file_location(path.stem, path)
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+        for name, entry in module.REFERENCES.items():
+            if name in REFERENCES:
+                raise SystemExit(f"{path.name}: a reference for `{name}` exists already")
+            REFERENCES[name] = entry
+
+
+load_more_references()
+
+
 # --- Driver -------------------------------------------------------------------
 
 
