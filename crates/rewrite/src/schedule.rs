@@ -46,14 +46,18 @@ pub fn in_loop_body(s: S) -> S {
 
 /// `atLoop(d)(s)`: `s` on the loop at depth `d` (0 = outermost) of the first
 /// loop nest. Unlike `outermost(isLoop)`, it does not look further when `s`
-/// fails there: the location is exactly that loop.
+/// fails there: the location is exactly that loop. Each level is built when the
+/// rewrite reaches it (as `mapNest`), so a depth beyond the program's loops fails
+/// where the loops end instead of building `d` levels first (`atLoop(4294967296)`
+/// overflowed the stack: found by the command-line fuzzer).
 pub fn at_loop(d: usize, s: S) -> S {
-    let inner = if d == 0 {
-        s
-    } else {
-        in_loop_body(at_loop(d - 1, s))
-    };
-    at_first_loop(inner)
+    if d == 0 {
+        return at_first_loop(s);
+    }
+    let name = format!("{s}");
+    named("atLoop", vec![d.to_string(), name], move || {
+        at_first_loop(in_loop_body(at_loop(d - 1, s.clone())))
+    })
 }
 
 /// `s` on the first loop (top-down), descending only towards it.

@@ -630,3 +630,55 @@ fn fsmooth_stats_keep_no_trace() {
         "no count of rule applications in:\n{text}"
     );
 }
+
+/// Loop depths far beyond any program (`atLoop(4294967296)`, `interchange(...)`) fail where the
+/// program's loops end, with a message: they overflowed the stack building that many levels
+/// before the strategy ran (found by the command-line fuzzer, seed 11, case 453,734).
+#[test]
+fn huge_loop_depths_fail_cleanly() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    std::fs::write(
+        d.join("deep.elv"),
+        "def at = DFNF ; atLoop(4294967296, lowerToC)\n\
+         def swap = DFNF ; interchange(4294967296)\n\
+         def unused = atLoop(9223372036854775807, id)\n\
+         def fine = DFNF ; lowerToC\n",
+    )
+    .unwrap();
+    for name in ["at", "swap"] {
+        let out = shine(
+            d,
+            &[
+                "rewrite",
+                "p.rise",
+                "--def",
+                "scale",
+                "--strategy",
+                "deep.elv",
+                "--apply",
+                name,
+            ],
+        )
+        .output()
+        .unwrap();
+        clean_error(d, &out, "not applicable");
+    }
+    // an unused definition with such a depth does not stop the others
+    let out = shine(
+        d,
+        &[
+            "rewrite",
+            "p.rise",
+            "--def",
+            "scale",
+            "--strategy",
+            "deep.elv",
+            "--apply",
+            "fine",
+        ],
+    )
+    .output()
+    .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+}
