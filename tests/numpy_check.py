@@ -451,9 +451,14 @@ def cases_permutation(rng):
 
 
 def ref_place(idx, x):
-    out = np.zeros(len(x))
+    out = np.zeros(x.shape)
     out[idx.astype(np.int64)] = f64(x)
     return out
+
+
+def cases_permutation_rows(rng):
+    for n, m in ((1, 1), (3, 2), (5, 4), (0, 3)):
+        yield f"n={n} m={m}", [rng.permutation(n).astype(np.int32), rand(rng, n, m)], {}
 
 
 def cases_gather(rng):
@@ -546,6 +551,7 @@ REFERENCES = {
     "place": (cases_permutation, ref_place),
     "placeScaled": (cases_permutation, lambda idx, x: 2.0 * ref_place(idx, x)),
     "spmv": (cases_spmv, ref_spmv),
+    "placeRows": (cases_permutation_rows, ref_place),
     "pick": (cases_pick, lambda ks, x: f64(x)[ks.astype(np.int64)]),
     "norm": (cases_clamp, lambda xs: np.sqrt((f64(xs) ** 2).sum())),
     "logistic": (cases_clamp, lambda xs: 1.0 / (1.0 + np.exp(-f64(xs)))),

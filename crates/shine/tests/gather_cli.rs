@@ -304,3 +304,39 @@ fn unchecked_indices_leave_the_checks_out() {
         }
     }
 }
+
+/// `scatter` of rows: a position is claimed once for its whole row (the duplicate check
+/// fired at the second element of every row: found by porting the CGO'18 stencils).
+#[test]
+fn a_scatter_of_rows_claims_each_row_once() {
+    let dir = dir();
+    let d = dir.path();
+    let xs: Vec<Scalar> = (0..6).map(|v| Scalar::F32(v as f32)).collect();
+    write(d, "rows.npy", ScalarType::F32, vec![3, 2], xs);
+    ints(d, "perm.npy", vec![3], &[2, 0, 1]);
+    ints(d, "dup.npy", vec![3], &[2, 0, 2]);
+    for t in targets() {
+        let (out, text) = run(
+            d,
+            "placeRows",
+            t,
+            &["--input", "perm.npy", "--input", "rows.npy", "--verify"],
+        );
+        assert!(
+            out.status.success() && text.contains("[[2.0, 3.0], [4.0, 5.0], [0.0, 1.0]]"),
+            "placeRows --target {}: {text}",
+            t.0
+        );
+        let (out, text) = run(
+            d,
+            "placeRows",
+            t,
+            &["--input", "dup.npy", "--input", "rows.npy"],
+        );
+        assert!(
+            !out.status.success() && text.contains("`scatter` writes two values to one position"),
+            "placeRows --target {}: {text}",
+            t.0
+        );
+    }
+}

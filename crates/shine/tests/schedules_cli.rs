@@ -186,6 +186,7 @@ const NOT_COMPILED: &[(&str, &str)] = &[
     // interpreter does; gather_cli.rs runs them on permutations
     ("place", "`scatter` writes two values to one position"),
     ("placeScaled", "`scatter` writes two values to one position"),
+    ("placeRows", "`scatter` writes two values to one position"),
     // written with GPU primitives: compiles for OpenCL and CUDA only
     ("mmTiled", "distributes its iterations over GPU threads"),
     // a pair of arrays: not a result of OpenCL code yet

@@ -540,7 +540,7 @@ impl Translator {
                 Acc::new(AccKind::Idx(marks.clone(), Nat::var(&k)), int.clone()),
                 Exp::new(
                     ExpKind::Lit(rise::Literal::Int(0, rise::ScalarType::Int)),
-                    int,
+                    int.clone(),
                 ),
             )),
         };
@@ -549,13 +549,40 @@ impl Translator {
             env,
             Out::Con(&|is| {
                 let j = self.loop_var(&n);
-                let at = Exp::new(ExpKind::Idx(is, Nat::var(&j)), ielem.clone());
+                let at = Exp::new(ExpKind::Idx(is.clone(), Nat::var(&j)), ielem.clone());
+                // a scalar element is claimed where it is written; an array element is
+                // written one scalar at a time, so its position is claimed first, once, by
+                // a loop of its own (`marks[is[j]] := 1` through the claiming acceptor)
+                let scalar = matches!(elem, DataType::Scalar(_) | DataType::Index(_));
+                let claims = (!scalar).then(|| {
+                    let j = self.loop_var(&n);
+                    let at = Exp::new(ExpKind::Idx(is.clone(), Nat::var(&j)), ielem.clone());
+                    let mark = Acc::new(
+                        AccKind::At(marks.clone(), at, Some(marks.clone())),
+                        int.clone(),
+                    );
+                    let one = Exp::new(
+                        ExpKind::Lit(rise::Literal::Int(1, rise::ScalarType::Int)),
+                        int.clone(),
+                    );
+                    Comm::For {
+                        var: j.clone(),
+                        count: n.clone(),
+                        kind: LoopKind::Seq,
+                        origin: "scatter (each position claimed once)",
+                        body: Box::new(Comm::Assign(mark, one)),
+                    }
+                });
                 let target = Acc::new(
-                    AccKind::At(acc.clone(), at, Some(marks.clone())),
+                    AccKind::At(acc.clone(), at, scalar.then(|| marks.clone())),
                     elem.clone(),
                 );
                 let into = Acc::new(AccKind::Map(j, target), data_type(&vals[1])?);
-                self.tr(&vals[1], env, Out::Acc(&into))
+                let write = self.tr(&vals[1], env, Out::Acc(&into))?;
+                Ok(match claims {
+                    Some(c) => Comm::Seq(vec![c, write]),
+                    None => write,
+                })
             }),
         )?;
         Ok(Comm::New {
