@@ -237,6 +237,9 @@ fn lower(e: &Expr, pos: Position) -> Expr {
                 // the function writes the accumulator; the result is a loop writing memory
                 Some(Prim::ScanSeq) => (None, vec![Written, Read, Read]),
                 Some(Prim::ToMem) => (None, vec![Written, pos]),
+                // `let v f` shares `v` (read where `f` reads it, no memory decision);
+                // `f`'s body is the value of the whole
+                Some(Prim::Let) => (None, vec![Read, pos]),
                 Some(Prim::Iterate) => (None, vec![Written, Read]),
                 // the values are written, each to the position its index says
                 Some(Prim::Scatter) => (None, vec![Read, Written]),

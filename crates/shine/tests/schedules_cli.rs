@@ -1,7 +1,7 @@
 //! The built-in store-every-stage schedules and the default schedule (issue 14 items 6–8):
 //! the programs the generic schedules of examples/cpu.elv gave up on (an array computed by a
 //! reduction read later: 2mm, atax, a separable convolution, unsharp mask; a stencil whose
-//! result pads a computed array) and every example definition compile without --strategy on
+//! result pads a computed array; a result under a `let`) and every example definition compile without --strategy on
 //! C, OpenMP and OpenCL and match the interpreter at odd sizes; atax stores `A·x` once;
 //! `--explain` names the default, which `shine strategies --show` prints as a file that
 //! compiles the same; a failing strategy is reported as the user wrote it.
@@ -82,6 +82,13 @@ def padResult2 : {n m: nat} -> n.m.f32 -> (n+2).(m+2).f32 = fun xs =>
 def dependentStage : {n m: nat} -> n.m.f32 -> m.m.f32 -> n.m.f32 = fun a b =>
   a |> map (fun r => b |> map (fun bc => dot r bc) |> padClamp 1 1 |> slide 3 1
                        |> map (fun w => reduce add 0.0f w))
+
+// results under a `let` (a shared scalar, a shared stage): the let's body is the result
+def letResult : {n: nat} -> f32 -> n.f32 -> n.f32 = fun s xs =>
+  let (s * 2.0f) (fun k => xs |> map (fun x => x * k))
+
+def letStage : {n m: nat} -> n.m.f32 -> n.f32 = fun xs =>
+  let (xs |> map (fun r => reduce add 0.0f r)) (fun sums => sums |> map (fun x => x * x))
 "#;
 
 /// The definitions of `STAGES` and their sizes.
@@ -94,6 +101,8 @@ const STAGE_DEFS: &[(&str, &[&str])] = &[
     ("padResult", &["n"]),
     ("padResult2", &["n", "m"]),
     ("dependentStage", &["n", "m"]),
+    ("letResult", &["n"]),
+    ("letStage", &["n", "m"]),
 ];
 
 fn stages_file(dir: &Path) -> String {
