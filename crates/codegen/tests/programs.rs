@@ -6,7 +6,7 @@ mod common;
 use arith::Nat;
 use codegen::{generate, CodegenError, Target};
 use common::*;
-use dpia::{BinOp, LoopKind, PadMode};
+use dpia::{BinOp, Exp, ExpKind, LoopKind, PadMode};
 use rise::DataType;
 
 /// `mapSeq (fun x => x * 2)`.
@@ -963,6 +963,74 @@ fn vector_memory() {
     assert_line(&src, "out[k] = x[k / 4][k % 4];");
     assert_line(&src, "float4 t = {0};");
     assert_line(&src, "t = x[i];");
+}
+
+/// `lane k v` of a vector in memory and `makeVector` written to memory: each vector of
+/// `x` reversed, its lane 1 doubled, stored through `asVectorAcc`; then read back as
+/// scalars, a lane chosen at run time among the built vector's values. (The GPU
+/// spellings, `.s3` and `(float4)(...)`, `.w` and `make_float4(...)`, are checked by
+/// `shine`'s `lanes_cli`.)
+#[test]
+fn lanes_and_vectors_built_from_them() {
+    let m = size("m");
+    let v4 = vec_t(f32t(), 4);
+    let x = ident("x", arr(nat(&m), v4.clone()));
+    let out = ident("out", arr(nat(&m) * 4, f32t()));
+    let lane = |v: Exp, k: i64| Exp::new(ExpKind::Lane(v, Nat::cst(k)), f32t());
+    let make = |lanes: Vec<Exp>| Exp::new(ExpKind::MakeVector(lanes), v4.clone());
+    let reversed = |v: Exp| {
+        make(vec![
+            lane(v.clone(), 3),
+            lane(v.clone(), 2),
+            mul(lane(v.clone(), 1), f32_lit(2.0)),
+            lane(v, 0),
+        ])
+    };
+    let i = loop_var("i", &nat(&m));
+    let body = for_loop(
+        &i,
+        LoopKind::Seq,
+        "mapSeq",
+        assign(
+            idx_acc(as_vector_acc(4, acc(&out)), nat(&i)),
+            reversed(idx(read(&x), nat(&i))),
+        ),
+    );
+    let stored = program("reverseLanes", &[&m], &out, &[&x], body);
+    let j = loop_var("j", &nat(&m));
+    let k = loop_var("k", &(nat(&m) * 4));
+    let built = generate_view(&j, nat(&m), reversed(idx(read(&x), nat(&j))));
+    let body = for_loop(
+        &k,
+        LoopKind::Seq,
+        "mapSeq",
+        assign(idx_acc(acc(&out), nat(&k)), idx(as_scalar(built), nat(&k))),
+    );
+    let chosen = program("reverseScalars", &[&m], &out, &[&x], body);
+    let mm = 3;
+    let xs = data(4 * mm, 21);
+    let want: Vec<f64> = xs
+        .chunks(4)
+        .flat_map(|v| [v[3], v[2], 2.0 * v[1], v[0]])
+        .collect();
+    for p in [&stored, &chosen] {
+        let (got, src) = run(
+            p,
+            Target::C,
+            ("float", 4 * mm),
+            &[Buf::f32(xs.clone())],
+            &[mm as i64],
+        );
+        assert_close(&got, &want, &src);
+    }
+    let c = generate(&stored, Target::C).unwrap().source;
+    assert!(
+        c.contains("(float4){x[i][3], x[i][2], x[i][1] * 2.0f, x[i][0]}"),
+        "{c}"
+    );
+    // a lane known only at run time: a choice among the lanes' values
+    let c = generate(&chosen, Target::C).unwrap().source;
+    assert!(c.contains("k % 4 == 0 ? x[k / 4][3]"), "{c}");
 }
 
 /// A program without inputs or sizes (the entry point ignores `sizes`).

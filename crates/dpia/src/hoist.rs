@@ -289,6 +289,8 @@ pub(crate) fn map_exp(e: &Exp, f: &dyn Fn(&Exp) -> Option<Exp>) -> Exp {
         K::Generate(v, a) => K::Generate(v.clone(), m(a)),
         K::AsVector(n, a) => K::AsVector(n.clone(), m(a)),
         K::VectorFromScalar(a) => K::VectorFromScalar(m(a)),
+        K::Lane(a, k) => K::Lane(m(a), k.clone()),
+        K::MakeVector(xs) => K::MakeVector(xs.iter().map(m).collect()),
         K::At(a, i) => K::At(m(a), m(i)),
         K::Foreign(fun, args) => K::Foreign(fun.clone(), args.iter().map(m).collect()),
     };

@@ -36,6 +36,8 @@
 //! | `Generate(v, body)` | `i :: p` | `body[v := i]` at `p` |
 //! | `AsVector(n, e)`: `(m*n).t → m.vec[t,n]` | `i :: p` (a whole vector) | the `n` elements `i*n .. i*n+n-1` (a vector load) |
 //! | `VectorFromScalar(e)` | `Lane(l) :: p`, or the whole vector | `e` at `p` (broadcast) |
+//! | `Lane(e, k)`, `e: vec[t, n]` | `p` | `Lane(k) :: p` |
+//! | `MakeVector([x0, ..., x(n-1)])` | `Lane(l) :: p`, or the whole vector | `xl` at `p` (`l` known), a select on `l` otherwise |
 //! | `At(e, x)`, `e: n.t`, `x: idx[n]` | `p` | `v :: p` with `v` the value `x` reads at run time |
 //!
 //! **Indices read from data** (`gather`, `scatter`, `idx` with a computed index,
@@ -157,6 +159,10 @@ pub enum ExpKind {
     AsVector(Nat, Exp),
     /// `vectorFromScalar`: every lane holds the scalar.
     VectorFromScalar(Exp),
+    /// `lane k v`: lane `k` of a vector (`k` below its width).
+    Lane(Exp, Nat),
+    /// `makeVector n x1 ... xn`: a vector whose lane `k` is the `k`-th expression.
+    MakeVector(Vec<Exp>),
     /// The element of the array (`n.t`) at the index the second expression (`idx[n]`)
     /// reads at run time (`idx i xs` with a computed `i`, `gather`): checked `0 <= v < n`.
     At(Exp, Exp),
@@ -393,6 +399,11 @@ impl fmt::Display for Exp {
             Generate(v, b) => write!(f, "generate({v} => {b})"),
             AsVector(n, a) => write!(f, "asVector({n}, {a})"),
             VectorFromScalar(a) => write!(f, "broadcast({a})"),
+            Lane(a, k) => write!(f, "{a}.lane[{k}]"),
+            MakeVector(xs) => {
+                let xs: Vec<String> = xs.iter().map(|x| x.to_string()).collect();
+                write!(f, "vector({})", xs.join(", "))
+            }
             At(a, i) => write!(f, "{a}[at {i}]"),
             Foreign(fun, args) => {
                 let args: Vec<String> = args.iter().map(|a| a.to_string()).collect();

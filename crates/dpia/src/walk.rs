@@ -59,12 +59,13 @@ pub fn exp_children(x: &Exp) -> Vec<&Exp> {
         | Snd(a)
         | Generate(_, a)
         | AsVector(_, a)
-        | VectorFromScalar(a) => vec![a],
+        | VectorFromScalar(a)
+        | Lane(a, _) => vec![a],
         Pad(_, _, PadMode::Cst(c), a) => vec![c, a],
         Pad(_, _, _, a) => vec![a],
         Binary(_, a, b) | Concat(a, b) | Zip(a, b) | Pair(a, b) | At(a, b) => vec![a, b],
         Select(c, a, b) => vec![c, a, b],
-        Math(_, xs) => xs.iter().collect(),
+        Math(_, xs) | MakeVector(xs) => xs.iter().collect(),
         Foreign(_, args) => args.iter().collect(),
     }
 }

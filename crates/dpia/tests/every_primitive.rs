@@ -56,6 +56,8 @@ const CASES: &[(&str, &str)] = &[
     ("asVector", "{n: nat} -> (n*4).f32 -> n.vec[f32, 4] = fun xs => xs |> asVector 4 |> mapSeq id"),
     ("asScalar", "{n: nat} -> n.vec[f32, 4] -> (n*4).f32 = fun xs => xs |> asScalar |> mapSeq id"),
     ("vectorFromScalar", "{n: nat} -> n.f32 -> n.vec[f32, 4] = fun xs => xs |> mapSeq (fun x => vectorFromScalar x)"),
+    ("lane", "{n: nat} -> n.vec[f32, 4] -> n.f32 = fun vs => vs |> mapSeq (fun v => lane 0 v + lane 3 v)"),
+    ("makeVector", "{n: nat} -> n.f32 -> n.vec[f32, 4] = fun xs => xs |> mapSeq (fun x => makeVector 4 x 1.0f (x * x) 0.0f)"),
     ("makeArray", "{n: nat} -> n.f32 -> n.3.f32 = fun xs => xs |> mapSeq (fun x => makeArray 3 x x x |> mapSeq id)"),
     ("mapSeq", "{n: nat} -> n.f32 -> n.f32 = fun xs => xs |> mapSeq id"),
     ("mapSeqUnroll", "{n: nat} -> n.4.f32 -> n.4.f32 = fun xs => xs |> mapSeq (mapSeqUnroll id)"),
@@ -176,6 +178,41 @@ fn every_primitive_translates_or_cannot_be_compiled_yet() {
         }
     }
     assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}
+
+/// The DPIA expressions of the translation of definition `t` of `src`, printed.
+fn expressions(src: &str) -> Vec<String> {
+    let checked = rise::infer::check_source(src).unwrap();
+    let p = rise::infer::prepare_def(&checked, "t").unwrap();
+    let program = dpia::translate("t", &p.body, &p.scheme).unwrap();
+    let mut found = Vec::new();
+    dpia::walk::Node::Comm(&program.body).visit(&mut |n| {
+        if let dpia::walk::Node::Exp(e) = n {
+            found.push(e.to_string());
+        }
+    });
+    found
+}
+
+#[test]
+fn lanes_are_read_as_views_and_vectors_built_from_their_lanes() {
+    let case = |name: &str| {
+        let src = CASES.iter().find(|c| c.0 == name).unwrap().1;
+        expressions(&format!("def t : {src}"))
+    };
+    let lanes = case("lane");
+    for k in [0, 3] {
+        let read = format!(".lane[{k}]");
+        assert!(lanes.iter().any(|e| e.ends_with(&read)), "{lanes:?}");
+    }
+    let built = case("makeVector");
+    assert!(
+        built
+            .iter()
+            .any(|e| e.starts_with("vector(xs[i0], Float(1.0, F32), Mul(")
+                && e.ends_with(", Float(0.0, F32))")),
+        "{built:?}"
+    );
 }
 
 #[test]

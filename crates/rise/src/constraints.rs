@@ -40,7 +40,8 @@ pub enum SizeConstraint {
         /// Its lower bound (`10`).
         bound: Nat,
     },
-    /// `index < size`: a constant index into an array (`at 3 xs`).
+    /// `index < size`: a constant index into an array (`at 3 xs`), a lane of a
+    /// vector (`lane k v`).
     InBounds {
         /// The index (`3`).
         index: Nat,
@@ -295,7 +296,7 @@ pub fn check_all(constraints: &[SizeConstraint], sizes: &[(Name, i64)]) -> Resul
 
 /// What a primitive needs of its sizes beyond its type, for the application of
 /// `f` to its argument `a` of type `param`: a constant index below the size
-/// (`natAsIndex n 3`), an element to repeat for the pads that repeat elements
+/// (`natAsIndex n 3`), a lane below the vector's width (`lane k`), an element to repeat for the pads that repeat elements
 /// (`padClamp l r` on `n` elements: `n >= min(l+r, 1)`).
 pub(crate) fn of_application(f: &Expr, param: &Type, a: &Expr) -> Option<SizeConstraint> {
     let (head, args) = f.spine();
@@ -311,6 +312,16 @@ pub(crate) fn of_application(f: &Expr, param: &Type, a: &Expr) -> Option<SizeCon
             }),
             _ => None,
         },
+        // `lane k` on a vector of `n` lanes: `k < n`
+        Prim::Lane if args.len() == 1 => {
+            let Type::Data(DataType::Vector(n, _)) = param else {
+                return None;
+            };
+            Some(SizeConstraint::InBounds {
+                index: nat_arg(0)?,
+                size: n.clone(),
+            })
+        }
         Prim::PadClamp | Prim::PadMirror | Prim::PadWrap if args.len() == 2 => {
             let Type::Data(DataType::Array(n, _)) = param else {
                 return None;

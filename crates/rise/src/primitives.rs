@@ -408,6 +408,12 @@ primitives! {
     VectorFromScalar "vectorFromScalar" : "{n: nat} -> {t: data} -> t -> vec[t, n]" => sem::vector_from_scalar;
     /// `makeArray n x1 ... xn`: an array of `n` values (its type has `n` value parameters).
     MakeArray "makeArray" : "(n: nat) -> {t: data} -> t -> n.t" => sem::make_array;
+    /// `lane k v`: lane `k` of the vector `v` (`k < n`, a size constraint: see
+    /// `constraints::of_application`).
+    Lane "lane" : "(k: nat) -> {n: nat} -> {t: data} -> vec[t, n] -> t" => sem::lane;
+    /// `makeVector n x1 ... xn`: a vector of `n` lanes (its type has `n` value
+    /// parameters, as `makeArray`'s).
+    MakeVector "makeVector" : "(n: nat) -> {t: data} -> t -> vec[t, n]" => sem::make_vector;
     // ---- low-level patterns (same semantics as their high-level form) ----------
     /// A sequential loop.
     MapSeq "mapSeq" : MAP => sem::map, MapLoop(Seq);
@@ -518,7 +524,6 @@ impl Prim {
         self.high_level() == Prim::Map
     }
 
-    /// Whether this is `reduce` or one of its sequential forms.
     /// Layout primitives: they only rearrange, select or pair data, so their
     /// application is a *view* of their operands that code generation turns into
     /// index arithmetic, with no loop and no computation (RISE & Shine §V-A).
@@ -545,11 +550,20 @@ impl Prim {
                 | AsVector
                 | AsScalar
                 | Idx
+                | Lane
         )
     }
 
+    /// Whether this is `reduce` or one of its sequential forms.
     pub fn is_reduce(self) -> bool {
         matches!(self, Prim::Reduce | Prim::ReduceSeq | Prim::ReduceSeqUnroll)
+    }
+
+    /// Whether its explicit size `n` is the number of its value arguments
+    /// (`makeArray n x1 ... xn`, `makeVector n x1 ... xn`): its scheme shows one, the
+    /// type checker gives it `n`.
+    pub fn takes_n_values(self) -> bool {
+        matches!(self, Prim::MakeArray | Prim::MakeVector)
     }
 }
 

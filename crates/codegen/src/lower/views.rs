@@ -76,6 +76,8 @@ impl Lowerer {
                 | K::AsVector(..)
                 | K::View(View::AsScalar(_), _)
                 | K::VectorFromScalar(_)
+                | K::Lane(..)
+                | K::MakeVector(_)
                 | K::At(..)
                 | K::Foreign(..) => false,
                 _ => true,
@@ -195,6 +197,8 @@ impl Lowerer {
                 }
             }
             K::Idx(a, k) => self.read(env, a, &cons(PathElem::Idx(env.nat(k)), path)),
+            K::Lane(a, k) => self.read(env, a, &cons(PathElem::Lane(env.nat(k)), path)),
+            K::MakeVector(xs) => self.read_make_vector(env, e, xs, path),
             K::View(v, a) => {
                 let at = v.map_nats(|n| env.nat(n)).reindex(path);
                 let at = at.or_else(|need| bad_path(e, path, need.0))?;
@@ -299,6 +303,42 @@ impl Lowerer {
         };
         let check = intops::index_check(v, self.nat(env, &n)?, &mut self.index_checks);
         Ok(Read::Value(Expr::ternary(check, x, zero)))
+    }
+
+    /// `makeVector x0 ... x(n-1)` read at `path`: the vector of its lanes' values, or
+    /// the lane `l` asks for (`xl` when `l` is known, else a choice among them).
+    fn read_make_vector(&mut self, env: &Env, e: &Exp, xs: &[Exp], path: &[PathElem]) -> Res<Read> {
+        match path {
+            [] => {
+                let vty = env.ty(&e.ty);
+                let t = self.types.value_type(&canonical(&vty), &mut self.names)?;
+                let items = xs
+                    .iter()
+                    .map(|x| self.value(env, x, &[]))
+                    .collect::<Res<Vec<_>>>()?;
+                Ok(Read::Value(Expr::VectorLit(t, items)))
+            }
+            [PathElem::Lane(l), rest @ ..] => {
+                if let Some(k) = l.as_cst() {
+                    return match usize::try_from(k).ok().and_then(|k| xs.get(k)) {
+                        Some(x) => self.read(env, x, rest),
+                        None => bad_path(e, path, "a lane of the vector"),
+                    };
+                }
+                // `l == 0 ? x0 : l == 1 ? x1 : ... : x(n-1)`
+                let Some((last, others)) = xs.split_last() else {
+                    return malformed("`makeVector` of no values");
+                };
+                let mut v = self.value(env, last, rest)?;
+                for (k, x) in others.iter().enumerate().rev() {
+                    let cond = self.compare(env, BinOp::Eq, l, &Nat::cst(k as i64))?;
+                    let x = self.value(env, x, rest)?;
+                    v = Expr::ternary(cond, x, v);
+                }
+                Ok(Read::Value(v))
+            }
+            _ => bad_path(e, path, "a vector lane"),
+        }
     }
 
     /// A math function read at `path`: of scalars (or lanes), or of whole vectors,
@@ -668,6 +708,8 @@ fn exp_name(e: &Exp) -> &'static str {
         K::Generate(..) => "generate",
         K::AsVector(..) => "asVector",
         K::VectorFromScalar(_) => "vectorFromScalar",
+        K::Lane(..) => "lane",
+        K::MakeVector(_) => "makeVector",
         K::At(..) => "idx (at an index read from data)",
         K::Foreign(..) => "foreign function",
     }

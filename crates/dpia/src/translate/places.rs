@@ -88,6 +88,18 @@ fn reads(
         })),
         ExpKind::Var(_) | ExpKind::Lit(_) | ExpKind::Nat(_) => {}
         ExpKind::Idx(a, i) => go(a, push(path, PathElem::Idx(i.substitute_all(env)))),
+        ExpKind::Lane(a, k) => go(a, push(path, PathElem::Lane(k.substitute_all(env)))),
+        // its lanes are whole scalars (every one counted, whichever lane is read)
+        ExpKind::MakeVector(xs) => {
+            let mut whole = path;
+            if let Some(p) = whole.as_mut() {
+                if matches!(p.last(), Some(PathElem::Lane(_))) {
+                    p.pop();
+                }
+            }
+            let whole = whole.filter(|p| p.is_empty());
+            xs.iter().for_each(|c| go(c, whole.clone()))
+        }
         ExpKind::Fst(a) => go(a, push(path, PathElem::Fst)),
         ExpKind::Snd(a) => go(a, push(path, PathElem::Snd)),
         ExpKind::Zip(a, b) | ExpKind::Pair(a, b) => {
@@ -188,6 +200,10 @@ fn exp_place(
         }
         ExpKind::Idx(a, i) => {
             path.push(PathElem::Idx(i.substitute_all(env)));
+            exp_place(a, path, env)
+        }
+        ExpKind::Lane(a, k) => {
+            path.push(PathElem::Lane(k.substitute_all(env)));
             exp_place(a, path, env)
         }
         ExpKind::Fst(a) => {

@@ -12,6 +12,9 @@ impl Translator {
         if p == MakeArray && vals.len() > 1 {
             return self.literal_array(e, &vals, env, out);
         }
+        if p == MakeVector {
+            return self.make_vector(e, &vals, env, out);
+        }
         if vals.len() < arity {
             return Err(TranslateError::at(
                 e,
@@ -112,6 +115,31 @@ impl Translator {
             VectorFromScalar => self.data(&vals, env, out, &|xs| {
                 Ok(view(ExpKind::VectorFromScalar(xs[0].clone())))
             }),
+            Lane => {
+                let k = nats[0].clone();
+                let n = match data_type(&vals[0])? {
+                    DataType::Vector(n, _) => n,
+                    other => {
+                        return Err(TranslateError::at(
+                            e,
+                            format!("`lane` of a non-vector ({other})"),
+                            None,
+                        ))
+                    }
+                };
+                // the type checker requires `k < n`; a program built in Rust may not
+                // have been checked, and a lane outside the vector has no code
+                if n.prove_le(&k) || k.prove_lt(&Nat::cst(0)) {
+                    return Err(TranslateError::at(
+                        e,
+                        format!("lane {k} of a vector of {n} lanes"),
+                        Some("a lane index is below the vector's width"),
+                    ));
+                }
+                self.data(&vals, env, out, &|xs| {
+                    Ok(view(ExpKind::Lane(xs[0].clone(), k.clone())))
+                })
+            }
             // ---- binding and memory ---------------------------------------------
             Let => self.tr(
                 &vals[0],
@@ -383,6 +411,28 @@ impl Translator {
                 None,
             )),
         }
+    }
+
+    /// `makeVector n x1 ... xn`: the vector of the `n` values.
+    fn make_vector(&self, e: &Expr, vals: &[Expr], env: &Env, out: Out) -> R<Comm> {
+        let ty = data_type(e)?;
+        let n = match &ty {
+            DataType::Vector(n, _) => n.as_cst(),
+            _ => None,
+        };
+        if n != Some(vals.len() as i64) {
+            return Err(TranslateError::at(
+                e,
+                format!(
+                    "`makeVector` of {} values for a vector of type {ty}",
+                    vals.len()
+                ),
+                None,
+            ));
+        }
+        self.data(vals, env, out, &|xs| {
+            Ok(Exp::new(ExpKind::MakeVector(xs.to_vec()), ty.clone()))
+        })
     }
 
     /// A lowered `map` (its row gives the loop): a loop writing each element of the output.

@@ -385,16 +385,22 @@ impl<'g> Elaborator<'g> {
             let applied = Expr::typed(ExprKind::DepApp(f, arg), t, span);
             return Ok(self.instantiate_expr(applied));
         }
-        let t = if f.as_prim() == Some(Prim::MakeArray) {
-            self.make_array_type(&arg, &t, span)?
-        } else {
-            self.instantiate(&t)
+        let t = match f.as_prim() {
+            Some(p) if p.takes_n_values() => self.make_array_type(p, &arg, &t, span)?,
+            _ => self.instantiate(&t),
         };
         Ok(Expr::typed(ExprKind::DepApp(f, arg), t, span))
     }
 
-    /// `makeArray n : {t: data} -> t -> ... (n times) -> n.t`
-    fn make_array_type(&mut self, n: &TypeArg, table_type: &Type, span: Span) -> R<Type> {
+    /// `makeArray n : {t: data} -> t -> ... (n times) -> n.t`, and
+    /// `makeVector n : {t: data} -> t -> ... (n times) -> vec[t, n]`.
+    fn make_array_type(
+        &mut self,
+        prim: Prim,
+        n: &TypeArg,
+        table_type: &Type,
+        span: Span,
+    ) -> R<Type> {
         let count = match n {
             TypeArg::Nat(n) => self.u.zonk_nat(n).as_cst(),
             _ => None,
@@ -402,17 +408,24 @@ impl<'g> Elaborator<'g> {
         let Some(count) = count.filter(|c| (1..=4096).contains(c)) else {
             return Err(Diagnostic::new(
                 span,
-                "makeArray needs a constant number of elements between 1 and 4096",
+                format!(
+                    "{} needs a constant number of elements between 1 and 4096",
+                    prim.name()
+                ),
             ));
         };
         // The element type the primitive's node was instantiated with (`t -> n.t`).
         let Type::Fun(elem, _) = table_type else {
-            unreachable!("the table's makeArray scheme is `(n: nat) -> {{t: data}} -> t -> n.t`")
+            unreachable!("the table's schemes of makeArray and makeVector are `(n: nat) -> {{t: data}} -> t -> ...`")
         };
         let Type::Data(t) = &**elem else {
-            unreachable!("the element of makeArray is a data type")
+            unreachable!("the element of makeArray and makeVector is a data type")
         };
-        let mut ty = Type::Data(DataType::array(count, t.clone()));
+        let mut ty = Type::Data(if prim == Prim::MakeVector {
+            DataType::vector(t.clone(), count)
+        } else {
+            DataType::array(count, t.clone())
+        });
         for _ in 0..count {
             ty = Type::fun(Type::Data(t.clone()), ty);
         }

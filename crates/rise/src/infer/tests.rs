@@ -409,6 +409,47 @@ fn a_constant_index_is_checked_against_the_size() {
 }
 
 #[test]
+fn a_lane_is_below_the_width_of_its_vector() {
+    assert_eq!(
+        type_of("def x = fun (v: vec[f32, 4]) => lane 3 v"),
+        "vec[f32, 4] -> f32"
+    );
+    let (msg, at) = error_of("def bad = fun (v: vec[f32, 4]) => lane 4 v");
+    assert_eq!(at, "lane 4 v");
+    assert!(
+        msg.contains("the index 4 must be below the size 4"),
+        "{msg}"
+    );
+    // A width only known later: checked where the sizes are known.
+    assert_eq!(
+        constraints_of("def l : {n: nat} -> vec[f32, n] -> f32 = fun v => lane 2 v"),
+        ["2 < n"]
+    );
+    assert!(
+        constraints_of("def l : {n: nat} -> vec[f32, n+3] -> f32 = fun v => lane 2 v").is_empty()
+    );
+}
+
+#[test]
+fn make_vector_takes_n_values() {
+    assert_eq!(
+        type_of("def v = fun (x: f32) => makeVector 4 x 1.0f x 2.0f"),
+        "f32 -> vec[f32, 4]"
+    );
+    assert_eq!(
+        type_of("def v = fun (x: f32) => lane 1 (makeVector 2 x (x * 2.0f))"),
+        "f32 -> f32"
+    );
+    let (msg, _) = error_of("def v = fun (x: f32) => makeVector 2 x 1");
+    assert!(msg.contains("type mismatch"), "{msg}");
+    let (msg, _) = error_of("def v = fun (n: nat) (x: f32) => makeVector n x");
+    assert!(
+        msg.contains("makeVector needs a constant number of elements"),
+        "{msg}"
+    );
+}
+
+#[test]
 fn take_drop_slide_and_pads_bound_their_input() {
     assert_eq!(
         constraints_of("def t : {n: nat} -> n.f32 -> 10.f32 = fun xs => take 10 xs"),

@@ -176,7 +176,7 @@ pub(crate) struct PrimApp {
     pub(crate) tenv: TypeEnv,
     pub(crate) targs: Vec<TypeArg>,
     pub(crate) args: Vec<Value>,
-    /// `makeArray n` takes `n` values.
+    /// `makeArray n` and `makeVector n` take `n` values.
     values_wanted: Option<usize>,
     pub(crate) span: Span,
 }
@@ -274,7 +274,7 @@ impl PrimApp {
                     ));
                 }
                 self.pos += 1;
-                if self.prim == Prim::MakeArray {
+                if self.prim.takes_n_values() {
                     // `makeArray n` takes `n` values (its type has `n` value parameters).
                     if let TypeArg::Nat(n) = &a {
                         self.values_wanted = n.as_cst().and_then(|n| usize::try_from(n).ok());

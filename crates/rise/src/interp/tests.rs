@@ -258,6 +258,12 @@ fn primitive_cases() -> Vec<Case> {
             vec![vecf(&[1.0, 2.0])],
             vecf(&[2.0, 3.0]),
         ),
+        case("fun v => lane 1 v", vec![vecf(&[1.0, 2.0, 3.0])], Value::f32(2.0)),
+        case(
+            "fun (a: f32) b => makeVector 3 a b (a + b)",
+            vec![Value::f32(1.0), Value::f32(2.0)],
+            vecf(&[1.0, 2.0, 3.0]),
+        ),
         case(
             "fun a b c => makeArray 3 a b c",
             vec![Value::int(1), Value::int(2), Value::int(3)],

@@ -303,6 +303,29 @@ pub fn vector_from_scalar(_: &mut Machine, c: &PrimCall) -> R<Value> {
     Ok(Value::Vector((0..n).map(|_| x.clone()).collect()))
 }
 
+/// `lane k v`: lane `k` of the vector `v` (an error when `k` is not below its width).
+pub fn lane(_: &mut Machine, c: &PrimCall) -> R<Value> {
+    let k = c.nat(0)?;
+    let v = c.arg(0)?;
+    let lanes = v
+        .as_vector()
+        .ok_or_else(|| c.error(format!("expected a vector, got {}", v.describe())))?;
+    usize::try_from(k)
+        .ok()
+        .and_then(|k| lanes.get(k))
+        .cloned()
+        .ok_or_else(|| c.error(format!("lane {k} of a vector of {} lanes", lanes.len())))
+}
+
+/// `makeVector n x1 ... xn`.
+pub fn make_vector(_: &mut Machine, c: &PrimCall) -> R<Value> {
+    let n = c.nat(0)?;
+    if c.args.len() as i64 != n {
+        return Err(c.error(format!("{} values for a vector of {n}", c.args.len())));
+    }
+    Ok(Value::Vector(c.args.iter().cloned().collect()))
+}
+
 /// `makeArray n x1 ... xn`.
 pub fn make_array(_: &mut Machine, c: &PrimCall) -> R<Value> {
     let n = c.nat(0)?;
