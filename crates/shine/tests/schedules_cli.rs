@@ -189,7 +189,10 @@ const NOT_COMPILED: &[(&str, &str)] = &[
     // the PPCG stencils of stencils.rise end with a `scatter` of rows (planes): the generated
     // code claims a row's position once per element, so its duplicate check fires on correct
     // programs (every target; they verify with --unchecked-indices)
-    ("gaussianPpcg", "`scatter` writes two values to one position"),
+    (
+        "gaussianPpcg",
+        "`scatter` writes two values to one position",
+    ),
     ("grad2d", "`scatter` writes two values to one position"),
     ("j2d5pt", "`scatter` writes two values to one position"),
     ("j2d9pt", "`scatter` writes two values to one position"),
