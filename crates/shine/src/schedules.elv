@@ -28,8 +28,13 @@ def storeStages = normalize(storeInMemory(stage, lowerToC))
 // anywhere else, the same in every part.
 def outermostLoops(s) = isLoop ; try(s) <+ all(outermostLoops(s))
 
+// A `scatter` whose result a map reads (`map f (scatter is xs)`: the final scatters of the
+// PPCG stencils in examples/stencils.rise) is no view: stored where it stands.
+def storeReadScatters =
+  normalize(isApp(isApp(isMap)) ; argument(applied(scatter) ; storeInMemory(applied(scatter), lowerToC)))
+
 // Sequential: every loop that writes memory a sequential loop, every stage stored.
-def storeEveryStage = DFNF ; lowerToC ; storeStages ; lowerToC
+def storeEveryStage = DFNF ; lowerToC ; storeStages ; storeReadScatters ; lowerToC
 
 // OpenMP: storeEveryStage with the outermost loop of every stage and of the result
 // in parallel (`parallel for`); loops inside them stay sequential.

@@ -203,6 +203,10 @@ const NOT_COMPILED: &[(&str, &str)] = &[
         "bicg",
         "a result that is a tuple of arrays is not supported yet on OpenCL",
     ),
+    (
+        "mvt",
+        "a result that is a tuple of arrays is not supported yet on OpenCL",
+    ),
 ];
 
 #[test]
