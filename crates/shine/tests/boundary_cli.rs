@@ -17,6 +17,9 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use tempfile::TempDir;
 
+mod support;
+use support::skip_opencl;
+
 /// Runs `shine` with `args` in the repository's root.
 fn shine<S: AsRef<OsStr>>(args: &[S]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_shine"))
@@ -148,10 +151,6 @@ fn run_verified(prog: &Path, def: &str, target: &str, inputs: &[&Path], extra: &
         stderr(&o)
     );
     out
-}
-
-fn skip_opencl() -> bool {
-    std::env::var("SHINE_SKIP_OPENCL").as_deref() == Ok("1")
 }
 
 /// The CPU targets, and OpenCL (PoCL here) unless `SHINE_SKIP_OPENCL=1`.

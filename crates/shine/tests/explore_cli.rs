@@ -8,16 +8,15 @@
 
 use std::process::{Command, Output};
 
+mod support;
+use support::skip_opencl;
+
 fn run(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_shine"))
         .current_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/../.."))
         .args(args)
         .output()
         .expect("shine runs")
-}
-
-fn skip_opencl() -> bool {
-    std::env::var("SHINE_SKIP_OPENCL").as_deref() == Ok("1")
 }
 
 fn json(o: &Output) -> serde_json::Value {

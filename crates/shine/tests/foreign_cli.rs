@@ -14,6 +14,9 @@ use shine::Array;
 use std::path::Path;
 use std::process::{Command, Output};
 
+mod support;
+use support::{skip_opencl, targets};
+
 const EXAMPLE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../examples/foreign.rise");
 const CPU: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../examples/cpu.elv");
 const GPU: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../examples/gpu.elv");
@@ -39,10 +42,6 @@ fn text(o: &Output) -> String {
         String::from_utf8_lossy(&o.stdout),
         String::from_utf8_lossy(&o.stderr)
     )
-}
-
-fn skip_opencl() -> bool {
-    std::env::var("SHINE_SKIP_OPENCL").as_deref() == Ok("1")
 }
 
 fn write(path: &Path, elem: ScalarType, data: Vec<Scalar>) {
@@ -109,14 +108,7 @@ fn eval_runs_the_c_bodies() {
 
 #[test]
 fn runs_verify_on_c_openmp_and_opencl() {
-    let mut targets = vec!["c", "openmp"];
-    if !skip_opencl() {
-        targets.push("opencl");
-    }
-    // on a GPU machine (scripts/gpu-tests.sh)
-    if std::env::var("SHINE_TEST_GPU").as_deref() == Ok("1") {
-        targets.push("cuda");
-    }
+    let targets = targets();
     for (def, strategy, n) in [
         ("clampAll", "sequential", "n=33"),
         ("clampAll", "parallelOuter", "n=33"),

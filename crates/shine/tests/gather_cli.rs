@@ -13,32 +13,16 @@ use shine::rise::interp::Scalar;
 use shine::rise::{DataType, ScalarType};
 use shine::Array;
 use std::path::Path;
-use std::process::{Command, Output};
+use std::process::Output;
+
+mod support;
+use support::{shine_in as shine, targets_with_strategies as targets};
 
 const STRATEGIES: &str = "
 def cpu = DFNF ; lowerToC
 def omp = DFNF ; try(parallel @ function @ function @ outermost(appliedMap)) ;; lowerToC
 def gpu = DFNF ; try(toMapGlobal(0) @ outermost(isMap)) ;; lowerToC
 ";
-
-fn skip_opencl() -> bool {
-    std::env::var("SHINE_SKIP_OPENCL").is_ok_and(|v| v == "1")
-}
-
-/// The targets with the strategy each runs under.
-fn targets() -> Vec<(&'static str, &'static str)> {
-    let mut ts = vec![("c", "cpu"), ("openmp", "omp")];
-    if skip_opencl() {
-        eprintln!("skipping OpenCL: SHINE_SKIP_OPENCL=1");
-    } else {
-        ts.push(("opencl", "gpu"));
-    }
-    // on a GPU machine (scripts/gpu-tests.sh)
-    if std::env::var("SHINE_TEST_GPU").as_deref() == Ok("1") {
-        ts.push(("cuda", "gpu"));
-    }
-    ts
-}
 
 fn dir() -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
@@ -65,20 +49,6 @@ fn ints(dir: &Path, name: &str, shape: Vec<usize>, values: &[i64]) {
 fn floats(dir: &Path, name: &str, values: &[f32]) {
     let data = values.iter().map(|&v| Scalar::F32(v)).collect();
     write(dir, name, ScalarType::F32, vec![values.len()], data);
-}
-
-fn shine(dir: &Path, args: &[&str]) -> (Output, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_shine"))
-        .current_dir(dir)
-        .args(args)
-        .output()
-        .expect("shine runs");
-    let text = format!(
-        "{}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    (out, text)
 }
 
 /// `shine run` of `def` on `target` under `strategy` with these inputs and extra arguments.

@@ -8,6 +8,9 @@
 
 use std::process::{Command, Output};
 
+mod support;
+use support::skip_opencl;
+
 fn shine() -> Command {
     let mut c = Command::new(env!("CARGO_BIN_EXE_shine"));
     c.current_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/../.."));
@@ -23,10 +26,6 @@ fn text(o: &Output) -> (String, String) {
         String::from_utf8_lossy(&o.stdout).into_owned(),
         String::from_utf8_lossy(&o.stderr).into_owned(),
     )
-}
-
-fn skip_opencl() -> bool {
-    std::env::var("SHINE_SKIP_OPENCL").as_deref() == Ok("1")
 }
 
 /// (program, definition, strategy file, strategy, sizes) of examples/gpu_cases.txt.

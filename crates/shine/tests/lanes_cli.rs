@@ -14,7 +14,9 @@ use shine::rise::interp::Scalar;
 use shine::rise::ScalarType;
 use shine::Array;
 use std::path::Path;
-use std::process::{Command, Output};
+
+mod support;
+use support::{shine_in as shine, targets_with_strategies as targets};
 
 const STRATEGIES: &str = "
 def cpu = DFNF ; lowerToC
@@ -32,25 +34,6 @@ def spread : {n: nat} -> n.4.f32 -> n.f32 =
 def wide : {m w: nat} -> (m*w).f32 -> m.f32 =
   fun xs => xs |> asVector w |> map (fun v => lane 2 v)
 ";
-
-fn skip_opencl() -> bool {
-    std::env::var("SHINE_SKIP_OPENCL").is_ok_and(|v| v == "1")
-}
-
-/// The targets with the strategy each runs under.
-fn targets() -> Vec<(&'static str, &'static str)> {
-    let mut ts = vec![("c", "cpu"), ("openmp", "omp")];
-    if skip_opencl() {
-        eprintln!("skipping OpenCL: SHINE_SKIP_OPENCL=1");
-    } else {
-        ts.push(("opencl", "gpu"));
-    }
-    // on a GPU machine (scripts/gpu-tests.sh)
-    if std::env::var("SHINE_TEST_GPU").as_deref() == Ok("1") {
-        ts.push(("cuda", "gpu"));
-    }
-    ts
-}
 
 fn dir() -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
@@ -90,20 +73,6 @@ fn read(path: &Path) -> Vec<f64> {
             other => panic!("expected f32 results, got {other:?}"),
         })
         .collect()
-}
-
-fn shine(dir: &Path, args: &[&str]) -> (Output, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_shine"))
-        .current_dir(dir)
-        .args(args)
-        .output()
-        .expect("shine runs");
-    let text = format!(
-        "{}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    (out, text)
 }
 
 /// `shine run` of `def` of `program` on `target` under `strategy`, with these inputs,

@@ -13,7 +13,9 @@ use shine::rise::interp::Scalar;
 use shine::rise::{DataType, ScalarType};
 use shine::Array;
 use std::path::Path;
-use std::process::Command;
+
+mod support;
+use support::{shine_in, skip_opencl, targets};
 
 /// One function per column: `math.rise` defines, per float type, a unary, a binary
 /// and a ternary definition whose result row `i` holds each function of its
@@ -109,17 +111,9 @@ fn array(t: ScalarType, xs: &[f64]) -> Array {
     }
 }
 
+/// `shine ARGS` in `dir`, which must succeed: its output text.
 fn shine(dir: &Path, args: &[&str]) -> String {
-    let out = Command::new(env!("CARGO_BIN_EXE_shine"))
-        .current_dir(dir)
-        .args(args)
-        .output()
-        .expect("shine runs");
-    let text = format!(
-        "{}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let (out, text) = shine_in(dir, args);
     assert!(out.status.success(), "shine {}: {text}", args.join(" "));
     text
 }
@@ -197,10 +191,6 @@ fn max_ulps(f: &str, target: &str) -> u64 {
     }
 }
 
-fn skip_opencl() -> bool {
-    std::env::var("SHINE_SKIP_OPENCL").as_deref() == Ok("1")
-}
-
 /// Runs `def` on `target` with `--verify`, then compares its output with the
 /// interpreter's (`shine eval`) column by column in ulps.
 fn check(dir: &Path, def: &str, inputs: &[&str], t: ScalarType, columns: &[&str], target: &str) {
@@ -271,16 +261,9 @@ fn every_math_function_agrees_with_the_interpreter_on_edge_values() {
     }
     shine::npy::write(&d.join("i.npy"), &array(ScalarType::Int, &is)).unwrap();
     shine::npy::write(&d.join("j.npy"), &array(ScalarType::Int, &js)).unwrap();
-    let mut targets = vec!["c", "openmp"];
-    if !skip_opencl() {
-        targets.push("opencl");
-    }
-    // on a GPU machine (scripts/gpu-tests.sh): SHINE_TEST_GPU=1 adds CUDA, and OpenCL runs
-    // on the device SHINE_OPENCL_DEVICE names
-    if std::env::var("SHINE_TEST_GPU").as_deref() == Ok("1") {
-        targets.push("cuda");
-    }
-    for target in targets {
+    // on a GPU machine (scripts/gpu-tests.sh) CUDA too, and OpenCL on the device
+    // SHINE_OPENCL_DEVICE names
+    for target in targets() {
         for (t, s) in [(ScalarType::F32, "f32"), (ScalarType::F64, "f64")] {
             let file = |n: &str| format!("{n}_{t:?}.npy");
             let (e, x, y, z) = (file("e"), file("x"), file("y"), file("z"));
@@ -307,11 +290,7 @@ fn a_math_function_of_the_wrong_type_is_a_type_error_with_its_span() {
         "def f : {n: nat} -> n.int -> n.int = fun xs => xs |> map (fun x => sqrt x)\n",
     )
     .unwrap();
-    let out = Command::new(env!("CARGO_BIN_EXE_shine"))
-        .current_dir(dir.path())
-        .args(["check", "bad.rise"])
-        .output()
-        .unwrap();
+    let (out, _) = shine_in(dir.path(), &["check", "bad.rise"]);
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(!out.status.success());
     assert!(

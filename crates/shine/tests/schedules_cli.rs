@@ -12,6 +12,9 @@
 use std::path::Path;
 use std::process::{Command, Output};
 
+mod support;
+use support::targets;
+
 fn shine() -> Command {
     let mut c = Command::new(env!("CARGO_BIN_EXE_shine"));
     c.current_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/../.."));
@@ -28,18 +31,6 @@ fn stderr(o: &Output) -> String {
 
 fn stdout(o: &Output) -> String {
     String::from_utf8_lossy(&o.stdout).into_owned()
-}
-
-fn targets() -> Vec<&'static str> {
-    let mut ts = vec!["c", "openmp"];
-    if std::env::var("SHINE_SKIP_OPENCL").as_deref() != Ok("1") {
-        ts.push("opencl");
-    }
-    // on a GPU machine (scripts/gpu-tests.sh)
-    if std::env::var("SHINE_TEST_GPU").as_deref() == Ok("1") {
-        ts.push("cuda");
-    }
-    ts
 }
 
 /// Programs of the failure classes of issue 14 item 6.

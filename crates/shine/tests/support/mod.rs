@@ -1,0 +1,61 @@
+//! What the command-line tests share: the targets this machine runs them on, and `shine`
+//! run in a directory. Each test file uses part of it (`mod support;`).
+#![allow(dead_code)]
+
+use std::path::Path;
+use std::process::{Command, Output};
+
+/// `SHINE_SKIP_OPENCL=1`: no OpenCL platform here (the OpenCL cases are left out).
+pub fn skip_opencl() -> bool {
+    std::env::var("SHINE_SKIP_OPENCL").as_deref() == Ok("1")
+}
+
+/// `SHINE_TEST_GPU=1`: a GPU machine (`scripts/gpu-tests.sh`), where CUDA runs too.
+pub fn test_gpu() -> bool {
+    std::env::var("SHINE_TEST_GPU").as_deref() == Ok("1")
+}
+
+/// The targets to run on: C and OpenMP, OpenCL unless skipped, CUDA on a GPU machine.
+pub fn targets() -> Vec<&'static str> {
+    let mut ts = vec!["c", "openmp"];
+    if skip_opencl() {
+        eprintln!("skipping OpenCL: SHINE_SKIP_OPENCL=1");
+    } else {
+        ts.push("opencl");
+    }
+    if test_gpu() {
+        ts.push("cuda");
+    }
+    ts
+}
+
+/// [`targets`], each with the name of the strategy it runs under: `cpu` for C, `omp` for
+/// OpenMP, `gpu` for OpenCL and CUDA.
+pub fn targets_with_strategies() -> Vec<(&'static str, &'static str)> {
+    targets()
+        .into_iter()
+        .map(|t| {
+            let strategy = match t {
+                "c" => "cpu",
+                "openmp" => "omp",
+                _ => "gpu",
+            };
+            (t, strategy)
+        })
+        .collect()
+}
+
+/// `shine ARGS` run in `dir`: its output, and its standard output and error as one text.
+pub fn shine_in(dir: &Path, args: &[&str]) -> (Output, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_shine"))
+        .current_dir(dir)
+        .args(args)
+        .output()
+        .expect("shine runs");
+    let text = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    (out, text)
+}
