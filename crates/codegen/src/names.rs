@@ -9,83 +9,20 @@
 
 use std::collections::BTreeSet;
 
-/// C keywords and the identifiers of the headers the generated code includes.
+/// Besides C's reserved words and header types (`rise::foreign::C_RESERVED`): the
+/// identifiers of the headers the generated code includes, and its own parameters.
 const RESERVED: &[&str] = &[
-    // C11 keywords
-    "auto",
-    "break",
-    "case",
-    "char",
-    "const",
-    "continue",
-    "default",
-    "do",
-    "double",
-    "else",
-    "enum",
-    "extern",
-    "float",
-    "for",
-    "goto",
-    "if",
-    "inline",
-    "int",
-    "long",
-    "register",
-    "restrict",
-    "return",
-    "short",
-    "signed",
-    "sizeof",
-    "static",
-    "struct",
-    "switch",
-    "typedef",
-    "union",
-    "unsigned",
-    "void",
-    "volatile",
-    "while",
-    "_Bool",
-    "_Complex",
-    "_Imaginary",
-    "_Alignas",
-    "_Alignof",
-    "_Atomic",
-    "_Generic",
-    "_Noreturn",
-    "_Static_assert",
-    "_Thread_local",
-    // headers: stdbool.h, stdint.h, stddef.h, stdlib.h, string.h, stdio.h
-    "bool",
-    "true",
-    "false",
-    "int8_t",
-    "int16_t",
-    "int32_t",
-    "int64_t",
-    "uint8_t",
-    "uint16_t",
-    "uint32_t",
-    "uint64_t",
-    "size_t",
-    "NULL",
-    "malloc",
-    "calloc",
-    "free",
-    "abort",
-    "exit",
-    "memcpy",
-    "memset",
-    "printf",
-    "main",
-    "errno",
-    "assert",
+    // stdlib.h, string.h, stdio.h, assert.h, errno.h
+    "NULL", "malloc", "calloc", "free", "abort", "exit", "memcpy", "memset", "printf", "main",
+    "errno", "assert",
     // names of the entry point's parameters and of the status flag
-    "buffers",
-    "sizes",
-    "status",
+    "buffers", "sizes", "status",
 ];
+
+/// Whether C (or a header the generated code includes) reserves `name`.
+fn is_c_reserved(name: &str) -> bool {
+    rise::foreign::C_RESERVED.contains(&name) || RESERVED.contains(&name)
+}
 
 /// Names of the other targets' languages and libraries that a name derived
 /// from the program (a definition, a parameter, a variable) must not take,
@@ -157,7 +94,7 @@ fn has_reserved_prefix(name: &str) -> bool {
 
 /// Whether a name derived from the program must not be used as it is.
 fn is_reserved(name: &str) -> bool {
-    RESERVED.contains(&name)
+    is_c_reserved(name)
         || TARGET_RESERVED.split_whitespace().any(|w| w == name)
         || has_reserved_prefix(name)
         || is_vector_type_name(name)
@@ -209,7 +146,7 @@ impl NameSet {
     /// A fresh identifier for a name of this code generator's own (a typedef
     /// such as the C vector type `float4`): only C's reserved names are avoided.
     pub fn own(&mut self, wanted: &str) -> String {
-        self.unique(wanted, |n| RESERVED.contains(&n))
+        self.unique(wanted, is_c_reserved)
     }
 
     fn unique(&mut self, wanted: &str, reserved: impl Fn(&str) -> bool) -> String {

@@ -98,10 +98,11 @@ pub trait ForeignEvaluator: Send + Sync {
     fn call(&self, f: &ForeignFun, calls: &[Vec<Scalar>]) -> Result<Vec<Scalar>, String>;
 }
 
-/// C and C++ keywords, and the qualifiers and types of OpenCL C and CUDA, which no foreign
-/// function or parameter may be named (the body is printed as is, so its names cannot be
-/// changed).
-pub const C_KEYWORDS: &[&str] = &[
+/// The words C reserves (C11 keywords) and the type names of the headers every generated
+/// module includes (`stdbool.h`, `stdint.h`, `stddef.h`): no name a user gives may be one
+/// where it is printed as is (a foreign function), and the code generator's names avoid them
+/// (`codegen::names`).
+pub const C_RESERVED: &[&str] = &[
     // C11
     "auto",
     "break",
@@ -150,6 +151,22 @@ pub const C_KEYWORDS: &[&str] = &[
     "bool",
     "true",
     "false",
+    // stdint.h, stddef.h
+    "int8_t",
+    "int16_t",
+    "int32_t",
+    "int64_t",
+    "uint8_t",
+    "uint16_t",
+    "uint32_t",
+    "uint64_t",
+    "size_t",
+];
+
+/// C++ keywords, the qualifiers and types of OpenCL C and CUDA, and the generated code's
+/// index type: a foreign function, printed as is for every target, may not be named one
+/// either (beside [`C_RESERVED`]).
+const OTHER_LANGUAGES_RESERVED: &[&str] = &[
     // C++ (CUDA sources are C++)
     "alignas",
     "alignof",
@@ -194,28 +211,17 @@ pub const C_KEYWORDS: &[&str] = &[
     "__local",
     "constant",
     "__constant",
-    "private",
     "__private",
     "half",
     "uchar",
     "ushort",
     "uint",
     "ulong",
-    "size_t",
     "__device__",
     "__global__",
     "__host__",
     "__shared__",
     "__constant__",
-    // the standard integer types the generated code uses
-    "int8_t",
-    "int16_t",
-    "int32_t",
-    "int64_t",
-    "uint8_t",
-    "uint16_t",
-    "uint32_t",
-    "uint64_t",
     // the generated code's index type
     "shine_index",
 ];
@@ -230,7 +236,7 @@ pub fn check_c_name(name: &str) -> Result<(), String> {
     if !identifier {
         return Err(format!("`{name}` is not a C identifier"));
     }
-    if C_KEYWORDS.contains(&name) {
+    if C_RESERVED.contains(&name) || OTHER_LANGUAGES_RESERVED.contains(&name) {
         return Err(format!(
             "`{name}` is a keyword or type name of C, C++, OpenCL or CUDA"
         ));
