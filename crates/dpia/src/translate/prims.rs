@@ -575,53 +575,52 @@ impl Translator {
             ));
         }
         let int = DataType::Scalar(rise::ScalarType::Int);
+        let int_lit = |v| {
+            let lit = rise::Literal::Int(v, rise::ScalarType::Int);
+            Exp::new(ExpKind::Lit(lit), int.clone())
+        };
+        let seq_loop = |var: Var, count: &Nat, origin, body| Comm::For {
+            var,
+            count: count.clone(),
+            kind: LoopKind::Seq,
+            origin,
+            body: Box::new(body),
+        };
         let marker = Ident {
             name: self.fresh("written"),
             ty: DataType::array(m.clone(), int.clone()),
         };
         let marks = Acc::new(AccKind::Var(marker.clone()), marker.ty.clone());
         let k = self.loop_var(&m);
-        let zero = Comm::For {
-            var: k.clone(),
-            count: m.clone(),
-            kind: LoopKind::Seq,
-            origin: "scatter (no position written yet)",
-            body: Box::new(Comm::Assign(
+        let zero = seq_loop(
+            k.clone(),
+            &m,
+            "scatter (no position written yet)",
+            Comm::Assign(
                 Acc::new(AccKind::Idx(marks.clone(), Nat::var(&k)), int.clone()),
-                Exp::new(
-                    ExpKind::Lit(rise::Literal::Int(0, rise::ScalarType::Int)),
-                    int.clone(),
-                ),
-            )),
-        };
+                int_lit(0),
+            ),
+        );
         let write = self.tr(
             &vals[0],
             env,
             Out::Con(&|is| {
-                let j = self.loop_var(&n);
-                let at = Exp::new(ExpKind::Idx(is.clone(), Nat::var(&j)), ielem.clone());
+                // `is[j]`, for a fresh loop variable `j`
+                let index = || {
+                    let j = self.loop_var(&n);
+                    let at = Exp::new(ExpKind::Idx(is.clone(), Nat::var(&j)), ielem.clone());
+                    (j, at)
+                };
+                let (j, at) = index();
                 // a scalar element is claimed where it is written; an array element is
                 // written one scalar at a time, so its position is claimed first, once, by
                 // a loop of its own (`marks[is[j]] := 1` through the claiming acceptor)
                 let scalar = matches!(elem, DataType::Scalar(_) | DataType::Index(_));
                 let claims = (!scalar).then(|| {
-                    let j = self.loop_var(&n);
-                    let at = Exp::new(ExpKind::Idx(is.clone(), Nat::var(&j)), ielem.clone());
-                    let mark = Acc::new(
-                        AccKind::At(marks.clone(), at, Some(marks.clone())),
-                        int.clone(),
-                    );
-                    let one = Exp::new(
-                        ExpKind::Lit(rise::Literal::Int(1, rise::ScalarType::Int)),
-                        int.clone(),
-                    );
-                    Comm::For {
-                        var: j.clone(),
-                        count: n.clone(),
-                        kind: LoopKind::Seq,
-                        origin: "scatter (each position claimed once)",
-                        body: Box::new(Comm::Assign(mark, one)),
-                    }
+                    let (j, at) = index();
+                    let mark = AccKind::At(marks.clone(), at, Some(marks.clone()));
+                    let claim = Comm::Assign(Acc::new(mark, int.clone()), int_lit(1));
+                    seq_loop(j, &n, "scatter (each position claimed once)", claim)
                 });
                 let target = Acc::new(
                     AccKind::At(acc.clone(), at, scalar.then(|| marks.clone())),
