@@ -317,6 +317,18 @@ fn every_math_function_agrees_with_the_interpreter_on_edge_values() {
 }
 
 #[test]
+fn the_tables_hold_every_math_function_of_the_primitive_table() {
+    for f in shine::rise::primitives::MathFn::ALL {
+        let listed = match f.arity() {
+            1 => UNARY.contains(&f.name()),
+            2 => BINARY.contains(&f.name()),
+            _ => f.name() == "fma",
+        };
+        assert!(listed, "`{}` is not in math_cli's tables", f.name());
+    }
+}
+
+#[test]
 fn a_math_function_of_the_wrong_type_is_a_type_error_with_its_span() {
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(
