@@ -213,6 +213,17 @@ mod tests {
     }
 
     #[test]
+    fn every_math_function_is_reserved_in_both_precisions() {
+        use rise::primitives::{Domain, MathFn};
+        // `min`, `max` and `abs` of floats print as `fmin`, `fmax`, `fabs`
+        for f in MathFn::ALL.iter().filter(|f| f.domain() == Domain::Float) {
+            for name in [f.name().to_string(), format!("{}f", f.name())] {
+                assert!(is_reserved(&name), "`{name}` is not reserved");
+            }
+        }
+    }
+
+    #[test]
     fn builtins_of_every_target_are_avoided() {
         let mut ns = NameSet::default();
         for (wanted, got) in [

@@ -695,6 +695,18 @@ mod tests {
         assert_eq!(call(MathFn::Max, Scalar::Float, 2, cl), "fmax(x, y)");
         assert_eq!(call(MathFn::Fma, Scalar::Float, 3, c), "fmaf(x, y, z)");
         assert_eq!(call(MathFn::Atan2, Scalar::Float, 2, cu), "atan2f(x, y)");
+        assert_eq!(call(MathFn::Cbrt, Scalar::Float, 1, c), "cbrtf(x)");
+        assert_eq!(call(MathFn::Cbrt, Scalar::Double, 1, c), "cbrt(x)");
+        assert_eq!(call(MathFn::Log1p, Scalar::Float, 1, cl), "log1p(x)");
+        assert_eq!(call(MathFn::Expm1, Scalar::Float, 1, cu), "expm1f(x)");
+        assert_eq!(call(MathFn::Erfc, Scalar::Double, 1, cu), "erfc(x)");
+        assert_eq!(call(MathFn::Round, Scalar::Float, 1, c), "roundf(x)");
+        assert_eq!(call(MathFn::Hypot, Scalar::Float, 2, cl), "hypot(x, y)");
+        assert_eq!(
+            call(MathFn::Copysign, Scalar::Float, 2, cu),
+            "copysignf(x, y)"
+        );
+        assert_eq!(call(MathFn::Fmod, Scalar::Double, 2, c), "fmod(x, y)");
         // `rsqrt` in C is a division: parenthesised as an operand
         let r = Expr::Math {
             f: MathFn::Rsqrt,

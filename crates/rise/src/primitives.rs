@@ -36,7 +36,8 @@
 //! A math function (`sqrt`, `pow`, `min`, ...) is one row of the table's `math`
 //! section: `Variant "name" (operands) : Domain => value`, its value an expression
 //! of the operands that is computed for `f32` and for `f64` ([`MathFn::eval_f32`],
-//! [`MathFn::eval_f64`]). That row makes the primitive, its scheme
+//! [`MathFn::eval_f64`]; `x.via_f64(f)` computes an `f32` through a double-precision
+//! function of [`crate::interp::special`] where Rust's `f32` has no accurate one). That row makes the primitive, its scheme
 //! (`{t: data} -> t -> ... -> t`), its domain (checked after type inference), its
 //! semantics ([`crate::interp::sem::math`]) and its DPIA node (`ExpKind::Math`).
 //! The surface name is the C99 and OpenCL name; the code generator's printers
@@ -46,6 +47,7 @@
 //! Add a case to the table of `interp::tests` and to `dpia/tests/every_primitive.rs`.
 
 use crate::interp::sem::{self, Semantics};
+use crate::interp::special::{self, ViaF64};
 use crate::types::Type;
 use std::sync::OnceLock;
 
@@ -257,7 +259,9 @@ pub enum ViewShape {
 primitives! {
     // ---- math functions (C99 / OpenCL; elementwise on vectors) ------------------
     // `Variant "name" (operands) : Domain => value`: the value is computed in the
-    // operands' precision (`f32` in single, `f64` in double, `f16` through `f32`).
+    // operands' precision (`f32` in single, `f64` in double, `f16` through `f32`),
+    // or through `f64` and rounded once (`via_f64`) where Rust's `f32` has no
+    // accurate function.
     // Integers (domain `Number`) follow `Scalar::math`. (`ExpE`, not `Exp`, which
     // would shadow DPIA's `Exp` where the variants are imported.)
     math {
@@ -265,14 +269,22 @@ primitives! {
         Sqrt "sqrt" (x) : Float => x.sqrt();
         /// `rsqrt x`: the reciprocal square root, `1 / sqrt x`.
         Rsqrt "rsqrt" (x) : Float => 1.0 / x.sqrt();
+        /// `cbrt x`: the cube root (negative for negative `x`).
+        Cbrt "cbrt" (x) : Float => x.cbrt();
         /// `exp x`: e to the power `x`.
         ExpE "exp" (x) : Float => x.exp();
         /// `exp2 x`: 2 to the power `x`.
         Exp2 "exp2" (x) : Float => x.exp2();
+        /// `expm1 x`: `exp x - 1`, accurate for `x` near 0.
+        Expm1 "expm1" (x) : Float => x.exp_m1();
         /// `log x`: the natural logarithm.
         Log "log" (x) : Float => x.ln();
         /// `log2 x`: the base-2 logarithm.
         Log2 "log2" (x) : Float => x.log2();
+        /// `log10 x`: the base-10 logarithm.
+        Log10 "log10" (x) : Float => x.log10();
+        /// `log1p x`: `log (1 + x)`, accurate for `x` near 0.
+        Log1p "log1p" (x) : Float => x.ln_1p();
         /// `pow x y`: `x` to the power `y`.
         Pow "pow" (x, y) : Float => x.powf(y);
         /// `sin x` (radians).
@@ -283,18 +295,55 @@ primitives! {
         Tan "tan" (x) : Float => x.tan();
         /// `tanh x`: the hyperbolic tangent.
         Tanh "tanh" (x) : Float => x.tanh();
+        /// `asin x`: the arc sine, in `[-pi/2, pi/2]` (NaN outside `[-1, 1]`).
+        Asin "asin" (x) : Float => x.asin();
+        /// `acos x`: the arc cosine, in `[0, pi]` (NaN outside `[-1, 1]`).
+        Acos "acos" (x) : Float => x.acos();
+        /// `atan x`: the arc tangent, in `[-pi/2, pi/2]`.
+        Atan "atan" (x) : Float => x.atan();
         /// `atan2 y x`: the angle of the point `(x, y)`, in `[-pi, pi]`.
         Atan2 "atan2" (y, x) : Float => y.atan2(x);
+        /// `sinh x`: the hyperbolic sine.
+        Sinh "sinh" (x) : Float => x.sinh();
+        /// `cosh x`: the hyperbolic cosine.
+        Cosh "cosh" (x) : Float => x.cosh();
+        /// `asinh x`: the inverse hyperbolic sine (computed in double precision,
+        /// [`special::asinh`]).
+        Asinh "asinh" (x) : Float => x.via_f64(special::asinh);
+        /// `acosh x`: the inverse hyperbolic cosine (NaN below 1; in double
+        /// precision, [`special::acosh`]).
+        Acosh "acosh" (x) : Float => x.via_f64(special::acosh);
+        /// `atanh x`: the inverse hyperbolic tangent (±infinity at ±1, NaN beyond;
+        /// in double precision, [`special::atanh`]).
+        Atanh "atanh" (x) : Float => x.via_f64(special::atanh);
+        /// `erf x`: the error function, `2/sqrt(pi)` times the integral of
+        /// `exp(-t*t)` from 0 to `x` (in double precision, [`special::erf`]).
+        Erf "erf" (x) : Float => x.via_f64(special::erf);
+        /// `erfc x`: the complementary error function, `1 - erf x` without its
+        /// cancellation (in double precision, [`special::erfc`]).
+        Erfc "erfc" (x) : Float => x.via_f64(special::erfc);
+        /// `hypot x y`: `sqrt (x*x + y*y)` without overflow or underflow on the way.
+        Hypot "hypot" (x, y) : Float => x.hypot(y);
         /// `fabs x`: the absolute value of a float.
         Fabs "fabs" (x) : Float => x.abs();
         /// `floor x`: the largest integral value not above `x`.
         Floor "floor" (x) : Float => x.floor();
         /// `ceil x`: the smallest integral value not below `x`.
         Ceil "ceil" (x) : Float => x.ceil();
+        /// `round x`: the nearest integral value, halfway cases away from zero
+        /// (C's `round`: `round 2.5` is 3, `round (-2.5)` is -3; not banker's rounding).
+        Round "round" (x) : Float => x.round();
+        /// `trunc x`: the integral value nearest `x` not larger in magnitude.
+        Trunc "trunc" (x) : Float => x.trunc();
         /// `fmin x y`: the smaller operand; a NaN operand is ignored (C's `fmin`).
         Fmin "fmin" (x, y) : Float => x.min(y);
         /// `fmax x y`: the larger operand; a NaN operand is ignored (C's `fmax`).
         Fmax "fmax" (x, y) : Float => x.max(y);
+        /// `copysign x y`: the magnitude of `x` with the sign of `y`.
+        Copysign "copysign" (x, y) : Float => x.copysign(y);
+        /// `fmod x y`: the remainder of `x / y` truncated toward zero, with the
+        /// sign of `x` (C's `fmod`, exact; NaN where `y` is 0 or `x` infinite).
+        Fmod "fmod" (x, y) : Float => x % y;
         /// `fma x y z`: `x * y + z`, rounded once.
         Fma "fma" (x, y, z) : Float => x.mul_add(y, z);
         /// `min x y`: the smaller operand (`fmin` on floats).

@@ -15,6 +15,8 @@
 //!   value to arguments.
 //! * [`sem`]: one function per primitive, named by the primitive table
 //!   ([`crate::primitives`], `Prim::semantics`).
+//! * [`special`]: the math functions Rust's standard library lacks (`erf`, `erfc`)
+//!   or computes inaccurately (`asinh`, `acosh`, `atanh`), in double precision.
 //!
 //! The interpreter reads the types of primitive nodes (for sizes it cannot see in
 //! the values, such as `n` of `generate`) and evaluates the sizes in them under the
@@ -27,6 +29,7 @@
 mod machine;
 pub mod scalar;
 pub mod sem;
+pub mod special;
 pub mod value;
 
 #[cfg(test)]

@@ -349,6 +349,69 @@ fn primitive_cases() -> Vec<Case> {
             sc(Scalar::I64(5)),
         ),
         case("fun (x: f32) => abs x", vec![f(-0.5)], f(0.5)),
+        case("fun (x: f64) => cbrt x", vec![d(-8.0)], d(-2.0)),
+        case(
+            "fun (x: f32) => expm1 x",
+            vec![f(f32::NEG_INFINITY)],
+            f(-1.0),
+        ),
+        case("fun (x: f64) => log10 x", vec![d(100.0)], d(2.0)),
+        case(
+            "fun (x: f32) => log1p x",
+            vec![f(-1.0)],
+            f(f32::NEG_INFINITY),
+        ),
+        case(
+            "fun (x: f64) => asin x",
+            vec![d(1.0)],
+            d(std::f64::consts::FRAC_PI_2),
+        ),
+        case(
+            "fun (x: f32) => acos x",
+            vec![f(-1.0)],
+            f(std::f32::consts::PI),
+        ),
+        case(
+            "fun (x: f64) => atan x",
+            vec![d(f64::INFINITY)],
+            d(std::f64::consts::FRAC_PI_2),
+        ),
+        case("fun (x: f32) => sinh x", vec![f(0.0)], f(0.0)),
+        case("fun (x: f64) => cosh x", vec![d(0.0)], d(1.0)),
+        case(
+            "fun (x: f32) => asinh x",
+            vec![f(f32::NEG_INFINITY)],
+            f(f32::NEG_INFINITY),
+        ),
+        case("fun (x: f32) => acosh x", vec![f(1.0)], f(0.0)),
+        case(
+            "fun (x: f64) => atanh x",
+            vec![d(-1.0)],
+            d(f64::NEG_INFINITY),
+        ),
+        case("fun (x: f64) => erf x", vec![d(f64::INFINITY)], d(1.0)),
+        case("fun (x: f32) => erfc x", vec![f(f32::NEG_INFINITY)], f(2.0)),
+        case("fun (x: f32) y => hypot x y", vec![f(3.0), f(-4.0)], f(5.0)),
+        // C's rule: an infinite operand wins over a NaN
+        case(
+            "fun (x: f64) y => hypot x y",
+            vec![d(f64::NAN), d(f64::NEG_INFINITY)],
+            d(f64::INFINITY),
+        ),
+        // halfway cases away from zero (C's `round`, not banker's rounding), and
+        // the float below 0.5, which `floor (x + 0.5)` would round up
+        case(
+            "fun x => round x",
+            vec![vecf(&[2.5, -2.5, 0.5, 0.499_999_97])],
+            vecf(&[3.0, -3.0, 1.0, 0.0]),
+        ),
+        case("fun (x: f64) => trunc x", vec![d(-1.75)], d(-1.0)),
+        case(
+            "fun (x: f32) y => copysign x y",
+            vec![f(2.0), f(-0.0)],
+            f(-2.0),
+        ),
+        case("fun (x: f64) y => fmod x y", vec![d(-7.5), d(2.0)], d(-1.5)),
     ]);
     for p in Prim::ALL.iter().filter(|p| p.is_map() && **p != Prim::Map) {
         cases.push(case(
@@ -1011,6 +1074,26 @@ fn math_reference(f: crate::primitives::MathFn, a: &[f64]) -> f64 {
         (M::Cos, [x]) => x.cos(),
         (M::Tan, [x]) => x.tan(),
         (M::Tanh, [x]) => x.tanh(),
+        (M::Cbrt, [x]) => x.cbrt(),
+        (M::Expm1, [x]) => x.exp_m1(),
+        (M::Log10, [x]) => x.log10(),
+        (M::Log1p, [x]) => x.ln_1p(),
+        (M::Asin, [x]) => x.asin(),
+        (M::Acos, [x]) => x.acos(),
+        (M::Atan, [x]) => x.atan(),
+        (M::Sinh, [x]) => x.sinh(),
+        (M::Cosh, [x]) => x.cosh(),
+        // std's textbook formulas: accurate enough in f64 for f32 operands
+        (M::Asinh, [x]) => x.asinh(),
+        (M::Acosh, [x]) => x.acosh(),
+        (M::Atanh, [x]) => x.atanh(),
+        (M::Erf, [x]) => erf_reference(*x),
+        (M::Erfc, [x]) => erfc_reference(*x),
+        (M::Hypot, [x, y]) => x.hypot(*y),
+        (M::Round, [x]) => x.round(),
+        (M::Trunc, [x]) => x.trunc(),
+        (M::Copysign, [x, y]) => x.copysign(*y),
+        (M::Fmod, [x, y]) => x % y,
         (M::Atan2, [y, x]) => y.atan2(*x),
         (M::Fabs | M::Abs, [x]) => x.abs(),
         (M::Floor, [x]) => x.floor(),
@@ -1023,37 +1106,158 @@ fn math_reference(f: crate::primitives::MathFn, a: &[f64]) -> f64 {
     }
 }
 
-proptest::proptest! {
-    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(512))]
+/// `erf` for the reference, by other means than `interp::special`'s: below 0.5 the
+/// series of positive terms `erf x = 2/sqrt(pi) e^(-x^2) sum 2^n x^(2n+1) / (1 3 ... (2n+1))`
+/// (A&S 7.1.6), beyond `1 - erfc` by Craig's integral.
+fn erf_reference(x: f64) -> f64 {
+    if x.abs() < 0.5 {
+        let (mut term, mut sum, mut n) = (x, x, 0.0);
+        while term.abs() > 1e-18 * sum.abs() {
+            n += 1.0;
+            term *= 2.0 * x * x / (2.0 * n + 1.0);
+            sum += term;
+        }
+        std::f64::consts::FRAC_2_SQRT_PI * (-x * x).exp() * sum
+    } else {
+        (1.0 - erfc_craig(x.abs())).copysign(x)
+    }
+}
 
-    /// Every math function on f32 agrees with double-precision math rounded to f32:
-    /// exactly where C specifies the result exactly (sqrt, fabs, floor, ceil, fmin,
-    /// fmax, fma, min, max, abs), within 2 ulps for the transcendental functions and
-    /// rsqrt (two roundings). Operands are any f32 bit patterns (NaN, infinities,
-    /// denormals included).
-    #[test]
-    fn math_on_f32_agrees_with_f64_reference(bits in proptest::collection::vec(proptest::prelude::any::<u32>(), 3)) {
-        use crate::primitives::MathFn as M;
-        for &f in M::ALL {
-            let args: Vec<f32> = bits[..f.arity()].iter().map(|b| f32::from_bits(*b)).collect();
-            let got = apply(
-                &eval(&prim(f.prim(), None)).unwrap(),
-                args.iter().map(|x| Value::f32(*x)).collect(),
-            )
-            .unwrap();
-            let Some(Scalar::F32(got)) = got.as_scalar() else {
-                panic!("{}: not an f32: {got}", f.name());
-            };
-            let wide: Vec<f64> = args.iter().map(|x| f64::from(*x)).collect();
-            let want = math_reference(f, &wide) as f32;
-            let exact = matches!(f, M::Sqrt | M::Fabs | M::Floor | M::Ceil | M::Fmin | M::Fmax | M::Fma | M::Min | M::Max | M::Abs);
-            let bound = if exact { 0 } else { 2 };
-            proptest::prop_assert!(
-                ulps(got, want) <= bound,
-                "{}{:?}: got {got:e}, reference {want:e} ({} ulps)", f.name(), args, ulps(got, want)
+/// `erfc` for the reference (see [`erf_reference`]).
+fn erfc_reference(x: f64) -> f64 {
+    if x < 0.0 {
+        2.0 - erfc_reference(-x)
+    } else if x < 0.5 {
+        1.0 - erf_reference(x)
+    } else {
+        erfc_craig(x)
+    }
+}
+
+/// Craig's formula, `erfc x = 2/pi` times the integral of `exp(-x^2 / sin^2 t)` for
+/// `t` from 0 to `pi/2` (`x >= 0`), by the trapezoidal rule: the integrand's odd
+/// derivatives vanish at both ends, so it converges geometrically (400 panels
+/// suffice for `f32` from 0.5 to where `erfc` underflows).
+fn erfc_craig(x: f64) -> f64 {
+    const PANELS: u32 = 400;
+    let h = std::f64::consts::FRAC_PI_2 / f64::from(PANELS);
+    let x2 = x * x;
+    let mut sum = 0.5 * (-x2).exp(); // t = pi/2; the integrand is 0 at t = 0
+    for k in 1..PANELS {
+        let s = (f64::from(k) * h).sin();
+        sum += (-x2 / (s * s)).exp();
+    }
+    2.0 / std::f64::consts::PI * h * sum
+}
+
+#[test]
+fn the_erf_reference_agrees_with_known_values() {
+    // mpmath, 50 digits, rounded to f64
+    for (x, erf, erfc) in [
+        (0.1, 0.1124629160182849, 0.887537083981715),
+        (0.5, 0.5204998778130465, 0.4795001221869535),
+        (1.5, 0.9661051464753108, 0.033894853524689274),
+        (4.0, 0.9999999845827421, 1.541725790028002e-08),
+        (9.0, 1.0, 4.13703174651381e-37),
+    ] {
+        for (got, want) in [
+            (erf_reference(x), erf),
+            (erf_reference(-x), -erf),
+            (erfc_reference(x), erfc),
+        ] {
+            assert!(
+                (got - want).abs() <= 1e-12 * want.abs(),
+                "{x}: {got:e}, want {want:e}"
             );
         }
     }
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(512))]
+
+    /// Every math function on f32 agrees with double-precision math rounded to f32
+    /// ([`f32_disagreement`]). Operands are any f32 bit patterns (NaN, infinities,
+    /// denormals included).
+    #[test]
+    fn math_on_f32_agrees_with_f64_reference(bits in proptest::collection::vec(proptest::prelude::any::<u32>(), 3)) {
+        for &f in crate::primitives::MathFn::ALL {
+            let args: Vec<f32> = bits[..f.arity()].iter().map(|b| f32::from_bits(*b)).collect();
+            if let Some(why) = f32_disagreement(f, &args) {
+                proptest::prop_assert!(false, "{}", why);
+            }
+        }
+    }
+}
+
+/// The same comparison on moderate operands, where random bit patterns seldom fall
+/// (they are mostly huge or tiny, where most functions saturate): every function on
+/// -10..10 by 1/64, near ±1 (`1 ± k 2^-20`) and on pairs and triples of a coarser grid.
+#[test]
+fn math_on_f32_agrees_with_f64_reference_on_moderate_operands() {
+    let mut xs: Vec<f32> = (-640..=640).map(|k| k as f32 / 64.0).collect();
+    xs.extend((1..64).flat_map(|k| {
+        let d = k as f32 * 2f32.powi(-20);
+        [1.0 + d, 1.0 - d, -1.0 + d, -1.0 - d]
+    }));
+    let coarse: Vec<f32> = (-12..=12).map(|k| k as f32 * 0.75).collect();
+    let mut wrong = Vec::new();
+    for &f in crate::primitives::MathFn::ALL {
+        let operands: Vec<Vec<f32>> = match f.arity() {
+            1 => xs.iter().map(|x| vec![*x]).collect(),
+            2 => coarse
+                .iter()
+                .flat_map(|x| coarse.iter().map(|y| vec![*x, *y]))
+                .collect(),
+            _ => coarse.iter().map(|x| vec![*x, 1.5, -*x]).collect(),
+        };
+        wrong.extend(operands.iter().filter_map(|args| f32_disagreement(f, args)));
+    }
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}
+
+/// Where the interpreter's `f` of `f32` operands is further from double-precision
+/// math rounded to `f32` ([`math_reference`]) than allowed: exactly equal where C
+/// specifies the result exactly (sqrt, fabs, floor, ceil, round, trunc, fmin, fmax,
+/// copysign, fmod, fma, min, max, abs), within 2 ulps for the others (the
+/// transcendental functions, hypot, and rsqrt with its two roundings).
+fn f32_disagreement(f: crate::primitives::MathFn, args: &[f32]) -> Option<String> {
+    use crate::primitives::MathFn as M;
+    let got = apply(
+        &eval(&prim(f.prim(), None)).unwrap(),
+        args.iter().map(|x| Value::f32(*x)).collect(),
+    )
+    .unwrap();
+    let Some(Scalar::F32(got)) = got.as_scalar() else {
+        panic!("{}: not an f32: {got}", f.name());
+    };
+    let wide: Vec<f64> = args.iter().map(|x| f64::from(*x)).collect();
+    let want = math_reference(f, &wide) as f32;
+    let exact = matches!(
+        f,
+        M::Sqrt
+            | M::Fabs
+            | M::Floor
+            | M::Ceil
+            | M::Round
+            | M::Trunc
+            | M::Fmin
+            | M::Fmax
+            | M::Copysign
+            | M::Fmod
+            | M::Fma
+            | M::Min
+            | M::Max
+            | M::Abs
+    );
+    let bound = if exact { 0 } else { 2 };
+    (ulps(got, want) > bound).then(|| {
+        format!(
+            "{}{args:?}: got {got:e}, reference {want:e} ({} ulps)",
+            f.name(),
+            ulps(got, want)
+        )
+    })
 }
 
 #[test]
