@@ -4,7 +4,7 @@
 mod common;
 
 use arith::Nat;
-use codegen::{generate, CodegenError, Target};
+use codegen::{generate, CodegenError, KernelParam, Target};
 use common::*;
 use dpia::{BinOp, Exp, ExpKind, LoopKind, PadMode};
 use rise::DataType;
@@ -821,8 +821,8 @@ fn unsupported_programs_are_errors() {
         .to_string()
         .contains("local memory"));
 
-    // an output that is a pair holding arrays is one pointer per component in C (a result
-    // that is a tuple of arrays), refused on GPUs; such an input is refused
+    // an output that is a pair holding arrays is one pointer per component (a result that
+    // is a tuple of arrays); such an input is refused
     let soa = ident("o", DataType::pair(arr(nat(&n), f32t()), f32t()));
     let p = program("soa", &[&n], &soa, &[&x], dpia::Comm::Skip);
     let c = generate(&p, Target::C).unwrap();
@@ -838,8 +838,20 @@ fn unsupported_programs_are_errors() {
         "{}",
         c.source
     );
-    let e = codegen::generate_gpu(&p, codegen::Target::OpenCl).unwrap_err();
-    assert!(e.to_string().contains("not supported yet on OpenCL"), "{e}");
+    // on GPUs too, one buffer per component: output buffers 0 and 1, the inputs after them
+    // (a program that launches kernels: boundary_cli.rs's bicg on OpenCL and CUDA)
+    for target in [codegen::Target::OpenCl, codegen::Target::Cuda] {
+        let m = codegen::generate_gpu(&p, target).unwrap();
+        assert!(
+            m.source.contains("(2 buffers, one per array)"),
+            "{}",
+            m.source
+        );
+    }
+    assert_eq!(KernelParam::Output(1).buffer(2, 1, 0), Some(1));
+    assert_eq!(KernelParam::Input(0).buffer(2, 1, 0), Some(2));
+    assert_eq!(KernelParam::Status.buffer(2, 1, 3), Some(6));
+    assert_eq!(KernelParam::Size(0).buffer(2, 1, 3), None);
     let p = program("soa_in", &[&n], &out, &[&soa], dpia::Comm::Skip);
     assert!(generate(&p, Target::C)
         .unwrap_err()

@@ -438,7 +438,7 @@ pub fn opencl_plan(
         .map(|t| Ok(eval(&t.elements)?.max(1) as usize * t.elem_bytes as usize))
         .collect::<Result<Vec<usize>, Outcome>>()?;
     // the status flag of kernels that divide, after the temporaries (as shine's host plan)
-    let status = 1 + inputs + temporaries.len();
+    let own = temporaries.len();
     if module.uses_status() {
         temporaries.push(4);
     }
@@ -452,14 +452,14 @@ pub fn opencl_plan(
             let args = k
                 .params
                 .iter()
-                .map(|p| match p {
-                    KernelParam::Output => Ok(runtime::KernelArg::Buffer(0)),
-                    KernelParam::Input(i) => Ok(runtime::KernelArg::Buffer(1 + i)),
-                    KernelParam::Temporary(t) => Ok(runtime::KernelArg::Buffer(1 + inputs + t)),
-                    KernelParam::Status => Ok(runtime::KernelArg::Buffer(status)),
-                    KernelParam::Size(s) => i32::try_from(values[*s])
+                .map(|&p| match p {
+                    KernelParam::Size(s) => i32::try_from(values[s])
                         .map(runtime::KernelArg::I32)
                         .map_err(|_| refused("a size does not fit 32 bits".into())),
+                    // one output buffer: the generator's results are no tuples of arrays
+                    buffer => Ok(runtime::KernelArg::Buffer(
+                        buffer.buffer(1, inputs, own).expect("a buffer"),
+                    )),
                 })
                 .collect::<Result<Vec<_>, Outcome>>()?;
             let n = dims.dims();

@@ -274,7 +274,13 @@ fn run_opencl(
             // the status flag, where the kernels have one, is the last temporary
             let got = if m.uses_status() {
                 program
-                    .run_with_status(&launches, &mut output, &refs, &temps, temps.len() - 1)
+                    .run_with_status(
+                        &launches,
+                        std::slice::from_mut(&mut output),
+                        &refs,
+                        &temps,
+                        temps.len() - 1,
+                    )
                     .and_then(|status| match status {
                         0 => Ok(output.as_bytes().to_vec()),
                         status => Err(runtime::RuntimeError::ProgramStatus {
@@ -287,7 +293,7 @@ fn run_opencl(
                     })
             } else {
                 program
-                    .run(&launches, &mut output, &refs, &temps)
+                    .run(&launches, std::slice::from_mut(&mut output), &refs, &temps)
                     .map(|()| output.as_bytes().to_vec())
             };
             Ok(judge(front, got))

@@ -17,11 +17,11 @@
 //!     int i = blockIdx.x * blockDim.x + threadIdx.x; if (i < n) out[i] = 2.0f * x[i]; }"#;
 //! let program = CudaProgram::build(&device, source, "")?;
 //! let x = Buffer::from_slice(&[1.0f32, 2.0, 3.0]);
-//! let mut out = Buffer::zeroed(x.len());
+//! let mut out = [Buffer::zeroed(x.len())];
 //! let launch = CudaLaunch::new("twice", [1, 1, 1], [32, 1, 1])
 //!     .args([KernelArg::Buffer(0), KernelArg::Buffer(1), KernelArg::I32(3)]);
 //! program.run(&[launch], &mut out, &[&x], &[])?;
-//! assert_eq!(out.as_slice::<f32>(), &[2.0, 4.0, 6.0]);
+//! assert_eq!(out[0].as_slice::<f32>(), &[2.0, 4.0, 6.0]);
 //! # Ok(()) }
 //! ```
 
@@ -362,14 +362,14 @@ impl GpuProgram for CudaProgram {
     fn execute(
         &self,
         launches: &[CudaLaunch],
-        output: &mut Buffer,
+        outputs: &mut [Buffer],
         inputs: &[&Buffer],
         temporaries: &[usize],
         status: Option<usize>,
         warmup: usize,
         runs: usize,
     ) -> Result<(Vec<f64>, Vec<f64>, i32), RuntimeError> {
-        let sizes = gpu::buffer_sizes(output, inputs, temporaries);
+        let sizes = gpu::buffer_sizes(outputs, inputs, temporaries);
         for launch in launches {
             launch.check(sizes.len())?;
         }
@@ -379,14 +379,10 @@ impl GpuProgram for CudaProgram {
             .iter()
             .map(|launch| self.function(launch))
             .collect::<Result<Vec<_>, _>>()?;
-        // Device buffers, in index order: the output, the inputs, the temporaries.
+        // Device buffers, in index order: the outputs, the inputs, the temporaries.
         let mut buffers: Vec<CudaSlice<u8>> = Vec::with_capacity(sizes.len());
         for (index, &size) in sizes.iter().enumerate() {
-            let host = match index {
-                0 => output.as_bytes(),
-                i if i <= inputs.len() => inputs[i - 1].as_bytes(),
-                _ => &[],
-            };
+            let host = gpu::host_bytes(index, outputs, inputs).unwrap_or(&[]);
             let operation = format!("allocating buffer {index} ({size} bytes)");
             let buffer = if host.is_empty() {
                 // At least one byte: the driver does not allocate empty buffers.
@@ -462,12 +458,15 @@ impl GpuProgram for CudaProgram {
                 wall_ms.push(wall);
             }
         }
-        if !output.is_empty() {
+        for (index, output) in outputs.iter_mut().enumerate() {
+            if output.is_empty() {
+                continue;
+            }
             let len = output.len();
             stream
-                .memcpy_dtoh(&buffers[0].slice(..len), output.as_bytes_mut())
+                .memcpy_dtoh(&buffers[index].slice(..len), output.as_bytes_mut())
                 .and_then(|()| stream.synchronize())
-                .map_err(cuda_error("reading back the output"))?;
+                .map_err(cuda_error(format!("reading back output {index}")))?;
         }
         let mut flag = 0i32;
         if let Some(index) = status {

@@ -1,18 +1,19 @@
 //! What the OpenCL and CUDA runners share: kernel arguments, timings and argument checks.
 //!
-//! A GPU program is run the way a native [`Module`](crate::Module) is: the host hands over an
-//! output [`Buffer`] and input buffers, the runtime copies them to the device, runs a sequence
-//! of kernel launches in order and copies the output back. Inside a launch, buffers are named
-//! by index: `0` is the output, `1..=inputs.len()` are the inputs in order, and the indices after
-//! that are device-only temporaries (zero-initialised, of the byte sizes the caller asks for),
-//! which is where a multi-kernel host program keeps its intermediate results.
+//! A GPU program is run the way a native [`Module`](crate::Module) is: the host hands over
+//! output [`Buffer`]s (one, or one per array of a result that is a tuple of arrays) and input
+//! buffers, the runtime copies them to the device, runs a sequence of kernel launches in order
+//! and copies the outputs back. Inside a launch, buffers are named by index: the outputs first
+//! (`0..outputs.len()`), then the inputs in order, and the indices after those are device-only
+//! temporaries (zero-initialised, of the byte sizes the caller asks for), which is where a
+//! multi-kernel host program keeps its intermediate results.
 
 use crate::{Buffer, RuntimeError, Timing};
 
 /// One argument of a kernel launch, in the order of the kernel's parameters.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum KernelArg {
-    /// A device buffer, by index: `0` the output, then the inputs, then the temporaries.
+    /// A device buffer, by index: the outputs, then the inputs, then the temporaries.
     Buffer(usize),
     /// A 32-bit signed integer (`int`).
     I32(i32),
@@ -73,16 +74,16 @@ pub trait GpuProgram {
     /// [`CudaLaunch`](crate::CudaLaunch).
     type Launch;
 
-    /// The engine under the methods below: copies `output` and `inputs` to the device,
+    /// The engine under the methods below: copies `outputs` and `inputs` to the device,
     /// allocates zeroed `temporaries` (byte sizes), runs the launch sequence `warmup + runs`
-    /// times and copies the output back; the status flag at buffer index `status`, if any, is
+    /// times and copies the outputs back; the status flag at buffer index `status`, if any, is
     /// read back at the end. The kernel and wall times of the last `runs`, in milliseconds,
     /// and the flag (0 without one).
     #[allow(clippy::too_many_arguments)]
     fn execute(
         &self,
         launches: &[Self::Launch],
-        output: &mut Buffer,
+        outputs: &mut [Buffer],
         inputs: &[&Buffer],
         temporaries: &[usize],
         status: Option<usize>,
@@ -90,8 +91,8 @@ pub trait GpuProgram {
         runs: usize,
     ) -> Result<(Vec<f64>, Vec<f64>, i32), RuntimeError>;
 
-    /// Copies `output` and `inputs` to the device, allocates zeroed `temporaries` (byte
-    /// sizes), runs `launches` in order and copies the output back.
+    /// Copies `outputs` and `inputs` to the device, allocates zeroed `temporaries` (byte
+    /// sizes), runs `launches` in order and copies the outputs back.
     ///
     /// The kernels are trusted to access the buffers within their lengths (on a CPU platform
     /// such as PoCL the buffers live in this process); launches are checked for names,
@@ -99,11 +100,11 @@ pub trait GpuProgram {
     fn run(
         &self,
         launches: &[Self::Launch],
-        output: &mut Buffer,
+        outputs: &mut [Buffer],
         inputs: &[&Buffer],
         temporaries: &[usize],
     ) -> Result<(), RuntimeError> {
-        self.execute(launches, output, inputs, temporaries, None, 0, 1)
+        self.execute(launches, outputs, inputs, temporaries, None, 0, 1)
             .map(drop)
     }
 
@@ -113,7 +114,7 @@ pub trait GpuProgram {
     fn run_with_status(
         &self,
         launches: &[Self::Launch],
-        output: &mut Buffer,
+        outputs: &mut [Buffer],
         inputs: &[&Buffer],
         temporaries: &[usize],
         status: usize,
@@ -123,17 +124,17 @@ pub trait GpuProgram {
                 "the status flag is temporary {status}, which is not a buffer of 4 bytes or more"
             )));
         }
-        let index = 1 + inputs.len() + status;
-        self.execute(launches, output, inputs, temporaries, Some(index), 0, 1)
+        let index = outputs.len() + inputs.len() + status;
+        self.execute(launches, outputs, inputs, temporaries, Some(index), 0, 1)
             .map(|(_, _, flag)| flag)
     }
 
     /// As [`GpuProgram::run`], but runs the launch sequence `warmup` times untimed, then
-    /// `runs` times timed (inputs are copied once; `output` holds the result of the last run).
+    /// `runs` times timed (inputs are copied once; `outputs` hold the result of the last run).
     fn bench(
         &self,
         launches: &[Self::Launch],
-        output: &mut Buffer,
+        outputs: &mut [Buffer],
         inputs: &[&Buffer],
         temporaries: &[usize],
         runs: usize,
@@ -141,21 +142,36 @@ pub trait GpuProgram {
     ) -> Result<GpuTiming, RuntimeError> {
         check_runs(runs)?;
         let (kernel, wall, _) =
-            self.execute(launches, output, inputs, temporaries, None, warmup, runs)?;
+            self.execute(launches, outputs, inputs, temporaries, None, warmup, runs)?;
         Ok(timing(kernel, wall))
     }
 }
 
-/// The byte sizes of all buffers of a run: output, inputs, temporaries (in index order).
+/// The byte sizes of all buffers of a run: outputs, inputs, temporaries (in index order).
 pub(crate) fn buffer_sizes(
-    output: &Buffer,
+    outputs: &[Buffer],
     inputs: &[&Buffer],
     temporaries: &[usize],
 ) -> Vec<usize> {
-    std::iter::once(output.len())
+    outputs
+        .iter()
+        .map(Buffer::len)
         .chain(inputs.iter().map(|b| b.len()))
         .chain(temporaries.iter().copied())
         .collect()
+}
+
+/// The host contents of device buffer `index`: an output's or an input's bytes, `None` for
+/// a temporary (allocated zeroed).
+pub(crate) fn host_bytes<'a>(
+    index: usize,
+    outputs: &'a [Buffer],
+    inputs: &[&'a Buffer],
+) -> Option<&'a [u8]> {
+    match index.checked_sub(outputs.len()) {
+        None => Some(outputs[index].as_bytes()),
+        Some(i) => inputs.get(i).map(|b| b.as_bytes()),
+    }
 }
 
 /// Checks that every buffer argument names one of `count` buffers.
@@ -169,7 +185,7 @@ pub(crate) fn check_buffer_indices(
             if index >= count {
                 return Err(RuntimeError::InvalidArgument(format!(
                     "argument {position} of kernel `{kernel}` names buffer {index}, but there are \
-                     only {count} buffers (0: output, then inputs, then temporaries)"
+                     only {count} buffers (the outputs, then the inputs, then the temporaries)"
                 )));
             }
         }
@@ -241,8 +257,16 @@ mod tests {
         let error = check_buffer_indices("k", &args, 2).unwrap_err();
         assert!(error.to_string().contains("names buffer 2"), "{error}");
         assert!(check_runs(0).is_err());
-        let sizes = buffer_sizes(&Buffer::zeroed(4), &[&Buffer::zeroed(8)], &[16]);
-        assert_eq!(sizes, vec![4, 8, 16]);
+        let outputs = [Buffer::zeroed(4), Buffer::zeroed(12)];
+        let input = Buffer::zeroed(8);
+        let sizes = buffer_sizes(&outputs, &[&input], &[16]);
+        assert_eq!(sizes, vec![4, 12, 8, 16]);
+        assert_eq!(
+            host_bytes(1, &outputs, &[&input]).map(<[u8]>::len),
+            Some(12)
+        );
+        assert_eq!(host_bytes(2, &outputs, &[&input]).map(<[u8]>::len), Some(8));
+        assert_eq!(host_bytes(3, &outputs, &[&input]), None);
         assert_eq!(KernelArg::Buffer(0).param_size(), Some(8));
         assert_eq!(KernelArg::F32(1.0).param_size(), Some(4));
         assert_eq!(KernelArg::LocalBytes(4).param_size(), None);

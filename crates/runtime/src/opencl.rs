@@ -16,15 +16,15 @@
 //!     int i = get_global_id(0); if (i < n) out[i] = 2.0f * x[i]; }";
 //! let program = OpenClProgram::build(&device, source, "")?;
 //! let x = Buffer::from_slice(&[1.0f32, 2.0, 3.0]);
-//! let mut out = Buffer::zeroed(x.len());
+//! let mut out = [Buffer::zeroed(x.len())];
 //! let launch = OpenClLaunch::new("twice", &[3])
 //!     .args([KernelArg::Buffer(0), KernelArg::Buffer(1), KernelArg::I32(3)]);
 //! program.run(&[launch], &mut out, &[&x], &[])?;
-//! assert_eq!(out.as_slice::<f32>(), &[2.0, 4.0, 6.0]);
+//! assert_eq!(out[0].as_slice::<f32>(), &[2.0, 4.0, 6.0]);
 //! # Ok(()) }
 //! ```
 //!
-//! Buffers are named by index as [`KernelArg::Buffer`] describes: `0` the output, then the
+//! Buffers are named by index as [`KernelArg::Buffer`] describes: the outputs, then the
 //! inputs, then device-only temporaries.
 
 use std::fmt;
@@ -528,20 +528,20 @@ impl GpuProgram for OpenClProgram {
     fn execute(
         &self,
         launches: &[OpenClLaunch],
-        output: &mut Buffer,
+        outputs: &mut [Buffer],
         inputs: &[&Buffer],
         temporaries: &[usize],
         status: Option<usize>,
         warmup: usize,
         runs: usize,
     ) -> Result<(Vec<f64>, Vec<f64>, i32), RuntimeError> {
-        let sizes = gpu::buffer_sizes(output, inputs, temporaries);
+        let sizes = gpu::buffer_sizes(outputs, inputs, temporaries);
         for launch in launches {
             launch.check(sizes.len())?;
         }
         let inner = &self.device.inner;
         let queue = &inner.queue;
-        // Device buffers, in index order: the output, the inputs, the temporaries.
+        // Device buffers, in index order: the outputs, the inputs, the temporaries.
         let mut buffers = Vec::with_capacity(sizes.len());
         for (index, &size) in sizes.iter().enumerate() {
             let context = format!("allocating buffer {index} ({size} bytes)");
@@ -556,11 +556,7 @@ impl GpuProgram for OpenClProgram {
                 )
             }
             .map_err(cl_error(context))?;
-            let host = match index {
-                0 => Some(output.as_bytes()),
-                i if i <= inputs.len() => Some(inputs[i - 1].as_bytes()),
-                _ => None,
-            };
+            let host = gpu::host_bytes(index, outputs, inputs);
             let context = format!("initialising buffer {index}");
             match host {
                 Some(bytes) if !bytes.is_empty() => {
@@ -613,12 +609,15 @@ impl GpuProgram for OpenClProgram {
                 wall_ms.push(wall);
             }
         }
-        if !output.is_empty() {
+        for (index, output) in outputs.iter_mut().enumerate() {
+            if output.is_empty() {
+                continue;
+            }
             let bytes = output.as_bytes_mut();
             // SAFETY: the read is blocking, so OpenCL has written all of `bytes` (a live, unique
             // borrow) before the call returns; the device buffer holds exactly as many bytes.
-            unsafe { queue.enqueue_read_buffer(&buffers[0], CL_BLOCKING, 0, bytes, &[]) }
-                .map_err(cl_error("reading back the output"))?;
+            unsafe { queue.enqueue_read_buffer(&buffers[index], CL_BLOCKING, 0, bytes, &[]) }
+                .map_err(cl_error(format!("reading back output {index}")))?;
         }
         let mut flag = 0i32;
         if let Some(index) = status {

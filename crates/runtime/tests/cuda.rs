@@ -3,6 +3,7 @@
 //! machine they run for real.
 
 use runtime::{Buffer, CudaDevice, CudaLaunch, CudaProgram, GpuProgram, KernelArg, RuntimeError};
+use std::slice::from_mut;
 
 /// CUDA device 0, or `None` (after saying so) when this machine cannot run CUDA.
 fn device() -> Option<CudaDevice> {
@@ -62,7 +63,9 @@ fn vector_add() {
             KernelArg::Buffer(2),
             KernelArg::I32(n as i32),
         ]);
-    program.run(&[launch], &mut out, &[&a, &b], &[]).unwrap();
+    program
+        .run(&[launch], from_mut(&mut out), &[&a, &b], &[])
+        .unwrap();
     let expected: Vec<f32> = (0..n).map(|i| i as f32 * 0.5 + 3.0 - i as f32).collect();
     assert_eq!(out.as_slice::<f32>(), &expected[..]);
 }
@@ -111,7 +114,12 @@ fn shared_memory_reduction_in_two_launches() {
             ]),
     ];
     program
-        .run(&launches, &mut out, &[&input], &[blocks as usize * 4])
+        .run(
+            &launches,
+            from_mut(&mut out),
+            &[&input],
+            &[blocks as usize * 4],
+        )
         .unwrap();
     // Integer-valued sums below 2^24 are exact in any order.
     assert_eq!(out.as_slice::<f32>(), &[expected]);
@@ -141,7 +149,12 @@ fn two_dimensional_launch() {
         KernelArg::I32(cols as i32),
     ]);
     program
-        .run(&[launch], &mut out, &[&Buffer::from_slice(&input)], &[])
+        .run(
+            &[launch],
+            from_mut(&mut out),
+            &[&Buffer::from_slice(&input)],
+            &[],
+        )
         .unwrap();
     let out = out.as_slice::<f32>();
     for y in 0..rows {
@@ -209,7 +222,7 @@ fn bad_launches_are_errors() {
     ];
     for case in cases {
         let error = program
-            .run(std::slice::from_ref(&case), &mut out, &[&a], &[])
+            .run(std::slice::from_ref(&case), from_mut(&mut out), &[&a], &[])
             .unwrap_err();
         assert!(
             matches!(error, RuntimeError::InvalidArgument(_)),
@@ -220,16 +233,18 @@ fn bad_launches_are_errors() {
     let error = program
         .run(
             &[CudaLaunch::new("vector_add", [1, 1, 1], [4096, 1, 1]).args(args)],
-            &mut out,
+            from_mut(&mut out),
             &[&a],
             &[],
         )
         .unwrap_err();
     assert!(matches!(error, RuntimeError::Gpu { .. }), "{error}");
     // The device still works afterwards, and an empty output is fine.
-    program.run(&[launch(&args)], &mut out, &[&a], &[]).unwrap();
+    program
+        .run(&[launch(&args)], from_mut(&mut out), &[&a], &[])
+        .unwrap();
     assert_eq!(out.as_slice::<f32>(), &[2.0; 4]);
-    program.run(&[], &mut Buffer::zeroed(0), &[], &[]).unwrap();
+    program.run(&[], &mut [], &[], &[]).unwrap();
 }
 
 #[test]
@@ -248,7 +263,7 @@ fn bench_times_the_launch_sequence() {
             KernelArg::I32(n as i32),
         ]);
     let timing = program
-        .bench(&[launch], &mut out, &[&a, &b], &[], 10, 3)
+        .bench(&[launch], from_mut(&mut out), &[&a, &b], &[], 10, 3)
         .unwrap();
     for t in [&timing.kernel, &timing.wall] {
         assert_eq!(t.runs, 10);

@@ -5,6 +5,7 @@ use runtime::{
     Buffer, DeviceSelector, GpuProgram, KernelArg, OpenClDevice, OpenClLaunch, OpenClProgram,
     RuntimeError,
 };
+use std::slice::from_mut;
 
 /// The device these tests run on: the one `SHINE_OPENCL_DEVICE` names, or any.
 ///
@@ -38,6 +39,36 @@ kernel void vector_add(global float *out, global const float *a, global const fl
 }
 "#;
 
+/// Two outputs (a result that is a pair of arrays): buffers 0 and 1, the input after them.
+const SUM_AND_DIFFERENCE: &str = r#"
+kernel void sum_diff(global float *sum, global int *diff, global const float *x, int n) {
+    int i = get_global_id(0);
+    if (i < n) { sum[i] = x[i] + 1.0f; diff[i] = (int)x[i] - 1; }
+}
+"#;
+
+#[test]
+fn two_outputs() {
+    let Some(device) = device() else { return };
+    let program = OpenClProgram::build(&device, SUM_AND_DIFFERENCE, "").unwrap();
+    let n = 37;
+    let x: Vec<f32> = (0..n).map(|i| i as f32).collect();
+    let mut outputs = [Buffer::zeroed(n * 4), Buffer::zeroed(n * 4)];
+    let launch = OpenClLaunch::new("sum_diff", &[64]).args([
+        KernelArg::Buffer(0),
+        KernelArg::Buffer(1),
+        KernelArg::Buffer(2),
+        KernelArg::I32(n as i32),
+    ]);
+    program
+        .run(&[launch], &mut outputs, &[&Buffer::from_slice(&x)], &[])
+        .unwrap();
+    let sums: Vec<f32> = (0..n).map(|i| i as f32 + 1.0).collect();
+    let diffs: Vec<i32> = (0..n).map(|i| i as i32 - 1).collect();
+    assert_eq!(outputs[0].as_slice::<f32>(), &sums[..]);
+    assert_eq!(outputs[1].as_slice::<i32>(), &diffs[..]);
+}
+
 #[test]
 fn vector_add() {
     let Some(device) = device() else { return };
@@ -54,7 +85,9 @@ fn vector_add() {
         KernelArg::Buffer(2),
         KernelArg::I32(n as i32),
     ]);
-    program.run(&[launch], &mut out, &[&a, &b], &[]).unwrap();
+    program
+        .run(&[launch], from_mut(&mut out), &[&a, &b], &[])
+        .unwrap();
     let expected: Vec<f32> = (0..n).map(|i| i as f32 * 0.5 + 3.0 - i as f32).collect();
     assert_eq!(out.as_slice::<f32>(), &expected[..]);
 }
@@ -102,7 +135,7 @@ fn local_memory_reduction_in_two_launches() {
             ]),
     ];
     program
-        .run(&launches, &mut out, &[&input], &[groups * 4])
+        .run(&launches, from_mut(&mut out), &[&input], &[groups * 4])
         .unwrap();
     // Integer-valued sums below 2^24 are exact in any order.
     assert_eq!(out.as_slice::<f32>(), &[expected]);
@@ -130,7 +163,12 @@ fn two_dimensional_launch() {
         KernelArg::I32(cols as i32),
     ]);
     program
-        .run(&[launch], &mut out, &[&Buffer::from_slice(&input)], &[])
+        .run(
+            &[launch],
+            from_mut(&mut out),
+            &[&Buffer::from_slice(&input)],
+            &[],
+        )
         .unwrap();
     let out = out.as_slice::<f32>();
     for y in 0..rows {
@@ -232,7 +270,7 @@ fn bench_times_the_launch_sequence() {
     let timing = program
         .bench(
             std::slice::from_ref(&launch),
-            &mut out,
+            from_mut(&mut out),
             &[&a, &b],
             &[],
             5,
@@ -251,7 +289,7 @@ fn bench_times_the_launch_sequence() {
     );
     assert!(out.as_slice::<f32>().iter().all(|&x| x == 3.0));
     let error = program
-        .bench(&[launch], &mut out, &[&a, &b], &[], 0, 0)
+        .bench(&[launch], from_mut(&mut out), &[&a, &b], &[], 0, 0)
         .unwrap_err();
     assert!(matches!(error, RuntimeError::InvalidArgument(_)), "{error}");
 }
@@ -268,7 +306,8 @@ fn bad_launches_are_errors() {
         KernelArg::Buffer(1),
         KernelArg::I32(4),
     ];
-    let run = |launch: OpenClLaunch, out: &mut Buffer| program.run(&[launch], out, &[&a], &[]);
+    let run =
+        |launch: OpenClLaunch, out: &mut Buffer| program.run(&[launch], from_mut(out), &[&a], &[]);
     let cases = [
         // No such kernel.
         OpenClLaunch::new("nope", &[4]).args(args),
@@ -307,5 +346,5 @@ fn bad_launches_are_errors() {
     let error = run(wrong_size, &mut out).unwrap_err();
     assert!(matches!(error, RuntimeError::Gpu { .. }), "{error}");
     // An empty output and an empty launch sequence are fine.
-    program.run(&[], &mut Buffer::zeroed(0), &[], &[]).unwrap();
+    program.run(&[], &mut [], &[], &[]).unwrap();
 }

@@ -178,7 +178,12 @@ impl Executable {
             Code::Gpu(module) => {
                 let width = module.index_width(&bound.sizes);
                 let sizes = (bound.sizes.as_slice(), width);
-                crate::gpu::load(module, sizes, buffers.len(), options.fast_math)?
+                crate::gpu::load(
+                    module,
+                    sizes,
+                    (outputs.len(), buffers.len()),
+                    options.fast_math,
+                )?
             }
         };
         Ok(Executable {

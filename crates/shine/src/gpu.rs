@@ -23,12 +23,13 @@ const DEFAULT_OPENCL_OPTIONS: &str = "-cl-mad-enable";
 const CUDA_MAX_THREADS: usize = 1024;
 
 /// Builds the kernels of `module` with indices of `width` (`GpuModule::index_width` of these
-/// sizes) on the device of its runtime and plans its launches for the size values `sizes`
-/// and `inputs` input buffers.
+/// sizes) on the device of its runtime and plans its launches for the size values `sizes`,
+/// `outputs` output buffers (one per array of a result that is a tuple of arrays) and
+/// `inputs` input buffers.
 pub(crate) fn load(
     module: &GpuModule,
     (sizes, width): (&[i64], IndexWidth),
-    inputs: usize,
+    (outputs, inputs): (usize, usize),
     fast_math: bool,
 ) -> Result<Box<dyn Runner>, Error> {
     let index_option = width.build_option();
@@ -56,7 +57,7 @@ pub(crate) fn load(
                 program,
                 module,
                 (sizes, width),
-                inputs,
+                (outputs, inputs),
                 max_threads,
             )?)
         }
@@ -76,7 +77,7 @@ pub(crate) fn load(
                 program,
                 module,
                 (sizes, width),
-                inputs,
+                (outputs, inputs),
                 CUDA_MAX_THREADS,
             )?)
         }
@@ -143,7 +144,7 @@ where
         program: P,
         module: &GpuModule,
         (sizes, width): (&[i64], IndexWidth),
-        inputs: usize,
+        (outputs, inputs): (usize, usize),
         max_threads: usize,
     ) -> Result<GpuRun<P>, Error> {
         let eval = |n: &arith::Nat| -> Result<i64, Error> {
@@ -159,6 +160,7 @@ where
         let status = temporaries.len();
         temporaries.push(4);
         let buffers = Buffers {
+            outputs,
             inputs,
             status,
             sizes,
@@ -183,11 +185,12 @@ where
     }
 }
 
-/// Where a kernel's parameters are: the buffers by index (the output, the inputs, the
+/// Where a kernel's parameters are: the buffers by index (the outputs, the inputs, the
 /// temporaries, the status flag) and the values of the sizes.
 struct Buffers<'a> {
+    outputs: usize,
     inputs: usize,
-    /// The index of the status flag among the temporaries.
+    /// The index of the status flag among the temporaries (after the program's own).
     status: usize,
     sizes: &'a [i64],
     /// The width of the kernels' index type, and so of their size arguments.
@@ -199,49 +202,30 @@ impl Buffers<'_> {
     fn args(&self, k: &GpuKernel) -> Result<Vec<KernelArg>, Error> {
         k.params
             .iter()
-            .map(|p| {
-                Ok(match p {
-                    KernelParam::Output => KernelArg::Buffer(0),
-                    KernelParam::Input(i) => KernelArg::Buffer(1 + i),
-                    KernelParam::Temporary(t) => KernelArg::Buffer(1 + self.inputs + t),
-                    // the status flag is the temporary after the program's own
-                    KernelParam::Status => KernelArg::Buffer(1 + self.inputs + self.status),
-                    KernelParam::Size(s) => {
-                        let v = self.sizes[*s];
-                        match self.width {
-                            IndexWidth::Bits64 => KernelArg::I64(v),
-                            IndexWidth::Bits32 => {
-                                KernelArg::I32(i32::try_from(v).map_err(|_| {
-                                    Error::from(format!("the size {v} does not fit a 32-bit int"))
-                                })?)
-                            }
-                        }
-                    }
+            .map(|&p| {
+                if let Some(index) = p.buffer(self.outputs, self.inputs, self.status) {
+                    return Ok(KernelArg::Buffer(index));
+                }
+                let KernelParam::Size(s) = p else {
+                    unreachable!("every parameter but a size is a buffer")
+                };
+                let v = self.sizes[s];
+                Ok(match self.width {
+                    IndexWidth::Bits64 => KernelArg::I64(v),
+                    IndexWidth::Bits32 => KernelArg::I32(i32::try_from(v).map_err(|_| {
+                        Error::from(format!("the size {v} does not fit a 32-bit int"))
+                    })?),
                 })
             })
             .collect()
     }
 }
 
-/// The one output buffer of GPU code (the code generator refuses results of several buffers
-/// on GPUs).
-fn one(outputs: &mut [Buffer]) -> Result<&mut Buffer, RuntimeError> {
-    match outputs {
-        [output] => Ok(output),
-        _ => Err(RuntimeError::InvalidArgument(format!(
-            "GPU code writes one output buffer, {} given (a result that is a tuple of arrays \
-             is not supported yet on GPUs)",
-            outputs.len()
-        ))),
-    }
-}
-
 impl<P: GpuProgram> Runner for GpuRun<P> {
     fn run(&mut self, outputs: &mut [Buffer], inputs: &[&Buffer]) -> Result<(), RuntimeError> {
-        let output = one(outputs)?;
         let flag = self.program.run_with_status(
             &self.launches,
-            output,
+            outputs,
             inputs,
             &self.temporaries,
             self.status,
@@ -263,10 +247,9 @@ impl<P: GpuProgram> Runner for GpuRun<P> {
         runs: usize,
         warmup: usize,
     ) -> Result<Timings, RuntimeError> {
-        let output = one(outputs)?;
         let t = self.program.bench(
             &self.launches,
-            output,
+            outputs,
             inputs,
             &self.temporaries,
             runs,

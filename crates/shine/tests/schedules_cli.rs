@@ -189,15 +189,6 @@ const NOT_COMPILED: &[(&str, &str)] = &[
     ("placeRows", "`scatter` writes two values to one position"),
     // written with GPU primitives: compiles for OpenCL and CUDA only
     ("mmTiled", "distributes its iterations over GPU threads"),
-    // a pair of arrays: not a result of OpenCL or CUDA code yet (C and OpenMP only)
-    (
-        "bicg",
-        "a result that is a tuple of arrays is not supported yet on",
-    ),
-    (
-        "mvt",
-        "a result that is a tuple of arrays is not supported yet on",
-    ),
 ];
 
 #[test]

@@ -223,7 +223,7 @@ impl Lowerer {
         let used = dpia::gpu::memories_used(body);
         let mut env = Env::default();
         let (mut params, mut refs) = (Vec::new(), Vec::new());
-        let buffers = std::iter::once((&p.output, Role::Output, K::Output))
+        let buffers = std::iter::once((&p.output, Role::Output, K::Output(0)))
             .chain(
                 p.inputs
                     .iter()
@@ -238,9 +238,14 @@ impl Lowerer {
             );
         for (id, role, r) in buffers {
             if role == Role::Output || used.contains(&id.name) {
-                for param in self.params(id, role, &env)? {
+                for (leaf, param) in self.params(id, role, &env)?.into_iter().enumerate() {
                     params.push(param);
-                    refs.push(r);
+                    // an output that is a tuple of arrays is one buffer per array
+                    refs.push(if role == Role::Output {
+                        K::Output(leaf)
+                    } else {
+                        r
+                    });
                 }
             }
         }
@@ -273,26 +278,18 @@ impl Lowerer {
 
     /// The C parameters of a buffer: one, or for an output that is a pair holding arrays
     /// (a result that is a tuple of arrays) one pointer per leaf (`output_fst`,
-    /// `output_snd`), in the order of [`layout::leaves`] (C and OpenMP only).
+    /// `output_snd`), in the order of [`layout::leaves`].
     fn params(&mut self, id: &Ident, role: Role, env: &Env) -> Res<Vec<ast::Param>> {
         let leaves = layout::leaves(&id.ty)?;
         let several = leaves.len() != 1;
-        if several && (role != Role::Output || self.gpu()) {
-            let what = if role == Role::Output {
-                "output"
-            } else {
+        if several && role != Role::Output {
+            let what = if role == Role::Input {
                 "input"
-            };
-            let why = match (role, self.target) {
-                (Role::Output, t) if t.is_gpu() => format!(
-                    "a result that is a tuple of arrays is not supported yet on {} (C and \
-                     OpenMP take one buffer per array)",
-                    t.title()
-                ),
-                _ => "a pair holding arrays cannot be passed as one buffer".into(),
+            } else {
+                "temporary"
             };
             return unsupported(format!(
-                "the {what} `{}` of type {}: {why}",
+                "the {what} `{}` of type {}: a pair holding arrays cannot be passed as one buffer",
                 id.name,
                 show_type(&id.ty)
             ));
