@@ -526,14 +526,34 @@ fn inputs_that_do_not_fit_say_what_was_expected_and_found() {
         &eval("swap", &plain2),
         &["component 1 of the tuple must be i32"],
     );
-    // a subarray field is no tuple
+    // a subarray field is a field of several scalars (a vector): three are no pair
     let sub = write_raw(
         &dir,
         "sub.npy",
         "{'descr': [('a', '<f4'), ('s', '<f4', (2,))], 'fortran_order': False, 'shape': (1,), }",
         &[0u8; 12],
     );
-    refused(&eval("pairsum", &sub), &["sub.npy", "subarray"]);
+    refused(
+        &eval("pairsum", &sub),
+        &[
+            "sub.npy",
+            "records hold 3 scalars",
+            "('s', float32, (2,))",
+            "2 components",
+        ],
+    );
+    // a subarray of records is not read
+    let sub_records = write_raw(
+        &dir,
+        "subrec.npy",
+        "{'descr': [('s', [('x', '<f4'), ('y', '<f4')], (2,))], 'fortran_order': False, \
+         'shape': (1,), }",
+        &[0u8; 16],
+    );
+    refused(
+        &eval("pairsum", &sub_records),
+        &["subrec.npy", "subarray", "of records"],
+    );
     // a header that declares more records than the file holds is refused before allocating
     let truncated = write_raw(
         &dir,
