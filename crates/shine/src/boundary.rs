@@ -872,6 +872,131 @@ mod tests {
         assert_eq!(Output::from_buffers(&ty, &[&bytes], 8).unwrap(), out);
     }
 
+    fn vec(t: DataType, lanes: i64) -> DataType {
+        DataType::vector(t, lanes)
+    }
+
+    fn offsets(l: &CLayout) -> Vec<usize> {
+        l.fields.iter().map(|f| f.0).collect()
+    }
+
+    #[test]
+    fn vectors_are_laid_out_as_c_lays_out_gcc_and_opencl_vectors() {
+        let f64_ = DataType::Scalar(ScalarType::F64);
+        let i8_ = DataType::Scalar(ScalarType::I8);
+        let i32_ = DataType::Scalar(ScalarType::I32);
+        // float4: 16 bytes aligned to 16, one leaf per lane
+        let l = CLayout::of(&vec(DataType::f32(), 4), 8).unwrap();
+        assert_eq!((l.size, l.align), (16, 16));
+        assert_eq!(offsets(&l), [0, 4, 8, 12]);
+        // the sizes, alignments and offsets gcc gives these structs (x86-64)
+        let cases = [
+            // struct { float4 a; float b; }: 32 bytes, b at 16
+            (pair(vec(DataType::f32(), 4), DataType::f32()), 32, 16, 16),
+            // struct { int8_t a; double2 v; }: v at 16
+            (pair(i8_.clone(), vec(f64_, 2)), 32, 16, 16),
+            // struct { int2 v; int8_t a; }: a at 8, 16 bytes aligned to 8
+            (pair(vec(i32_, 2), i8_), 16, 8, 8),
+        ];
+        for (t, size, align, second) in cases {
+            let l = CLayout::of(&t, 8).unwrap();
+            assert_eq!((l.size, l.align), (size, align), "{t}");
+            let DataType::Pair(a, _) = &t else {
+                unreachable!()
+            };
+            let first_leaves = leaves(a).unwrap().len();
+            assert_eq!(l.fields[first_leaves].0, second, "{t}");
+        }
+        // struct { struct { float4 a; float b; } x; float c; }: 48 bytes, c at 32
+        let nested = pair(
+            pair(vec(DataType::f32(), 4), DataType::f32()),
+            DataType::f32(),
+        );
+        let l = CLayout::of(&nested, 8).unwrap();
+        assert_eq!((l.size, l.align), (48, 16));
+        assert_eq!(offsets(&l), [0, 4, 8, 12, 16, 32]);
+    }
+
+    #[test]
+    fn vectors_the_code_cannot_hold_as_the_boundary_would_are_refused() {
+        // 3 lanes: OpenCL's float3 takes 16 bytes, the code generator has no 3-lane vectors
+        let err = CLayout::of(&vec(DataType::f32(), 3), 8).unwrap_err();
+        assert!(err.contains("`vec[f32, 3]` has 3 lanes"), "{err}");
+        // a wide vector alone is laid out (an array of them is contiguous whatever its
+        // alignment), in a tuple its alignment depends on C's flags
+        assert_eq!(CLayout::of(&vec(DataType::f32(), 8), 8).unwrap().size, 32);
+        let t = pair(
+            DataType::f32(),
+            pair(DataType::f32(), vec(DataType::f32(), 8)),
+        );
+        let err = CLayout::of(&t, 8).unwrap_err();
+        assert!(err.contains("holds the vector `vec[f32, 8]`"), "{err}");
+        // vectors of tuples or of vectors are no records
+        let err = leaves(&vec(pair(DataType::f32(), DataType::f32()), 2)).unwrap_err();
+        assert!(err.contains("is not a record"), "{err}");
+        let err = leaves(&vec(vec(DataType::f32(), 2), 2)).unwrap_err();
+        assert!(err.contains("is not a record"), "{err}");
+    }
+
+    #[test]
+    fn arrays_of_vectors_round_trip_through_bytes_and_values() {
+        let ty = DataType::array(2, vec(DataType::f32(), 4));
+        let value = Value::array(vec![
+            Value::vector((0..4).map(|i| Value::f32(i as f32)).collect()),
+            Value::vector((4..8).map(|i| Value::f32(i as f32)).collect()),
+        ]);
+        let a = Array::from_value(&value, &ty).unwrap();
+        assert_eq!(a.shape, [2]);
+        assert_eq!(a.elem, vec(DataType::f32(), 4));
+        assert_eq!(a.data, f32s(&[0.0, 1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0]));
+        assert_eq!(a.data_type(), ty);
+        assert_eq!(
+            a.to_value().unwrap().to_string(),
+            "[<0.0, 1.0, 2.0, 3.0>, <4.0, 5.0, 6.0, 7.0>]"
+        );
+        let bytes = a.to_bytes(8).unwrap();
+        assert_eq!(bytes.len(), 32);
+        assert_eq!(Array::from_bytes(&bytes, &a.elem, &[2], 8).unwrap(), a);
+        // one buffer of float4 for compiled code
+        let layouts = buffers_of(&ty).unwrap();
+        assert_eq!(layouts.len(), 1);
+        assert_eq!(
+            (layouts[0].shape.as_slice(), &layouts[0].elem),
+            (&[2][..], &a.elem)
+        );
+        // a vector in a tuple: the lanes, then the scalar, C's padding in the bytes
+        let elem = pair(vec(DataType::f32(), 2), DataType::Scalar(ScalarType::F64));
+        let v = Value::pair(
+            Value::vector(vec![Value::f32(1.0), Value::f32(2.0)]),
+            Value::f64(3.0),
+        );
+        let a =
+            Array::from_value(&Value::array(vec![v]), &DataType::array(1, elem.clone())).unwrap();
+        assert_eq!(a.data.len(), 3);
+        let bytes = a.to_bytes(8).unwrap();
+        assert_eq!(bytes.len(), 16);
+        assert_eq!(f64::from_ne_bytes(first(&bytes[8..])), 3.0);
+        assert_eq!(Array::from_bytes(&bytes, &elem, &[1], 8).unwrap(), a);
+        assert_eq!(a.select(&[false]).unwrap().elem, vec(DataType::f32(), 2));
+        assert_eq!(a.select(&[true]).unwrap().data, [Scalar::F64(3.0)]);
+    }
+
+    #[test]
+    fn a_leaf_is_named_by_its_component_and_lane() {
+        let v4 = vec(DataType::f32(), 4);
+        assert_eq!(leaf_place(&DataType::f32(), 0), "the elements");
+        assert_eq!(leaf_place(&v4, 2), "lane 2 of the vectors");
+        let t = pair(DataType::f32(), DataType::f32());
+        assert_eq!(leaf_place(&t, 1), "component 1 of the tuple");
+        let t = pair(DataType::f32(), pair(v4, DataType::f32()));
+        assert_eq!(leaf_place(&t, 0), "component 0 of the tuple");
+        assert_eq!(
+            leaf_place(&t, 3),
+            "lane 2 of component 0 of component 1 of the tuple"
+        );
+        assert_eq!(leaf_place(&t, 5), "component 1 of component 1 of the tuple");
+    }
+
     #[test]
     fn arrays_of_tuples_holding_arrays_are_refused() {
         let ty = DataType::array(
