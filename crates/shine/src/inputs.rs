@@ -230,7 +230,10 @@ fn wants(
                 .ok()
                 .filter(|&k| out.len() + k <= MAX_RECORD_LEAVES)
                 .ok_or_else(|| {
-                    format!("`{e}` has {k} lanes; at most {MAX_RECORD_LEAVES} scalars per element are supported")
+                    format!(
+                        "`{e}` has {k} lanes; at most {MAX_RECORD_LEAVES} scalars per element \
+                         are supported"
+                    )
                 })?;
             for _ in 0..k {
                 wants(t, lanes, out)?;

@@ -797,6 +797,8 @@ def padded : {n: nat} -> n.(i8, vec[f64, 2]) -> n.(vec[f64, 2], i8) =
 def three : {n: nat} -> n.vec[f32, 3] -> n.f32 = fun xs => xs |> map (fun v => lane 0 v + lane 2 v)
 def wide : {n: nat} -> n.(vec[f32, 8], f32) -> n.f32 = fun xs => xs |> map (fun p => lane 7 (fst p) + snd p)
 def first : {n k: nat} -> n.vec[f32, k] -> n.f32 = fun xs => xs |> map (fun v => lane 0 v)
+def pickv : {n: nat} -> n.vec[idx[5], 2] -> 5.f32 -> n.f32 =
+  fun is xs => is |> map (fun v => idx (lane 1 v) xs)
 ";
 
 /// `shine eval PROG --def DEF --input ...` and the extra arguments.
@@ -1058,5 +1060,31 @@ fn vectors_that_do_not_fit_are_refused_naming_the_parameter() {
     refused(
         &eval_with(&prog, "first", &[&x4], &["--nat", "k=5"]),
         &["x24.npy", "last extent is 5"],
+    );
+    // vectors of indices: each lane checked against its bound, named in the message
+    let xs = f32_file("xs.npy", &[5]);
+    let ints = |name: &str, values: &[i64]| {
+        let data = values.iter().map(|&v| Scalar::I64(v)).collect();
+        write(
+            &dir,
+            name,
+            &plain(ScalarType::I64, &[values.len() / 2, 2], data),
+        )
+    };
+    let good = ints("is.npy", &[0, 4, 1, 2]);
+    assert_eq!(
+        ok(&eval_with(&prog, "pickv", &[&good, &xs], &[])).trim(),
+        "[4.0, 2.0]"
+    );
+    let out = run_verified(&prog, "pickv", "c", &[&good, &xs], &[]);
+    assert_eq!(out.trim(), "[4.0, 2.0]");
+    let bad = ints("bad.npy", &[0, 4, 1, 7]);
+    refused(
+        &eval_with(&prog, "pickv", &[&bad, &xs], &[]),
+        &[
+            "bad.npy`[1] (lane 1 of the vectors) is 7",
+            "0..5",
+            "parameter 1 of `pickv`",
+        ],
     );
 }
