@@ -464,9 +464,9 @@ impl CLayout {
     }
 }
 
-/// The widest vector in a tuple whose alignment C leaves to the compiler's flags: up to 16
-/// bytes a vector is aligned to its size on every target (a GCC vector, OpenCL's and
-/// CUDA's `float4`), beyond that GCC aligns it to at most 16 bytes without AVX, 32 with it.
+/// The widest vector (in bytes) a tuple may hold at the boundary: up to 16 bytes a vector is
+/// aligned to its size on every target (a GCC vector, OpenCL's and CUDA's `float4`); a wider
+/// one GCC aligns as the compiler's flags say (to 16 bytes without AVX, to 32 with it).
 const MAX_VECTOR_IN_TUPLE: usize = 16;
 
 /// A vector in the record type `t` of more than [`MAX_VECTOR_IN_TUPLE`] bytes.
