@@ -2,9 +2,12 @@
 //! of compiled code, the interpreter's values).
 //!
 //! * An [`Array`] is what one `.npy` file or one buffer holds: a shape and elements, each a
-//!   *record*: a scalar, an index `idx[n]`, a `natType`, or a (nested) tuple of those. An
-//!   array of tuples `n.(f32, i32)` is a NumPy structured array, and in compiled code an array
-//!   of C structs (`struct { float fst; int32_t snd; }`, laid out as C lays it out).
+//!   *record*: a scalar, an index `idx[n]`, a `natType`, a vector `vec[t, k]` of those, or a
+//!   (nested) tuple of those. An array of tuples `n.(f32, i32)` is a NumPy structured array,
+//!   and in compiled code an array of C structs (`struct { float fst; int32_t snd; }`, laid
+//!   out as C lays it out). An array of vectors `n.vec[f32, 4]` is a NumPy array with one
+//!   more axis of the lanes (`n x 4`), and in compiled code an array of `float4`; a vector
+//!   inside a tuple is a field of shape `(4,)` in NumPy and a `float4` member of the struct.
 //! * An [`Output`] is a definition's result: the result's type and its *parts*. A result
 //!   whose type is a tuple is split into its components (nested tuples flattened, depth
 //!   first), each an array or a scalar: `(m.f32, n.f32)` has two parts, written as two `.npy`
@@ -12,9 +15,13 @@
 //!   part.
 //!
 //! The layout of compiled code's buffers mirrors the code generator's (`codegen`'s
-//! `layout::leaves`): arrays are flat and row-major, data that is one C value (scalars and
-//! tuples of scalars) is stored in place, and a tuple holding arrays is stored as one buffer
-//! per component.
+//! `layout::leaves`): arrays are flat and row-major, data that is one C value (scalars,
+//! vectors and tuples of those) is stored in place, and a tuple holding arrays is stored as
+//! one buffer per component. A vector of `k` lanes of `b` bytes each takes `k * b` bytes,
+//! aligned to as many ([`CLayout::of`]): the code generator has vectors of a power-of-two
+//! number of lanes only (OpenCL's `float3` would take the room of a `float4`), and a tuple
+//! holding a vector of more than 16 bytes is refused, since C aligns such a vector as its
+//! compiler flags say (a 32-byte GCC vector: to 16 bytes without AVX, to 32 with it).
 
 use rise::interp::{Flat, Scalar, Value};
 use rise::{DataType, ScalarType};
@@ -40,8 +47,9 @@ impl Leaf {
     }
 }
 
-/// The leaves of a record type, in order (`((a, b), c)`: `a`, `b`, `c`); an error naming what
-/// is not a record (an array inside a tuple, a vector, a type variable).
+/// The leaves of a record type, in order (`((a, b), c)`: `a`, `b`, `c`; `vec[f32, 4]`: its
+/// four lanes); an error naming what is not a record (an array inside a tuple, a vector of
+/// tuples or of vectors, a type variable).
 pub fn leaves(elem: &DataType) -> Result<Vec<Leaf>, String> {
     let mut out = Vec::new();
     collect_leaves(elem, elem, &mut out)?;
@@ -60,20 +68,80 @@ fn collect_leaves(t: &DataType, whole: &DataType, out: &mut Vec<Leaf>) -> Result
             collect_leaves(a, whole, out)?;
             collect_leaves(b, whole, out)?;
         }
+        DataType::Vector(n, e) if is_lane(e) => {
+            let lanes = lane_count(n, t)?;
+            for _ in 0..lanes {
+                collect_leaves(e, whole, out)?;
+            }
+        }
         other => {
             return Err(format!(
-                "`{whole}` is not a scalar or a tuple of scalars (it contains `{other}`)"
+                "`{whole}` is not a record: a scalar, a vector of scalars or a tuple of those \
+                 (it contains `{other}`)"
             ))
         }
     }
     Ok(())
 }
 
-/// The array and vector dimensions of `ty` (outermost first) and its element.
+/// Whether `t` can be the lane of a vector at the boundary: a scalar, an index or a natural.
+fn is_lane(t: &DataType) -> bool {
+    matches!(
+        t,
+        DataType::Scalar(_) | DataType::NatType | DataType::Index(_)
+    )
+}
+
+/// The number of lanes `n` of the vector type `vector`, a constant.
+fn lane_count(n: &arith::Nat, vector: &DataType) -> Result<usize, String> {
+    n.as_cst()
+        .and_then(|c| usize::try_from(c).ok())
+        .ok_or_else(|| format!("the number of lanes of `{vector}` is not known"))
+}
+
+/// Where leaf `j` of the record type `elem` is, for messages: `the elements`, `component 1
+/// of the tuple`, `lane 2 of the vectors`, `lane 2 of component 0 of the tuple`.
+pub fn leaf_place(elem: &DataType, j: usize) -> String {
+    /// The path to leaf `j` of `t`: each step a tuple component or a lane.
+    fn path(t: &DataType, j: usize, out: &mut Vec<String>) {
+        match t {
+            DataType::Pair(a, b) => {
+                let first = leaves(a).map_or(1, |l| l.len());
+                if j < first {
+                    out.push("component 0".into());
+                    path(a, j, out)
+                } else {
+                    out.push("component 1".into());
+                    path(b, j - first, out)
+                }
+            }
+            DataType::Vector(..) => out.push(format!("lane {j}")),
+            _ => {}
+        }
+    }
+    let mut steps = Vec::new();
+    path(elem, j, &mut steps);
+    // innermost first: `lane 2 of component 0 of the tuple`
+    let Some(last) = steps.pop() else {
+        return "the elements".into();
+    };
+    let mut text = last;
+    for step in steps.iter().rev() {
+        text = format!("{text} of {step}");
+    }
+    let of = match elem {
+        DataType::Pair(..) => "of the tuple",
+        _ => "of the vectors",
+    };
+    format!("{text} {of}")
+}
+
+/// The array dimensions of `ty` (outermost first) and its element (a vector is an element:
+/// `n.vec[f32, 4]` has the dimensions `[n]`).
 pub fn dims_of(ty: &DataType) -> Result<(Vec<usize>, &DataType), String> {
     let mut dims = Vec::new();
     let mut t = ty;
-    while let DataType::Array(n, e) | DataType::Vector(n, e) = t {
+    while let DataType::Array(n, e) = t {
         let n = n
             .as_cst()
             .ok_or_else(|| format!("the size `{n}` of `{ty}` is not known"))?;
@@ -86,7 +154,8 @@ pub fn dims_of(ty: &DataType) -> Result<(Vec<usize>, &DataType), String> {
 /// An array of records: what one `.npy` file or one buffer of compiled code holds.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Array {
-    /// The element type: a scalar, `idx[n]` (`n` a constant), `natType`, or a tuple of those.
+    /// The element type, a record: a scalar, `idx[n]` (`n` a constant), `natType`, a vector
+    /// of those, or a tuple of those.
     pub elem: DataType,
     /// The extent of each dimension, outermost first (empty for one element).
     pub shape: Vec<usize>,
@@ -173,7 +242,7 @@ impl Array {
         Ok(build(&self.shape, &self.data, per, &self.elem))
     }
 
-    /// The array of a value of the concrete type `ty` (arrays or vectors of records).
+    /// The array of a value of the concrete type `ty` (arrays of records).
     pub fn from_value(value: &Value, ty: &DataType) -> Result<Array, String> {
         let (shape, elem) = dims_of(ty)?;
         let leaves = leaves(elem)?;
@@ -181,9 +250,8 @@ impl Array {
         let mut data = Vec::with_capacity(shape.iter().product::<usize>() * leaves.len());
         fn walk(v: &Value, depth: usize, out: &mut Vec<Scalar>) {
             match v {
-                Value::Array(xs) | Value::Vector(xs) if depth > 0 => {
-                    xs.iter().for_each(|x| walk(x, depth - 1, out))
-                }
+                Value::Array(xs) if depth > 0 => xs.iter().for_each(|x| walk(x, depth - 1, out)),
+                Value::Vector(lanes) => lanes.iter().for_each(|x| walk(x, 0, out)),
                 Value::Pair(p) => {
                     walk(&p.0, 0, out);
                     walk(&p.1, 0, out);
@@ -291,6 +359,10 @@ fn record_value(t: &DataType, data: &[Scalar], at: &mut usize) -> Value {
             let first = record_value(a, data, at);
             Value::pair(first, record_value(b, data, at))
         }
+        DataType::Vector(n, e) => {
+            let lanes = n.as_cst().unwrap_or(0);
+            Value::vector((0..lanes).map(|_| record_value(e, data, at)).collect())
+        }
         _ => {
             let s = data[*at];
             *at += 1;
@@ -339,6 +411,15 @@ impl CLayout {
         };
         match elem {
             DataType::Pair(a, b) => {
+                if let Some(v) = wide_vector(elem) {
+                    return Err(format!(
+                        "the tuple `{elem}` holds the vector `{v}` of more than \
+                         {MAX_VECTOR_IN_TUPLE} bytes, which C aligns as its compiler's flags say \
+                         (GCC: a 32-byte vector to 16 bytes without AVX, to 32 with it), so \
+                         shine does not lay out its struct on any target; not supported yet \
+                         (an array of such vectors outside a tuple is)"
+                    ));
+                }
                 let (a, b) = (CLayout::of(a, index_bytes)?, CLayout::of(b, index_bytes)?);
                 let align = a.align.max(b.align);
                 let second = a.size.next_multiple_of(b.align);
@@ -351,13 +432,57 @@ impl CLayout {
                     fields,
                 })
             }
+            DataType::Vector(n, e) if is_lane(e) => {
+                let lanes = lane_count(n, elem)?;
+                if !lanes.is_power_of_two() {
+                    return Err(format!(
+                        "`{elem}` has {lanes} lanes; compiled code has vectors of a power-of-two \
+                         number of lanes only (OpenCL's 3-lane vectors take the room of 4)"
+                    ));
+                }
+                let lane = CLayout::of(e, index_bytes)?;
+                let size = lanes * lane.size;
+                Ok(CLayout {
+                    size,
+                    align: size,
+                    fields: (0..lanes)
+                        .flat_map(|k| {
+                            lane.fields
+                                .iter()
+                                .map(move |&(o, l)| (k * lane.size + o, l))
+                        })
+                        .collect(),
+                })
+            }
             other => {
                 let [l] = leaves(other)?[..] else {
-                    unreachable!("a non-tuple record has one leaf")
+                    return Err(format!("`{other}` is not a record"));
                 };
                 leaf(l)
             }
         }
+    }
+}
+
+/// The widest vector (in bytes) a tuple may hold at the boundary: up to 16 bytes a vector is
+/// aligned to its size on every target (a GCC vector, OpenCL's and CUDA's `float4`); a wider
+/// one GCC aligns as the compiler's flags say (to 16 bytes without AVX, to 32 with it).
+const MAX_VECTOR_IN_TUPLE: usize = 16;
+
+/// A vector in the record type `t` of more than [`MAX_VECTOR_IN_TUPLE`] bytes.
+fn wide_vector(t: &DataType) -> Option<&DataType> {
+    match t {
+        DataType::Pair(a, b) => wide_vector(a).or_else(|| wide_vector(b)),
+        DataType::Vector(n, e) => {
+            let lane = match &**e {
+                DataType::Scalar(ScalarType::Bool) => 1,
+                DataType::Scalar(s) => (s.bits() / 8) as usize,
+                _ => 8,
+            };
+            let lanes = n.as_cst().and_then(|c| usize::try_from(c).ok())?;
+            (lanes.saturating_mul(lane) > MAX_VECTOR_IN_TUPLE).then_some(t)
+        }
+        _ => None,
     }
 }
 
@@ -519,8 +644,8 @@ fn cannot_store(whole: &DataType, part: &DataType, why: &str) -> String {
         format!("the part `{part}` of the result `{whole}`")
     };
     format!(
-        "{what} is not an array of scalars or of tuples of scalars (an array of tuples holding \
-         arrays is not supported yet): {why}"
+        "{what} is not an array of records: scalars, vectors of scalars or tuples of those (an \
+         array of tuples holding arrays is not supported yet): {why}"
     )
 }
 
@@ -530,7 +655,7 @@ fn cannot_store(whole: &DataType, part: &DataType, why: &str) -> String {
 pub struct BufferLayout {
     /// The tuple components from the whole value to this buffer's data.
     pub path: Vec<bool>,
-    /// The dimensions (arrays, and vectors of scalars).
+    /// The array dimensions.
     pub shape: Vec<usize>,
     /// The element: a record.
     pub elem: DataType,
@@ -543,6 +668,7 @@ pub fn buffers_of(ty: &DataType) -> Result<Vec<BufferLayout>, String> {
     fn is_record(t: &DataType) -> bool {
         match t {
             DataType::Scalar(_) | DataType::NatType | DataType::Index(_) => true,
+            DataType::Vector(_, e) => is_lane(e),
             DataType::Pair(a, b) => is_record(a) && is_record(b),
             _ => false,
         }
@@ -568,7 +694,7 @@ pub fn buffers_of(ty: &DataType) -> Result<Vec<BufferLayout>, String> {
                 shape: shape.clone(),
                 elem: t.clone(),
             }),
-            DataType::Array(..) | DataType::Vector(..) => {
+            DataType::Array(..) => {
                 let (dims, elem) = dims_of(t)?;
                 let at = shape.len();
                 shape.extend(dims);
@@ -585,8 +711,8 @@ pub fn buffers_of(ty: &DataType) -> Result<Vec<BufferLayout>, String> {
             }
             _ => {
                 return Err(format!(
-                    "`{t}` is not an array of scalars or of tuples of scalars (an array of \
-                     tuples holding arrays is not supported yet)"
+                    "`{t}` is not an array of records: scalars, vectors of scalars or tuples \
+                     of those (an array of tuples holding arrays is not supported yet)"
                 ))
             }
         }
@@ -746,6 +872,131 @@ mod tests {
         assert_eq!(Output::from_buffers(&ty, &[&bytes], 8).unwrap(), out);
     }
 
+    fn vec(t: DataType, lanes: i64) -> DataType {
+        DataType::vector(t, lanes)
+    }
+
+    fn offsets(l: &CLayout) -> Vec<usize> {
+        l.fields.iter().map(|f| f.0).collect()
+    }
+
+    #[test]
+    fn vectors_are_laid_out_as_c_lays_out_gcc_and_opencl_vectors() {
+        let f64_ = DataType::Scalar(ScalarType::F64);
+        let i8_ = DataType::Scalar(ScalarType::I8);
+        let i32_ = DataType::Scalar(ScalarType::I32);
+        // float4: 16 bytes aligned to 16, one leaf per lane
+        let l = CLayout::of(&vec(DataType::f32(), 4), 8).unwrap();
+        assert_eq!((l.size, l.align), (16, 16));
+        assert_eq!(offsets(&l), [0, 4, 8, 12]);
+        // the sizes, alignments and offsets gcc gives these structs (x86-64)
+        let cases = [
+            // struct { float4 a; float b; }: 32 bytes, b at 16
+            (pair(vec(DataType::f32(), 4), DataType::f32()), 32, 16, 16),
+            // struct { int8_t a; double2 v; }: v at 16
+            (pair(i8_.clone(), vec(f64_, 2)), 32, 16, 16),
+            // struct { int2 v; int8_t a; }: a at 8, 16 bytes aligned to 8
+            (pair(vec(i32_, 2), i8_), 16, 8, 8),
+        ];
+        for (t, size, align, second) in cases {
+            let l = CLayout::of(&t, 8).unwrap();
+            assert_eq!((l.size, l.align), (size, align), "{t}");
+            let DataType::Pair(a, _) = &t else {
+                unreachable!()
+            };
+            let first_leaves = leaves(a).unwrap().len();
+            assert_eq!(l.fields[first_leaves].0, second, "{t}");
+        }
+        // struct { struct { float4 a; float b; } x; float c; }: 48 bytes, c at 32
+        let nested = pair(
+            pair(vec(DataType::f32(), 4), DataType::f32()),
+            DataType::f32(),
+        );
+        let l = CLayout::of(&nested, 8).unwrap();
+        assert_eq!((l.size, l.align), (48, 16));
+        assert_eq!(offsets(&l), [0, 4, 8, 12, 16, 32]);
+    }
+
+    #[test]
+    fn vectors_the_code_cannot_hold_as_the_boundary_would_are_refused() {
+        // 3 lanes: OpenCL's float3 takes 16 bytes, the code generator has no 3-lane vectors
+        let err = CLayout::of(&vec(DataType::f32(), 3), 8).unwrap_err();
+        assert!(err.contains("`vec[f32, 3]` has 3 lanes"), "{err}");
+        // a wide vector alone is laid out (an array of them is contiguous whatever its
+        // alignment), in a tuple its alignment depends on C's flags
+        assert_eq!(CLayout::of(&vec(DataType::f32(), 8), 8).unwrap().size, 32);
+        let t = pair(
+            DataType::f32(),
+            pair(DataType::f32(), vec(DataType::f32(), 8)),
+        );
+        let err = CLayout::of(&t, 8).unwrap_err();
+        assert!(err.contains("holds the vector `vec[f32, 8]`"), "{err}");
+        // vectors of tuples or of vectors are no records
+        let err = leaves(&vec(pair(DataType::f32(), DataType::f32()), 2)).unwrap_err();
+        assert!(err.contains("is not a record"), "{err}");
+        let err = leaves(&vec(vec(DataType::f32(), 2), 2)).unwrap_err();
+        assert!(err.contains("is not a record"), "{err}");
+    }
+
+    #[test]
+    fn arrays_of_vectors_round_trip_through_bytes_and_values() {
+        let ty = DataType::array(2, vec(DataType::f32(), 4));
+        let value = Value::array(vec![
+            Value::vector((0..4).map(|i| Value::f32(i as f32)).collect()),
+            Value::vector((4..8).map(|i| Value::f32(i as f32)).collect()),
+        ]);
+        let a = Array::from_value(&value, &ty).unwrap();
+        assert_eq!(a.shape, [2]);
+        assert_eq!(a.elem, vec(DataType::f32(), 4));
+        assert_eq!(a.data, f32s(&[0.0, 1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0]));
+        assert_eq!(a.data_type(), ty);
+        assert_eq!(
+            a.to_value().unwrap().to_string(),
+            "[<0.0, 1.0, 2.0, 3.0>, <4.0, 5.0, 6.0, 7.0>]"
+        );
+        let bytes = a.to_bytes(8).unwrap();
+        assert_eq!(bytes.len(), 32);
+        assert_eq!(Array::from_bytes(&bytes, &a.elem, &[2], 8).unwrap(), a);
+        // one buffer of float4 for compiled code
+        let layouts = buffers_of(&ty).unwrap();
+        assert_eq!(layouts.len(), 1);
+        assert_eq!(
+            (layouts[0].shape.as_slice(), &layouts[0].elem),
+            (&[2][..], &a.elem)
+        );
+        // a vector in a tuple: the lanes, then the scalar, C's padding in the bytes
+        let elem = pair(vec(DataType::f32(), 2), DataType::Scalar(ScalarType::F64));
+        let v = Value::pair(
+            Value::vector(vec![Value::f32(1.0), Value::f32(2.0)]),
+            Value::f64(3.0),
+        );
+        let a =
+            Array::from_value(&Value::array(vec![v]), &DataType::array(1, elem.clone())).unwrap();
+        assert_eq!(a.data.len(), 3);
+        let bytes = a.to_bytes(8).unwrap();
+        assert_eq!(bytes.len(), 16);
+        assert_eq!(f64::from_ne_bytes(first(&bytes[8..])), 3.0);
+        assert_eq!(Array::from_bytes(&bytes, &elem, &[1], 8).unwrap(), a);
+        assert_eq!(a.select(&[false]).unwrap().elem, vec(DataType::f32(), 2));
+        assert_eq!(a.select(&[true]).unwrap().data, [Scalar::F64(3.0)]);
+    }
+
+    #[test]
+    fn a_leaf_is_named_by_its_component_and_lane() {
+        let v4 = vec(DataType::f32(), 4);
+        assert_eq!(leaf_place(&DataType::f32(), 0), "the elements");
+        assert_eq!(leaf_place(&v4, 2), "lane 2 of the vectors");
+        let t = pair(DataType::f32(), DataType::f32());
+        assert_eq!(leaf_place(&t, 1), "component 1 of the tuple");
+        let t = pair(DataType::f32(), pair(v4, DataType::f32()));
+        assert_eq!(leaf_place(&t, 0), "component 0 of the tuple");
+        assert_eq!(
+            leaf_place(&t, 3),
+            "lane 2 of component 0 of component 1 of the tuple"
+        );
+        assert_eq!(leaf_place(&t, 5), "component 1 of component 1 of the tuple");
+    }
+
     #[test]
     fn arrays_of_tuples_holding_arrays_are_refused() {
         let ty = DataType::array(
@@ -754,7 +1005,7 @@ mod tests {
         );
         assert!(buffers_of(&ty)
             .unwrap_err()
-            .contains("not an array of scalars"));
+            .contains("not an array of records"));
         let row = Value::pair(Value::f32s(&[1.0, 2.0, 3.0]), Value::f32(0.0));
         let value = Value::array(vec![row.clone(), row]);
         let err = Output::from_value(&value, &ty).unwrap_err();

@@ -158,15 +158,24 @@ impl Executable {
             _ => 64,
         };
         let index_bytes = index_bits as usize / 8;
+        let def = artifact.def();
         let buffers: Vec<Buffer> = bound
             .inputs
             .iter()
-            .map(|a| Ok(Buffer::from_bytes(&a.to_bytes(index_bytes)?)))
+            .enumerate()
+            .map(|(i, a)| {
+                let bytes = a.to_bytes(index_bytes).map_err(|e| {
+                    format!("parameter {} of `{def}` (`{}`): {e}", i + 1, a.data_type())
+                })?;
+                Ok(Buffer::from_bytes(&bytes))
+            })
             .collect::<Result<_, String>>()?;
         let outputs = layouts
             .iter()
             .map(|l| {
-                let size = CLayout::of(&l.elem, index_bytes)?.size;
+                let size = CLayout::of(&l.elem, index_bytes)
+                    .map_err(|e| format!("the result of `{def}`: {e}"))?
+                    .size;
                 Ok(Buffer::zeroed(l.shape.iter().product::<usize>() * size))
             })
             .collect::<Result<Vec<_>, String>>()?;

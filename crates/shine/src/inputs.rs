@@ -6,17 +6,20 @@
 //! dimensions and element type `e`:
 //! * `e` a scalar type: a plain array of `k` dimensions of that dtype; `int` takes `int32`
 //!   files (numpy has no other name for C's `int`).
-//! * `e` a tuple of scalars (`n.(f32, i32)`, nested tuples too): a numpy structured array of
-//!   `k` dimensions whose fields are the tuple's components in order (their names are free;
-//!   nested tuples as nested or as flat fields), or, when every component has one dtype, a
-//!   plain array of `k + 1` dimensions whose last extent is the number of components
-//!   (`n x 2` for `n.(f32, f32)`).
+//! * `e` a vector of scalars (`n.vec[f32, 4]`): a plain array of `k + 1` dimensions of that
+//!   dtype whose last extent is the number of lanes (`n x 4`), as a vector result is written.
+//! * `e` a tuple of scalars and vectors (`n.(f32, i32)`, `n.(vec[f32, 4], f32)`, nested tuples
+//!   too): a numpy structured array of `k` dimensions whose fields are the tuple's components
+//!   in order (their names are free; nested tuples as nested or as flat fields, a vector as a
+//!   field of shape `(4,)` or as flat fields), or, when every scalar has one dtype, a plain
+//!   array of `k + 1` dimensions whose last extent is the number of scalars of a tuple (`n x 2`
+//!   for `n.(f32, f32)`, `n x 5` for `n.(vec[f32, 4], f32)`).
 //! * `e` = `idx[n]`: any integer dtype, each value checked to be in `0..n` (`n` known from the
 //!   other inputs' shapes or `--nat`); `natType`: any integer dtype, values `>= 0`.
 //! * `e` a type variable: the file as it is (a structured array as nested pairs).
 
 use crate::boundary::{self, Array, Leaf};
-use crate::npy::{numpy_name, Contents, Dtype};
+use crate::npy::{numpy_name, shape_text, Contents, Dtype, MAX_RECORD_LEAVES};
 use crate::{limits, Artifact, Error};
 use arith::Nat;
 use rise::infer::{instantiate_def, Instance};
@@ -149,7 +152,7 @@ fn param_patterns(scheme: &Type) -> Vec<Option<DataType>> {
     }
 }
 
-/// The array dimensions of a parameter type and its element.
+/// The array dimensions of a parameter type and its element (a vector is an element).
 fn peel(pattern: &DataType) -> (Vec<&Nat>, &DataType) {
     let mut dims = Vec::new();
     let mut t = pattern;
@@ -170,7 +173,11 @@ fn known_sizes(
     let mut sizes: HashMap<String, i64> = nats.iter().cloned().collect();
     for (pattern, g) in patterns.iter().zip(given) {
         let Some(pattern) = pattern else { continue };
-        let (dims, _) = peel(pattern);
+        let (mut dims, elem) = peel(pattern);
+        // a plain file of vectors has one more axis, of the lanes
+        if let (DataType::Vector(lanes, _), Dtype::Scalar(_)) = (elem, &g.contents.dtype) {
+            dims.push(lanes);
+        }
         for (n, &extent) in dims.iter().zip(&g.contents.shape) {
             if let Some(v) = n.as_var() {
                 sizes.entry(v.name().to_string()).or_insert(extent as i64);
@@ -190,20 +197,65 @@ enum Want {
     Any,
 }
 
-/// The leaves of a parameter's element type; the first type that is no leaf or tuple.
-fn wants(e: &DataType, out: &mut Vec<Want>) -> Result<(), DataType> {
+/// The leaves of a parameter's element type `e` (a vector's lanes each a leaf, their number
+/// from `lanes`); an error naming what is no record.
+fn wants(
+    e: &DataType,
+    lanes: &dyn Fn(&Nat) -> Option<i64>,
+    out: &mut Vec<Want>,
+) -> Result<(), String> {
     match e {
         DataType::Scalar(t) => out.push(Want::Scalar(*t)),
         DataType::Index(n) => out.push(Want::Index(n.clone())),
         DataType::NatType => out.push(Want::Nat),
         DataType::Var(_) => out.push(Want::Any),
         DataType::Pair(a, b) => {
-            wants(a, out)?;
-            wants(b, out)?;
+            wants(a, lanes, out)?;
+            wants(b, lanes, out)?;
         }
-        other => return Err(other.clone()),
+        DataType::Vector(n, t) if is_lane(t) => {
+            let k = lanes(n).ok_or_else(|| {
+                let vars: Vec<String> = n
+                    .free_vars()
+                    .iter()
+                    .map(|v| format!("--nat {v}=V"))
+                    .collect();
+                format!(
+                    "the number of lanes of `{e}` is not known from the inputs' shapes; give it \
+                     with {}",
+                    vars.join(" ")
+                )
+            })?;
+            let k = usize::try_from(k)
+                .ok()
+                .filter(|&k| out.len() + k <= MAX_RECORD_LEAVES)
+                .ok_or_else(|| {
+                    format!(
+                        "`{e}` has {k} lanes; at most {MAX_RECORD_LEAVES} scalars per element \
+                         are supported"
+                    )
+                })?;
+            for _ in 0..k {
+                wants(t, lanes, out)?;
+            }
+        }
+        other => {
+            return Err(format!(
+                "it holds `{other}`; only arrays of records (scalars, vectors of scalars and \
+                 tuples of those) can be given as inputs (not supported yet)"
+            ))
+        }
     }
     Ok(())
+}
+
+/// Whether `t` can be a lane of a vector parameter: a scalar, an index, a natural or a type
+/// variable (the file's dtype).
+fn is_lane(t: &DataType) -> bool {
+    matches!(
+        t,
+        DataType::Scalar(_) | DataType::Index(_) | DataType::NatType | DataType::Var(_)
+    )
 }
 
 /// Fits the given arrays to the value parameters of the definition `def` of type `scheme`
@@ -238,7 +290,7 @@ pub fn fit_inputs(
 }
 
 /// The array of a file (its `data` taken out) as it is: a plain array, or a structured array
-/// as nested pairs (two fields per record).
+/// as nested pairs (two fields per record; a field of shape `(k,)` a vector).
 fn as_given(g: &Given, data: Vec<Scalar>) -> Result<Array, Error> {
     fn elem(d: &Dtype, name: &str) -> Result<DataType, Error> {
         match d {
@@ -249,6 +301,14 @@ fn as_given(g: &Given, data: Vec<Scalar>) -> Result<Array, Error> {
                     "`{name}` is a structured array of {} fields (dtype {d}); without a \
                      tuple type to fit, each record must have two fields (a pair)",
                     fields.len()
+                ))),
+            },
+            Dtype::Subarray(shape, t) => match shape.as_slice() {
+                [k] => Ok(DataType::vector(DataType::Scalar(*t), *k as i64)),
+                _ => Err(Error::from(format!(
+                    "`{name}` has a field of shape {} (dtype {d}); without a type to fit, a \
+                     field of one dimension is a vector, more are not supported",
+                    shape_text(shape)
                 ))),
             },
         }
@@ -286,29 +346,50 @@ impl Fitting<'_> {
         if let DataType::Var(_) = elem {
             return as_given(self.given, data);
         }
+        let lanes = |n: &Nat| {
+            n.eval(&|v: &arith::Var| self.sizes.get(v.name()).copied())
+                .ok()
+        };
         let mut want = Vec::new();
-        wants(elem, &mut want).map_err(|inner| {
-            self.error(format!(
-                "its elements `{elem}` hold `{inner}`; only arrays of scalars and of tuples of \
-                 scalars can be given as inputs (not supported yet)"
-            ))
-        })?;
+        wants(elem, &lanes, &mut want)
+            .map_err(|why| self.error(format!("its elements `{elem}`: {why}")))?;
         let c = &self.given.contents;
         let k = dims.len();
         let shape = shape_text(&c.shape);
         let file_leaves = c.dtype.leaves();
+        // elements of several scalars: tuples and vectors
+        let compound = matches!(elem, DataType::Pair(..) | DataType::Vector(..));
         let tuple = matches!(elem, DataType::Pair(..));
         let n = want.len();
         let outer: Vec<usize> = match &c.dtype {
-            Dtype::Scalar(s) if tuple => {
+            Dtype::Scalar(s) if compound => {
                 if c.shape.len() != k + 1 || c.shape[k] != n {
+                    let given = if tuple && !has_vector(elem) {
+                        format!(
+                            "an array of {n}-tuples is given as a structured array of {k} \
+                             dimension(s) with {n} fields, or as a plain array of {} \
+                             dimension(s) whose last extent is {n} (one more axis for the \
+                             components)",
+                            k + 1
+                        )
+                    } else if tuple {
+                        format!(
+                            "an array of `{elem}` is given as a structured array of {k} \
+                             dimension(s) whose records hold {n} scalars (a vector as a field \
+                             of its lanes), or as a plain array of {} dimension(s) whose last \
+                             extent is {n} (one more axis for the scalars of a tuple)",
+                            k + 1
+                        )
+                    } else {
+                        format!(
+                            "an array of `{elem}` is given as a plain array of {} dimension(s) \
+                             whose last extent is {n} (one more axis for the lanes)",
+                            k + 1
+                        )
+                    };
                     return Err(self.error(format!(
-                        "it is a plain {} array of shape {shape}; an array of {n}-tuples is \
-                         given as a structured array of {k} dimension(s) with {n} fields, or \
-                         as a plain array of {} dimension(s) whose last extent is {n} (one \
-                         more axis for the components)",
+                        "it is a plain {} array of shape {shape}; {given}",
                         numpy_name(*s),
-                        k + 1,
                     )));
                 }
                 c.shape[..k].to_vec()
@@ -323,26 +404,38 @@ impl Fitting<'_> {
                 }
                 c.shape.clone()
             }
-            Dtype::Record(_) if !tuple => {
+            Dtype::Record(_) | Dtype::Subarray(..) if !compound => {
                 return Err(self.error(format!(
                     "it is a structured array (dtype {}); the parameter's elements are no \
-                     tuples",
+                     tuples or vectors",
                     c.dtype
                 )))
             }
-            Dtype::Record(_) => {
+            Dtype::Record(_) | Dtype::Subarray(..) => {
                 if c.shape.len() != k {
                     return Err(self.error(format!(
                         "it is a structured array of shape {shape}, the parameter takes an \
-                         array of {k} dimension(s) of tuples"
+                         array of {k} dimension(s) of {}",
+                        if tuple { "tuples" } else { "vectors" }
                     )));
                 }
                 if file_leaves.len() != n {
-                    return Err(self.error(format!(
-                        "its records have {} fields (dtype {}), the tuple has {n} components",
-                        file_leaves.len(),
-                        c.dtype,
-                    )));
+                    let what = match elem {
+                        DataType::Pair(..) if !has_vector(elem) => {
+                            format!("the tuple has {n} components")
+                        }
+                        DataType::Pair(..) => format!("`{elem}` holds {n} scalars"),
+                        _ => format!("`{elem}` has {n} lanes"),
+                    };
+                    // fields, or scalars where a field holds several
+                    let count = if file_leaves.len() == c.dtype.fields() {
+                        format!("have {} fields", file_leaves.len())
+                    } else {
+                        format!("hold {} scalars", file_leaves.len())
+                    };
+                    return Err(
+                        self.error(format!("its records {count} (dtype {}), {what}", c.dtype,))
+                    );
                 }
                 c.shape.clone()
             }
@@ -350,34 +443,37 @@ impl Fitting<'_> {
         // the scalar type of each leaf in the file
         let file_leaf = |j: usize| match &c.dtype {
             Dtype::Scalar(s) => *s,
-            Dtype::Record(_) => file_leaves[j],
+            _ => file_leaves[j],
         };
         let leaves: Vec<Leaf> = want
             .iter()
             .enumerate()
-            .map(|(j, w)| self.leaf(w, file_leaf(j), j, tuple))
+            .map(|(j, w)| self.leaf(w, file_leaf(j), elem, j))
             .collect::<Result<_, _>>()?;
         let plain = |l: &Leaf| matches!(l, Leaf::Scalar(t) if *t != ScalarType::Int);
         if !leaves.iter().all(plain) {
+            let compound = compound.then_some(elem);
             for (at, s) in data.iter_mut().enumerate() {
                 let j = at % n;
-                *s = self.value(leaves[j], *s, (at / n, j), tuple, &outer)?;
+                *s = self.value(leaves[j], *s, (at / n, j), compound, &outer)?;
             }
         }
         Ok(Array {
-            elem: concrete(elem, &mut leaves.iter()),
+            elem: concrete(elem, &lanes, &mut leaves.iter()).map_err(|e| self.error(e))?,
             shape: outer,
             data,
         })
     }
 
-    /// Leaf `j` of the parameter's element, given the file's scalar type there.
-    fn leaf(&self, want: &Want, file: ScalarType, j: usize, tuple: bool) -> Result<Leaf, Error> {
-        let field = if tuple {
-            format!("component {j} of the tuple")
-        } else {
-            "the elements".to_string()
-        };
+    /// Leaf `j` of the parameter's element `elem`, given the file's scalar type there.
+    fn leaf(
+        &self,
+        want: &Want,
+        file: ScalarType,
+        elem: &DataType,
+        j: usize,
+    ) -> Result<Leaf, Error> {
+        let field = boundary::leaf_place(elem, j);
         let found = format!("{} ({})", numpy_name(file), file.name());
         let integer = file.int_range().is_some();
         match want {
@@ -424,7 +520,7 @@ impl Fitting<'_> {
         leaf: Leaf,
         s: Scalar,
         (at, j): (usize, usize),
-        tuple: bool,
+        compound: Option<&DataType>,
         outer: &[usize],
     ) -> Result<Scalar, Error> {
         let place = || {
@@ -435,10 +531,9 @@ impl Fitting<'_> {
                 rest /= n.max(1);
             }
             index.reverse();
-            let component = if tuple {
-                format!(" (component {j})")
-            } else {
-                String::new()
+            let component = match compound {
+                Some(elem) => format!(" ({})", boundary::leaf_place(elem, j)),
+                None => String::new(),
             };
             let index: Vec<String> = index.iter().map(usize::to_string).collect();
             format!("`{}`[{}]{component}", self.given.name, index.join(", "))
@@ -479,29 +574,45 @@ impl Fitting<'_> {
 }
 
 /// `e` with each leaf the next of `leaves` (a variable becomes the file's scalar type, an
-/// index gets its bound).
-fn concrete(e: &DataType, leaves: &mut std::slice::Iter<'_, Leaf>) -> DataType {
-    match e {
+/// index gets its bound, a vector as many lanes as `lanes` says); an error when the lanes of a
+/// vector of a type variable have different dtypes in the file.
+fn concrete(
+    e: &DataType,
+    lanes: &dyn Fn(&Nat) -> Option<i64>,
+    leaves: &mut std::slice::Iter<'_, Leaf>,
+) -> Result<DataType, String> {
+    let leaf = |l: Option<&Leaf>| match l {
+        Some(Leaf::Scalar(t)) => DataType::Scalar(*t),
+        Some(Leaf::Index(n)) => DataType::Index(Nat::cst(*n)),
+        Some(Leaf::Nat) | None => DataType::NatType,
+    };
+    Ok(match e {
         DataType::Pair(a, b) => {
-            let a = concrete(a, leaves);
-            DataType::pair(a, concrete(b, leaves))
+            let a = concrete(a, lanes, leaves)?;
+            DataType::pair(a, concrete(b, lanes, leaves)?)
         }
-        _ => match leaves.next() {
-            Some(Leaf::Scalar(t)) => DataType::Scalar(*t),
-            Some(Leaf::Index(n)) => DataType::Index(Nat::cst(*n)),
-            Some(Leaf::Nat) | None => DataType::NatType,
-        },
-    }
+        DataType::Vector(n, t) => {
+            let k = lanes(n).and_then(|k| usize::try_from(k).ok()).unwrap_or(0);
+            let lanes: Vec<DataType> = leaves.by_ref().take(k).map(|l| leaf(Some(l))).collect();
+            if let Some(other) = lanes.iter().find(|t| **t != lanes[0]) {
+                return Err(format!(
+                    "the lanes of `{e}` have different dtypes in the file (`{}` and `{other}`)",
+                    lanes[0]
+                ));
+            }
+            let first = lanes.first().cloned().unwrap_or_else(|| (**t).clone());
+            DataType::vector(first, lanes.len() as i64)
+        }
+        _ => leaf(leaves.next()),
+    })
 }
 
-/// A shape as numpy prints it: `(3,)`, `(2, 3)`, `()`.
-fn shape_text(shape: &[usize]) -> String {
-    match shape {
-        [n] => format!("({n},)"),
-        dims => {
-            let dims: Vec<String> = dims.iter().map(usize::to_string).collect();
-            format!("({})", dims.join(", "))
-        }
+/// Whether the record type `e` holds a vector.
+fn has_vector(e: &DataType) -> bool {
+    match e {
+        DataType::Vector(..) => true,
+        DataType::Pair(a, b) => has_vector(a) || has_vector(b),
+        _ => false,
     }
 }
 

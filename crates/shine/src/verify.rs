@@ -3,9 +3,9 @@
 //!
 //! Floats are compared with a tolerance for their precision ([`runtime::Tolerance`]),
 //! integers, booleans and indices exactly; a result that is a tuple part by part, an array of
-//! tuples component by component.
+//! tuples or vectors component by component and lane by lane.
 
-use crate::boundary::{Array, Leaf, Output};
+use crate::boundary::{self, Array, Leaf, Output};
 use crate::{Artifact, Error, Executable, Inputs, RunOptions, SourceFile};
 use rise::infer::Instance;
 use rise::interp::{self};
@@ -101,7 +101,7 @@ pub(crate) fn compare(expected: &Output, result: &Output) -> Result<(), Error> {
             };
             runtime::compare(&column(want), &column(got), tolerance).map_err(|m| {
                 let component = if leaves.len() > 1 {
-                    format!("component {j} of the tuples: ")
+                    format!("{}: ", boundary::leaf_place(&want.elem, j))
                 } else {
                     String::new()
                 };

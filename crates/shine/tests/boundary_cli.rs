@@ -1,8 +1,11 @@
-//! Tuples and indices across the boundary (issue 14, item 4): arrays of tuples given as
+//! Tuples, indices and vectors across the boundary (issue 14, item 4): arrays of tuples given as
 //! numpy structured arrays or with one more axis, `int` from `int32` files, `idx[n]` from any
 //! integer file with a range check, results that are tuples written as several `.npy` files or
-//! one `.npz`, arrays of tuples written as structured arrays; on the interpreter (`eval`) and
-//! on compiled code (`run`, C and OpenMP, OpenCL where it applies), `--verify` part by part.
+//! one `.npz`, arrays of tuples written as structured arrays; arrays of vectors with one more
+//! axis of the lanes (every lane type the targets have), vectors in tuples as subarray fields
+//! and struct members with C's padding, and the vectors the boundary refuses (3 lanes, over 16
+//! bytes in a tuple); on the interpreter (`eval`) and on compiled code (`run`, C and OpenMP,
+//! OpenCL where it applies), `--verify` part by part.
 //!
 //! The `.npy` files are written by the project's own writer ([`shine::npy::write`]) or by
 //! hand (headers numpy writes that shine never does: aligned records with padding, nested
@@ -526,14 +529,34 @@ fn inputs_that_do_not_fit_say_what_was_expected_and_found() {
         &eval("swap", &plain2),
         &["component 1 of the tuple must be i32"],
     );
-    // a subarray field is no tuple
+    // a subarray field is a field of several scalars (a vector): three are no pair
     let sub = write_raw(
         &dir,
         "sub.npy",
         "{'descr': [('a', '<f4'), ('s', '<f4', (2,))], 'fortran_order': False, 'shape': (1,), }",
         &[0u8; 12],
     );
-    refused(&eval("pairsum", &sub), &["sub.npy", "subarray"]);
+    refused(
+        &eval("pairsum", &sub),
+        &[
+            "sub.npy",
+            "records hold 3 scalars",
+            "('s', float32, (2,))",
+            "2 components",
+        ],
+    );
+    // a subarray of records is not read
+    let sub_records = write_raw(
+        &dir,
+        "subrec.npy",
+        "{'descr': [('s', [('x', '<f4'), ('y', '<f4')], (2,))], 'fortran_order': False, \
+         'shape': (1,), }",
+        &[0u8; 16],
+    );
+    refused(
+        &eval("pairsum", &sub_records),
+        &["subrec.npy", "subarray", "of records"],
+    );
     // a header that declares more records than the file holds is refused before allocating
     let truncated = write_raw(
         &dir,
@@ -732,4 +755,310 @@ fn bicg_returns_two_arrays_on_every_target() {
             &["--random", "2", "--nat", "n=41", "--nat", "m=23"],
         );
     }
+}
+
+const VECTORS: &str = "
+def dblF32 : {n: nat} -> n.vec[f32, 4] -> n.vec[f32, 4] = fun xs => xs |> map (fun v => v + v)
+def dblF64 : {n: nat} -> n.vec[f64, 2] -> n.vec[f64, 2] = fun xs => xs |> map (fun v => v + v)
+def dblI32 : {n: nat} -> n.vec[i32, 4] -> n.vec[i32, 4] = fun xs => xs |> map (fun v => v + v)
+def dblInt : {n: nat} -> n.vec[int, 4] -> n.vec[int, 4] = fun xs => xs |> map (fun v => v + v)
+def dblU32 : {n: nat} -> n.vec[u32, 8] -> n.vec[u32, 8] = fun xs => xs |> map (fun v => v + v)
+def dblI8 : {n: nat} -> n.vec[i8, 16] -> n.vec[i8, 16] = fun xs => xs |> map (fun v => v + v)
+def dblU8 : {n: nat} -> n.vec[u8, 2] -> n.vec[u8, 2] = fun xs => xs |> map (fun v => v + v)
+def dblI64 : {n: nat} -> n.vec[i64, 4] -> n.vec[i64, 4] = fun xs => xs |> map (fun v => v + v)
+def padded : {n: nat} -> n.(i8, vec[f64, 2]) -> n.(vec[f64, 2], i8) =
+  fun xs => xs |> map (fun p => makePair (snd p + snd p) (fst p))
+def three : {n: nat} -> n.vec[f32, 3] -> n.f32 = fun xs => xs |> map (fun v => lane 0 v + lane 2 v)
+def wide : {n: nat} -> n.(vec[f32, 8], f32) -> n.f32 = fun xs => xs |> map (fun p => lane 7 (fst p) + snd p)
+def first : {n k: nat} -> n.vec[f32, k] -> n.f32 = fun xs => xs |> map (fun v => lane 0 v)
+def pickv : {n: nat} -> n.vec[idx[5], 2] -> 5.f32 -> n.f32 =
+  fun is xs => is |> map (fun v => idx (lane 1 v) xs)
+";
+
+/// `shine eval PROG --def DEF --input ...` and the extra arguments.
+fn eval_with(prog: &Path, def: &str, inputs: &[&Path], extra: &[&str]) -> Output {
+    let mut args: Vec<String> = vec!["eval".into(), prog.display().to_string()];
+    args.extend(["--def".into(), def.into()]);
+    for i in inputs {
+        args.extend(["--input".to_string(), i.display().to_string()]);
+    }
+    args.extend(extra.iter().map(|s| s.to_string()));
+    shine(&args)
+}
+
+#[test]
+fn vectors_of_every_element_type_are_one_more_axis_in_and_out() {
+    let dir = TempDir::new().unwrap();
+    let prog = program(&dir, VECTORS);
+    // (definition, lane type, lanes, whether OpenCL has the vector type)
+    let cases = [
+        ("dblF32", ScalarType::F32, 4, true),
+        ("dblF64", ScalarType::F64, 2, true),
+        ("dblI32", ScalarType::I32, 4, true),
+        ("dblInt", ScalarType::I32, 4, true),
+        ("dblU32", ScalarType::U32, 8, true),
+        ("dblI8", ScalarType::I8, 16, false),
+        ("dblU8", ScalarType::U8, 2, false),
+        ("dblI64", ScalarType::I64, 4, false),
+    ];
+    let n = 3;
+    for (k, (def, t, lanes, opencl)) in cases.into_iter().enumerate() {
+        // values small enough to double in every type, distinct in every lane
+        let value = |j: usize, times: i64| {
+            let v = (j as i64 * 7) % 61 - if t.is_unsigned_int() { 0 } else { 30 };
+            if t.is_float() {
+                Scalar::from_float(t, (v * times) as f64 / 4.0).unwrap()
+            } else {
+                Scalar::from_int(t, v * times).unwrap()
+            }
+        };
+        let input = write(
+            &dir,
+            &format!("{def}.npy"),
+            &plain(
+                t,
+                &[n, lanes],
+                (0..n * lanes).map(|j| value(j, 1)).collect(),
+            ),
+        );
+        let want = plain(
+            t,
+            &[n, lanes],
+            (0..n * lanes).map(|j| value(j, 2)).collect(),
+        );
+        let out = dir.path().join(format!("{def}.out.npy"));
+        let out_arg = out.display().to_string();
+        let check = |what: &str| {
+            let got = npy::read(&out).unwrap();
+            assert_eq!(Array::from(got), want, "{def} {what}");
+        };
+        ok(&eval_with(&prog, def, &[&input], &["--output", &out_arg]));
+        check("eval");
+        for target in targets().into_iter().filter(|&t| opencl || t != "opencl") {
+            run_verified(&prog, def, target, &[&input], &["--output", &out_arg]);
+            check(target);
+        }
+        // random vectors of the type, on one target each
+        let target = ["c", "openmp"][k % 2];
+        run_verified(&prog, def, target, &[], &["--random", "3", "--nat", "n=9"]);
+    }
+    // an empty array of vectors is (0, k)
+    let empty = write(
+        &dir,
+        "empty.npy",
+        &plain(ScalarType::F32, &[0, 4], Vec::new()),
+    );
+    assert_eq!(ok(&eval_with(&prog, "dblF32", &[&empty], &[])).trim(), "[]");
+}
+
+#[test]
+fn vectors_in_tuples_are_subarray_fields_and_struct_members() {
+    let dir = TempDir::new().unwrap();
+    let prog = program(&dir, VECTORS);
+    let rows = [(3i8, [0.5f64, -1.0]), (-7, [2.25, 8.0])];
+    // shine's writer: packed, the vector a (2,) field
+    let elem = DataType::pair(
+        DataType::Scalar(ScalarType::I8),
+        DataType::vector(DataType::Scalar(ScalarType::F64), 2),
+    );
+    let data = rows
+        .iter()
+        .flat_map(|(b, v)| [Scalar::I8(*b), Scalar::F64(v[0]), Scalar::F64(v[1])])
+        .collect();
+    let packed = write(
+        &dir,
+        "packed.npy",
+        &Array {
+            elem,
+            shape: vec![2],
+            data,
+        },
+    );
+    // numpy's aligned dtype: 7 bytes of padding before the subarray
+    let mut bytes = Vec::new();
+    for (b, v) in rows {
+        bytes.push(b as u8);
+        bytes.extend([0u8; 7]);
+        bytes.extend(v.iter().flat_map(|x| x.to_le_bytes()));
+    }
+    let aligned = write_raw(
+        &dir,
+        "aligned.npy",
+        "{'descr': [('b', '|i1'), ('', '|V7'), ('v', '<f8', (2,))], 'fortran_order': False, \
+         'shape': (2,), }",
+        &bytes,
+    );
+    let want = Contents {
+        shape: vec![2],
+        dtype: Dtype::Record(vec![
+            ("f0".into(), Dtype::Subarray(vec![2], ScalarType::F64)),
+            ("f1".into(), Dtype::Scalar(ScalarType::I8)),
+        ]),
+        data: rows
+            .iter()
+            .flat_map(|(b, v)| {
+                [
+                    Scalar::F64(2.0 * v[0]),
+                    Scalar::F64(2.0 * v[1]),
+                    Scalar::I8(*b),
+                ]
+            })
+            .collect(),
+    };
+    let out = dir.path().join("out.npy");
+    let out_arg = out.display().to_string();
+    for input in [&packed, &aligned] {
+        let printed = ok(&eval_with(&prog, "padded", &[input], &[]));
+        assert_eq!(printed.trim(), "[(<1.0, -2.0>, 3), (<4.5, 16.0>, -7)]");
+        ok(&eval_with(
+            &prog,
+            "padded",
+            &[input],
+            &["--output", &out_arg],
+        ));
+        assert_eq!(npy::read_contents(&out).unwrap(), want, "eval");
+        // compiled code: struct { int8_t; double2; } in, struct { double2; int8_t; } out
+        for target in targets() {
+            run_verified(&prog, "padded", target, &[input], &["--output", &out_arg]);
+            assert_eq!(npy::read_contents(&out).unwrap(), want, "{target}");
+        }
+    }
+    for target in targets() {
+        run_verified(
+            &prog,
+            "padded",
+            target,
+            &[],
+            &["--random", "4", "--nat", "n=11"],
+        );
+    }
+}
+
+#[test]
+fn vectors_that_do_not_fit_are_refused_naming_the_parameter() {
+    let dir = TempDir::new().unwrap();
+    let prog = program(&dir, VECTORS);
+    let f32_file = |name: &str, shape: &[usize]| {
+        let len = shape.iter().product::<usize>();
+        let data = (0..len).map(|i| Scalar::F32(i as f32)).collect();
+        write(&dir, name, &plain(ScalarType::F32, shape, data))
+    };
+    // a last axis that is not the lanes, a vector of one dimension
+    for (name, shape) in [("x3.npy", &[2usize, 3][..]), ("x4.npy", &[4][..])] {
+        let file = f32_file(name, shape);
+        refused(
+            &eval_with(&prog, "dblF32", &[&file], &[]),
+            &[
+                name,
+                "parameter 1 of `dblF32` (`n.vec[f32, 4]`)",
+                "last extent is 4 (one more axis for the lanes)",
+            ],
+        );
+    }
+    // another dtype
+    let f64s = write(
+        &dir,
+        "f64.npy",
+        &plain(ScalarType::F64, &[1, 4], vec![Scalar::F64(0.0); 4]),
+    );
+    refused(
+        &eval_with(&prog, "dblF32", &[&f64s], &[]),
+        &["f64.npy", "lane 0 of the vectors must be f32", "float64"],
+    );
+    // a structured array of another number of scalars
+    let pairs = write(
+        &dir,
+        "pairs.npy",
+        &Array {
+            elem: DataType::pair(DataType::f32(), DataType::f32()),
+            shape: vec![1],
+            data: f32s(&[1.0, 2.0]),
+        },
+    );
+    refused(
+        &eval_with(&prog, "dblF32", &[&pairs], &[]),
+        &["records have 2 fields", "`vec[f32, 4]` has 4 lanes"],
+    );
+    // 3 lanes: the interpreter reads them; compiled code has no 3-lane vectors (OpenCL's
+    // float3 takes the room of a float4)
+    let x3 = f32_file("x3.npy", &[2, 3]);
+    assert_eq!(
+        ok(&eval_with(&prog, "three", &[&x3], &[])).trim(),
+        "[2.0, 8.0]"
+    );
+    for target in ["c", "opencl", "cuda"] {
+        let o = shine(&[
+            "run".as_ref(),
+            prog.as_os_str(),
+            "--def".as_ref(),
+            "three".as_ref(),
+            "--target".as_ref(),
+            target.as_ref(),
+            "--input".as_ref(),
+            x3.as_os_str(),
+        ]);
+        refused(&o, &["vec[f32, 3]", "lanes"]);
+    }
+    // a vector over 16 bytes in a tuple: its alignment in C depends on the flags
+    let wide_elem = DataType::pair(DataType::vector(DataType::f32(), 8), DataType::f32());
+    let wide = write(
+        &dir,
+        "wide.npy",
+        &Array {
+            elem: wide_elem,
+            shape: vec![1],
+            data: f32s(&[0.0, 1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 0.5]),
+        },
+    );
+    assert_eq!(ok(&eval_with(&prog, "wide", &[&wide], &[])).trim(), "[7.5]");
+    for target in targets() {
+        let mut args = vec!["run", "--def", "wide", "--target", target];
+        let (p, w) = (prog.display().to_string(), wide.display().to_string());
+        args.splice(1..1, [p.as_str()]);
+        args.extend(["--input", &w]);
+        refused(
+            &shine(&args),
+            &[
+                "parameter 1 of `wide`",
+                "holds the vector `vec[f32, 8]` of more than 16 bytes",
+                "not supported yet",
+            ],
+        );
+    }
+    // lanes that are a size: known from the file's last axis, or given
+    let x4 = f32_file("x24.npy", &[2, 4]);
+    assert_eq!(
+        ok(&eval_with(&prog, "first", &[&x4], &[])).trim(),
+        "[0.0, 4.0]"
+    );
+    refused(
+        &eval_with(&prog, "first", &[&x4], &["--nat", "k=5"]),
+        &["x24.npy", "last extent is 5"],
+    );
+    // vectors of indices: each lane checked against its bound, named in the message
+    let xs = f32_file("xs.npy", &[5]);
+    let ints = |name: &str, values: &[i64]| {
+        let data = values.iter().map(|&v| Scalar::I64(v)).collect();
+        write(
+            &dir,
+            name,
+            &plain(ScalarType::I64, &[values.len() / 2, 2], data),
+        )
+    };
+    let good = ints("is.npy", &[0, 4, 1, 2]);
+    assert_eq!(
+        ok(&eval_with(&prog, "pickv", &[&good, &xs], &[])).trim(),
+        "[4.0, 2.0]"
+    );
+    let out = run_verified(&prog, "pickv", "c", &[&good, &xs], &[]);
+    assert_eq!(out.trim(), "[4.0, 2.0]");
+    let bad = ints("bad.npy", &[0, 4, 1, 7]);
+    refused(
+        &eval_with(&prog, "pickv", &[&bad, &xs], &[]),
+        &[
+            "bad.npy`[1] (lane 1 of the vectors) is 7",
+            "0..5",
+            "parameter 1 of `pickv`",
+        ],
+    );
 }

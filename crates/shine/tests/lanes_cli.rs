@@ -4,7 +4,10 @@
 //! with `--verify`, and its result is compared with a reference computed here from the
 //! inputs; a vector kept in private memory is read lane by lane in each target's
 //! spelling; a lane at or beyond the vector's width is a type error pointing at it, and
-//! one that depends on a size is a constraint checked when the size is known.
+//! one that depends on a size is a constraint checked when the size is known. Vectors cross
+//! the boundary: `forcesVec` takes the particles as `n.vec[f32, 4]` from the `n x 4` file
+//! `forces` takes and writes its float4 results as an `n x 4` file; (position, velocity)
+//! pairs of float4 come as a structured array with two `(4,)` fields or as `n x 8`.
 //!
 //! Without any OpenCL platform the OpenCL runs FAIL, as the runtime's tests do; set
 //! `SHINE_SKIP_OPENCL=1` to skip them. With `SHINE_TEST_GPU=1` (a GPU machine,
@@ -164,6 +167,97 @@ fn float4_particles_agree_with_the_interpreter_and_a_reference() {
                 assert_close(&got, want, &format!("{def} on {} at n={n}", target.0));
             }
         }
+    }
+}
+
+/// (position, velocity) pairs of float4 as `n.(vec[f32, 4], vec[f32, 4])`: a structured array
+/// with two fields of shape `(4,)` (`structured`) or a plain `n x 8` array.
+fn write_pairs(dir: &Path, name: &str, pos: &[[f32; 4]], vel: &[[f32; 4]], structured: bool) {
+    let data: Vec<Scalar> = pos
+        .iter()
+        .zip(vel)
+        .flat_map(|(p, v)| p.iter().chain(v).map(|&x| Scalar::F32(x)))
+        .collect();
+    let f32x4 = shine::rise::DataType::vector(shine::rise::DataType::f32(), 4);
+    let (elem, shape) = if structured {
+        (
+            shine::rise::DataType::pair(f32x4.clone(), f32x4),
+            vec![pos.len()],
+        )
+    } else {
+        (shine::rise::DataType::f32(), vec![pos.len(), 8])
+    };
+    let array = Array { elem, shape, data };
+    shine::npy::write(&dir.join(name), &array).unwrap();
+}
+
+fn kinetic(pos: &[[f32; 4]], vel: &[[f32; 4]]) -> Vec<f64> {
+    pos.iter()
+        .zip(vel)
+        .map(|(p, v)| {
+            let v2: f64 = v[..3].iter().map(|&x| f64::from(x) * f64::from(x)).sum();
+            0.5 * f64::from(p[3]) * v2
+        })
+        .collect()
+}
+
+#[test]
+fn float4_particles_given_as_vectors_agree_with_the_arrays_and_a_reference() {
+    let dir = dir();
+    let d = dir.path();
+    for n in [1usize, 7, 13] {
+        let (pos, vel) = (particles(n, 4), particles(n, 5));
+        write(d, "pos.npy", &pos);
+        write_pairs(d, "pv.npy", &pos, &vel, true);
+        write_pairs(d, "pv8.npy", &pos, &vel, false);
+        let want_forces = forces(&pos);
+        for target in targets() {
+            let case = |def: &str| format!("{def} on {} at n={n}", target.0);
+            // the file `forces` takes, as vectors: the same sums, an n x 4 result
+            let got = run_verified(d, "lanes.rise", "forcesVec", target, &["pos.npy"]);
+            assert_close(&got, &want_forces, &case("forcesVec"));
+            let arrays = run_verified(d, "lanes.rise", "forces", target, &["pos.npy"]);
+            assert_close(&got, &arrays, &case("forcesVec against forces"));
+            for file in ["pv.npy", "pv8.npy"] {
+                let got = run_verified(d, "lanes.rise", "advanceVec", target, &[file]);
+                assert_close(&got, &advance(&pos, &vel), &case("advanceVec"));
+                let got = run_verified(d, "lanes.rise", "kinetic", target, &[file]);
+                assert_close(&got, &kinetic(&pos, &vel), &case("kinetic"));
+            }
+        }
+        // the interpreter reads the files alike
+        let (out, text) = shine(
+            d,
+            &[
+                "eval",
+                "lanes.rise",
+                "--def",
+                "forcesVec",
+                "--input",
+                "pos.npy",
+            ],
+        );
+        assert!(out.status.success(), "{text}");
+        assert_eq!(text.matches('<').count(), n, "n float4 values: {text}");
+        let (out, text) = shine(
+            d,
+            &[
+                "eval",
+                "lanes.rise",
+                "--def",
+                "kinetic",
+                "--input",
+                "pv.npy",
+                "--output",
+                "k.npy",
+            ],
+        );
+        assert!(out.status.success(), "{text}");
+        assert_close(
+            &read(&d.join("k.npy")),
+            &kinetic(&pos, &vel),
+            "eval kinetic",
+        );
     }
 }
 

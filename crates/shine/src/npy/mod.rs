@@ -4,7 +4,9 @@
 //! order. A 0-d array is a scalar. The dtype is a scalar type, or a record of fields (a
 //! *structured array*, `np.dtype([('x', '<f4'), ('y', '<i4')])`): shine reads those as
 //! arrays of tuples ([`read_contents`]) and writes arrays of tuples as them, fields `f0`,
-//! `f1`, … (nested tuples as nested records), packed as numpy packs them by default.
+//! `f1`, … (nested tuples as nested records), packed as numpy packs them by default. An array
+//! of vectors `n.vec[f32, 4]` is a plain array with one more axis of the lanes (`n x 4`), and a
+//! vector inside a tuple a field of that shape (`('f0', '<f4', (4,))`, a numpy subarray).
 //! A result with several parts ([`Output`]) is written as several `.npy` files or as one
 //! `.npz` ([`write_output`]): an uncompressed zip archive of the members `0.npy`, `1.npy`, …,
 //! which `np.load` reads.
@@ -185,17 +187,33 @@ pub enum Dtype {
     Scalar(ScalarType),
     /// A record (a numpy structured dtype): its fields in order, with their names.
     Record(Vec<(String, Dtype)>),
+    /// A field of a fixed shape of scalars (a numpy subarray, `('p', '<f4', (4,))`): its
+    /// shape and scalar type; its elements are leaves, row-major.
+    Subarray(Vec<usize>, ScalarType),
 }
 
 impl Dtype {
-    /// The scalar types of the leaves, in order (nested records flattened).
+    /// The scalar types of the leaves, in order (nested records and subarrays flattened).
     pub fn leaves(&self) -> Vec<ScalarType> {
         match self {
             Dtype::Scalar(t) => vec![*t],
             Dtype::Record(fields) => fields.iter().flat_map(|(_, d)| d.leaves()).collect(),
+            Dtype::Subarray(shape, t) => vec![*t; shape.iter().product()],
+        }
+    }
+
+    /// The number of fields, nested records flattened (a subarray is one field).
+    pub fn fields(&self) -> usize {
+        match self {
+            Dtype::Scalar(_) | Dtype::Subarray(..) => 1,
+            Dtype::Record(fields) => fields.iter().map(|(_, d)| d.fields()).sum(),
         }
     }
 }
+
+/// The most scalars one record of a structured array may hold (its subarrays counted
+/// element by element).
+pub const MAX_RECORD_LEAVES: usize = 1 << 16;
 
 impl std::fmt::Display for Dtype {
     /// numpy's names: `float32`, `[('x', float32), ('y', int32)]`.
@@ -208,10 +226,16 @@ impl std::fmt::Display for Dtype {
                     if i > 0 {
                         f.write_str(", ")?;
                     }
-                    write!(f, "('{name}', {d})")?;
+                    match d {
+                        Dtype::Subarray(shape, t) => {
+                            write!(f, "('{name}', {}, {})", numpy_name(*t), shape_text(shape))?
+                        }
+                        d => write!(f, "('{name}', {d})")?,
+                    }
                 }
                 f.write_str("]")
             }
+            Dtype::Subarray(shape, t) => write!(f, "({}, {})", numpy_name(*t), shape_text(shape)),
         }
     }
 }
@@ -431,12 +455,45 @@ fn record_layout(
                 offset = end;
             }
             npyz::DType::Array(..) => {
-                return Err(format!(
-                    "`{shown}`: the field `{}` is a subarray (`{}`); shine reads structured \
-                     arrays of scalar fields (arrays of tuples)",
-                    field.name,
-                    field.dtype.descr()
-                ))
+                let refuse = |why: &str| {
+                    format!(
+                        "`{shown}`: the field `{}` is a subarray (`{}`) {why}; shine reads \
+                         subarrays of scalars (vectors in tuples)",
+                        field.name,
+                        field.dtype.descr()
+                    )
+                };
+                let mut shape = Vec::new();
+                let mut inner = &field.dtype;
+                while let npyz::DType::Array(n, d) = inner {
+                    shape.push(usize::try_from(*n).unwrap_or(usize::MAX));
+                    inner = d;
+                }
+                let npyz::DType::Plain(ts) = inner else {
+                    return Err(refuse("of records"));
+                };
+                let descr = ts.to_string();
+                let t = type_of_descr(&descr).ok_or_else(|| {
+                    refuse(&format!(
+                        "of dtype `{descr}`, which shine does not support (supported: bool, \
+                         int8..64, uint8..64, float16/32/64, little-endian)"
+                    ))
+                })?;
+                let count = shape
+                    .iter()
+                    .try_fold(1usize, |acc, &d| acc.checked_mul(d))
+                    .filter(|&c| at.len() + c <= MAX_RECORD_LEAVES)
+                    .ok_or_else(|| {
+                        refuse(&format!(
+                            "that makes its records hold more than {MAX_RECORD_LEAVES} scalars"
+                        ))
+                    })?;
+                let size = ts.num_bytes().unwrap_or(0);
+                for k in 0..count {
+                    at.push((offset + k * size, t));
+                }
+                out.push((field.name.clone(), Dtype::Subarray(shape, t)));
+                offset += count * size;
             }
         }
     }
@@ -553,33 +610,53 @@ impl ToNpy for Output {
 }
 
 /// The numpy `descr` of an element type: `'<f4'`, or `[('f0', '<f4'), ('f1', '<i8')]` for a
-/// tuple (indices and naturals as `<i8`).
+/// tuple (indices and naturals as `<i8`; a vector in a tuple as a subarray field,
+/// `('f0', '<f4', (4,))`).
 fn descr_of_elem(elem: &DataType) -> Result<String, String> {
+    let field = |name: &str, t: &DataType| -> Result<String, String> {
+        Ok(match t {
+            DataType::Vector(n, e) => format!("('{name}', {}, ({n},))", descr_of_elem(e)?),
+            t => format!("('{name}', {})", descr_of_elem(t)?),
+        })
+    };
     Ok(match elem {
         DataType::Scalar(t) => format!("'{}'", descr_of(*t)),
         DataType::Index(_) | DataType::NatType => "'<i8'".into(),
-        DataType::Pair(a, b) => format!(
-            "[('f0', {}), ('f1', {})]",
-            descr_of_elem(a)?,
-            descr_of_elem(b)?
-        ),
+        DataType::Pair(a, b) => format!("[{}, {}]", field("f0", a)?, field("f1", b)?),
         other => return Err(format!("`{other}` cannot be an element of an .npy file")),
     })
 }
 
-/// The header of an `.npy` file (format version 1.0, or 2.0 for a header over 64 KiB).
-fn header(array: &Array) -> Result<Vec<u8>, String> {
-    let shape = match array.shape.as_slice() {
-        [] => "()".to_string(),
+/// A shape as numpy writes it: `(3,)`, `(2, 3)`, `()`.
+pub fn shape_text(shape: &[usize]) -> String {
+    match shape {
         [n] => format!("({n},)"),
         dims => {
             let dims: Vec<String> = dims.iter().map(usize::to_string).collect();
             format!("({})", dims.join(", "))
         }
+    }
+}
+
+/// The header of an `.npy` file (format version 1.0, or 2.0 for a header over 64 KiB). An
+/// array of vectors is a plain array with one more axis of the lanes.
+fn header(array: &Array) -> Result<Vec<u8>, String> {
+    let mut shape = array.shape.clone();
+    let elem = match &array.elem {
+        DataType::Vector(n, e) => {
+            let lanes = n
+                .as_cst()
+                .and_then(|c| usize::try_from(c).ok())
+                .ok_or_else(|| format!("the lanes of `{}` are not known", array.elem))?;
+            shape.push(lanes);
+            e
+        }
+        e => e,
     };
     let mut text = format!(
-        "{{'descr': {}, 'fortran_order': False, 'shape': {shape}, }}",
-        descr_of_elem(&array.elem)?
+        "{{'descr': {}, 'fortran_order': False, 'shape': {}, }}",
+        descr_of_elem(elem)?,
+        shape_text(&shape)
     )
     .into_bytes();
     let long = text.len() + 11 > 65535;

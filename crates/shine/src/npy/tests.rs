@@ -65,6 +65,58 @@ fn arrays_of_tuples_are_structured_arrays() {
 }
 
 #[test]
+fn vectors_are_one_more_axis_and_subarray_fields() {
+    let dir = tempfile::tempdir().unwrap();
+    // an array of vectors: a plain array with an axis of the lanes
+    let path = dir.path().join("v.npy");
+    let v4 = DataType::vector(DataType::f32(), 4);
+    let data: Vec<Scalar> = (0..8).map(|i| Scalar::F32(i as f32)).collect();
+    let array = Array {
+        elem: v4.clone(),
+        shape: vec![2],
+        data: data.clone(),
+    };
+    write(&path, &array).unwrap();
+    let plain = read(&path).unwrap();
+    assert_eq!(
+        (plain.shape.as_slice(), plain.elem),
+        (&[2, 4][..], ScalarType::F32)
+    );
+    assert_eq!(plain.data, data);
+    // a vector in a tuple: a subarray field, read back as its lanes
+    let path = dir.path().join("p.npy");
+    let elem = DataType::pair(
+        DataType::Scalar(ScalarType::I8),
+        DataType::vector(DataType::Scalar(ScalarType::F64), 2),
+    );
+    let array = Array {
+        elem,
+        shape: vec![1],
+        data: vec![Scalar::I8(-2), Scalar::F64(0.5), Scalar::F64(1.5)],
+    };
+    write(&path, &array).unwrap();
+    let text = String::from_utf8_lossy(&std::fs::read(&path).unwrap()[..128]).into_owned();
+    assert!(
+        text.contains("'descr': [('f0', '|i1'), ('f1', '<f8', (2,))]"),
+        "{text}"
+    );
+    let back = read_contents(&path).unwrap();
+    assert_eq!(
+        back.dtype,
+        Dtype::Record(vec![
+            ("f0".into(), Dtype::Scalar(ScalarType::I8)),
+            ("f1".into(), Dtype::Subarray(vec![2], ScalarType::F64)),
+        ])
+    );
+    assert_eq!(
+        back.dtype.to_string(),
+        "[('f0', int8), ('f1', float64, (2,))]"
+    );
+    assert_eq!(back.dtype.fields(), 2);
+    assert_eq!(back.data, array.data);
+}
+
+#[test]
 fn outputs_are_one_file_per_part_or_one_npz() {
     let ty = DataType::pair(
         DataType::array(3, DataType::f32()),
