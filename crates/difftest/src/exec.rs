@@ -160,6 +160,9 @@ pub struct Front {
     pub inputs: Vec<Input>,
     /// The interpreter's result (or why it refused).
     pub expected: Result<Flat, String>,
+    /// The bytes of the result as the code writes it (from its type, so that code that
+    /// runs where the interpreter refuses writes into a buffer of the right size).
+    pub output_bytes: usize,
     checked: rise::infer::CheckedProgram,
 }
 
@@ -268,7 +271,16 @@ pub fn front(case: &Case) -> Result<Front, Outcome> {
         let instance = rise::infer::instantiate_def(&checked, &case.name, &types, &case.sizes)
             .map_err(|d| Outcome::IllTyped(format!("instantiate: {}", d.message)))?;
         let expected = reference(&instance, &inputs);
+        let output_bytes = match &instance.result {
+            rise::Type::Data(t) => interp::flat_layout(t)
+                .map(|(shape, elem)| {
+                    shape.iter().product::<usize>() * (elem.bits() as usize).div_ceil(8)
+                })
+                .unwrap_or(0),
+            _ => 0,
+        };
         Ok(Front {
+            output_bytes,
             inputs,
             expected,
             checked,
@@ -346,11 +358,9 @@ pub fn to_bytes(flat: &Flat) -> Vec<u8> {
     flat.to_ne_bytes()
 }
 
-/// An output buffer for `expected`'s layout, filled with a marker so that unwritten elements
-/// show.
-pub fn output_for(expected: &Flat) -> runtime::Buffer {
-    let len = to_bytes(expected).len();
-    runtime::Buffer::from_bytes(&vec![0xA5; len])
+/// An output buffer of `len` bytes, filled with a marker so that unwritten elements show.
+pub fn output_for(len: usize) -> runtime::Buffer {
+    runtime::Buffer::from_bytes(&vec![0xA5; len.max(1)])
 }
 
 /// Compares the bytes the code wrote with the interpreter's result: integers exactly,

@@ -81,17 +81,19 @@ fn judge(front: &Front, got: Result<Vec<u8>, runtime::RuntimeError>) -> Outcome 
 }
 
 /// The input buffers of a run (indices `index_bytes` wide) and its output buffer, filled
-/// with the marker of [`exec::output_for`] (64 bytes where the interpreter has no result).
+/// with the marker of [`exec::output_for`]: as large as the result type says also where the
+/// interpreter has no result (the code may write all of it before it stops on an error).
 fn run_buffers(front: &Front, index_bytes: usize) -> (Vec<runtime::Buffer>, runtime::Buffer) {
     let inputs = front
         .inputs
         .iter()
         .map(|i| runtime::Buffer::from_bytes(&i.bytes(index_bytes)))
         .collect();
-    let output = match &front.expected {
-        Ok(e) => exec::output_for(e),
-        Err(_) => runtime::Buffer::zeroed(64),
+    let len = match &front.expected {
+        Ok(e) => exec::to_bytes(e).len(),
+        Err(_) => front.output_bytes,
     };
+    let output = exec::output_for(len);
     (inputs, output)
 }
 
