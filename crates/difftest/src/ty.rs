@@ -135,23 +135,13 @@ impl Ty {
     }
 
     /// Whether values of this type can be a buffer of scalars or of indices (an input; the
-    /// result when it holds no indices, see [`Ty::holds_indices`]).
+    /// generator's results are never indices).
     pub fn is_flat(&self) -> bool {
         match self {
             Ty::S(s) => *s != Scalar::Bool,
             Ty::Idx(_) => true,
             Ty::Arr(_, e) => e.is_flat(),
             Ty::Nat | Ty::Vec(..) | Ty::Pair(..) => false,
-        }
-    }
-
-    /// Whether the type holds indices (`idx[n]`) somewhere.
-    pub fn holds_indices(&self) -> bool {
-        match self {
-            Ty::Idx(_) => true,
-            Ty::Arr(_, e) => e.holds_indices(),
-            Ty::Pair(a, b) => a.holds_indices() || b.holds_indices(),
-            Ty::S(_) | Ty::Nat | Ty::Vec(..) => false,
         }
     }
 
@@ -216,7 +206,7 @@ mod tests {
         let n = Size::var(0);
         let is = Ty::arr(n.clone(), Ty::Idx(n.add(&Size::cst(1))));
         assert_eq!(is.to_string(), "n.idx[(n+1)]");
-        assert!(is.is_flat() && is.holds_indices());
+        assert!(is.is_flat());
         assert_eq!(is.sizes().len(), 2);
         let v = Ty::arr(Size::cst(3), Ty::Vec(Scalar::F32, 4));
         assert_eq!(v.to_string(), "3.vec[f32, 4]");
