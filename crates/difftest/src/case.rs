@@ -168,6 +168,8 @@ fn max_node(n: &crate::ast::Node, vals: &[i64]) -> i64 {
 fn concrete(t: &Ty, vals: &[i64]) -> String {
     match t {
         Ty::S(s) => s.name().to_string(),
+        Ty::Idx(n) => format!("idx[{}]", n.eval(vals)),
+        Ty::Nat | Ty::Vec(..) => t.to_string(),
         Ty::Arr(n, e) => format!("{}.{}", n.eval(vals), concrete(e, vals)),
         Ty::Pair(a, b) => format!("({}, {})", concrete(a, vals), concrete(b, vals)),
     }

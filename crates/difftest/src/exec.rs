@@ -93,12 +93,76 @@ impl Outcome {
     }
 }
 
+/// One input of a case: its scalars, row-major, and for an array of indices (`k.idx[n]`)
+/// the bound `n` (then the scalars are `i64` values in `0..n`).
+#[derive(Clone, Debug)]
+pub struct Input {
+    /// The scalars and the shape.
+    pub flat: Flat,
+    /// The bound of the indices, for an array of `idx[n]`.
+    pub index_bound: Option<i64>,
+}
+
+impl Input {
+    /// The input's RISE type.
+    pub fn data_type(&self) -> DataType {
+        let mut t = match self.index_bound {
+            Some(n) => DataType::Index(arith::Nat::cst(n)),
+            None => DataType::Scalar(self.flat.elem),
+        };
+        for &n in self.flat.shape.iter().rev() {
+            t = DataType::Array(arith::Nat::cst(n as i64), std::sync::Arc::new(t));
+        }
+        t
+    }
+
+    /// The interpreter's value of the input (indices as index values).
+    pub fn value(&self) -> Result<Value, String> {
+        let v = Value::from_flat(self.flat.elem, &self.flat.shape, self.flat.data.clone())
+            .map_err(|e| e.message)?;
+        Ok(match self.index_bound {
+            Some(bound) => as_indices(&v, bound),
+            None => v,
+        })
+    }
+
+    /// The bytes of the input as generated code reads it: indices as the code's index
+    /// type, `index_bytes` wide (8 in C and OpenMP; 4 in the OpenCL runs, which use 32-bit
+    /// indices).
+    pub fn bytes(&self, index_bytes: usize) -> Vec<u8> {
+        match self.index_bound {
+            Some(_) if index_bytes == 4 => self
+                .flat
+                .data
+                .iter()
+                .flat_map(|s| (s.as_i128().unwrap_or(0) as i32).to_ne_bytes())
+                .collect(),
+            _ => to_bytes(&self.flat),
+        }
+    }
+}
+
+/// The `i64` scalars of `v` as indices below `bound`.
+fn as_indices(v: &Value, bound: i64) -> Value {
+    match v {
+        Value::Array(xs) => Value::array(xs.iter().map(|x| as_indices(x, bound)).collect()),
+        Value::Scalar(s) => Value::Index {
+            index: s.as_i128().unwrap_or(0) as i64,
+            bound,
+        },
+        other => other.clone(),
+    }
+}
+
 /// A case through the front end and the interpreter, ready for code.
 pub struct Front {
     /// The inputs.
-    pub inputs: Vec<Flat>,
+    pub inputs: Vec<Input>,
     /// The interpreter's result (or why it refused).
     pub expected: Result<Flat, String>,
+    /// The bytes of the result as the code writes it (from its type, so that code that
+    /// runs where the interpreter refuses writes into a buffer of the right size).
+    pub output_bytes: usize,
     checked: rise::infer::CheckedProgram,
 }
 
@@ -115,8 +179,10 @@ fn guarded<T>(what: &str, f: impl FnOnce() -> Result<T, Outcome>) -> Result<T, O
         .unwrap_or_else(|p| Err(Outcome::Panic(format!("{what}: {}", panic_text(p)))))
 }
 
-/// The inputs of a case, from its seed.
-pub fn inputs(case: &Case) -> Result<Vec<Flat>, Outcome> {
+/// The inputs of a case, from its seed. An array of indices `k.idx[n]` holds values in
+/// `0..n`: a permutation when it is one-dimensional and `k = n` (so that `scatter` of it
+/// writes every position once), else uniform.
+pub fn inputs(case: &Case) -> Result<Vec<Input>, Outcome> {
     let mut rng = rng::seeded(case.input_seed);
     case.inputs
         .iter()
@@ -126,6 +192,9 @@ pub fn inputs(case: &Case) -> Result<Vec<Flat>, Outcome> {
             let data = ty
                 .as_data()
                 .ok_or_else(|| Outcome::IllTyped(format!("input type {t} is not data")))?;
+            if let Some(input) = index_input(data, &mut rng) {
+                return input;
+            }
             let (shape, elem) =
                 interp::flat_layout(data).map_err(|e| Outcome::IllTyped(e.message))?;
             let name = t.rsplit('.').next().unwrap_or("f32");
@@ -148,9 +217,46 @@ pub fn inputs(case: &Case) -> Result<Vec<Flat>, Outcome> {
                 })
                 .collect::<Result<Vec<_>, String>>()
                 .map_err(Outcome::IllTyped)?;
-            Ok(Flat { elem, shape, data })
+            Ok(Input {
+                flat: Flat { elem, shape, data },
+                index_bound: None,
+            })
         })
         .collect()
+}
+
+/// The input of an array of indices (see [`inputs`]); `None` for other types.
+fn index_input(ty: &DataType, rng: &mut splitmix::SplitMix64) -> Option<Result<Input, Outcome>> {
+    let mut shape = Vec::new();
+    let mut t = ty;
+    while let DataType::Array(n, e) = t {
+        shape.push(n.as_cst()? as usize);
+        t = e;
+    }
+    let DataType::Index(n) = t else { return None };
+    let Some(bound) = n.as_cst().filter(|&b| b >= 1) else {
+        return Some(Err(Outcome::IllTyped(format!(
+            "input type {ty}: bad bound"
+        ))));
+    };
+    let count: usize = shape.iter().product();
+    let values: Vec<i64> = if shape.len() == 1 && count as i64 == bound {
+        let mut p: Vec<i64> = (0..bound).collect();
+        for i in (1..p.len()).rev() {
+            p.swap(i, rng.range(0, i as i64) as usize);
+        }
+        p
+    } else {
+        (0..count).map(|_| rng.range(0, bound - 1)).collect()
+    };
+    Some(Ok(Input {
+        flat: Flat {
+            elem: ScalarType::I64,
+            shape,
+            data: values.into_iter().map(Scalar::I64).collect(),
+        },
+        index_bound: Some(bound),
+    }))
 }
 
 /// Parses and checks a case's program, makes its inputs and runs the interpreter.
@@ -161,20 +267,20 @@ pub fn front(case: &Case) -> Result<Front, Outcome> {
         let checked = rise::infer::check_program(&program)
             .map_err(|d| Outcome::IllTyped(format!("{}: {:?}", d.message, d.notes)))?;
         let inputs = inputs(case)?;
-        let types: Vec<DataType> = inputs
-            .iter()
-            .map(|f| {
-                let mut t = DataType::Scalar(f.elem);
-                for &n in f.shape.iter().rev() {
-                    t = DataType::Array(arith::Nat::cst(n as i64), std::sync::Arc::new(t));
-                }
-                t
-            })
-            .collect();
+        let types: Vec<DataType> = inputs.iter().map(Input::data_type).collect();
         let instance = rise::infer::instantiate_def(&checked, &case.name, &types, &case.sizes)
             .map_err(|d| Outcome::IllTyped(format!("instantiate: {}", d.message)))?;
         let expected = reference(&instance, &inputs);
+        let output_bytes = match &instance.result {
+            rise::Type::Data(t) => interp::flat_layout(t)
+                .map(|(shape, elem)| {
+                    shape.iter().product::<usize>() * (elem.bits() as usize).div_ceil(8)
+                })
+                .unwrap_or(0),
+            _ => 0,
+        };
         Ok(Front {
+            output_bytes,
             inputs,
             expected,
             checked,
@@ -182,12 +288,16 @@ pub fn front(case: &Case) -> Result<Front, Outcome> {
     })
 }
 
-fn reference(instance: &rise::infer::Instance, inputs: &[Flat]) -> Result<Flat, String> {
+/// The interpreter's result; foreign functions run compiled by the system C compiler
+/// (`cc`), as `shine eval` runs them.
+fn reference(instance: &rise::infer::Instance, inputs: &[Input]) -> Result<Flat, String> {
     let values = inputs
         .iter()
-        .map(|f| Value::from_flat(f.elem, &f.shape, f.data.clone()).map_err(|e| e.message))
+        .map(Input::value)
         .collect::<Result<Vec<_>, _>>()?;
-    let function = interp::eval(&instance.expr).map_err(|e| e.message)?;
+    let foreign = shine::foreign::CEvaluator::for_expr(&instance.expr, "cc");
+    let function =
+        interp::eval_with_foreign(&instance.expr, &[], foreign).map_err(|e| e.message)?;
     let result = if values.is_empty() {
         function
     } else {
@@ -248,11 +358,9 @@ pub fn to_bytes(flat: &Flat) -> Vec<u8> {
     flat.to_ne_bytes()
 }
 
-/// An output buffer for `expected`'s layout, filled with a marker so that unwritten elements
-/// show.
-pub fn output_for(expected: &Flat) -> runtime::Buffer {
-    let len = to_bytes(expected).len();
-    runtime::Buffer::from_bytes(&vec![0xA5; len])
+/// An output buffer of `len` bytes, filled with a marker so that unwritten elements show.
+pub fn output_for(len: usize) -> runtime::Buffer {
+    runtime::Buffer::from_bytes(&vec![0xA5; len.max(1)])
 }
 
 /// Compares the bytes the code wrote with the interpreter's result: integers exactly,

@@ -1,6 +1,11 @@
 //! Type-directed generation of random, well-typed RISE definitions: pick a result type,
 //! build an expression of it from the productions below, inventing inputs where a leaf
-//! array is needed.
+//! array is needed. The productions of issue 14's primitives (gather, scatter, run-time
+//! indices, vectors, foreign functions) are in [`prims`].
+
+mod prims;
+
+pub use prims::{Foreign, FMAXF_IN_FOREIGN_BODIES};
 
 use crate::ast::Node;
 use crate::size::Size;
@@ -24,6 +29,8 @@ pub struct Def {
     pub inputs: Vec<(String, Ty)>,
     /// The body.
     pub body: Node,
+    /// The foreign functions it declares (before the definition).
+    pub foreign: Vec<Foreign>,
 }
 
 impl Def {
@@ -42,8 +49,9 @@ impl Def {
             sig.push_str(&format!("{t} -> "));
         }
         let params: Vec<&str> = self.inputs.iter().map(|(n, _)| n.as_str()).collect();
+        let foreign: String = self.foreign.iter().map(Foreign::declaration).collect();
         format!(
-            "def {name} : {sig}{} =\n  fun {} =>\n  {}\n",
+            "{foreign}def {name} : {sig}{} =\n  fun {} =>\n  {}\n",
             self.body.ty,
             params.join(" "),
             self.body.print()
@@ -57,6 +65,11 @@ pub struct Gen<'r> {
     symbolic: bool,
     inputs: Vec<(String, Ty)>,
     fresh: usize,
+    /// The foreign functions declared so far.
+    foreign: Vec<Foreign>,
+    /// The size variables that program text mentions outside any type (`natType`
+    /// expressions of sizes).
+    text_vars: Vec<u8>,
 }
 
 const MAX_INPUTS: usize = 4;
@@ -70,6 +83,8 @@ impl<'r> Gen<'r> {
             symbolic,
             inputs: vec![],
             fresh: 0,
+            foreign: vec![],
+            text_vars: vec![],
         };
         let result = g.result_type();
         let depth = g.rng.range(2, 5) as u32;
@@ -90,12 +105,14 @@ impl<'r> Gen<'r> {
             })
             .collect();
         collect_body_vars(&body, &mut vars);
+        vars.extend(&g.text_vars);
         vars.sort_unstable();
         vars.dedup();
         Def {
             vars,
             inputs: g.inputs,
             body,
+            foreign: g.foreign,
         }
     }
 
@@ -132,9 +149,10 @@ impl<'r> Gen<'r> {
     /// A random element type for intermediate arrays.
     fn elem(&mut self) -> Ty {
         let s = Ty::S(self.scalar());
-        match self.rng.range(0, 9) {
+        match self.rng.range(0, 10) {
             0 => Ty::pair(s, Ty::S(self.scalar())),
             1 => Ty::arr(Size::cst(self.rng.range(1, 4)), s),
+            2 => self.vec_ty(),
             _ => s,
         }
     }
@@ -157,6 +175,9 @@ impl<'r> Gen<'r> {
             Ty::S(s) => self.gen_scalar(*s, t, env, d),
             Ty::Pair(a, b) => self.gen_pair(a, b, t, env, d),
             Ty::Arr(n, e) => self.gen_array(n, e, t, env, d),
+            Ty::Idx(k) => self.gen_index(k, env, d),
+            Ty::Nat => self.gen_nat(env, d),
+            Ty::Vec(s, k) => self.gen_vec(*s, *k, env, d),
         }
     }
 
@@ -175,6 +196,13 @@ impl<'r> Gen<'r> {
                 let y = self.gen(b, env, 0);
                 Node::op(t.clone(), "($0, $1)", vec![x, y])
             }
+            Ty::Idx(k) => Node::leaf(t.clone(), format!("(natAsIndex {k} (0 : natType))"), vec![]),
+            Ty::Nat => Node::leaf(
+                t.clone(),
+                format!("({} : natType)", self.rng.range(0, 4)),
+                vec![],
+            ),
+            Ty::Vec(s, k) => self.vec_literal(*s, *k),
             _ if t.is_flat() && self.inputs.len() < MAX_INPUTS => {
                 let name = format!("x{}", self.inputs.len());
                 self.inputs.push((name.clone(), t.clone()));
@@ -228,7 +256,7 @@ impl<'r> Gen<'r> {
             let op = *self.rng.pick(&["($0 < $1)", "($0 > $1)", "($0 == $1)"]);
             return Node::op(t.clone(), op, vec![a, b]);
         }
-        match self.rng.range(0, 21) {
+        match self.rng.range(0, 25) {
             0..=5 => {
                 let a = self.gen(t, env, d);
                 if self.rng.chance(15) {
@@ -298,6 +326,12 @@ impl<'r> Gen<'r> {
                     .collect();
                 Node::op(t.clone(), f, kids)
             }
+            21 => self.lane(s, env, d),
+            22 => self.run_time_idx(t, env, d),
+            23 => match self.foreign_call(s, env, d) {
+                Some(call) => call,
+                None => self.gen(t, env, d.saturating_sub(1)),
+            },
             _ => self.gen(t, env, d.saturating_sub(1)),
         }
     }
@@ -374,7 +408,7 @@ impl<'r> Gen<'r> {
     }
 
     fn try_array(&mut self, n: &Size, e: &Ty, t: &Ty, env: &[Entry], d: u32) -> Option<Node> {
-        let k = self.rng.range(0, 29);
+        let k = self.rng.range(0, 33);
         Some(match k {
             0..=6 => {
                 let from = self.elem();
@@ -410,6 +444,11 @@ impl<'r> Gen<'r> {
             11 => {
                 let i = self.name("i");
                 let mut inner = env.to_vec();
+                inner.push(Entry {
+                    text: i.clone(),
+                    ty: Ty::Idx(n.clone()),
+                    uses: vec![i.clone()],
+                });
                 for en in env {
                     if let Ty::Arr(m, el) = &en.ty {
                         if m == n {
@@ -564,6 +603,8 @@ impl<'r> Gen<'r> {
                 )
             }
             26 | 27 => self.reduction(t, env, d),
+            29 | 30 => self.gather(n, e, t, env, d),
+            31 | 32 => self.scatter(n, e, t, env, d),
             28 => {
                 let Ty::S(_) = e else { return None };
                 let from = self.elem();

@@ -94,6 +94,29 @@ impl Size {
         self.0.values().sum()
     }
 
+    /// The size as a `natType` expression (`(n + (2 : natType))`): in an expression an
+    /// integer literal is an `int`, so every constant is annotated.
+    pub fn nat_expr(&self) -> String {
+        let terms: Vec<String> = self
+            .0
+            .iter()
+            .rev()
+            .map(|(m, c)| {
+                let mut factors: Vec<String> =
+                    m.iter().map(|&v| VARS[v as usize].to_string()).collect();
+                if *c != 1 || factors.is_empty() {
+                    factors.insert(0, format!("({c} : natType)"));
+                }
+                factors.join(" * ")
+            })
+            .collect();
+        match terms.len() {
+            0 => "(0 : natType)".into(),
+            1 if !terms[0].contains(" * ") => terms[0].clone(),
+            _ => format!("({})", terms.join(" + ")),
+        }
+    }
+
     /// The indices of the variables it uses.
     pub fn vars(&self) -> impl Iterator<Item = u8> + '_ {
         self.0.keys().flatten().copied()
@@ -149,5 +172,10 @@ mod tests {
         assert_eq!(n.to_string(), "n");
         assert_eq!(Size::cst(7).to_string(), "7");
         assert_eq!(n.mul(&m).min_value(), 1);
+        assert_eq!(n.nat_expr(), "n");
+        assert_eq!(Size::cst(3).nat_expr(), "(3 : natType)");
+        assert_eq!(Size::cst(0).nat_expr(), "(0 : natType)");
+        assert_eq!(s.nat_expr(), "((4 : natType) * n + (3 : natType))");
+        assert_eq!(n.mul(&m).add(&n).nat_expr(), "(n * m + n)");
     }
 }

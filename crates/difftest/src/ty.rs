@@ -105,11 +105,18 @@ impl Scalar {
     }
 }
 
-/// A data type: a scalar, an array or a pair.
+/// A data type: a scalar, an index, a run-time natural number, a vector, an array or a
+/// pair.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Ty {
     /// A scalar.
     S(Scalar),
+    /// `idx[n]`: an index below `n` (inputs of indices hold values in range).
+    Idx(Size),
+    /// `natType`: a natural number computed at run time.
+    Nat,
+    /// `vec[s, k]`: a vector of `k` lanes.
+    Vec(Scalar, i64),
     /// `n.t`
     Arr(Size, Box<Ty>),
     /// `(s, t)`
@@ -127,28 +134,31 @@ impl Ty {
         Ty::Pair(Box::new(a), Box::new(b))
     }
 
-    /// Whether values of this type can be a buffer of scalars (an input or the result).
+    /// Whether values of this type can be a buffer of scalars or of indices (an input; the
+    /// generator's results are never indices).
     pub fn is_flat(&self) -> bool {
         match self {
             Ty::S(s) => *s != Scalar::Bool,
+            Ty::Idx(_) => true,
             Ty::Arr(_, e) => e.is_flat(),
-            Ty::Pair(..) => false,
+            Ty::Nat | Ty::Vec(..) | Ty::Pair(..) => false,
         }
     }
 
-    /// The innermost scalar type, when there are no pairs.
+    /// The innermost scalar type, when there are no pairs (nor indices or vectors).
     pub fn scalar(&self) -> Option<Scalar> {
         match self {
             Ty::S(s) => Some(*s),
             Ty::Arr(_, e) => e.scalar(),
-            Ty::Pair(..) => None,
+            Ty::Idx(_) | Ty::Nat | Ty::Vec(..) | Ty::Pair(..) => None,
         }
     }
 
     /// The number of scalars of a value at the given size values.
     pub fn count(&self, vals: &[i64]) -> i64 {
         match self {
-            Ty::S(_) => 1,
+            Ty::S(_) | Ty::Idx(_) | Ty::Nat => 1,
+            Ty::Vec(_, k) => *k,
             Ty::Arr(n, e) => n.eval(vals).saturating_mul(e.count(vals)),
             Ty::Pair(a, b) => a.count(vals).saturating_add(b.count(vals)),
         }
@@ -157,7 +167,8 @@ impl Ty {
     /// Every size in the type.
     pub fn sizes(&self) -> Vec<&Size> {
         match self {
-            Ty::S(_) => vec![],
+            Ty::S(_) | Ty::Nat | Ty::Vec(..) => vec![],
+            Ty::Idx(n) => vec![n],
             Ty::Arr(n, e) => std::iter::once(n).chain(e.sizes()).collect(),
             Ty::Pair(a, b) => a.sizes().into_iter().chain(b.sizes()).collect(),
         }
@@ -168,6 +179,9 @@ impl fmt::Display for Ty {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Ty::S(s) => write!(f, "{}", s.name()),
+            Ty::Idx(n) => write!(f, "idx[{n}]"),
+            Ty::Nat => write!(f, "natType"),
+            Ty::Vec(s, k) => write!(f, "vec[{}, {k}]", s.name()),
             Ty::Arr(n, e) => write!(f, "{n}.{e}"),
             Ty::Pair(a, b) => write!(f, "({a}, {b})"),
         }
@@ -189,5 +203,14 @@ mod tests {
         assert_eq!(Scalar::F32.literal(3), "0.75f");
         assert_eq!(Scalar::U16.literal(7), "7u16");
         assert_eq!(Scalar::F64.literal(8), "2.0");
+        let n = Size::var(0);
+        let is = Ty::arr(n.clone(), Ty::Idx(n.add(&Size::cst(1))));
+        assert_eq!(is.to_string(), "n.idx[(n+1)]");
+        assert!(is.is_flat());
+        assert_eq!(is.sizes().len(), 2);
+        let v = Ty::arr(Size::cst(3), Ty::Vec(Scalar::F32, 4));
+        assert_eq!(v.to_string(), "3.vec[f32, 4]");
+        assert_eq!(v.count(&[1, 1]), 12);
+        assert!(!v.is_flat() && !Ty::Nat.is_flat());
     }
 }

@@ -80,18 +80,20 @@ fn judge(front: &Front, got: Result<Vec<u8>, runtime::RuntimeError>) -> Outcome 
     }
 }
 
-/// The input buffers of a run and its output buffer, filled with the marker of
-/// [`exec::output_for`] (64 bytes where the interpreter has no result).
-fn run_buffers(front: &Front) -> (Vec<runtime::Buffer>, runtime::Buffer) {
+/// The input buffers of a run (indices `index_bytes` wide) and its output buffer, filled
+/// with the marker of [`exec::output_for`]: as large as the result type says also where the
+/// interpreter has no result (the code may write all of it before it stops on an error).
+fn run_buffers(front: &Front, index_bytes: usize) -> (Vec<runtime::Buffer>, runtime::Buffer) {
     let inputs = front
         .inputs
         .iter()
-        .map(|f| runtime::Buffer::from_bytes(&exec::to_bytes(f)))
+        .map(|i| runtime::Buffer::from_bytes(&i.bytes(index_bytes)))
         .collect();
-    let output = match &front.expected {
-        Ok(e) => exec::output_for(e),
-        Err(_) => runtime::Buffer::zeroed(64),
+    let len = match &front.expected {
+        Ok(e) => exec::to_bytes(e).len(),
+        Err(_) => front.output_bytes,
     };
+    let output = exec::output_for(len);
     (inputs, output)
 }
 
@@ -187,7 +189,8 @@ fn run_one_c(
 ) -> Outcome {
     let mut sizes = vec![slot as i64];
     sizes.extend(values);
-    let (buffers, mut output) = run_buffers(front);
+    // C indices are 64 bits wide
+    let (buffers, mut output) = run_buffers(front, 8);
     let refs: Vec<&runtime::Buffer> = buffers.iter().collect();
     emit(out, format!("B\t{idx}\t{}", t.name()));
     let got = module
@@ -268,7 +271,8 @@ fn run_opencl(
             let values = exec::size_values(case, &m.sizes)?;
             let (launches, temps) =
                 exec::opencl_plan(m, &values, front.inputs.len(), dev.max_work_group_size())?;
-            let (buffers, mut output) = run_buffers(front);
+            // built without SHINE_INDEX_64: 32-bit indices
+            let (buffers, mut output) = run_buffers(front, 4);
             let refs: Vec<&runtime::Buffer> = buffers.iter().collect();
             emit(out, format!("B\t{idx}\t{}", t.name()));
             // the status flag, where the kernels have one, is the last temporary
