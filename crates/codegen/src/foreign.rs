@@ -19,6 +19,60 @@ use crate::error::{unsupported, CodegenError};
 use crate::names::NameSet;
 use crate::Target;
 
+/// C99's `<math.h>` functions that OpenCL C has under the same name, overloaded for `float`
+/// and `double` (OpenCL 1.2, 6.12.2), where C spells the `float` one `NAMEf`.
+const FLOAT_MATH_FUNCTIONS: &[&str] = &[
+    "acos",
+    "acosh",
+    "asin",
+    "asinh",
+    "atan",
+    "atan2",
+    "atanh",
+    "cbrt",
+    "ceil",
+    "copysign",
+    "cos",
+    "cosh",
+    "erf",
+    "erfc",
+    "exp",
+    "exp2",
+    "expm1",
+    "fabs",
+    "fdim",
+    "floor",
+    "fma",
+    "fmax",
+    "fmin",
+    "fmod",
+    "frexp",
+    "hypot",
+    "ilogb",
+    "ldexp",
+    "lgamma",
+    "log",
+    "log10",
+    "log1p",
+    "log2",
+    "logb",
+    "modf",
+    "nan",
+    "nextafter",
+    "pow",
+    "remainder",
+    "remquo",
+    "rint",
+    "round",
+    "sin",
+    "sinh",
+    "sqrt",
+    "tan",
+    "tanh",
+    "tgamma",
+    "trunc",
+];
+
 /// The foreign functions a program calls and their C names.
 #[derive(Clone, Debug, Default)]
 pub struct Foreign {
@@ -100,8 +154,40 @@ impl Foreign {
 
     /// What a module with foreign functions adds before them, so that one body compiles on
     /// every target: C's `<math.h>` (the interpreter's helper includes it too); in OpenCL
-    /// and CUDA, which have no `<stdint.h>`, the fixed-width integer types C bodies use.
+    /// and CUDA, which have no `<stdint.h>`, the fixed-width integer types C bodies use; in
+    /// OpenCL, which spells `<math.h>`'s `float` functions without their `f` (`fmax` is
+    /// overloaded), a macro for each such name a body uses (`#define fmaxf fmax`). CUDA has
+    /// the `f` names.
     pub fn prelude(&self, target: Target) -> (Vec<String>, Vec<String>) {
+        let (includes, mut lines) = self.types_prelude(target);
+        if target == Target::OpenCl {
+            lines.extend(
+                self.float_math_names_used()
+                    .map(|f| format!("#define {f}f {f}")),
+            );
+        }
+        (includes, lines)
+    }
+
+    /// The `<math.h>` functions whose `float` form (`NAMEf`) a body uses, by their
+    /// overloaded OpenCL name, each once, in the order of [`FLOAT_MATH_FUNCTIONS`].
+    fn float_math_names_used(&self) -> impl Iterator<Item = &'static str> + '_ {
+        let words: std::collections::BTreeSet<&str> = self
+            .funs
+            .iter()
+            .flat_map(|(f, _)| {
+                f.body
+                    .split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+            })
+            .collect();
+        FLOAT_MATH_FUNCTIONS
+            .iter()
+            .copied()
+            .filter(move |f| words.contains(format!("{f}f").as_str()))
+    }
+
+    /// [`Foreign::prelude`]'s includes and fixed-width integer types.
+    fn types_prelude(&self, target: Target) -> (Vec<String>, Vec<String>) {
         if self.is_empty() {
             return (Vec::new(), Vec::new());
         }
@@ -145,5 +231,42 @@ impl Foreign {
             f.result == rise::ScalarType::F64
                 || f.params.iter().any(|(_, t)| *t == rise::ScalarType::F64)
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn foreign(body: &str) -> Foreign {
+        let f = ForeignFun {
+            name: "g".into(),
+            params: vec![("x".into(), rise::ScalarType::F32)],
+            result: rise::ScalarType::F32,
+            body: body.into(),
+            span: Default::default(),
+        };
+        Foreign {
+            funs: vec![(Arc::new(f), "g".into())],
+            by_name: BTreeMap::new(),
+        }
+    }
+
+    #[test]
+    fn opencl_maps_the_float_math_names_a_body_uses() {
+        // `myfabsf` is no math name, `fabs` needs no mapping
+        let f = foreign("return fmaxf(sqrtf(x), 1.0f) + myfabsf(x) + fabs(x);");
+        let (_, lines) = f.prelude(Target::OpenCl);
+        let defines: Vec<&str> = lines
+            .iter()
+            .map(String::as_str)
+            .filter(|l| l.starts_with("#define"))
+            .collect();
+        assert_eq!(defines, ["#define fmaxf fmax", "#define sqrtf sqrt"]);
+        // C and CUDA have the `f` names
+        for target in [Target::C, Target::OpenMp, Target::Cuda] {
+            let (_, lines) = f.prelude(target);
+            assert!(!lines.iter().any(|l| l.starts_with("#define")), "{target}");
+        }
     }
 }

@@ -5,7 +5,7 @@
 
 mod prims;
 
-pub use prims::{Foreign, FMAXF_IN_FOREIGN_BODIES};
+pub use prims::Foreign;
 
 use crate::ast::Node;
 use crate::size::Size;

@@ -93,9 +93,8 @@ regressions! {
     /// the result type.
     scatter_collision_rows_opencl = "scatter-collision-rows-opencl";
     /// A foreign function whose body calls `fmaxf` (in `<math.h>`, which the README allows in
-    /// foreign bodies): the body is emitted verbatim into OpenCL C, which has no `fmaxf`, and
-    /// the program does not build ("use of undeclared identifier 'fmaxf'"); C passes. The
-    /// generator's `FMAXF_IN_FOREIGN_BODIES` is off until OpenCL code maps these names.
-    #[ignore = "OpenCL has no fmaxf: foreign bodies calling <math.h>'s f-suffixed functions"]
+    /// foreign bodies): the body was emitted verbatim into OpenCL C, which has no `fmaxf`, and
+    /// the program did not build ("use of undeclared identifier 'fmaxf'"); C passed. OpenCL
+    /// code now defines each such name a body uses as OpenCL's overloaded one.
     foreign_fmaxf_opencl = "foreign-fmaxf-opencl";
 }

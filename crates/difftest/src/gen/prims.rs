@@ -12,14 +12,6 @@ use crate::ast::Node;
 use crate::size::Size;
 use crate::ty::{Scalar, Ty};
 
-/// Whether generated foreign bodies call `fmaxf` for `f32` (else `fmax`, which C and
-/// OpenCL both have). OFF because of a compiler defect: a foreign body is emitted verbatim
-/// into OpenCL C, which has no `fmaxf` (nor `fminf`, `sqrtf`, ...: `<math.h>`'s `f`
-/// variants), so the OpenCL program does not build ("use of undeclared identifier
-/// 'fmaxf'"), although the README allows `<math.h>` in foreign bodies. Turn it on once
-/// OpenCL code maps those names.
-pub const FMAXF_IN_FOREIGN_BODIES: bool = false;
-
 /// At most this many foreign functions per program.
 const MAX_FOREIGN: usize = 2;
 
@@ -354,7 +346,7 @@ impl Gen<'_> {
     }
 
     /// A C body over `x` (and `y` when `arity` is 2) computing a `s`: arithmetic, a
-    /// conditional, the larger one (`fmax`), or statements (a local and an `if`). Integer
+    /// conditional, the larger one (`fmaxf`, `fmax`), or statements (a local and an `if`). Integer
     /// arithmetic is unsigned (wrap-around is defined) and converted back.
     fn foreign_body(&mut self, s: Scalar, arity: usize) -> String {
         let c = c_type(s);
@@ -363,11 +355,8 @@ impl Gen<'_> {
         if s.is_float() {
             let a = c_float(s, self.rng.range(1, 8) as u64);
             let b = c_float(s, self.rng.range(0, 8) as u64);
-            let max = if FMAXF_IN_FOREIGN_BODIES && s == Scalar::F32 {
-                "fmaxf"
-            } else {
-                "fmax"
-            };
+            // `<math.h>`'s `float` function for `f32` (OpenCL code maps it to `fmax`)
+            let max = if s == Scalar::F32 { "fmaxf" } else { "fmax" };
             match shape {
                 0 => format!("return {x} * {y} + {a};"),
                 1 => format!("return {x} < {y} ? {y} - {x} : {x} * {a};"),
