@@ -59,6 +59,9 @@ pub struct Violation {
     pub values: Vec<(Name, i64)>,
     /// A size it mentions that has no value (the constraint could not be tested).
     pub unknown: Option<Name>,
+    /// A size it computes from the values does not fit in 64 bits (the constraint could
+    /// not be tested: `n + 2^63`).
+    pub overflows: bool,
 }
 
 impl SizeConstraint {
@@ -167,16 +170,18 @@ impl SizeConstraint {
                         constraint: self.clone(),
                         values,
                         unknown: Some(v.name().into()),
+                        overflows: false,
                     })
                 }
             }
         }
         match self.holds(&value) {
             Ok(true) => Ok(()),
-            _ => Err(Violation {
+            result => Err(Violation {
                 constraint: self.clone(),
                 values,
                 unknown: None,
+                overflows: matches!(result, Err(arith::EvalError::Overflow)),
             }),
         }
     }
@@ -226,13 +231,20 @@ impl fmt::Display for Violation {
         if let Some(v) = &self.unknown {
             return write!(f, ", but the size `{v}` is not known");
         }
-        if !self.values.is_empty() {
-            let values: Vec<String> = self
-                .values
-                .iter()
-                .map(|(n, v)| format!("{n} = {v}"))
-                .collect();
-            write!(f, ", but {}", values.join(", "))?;
+        let values: Vec<String> = self
+            .values
+            .iter()
+            .map(|(n, v)| format!("{n} = {v}"))
+            .collect();
+        match (values.is_empty(), self.overflows) {
+            (true, false) => {}
+            (false, false) => write!(f, ", but {}", values.join(", "))?,
+            (true, true) => f.write_str(", but a size it computes does not fit in 64 bits")?,
+            (false, true) => write!(
+                f,
+                ", but with {} a size it computes does not fit in 64 bits",
+                values.join(", ")
+            )?,
         }
         Ok(())
     }
@@ -439,6 +451,31 @@ mod tests {
         let shown: Vec<String> = slide.iter().map(|c| c.to_string()).collect();
         assert_eq!(shown, ["n >= 3", "2 divides n-3"]);
         assert!(SizeConstraint::natural(&(n() + Nat::cst(1))).is_empty());
+    }
+
+    #[test]
+    fn a_size_past_64_bits_is_named_not_compared() {
+        // `n + 2^62 + 2^62 >= 0` holds for the naturals but cannot be computed in 64 bits
+        let big = Nat::cst(1 << 62);
+        let c = SizeConstraint::AtLeast {
+            value: n() + big.clone() + big,
+            bound: Nat::cst(0),
+        };
+        let err = c.check(&[("n".into(), 4)]).unwrap_err();
+        assert!(err.overflows);
+        assert!(
+            err.to_string()
+                .ends_with("but with n = 4 a size it computes does not fit in 64 bits"),
+            "{err}"
+        );
+        // an ordinary violation does not say so
+        let small = SizeConstraint::AtLeast {
+            value: n(),
+            bound: Nat::cst(5),
+        };
+        let err = small.check(&[("n".into(), 4)]).unwrap_err();
+        assert!(!err.overflows);
+        assert_eq!(err.to_string(), "n must be at least 5, but n = 4");
     }
 
     #[test]

@@ -60,10 +60,9 @@ fn collect_leaves(t: &DataType, whole: &DataType, out: &mut Vec<Leaf>) -> Result
     match t {
         DataType::Scalar(s) => out.push(Leaf::Scalar(*s)),
         DataType::NatType => out.push(Leaf::Nat),
-        DataType::Index(n) => out
-            .push(Leaf::Index(n.as_cst().ok_or_else(|| {
-                format!("the size of `idx[{n}]` is not known")
-            })?)),
+        DataType::Index(n) => out.push(Leaf::Index(
+            known_size(n).map_err(|why| format!("the size of `idx[{n}]` {why}"))?,
+        )),
         DataType::Pair(a, b) => {
             collect_leaves(a, whole, out)?;
             collect_leaves(b, whole, out)?;
@@ -142,13 +141,21 @@ pub fn dims_of(ty: &DataType) -> Result<(Vec<usize>, &DataType), String> {
     let mut dims = Vec::new();
     let mut t = ty;
     while let DataType::Array(n, e) = t {
-        let n = n
-            .as_cst()
-            .ok_or_else(|| format!("the size `{n}` of `{ty}` is not known"))?;
+        let n = known_size(n).map_err(|why| format!("the size `{n}` of `{ty}` {why}"))?;
         dims.push(usize::try_from(n).map_err(|_| format!("negative size {n} in `{ty}`"))?);
         t = e;
     }
     Ok((dims, t))
+}
+
+/// The value of a size that should be a constant by now; else why not, to follow "the
+/// size `n` of `n.f32`" in a message.
+fn known_size(n: &arith::Nat) -> Result<i64, &'static str> {
+    match n.as_cst() {
+        Some(c) => Ok(c),
+        None if n.free_vars().is_empty() => Err("does not fit in 64 bits"),
+        None => Err("is not known"),
+    }
 }
 
 /// An array of records: what one `.npy` file or one buffer of compiled code holds.

@@ -682,3 +682,38 @@ fn huge_loop_depths_fail_cleanly() {
     .unwrap();
     assert!(out.status.success(), "{}", stderr(&out));
 }
+
+/// Sizes past 64 bits (`padCst 2^62 2^62`) are refused with a message that says so, not as
+/// "not known" or with a bound that reads as true (`2^63+4 must be at least 0`).
+#[test]
+fn sizes_past_64_bits_are_named_as_such() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(dir.path().join("tmp")).unwrap();
+    let program = dir.path().join("pad.rise");
+    std::fs::write(
+        &program,
+        "def wide : {n: nat} -> n.f32 -> (n + 9223372036854775807).f32 =\n  \
+         fun xs => padCst 4611686018427387904 4611686018427387903 0.0f xs\n\
+         def wider = fun (xs : 4.f32) => padCst 4611686018427387904 4611686018427387904 0.0f xs\n",
+    )
+    .unwrap();
+    let program = program.display().to_string();
+    for (def, extra, needle) in [
+        (
+            "wide",
+            &["--nat", "n=4"][..],
+            "of `(9223372036854775811).f32` does not fit in 64 bits",
+        ),
+        (
+            "wider",
+            &[][..],
+            "a size it computes does not fit in 64 bits",
+        ),
+    ] {
+        let mut args = vec!["run", &program, "--def", def, "--random", "1"];
+        args.extend(extra);
+        let out = shine(dir.path(), &args).output().unwrap();
+        clean_error(dir.path(), &out, needle);
+        assert!(!stderr(&out).contains("is not known"), "{}", stderr(&out));
+    }
+}

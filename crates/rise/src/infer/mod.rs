@@ -334,6 +334,7 @@ fn violated(o: &Obligation) -> Diagnostic {
         constraint: o.constraint.clone(),
         values: Vec::new(),
         unknown: None,
+        overflows: false,
     };
     let Some(g) = &o.origin else {
         return Diagnostic::new(o.span, format!("size constraint does not hold: {plain}"));
