@@ -141,6 +141,25 @@ impl Translator {
                 })
             }
             // ---- binding and memory ---------------------------------------------
+            // `let x f` where the result is written (a command): a value that is one C
+            // value is computed once into a private variable that `f` reads, so its uses
+            // share it; elsewhere (an expression, an array) `f` gets the value itself
+            Let if matches!(out, Out::Acc(_)) && is_one_value(&data_type(&vals[0])?) => {
+                let t = data_type(&vals[0])?;
+                let ident = Ident {
+                    name: self.fresh("let"),
+                    ty: t.clone(),
+                };
+                let acc = Acc::new(AccKind::Var(ident.clone()), t.clone());
+                let fill = self.tr(&vals[0], env, Out::Acc(&acc))?;
+                let read = Exp::new(ExpKind::Var(ident.clone()), t);
+                let rest = self.call(&vals[1], env, vec![Value::Data(read)], out)?;
+                Ok(Comm::New {
+                    ident,
+                    addr: AddrSpace::Private,
+                    body: Box::new(Comm::Seq(vec![fill, rest])),
+                })
+            }
             Let => self.tr(
                 &vals[0],
                 env,
@@ -740,5 +759,16 @@ fn check_math_operand(e: &Expr, f: rise::primitives::MathFn, ty: &DataType) -> R
             format!("`{}` takes {}, found {ty}", f.name(), f.domain().describe()),
             None,
         )),
+    }
+}
+
+/// Whether values of `t` are one C value (a scalar, an index, a vector, a tuple of those):
+/// no array anywhere in it.
+fn is_one_value(t: &DataType) -> bool {
+    match t {
+        DataType::Scalar(_) | DataType::NatType | DataType::Index(_) => true,
+        DataType::Vector(_, e) => is_one_value(e),
+        DataType::Pair(a, b) => is_one_value(a) && is_one_value(b),
+        _ => false,
     }
 }
