@@ -8,7 +8,7 @@
 //! why the interpreter can check every rewritten program against the original.
 //!
 //! * [`Value`] ([`value`]): scalars held exactly in their type ([`Scalar`]), run-time
-//!   naturals, indices, shared arrays, pairs, vectors and functions; conversions
+//!   naturals, indices, shared arrays, pairs, vectors, functions and failed values; conversions
 //!   to and from flat row-major buffers ([`Value::from_flat`], [`Value::to_flat`]),
 //!   checking against a data type ([`Value::check`]), [`Value::approx_eq`].
 //! * [`eval`] evaluates a closed, typed expression; [`apply`] applies a function

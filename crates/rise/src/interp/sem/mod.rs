@@ -21,8 +21,10 @@
 //! * `iterate k f xs`: applies `f` `k` times; each time `l` is the current length
 //!   divided by `n`.
 //! * `reorder f finv xs`: element `i` of the result is `xs[f i]` (`finv` is unused).
-//! * `scatter is xs`: `result[is[j]] = xs[j]`; two writes to one position, or a
-//!   position never written, is an error.
+//! * `scatter is xs`: `result[is[j]] = xs[j]`; two writes to one position, a position
+//!   out of range or one never written fails every element of the result.
+//! * Data-dependent errors (an integer division by zero, an index out of range, ...) are
+//!   failed values ([`PrimCall::fail`], [`Value::Failed`]) unless the evaluation is strict.
 //! * `asVector n`: groups `n` consecutive scalars into a vector.
 //!
 //! This module holds [`PrimCall`], what every function receives; the functions are in
