@@ -4,6 +4,9 @@
 //! definition (the interpreter's too), floats are IEEE by default, and definitions named
 //! like builtins of a target (`dot`, `length`, `sin`, `main`, ...) compile.
 //!
+//! Errors in values the result does not need are not errors, in the interpreter as in the
+//! generated code (`divTake`, `gatherTake2`).
+//!
 //! Set `SHINE_SKIP_OPENCL=1` to skip the OpenCL runs where no OpenCL platform exists.
 
 use std::path::Path;
@@ -11,6 +14,8 @@ use std::process::{Command, Output};
 
 use rise::interp::{Flat, Scalar};
 use rise::ScalarType;
+
+mod support;
 
 /// The definitions the tests run (also run on GPUs by `scripts/gpu-semantics.sh`).
 const PROGRAM: &str = include_str!("../../../tests/semantics.rise");
@@ -395,4 +400,91 @@ int main(void) {
     );
     let run = Command::new(&exe).output().expect("the harness runs");
     assert_eq!(String::from_utf8_lossy(&run.stdout).trim(), "3 1 0 2 126");
+}
+
+/// `shine eval` (no target) or `shine run --target T` (sequential strategy) of `def` on
+/// `inputs`, its sizes taken from the inputs; whether it succeeded and what it printed.
+fn outcome(dir: &Path, def: &str, target: Option<&str>, inputs: &[&str]) -> (bool, String) {
+    let program = dir.join("semantics.rise").display().to_string();
+    let mut args = match target {
+        None => vec!["eval", &program, "--def", def],
+        Some(t) => vec![
+            "run",
+            &program,
+            "--def",
+            def,
+            "--strategy",
+            "examples/cpu.elv",
+            "--apply",
+            "sequential",
+            "--target",
+            t,
+            "--verify",
+        ],
+    };
+    for i in inputs {
+        args.extend(["--input", i]);
+    }
+    let out = shine(&args);
+    let text = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    (out.status.success(), text)
+}
+
+/// A division by zero and an index out of range in elements that `take 2` discards are
+/// no errors: `shine eval` and every target (verified against the interpreter) give the
+/// first two elements. Where the result needs the failed element, the interpreter and
+/// every target fail with the same kind of error.
+#[test]
+fn errors_in_values_the_result_does_not_need_are_not_errors() {
+    let dir = setup();
+    let d = dir.path();
+    let i32s = |v: &[i32]| v.iter().map(|&x| Scalar::I32(x)).collect();
+    let f32s = |v: &[f32]| v.iter().map(|&x| Scalar::F32(x)).collect();
+    let xs = write_npy(d, "xs.npy", ScalarType::I32, i32s(&[1, 2, 0, 4]));
+    let fs = write_npy(d, "fs.npy", ScalarType::F32, f32s(&[1.0, 2.0, 3.0, 4.0]));
+    let js = write_npy(d, "js.npy", ScalarType::I32, i32s(&[1, 2, 9, 0]));
+    let cases: [(&str, Vec<&str>, &str); 2] = [
+        ("divTake", vec![&xs], "[100, 50]"),
+        ("gatherTake2", vec![&fs, &js], "[2.0, 3.0]"),
+    ];
+    let mut targets: Vec<Option<&str>> = vec![None];
+    targets.extend(support::targets().into_iter().map(Some));
+    for (def, inputs, want) in &cases {
+        for &t in &targets {
+            let (ok, text) = outcome(d, def, t, inputs);
+            assert!(ok, "{def} on {t:?}: {text}");
+            assert!(text.lines().any(|l| l == *want), "{def} on {t:?}: {text}");
+            if t.is_some() {
+                assert!(text.contains("verified"), "{def} on {t:?}: {text}");
+            }
+        }
+    }
+    // the failed element among the first two: an error everywhere
+    let xs = write_npy(d, "xs0.npy", ScalarType::I32, i32s(&[1, 0, 2, 4]));
+    let js = write_npy(d, "js9.npy", ScalarType::I32, i32s(&[9, 2, 1, 0]));
+    let cases: [(&str, Vec<&str>, &str, &str); 2] = [
+        (
+            "divTake",
+            vec![&xs],
+            "integer division by zero",
+            "integer division by zero",
+        ),
+        (
+            "gatherTake2",
+            vec![&fs, &js],
+            "`natAsIndex`: 9 is not an index into 4 elements",
+            "an index read from data is outside the range of its type",
+        ),
+    ];
+    for (def, inputs, interpreted, compiled) in &cases {
+        for &t in &targets {
+            let (ok, text) = outcome(d, def, t, inputs);
+            let want = if t.is_none() { interpreted } else { compiled };
+            assert!(!ok && text.contains(want), "{def} on {t:?}: {text}");
+        }
+    }
 }

@@ -13,7 +13,7 @@
 use super::scalar::Scalar;
 use super::sem::PrimCall;
 use super::value::{FunKind, Function, Value};
-use super::EvalError;
+use super::{ErrorMode, EvalError};
 use crate::expr::{Arg, Expr, ExprKind, Literal};
 use crate::foreign::{ForeignEvaluator, ForeignFun};
 use crate::primitives::Prim;
@@ -329,6 +329,8 @@ impl PrimApp {
 pub(crate) struct ForeignApp {
     pub(crate) fun: Arc<ForeignFun>,
     args: Vec<Scalar>,
+    /// The first failed argument: the call is not made, its result fails with it.
+    failed: Option<Arc<EvalError>>,
     /// What runs it (`None`: it cannot be run here).
     evaluator: Option<Arc<dyn ForeignEvaluator>>,
     span: Span,
@@ -344,6 +346,12 @@ impl ForeignApp {
         let name = &self.fun.name;
         let scalar = match arg {
             ArgValue::Value(Value::Scalar(s)) => s,
+            ArgValue::Value(Value::Failed(e)) => {
+                self.failed.get_or_insert(e);
+                // a stand-in of the parameter's type; the call is not made
+                let ty = self.fun.params.get(self.args.len()).map(|p| p.1);
+                ty.map_or(Scalar::Bool(false), Scalar::zero)
+            }
             ArgValue::Value(v) => {
                 return Err(EvalError::new(
                     span,
@@ -365,6 +373,9 @@ impl ForeignApp {
         self.args.push(scalar);
         if self.args.len() < self.fun.params.len() {
             return Ok(self.into_value());
+        }
+        if let Some(e) = self.failed {
+            return Ok(Value::Failed(e));
         }
         let mut results = call_foreign(&self.fun, self.evaluator.as_deref(), &[self.args], span)?;
         Ok(Value::Scalar(results.remove(0)))
@@ -426,10 +437,11 @@ pub(crate) enum ArgValue {
 }
 
 /// The interpreter state passed to the semantics of primitives: the recursion
-/// depth (there is no other mutable state).
+/// depth (there is no other mutable state) and how data-dependent errors are treated.
 pub struct Machine {
     depth: usize,
     max_depth: usize,
+    mode: ErrorMode,
 }
 
 impl Default for Machine {
@@ -439,11 +451,18 @@ impl Default for Machine {
 }
 
 impl Machine {
-    /// A fresh interpreter.
+    /// A fresh interpreter whose data-dependent errors are failed values
+    /// ([`ErrorMode::Poison`]).
     pub fn new() -> Machine {
+        Machine::with_mode(ErrorMode::Poison)
+    }
+
+    /// A fresh interpreter treating data-dependent errors as `mode` says.
+    pub fn with_mode(mode: ErrorMode) -> Machine {
         Machine {
             depth: 0,
             max_depth: MAX_DEPTH,
+            mode,
         }
     }
 
@@ -490,6 +509,7 @@ impl Machine {
             ExprKind::Foreign(f) => Ok(ForeignApp {
                 fun: f.clone(),
                 args: Vec::with_capacity(f.params.len()),
+                failed: None,
                 evaluator: env.foreign.clone(),
                 span: e.span(),
             }
@@ -640,11 +660,18 @@ impl Machine {
         Ok(f)
     }
 
-    /// Runs the semantics of a saturated primitive.
+    /// Runs the semantics of a saturated primitive; a primitive strict in its operands
+    /// ([`strict_in_operands`]) applied to a failed value is that failed value.
     fn call_prim(&mut self, mut app: PrimApp, span: Span) -> Result<Value, EvalError> {
+        if strict_in_operands(app.prim) {
+            if let Some(failed) = app.args.iter().find(|a| matches!(a, Value::Failed(_))) {
+                return Ok(failed.clone());
+            }
+        }
         app.span = span;
         self.enter(span)?;
-        let r = (app.prim.semantics())(self, &PrimCall::new(app));
+        let strict = self.mode == ErrorMode::Strict;
+        let r = (app.prim.semantics())(self, &PrimCall::new(app, strict));
         self.depth -= 1;
         r
     }
@@ -666,12 +693,23 @@ impl Machine {
     ) -> Option<Result<Vec<Value>, EvalError>> {
         let Value::Fun(func) = f else { return None };
         let mut calls = Vec::with_capacity(xs.len());
+        // per element: `None` for a call in `calls`, `Some` for a failed argument
+        let mut failed: Vec<Option<Value>> = Vec::with_capacity(xs.len());
         let (fun, evaluator, at) = match &*func.0 {
             FunKind::Foreign(app) if app.args.len() + 1 == app.fun.params.len() => {
                 for x in xs {
+                    if let Some(e) = &app.failed {
+                        failed.push(Some(Value::Failed(e.clone())));
+                        continue;
+                    }
+                    if let Value::Failed(_) = x {
+                        failed.push(Some(x.clone()));
+                        continue;
+                    }
                     let mut args = app.args.clone();
                     args.push(x.as_scalar()?);
                     calls.push(args);
+                    failed.push(None);
                 }
                 let at = if app.span == Span::default() {
                     span
@@ -695,22 +733,40 @@ impl Machine {
                 for x in xs {
                     let env = env.bind(param.clone(), x.clone());
                     let mut scalars = Vec::with_capacity(args.len());
+                    let mut failure = None;
                     for a in &args {
                         let Arg::Value(v) = a else { return None };
                         match self.eval(v, &env) {
                             Ok(Value::Scalar(s)) => scalars.push(s),
+                            Ok(v @ Value::Failed(_)) => {
+                                failure.get_or_insert(v);
+                            }
                             Ok(_) => return None,
                             Err(e) => return Some(Err(e)),
                         }
                     }
-                    calls.push(scalars);
+                    if failure.is_none() {
+                        calls.push(scalars);
+                    }
+                    failed.push(failure);
                 }
                 (fun.clone(), env.foreign.clone(), body.span())
             }
             _ => return None,
         };
-        let results = call_foreign(&fun, evaluator.as_deref(), &calls, at);
-        Some(results.map(|rs| rs.into_iter().map(Value::Scalar).collect()))
+        let results = if calls.is_empty() && !failed.is_empty() {
+            Ok(Vec::new()) // every argument failed: nothing to call
+        } else {
+            call_foreign(&fun, evaluator.as_deref(), &calls, at)
+        };
+        // `call_foreign` answers one result per call
+        Some(results.map(|rs| {
+            let mut rs = rs.into_iter().map(Value::Scalar);
+            failed
+                .into_iter()
+                .filter_map(|f| f.or_else(|| rs.next()))
+                .collect()
+        }))
     }
 
     /// Applies a function value to one value argument.
@@ -733,6 +789,20 @@ impl Machine {
     pub fn apply_type(&mut self, f: &Value, arg: TypeArg, span: Span) -> Result<Value, EvalError> {
         self.apply_iter(f.clone(), std::iter::once(ArgValue::Type(arg)), span)
     }
+}
+
+/// Whether a primitive reads the scalars, `natType` values or indices it is applied to
+/// (arithmetic, comparisons, casts, math, `natAsIndex`, ...), so that a failed operand
+/// fails its result. Lane-wise operations on vectors see failed lanes in their
+/// semantics; `select`, `idx`, `gather`, `scatter` and `equal` handle failed values
+/// themselves; every other primitive only moves values.
+fn strict_in_operands(prim: Prim) -> bool {
+    use Prim::*;
+    prim.math().is_some()
+        || matches!(
+            prim,
+            Neg | Add | Sub | Mul | Div | Mod | Not | Gt | Lt | Cast | IndexAsNat | NatAsIndex
+        )
 }
 
 /// How many arguments of an application spine are collected without allocating.

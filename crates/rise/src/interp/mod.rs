@@ -8,7 +8,7 @@
 //! why the interpreter can check every rewritten program against the original.
 //!
 //! * [`Value`] ([`value`]): scalars held exactly in their type ([`Scalar`]), run-time
-//!   naturals, indices, shared arrays, pairs, vectors and functions; conversions
+//!   naturals, indices, shared arrays, pairs, vectors, functions and failed values; conversions
 //!   to and from flat row-major buffers ([`Value::from_flat`], [`Value::to_flat`]),
 //!   checking against a data type ([`Value::check`]), [`Value::approx_eq`].
 //! * [`eval`] evaluates a closed, typed expression; [`apply`] applies a function
@@ -21,10 +21,28 @@
 //! The interpreter reads the types of primitive nodes (for sizes it cannot see in
 //! the values, such as `n` of `generate`) and evaluates the sizes in them under the
 //! natural numbers bound by enclosing dependent lambdas. Errors in user programs
-//! (an index out of bounds, an integer division by zero, a `natAsIndex` out of range,
-//! a `scatter` collision, ...) are [`EvalError`]s carrying the span of the
-//! expression where they happened; nothing panics on user data. Evaluation runs on a
-//! thread of its own with a large stack, and its nesting depth is bounded.
+//! are [`EvalError`]s carrying the span of the expression where they happened;
+//! nothing panics on user data. Evaluation runs on a thread of its own with a large
+//! stack, and its nesting depth is bounded.
+//!
+//! **A data-dependent error is an error of the program only when the program's result
+//! depends on the failed value.** Such errors (an integer division or remainder by zero,
+//! a float-to-integer `cast` out of range, a `natType` computation leaving the naturals,
+//! `natAsIndex`, a run-time `idx` or `gather` index out of range, a `scatter` whose
+//! positions repeat, fall outside or leave one unwritten) make failed values
+//! ([`Value::Failed`]) instead of ending the evaluation: an operation that reads a failed
+//! scalar, `natType` value or index fails with it, data-layout primitives move failed
+//! elements like any other, and a value that is discarded (by `take`, `drop`, the other
+//! branch of `select`, `fst`, an element `gather` never reads, ...) takes its error with it.
+//! A failed `scatter` fails every element of its result. The public entry points
+//! ([`eval`], [`apply`], ...) answer the error of the first failed value of the result in
+//! row-major order ([`Value::into_result`]), with the message and span it had where it
+//! happened. This is what generated code does: it computes only what the result needs.
+//! [`ErrorMode::Strict`] raises such errors where they happen instead (the semantics
+//! before; [`eval_with_mode`], [`apply_with_mode`]). Errors that do not depend on data stay
+//! errors wherever they happen: sizes (a `split` that does not divide, a constraint),
+//! values of the wrong shape and foreign functions that fail (the evaluator of foreign
+//! functions crashes, hangs or answers nonsense).
 
 mod machine;
 pub mod scalar;
@@ -102,6 +120,19 @@ impl From<EvalError> for Diagnostic {
     }
 }
 
+/// How the interpreter treats data-dependent errors (an integer division by zero, an
+/// index out of range, a `scatter` collision, ...).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum ErrorMode {
+    /// They make failed values ([`Value::Failed`]), errors of the program only when its
+    /// result contains one (the semantics of RISE: what generated code computes).
+    #[default]
+    Poison,
+    /// They end the evaluation where they happen, whether or not the result needs the
+    /// failed value: for finding where a program first computes one.
+    Strict,
+}
+
 /// Runs `f` on a thread with a large stack, so that deeply nested programs hit the
 /// depth limit ([`MAX_DEPTH`]) rather than the end of the stack.
 fn on_big_stack<T: Send>(f: impl FnOnce() -> Result<T, EvalError> + Send) -> Result<T, EvalError> {
@@ -128,18 +159,38 @@ pub fn eval_with_foreign(
     nats: &[(&str, i64)],
     foreign: Option<Arc<dyn ForeignEvaluator>>,
 ) -> Result<Value, EvalError> {
+    eval_with_mode(e, nats, foreign, ErrorMode::Poison)
+}
+
+/// [`eval_with_foreign`] treating data-dependent errors as `mode` says (a function
+/// value it returns keeps no mode: [`apply_with_mode`] gives one to its application).
+pub fn eval_with_mode(
+    e: &Expr,
+    nats: &[(&str, i64)],
+    foreign: Option<Arc<dyn ForeignEvaluator>>,
+    mode: ErrorMode,
+) -> Result<Value, EvalError> {
     if let Some((name, v)) = nats.iter().find(|(_, v)| *v < 0) {
         return Err(EvalError::msg(format!(
             "the natural number {name} = {v} is negative"
         )));
     }
     let env = Env::with_nats(nats.iter().copied(), foreign);
-    on_big_stack(move || Machine::new().eval(e, &env))
+    on_big_stack(move || Machine::with_mode(mode).eval(e, &env)?.into_result())
 }
 
 /// Applies a function value to value arguments.
 pub fn apply(f: &Value, args: Vec<Value>) -> Result<Value, EvalError> {
-    on_big_stack(move || Machine::new().apply(f, args, Span::default()))
+    apply_with_mode(f, args, ErrorMode::Poison)
+}
+
+/// [`apply`] treating data-dependent errors as `mode` says.
+pub fn apply_with_mode(f: &Value, args: Vec<Value>, mode: ErrorMode) -> Result<Value, EvalError> {
+    on_big_stack(move || {
+        Machine::with_mode(mode)
+            .apply(f, args, Span::default())?
+            .into_result()
+    })
 }
 
 /// An argument of [`apply_args`]: a value or a concrete type-level value.
@@ -165,5 +216,9 @@ pub fn apply_args(f: &Value, args: Vec<Argument>) -> Result<Value, EvalError> {
                 .map_err(EvalError::msg),
         })
         .collect::<Result<Vec<_>, _>>()?;
-    on_big_stack(move || Machine::new().apply_iter(f.clone(), args.into_iter(), Span::default()))
+    on_big_stack(move || {
+        Machine::new()
+            .apply_iter(f.clone(), args.into_iter(), Span::default())?
+            .into_result()
+    })
 }

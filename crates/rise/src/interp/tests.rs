@@ -10,6 +10,8 @@ use arith::Nat;
 use half::f16;
 use std::collections::BTreeSet;
 
+mod poison;
+
 // ---- helpers -------------------------------------------------------------------------
 
 /// Checks `src`, instantiates `def` for the types of the inputs and evaluates it.

@@ -40,6 +40,13 @@ pub enum Value {
     Vector(Arc<[Value]>),
     /// A function: a closure, a dependent closure or a partially applied primitive.
     Fun(Function),
+    /// A failed scalar, `natType` value or index: the error of the operation that
+    /// computed it (an integer division by zero, an index out of range, ...). Failed
+    /// values propagate through every operation that reads them and vanish where they
+    /// are discarded; only the leaves of data values fail (a failed array is an array
+    /// of failed elements), and a program's result that contains one is that error
+    /// ([`Value::failure`]).
+    Failed(Arc<EvalError>),
 }
 
 /// A function value. Opaque: apply it with [`super::apply`].
@@ -188,6 +195,76 @@ impl Value {
         matches!(self, Value::Fun(_))
     }
 
+    /// The error of the first failed leaf of this value in row-major order (arrays and
+    /// vectors element by element, pairs first component first), if there is one.
+    pub fn failure(&self) -> Option<&Arc<EvalError>> {
+        match self {
+            Value::Failed(e) => Some(e),
+            Value::Array(xs) | Value::Vector(xs) => xs.iter().find_map(Value::failure),
+            Value::Pair(p) => p.0.failure().or_else(|| p.1.failure()),
+            Value::Scalar(_) | Value::Nat(_) | Value::Index { .. } | Value::Fun(_) => None,
+        }
+    }
+
+    /// `Err` with the error of [`Value::failure`] if this value contains a failed leaf,
+    /// otherwise the value: what a program's result means.
+    pub fn into_result(self) -> Result<Value, EvalError> {
+        match self.failure() {
+            Some(e) => Err(EvalError::clone(e)),
+            None => Ok(self),
+        }
+    }
+
+    /// A value of the shape of `like` whose every data leaf (scalar, `natType` value,
+    /// index) fails with `err`: what an operation that fails yields in place of a value
+    /// of that shape.
+    pub fn failed_like(like: &Value, err: &Arc<EvalError>) -> Value {
+        match like {
+            Value::Array(xs) => {
+                Value::Array(xs.iter().map(|x| Value::failed_like(x, err)).collect())
+            }
+            Value::Vector(xs) => {
+                Value::Vector(xs.iter().map(|x| Value::failed_like(x, err)).collect())
+            }
+            Value::Pair(p) => {
+                Value::pair(Value::failed_like(&p.0, err), Value::failed_like(&p.1, err))
+            }
+            Value::Fun(_) => like.clone(),
+            Value::Scalar(_) | Value::Nat(_) | Value::Index { .. } | Value::Failed(_) => {
+                Value::Failed(err.clone())
+            }
+        }
+    }
+
+    /// A value of the concrete data type `ty` whose every leaf fails with `err`.
+    pub fn failed_of_type(ty: &DataType, err: &Arc<EvalError>) -> Result<Value, String> {
+        Ok(match ty {
+            DataType::Array(n, t) | DataType::Vector(n, t) => {
+                let n = const_nat(n)?;
+                if !(0..=MAX_ARRAY_LEN).contains(&n) {
+                    return Err(format!(
+                        "an array of {n} elements is beyond what the interpreter builds (at most {MAX_ARRAY_LEN})"
+                    ));
+                }
+                let elem = Value::failed_of_type(t, err)?;
+                let xs: Arc<[Value]> = (0..n).map(|_| elem.clone()).collect();
+                if matches!(ty, DataType::Array(..)) {
+                    Value::Array(xs)
+                } else {
+                    Value::Vector(xs)
+                }
+            }
+            DataType::Pair(a, b) => Value::pair(
+                Value::failed_of_type(a, err)?,
+                Value::failed_of_type(b, err)?,
+            ),
+            DataType::Scalar(_) | DataType::NatType | DataType::Index(_) => {
+                Value::Failed(err.clone())
+            }
+            other => return Err(format!("{other} is not a concrete data type")),
+        })
+    }
+
     /// The data type of this value, where the value determines it: `None` for
     /// functions, empty arrays and arrays whose elements have different types.
     pub fn data_type(&self) -> Option<DataType> {
@@ -212,7 +289,7 @@ impl Value {
                 }
             }
             Value::Pair(p) => DataType::pair(p.0.data_type()?, p.1.data_type()?),
-            Value::Fun(_) => return None,
+            Value::Fun(_) | Value::Failed(_) => return None,
         })
     }
 
@@ -226,6 +303,7 @@ impl Value {
             Value::Pair(_) => "a pair".into(),
             Value::Vector(v) => format!("a vector of {} lanes", v.len()),
             Value::Fun(_) => "a function".into(),
+            Value::Failed(e) => format!("a failed value ({})", e.message),
         }
     }
 
@@ -322,7 +400,7 @@ impl Value {
 
     /// Equality up to a tolerance on floats: `|a - b| <= abs_tol + rel_tol * |b|`
     /// (two NaNs are equal here); everything else must be equal exactly. Functions
-    /// are never equal.
+    /// and failed values are never equal.
     pub fn approx_eq(&self, other: &Value, rel_tol: f64, abs_tol: f64) -> bool {
         match (self, other) {
             (Value::Scalar(a), Value::Scalar(b)) => {
@@ -356,7 +434,8 @@ impl Value {
     }
 
     /// Exact structural equality of data values (`equal` on non-scalars; floats
-    /// compare with IEEE `==`). `None` when a function is involved.
+    /// compare with IEEE `==`; a failed value equals nothing). `None` when a function
+    /// is involved.
     pub fn data_eq(&self, other: &Value) -> Option<bool> {
         Some(match (self, other) {
             (Value::Scalar(a), Value::Scalar(b)) => {
@@ -449,6 +528,7 @@ fn check(v: &Value, ty: &DataType, path: &mut String) -> Result<(), String> {
             path.truncate(before);
             Ok(())
         }
+        (Value::Failed(e), _) => Err(format!("a failed value: {}", e.message)),
         (_, DataType::Var(_) | DataType::NatToDataApp(..)) => {
             Err(format!("{ty} is not a concrete data type"))
         }
@@ -458,7 +538,7 @@ fn check(v: &Value, ty: &DataType, path: &mut String) -> Result<(), String> {
 
 impl fmt::Display for Value {
     /// Compact: `1.5`, `[1, 2]`, `(a, b)`, `<1.0, 2.0>` (vectors), `3:idx[4]`,
-    /// `5:nat`, `<function>`.
+    /// `5:nat`, `<function>`, `<failed: message>`.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let list = |f: &mut fmt::Formatter<'_>, xs: &[Value], open: &str, close: &str| {
             f.write_str(open)?;
@@ -478,6 +558,7 @@ impl fmt::Display for Value {
             Value::Vector(xs) => list(f, xs, "<", ">"),
             Value::Pair(p) => write!(f, "({}, {})", p.0, p.1),
             Value::Fun(func) => write!(f, "{func:?}"),
+            Value::Failed(e) => write!(f, "<failed: {}>", e.message),
         }
     }
 }

@@ -16,11 +16,13 @@ pub fn generate(m: &mut Machine, c: &PrimCall) -> R<Value> {
     Ok(Value::array(out))
 }
 
-/// `idx i xs = xs[i]`.
+/// `idx i xs = xs[i]`; an index out of range (or a failed one) gives a failed element.
 pub fn idx(_: &mut Machine, c: &PrimCall) -> R<Value> {
     let xs = c.array(1)?;
-    let i = c.index(c.arg(0)?, xs.len())?;
-    Ok(xs[i].clone())
+    match c.index(c.arg(0)?, xs.len())? {
+        Ok(i) => Ok(xs[i].clone()),
+        Err(e) => c.failed_value(&e, xs.first(), Some),
+    }
 }
 
 fn prefix_len(c: &PrimCall, xs: &[Value]) -> R<usize> {

@@ -21,8 +21,10 @@
 //! * `iterate k f xs`: applies `f` `k` times; each time `l` is the current length
 //!   divided by `n`.
 //! * `reorder f finv xs`: element `i` of the result is `xs[f i]` (`finv` is unused).
-//! * `scatter is xs`: `result[is[j]] = xs[j]`; two writes to one position, or a
-//!   position never written, is an error.
+//! * `scatter is xs`: `result[is[j]] = xs[j]`; two writes to one position, a position
+//!   out of range or one never written fails every element of the result.
+//! * Data-dependent errors (an integer division by zero, an index out of range, ...) are
+//!   failed values ([`PrimCall::fail`], [`Value::Failed`]) unless the evaluation is strict.
 //! * `asVector n`: groups `n` consecutive scalars into a vector.
 //!
 //! This module holds [`PrimCall`], what every function receives; the functions are in
@@ -63,12 +65,14 @@ pub struct PrimCall {
     pub args: Vec<Value>,
     node: Expr,
     tenv: TypeEnv,
+    /// Whether data-dependent errors end the evaluation ([`crate::interp::ErrorMode`]).
+    strict: bool,
 }
 
 type R<T> = Result<T, EvalError>;
 
 impl PrimCall {
-    pub(crate) fn new(app: PrimApp) -> PrimCall {
+    pub(crate) fn new(app: PrimApp, strict: bool) -> PrimCall {
         PrimCall {
             prim: app.prim,
             span: app.span,
@@ -76,7 +80,43 @@ impl PrimCall {
             args: app.args,
             node: app.node,
             tenv: app.tenv,
+            strict,
         }
+    }
+
+    /// A data-dependent error of this application (an integer division by zero, an index
+    /// out of range, ...): `Err` in strict mode, otherwise the error to put into failed
+    /// values ([`Value::Failed`]).
+    pub fn data_error(&self, msg: impl std::fmt::Display) -> R<Arc<EvalError>> {
+        let e = self.error(msg);
+        if self.strict {
+            Err(e)
+        } else {
+            Ok(Arc::new(e))
+        }
+    }
+
+    /// A failed scalar (or `natType` value, or index) for a data-dependent error; `Err`
+    /// in strict mode.
+    pub fn fail(&self, msg: impl std::fmt::Display) -> R<Value> {
+        Ok(Value::Failed(self.data_error(msg)?))
+    }
+
+    /// A value every leaf of which fails with `err`: of the shape of `like` where there is
+    /// a value of the right shape, otherwise of the type `ty` picks out of the result type.
+    fn failed_value(
+        &self,
+        err: &Arc<EvalError>,
+        like: Option<&Value>,
+        ty: impl FnOnce(DataType) -> Option<DataType>,
+    ) -> R<Value> {
+        if let Some(v) = like {
+            return Ok(Value::failed_like(v, err));
+        }
+        let result = self.result_type()?;
+        let t = ty(result.clone())
+            .ok_or_else(|| self.error(format!("unexpected result type {result}")))?;
+        Value::failed_of_type(&t, err).map_err(|m| self.error(m))
     }
 
     /// An error of this application.
@@ -193,15 +233,27 @@ impl PrimCall {
         Ok(n)
     }
 
-    fn index(&self, v: &Value, len: usize) -> R<usize> {
+    /// The position an index value denotes in an array of `len` elements: `Ok(Ok(i))`;
+    /// `Ok(Err(e))` for a failed index or one out of range (a data-dependent error, `Err`
+    /// in strict mode); `Err` for a value that is no index.
+    fn index(&self, v: &Value, len: usize) -> R<Result<usize, Arc<EvalError>>> {
         match v {
             Value::Index { index, .. } if *index >= 0 && (*index as u64) < len as u64 => {
-                Ok(*index as usize)
+                Ok(Ok(*index as usize))
             }
-            Value::Index { index, .. } => Err(self.error(format!(
+            Value::Index { index, .. } => Ok(Err(self.data_error(format!(
                 "index {index} out of bounds for an array of {len} elements"
-            ))),
+            ))?)),
+            Value::Failed(e) => Ok(Err(e.clone())),
             other => Err(self.error(format!("expected an index, got {}", other.describe()))),
         }
+    }
+}
+
+/// The element type of an array type.
+fn elem_type(t: DataType) -> Option<DataType> {
+    match t {
+        DataType::Array(_, e) => Some((*e).clone()),
+        _ => None,
     }
 }

@@ -1,6 +1,6 @@
 //! The semantics of binding and of the patterns: the primitives that apply functions.
 
-use super::{PrimCall, R};
+use super::{elem_type, PrimCall, R};
 use crate::interp::machine::{apply_nat_to_nat, Machine};
 use crate::interp::value::Value;
 use crate::types::{DataType, Type, TypeArg};
@@ -110,18 +110,24 @@ pub fn iterate(m: &mut Machine, c: &PrimCall) -> R<Value> {
     Ok(cur)
 }
 
-/// `gather is xs = [xs[is 0], ...]`.
+/// `gather is xs = [xs[is 0], ...]`; an element whose index is out of range (or failed)
+/// fails.
 pub fn gather(_: &mut Machine, c: &PrimCall) -> R<Value> {
     let (is, xs) = (c.array(0)?, c.array(1)?);
-    Ok(Value::array(
-        is.iter()
-            .map(|i| c.index(i, xs.len()).map(|i| xs[i].clone()))
-            .collect::<R<_>>()?,
-    ))
+    let mut out = Vec::with_capacity(is.len());
+    for i in is.iter() {
+        out.push(match c.index(i, xs.len())? {
+            Ok(i) => xs[i].clone(),
+            Err(e) => c.failed_value(&e, xs.first(), elem_type)?,
+        });
+    }
+    Ok(Value::array(out))
 }
 
 /// `scatter is xs`: `result[is j] = xs[j]`; the positions must be distinct and cover
-/// the result (`m` from the result type).
+/// the result (`m` from the result type). Otherwise (or when a position failed) the
+/// scatter fails as a whole: every element of its result is failed, with the first
+/// error found (generated code writes every position when the scatter runs at all).
 pub fn scatter(_: &mut Machine, c: &PrimCall) -> R<Value> {
     let (is, xs) = (c.array(0)?, c.array(1)?);
     if is.len() != xs.len() {
@@ -129,21 +135,33 @@ pub fn scatter(_: &mut Machine, c: &PrimCall) -> R<Value> {
     }
     let mlen = c.result_len()? as usize;
     let mut out: Vec<Option<Value>> = vec![None; mlen];
+    let mut failure = None;
     for (j, (i, x)) in is.iter().zip(xs.iter()).enumerate() {
-        let i = c.index(i, mlen)?;
+        let i = match c.index(i, mlen)? {
+            Ok(i) => i,
+            Err(e) => {
+                failure = Some(e);
+                break;
+            }
+        };
         if out[i].is_some() {
-            return Err(c.error(format!(
+            failure = Some(c.data_error(format!(
                 "two values are written to position {i} (the second from position {j})"
-            )));
+            ))?);
+            break;
         }
         out[i] = Some(x.clone());
     }
-    let out = out
-        .into_iter()
-        .enumerate()
-        .map(|(i, v)| v.ok_or_else(|| c.error(format!("no value is written to position {i}"))))
-        .collect::<R<Vec<_>>>()?;
-    Ok(Value::array(out))
+    if failure.is_none() {
+        if let Some(i) = out.iter().position(Option::is_none) {
+            failure = Some(c.data_error(format!("no value is written to position {i}"))?);
+        }
+    }
+    if let Some(e) = failure {
+        let elem = c.failed_value(&e, xs.first(), elem_type)?;
+        return Ok(Value::Array((0..mlen).map(|_| elem.clone()).collect()));
+    }
+    Ok(Value::array(out.into_iter().flatten().collect()))
 }
 
 /// `reorder f finv xs`: element `i` of the result is `xs[f i]`.

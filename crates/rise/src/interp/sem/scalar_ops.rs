@@ -5,7 +5,7 @@ use crate::interp::machine::Machine;
 use crate::interp::scalar::{BinOp, Scalar};
 use crate::interp::value::Value;
 use crate::primitives::MathFn;
-use crate::types::DataType;
+use crate::types::{DataType, ScalarType};
 use std::cmp::Ordering;
 
 /// `id x = x`.
@@ -18,6 +18,7 @@ pub fn neg(_: &mut Machine, c: &PrimCall) -> R<Value> {
     fn go(c: &PrimCall, v: &Value) -> R<Value> {
         match v {
             Value::Scalar(s) => s.negate().map(Value::Scalar).map_err(|m| c.error(m)),
+            Value::Failed(_) => Ok(v.clone()),
             Value::Vector(xs) => Ok(Value::Vector(
                 xs.iter().map(|x| go(c, x)).collect::<R<Vec<_>>>()?.into(),
             )),
@@ -27,11 +28,18 @@ pub fn neg(_: &mut Machine, c: &PrimCall) -> R<Value> {
     go(c, c.arg(0)?)
 }
 
+/// `a op b`: a failed operand fails the result; dividing an integer by zero and natural
+/// numbers leaving their range are data-dependent errors (failed values).
 fn arith(c: &PrimCall, op: BinOp, a: &Value, b: &Value) -> R<Value> {
     match (a, b) {
-        (Value::Scalar(x), Value::Scalar(y)) => {
-            x.binary(op, *y).map(Value::Scalar).map_err(|m| c.error(m))
-        }
+        (Value::Failed(_), _) => Ok(a.clone()),
+        (_, Value::Failed(_)) => Ok(b.clone()),
+        (Value::Scalar(x), Value::Scalar(y)) => match x.binary(op, *y) {
+            Ok(r) => Ok(Value::Scalar(r)),
+            // operands of one numeric type: only a division by zero fails
+            Err(m) if x.ty() == y.ty() && x.ty() != ScalarType::Bool => c.fail(m),
+            Err(m) => Err(c.error(m)),
+        },
         (Value::Vector(xs), Value::Vector(ys)) if xs.len() == ys.len() => Ok(Value::Vector(
             xs.iter()
                 .zip(ys.iter())
@@ -47,8 +55,10 @@ fn arith(c: &PrimCall, op: BinOp, a: &Value, b: &Value) -> R<Value> {
                 BinOp::Div => x.checked_div(*y),
                 BinOp::Mod => x.checked_rem(*y),
             };
-            r.map(Value::Nat)
-                .ok_or_else(|| c.error(format!("{x} {} {y} is not a natural number", op.name())))
+            match r {
+                Some(r) => Ok(Value::Nat(r)),
+                None => c.fail(format!("{x} {} {y} is not a natural number", op.name())),
+            }
         }
         (a, b) => Err(c.error(format!(
             "not defined on {} and {}",
@@ -88,6 +98,9 @@ pub fn modulo(_: &mut Machine, c: &PrimCall) -> R<Value> {
 /// on scalars of one type ([`Scalar::math`]), lane-wise on vectors.
 pub fn math(_: &mut Machine, c: &PrimCall) -> R<Value> {
     fn go(c: &PrimCall, f: MathFn, args: &[&Value]) -> R<Value> {
+        if let Some(failed) = args.iter().find(|a| matches!(a, Value::Failed(_))) {
+            return Ok((*failed).clone());
+        }
         if let Some(xs) = args
             .iter()
             .map(|a| match a {
@@ -131,8 +144,11 @@ pub fn math(_: &mut Machine, c: &PrimCall) -> R<Value> {
     go(c, f, &args)
 }
 
-/// `select cond a b`.
+/// `select cond a b`; a failed condition fails every leaf of the result.
 pub fn select(_: &mut Machine, c: &PrimCall) -> R<Value> {
+    if let Value::Failed(e) = c.arg(0)? {
+        return Ok(Value::failed_like(c.arg(1)?, e));
+    }
     Ok(if c.bool(0)? {
         c.arg(1)?.clone()
     } else {
@@ -168,9 +184,13 @@ pub fn lt(_: &mut Machine, c: &PrimCall) -> R<Value> {
     Ok(Value::bool(compare(c)? == Some(Ordering::Less)))
 }
 
-/// `equal x y` (`==`): IEEE equality on floats, structural on arrays, pairs, vectors.
+/// `equal x y` (`==`): IEEE equality on floats, structural on arrays, pairs, vectors;
+/// failed when an operand contains a failed value.
 pub fn equal(_: &mut Machine, c: &PrimCall) -> R<Value> {
     let (a, b) = (c.arg(0)?, c.arg(1)?);
+    if let Some(e) = a.failure().or_else(|| b.failure()) {
+        return Ok(Value::Failed(e.clone()));
+    }
     a.data_eq(b)
         .map(Value::bool)
         .ok_or_else(|| c.error("functions cannot be compared"))
@@ -178,7 +198,8 @@ pub fn equal(_: &mut Machine, c: &PrimCall) -> R<Value> {
 
 /// `cast x`: C conversion to the scalar type of the result (lane-wise on vectors;
 /// `natType` and indices convert like 64-bit integers; integers convert to `natType`
-/// when non-negative).
+/// when non-negative). A conversion C leaves undefined (a float out of the range of an
+/// integer type, a negative number to `natType`) is a data-dependent error.
 pub fn cast(_: &mut Machine, c: &PrimCall) -> R<Value> {
     fn go(c: &PrimCall, v: &Value, to: &DataType) -> R<Value> {
         let as_scalar = |v: &Value| match v {
@@ -187,6 +208,7 @@ pub fn cast(_: &mut Machine, c: &PrimCall) -> R<Value> {
             _ => None,
         };
         match (v, to) {
+            (Value::Failed(_), _) => Ok(v.clone()),
             (Value::Vector(xs), DataType::Vector(_, t)) => Ok(Value::Vector(
                 xs.iter()
                     .map(|x| go(c, x, t))
@@ -194,12 +216,15 @@ pub fn cast(_: &mut Machine, c: &PrimCall) -> R<Value> {
                     .into(),
             )),
             (v, DataType::Scalar(t)) => match as_scalar(v) {
-                Some(s) => s.cast(*t).map(Value::Scalar).map_err(|m| c.error(m)),
+                Some(s) => match s.cast(*t) {
+                    Ok(r) => Ok(Value::Scalar(r)),
+                    Err(m) => c.fail(m),
+                },
                 None => Err(c.error(format!("cannot cast {} to {}", v.describe(), t.name()))),
             },
             (v, DataType::NatType) => match as_scalar(v).and_then(|s| s.as_i128()) {
                 Some(n) if (0..=i64::MAX as i128).contains(&n) => Ok(Value::Nat(n as i64)),
-                _ => Err(c.error(format!("cannot cast {v} to natType"))),
+                _ => c.fail(format!("cannot cast {v} to natType")),
             },
             (v, t) => Err(c.error(format!("cannot cast {} to {t}", v.describe()))),
         }
@@ -216,7 +241,8 @@ pub fn index_as_nat(_: &mut Machine, c: &PrimCall) -> R<Value> {
     }
 }
 
-/// `natAsIndex n x`: the index `x` into `n` elements; an error unless `x < n`.
+/// `natAsIndex n x`: the index `x` into `n` elements; a data-dependent error (a failed
+/// index) unless `x < n`.
 pub fn nat_as_index(_: &mut Machine, c: &PrimCall) -> R<Value> {
     let n = c.nat(0)?;
     match c.arg(0)? {
@@ -224,7 +250,7 @@ pub fn nat_as_index(_: &mut Machine, c: &PrimCall) -> R<Value> {
             index: *x,
             bound: n,
         }),
-        Value::Nat(x) => Err(c.error(format!("{x} is not an index into {n} elements"))),
+        Value::Nat(x) => c.fail(format!("{x} is not an index into {n} elements")),
         v => Err(c.error(format!("expected a natType value, got {}", v.describe()))),
     }
 }
