@@ -96,14 +96,16 @@ fn worker_cmd(args: &[String]) -> Result<bool, String> {
 /// Prints case `--index` of `--seed`: its program, schedules and sizes.
 fn show(args: &[String]) -> Result<bool, String> {
     let case = Case::generate(num(args, "--seed", 1)?, num(args, "--index", 0)?);
-    println!("{}", case.program);
+    let mut text = format!("{}\n", case.program);
     for t in sched::TARGETS {
-        println!(
-            "-- {}\n{}",
+        text.push_str(&format!(
+            "-- {}\n{}\n",
             case.sizes_file(t),
             difftest::sched::elv(case.steps_for(t))
-        );
+        ));
     }
+    // a closed pipe (`show | head`) is no error
+    let _ = std::io::stdout().lock().write_all(text.as_bytes());
     Ok(true)
 }
 
