@@ -45,7 +45,7 @@ impl Case {
             }
             vals = [1, 1];
         }
-        let steps = sched::TARGETS
+        let steps = sched::SCHEDULED
             .iter()
             .map(|&t| (t, sched::schedule(&mut rng, t)))
             .collect();
@@ -86,11 +86,12 @@ impl Case {
         v
     }
 
-    /// The schedule steps for `t`.
+    /// The schedule steps for `t`: its own, else those of the target whose schedule it
+    /// runs ([`sched::schedule_of`]: OpenCL's for CUDA).
     pub fn steps_for(&self, t: Target) -> &[String] {
-        self.steps
-            .iter()
-            .find(|(x, _)| *x == t)
+        let of = |t: Target| self.steps.iter().find(|(x, _)| *x == t);
+        of(t)
+            .or_else(|| of(sched::schedule_of(t)))
             .map(|(_, s)| s.as_slice())
             .unwrap_or(&[])
     }
@@ -196,5 +197,42 @@ pub fn random_value(rng: &mut SplitMix64, s: Scalar) -> f64 {
         3 => (rng.next_u64() % (max as u64).max(1)) as f64,
         _ if signed => rng.range(-9, 9) as f64,
         _ => rng.range(0, 9) as f64,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cuda_runs_the_opencl_schedule_and_draws_none_of_its_own() {
+        let mut gpu_steps = 0;
+        for i in 0..30 {
+            let c = Case::generate(7, i);
+            let drawn: Vec<Target> = c.steps.iter().map(|(t, _)| *t).collect();
+            assert_eq!(drawn, sched::SCHEDULED);
+            assert_eq!(c.steps_for(Target::Cuda), c.steps_for(Target::OpenCl));
+            gpu_steps += c
+                .steps_for(Target::Cuda)
+                .iter()
+                .filter(|s| s.contains("toMap"))
+                .count();
+            assert!(c.sizes_file(Target::Cuda).contains("target = cuda\n"));
+        }
+        assert!(gpu_steps > 0, "no GPU step in 30 cases");
+    }
+
+    #[test]
+    fn a_cuda_case_reads_back_from_its_files() {
+        let c = Case::generate(7, 3);
+        let elv = sched::elv(c.steps_for(Target::Cuda));
+        let (back, t) = Case::from_files(&c.program, &elv, &c.sizes_file(Target::Cuda))
+            .expect("the files read back");
+        assert_eq!(t, Target::Cuda);
+        assert_eq!(back.steps_for(Target::Cuda), [elv]);
+        assert_eq!(
+            (back.name, back.sizes, back.inputs),
+            (c.name, c.sizes, c.inputs)
+        );
     }
 }

@@ -1,6 +1,6 @@
 //! Running cases: the front end the CLI uses (parse, check, strategy, DPIA, code), the
 //! interpreter's reference, and compiled code in batches: many definitions in one C module
-//! (one C compiler call) and many kernels in one OpenCL program (one build).
+//! (one C compiler call) and many kernels in one OpenCL or CUDA program (one build).
 
 use crate::case::{random_value, Case};
 use crate::rng;
@@ -428,15 +428,31 @@ pub fn compare(expected: &Flat, got: &[u8]) -> Outcome {
     ))
 }
 
-/// Splits C or OpenCL source into top-level items (preprocessor lines, declarations,
-/// functions), dropping comments between them.
+/// Splits C, OpenCL or CUDA source into top-level items (preprocessor lines, conditional
+/// blocks `#if` ... `#endif` whole, declarations, functions), dropping comments between
+/// them.
 fn items(source: &str) -> Vec<String> {
     let mut out = Vec::new();
     let mut cur = String::new();
     let mut depth = 0i64;
+    // the lines of an open conditional block, and how many `#if`s are open in it
+    let mut block: Vec<&str> = Vec::new();
+    let mut open = 0usize;
     for line in source.lines() {
         let t = line.trim();
         if depth == 0 && cur.is_empty() {
+            if open > 0 || t.starts_with("#if") {
+                block.push(line);
+                if t.starts_with("#if") {
+                    open += 1;
+                } else if t.starts_with("#endif") {
+                    open -= 1;
+                }
+                if open == 0 {
+                    out.push(std::mem::take(&mut block).join("\n"));
+                }
+                continue;
+            }
             if t.is_empty() || t.starts_with("//") {
                 continue;
             }
@@ -451,6 +467,9 @@ fn items(source: &str) -> Vec<String> {
         if depth == 0 && (t.ends_with(';') || t.ends_with('}')) {
             out.push(std::mem::take(&mut cur));
         }
+    }
+    if !block.is_empty() {
+        out.push(block.join("\n"));
     }
     if !cur.is_empty() {
         out.push(cur);
@@ -527,15 +546,54 @@ pub fn size_values(case: &Case, sizes: &[arith::Var]) -> Result<Vec<i64>, Outcom
         .collect()
 }
 
-/// The OpenCL launches of a GPU module for `case`, and its temporaries' byte sizes.
-pub fn opencl_plan(
+/// A kernel launch of a GPU runtime, made from the grid the code generator computed (as
+/// shine's host plan makes it).
+pub trait GpuLaunch {
+    /// The launch of `kernel` on `dims` with `args`.
+    fn from_dims(kernel: &str, dims: &codegen::LaunchDims, args: Vec<runtime::KernelArg>) -> Self;
+}
+
+impl GpuLaunch for runtime::OpenClLaunch {
+    fn from_dims(
+        kernel: &str,
+        dims: &codegen::LaunchDims,
+        args: Vec<runtime::KernelArg>,
+    ) -> runtime::OpenClLaunch {
+        let n = dims.dims();
+        runtime::OpenClLaunch::new(kernel, &dims.global()[..n])
+            .local(&dims.threads.map(|t| t as usize)[..n])
+            .args(args)
+    }
+}
+
+impl GpuLaunch for runtime::CudaLaunch {
+    fn from_dims(
+        kernel: &str,
+        dims: &codegen::LaunchDims,
+        args: Vec<runtime::KernelArg>,
+    ) -> runtime::CudaLaunch {
+        runtime::CudaLaunch::new(kernel, dims.groups, dims.threads).args(args)
+    }
+}
+
+/// The launches of a GPU module for the size values `values` (at most `max_threads`
+/// threads per work-group or block), and its temporaries' byte sizes, the status flag last
+/// where the kernels have one. The batched GPU programs are built for 32-bit indices (no
+/// index-width option: one build serves many cases), so a module whose sizes need 64-bit
+/// ones ([`codegen::GpuModule::index_width`]) is refused, and sizes are passed as `int`s.
+pub fn gpu_plan<L: GpuLaunch>(
     module: &codegen::GpuModule,
     values: &[i64],
     inputs: usize,
     max_threads: usize,
-) -> Result<(Vec<runtime::OpenClLaunch>, Vec<usize>), Outcome> {
+) -> Result<(Vec<L>, Vec<usize>), Outcome> {
     use codegen::KernelParam;
     let refused = |e: String| Outcome::Refused(e);
+    if module.index_width(values) != codegen::gpu::IndexWidth::Bits32 {
+        return Err(refused(
+            "the sizes need 64-bit indices; the batched GPU programs use 32-bit ones".into(),
+        ));
+    }
     let eval = |n: &arith::Nat| {
         n.eval(&|v: &arith::Var| module.sizes.iter().position(|s| s == v).map(|i| values[i]))
             .map_err(|e| refused(format!("cannot evaluate `{n}`: {e:?}")))
@@ -570,12 +628,7 @@ pub fn opencl_plan(
                     )),
                 })
                 .collect::<Result<Vec<_>, Outcome>>()?;
-            let n = dims.dims();
-            Ok(
-                runtime::OpenClLaunch::new(k.name.clone(), &dims.global()[..n])
-                    .local(&dims.threads.map(|t| t as usize)[..n])
-                    .args(args),
-            )
+            Ok(L::from_dims(&k.name, &dims, args))
         })
         .collect::<Result<Vec<_>, Outcome>>()?;
     Ok((launches, temporaries))
@@ -593,5 +646,25 @@ mod tests {
         assert_eq!(c.matches("#include").count(), 1);
         assert_eq!(c.matches("typedef").count(), 1);
         assert!(c.contains("void f(void)") && c.contains("void g(void)"));
+    }
+
+    #[test]
+    fn combining_units_keeps_conditional_blocks_whole() {
+        // the index type of GPU code: two typedefs of one name, one of them compiled
+        let unit = |k: &str| {
+            format!(
+                "// {k}\n#ifdef W\n#if 1\ntypedef long i;\n#endif\n#else\ntypedef int i;\n#endif\n\nvoid {k}(i n) {{\n}}\n"
+            )
+        };
+        let (a, b) = (unit("f"), unit("g"));
+        let c = combine([a.as_str(), b.as_str()]);
+        let block = "#ifdef W\n#if 1\ntypedef long i;\n#endif\n#else\ntypedef int i;\n#endif\n";
+        assert_eq!(c.matches(block).count(), 1, "{c}");
+        assert_eq!(c.matches("typedef").count(), 2, "{c}");
+        assert!(c.find(block) < c.find("void f(i n)"), "{c}");
+        assert!(
+            c.contains("void f(i n)") && c.contains("void g(i n)"),
+            "{c}"
+        );
     }
 }

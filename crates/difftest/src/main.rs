@@ -1,7 +1,7 @@
 //! `shine-difftest`: the differential-testing driver (see the crate's README).
 //!
 //! ```text
-//! shine-difftest run --seed S --cases N [--start K] [--targets c,openmp,opencl]
+//! shine-difftest run --seed S --cases N [--start K] [--targets c,openmp,opencl,cuda]
 //!                    [--chunk C] [--out DIR] [--shrink]
 //! shine-difftest worker --seed S --from A --to B --targets T [--skip IDX:TARGET]
 //! shine-difftest replay STEM      (STEM.rise, STEM.elv, STEM.sizes)
@@ -36,7 +36,7 @@ fn targets(args: &[String]) -> Result<Vec<Target>, String> {
         .split(',')
         .map(|t| {
             sched::parse_target(t)
-                .ok_or_else(|| format!("unknown target `{t}` (c, openmp, opencl)"))
+                .ok_or_else(|| format!("unknown target `{t}` ({})", sched::target_names()))
         })
         .collect()
 }
@@ -49,7 +49,7 @@ fn main() -> ExitCode {
         Some("replay") => replay(&args),
         Some("show") => show(&args),
         Some("shrink") => shrink_cmd(&args),
-        _ => Err("usage: shine-difftest run --seed S --cases N [--targets c,openmp,opencl] [--out DIR] [--shrink] | replay STEM".into()),
+        _ => Err("usage: shine-difftest run --seed S --cases N [--targets c,openmp,opencl,cuda] [--out DIR] [--shrink] | replay STEM".into()),
     };
     match result {
         Ok(true) => ExitCode::SUCCESS,
@@ -78,26 +78,34 @@ fn worker_cmd(args: &[String]) -> Result<bool, String> {
         let (i, t) = s.split_once(':')?;
         Some((i.parse().ok()?, sched::parse_target(t)?))
     });
-    on_big_stack(move || {
+    let finished = on_big_stack(move || {
         let cases: Vec<(u64, Case)> = (from..to).map(|i| (i, Case::generate(seed, i))).collect();
         let stdout = std::io::stdout();
         let mut out = stdout.lock();
-        worker::run_cases(&cases, &targets, skip, &mut out);
+        let finished = worker::run_cases(&cases, &targets, skip, &mut out);
+        let _ = out.flush();
+        finished
     })?;
+    if !finished {
+        // the device may be unusable: the driver goes on in a fresh worker
+        std::process::exit(worker::RESTART);
+    }
     Ok(true)
 }
 
 /// Prints case `--index` of `--seed`: its program, schedules and sizes.
 fn show(args: &[String]) -> Result<bool, String> {
     let case = Case::generate(num(args, "--seed", 1)?, num(args, "--index", 0)?);
-    println!("{}", case.program);
+    let mut text = format!("{}\n", case.program);
     for t in sched::TARGETS {
-        println!(
-            "-- {}\n{}",
+        text.push_str(&format!(
+            "-- {}\n{}\n",
             case.sizes_file(t),
             difftest::sched::elv(case.steps_for(t))
-        );
+        ));
     }
+    // a closed pipe (`show | head`) is no error
+    let _ = std::io::stdout().lock().write_all(text.as_bytes());
     Ok(true)
 }
 
@@ -222,6 +230,7 @@ fn run_chunk(
             .map_err(|e| e.to_string())?;
         let stdout = child.stdout.take().ok_or("no stdout")?;
         let mut begun: Option<(u64, Target)> = None;
+        let mut last: Option<(u64, Target)> = None;
         for line in BufReader::new(stdout).lines().map_while(Result::ok) {
             let f: Vec<&str> = line.splitn(5, '\t').collect();
             let (Some(idx), Some(t)) = (
@@ -234,6 +243,7 @@ fn run_chunk(
                 "B" => begun = Some((idx, t)),
                 "R" => {
                     begun = None;
+                    last = Some((idx, t));
                     summary.add(
                         idx,
                         t,
@@ -250,6 +260,11 @@ fn run_chunk(
         let status = child.wait().map_err(|e| e.to_string())?;
         if status.success() {
             return Ok(());
+        }
+        if let (Some(worker::RESTART), None, Some((idx, t))) = (status.code(), begun, last) {
+            // stopped after the result of (idx, t), its device possibly unusable
+            skip = Some(format!("{idx}:{}", t.name()));
+            continue;
         }
         let tail: String = err.lines().rev().take(6).collect::<Vec<_>>().join(" | ");
         let Some((idx, t)) = begun else {
@@ -311,6 +326,11 @@ fn run(args: &[String]) -> Result<bool, String> {
     let cases = num(args, "--cases", 300)?;
     let chunk = num(args, "--chunk", 150)?.max(1);
     let targets = targets(args)?;
+    if targets.contains(&Target::Cuda) {
+        // asked for explicitly and with nothing to fall back on: no run without a GPU
+        // (the device is closed again; each worker opens its own)
+        runtime::CudaDevice::open(0).map_err(|e| format!("--targets cuda: {e}"))?;
+    }
     let tnames: Vec<&str> = targets.iter().map(|t| t.name()).collect();
     let targ = tnames.join(",");
     let out = PathBuf::from(flag(args, "--out").unwrap_or_else(|| "target/difftest".into()));
@@ -425,7 +445,7 @@ fn shrink_cmd(args: &[String]) -> Result<bool, String> {
     }
     let t = flag(args, "--target")
         .and_then(|t| sched::parse_target(&t))
-        .ok_or("--target c|openmp|opencl")?;
+        .ok_or("--target c|openmp|opencl|cuda")?;
     let kind = flag(args, "--kind").unwrap_or_else(|| "mismatch".into());
     let out = PathBuf::from(flag(args, "--out").unwrap_or_else(|| "target/difftest".into()));
     let exe = std::env::current_exe().map_err(|e| e.to_string())?;
@@ -441,4 +461,38 @@ fn shrink_cmd(args: &[String]) -> Result<bool, String> {
         &kind,
     )?;
     Ok(true)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn args(a: &[&str]) -> Vec<String> {
+        a.iter().map(|s| s.to_string()).collect()
+    }
+
+    #[test]
+    fn targets_parse_with_cuda() {
+        let t = targets(&args(&["run", "--targets", "c,cuda"])).expect("targets");
+        assert_eq!(t, [Target::C, Target::Cuda]);
+        assert_eq!(
+            targets(&args(&["run"])).expect("default"),
+            [Target::C, Target::OpenMp, Target::OpenCl]
+        );
+        let e = targets(&args(&["run", "--targets", "c,ptx"])).expect_err("unknown");
+        assert!(e.contains("`ptx`") && e.contains("cuda"), "{e}");
+    }
+
+    #[test]
+    fn a_cuda_run_without_a_driver_stops_with_a_message() {
+        if runtime::CudaDevice::open(0).is_ok() {
+            return; // a GPU machine: the run would go ahead
+        }
+        let out = std::env::temp_dir().join(format!("difftest-nocuda-{}", std::process::id()));
+        let out = out.display().to_string();
+        let a = args(&["run", "--cases", "2", "--targets", "c,cuda", "--out", &out]);
+        let e = run(&a).expect_err("no CUDA driver here");
+        assert!(e.starts_with("--targets cuda: "), "{e}");
+        assert!(!Path::new(&out).exists(), "it started: {out}");
+    }
 }

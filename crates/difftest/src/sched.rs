@@ -6,13 +6,33 @@ use splitmix::SplitMix64;
 /// Which code a schedule is for: the compiler's target enum.
 pub use codegen::Target;
 
-/// The targets the generator compares with the interpreter (CUDA needs a GPU; the
-/// device scripts run it), in the order they are run.
-pub const TARGETS: [Target; 3] = [Target::C, Target::OpenMp, Target::OpenCl];
+/// The targets the generator compares with the interpreter, in the order they are run
+/// (CUDA needs an NVIDIA GPU and its driver; it is not among the default targets).
+pub const TARGETS: [Target; 4] = [Target::C, Target::OpenMp, Target::OpenCl, Target::Cuda];
+
+/// The targets with a random schedule of their own, in the order a case draws them (the
+/// order fixes the cases of a seed). CUDA runs the OpenCL schedule ([`schedule_of`]).
+pub const SCHEDULED: [Target; 3] = [Target::C, Target::OpenMp, Target::OpenCl];
+
+/// The target whose schedule `t` runs: OpenCL's for CUDA (the GPU steps `toMapGlobal`,
+/// `toMapWorkGroup` and `toMapLocal` lower to the same DPIA for both, a work-group being a
+/// CUDA block), so that a seed's cases are the same with and without CUDA and its GPU
+/// results compare across the two runtimes; `t` itself otherwise.
+pub fn schedule_of(t: Target) -> Target {
+    match t {
+        Target::Cuda => Target::OpenCl,
+        t => t,
+    }
+}
 
 /// The compared target with this name.
 pub fn parse_target(s: &str) -> Option<Target> {
     TARGETS.into_iter().find(|t| t.name() == s)
+}
+
+/// The names of the compared targets, for messages: `c, openmp, opencl, cuda`.
+pub fn target_names() -> String {
+    TARGETS.map(|t| t.name()).join(", ")
 }
 
 fn split_locs(r: &mut SplitMix64) -> String {

@@ -16,25 +16,39 @@ pub fn result_line(idx: u64, t: Target, o: &Outcome) -> String {
 }
 
 /// Runs `cases` on `targets`; case `idx` with target at or before `skip` (in
-/// [`sched::TARGETS`] order) is not run again (a resumed chunk after a crash).
+/// [`sched::TARGETS`] order) is not run again (a resumed chunk after a crash or a restart).
+/// Returns `false` when it stopped after a result because the device may be unusable for
+/// the cases after it (a CUDA fault): the worker then exits with [`RESTART`].
 pub fn run_cases(
     cases: &[(u64, Case)],
     targets: &[Target],
     skip: Option<(u64, Target)>,
     out: &mut dyn Write,
-) {
+) -> bool {
     let fronts: Vec<Result<Front, Outcome>> = cases.iter().map(|(_, c)| exec::front(c)).collect();
     for &t in sched::TARGETS.iter().filter(|t| targets.contains(t)) {
         let todo: Vec<usize> = (0..cases.len())
-            .filter(|&i| !matches!(skip, Some((k, st)) if cases[i].0 < k || (cases[i].0 == k && t <= st)))
+            .filter(|&i| !done(skip, cases[i].0, t))
             .collect();
-        match t {
-            Target::C | Target::OpenMp => run_c(cases, &fronts, &todo, t, out),
-            Target::OpenCl => run_opencl(cases, &fronts, &todo, out),
-            // not among the compared targets (sched::TARGETS): no GPU here
-            Target::Cuda => {}
+        let go_on = match t {
+            Target::C | Target::OpenMp => {
+                run_c(cases, &fronts, &todo, t, out);
+                true
+            }
+            Target::OpenCl => run_gpu::<OpenCl>(cases, &fronts, &todo, out),
+            Target::Cuda => run_gpu::<Cuda>(cases, &fronts, &todo, out),
+        };
+        if !go_on {
+            return false;
         }
     }
+    true
+}
+
+/// Whether case `idx` on target `t` ran before the resumption point `skip`: the targets run
+/// one after the other ([`sched::TARGETS`] order), each on the cases in order.
+fn done(skip: Option<(u64, Target)>, idx: u64, t: Target) -> bool {
+    skip.is_some_and(|(k, st)| (t, idx) <= (st, k))
 }
 
 fn elv_of(case: &Case, t: Target) -> String {
@@ -199,21 +213,103 @@ fn run_one_c(
     judge(front, got)
 }
 
-fn run_opencl(
+/// A GPU runtime the worker runs batches on: its device, how it builds a program, and how
+/// many threads a work-group (block) may have.
+trait GpuBackend: Sized {
+    /// The runtime's program.
+    type Program: GpuProgram<Launch = Self::Launch>;
+    /// The runtime's launch.
+    type Launch: exec::GpuLaunch;
+    /// The compared target.
+    const TARGET: Target;
+    /// The device of the runs.
+    fn open() -> Result<Self, runtime::RuntimeError>;
+    /// Builds `source`.
+    fn build(&self, source: &str) -> Result<Self::Program, runtime::RuntimeError>;
+    /// The most threads of a work-group (block).
+    fn max_threads(&self) -> usize;
+    /// Whether `e`, an error of a run, may leave the device unusable for the cases after it
+    /// (a CUDA fault is sticky: the context fails every later call).
+    fn poisons(e: &runtime::RuntimeError) -> bool;
+}
+
+/// The build options of a GPU compiler: the environment variable `var` when it is set (the
+/// empty string included), else `default`; the rule of shine's `SHINE_OPENCL_OPTIONS` and
+/// `SHINE_NVRTC_OPTIONS`.
+fn build_options(var: &str, default: &str) -> String {
+    std::env::var(var).unwrap_or_else(|_| default.to_string())
+}
+
+/// OpenCL: the device `SHINE_OPENCL_DEVICE` names, or any; built with `SHINE_OPENCL_OPTIONS`
+/// (default `-cl-mad-enable`, as shine).
+struct OpenCl(runtime::OpenClDevice, String);
+
+impl GpuBackend for OpenCl {
+    type Program = runtime::OpenClProgram;
+    type Launch = runtime::OpenClLaunch;
+    const TARGET: Target = Target::OpenCl;
+    fn open() -> Result<OpenCl, runtime::RuntimeError> {
+        let options = build_options("SHINE_OPENCL_OPTIONS", "-cl-mad-enable");
+        runtime::OpenClDevice::from_env().map(|d| OpenCl(d, options))
+    }
+    fn build(&self, source: &str) -> Result<runtime::OpenClProgram, runtime::RuntimeError> {
+        runtime::OpenClProgram::build(&self.0, source, &self.1)
+    }
+    fn max_threads(&self) -> usize {
+        self.0.max_work_group_size()
+    }
+    fn poisons(_: &runtime::RuntimeError) -> bool {
+        // a fault of a kernel on a CPU platform kills the process (the driver's crash path)
+        false
+    }
+}
+
+/// The most threads of a CUDA block.
+const CUDA_MAX_THREADS: usize = 1024;
+
+/// CUDA: device 0, NVRTC with `SHINE_NVRTC_OPTIONS` (default none; the runtime adds the
+/// device's architecture unless they name one), as shine.
+struct Cuda(runtime::CudaDevice, String);
+
+impl GpuBackend for Cuda {
+    type Program = runtime::CudaProgram;
+    type Launch = runtime::CudaLaunch;
+    const TARGET: Target = Target::Cuda;
+    fn open() -> Result<Cuda, runtime::RuntimeError> {
+        let options = build_options("SHINE_NVRTC_OPTIONS", "");
+        runtime::CudaDevice::open(0).map(|d| Cuda(d, options))
+    }
+    fn build(&self, source: &str) -> Result<runtime::CudaProgram, runtime::RuntimeError> {
+        runtime::CudaProgram::build(&self.0, source, &self.1)
+    }
+    fn max_threads(&self) -> usize {
+        CUDA_MAX_THREADS
+    }
+    fn poisons(e: &runtime::RuntimeError) -> bool {
+        matches!(e, runtime::RuntimeError::Gpu { .. })
+    }
+}
+
+/// The exit status of a worker that stopped after a result because the device may be
+/// unusable: the driver starts a fresh worker after that result.
+pub const RESTART: i32 = 75;
+
+/// The GPU code of each case of `todo` for target `t`, or its outcome when there is none.
+fn gpu_modules(
     cases: &[(u64, Case)],
     fronts: &[Result<Front, Outcome>],
     todo: &[usize],
+    t: Target,
     out: &mut dyn Write,
-) {
-    let t = Target::OpenCl;
-    let mut ready: Vec<(usize, codegen::GpuModule)> = Vec::new();
+) -> Vec<(usize, codegen::GpuModule)> {
+    let mut ready = Vec::new();
     for &i in todo {
         let (idx, case) = &cases[i];
         let built = before_run(&fronts[i]).and_then(|f| {
             exec::lower(case, f, t, &elv_of(case, t))
                 .and_then(|p| {
                     std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                        codegen::generate_gpu(&p, codegen::Target::OpenCl)
+                        codegen::generate_gpu_with(&p, t, codegen::Options::default())
                     }))
                     .map_err(|_| Outcome::Panic("GPU code generation panicked".into()))?
                     .map_err(|e| Outcome::Refused(format!("codegen: {e}")))
@@ -225,87 +321,241 @@ fn run_opencl(
             Err(o) => emit(out, result_line(*idx, t, &o)),
         }
     }
+    ready
+}
+
+/// One GPU program of many cases' kernels (their names are unique: each starts with its
+/// case's definition name, `dt{index}z`): shared items once, as [`exec::combine`].
+pub fn gpu_batch(modules: &[&codegen::GpuModule]) -> String {
+    exec::combine(modules.iter().map(|m| m.source.as_str()))
+}
+
+/// Runs the cases of `todo` on the GPU runtime `B`: one build of all their kernels (each
+/// case built alone where that fails), then each case; returns `false` when the worker
+/// must stop because the device may be unusable ([`GpuBackend::poisons`]).
+fn run_gpu<B: GpuBackend>(
+    cases: &[(u64, Case)],
+    fronts: &[Result<Front, Outcome>],
+    todo: &[usize],
+    out: &mut dyn Write,
+) -> bool {
+    let t = B::TARGET;
+    let ready = gpu_modules(cases, fronts, todo, t, out);
     if ready.is_empty() {
-        return;
+        return true;
     }
-    let dev = match runtime::OpenClDevice::from_env() {
+    let dev = match B::open() {
         Ok(d) => d,
         Err(e) => {
             for (i, _) in &ready {
-                emit(
-                    out,
-                    result_line(
-                        cases[*i].0,
-                        t,
-                        &Outcome::Refused(format!("no OpenCL device: {e}")),
-                    ),
-                );
+                let o = Outcome::Refused(format!("no {} device: {e}", t.name()));
+                emit(out, result_line(cases[*i].0, t, &o));
             }
-            return;
+            return true;
         }
     };
-    let options = "-cl-mad-enable";
-    let source = exec::combine(ready.iter().map(|(_, m)| m.source.as_str()));
-    let shared = runtime::OpenClProgram::build(&dev, &source, options).ok();
+    let all: Vec<&codegen::GpuModule> = ready.iter().map(|(_, m)| m).collect();
+    let shared = dev.build(&gpu_batch(&all)).ok();
     for (i, m) in &ready {
         let (idx, case) = &cases[*i];
         let Ok(front) = &fronts[*i] else { continue };
         let own;
         let program = match &shared {
             Some(p) => p,
-            None => match runtime::OpenClProgram::build(&dev, &m.source, options) {
+            None => match dev.build(&m.source) {
                 Ok(p) => {
                     own = p;
                     &own
                 }
                 Err(e) => {
-                    emit(
-                        out,
-                        result_line(*idx, t, &Outcome::CodeDoesNotCompile(e.to_string())),
-                    );
+                    let o = Outcome::CodeDoesNotCompile(e.to_string());
+                    emit(out, result_line(*idx, t, &o));
                     continue;
                 }
             },
         };
+        let mut poisoned = false;
         let outcome = (|| {
             let values = exec::size_values(case, &m.sizes)?;
             let (launches, temps) =
-                exec::opencl_plan(m, &values, front.inputs.len(), dev.max_work_group_size())?;
-            // built without SHINE_INDEX_64: 32-bit indices
+                exec::gpu_plan::<B::Launch>(m, &values, front.inputs.len(), dev.max_threads())?;
+            // 32-bit indices (gpu_plan refuses others): index inputs are 4 bytes
             let (buffers, mut output) = run_buffers(front, 4);
             let refs: Vec<&runtime::Buffer> = buffers.iter().collect();
             emit(out, format!("B\t{idx}\t{}", t.name()));
-            // the status flag, where the kernels have one, is the last temporary
-            let got = if m.uses_status() {
-                program
-                    .run_with_status(
-                        &launches,
-                        std::slice::from_mut(&mut output),
-                        &refs,
-                        &temps,
-                        temps.len() - 1,
-                    )
-                    .and_then(|status| match status {
-                        0 => Ok(output.as_bytes().to_vec()),
-                        status => Err(runtime::RuntimeError::ProgramStatus {
-                            entry: m
-                                .kernels
-                                .first()
-                                .map_or_else(String::new, |k| k.name.clone()),
-                            status,
-                        }),
-                    })
-            } else {
-                program
-                    .run(&launches, std::slice::from_mut(&mut output), &refs, &temps)
-                    .map(|()| output.as_bytes().to_vec())
-            };
-            Ok(judge(front, got))
+            let got = run_program(program, m, &launches, &mut output, &refs, &temps);
+            poisoned = got.as_ref().is_err_and(B::poisons);
+            Ok(match (got, &front.expected) {
+                // the code faulted on the device where the interpreter computes: a bug
+                (Err(e), Ok(_)) if poisoned => {
+                    Outcome::Crash(format!("the interpreter computes; the compiled code {e}"))
+                }
+                (got, _) => judge(front, got),
+            })
         })();
         let outcome = match outcome {
             Ok(o) => o,
             Err(o) => refused_or(front, o),
         };
         emit(out, result_line(*idx, t, &outcome));
+        if poisoned {
+            return false;
+        }
+    }
+    true
+}
+
+/// Runs the launches of one case, reading the status flag (the last temporary) where the
+/// kernels have one; the output's bytes.
+fn run_program<P: GpuProgram>(
+    program: &P,
+    m: &codegen::GpuModule,
+    launches: &[P::Launch],
+    output: &mut runtime::Buffer,
+    inputs: &[&runtime::Buffer],
+    temps: &[usize],
+) -> Result<Vec<u8>, runtime::RuntimeError> {
+    let outputs = std::slice::from_mut(output);
+    if m.uses_status() {
+        let status = program.run_with_status(launches, outputs, inputs, temps, temps.len() - 1)?;
+        if status != 0 {
+            return Err(runtime::RuntimeError::ProgramStatus {
+                entry: m
+                    .kernels
+                    .first()
+                    .map_or_else(String::new, |k| k.name.clone()),
+                status,
+            });
+        }
+    } else {
+        program.run(launches, outputs, inputs, temps)?;
+    }
+    Ok(outputs[0].as_bytes().to_vec())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::HashSet;
+
+    /// Cases of seed 7 with GPU code (the OpenCL schedule), their fronts and modules.
+    type Built = (Vec<(u64, Case)>, Vec<Result<Front, Outcome>>);
+
+    fn gpu_cases(t: Target, n: u64) -> (Built, Vec<(usize, codegen::GpuModule)>) {
+        let cases: Vec<(u64, Case)> = (0..n).map(|i| (i, Case::generate(7, i))).collect();
+        let fronts: Vec<_> = cases.iter().map(|(_, c)| exec::front(c)).collect();
+        let todo: Vec<usize> = (0..cases.len()).collect();
+        let ready = gpu_modules(&cases, &fronts, &todo, t, &mut Vec::new());
+        ((cases, fronts), ready)
+    }
+
+    #[test]
+    fn cuda_batch_has_every_kernel_once_under_a_unique_name() {
+        let (_, ready) = gpu_cases(Target::Cuda, 40);
+        assert!(
+            ready.len() >= 3,
+            "only {} cases with CUDA code",
+            ready.len()
+        );
+        let all: Vec<&codegen::GpuModule> = ready.iter().map(|(_, m)| m).collect();
+        let batch = gpu_batch(&all);
+        let mut names = HashSet::new();
+        for m in &all {
+            assert_eq!(m.target, Target::Cuda);
+            for k in &m.kernels {
+                assert!(names.insert(k.name.clone()), "kernel `{}` twice", k.name);
+                let head = format!("extern \"C\" __global__ void {}(", k.name);
+                assert_eq!(batch.matches(&head).count(), 1, "`{head}` in\n{batch}");
+            }
+        }
+        // the index type once, whole, before the kernels
+        assert_eq!(batch.matches("#ifdef SHINE_INDEX_64").count(), 1, "{batch}");
+        assert_eq!(batch.matches("typedef int shine_index;").count(), 1);
+        assert!(batch.find("#endif") < batch.find("__global__"), "{batch}");
+    }
+
+    #[test]
+    fn opencl_batch_builds_as_one_program() {
+        let (_, ready) = gpu_cases(Target::OpenCl, 40);
+        let all: Vec<&codegen::GpuModule> = ready.iter().map(|(_, m)| m).collect();
+        assert!(all.len() >= 3, "only {} cases with OpenCL code", all.len());
+        let dev = OpenCl::open().expect("an OpenCL device (PoCL)");
+        if let Err(e) = dev.build(&gpu_batch(&all)) {
+            panic!("the batch does not build: {e}");
+        }
+    }
+
+    #[test]
+    fn opencl_and_cuda_plans_agree() {
+        let (built, ready) = gpu_cases(Target::Cuda, 40);
+        let mut planned = 0;
+        for (i, m) in &ready {
+            let (case, front) = (&built.0[*i].1, built.1[*i].as_ref().expect("a front"));
+            let values = exec::size_values(case, &m.sizes).expect("size values");
+            let plan = |max| {
+                let cl =
+                    exec::gpu_plan::<runtime::OpenClLaunch>(m, &values, front.inputs.len(), max);
+                let cu = exec::gpu_plan::<runtime::CudaLaunch>(m, &values, front.inputs.len(), max);
+                (cl, cu)
+            };
+            let (Ok((cl, cl_temps)), Ok((cu, cu_temps))) = plan(CUDA_MAX_THREADS) else {
+                continue;
+            };
+            planned += 1;
+            assert_eq!(cl_temps, cu_temps);
+            assert_eq!(cl.len(), m.kernels.len());
+            for (a, b) in cl.iter().zip(&cu) {
+                assert_eq!(a.kernel, b.kernel);
+                assert_eq!(a.args, b.args);
+                let n = a.global.len();
+                let global: Vec<usize> =
+                    (0..n).map(|d| (b.grid[d] * b.block[d]) as usize).collect();
+                let block: Vec<usize> = b.block[..n].iter().map(|&t| t as usize).collect();
+                assert_eq!(a.global, global, "{}", a.kernel);
+                assert_eq!(a.local.as_ref(), Some(&block), "{}", a.kernel);
+                assert!(b.block.iter().product::<u32>() as usize <= CUDA_MAX_THREADS);
+            }
+        }
+        assert!(planned >= 3, "only {planned} plans");
+    }
+
+    #[test]
+    fn a_missing_cuda_driver_is_a_result_line_per_case() {
+        let cases: Vec<(u64, Case)> = (0..20).map(|i| (i, Case::generate(7, i))).collect();
+        let mut out = Vec::new();
+        let finished = run_cases(&cases, &[Target::Cuda], None, &mut out);
+        assert!(finished);
+        let text = String::from_utf8(out).expect("text");
+        let results: Vec<&str> = text.lines().filter(|l| l.starts_with("R\t")).collect();
+        assert_eq!(results.len(), cases.len(), "{text}");
+        for (idx, _) in &cases {
+            let head = format!("R\t{idx}\tcuda\t");
+            assert!(
+                results.iter().any(|l| l.starts_with(&head)),
+                "{head}: {text}"
+            );
+        }
+        if !runtime::CudaDevice::libraries_present() {
+            // nothing ran; the cases with CUDA code say why
+            assert!(!text.contains("B\t"), "{text}");
+            let refused = results
+                .iter()
+                .filter(|l| l.contains("\trefused\tno cuda device: CUDA driver"))
+                .count();
+            assert!(refused >= 1, "{text}");
+        }
+    }
+
+    #[test]
+    fn a_resumed_worker_skips_what_ran_before() {
+        let skip = Some((5, Target::OpenCl));
+        // the targets run one after the other, each on the cases in order
+        assert!(done(skip, 9, Target::C));
+        assert!(done(skip, 9, Target::OpenMp));
+        assert!(done(skip, 4, Target::OpenCl));
+        assert!(done(skip, 5, Target::OpenCl));
+        assert!(!done(skip, 6, Target::OpenCl));
+        assert!(!done(skip, 0, Target::Cuda));
+        assert!(!done(None, 0, Target::C));
     }
 }
