@@ -29,6 +29,12 @@ pub enum Outcome {
     Mismatch(String),
     /// The interpreter rejects, the compiled code computes anyway.
     Unchecked(String),
+    /// The interpreter computes a result, the compiled code stops on a program error (a
+    /// division by zero, an index out of range) in a value the result does not need: it
+    /// computes ahead (a stored intermediate, a reduction's unused component), and the
+    /// interpreter in strict mode, which stops at every failed value, stops too. Not a
+    /// wrong answer: a refusal at run time.
+    StoppedAhead(String),
     /// A panic in the compiler.
     Panic(String),
     /// The process running the code crashed (recorded by the driver).
@@ -59,6 +65,7 @@ impl Outcome {
             Outcome::CodeDoesNotCompile(_) => "code-does-not-compile",
             Outcome::Mismatch(_) => "mismatch",
             Outcome::Unchecked(_) => "unchecked",
+            Outcome::StoppedAhead(_) => "stopped-ahead",
             Outcome::Panic(_) => "panic",
             Outcome::Crash(_) => "crash",
         }
@@ -75,6 +82,7 @@ impl Outcome {
             | Outcome::CodeDoesNotCompile(s)
             | Outcome::Mismatch(s)
             | Outcome::Unchecked(s)
+            | Outcome::StoppedAhead(s)
             | Outcome::Panic(s)
             | Outcome::Crash(s) => s,
         }
@@ -160,6 +168,10 @@ pub struct Front {
     pub inputs: Vec<Input>,
     /// The interpreter's result (or why it refused).
     pub expected: Result<Flat, String>,
+    /// Where the interpreter computes a result: the error of the strict interpreter, which
+    /// stops at every failed value, also one the result does not need (see
+    /// [`Outcome::StoppedAhead`]).
+    pub strict_error: Option<String>,
     /// The bytes of the result as the code writes it (from its type, so that code that
     /// runs where the interpreter refuses writes into a buffer of the right size).
     pub output_bytes: usize,
@@ -270,7 +282,11 @@ pub fn front(case: &Case) -> Result<Front, Outcome> {
         let types: Vec<DataType> = inputs.iter().map(Input::data_type).collect();
         let instance = rise::infer::instantiate_def(&checked, &case.name, &types, &case.sizes)
             .map_err(|d| Outcome::IllTyped(format!("instantiate: {}", d.message)))?;
-        let expected = reference(&instance, &inputs);
+        let expected = reference(&instance, &inputs, interp::ErrorMode::Poison);
+        let strict_error = match &expected {
+            Ok(_) => reference(&instance, &inputs, interp::ErrorMode::Strict).err(),
+            Err(_) => None,
+        };
         let output_bytes = match &instance.result {
             rise::Type::Data(t) => interp::flat_layout(t)
                 .map(|(shape, elem)| {
@@ -283,25 +299,30 @@ pub fn front(case: &Case) -> Result<Front, Outcome> {
             output_bytes,
             inputs,
             expected,
+            strict_error,
             checked,
         })
     })
 }
 
-/// The interpreter's result; foreign functions run compiled by the system C compiler
-/// (`cc`), as `shine eval` runs them.
-fn reference(instance: &rise::infer::Instance, inputs: &[Input]) -> Result<Flat, String> {
+/// The interpreter's result, its data-dependent errors handled as `mode` says; foreign
+/// functions run compiled by the system C compiler (`cc`), as `shine eval` runs them.
+fn reference(
+    instance: &rise::infer::Instance,
+    inputs: &[Input],
+    mode: interp::ErrorMode,
+) -> Result<Flat, String> {
     let values = inputs
         .iter()
         .map(Input::value)
         .collect::<Result<Vec<_>, _>>()?;
     let foreign = shine::foreign::CEvaluator::for_expr(&instance.expr, "cc");
     let function =
-        interp::eval_with_foreign(&instance.expr, &[], foreign).map_err(|e| e.message)?;
+        interp::eval_with_mode(&instance.expr, &[], foreign, mode).map_err(|e| e.message)?;
     let result = if values.is_empty() {
         function
     } else {
-        interp::apply(&function, values).map_err(|e| e.message)?
+        interp::apply_with_mode(&function, values, mode).map_err(|e| e.message)?
     };
     let rise::Type::Data(t) = &instance.result else {
         return Err("the result is not data".into());

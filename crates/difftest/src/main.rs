@@ -133,7 +133,7 @@ fn replay(args: &[String]) -> Result<bool, String> {
     let kind = result.split('\t').nth(3).unwrap_or("");
     Ok(matches!(
         kind,
-        "pass" | "refused" | "interp-refused" | "strategy-failed"
+        "pass" | "refused" | "interp-refused" | "strategy-failed" | "stopped-ahead"
     ))
 }
 
@@ -155,6 +155,7 @@ fn parse_outcome(kind: &str, detail: String) -> Outcome {
         "code-does-not-compile" => Outcome::CodeDoesNotCompile(detail),
         "mismatch" => Outcome::Mismatch(detail),
         "unchecked" => Outcome::Unchecked(detail),
+        "stopped-ahead" => Outcome::StoppedAhead(detail),
         "panic" => Outcome::Panic(detail),
         _ => Outcome::Crash(detail),
     }

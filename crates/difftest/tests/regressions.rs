@@ -43,6 +43,24 @@ macro_rules! regressions {
     };
 }
 
+/// A reduction with a pair accumulator whose second component divides by zero, of which the
+/// result keeps the first: the interpreter computes (the failed values are not needed), the
+/// compiled code computes both components and stops; a run-time refusal, not a bug.
+#[test]
+fn stopping_ahead_is_reported_as_such() {
+    let stem = format!(
+        "{}/regressions/stopped-ahead-reduce-fst-c",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    let out = Command::new(env!("CARGO_BIN_EXE_shine-difftest"))
+        .args(["replay", &stem])
+        .output()
+        .expect("shine-difftest runs");
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{text}");
+    assert!(text.contains("\tstopped-ahead\t"), "{text}");
+}
+
 regressions! {
     /// A passing case (checks that replaying works).
     replay_works = "pass-map-c";
