@@ -4,18 +4,24 @@
 
 use std::process::Command;
 
-fn replay(name: &str) {
+/// `shine-difftest replay` of the regression `name`: whether it passed, and its output.
+fn replay_output(name: &str) -> (bool, String) {
     let stem = format!("{}/regressions/{name}", env!("CARGO_MANIFEST_DIR"));
     let out = Command::new(env!("CARGO_BIN_EXE_shine-difftest"))
         .args(["replay", &stem])
         .output()
         .expect("shine-difftest runs");
-    assert!(
-        out.status.success(),
-        "{name}: {}{}",
+    let text = format!(
+        "{}{}",
         String::from_utf8_lossy(&out.stdout),
         String::from_utf8_lossy(&out.stderr)
     );
+    (out.status.success(), text)
+}
+
+fn replay(name: &str) {
+    let (passed, text) = replay_output(name);
+    assert!(passed, "{name}: {text}");
 }
 
 /// `storeInMemory(appliedReduce, lowerToC) @ outermost(appliedMap)` on a map whose body's
@@ -25,15 +31,7 @@ fn replay(name: &str) {
 /// should not apply there (or store inside the lambda).
 #[test]
 fn store_does_not_hoist_out_of_a_binder() {
-    let stem = format!(
-        "{}/regressions/store-hoists-out-of-binder-c",
-        env!("CARGO_MANIFEST_DIR")
-    );
-    let out = Command::new(env!("CARGO_BIN_EXE_shine-difftest"))
-        .args(["replay", &stem])
-        .output()
-        .expect("shine-difftest runs");
-    let text = String::from_utf8_lossy(&out.stdout);
+    let (_, text) = replay_output("store-hoists-out-of-binder-c");
     assert!(!text.contains("unbound variable"), "{text}");
 }
 
@@ -48,16 +46,8 @@ macro_rules! regressions {
 /// compiled code computes both components and stops; a run-time refusal, not a bug.
 #[test]
 fn stopping_ahead_is_reported_as_such() {
-    let stem = format!(
-        "{}/regressions/stopped-ahead-reduce-fst-c",
-        env!("CARGO_MANIFEST_DIR")
-    );
-    let out = Command::new(env!("CARGO_BIN_EXE_shine-difftest"))
-        .args(["replay", &stem])
-        .output()
-        .expect("shine-difftest runs");
-    let text = String::from_utf8_lossy(&out.stdout);
-    assert!(out.status.success(), "{text}");
+    let (passed, text) = replay_output("stopped-ahead-reduce-fst-c");
+    assert!(passed, "{text}");
     assert!(text.contains("\tstopped-ahead\t"), "{text}");
 }
 
