@@ -168,10 +168,8 @@ pub struct Front {
     pub inputs: Vec<Input>,
     /// The interpreter's result (or why it refused).
     pub expected: Result<Flat, String>,
-    /// Where the interpreter computes a result: the error of the strict interpreter, which
-    /// stops at every failed value, also one the result does not need (see
-    /// [`Outcome::StoppedAhead`]).
-    pub strict_error: Option<String>,
+    /// The instance the interpreter ran, for [`Front::strict_error`].
+    instance: rise::infer::Instance,
     /// The bytes of the result as the code writes it (from its type, so that code that
     /// runs where the interpreter refuses writes into a buffer of the right size).
     pub output_bytes: usize,
@@ -283,10 +281,6 @@ pub fn front(case: &Case) -> Result<Front, Outcome> {
         let instance = rise::infer::instantiate_def(&checked, &case.name, &types, &case.sizes)
             .map_err(|d| Outcome::IllTyped(format!("instantiate: {}", d.message)))?;
         let expected = reference(&instance, &inputs, interp::ErrorMode::Poison);
-        let strict_error = match &expected {
-            Ok(_) => reference(&instance, &inputs, interp::ErrorMode::Strict).err(),
-            Err(_) => None,
-        };
         let output_bytes = match &instance.result {
             rise::Type::Data(t) => interp::flat_layout(t)
                 .map(|(shape, elem)| {
@@ -299,10 +293,22 @@ pub fn front(case: &Case) -> Result<Front, Outcome> {
             output_bytes,
             inputs,
             expected,
-            strict_error,
+            instance,
             checked,
         })
     })
+}
+
+impl Front {
+    /// Where the interpreter computes a result: the error of the strict interpreter, which
+    /// stops at every failed value, also one the result does not need (see
+    /// [`Outcome::StoppedAhead`]). Evaluated again, so asked only where compiled code stopped.
+    pub fn strict_error(&self) -> Option<String> {
+        match &self.expected {
+            Ok(_) => reference(&self.instance, &self.inputs, interp::ErrorMode::Strict).err(),
+            Err(_) => None,
+        }
+    }
 }
 
 /// The interpreter's result, its data-dependent errors handled as `mode` says; foreign

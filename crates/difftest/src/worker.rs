@@ -78,18 +78,17 @@ fn judge(front: &Front, got: Result<Vec<u8>, runtime::RuntimeError>) -> Outcome 
         (Ok(want), Ok(bytes)) => exec::compare(want, &bytes),
         // the compiled code stops on a program error in a value the result does not need,
         // which the strict interpreter stops at too: it computes ahead, not a bug
-        (Ok(_), Err(e @ E::ProgramStatus { .. })) if front.strict_error.is_some() => {
-            Outcome::StoppedAhead(format!(
-                "the interpreter computes (strict: {}); the compiled code {e}",
-                front.strict_error.as_deref().unwrap_or_default()
-            ))
-        }
+        (Ok(_), Err(e @ E::ProgramStatus { .. })) => match front.strict_error() {
+            Some(strict) => Outcome::StoppedAhead(format!(
+                "the interpreter computes (strict: {strict}); the compiled code {e}"
+            )),
+            None => Outcome::Crash(format!("the interpreter computes; the compiled code {e}")),
+        },
         // the interpreter computes a result, the compiled code stops: a bug
         (
             Ok(_),
             Err(
-                e @ (E::ProgramStatus { .. }
-                | E::ProgramFailed { .. }
+                e @ (E::ProgramFailed { .. }
                 | E::ProgramKilled { .. }
                 | E::SanitizerRunFailed { .. }),
             ),
