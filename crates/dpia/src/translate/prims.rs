@@ -144,27 +144,20 @@ impl Translator {
             // `let x f` where the result is written (a command): a value that is one C
             // value is computed once into a private variable that `f` reads, so its uses
             // share it; elsewhere (an expression, an array) `f` gets the value itself
-            Let if matches!(out, Out::Acc(_)) && is_one_value(&data_type(&vals[0])?) => {
-                let t = data_type(&vals[0])?;
-                let ident = Ident {
-                    name: self.fresh("let"),
-                    ty: t.clone(),
-                };
-                let acc = Acc::new(AccKind::Var(ident.clone()), t.clone());
-                let fill = self.tr(&vals[0], env, Out::Acc(&acc))?;
-                let read = Exp::new(ExpKind::Var(ident.clone()), t);
-                let rest = self.call(&vals[1], env, vec![Value::Data(read)], out)?;
-                Ok(Comm::New {
-                    ident,
-                    addr: AddrSpace::Private,
-                    body: Box::new(Comm::Seq(vec![fill, rest])),
-                })
-            }
-            Let => self.tr(
-                &vals[0],
-                env,
-                Out::Con(&|x| self.call(&vals[1], env, vec![Value::Data(x)], out)),
-            ),
+            Let => match out {
+                Out::Acc(_) if is_one_value(&data_type(&vals[0])?) => {
+                    let ident = Ident {
+                        name: self.fresh("let"),
+                        ty: data_type(&vals[0])?,
+                    };
+                    self.new_holding(ident, AddrSpace::Private, &vals, env, out)
+                }
+                _ => self.tr(
+                    &vals[0],
+                    env,
+                    Out::Con(&|x| self.call(&vals[1], env, vec![Value::Data(x)], out)),
+                ),
+            },
             ToMem => {
                 let addr = match args.iter().find_map(|a| match a {
                     Arg::Type(TypeArg::AddrSpace(a)) => Some(a.clone()),
@@ -180,23 +173,14 @@ impl Translator {
                     }
                     Some(a) => a,
                 };
-                let t = data_type(&vals[0])?;
                 let ident = Ident {
                     name: self.fresh("mem"),
-                    ty: t.clone(),
+                    ty: data_type(&vals[0])?,
                 };
                 self.spaces
                     .borrow_mut()
                     .insert(ident.name.clone(), addr.clone());
-                let acc = Acc::new(AccKind::Var(ident.clone()), t.clone());
-                let read = Exp::new(ExpKind::Var(ident.clone()), t);
-                let fill = self.tr(&vals[0], env, Out::Acc(&acc))?;
-                let rest = self.call(&vals[1], env, vec![Value::Data(read)], out)?;
-                Ok(Comm::New {
-                    ident,
-                    addr,
-                    body: Box::new(Comm::Seq(vec![fill, rest])),
-                })
+                self.new_holding(ident, addr, &vals, env, out)
             }
             MapVec => {
                 let Some(DataType::Vector(n, _)) = Some(&ty) else {
@@ -433,6 +417,28 @@ impl Translator {
     }
 
     /// `makeVector n x1 ... xn`: the vector of the `n` values.
+    /// `new ident in (ident := value; f ident)` for `let`/`toMem` (`vals` = `[value, f]`):
+    /// the value written into fresh memory of `addr`, which `f` reads.
+    fn new_holding(
+        &self,
+        ident: Ident,
+        addr: AddrSpace,
+        vals: &[Expr],
+        env: &Env,
+        out: Out,
+    ) -> R<Comm> {
+        let t = ident.ty.clone();
+        let acc = Acc::new(AccKind::Var(ident.clone()), t.clone());
+        let read = Exp::new(ExpKind::Var(ident.clone()), t);
+        let fill = self.tr(&vals[0], env, Out::Acc(&acc))?;
+        let rest = self.call(&vals[1], env, vec![Value::Data(read)], out)?;
+        Ok(Comm::New {
+            ident,
+            addr,
+            body: Box::new(Comm::Seq(vec![fill, rest])),
+        })
+    }
+
     fn make_vector(&self, e: &Expr, vals: &[Expr], env: &Env, out: Out) -> R<Comm> {
         let ty = data_type(e)?;
         let n = match &ty {
