@@ -106,6 +106,33 @@ fn eval_runs_the_c_bodies() {
     );
 }
 
+/// `shine run` of `def` of the example under `strategy` (file, name) for `target` at the
+/// size `n` on random inputs of `seed`, which must verify against the interpreter.
+fn run_verified(def: &str, (file, strategy): (&str, &str), target: &str, n: &str, seed: &str) {
+    let out = shine(&[
+        "run",
+        EXAMPLE,
+        "--def",
+        def,
+        "--strategy",
+        file,
+        "--apply",
+        strategy,
+        "--target",
+        target,
+        "--nat",
+        n,
+        "--random",
+        seed,
+        "--verify",
+    ]);
+    let t = text(&out);
+    assert!(
+        out.status.success() && t.contains("verified against the interpreter"),
+        "{def} {strategy} {target}: {t}"
+    );
+}
+
 #[test]
 fn runs_verify_on_c_openmp_and_opencl() {
     let targets = targets();
@@ -120,28 +147,7 @@ fn runs_verify_on_c_openmp_and_opencl() {
             if matches!(*target, "opencl" | "cuda") && strategy == "parallelOuter" {
                 continue; // mapPar is for CPUs
             }
-            let out = shine(&[
-                "run",
-                EXAMPLE,
-                "--def",
-                def,
-                "--strategy",
-                CPU,
-                "--apply",
-                strategy,
-                "--target",
-                target,
-                "--nat",
-                n,
-                "--random",
-                "5",
-                "--verify",
-            ]);
-            let t = text(&out);
-            assert!(
-                out.status.success() && t.contains("verified against the interpreter"),
-                "{def} {strategy} {target}: {t}"
-            );
+            run_verified(def, (CPU, strategy), target, n, "5");
         }
     }
     if skip_opencl() {
@@ -149,28 +155,7 @@ fn runs_verify_on_c_openmp_and_opencl() {
         return;
     }
     // a foreign operator in the work-group's tree reduction (with `iterate`)
-    let out = shine(&[
-        "run",
-        EXAMPLE,
-        "--def",
-        "gcdPartial",
-        "--strategy",
-        GPU,
-        "--apply",
-        "reduceWorkGroup",
-        "--target",
-        "opencl",
-        "--nat",
-        "n=3",
-        "--random",
-        "2",
-        "--verify",
-    ]);
-    let t = text(&out);
-    assert!(
-        out.status.success() && t.contains("verified against the interpreter"),
-        "gcdPartial: {t}"
-    );
+    run_verified("gcdPartial", (GPU, "reduceWorkGroup"), "opencl", "n=3", "2");
 }
 
 #[test]

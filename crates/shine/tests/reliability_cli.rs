@@ -646,28 +646,8 @@ fn huge_loop_depths_fail_cleanly() {
          def fine = DFNF ; lowerToC\n",
     )
     .unwrap();
-    for name in ["at", "swap"] {
-        let out = shine(
-            d,
-            &[
-                "rewrite",
-                "p.rise",
-                "--def",
-                "scale",
-                "--strategy",
-                "deep.elv",
-                "--apply",
-                name,
-            ],
-        )
-        .output()
-        .unwrap();
-        clean_error(d, &out, "not applicable");
-    }
-    // an unused definition with such a depth does not stop the others
-    let out = shine(
-        d,
-        &[
+    let rewrite = |name: &str| {
+        let args = [
             "rewrite",
             "p.rise",
             "--def",
@@ -675,11 +655,15 @@ fn huge_loop_depths_fail_cleanly() {
             "--strategy",
             "deep.elv",
             "--apply",
-            "fine",
-        ],
-    )
-    .output()
-    .unwrap();
+            name,
+        ];
+        shine(d, &args).output().unwrap()
+    };
+    for name in ["at", "swap"] {
+        clean_error(d, &rewrite(name), "not applicable");
+    }
+    // an unused definition with such a depth does not stop the others
+    let out = rewrite("fine");
     assert!(out.status.success(), "{}", stderr(&out));
 }
 

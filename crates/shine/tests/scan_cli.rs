@@ -9,6 +9,8 @@ use shine::rise::{DataType, ScalarType};
 use shine::Array;
 use std::process::Command;
 
+mod support;
+
 const PROGRAM: &str = "
 def prefixSum : {n: nat} -> n.f32 -> n.f32 = fun xs => xs |> scanSeq (fun x a => a + x) 0.0f
 def rowScans : {n: nat} -> n.5.int -> n.5.int =
@@ -30,21 +32,30 @@ def storeScan = DFNF ; storeInMemory(applied(scanSeq), lowerToC) @ argument @ ou
 ";
 
 fn run(dir: &tempfile::TempDir, def: &str, strategy: &str, target: &str, n: u32) -> String {
-    let out = Command::new(env!("CARGO_BIN_EXE_shine"))
-        .current_dir(dir.path())
-        .args(["run", "scan.rise", "--def", def, "--strategy", "scan.elv"])
-        .args(["--apply", strategy, "--target", target])
-        .args(["--nat", &format!("n={n}"), "--random", "5", "--verify"])
-        .output()
-        .expect("shine runs");
-    let text = format!(
-        "{}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
+    let n = format!("n={n}");
+    let (out, text) = support::shine_in(
+        dir.path(),
+        &[
+            "run",
+            "scan.rise",
+            "--def",
+            def,
+            "--strategy",
+            "scan.elv",
+            "--apply",
+            strategy,
+            "--target",
+            target,
+            "--nat",
+            &n,
+            "--random",
+            "5",
+            "--verify",
+        ],
     );
     assert!(
         out.status.success() && text.contains("verified against the interpreter"),
-        "{def} ({strategy}) --target {target} n={n}: {text}"
+        "{def} ({strategy}) --target {target} {n}: {text}"
     );
     text
 }
