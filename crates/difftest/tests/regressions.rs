@@ -52,6 +52,16 @@ fn stopping_ahead_is_reported_as_such() {
 }
 
 regressions! {
+    /// Lane 1 of a product of `i8` vectors (`lane 1 (min acc (v * w))`): read at a lane,
+    /// the product was printed as a product of the lanes' scalars without the wrapping of
+    /// narrow integers (C promotes them to `int`: 64 * 6 gave 384, not -128).
+    lane_of_int8_vector_product_c = "lane-of-int8-vector-product-c";
+    /// `acc = acc * acc` sixteen times in 32-bit integers: gcc 12.2 (Debian 12.2.0-14) at
+    /// `-O3 -march=native` computes 9 (at `-O3` alone, or with `-fno-tree-loop-vectorize`,
+    /// the right -773324799); the generated C, `(int)((uint32_t)acc * (uint32_t)acc)`, has
+    /// no undefined behaviour. A C compiler's defect, open.
+    #[ignore = "gcc 12.2 miscompiles this loop at -O3 -march=native"]
+    gcc12_squaring_recurrence_c = "gcc12-squaring-recurrence-c";
     /// A passing case (checks that replaying works).
     replay_works = "pass-map-c";
     /// `storeInMemory(appliedReduce, ...)` stores one of two reductions in a map's body and

@@ -111,8 +111,10 @@ impl Lowerer {
             }
             K::Unary(op, a) => {
                 let v = self.value(env, a, path)?;
-                // vector operations compute in the element type (see `intops`)
-                let scalar = scalar_of(&a.ty)?.filter(|_| self.vector_mode.is_none());
+                // vector operations compute in the element type (see `intops`); a lane of
+                // one (`path` = `[Lane(l)]`) is an operation on the lanes' scalars
+                let scalar =
+                    scalar_of(&operand_at(&a.ty, path))?.filter(|_| self.vector_mode.is_none());
                 value(match (op, scalar) {
                     (dpia::UnOp::Neg, Some(s)) if intops::is_int(s) => intops::negate(s, v),
                     (dpia::UnOp::Neg, _) => Expr::unary(UnOp::Neg, v),
@@ -122,8 +124,8 @@ impl Lowerer {
             K::Binary(op, a, b) => {
                 let cop = binop(*op, &a.ty)?;
                 let (va, vb) = (self.value(env, a, path)?, self.value(env, b, path)?);
-                let int =
-                    scalar_of(&a.ty)?.filter(|s| intops::is_int(*s) && self.vector_mode.is_none());
+                let int = scalar_of(&operand_at(&a.ty, path))?
+                    .filter(|s| intops::is_int(*s) && self.vector_mode.is_none());
                 value(match (cop, int) {
                     (BinOp::Add | BinOp::Sub | BinOp::Mul, Some(s)) => {
                         intops::wrapping(cop, s, va, vb)
@@ -603,6 +605,13 @@ pub(super) fn prove_le(a: &Nat, b: &Nat) -> Option<bool> {
     } else {
         None
     }
+}
+
+/// The type of an operand of type `dt` of an operation read at `path`: a lane of a vector
+/// operation operates on the lanes (C promotes `int8_t` lanes to `int`, so they need the
+/// wrapping of scalars); the type itself where the path does not fit it.
+fn operand_at(dt: &DataType, path: &[PathElem]) -> DataType {
+    type_at(dt, path).unwrap_or_else(|| dt.clone())
 }
 
 /// The type of data of type `dt` read at `path`.

@@ -1,0 +1,3 @@
+def s = DFNF ;
+  try(unroll @ innermost(isReduce)) ;;
+  lowerToC
