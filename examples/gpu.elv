@@ -103,13 +103,26 @@ def lowered = lowerToC
 //
 //   shine run examples/mm.rise --def mm --strategy examples/gpu.elv \
 //     --apply "mmTiled(128, 8, 8, 16)" --target cuda --nat m=256 --nat n=256 --nat k=64 --random 1 --verify
-def mmTiled(t, r, kb, w) = DFNF ; fuseReduceMap @ topDown ;;
-  // the loops: tiles of t x t, blocks of r x r in them, k in steps of kb
-  tile(t, t)        @ outermost(mapNest(2)) ;;
-  tile(r, r)        @ atLoop(2) ;;
+def mmTiled(t, r, kb, w) = mmTiledRect(t, t, r, r, kb, w, w)
+
+// mmTiled with rectangular tiles and blocks: a work-group computes a tm x tn tile of
+// the result (tm rows of a, tn columns of b) with wm x wn work-items (wm = tm / rm in
+// dimension 1, wn = tn / rn in dimension 0), every work-item an rm x rn block. The
+// copies of the two tiles into local memory are shared by all wm * wn work-items, so
+// tm * kb and tn * kb must be multiples of wm * wn. For m a multiple of tm, n of tn,
+// k of kb (the convolution layers of vgg.rise as matrix products, whose sizes are
+// rarely multiples of one square tile).
+def mmTiledRect(tm, tn, rm, rn, kb, wm, wn) = DFNF ; mmTiledSteps(tm, tn, rm, rn, kb, wm, wn) ;; lowerToC
+
+// The steps of mmTiledRect, at the focus: the first loop nest below it is the matrix
+// product's (mmSplitK applies them inside a map).
+def mmTiledSteps(tm, tn, rm, rn, kb, wm, wn) = fuseReduceMap @ topDown ;;
+  // the loops: tiles of tm x tn, blocks of rm x rn in them, k in steps of kb
+  tile(tm, tn)      @ outermost(mapNest(2)) ;;
+  tile(rm, rn)      @ atLoop(2) ;;
   blockReduceZip(kb) @ atLoop(6) ;;
-  // the reductions over k become reductions of outer products: of the r x r block
-  // of a work-item (for every step of kb, then within it), then of the t x t tile
+  // the reductions over k become reductions of outer products: of the block of a
+  // work-item (for every step of kb, then within it), then of the tile
   reduceOuter       @ atLoop(4) ;;
   reduceOuter       @ atLoop(5) ;;
   reduceOuter       @ atLoop(2) ;;
@@ -126,26 +139,37 @@ def mmTiled(t, r, kb, w) = DFNF ; fuseReduceMap @ topDown ;;
   toMapLocal(1)     @ function @ function @ argument @ function @ atLoop(2) ;;
   toMapLocal(0)     @ outermost(isMap) @ argument @ function @ atLoop(2) ;;
   // the two tiles of every step through local memory, k-major (see tileA, tileB)
-  storeLocal(isApp(isFst), tileA(w)) @ reduceBody @ atLoop(2) ;;
-  storeLocal(isApp(isSnd), tileB(w)) @ body @ argument @ reduceBody @ atLoop(2) ;;
-  copyByWorkItems   @ atLoop(2) ;;
+  storeLocal(isApp(isFst), tileA(wm, wn)) @ reduceBody @ atLoop(2) ;;
+  storeLocal(isApp(isSnd), tileB(wm, wn)) @ body @ argument @ reduceBody @ atLoop(2) ;;
+  copyByWorkItems   @ atLoop(2)
+
+// Split-K matrix products (vggGemmSplitK of vgg.rise: `toMem global (map (fun chunk =>
+// MM) chunks) (fun partials => SUMS)`): the product of every chunk of the reduction is
+// tiled as in mmTiledRect, the chunks spread over dimension 2 of the work-groups, their
+// partial results stored in global memory; a second kernel sums them, one work-item
+// per result element (dimensions 1 and 0).
+def mmSplitK(tm, tn, rm, rn, kb, wm, wn) = DFNF ;
+  mmTiledSteps(tm, tn, rm, rn, kb, wm, wn) @ body @ argument @ function @ argument @ function @ body @ body ;;
+  toMapWorkGroup(2) @ function @ function @ argument @ function @ body @ body ;;
+  toMapGlobal(1)    @ outermost(isMap) @ body @ argument @ body @ body ;;
+  toMapGlobal(0)    @ outermost(isMap) @ body @ argument @ body @ body ;;
   lowerToC
 
 // The body of a reduction's operator: `reduce (fun acc y => BODY) init xs`.
 def reduceBody(s) = s @ body @ body @ argument @ function @ function
 
-// A tile `e : (t/r).r.kb` of a's rows stored k-major (kb.t: a work-item's r values
-// for one k are consecutive) and read back as `split r (transpose mem)`; copied in
-// a's order (kb consecutive elements of a row, then the next row) by w x w
-// work-items, and written transposed.
-def tileA(w) = joinSplit ;
+// A tile `e : (tm/rm).rm.kb` of a's rows stored k-major (kb.tm: a work-item's rm
+// values for one k are consecutive) and read back as `split rm (transpose mem)`;
+// copied in a's order (kb consecutive elements of a row, then the next row) by
+// wm x wn work-items, and written transposed.
+def tileA(wm, wn) = joinSplit ;
   (addId ; idToTranspose) @ argument ;
-  copyLocal(w, w)   @ argument @ argument @ argument ;
+  copyLocal(wm, wn) @ argument @ argument @ argument ;
   toMem(local)      @ argument @ argument
 
 // The same for a tile of b's columns, copied in the stored order (a row of b's
 // tile, consecutive in b, then the next row).
-def tileB(w) = joinSplit ;
+def tileB(wm, wn) = joinSplit ;
   (addId ; idToTranspose) @ argument ;
-  copyLocal(w, w)   @ argument @ argument ;
+  copyLocal(wm, wn) @ argument @ argument ;
   toMem(local)      @ argument @ argument
