@@ -14,6 +14,7 @@
 #![warn(missing_docs)]
 
 pub mod constraints;
+pub mod params;
 pub mod search;
 pub mod solve;
 pub mod strategy;

@@ -35,7 +35,7 @@ pub enum SearchArg {
 }
 
 impl SearchArg {
-    fn method(self) -> Method {
+    pub(crate) fn method(self) -> Method {
         match self {
             SearchArg::Solver => Method::Solver,
             SearchArg::Random => Method::Random,
@@ -117,6 +117,21 @@ pub struct ExploreArgs {
     /// Rewriting budget of one strategy application.
     #[arg(long = "rewrite-budget", value_name = "N", default_value_t = elevate::DEFAULT_BUDGET)]
     pub rewrite_budget: u64,
+    /// Tune the parameters of the `--apply` strategy instead of searching mappings:
+    /// `NAME=V1,V2,...` (the values it takes) or `NAME=EXPR` (derived from those
+    /// before it, `wm=tm/rm`; a division must be exact). A parameter the `--apply`
+    /// expression does not name is a size of the program (`--nat`) (repeatable).
+    #[arg(long = "param", value_name = "NAME=VALUES|EXPR")]
+    pub params: Vec<String>,
+    /// A requirement on the parameters, `wm*wn<=1024` or `(tm*kb)%(wm*wn)==0`
+    /// (repeatable; with --param).
+    #[arg(long = "require", value_name = "COND", requires = "params")]
+    pub requires: Vec<String>,
+    /// A further size set to verify at, `h=16,w=28,c=16,o=128` (repeatable; with
+    /// --param): a candidate is verified at the first of the `--nat` set and these
+    /// whose size constraints it satisfies (give the cheapest first); none: a failure.
+    #[arg(long = "verify-nat", value_name = "N=V,...", requires = "params")]
+    pub verify_nats: Vec<String>,
 }
 
 /// What happened to one candidate.
@@ -127,7 +142,7 @@ struct Outcome {
 }
 
 /// The cause of a failure, from its message (the paper's §5.3 breakdown).
-fn cause_of(message: &str) -> &'static str {
+pub(crate) fn cause_of(message: &str) -> &'static str {
     let m = message.to_lowercase();
     if m.contains("verification failed") {
         "wrong result"
@@ -150,7 +165,7 @@ fn cause_of(message: &str) -> &'static str {
     }
 }
 
-fn parse_set(s: &str) -> Result<Bindings, CliError> {
+pub(crate) fn parse_set(s: &str) -> Result<Bindings, CliError> {
     s.split(',')
         .filter(|p| !p.trim().is_empty())
         .map(|p| parse_nat_binding(p).map_err(CliError::from))
@@ -277,7 +292,7 @@ impl Session<'_> {
     }
 }
 
-fn first_line(s: &str) -> String {
+pub(crate) fn first_line(s: &str) -> String {
     s.lines()
         .find(|l| l.contains("error"))
         .or_else(|| s.lines().next())
@@ -339,6 +354,9 @@ pub fn explore(args: &ExploreArgs) -> Result<(), CliError> {
     };
     let mut all_sets = time_sets.clone();
     all_sets.push(verify_set.clone());
+    if !args.params.is_empty() {
+        return crate::explore_tune::tune(args, source, user, verify_set, time_sets);
+    }
     let (options, flavor) = options_for(args);
     let problem = Problem::new(
         StrategyFile { user },
@@ -608,7 +626,8 @@ fn search(s: &mut Session) -> Result<(), CliError> {
             .map_err(|e| CliError::from(format!("cannot write `{}`: {e}", path.display())))?;
     }
     if let Some(path) = &args.plot {
-        std::fs::write(path, plot(&rows))
+        let points: Vec<PlotPoint> = rows.iter().map(|r| (r.method, r.elapsed, r.ms)).collect();
+        std::fs::write(path, plot(&points))
             .map_err(|e| CliError::from(format!("cannot write `{}`: {e}", path.display())))?;
     }
     stats.insert("methods".into(), json!(summaries));
@@ -617,7 +636,7 @@ fn search(s: &mut Session) -> Result<(), CliError> {
     Ok(())
 }
 
-fn emit_err(s: &str) {
+pub(crate) fn emit_err(s: &str) {
     let _ = writeln!(std::io::stderr().lock(), "{s}");
 }
 
@@ -648,13 +667,16 @@ fn read_log(path: &Path) -> Result<Vec<(String, Candidate, Option<f64>)>, CliErr
         .collect()
 }
 
+/// A point of the plot: method, seconds into its search, the time of what was found then.
+pub(crate) type PlotPoint = (&'static str, f64, Option<f64>);
+
 /// An SVG plot of the best speed (1/ms) found against search time, one line per method.
-fn plot(rows: &[Row]) -> String {
+pub(crate) fn plot(rows: &[PlotPoint]) -> String {
     let (w, h, pad) = (640.0, 400.0, 50.0);
-    let tmax = rows.iter().map(|r| r.elapsed).fold(1e-9, f64::max);
+    let tmax = rows.iter().map(|r| r.1).fold(1e-9, f64::max);
     let smax = rows
         .iter()
-        .filter_map(|r| r.ms.map(|m| 1.0 / m))
+        .filter_map(|r| r.2.map(|m| 1.0 / m))
         .fold(1e-12, f64::max);
     let colors = ["#1f77b4", "#d62728", "#2ca02c", "#9467bd"];
     let mut svg = format!(
@@ -669,16 +691,16 @@ fn plot(rows: &[Row]) -> String {
         cx = w / 2.0,
         ty = h - 12.0,
     );
-    let mut methods: Vec<&str> = rows.iter().map(|r| r.method).collect();
+    let mut methods: Vec<&str> = rows.iter().map(|r| r.0).collect();
     methods.dedup();
     for (i, m) in methods.iter().enumerate() {
         let mut best = 0.0f64;
         let mut pts = Vec::new();
-        for r in rows.iter().filter(|r| r.method == *m) {
-            if let Some(ms) = r.ms {
+        for r in rows.iter().filter(|r| r.0 == *m) {
+            if let Some(ms) = r.2 {
                 best = best.max(1.0 / ms);
             }
-            let x = pad + (w - 2.0 * pad) * r.elapsed / tmax;
+            let x = pad + (w - 2.0 * pad) * r.1 / tmax;
             let y = (h - pad) - (h - 2.0 * pad) * best / smax;
             pts.push(format!("{x:.1},{y:.1}"));
         }
