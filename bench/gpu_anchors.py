@@ -17,6 +17,8 @@ every target and every anchor, one after the other, the order reversed every oth
   OpenCL profiling events, after one untimed run); in the first round also `--output`, and the
   result is compared with the reference (relative error ||out - ref|| / ||ref||, float64);
 * `cublas_sgemm` (torch.mm, TF32 off), `cublas_sgemv` (torch.mv), `cublas_sdot` (torch.dot),
+  `cudnn_conv` (torch.nn.functional.conv2d, padding 1, NCHW, TF32 off, cudnn.benchmark on: the
+  VGG cases; shine's operands are the same numbers in vgg.rise's layout, see vgg_nchw),
   `d2d_copy` (a device-to-device copy of as many elements as the case's output, `y.copy_(x)`:
   its bytes read plus written are the stencil's fewest bytes), on the case's inputs, timed with
   CUDA events around each call (3 untimed calls, then N), median;
@@ -48,6 +50,7 @@ TOLERANCE = {  # largest relative error ||out - ref|| / ||ref|| accepted
     "dot": 1e-4,  # 2^24 products summed in f32 (partial sums, then their sum)
     "jacobi2d5_clamped": 1e-6,
     "heat3d_clamped": 1e-6,
+    "vgg_conv": 1e-5,  # up to 4,608 products per output summed in f32
 }
 
 
@@ -88,7 +91,25 @@ def reference(name, xs):
         s = (p[:-2, 1:-1, 1:-1] + p[2:, 1:-1, 1:-1] + p[1:-1, :-2, 1:-1] + p[1:-1, 2:, 1:-1]
              + p[1:-1, 1:-1, :-2] + p[1:-1, 1:-1, 2:])
         return 0.125 * s + 0.25 * c
+    if name == "vgg_conv":
+        x, w = vgg_nchw(xs)
+        return vgg_hwc(torch.nn.functional.conv2d(x, w, padding=1))
     raise ValueError(f"unknown reference `{name}`")
+
+
+def vgg_nchw(xs):
+    """vgg.rise's operands (the input padded h+2 x w+2 x c with a zero border, the
+    kernels HWIO as a (3*3*c) x o matrix) as PyTorch's: the unpadded 1 x c x h x w input
+    and o x c x 3 x 3 kernels."""
+    x, w = xs
+    c = x.shape[2]
+    return (x[1:-1, 1:-1, :].permute(2, 0, 1).unsqueeze(0).contiguous(),
+            w.reshape(3, 3, c, w.shape[1]).permute(3, 2, 0, 1).contiguous())
+
+
+def vgg_hwc(y):
+    """PyTorch's 1 x o x h x w result as vgg.rise's (h*w) x o."""
+    return y[0].permute(1, 2, 0).reshape(-1, y.shape[1])
 
 
 def relative_error(got, ref):
@@ -142,6 +163,8 @@ class Case:
         self.host = []
         for k, shape in enumerate(spec["inputs"]):
             x = rng.uniform(-1.0, 1.0, size=shape).astype(np.float32)
+            if k in spec.get("zero_border", []):  # a padded image: zeros around rows and columns
+                x[0], x[-1], x[:, 0], x[:, -1] = 0, 0, 0, 0
             p = Path(tmp) / f"{self.name}_in{k}.npy"
             np.save(p, x)
             self.paths.append(str(p))
@@ -174,6 +197,8 @@ class Case:
             cmd += ["--strategy", str(ROOT / variant["strategy_file"]), "--apply", variant["strategy"]]
         for p in self.paths:
             cmd += ["--input", p]
+        for name, value in variant.get("nats", {}).items():  # sizes the inputs do not give
+            cmd += ["--nat", f"{name}={value}"]
         cmd += ["--bench", str(runs), "--json"]
         if verify:
             cmd += ["--output", self.out_path]
@@ -243,6 +268,11 @@ class Case:
                 x, y = self.dev
                 f = lambda: torch.dot(x, y)  # noqa: E731
                 check = f
+            elif name == "cudnn_conv":
+                x, w = vgg_nchw(self.dev)
+                torch.backends.cudnn.benchmark = True  # cuDNN picks its fastest algorithm
+                f = lambda: torch.nn.functional.conv2d(x, w, padding=1)  # noqa: E731
+                check = lambda: vgg_hwc(f())  # noqa: E731
             elif name == "d2d_copy":
                 src = self.dev[0]
                 dst = torch.empty_like(src)
