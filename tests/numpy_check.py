@@ -382,6 +382,24 @@ def cases_vgg(rng):
         yield f"{h}x{w}x{c} o={o}", [rand(rng, h + 2, w + 2, c), rand(rng, o, 3, 3, c)], {}
 
 
+def cases_vgg_gemm(chunks):
+    """vggGemm's operands (kernels HWIO as a (3*3*c) x o matrix); with `s` chunks."""
+
+    def cases(rng):
+        for h, w, c, o in ((1, 1, 1, 1), (3, 5, 2, 4), (6, 4, 3, 2)):
+            nats = {"s": chunks} if chunks else {}
+            yield f"{h}x{w}x{c} o={o}", [rand(rng, h + 2, w + 2, c), rand(rng, 9 * c, o)], nats
+
+    return cases
+
+
+def ref_vgg_gemm(inp, weights):
+    c = inp.shape[2]
+    ker = f64(weights).reshape(3, 3, c, -1).transpose(3, 0, 1, 2)
+    out = ref_conv(inp, ker)
+    return out.reshape(-1, out.shape[2])
+
+
 def cases_none(rng):
     yield "no inputs", [], {}
 
@@ -529,6 +547,8 @@ REFERENCES = {
     "acoustic": (cases_3d(((1, 1, 1), (2, 3, 4), (4, 5, 3), (4, 5, 6)), 2), ref_acoustic),
     "conv": (cases_conv, ref_conv),
     "vggConv": (cases_vgg, ref_conv),
+    "vggGemm": (cases_vgg_gemm(None), ref_vgg_gemm),
+    "vggGemmSplitK": (cases_vgg_gemm(3), ref_vgg_gemm),
     "binomial3": (cases_window3, lambda w: f64(w) @ np.array(BINOMIAL3)),
     "box3": (cases_window3, lambda w: f64(w) @ np.array(BOX3)),
     "binomialSep": (cases_2d(((3, 3), (4, 7), (10, 6))), lambda x: ref_sep(x, BINOMIAL3)),

@@ -1,0 +1,198 @@
+// GPU strategies (issue 6): OpenCL and CUDA through the same lowered programs
+// (mapWorkGroup/mapLocal compile to CUDA blocks/threads, mapGlobal to all threads).
+//
+//   shine run examples/gpu_reduce.rise --def dotPartial --strategy examples/gpu.elv \
+//     --apply reduceWorkGroup --target opencl --nat n=64 --random 1 --verify
+
+// A work-group per chunk and a tree reduction in local memory (the LIFT/Shine
+// OpenCL `dot` and `asum`): the chunks become work-groups, the first stage's
+// sequential reduction is fused with its map and spread over the work-items, its
+// results are stored in local memory (`toMem local` on iterate's input, which also
+// puts iterate's double buffers in local memory), and every step of the tree is a
+// mapLocal; barriers separate the steps.
+def reduceWorkGroup = DFNF ;
+  toMapWorkGroup(0)  @ outermost(isMap) ;;
+  fuseReduceMap      @ outermost(appliedReduce) ;;
+  toMapLocal(0)      @ outermost(isMap) ;;
+  toMapLocal(0)      @ outermost(isMap) ;;
+  toMem(local) @ argument @ outermost(function(argOf(iterate, id))) ;;
+  lowerToC
+
+// Every point of a 2-D grid by its own work-item: the rows over dimension 1 of
+// the global work-items, the columns over dimension 0 (neighbouring work-items
+// read neighbouring memory). For the 5-point Jacobi stencil of stencil2d.rise.
+// Every work-item computes one element of the outermost map (a row of a
+// scan, say); what it computes inside is sequential.
+def global1d = DFNF ; toMapGlobal(0) @ outermost(isMap) ;; lowerToC
+
+def global2d = DFNF ;
+  toMapGlobal(1) @ outermost(isMap) ;;
+  toMapGlobal(0) @ outermost(isMap) ;;
+  lowerToC
+
+// global2d with vectors: every work-item computes 4 neighbouring points of a row
+// as one float4 (the columns vectorized by 4, then spread over dimension 0). The
+// rows above and below and the point's own row are read with one vector load
+// each (OpenCL `vload4`, CUDA an aligned `float4` load); the left and right
+// neighbours are 4 elements one off (OpenCL `vload4` at any element, CUDA
+// `make_float4` of the elements), clamped lane by lane at the borders. For
+// jacobi2d5 of stencil2d.rise with m a multiple of 4.
+//
+//   shine compile examples/stencil2d.rise --def jacobi2d5 --strategy examples/gpu.elv \
+//     --apply global2dVec --target cuda
+def global2dVec = DFNF ;
+  toMapGlobal(1) @ outermost(isMap) ;;
+  vectorize(4)   @ innermost(appliedMap) ;;
+  toMapGlobal(0) @ innermost(isMap) ;;
+  lowerToC
+
+// Every point of a 3-D grid by its own work-item (dimensions 2, 1, 0 from the
+// outermost), for the 7-point heat stencil of heat3d.rise.
+def global3d = DFNF ;
+  toMapGlobal(2) @ outermost(isMap) ;;
+  toMapGlobal(1) @ outermost(isMap) ;;
+  toMapGlobal(0) @ outermost(isMap) ;;
+  lowerToC
+
+// mv with the CUDA names of the same levels (blocks and threads): Listing 3's
+// strategy, compiling to the same kernel.
+def mvBlocks = DFNF ;
+  splitJoinMap(32)   @ outermost(appliedMap) ;;
+  toMapBlock(0)      @ outermost(isMap) ;;
+  toMapThread(0)     @ outermost(isMap) ;;
+  fuseReduceMap      @ outermost(appliedReduce) ;;
+  lowerToC
+
+// reduceWorkGroup for the partial results, which go to global memory; the sum of
+// the partial results is a second kernel (the end of the first is where every
+// work-group has finished).
+def reduceTwoKernels = reduceWorkGroup ;
+  toMem(global) @ argument @ outermost(appliedReduce)
+
+// Matrix multiplication with 2-D register blocking (the register blocking of
+// LIFT's CGO'17 matmul, without its local-memory tiles): the result is tiled in
+// 4x4 blocks, the reduction over k moved outside the block's loops so that its
+// accumulator is a 4x4 block, and every work-item computes one block, its
+// accumulator in private memory (registers), the block's loops unrolled.
+// For mm in mm.rise (m and n multiples of 4).
+def mmRegisterBlocks = mmBlocks(4)
+
+// The same with blocks of b x b (m and n multiples of b).
+def mmBlocks(b) = DFNF ; fuseReduceMap @ topDown ;;
+  tile(b, b)       @ outermost(mapNest(2)) ;;
+  fissionReduceMap @ outermost(appliedReduce) ;;
+  reorder([1, 2, 5, 3, 4]) ;;
+  toMapGlobal(1)   @ function @ function @ atLoop(0) ;;
+  toMapGlobal(0)   @ function @ function @ atLoop(1) ;;
+  unroll           @ function @ function @ atLoop(3) ;;
+  unroll           @ function @ function @ atLoop(4) ;;
+  lowerToC
+
+// For programs written with the GPU primitives already (gpu_mm.rise): only what is
+// left, sequentially.
+def lowered = lowerToC
+
+// Matrix multiplication with local-memory tiles and register blocks, derived from
+// `mm` in mm.rise (the structure of LIFT's CGO'17 matmul and Shine's `mmNVIDIA`;
+// the hand-written low-level RISE of gpu_mm.rise, here from a strategy): every
+// work-group computes a t x t tile of the result with w x w work-items (w = t / r),
+// every work-item an r x r block of it, its accumulators in registers; k is walked
+// in steps of kb, the kb columns of a's tile and kb rows of b's copied into local
+// memory by the whole work-group first (coalesced), so that every element read from
+// global memory is used by w work-items. For m and n multiples of t, k of kb.
+//
+//   shine run examples/mm.rise --def mm --strategy examples/gpu.elv \
+//     --apply "mmTiled(128, 8, 8, 16)" --target cuda --nat m=256 --nat n=256 --nat k=64 --random 1 --verify
+def mmTiled(t, r, kb, w) = mmTiledRect(t, t, r, r, kb, w, w)
+
+// mmTiled with rectangular tiles and blocks: a work-group computes a tm x tn tile of
+// the result (tm rows of a, tn columns of b) with wm x wn work-items (wm = tm / rm in
+// dimension 1, wn = tn / rn in dimension 0), every work-item an rm x rn block. The
+// copies of the two tiles into local memory are shared by all wm * wn work-items, so
+// tm * kb and tn * kb must be multiples of wm * wn. For m a multiple of tm, n of tn,
+// k of kb (the convolution layers of vgg.rise as matrix products, whose sizes are
+// rarely multiples of one square tile).
+def mmTiledRect(tm, tn, rm, rn, kb, wm, wn) = DFNF ; mmTiledSteps(tm, tn, rm, rn, kb, wm, wn) ;; lowerToC
+
+// The steps of mmTiledRect, at the focus: the first loop nest below it is the matrix
+// product's (mmSplitK applies them inside a map).
+def mmTiledSteps(tm, tn, rm, rn, kb, wm, wn) = fuseReduceMap @ topDown ;;
+  // the loops: tiles of tm x tn, blocks of rm x rn in them, k in steps of kb
+  tile(tm, tn)      @ outermost(mapNest(2)) ;;
+  tile(rm, rn)      @ atLoop(2) ;;
+  blockReduceZip(kb) @ atLoop(6) ;;
+  // the reductions over k become reductions of outer products: of the block of a
+  // work-item (for every step of kb, then within it), then of the tile
+  reduceOuter       @ atLoop(4) ;;
+  reduceOuter       @ atLoop(5) ;;
+  reduceOuter       @ atLoop(2) ;;
+  // the levels: work-groups for the tiles, work-items for the blocks, the block's
+  // loops unrolled (its accumulators stay in registers)
+  toMapWorkGroup(1) @ function @ function @ atLoop(0) ;;
+  toMapWorkGroup(0) @ function @ function @ atLoop(1) ;;
+  toMapLocal(1)     @ function @ function @ atLoop(3) ;;
+  toMapLocal(0)     @ function @ function @ atLoop(4) ;;
+  unroll            @ function @ function @ function @ atLoop(5) ;;
+  unroll            @ function @ function @ atLoop(6) ;;
+  unroll            @ function @ function @ atLoop(7) ;;
+  // every work-item initialises and writes out its own block
+  toMapLocal(1)     @ function @ function @ argument @ function @ atLoop(2) ;;
+  toMapLocal(0)     @ outermost(isMap) @ argument @ function @ atLoop(2) ;;
+  // the two tiles of every step through local memory, k-major (see tileA, tileB)
+  storeLocal(isApp(isFst), tileA(wm, wn)) @ reduceBody @ atLoop(2) ;;
+  storeLocal(isApp(isSnd), tileB(wm, wn)) @ body @ argument @ reduceBody @ atLoop(2) ;;
+  copyByWorkItems   @ atLoop(2)
+
+// Split-K matrix products (vggGemmSplitK of vgg.rise: `toMem global (map (fun chunk =>
+// MM) chunks) (fun partials => SUMS)`): the product of every chunk of the reduction is
+// tiled as in mmTiledRect, the chunks spread over dimension 2 of the work-groups, their
+// partial results stored in global memory; a second kernel sums them, one work-item
+// per result element (dimensions 1 and 0).
+def mmSplitK(tm, tn, rm, rn, kb, wm, wn) = DFNF ;
+  mmTiledSteps(tm, tn, rm, rn, kb, wm, wn) @ body @ argument @ function @ argument @ function @ body @ body ;;
+  toMapWorkGroup(2) @ function @ function @ argument @ function @ body @ body ;;
+  toMapGlobal(1)    @ outermost(isMap) @ body @ argument @ body @ body ;;
+  toMapGlobal(0)    @ outermost(isMap) @ body @ argument @ body @ body ;;
+  lowerToC
+
+// The body of a reduction's operator: `reduce (fun acc y => BODY) init xs`.
+def reduceBody(s) = s @ body @ body @ argument @ function @ function
+
+// A tile `e : (tm/rm).rm.kb` of a's rows stored k-major (kb.tm: a work-item's rm
+// values for one k are consecutive) and read back as `split rm (transpose mem)`;
+// copied in a's order (kb consecutive elements of a row, then the next row) by
+// wm x wn work-items, and written transposed.
+def tileA(wm, wn) = joinSplit ;
+  (addId ; idToTranspose) @ argument ;
+  copyLocal(wm, wn) @ argument @ argument @ argument ;
+  toMem(local)      @ argument @ argument
+
+// The same for a tile of b's columns, copied in the stored order (a row of b's
+// tile, consecutive in b, then the next row).
+def tileB(wm, wn) = joinSplit ;
+  (addId ; idToTranspose) @ argument ;
+  copyLocal(wm, wn) @ argument @ argument ;
+  toMem(local)      @ argument @ argument
+
+// VGG-16's conv layers on the H100 (CUDA): per layer size, the fastest candidate of
+// the `shine explore --param` runs bench/explore/vgg_param_run1.json, bench/explore/vgg_param_run2.json, bench/explore/vgg_param_layer1.json
+// (bench/vgg_cases.py merge); include examples/gpu.elv before this file.
+
+// set 1 (0.1547 ms, bench/explore/vgg_param_run2.json, evolutionary): shine run examples/vgg.rise --def vggGemmSplitK --strategy THIS --apply best_1 --nat h=224 --nat w=224 --nat c=64 --nat o=64 --nat s=2
+def best_1 = mmSplitK(64, 64, 8, 4, 8, 8, 16)
+// set 2 (0.0338 ms, bench/explore/vgg_param_layer1.json, solver): shine run examples/vgg.rise --def vggGemmSplitK --strategy THIS --apply best_2 --nat h=224 --nat w=224 --nat c=3 --nat o=64 --nat s=1
+def best_2 = mmSplitK(32, 32, 8, 4, 9, 4, 8)
+// set 3 (0.0820 ms, bench/explore/vgg_param_run2.json, evolutionary): shine run examples/vgg.rise --def vggGemmSplitK --strategy THIS --apply best_3 --nat h=112 --nat w=112 --nat c=64 --nat o=128 --nat s=2
+def best_3 = mmSplitK(64, 64, 8, 4, 8, 8, 16)
+// set 4 (0.1454 ms, bench/explore/vgg_param_run2.json, evolutionary): shine run examples/vgg.rise --def vggGemmSplitK --strategy THIS --apply best_4 --nat h=112 --nat w=112 --nat c=128 --nat o=128 --nat s=2
+def best_4 = mmSplitK(64, 64, 8, 4, 8, 8, 16)
+// set 5 (0.0875 ms, bench/explore/vgg_param_run1.json, evolutionary): shine run examples/vgg.rise --def vggGemmSplitK --strategy THIS --apply best_5 --nat h=56 --nat w=56 --nat c=128 --nat o=256 --nat s=8
+def best_5 = mmSplitK(56, 64, 7, 4, 16, 8, 16)
+// set 6 (0.1521 ms, bench/explore/vgg_param_run1.json, evolutionary): shine run examples/vgg.rise --def vggGemmSplitK --strategy THIS --apply best_6 --nat h=56 --nat w=56 --nat c=256 --nat o=256 --nat s=8
+def best_6 = mmSplitK(56, 64, 7, 4, 16, 8, 16)
+// set 7 (0.0841 ms, bench/explore/vgg_param_run1.json, evolutionary): shine run examples/vgg.rise --def vggGemmSplitK --strategy THIS --apply best_7 --nat h=28 --nat w=28 --nat c=256 --nat o=512 --nat s=8
+def best_7 = mmSplitK(56, 64, 7, 4, 16, 8, 16)
+// set 8 (0.1616 ms, bench/explore/vgg_param_run1.json, evolutionary): shine run examples/vgg.rise --def vggGemmSplitK --strategy THIS --apply best_8 --nat h=28 --nat w=28 --nat c=512 --nat o=512 --nat s=8
+def best_8 = mmSplitK(56, 64, 7, 4, 16, 8, 16)
+// set 9 (0.0577 ms, bench/explore/vgg_param_run1.json, random): shine run examples/vgg.rise --def vggGemmSplitK --strategy THIS --apply best_9 --nat h=14 --nat w=14 --nat c=512 --nat o=512 --nat s=16
+def best_9 = mmSplitK(28, 32, 7, 4, 16, 4, 8)
