@@ -82,7 +82,9 @@ impl Param {
 }
 
 fn is_ident(s: &str) -> bool {
-    s.chars().next().is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+    s.chars()
+        .next()
+        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
         && s.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
 }
 
@@ -101,7 +103,9 @@ fn tokens(s: &str) -> Result<Vec<String>, String> {
                 i += 1;
             }
             out.push(cs[start..i].iter().collect());
-        } else if i + 1 < cs.len() && ["<=", ">=", "==", "!="].contains(&&*format!("{c}{}", cs[i + 1])) {
+        } else if i + 1 < cs.len()
+            && ["<=", ">=", "==", "!="].contains(&&*format!("{c}{}", cs[i + 1]))
+        {
             out.push(format!("{c}{}", cs[i + 1]));
             i += 2;
         } else if "+-*/%()<>".contains(c) {
@@ -125,7 +129,11 @@ impl Parser {
         self.toks.get(self.pos).map(|s| s.as_str())
     }
 
-    fn binary(&mut self, ops: &str, next: fn(&mut Parser) -> Result<IntExpr, String>) -> Result<IntExpr, String> {
+    fn binary(
+        &mut self,
+        ops: &str,
+        next: fn(&mut Parser) -> Result<IntExpr, String>,
+    ) -> Result<IntExpr, String> {
         let mut e = next(self)?;
         while let Some(op) = self.peek().filter(|t| t.len() == 1 && ops.contains(*t)) {
             let op = op.chars().next().unwrap_or('+');
@@ -175,7 +183,11 @@ impl Parser {
 
 /// Parses an integer expression (`tm/rm`, `(tm*kb)%(wm*wn)`).
 pub fn parse_expr(s: &str) -> Result<IntExpr, String> {
-    let mut p = Parser { toks: tokens(s)?, pos: 0, text: s.trim().into() };
+    let mut p = Parser {
+        toks: tokens(s)?,
+        pos: 0,
+        text: s.trim().into(),
+    };
     let e = p.sum()?;
     p.done()?;
     Ok(e)
@@ -184,16 +196,27 @@ pub fn parse_expr(s: &str) -> Result<IntExpr, String> {
 impl Requirement {
     /// Parses `EXPR cmp EXPR`, `cmp` one of `< <= > >= == !=`.
     pub fn parse(s: &str) -> Result<Requirement, String> {
-        let mut p = Parser { toks: tokens(s)?, pos: 0, text: s.trim().into() };
+        let mut p = Parser {
+            toks: tokens(s)?,
+            pos: 0,
+            text: s.trim().into(),
+        };
         let lhs = p.sum()?;
         let cmp = ["<=", ">=", "==", "!=", "<", ">"]
             .into_iter()
             .find(|c| p.peek() == Some(*c))
-            .ok_or_else(|| format!("`{s}`: a requirement compares two expressions (<, <=, ==, ...)"))?;
+            .ok_or_else(|| {
+                format!("`{s}`: a requirement compares two expressions (<, <=, ==, ...)")
+            })?;
         p.pos += 1;
         let rhs = p.sum()?;
         p.done()?;
-        Ok(Requirement { text: s.trim().into(), lhs, cmp, rhs })
+        Ok(Requirement {
+            text: s.trim().into(),
+            lhs,
+            cmp,
+            rhs,
+        })
     }
 
     fn holds(&self, env: &Assignment) -> Result<bool, String> {
@@ -249,13 +272,19 @@ pub const ENUMERATION_LIMIT: usize = 1_000_000;
 impl ParamSpace {
     /// Parses the space from `--param` and `--require` texts.
     pub fn parse(params: &[String], requires: &[String]) -> Result<ParamSpace, String> {
-        let params: Vec<Param> = params.iter().map(|p| Param::parse(p)).collect::<Result<_, _>>()?;
+        let params: Vec<Param> = params
+            .iter()
+            .map(|p| Param::parse(p))
+            .collect::<Result<_, _>>()?;
         for (i, p) in params.iter().enumerate() {
             if params[..i].iter().any(|q| q.name() == p.name()) {
                 return Err(format!("the parameter `{}` is given twice", p.name()));
             }
         }
-        let requires = requires.iter().map(|r| Requirement::parse(r)).collect::<Result<_, _>>()?;
+        let requires = requires
+            .iter()
+            .map(|r| Requirement::parse(r))
+            .collect::<Result<_, _>>()?;
         Ok(ParamSpace { params, requires })
     }
 
@@ -285,7 +314,9 @@ impl ParamSpace {
                     k += 1;
                     vs[choice[k - 1]]
                 }
-                Param::Derived(_, e) => eval(e, &env).map_err(|why| format!("{}: {why}", p.name()))?,
+                Param::Derived(_, e) => {
+                    eval(e, &env).map_err(|why| format!("{}: {why}", p.name()))?
+                }
             };
             env.push((p.name().to_string(), v));
         }
@@ -419,9 +450,9 @@ impl ParamSearch {
     /// The next assignment to evaluate (`None`: the space is exhausted).
     pub fn propose(&mut self) -> Option<Assignment> {
         let a = match self.method {
-            Method::Solver => self.from_enumeration(),
+            Method::Solver => self.next_enumerated(),
             Method::Random => self.random(),
-            Method::Evolutionary => self.mutant().or_else(|| self.from_enumeration()),
+            Method::Evolutionary => self.mutant().or_else(|| self.next_enumerated()),
         }?;
         self.seen.insert(a.clone());
         Some(a)
@@ -437,7 +468,7 @@ impl ParamSearch {
         }
     }
 
-    fn from_enumeration(&mut self) -> Option<Assignment> {
+    fn next_enumerated(&mut self) -> Option<Assignment> {
         while self.next < self.shuffled.len() {
             self.next += 1;
             let a = &self.shuffled[self.next - 1];
@@ -536,7 +567,10 @@ mod tests {
     #[test]
     fn substitution_replaces_whole_words_only() {
         let a: Assignment = vec![("tm".into(), 28), ("q".into(), 288)];
-        assert_eq!(substitute("mmSplitK(tm, tmx, q)", &a), "mmSplitK(28, tmx, 288)");
+        assert_eq!(
+            substitute("mmSplitK(tm, tmx, q)", &a),
+            "mmSplitK(28, tmx, 288)"
+        );
         assert!(names("f(tm, q)", "q") && !names("f(tmq)", "q"));
     }
 

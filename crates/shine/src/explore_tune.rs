@@ -128,7 +128,12 @@ impl Tuner<'_> {
             let inputs = Inputs::Random {
                 seed: self.args.seed,
             };
-            match shine::verify(&artifact, inputs, &self.sizes(set, a), &RunOptions::default()) {
+            match shine::verify(
+                &artifact,
+                inputs,
+                &self.sizes(set, a),
+                &RunOptions::default(),
+            ) {
                 Ok(_) => {
                     verified = true;
                     break;
@@ -163,7 +168,9 @@ impl Tuner<'_> {
                     .flatten()
                     .next()
                     .cloned()
-                    .unwrap_or_else(|| "not applicable: no time set satisfies its size constraints".into()),
+                    .unwrap_or_else(|| {
+                        "not applicable: no time set satisfies its size constraints".into()
+                    }),
             );
         }
         ev
@@ -182,18 +189,23 @@ pub(crate) fn tune(
     verify_set: Bindings,
     time_sets: Vec<Bindings>,
 ) -> Result<(), CliError> {
-    let template = args
-        .apply
-        .clone()
-        .ok_or_else(|| CliError::from("--param tunes the parameters of the --apply strategy: give one".to_string()))?;
+    let template = args.apply.clone().ok_or_else(|| {
+        CliError::from("--param tunes the parameters of the --apply strategy: give one".to_string())
+    })?;
     let space = ParamSpace::parse(&args.params, &args.requires).map_err(CliError::from)?;
     if args.resume.is_some() || args.check_constraints {
-        return Err("--resume and --check-constraints are not supported with --param".to_string().into());
+        return Err(
+            "--resume and --check-constraints are not supported with --param"
+                .to_string()
+                .into(),
+        );
     }
     if args.budget.is_none() && args.time.is_none() {
-        return Err("give a budget (--budget N candidates) or a time (--time SECONDS)"
-            .to_string()
-            .into());
+        return Err(
+            "give a budget (--budget N candidates) or a time (--time SECONDS)"
+                .to_string()
+                .into(),
+        );
     }
     let sizes: Vec<String> = space
         .params
@@ -209,11 +221,15 @@ pub(crate) fn tune(
         verify_sets.push(parse_set(s)?);
     }
     if verify_sets.is_empty() {
-        return Err("give sizes to verify candidates at (--nat or --verify-nat)".to_string().into());
+        return Err("give sizes to verify candidates at (--nat or --verify-nat)"
+            .to_string()
+            .into());
     }
     for set in verify_sets.iter().chain(&time_sets) {
         if let Some((k, _)) = set.iter().find(|(k, _)| sizes.contains(k)) {
-            return Err(format!("`{k}` is both a tuned parameter and a size given in a set").into());
+            return Err(
+                format!("`{k}` is both a tuned parameter and a size given in a set").into(),
+            );
         }
     }
     let valid_count = space.valid().len();
@@ -226,7 +242,9 @@ pub(crate) fn tune(
         valid_count
     ));
     if valid_count == 0 {
-        return Err("no assignment of the parameters meets the requirements".to_string().into());
+        return Err("no assignment of the parameters meets the requirements"
+            .to_string()
+            .into());
     }
     let mut tuner = Tuner {
         args,
@@ -276,7 +294,9 @@ pub(crate) fn tune(
         let mut trace: Vec<(f64, Option<f64>)> = Vec::new();
         loop {
             if args.budget.is_some_and(|b| done >= b)
-                || args.time.is_some_and(|t| start.elapsed().as_secs_f64() >= t)
+                || args
+                    .time
+                    .is_some_and(|t| start.elapsed().as_secs_f64() >= t)
             {
                 break;
             }
@@ -315,7 +335,9 @@ pub(crate) fn tune(
             search.report(&a, (ev.failure.is_none()).then_some(score));
             valid += ev.failure.is_none() as usize;
             for c in ev.failure.iter().chain(ev.set_failures.iter().flatten()) {
-                *causes.entry(c.split(':').next().unwrap_or("").to_string()).or_default() += 1;
+                *causes
+                    .entry(c.split(':').next().unwrap_or("").to_string())
+                    .or_default() += 1;
             }
             let elapsed = start.elapsed().as_secs_f64();
             let so_far = sum_of(&mine);
@@ -381,7 +403,8 @@ fn report(
     points: &[PlotPoint],
 ) -> Result<(), CliError> {
     let args = tuner.args;
-    let mut table = String::from("set  sizes                          best ms    method        parameters\n");
+    let mut table =
+        String::from("set  sizes                          best ms    method        parameters\n");
     for (k, b) in bests.iter().enumerate() {
         let sizes = show(&tuner.time_sets[k]);
         match b {
@@ -397,7 +420,10 @@ fn report(
     }
     let total = sum_of(bests);
     if let Some(t) = total {
-        let gf = args.flops.map(|f| format!(" ({:.1} GFLOP/s)", f / t / 1e6)).unwrap_or_default();
+        let gf = args
+            .flops
+            .map(|f| format!(" ({:.1} GFLOP/s)", f / t / 1e6))
+            .unwrap_or_default();
         table.push_str(&format!("sum of the per-set bests: {t:.4} ms{gf}\n"));
     }
     if let Some((t, b)) = best_all {
@@ -413,12 +439,17 @@ fn report(
             tuner.user,
             args.def,
             args.target,
-            total.map(|t| format!(" ({t:.4} ms in all)")).unwrap_or_default()
+            total
+                .map(|t| format!(" ({t:.4} ms in all)"))
+                .unwrap_or_default()
         );
         for (k, b) in bests.iter().enumerate() {
             let Some(b) = b else { continue };
             let sizes = tuner.sizes(&tuner.time_sets[k], &b.assignment);
-            let nats: String = sizes.iter().map(|(n, v)| format!(" --nat {n}={v}")).collect();
+            let nats: String = sizes
+                .iter()
+                .map(|(n, v)| format!(" --nat {n}={v}"))
+                .collect();
             text.push_str(&format!(
                 "// set {} ({:.4} ms, {}): shine run {} --def {} --strategy THIS --apply best_{}{nats}\n{}\n",
                 k + 1,
@@ -436,7 +467,16 @@ fn report(
                 if tuner.sizes.is_empty() {
                     String::new()
                 } else {
-                    format!(", with {}", show(&b.assignment.iter().filter(|(k, _)| tuner.sizes.contains(k)).cloned().collect()))
+                    format!(
+                        ", with {}",
+                        show(
+                            &b.assignment
+                                .iter()
+                                .filter(|(k, _)| tuner.sizes.contains(k))
+                                .cloned()
+                                .collect()
+                        )
+                    )
                 },
                 b.strategy.replacen("def candidate", "def best", 1)
             )),
