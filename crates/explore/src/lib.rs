@@ -10,6 +10,10 @@
 //!    enumerated in randomized order ([`solve`]), or searched otherwise ([`search`]);
 //! 5. every candidate is an ordinary ELEVATE strategy ([`strategy`]) that the caller
 //!    compiles, verifies and times (the `shine explore` command).
+//!
+//! When the middle strategy is a template that fixes the mapping itself (a tiled
+//! matrix product, say), [`params`] searches its numeric parameters instead: values,
+//! derived parameters and requirements, enumerated or searched by the same methods.
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
