@@ -182,34 +182,66 @@ struct Session<'a> {
     counter: usize,
 }
 
-impl Session<'_> {
-    /// The candidate compiled with its strategy (`candidate` of the strategy file).
-    fn compile(&self, strategy: SourceFile) -> Result<Artifact, shine::Error> {
-        let strategy = StrategySource {
-            file: strategy,
-            apply: "candidate".into(),
-        };
-        let options = shine::Options {
-            budget: self.args.rewrite_budget,
-            ..shine::Options::default()
-        };
-        shine::compile(
-            &self.program,
-            &self.args.def,
-            Some(&strategy),
-            self.args.target,
-            &options,
+/// A candidate compiled: `candidate` of the strategy file, applied to the definition.
+pub(crate) fn compile_candidate(
+    args: &ExploreArgs,
+    program: &SourceFile,
+    strategy: SourceFile,
+) -> Result<Artifact, shine::Error> {
+    let strategy = StrategySource {
+        file: strategy,
+        apply: "candidate".into(),
+    };
+    let options = shine::Options {
+        budget: args.rewrite_budget,
+        ..shine::Options::default()
+    };
+    shine::compile(program, &args.def, Some(&strategy), args.target, &options)
+}
+
+/// The median time of the artifact on random inputs of the sizes `nats`.
+pub(crate) fn time_candidate(
+    args: &ExploreArgs,
+    artifact: &Artifact,
+    nats: &Bindings,
+) -> Result<f64, shine::Error> {
+    let inputs = Inputs::Random { seed: args.seed };
+    let mut exe = Executable::new(artifact, inputs, nats, &RunOptions::default())?;
+    exe.run()?;
+    Ok(exe.bench(args.runs, 1)?.code.median_ms)
+}
+
+/// The log file, opened for appending (`--log`).
+pub(crate) fn open_log(args: &ExploreArgs) -> Result<Option<std::fs::File>, CliError> {
+    let Some(p) = &args.log else { return Ok(None) };
+    std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(p)
+        .map(Some)
+        .map_err(|e| CliError::from(format!("cannot open `{}`: {e}", p.display())))
+}
+
+/// The progress bar of one search method.
+pub(crate) fn progress_bar(args: &ExploreArgs, method: Method) -> indicatif::ProgressBar {
+    let bar = indicatif::ProgressBar::new(args.budget.unwrap_or(0) as u64);
+    bar.set_style(
+        indicatif::ProgressStyle::with_template(
+            "{prefix} [{elapsed_precise}] {bar:30} {pos}/{len} {msg}",
         )
+        .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
+    );
+    bar.set_prefix(method.name());
+    bar
+}
+
+impl Session<'_> {
+    fn compile(&self, strategy: SourceFile) -> Result<Artifact, shine::Error> {
+        compile_candidate(self.args, &self.program, strategy)
     }
 
-    /// The median time of the artifact on random inputs of the sizes `nats`.
     fn time(&self, artifact: &Artifact, nats: &Bindings) -> Result<f64, shine::Error> {
-        let inputs = Inputs::Random {
-            seed: self.args.seed,
-        };
-        let mut exe = Executable::new(artifact, inputs, nats, &RunOptions::default())?;
-        exe.run()?;
-        Ok(exe.bench(self.args.runs, 1)?.code.median_ms)
+        time_candidate(self.args, artifact, nats)
     }
 
     /// The candidate's strategy file and the definitions it adds to the user's.
@@ -485,16 +517,7 @@ fn search(s: &mut Session) -> Result<(), CliError> {
         Some(p) => read_log(p)?,
         None => Vec::new(),
     };
-    let mut log = match &args.log {
-        Some(p) => Some(
-            std::fs::OpenOptions::new()
-                .create(true)
-                .append(true)
-                .open(p)
-                .map_err(|e| CliError::from(format!("cannot open `{}`: {e}", p.display())))?,
-        ),
-        None => None,
-    };
+    let mut log = open_log(args)?;
     let mut rows: Vec<Row> = Vec::new();
     let mut causes: BTreeMap<String, usize> = BTreeMap::new();
     let mut summaries = Vec::new();
@@ -506,14 +529,7 @@ fn search(s: &mut Session) -> Result<(), CliError> {
             searcher.report(c, ms.map(|t| 1.0 / t));
             done += 1;
         }
-        let bar = indicatif::ProgressBar::new(args.budget.unwrap_or(0) as u64);
-        bar.set_style(
-            indicatif::ProgressStyle::with_template(
-                "{prefix} [{elapsed_precise}] {bar:30} {pos}/{len} {msg}",
-            )
-            .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
-        );
-        bar.set_prefix(method.name());
+        let bar = progress_bar(args, method);
         bar.set_position(done as u64);
         let start = Instant::now();
         let (mut valid, mut best) = (0usize, f64::INFINITY);

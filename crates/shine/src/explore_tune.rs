@@ -12,12 +12,15 @@
 //! search. Several methods run one after the other with the same budget.
 
 use crate::cli::{emit, CliError};
-use crate::explore_cmd::{cause_of, emit_err, first_line, parse_set, plot, ExploreArgs, PlotPoint};
+use crate::explore_cmd::{
+    cause_of, compile_candidate, emit_err, first_line, open_log, parse_set, plot, progress_bar,
+    time_candidate, ExploreArgs, PlotPoint,
+};
 use explore::params::{names, substitute, Assignment, ParamSearch, ParamSpace};
 use explore::search::Method;
 use explore::tuning::Bindings;
 use serde_json::json;
-use shine::{Artifact, Executable, Inputs, RunOptions, SourceFile, StrategySource};
+use shine::{Artifact, Inputs, RunOptions, SourceFile};
 use std::io::Write;
 use std::time::Instant;
 
@@ -82,30 +85,7 @@ impl Tuner<'_> {
             format!("candidate{}.elv", self.counter),
             format!("{}\n{defs}\n", self.user),
         );
-        let strategy = StrategySource {
-            file,
-            apply: "candidate".into(),
-        };
-        let options = shine::Options {
-            budget: self.args.rewrite_budget,
-            ..shine::Options::default()
-        };
-        shine::compile(
-            &self.program,
-            &self.args.def,
-            Some(&strategy),
-            self.args.target,
-            &options,
-        )
-    }
-
-    fn time(&self, artifact: &Artifact, nats: &Bindings) -> Result<f64, shine::Error> {
-        let inputs = Inputs::Random {
-            seed: self.args.seed,
-        };
-        let mut exe = Executable::new(artifact, inputs, nats, &RunOptions::default())?;
-        exe.run()?;
-        Ok(exe.bench(self.args.runs, 1)?.code.median_ms)
+        compile_candidate(self.args, &self.program, file)
     }
 
     fn evaluate(&mut self, a: &Assignment) -> Evaluation {
@@ -155,7 +135,7 @@ impl Tuner<'_> {
             set_failures: vec![None; n],
         };
         for (k, set) in self.time_sets.iter().enumerate() {
-            match self.time(&artifact, &self.sizes(set, a)) {
+            match time_candidate(self.args, &artifact, &self.sizes(set, a)) {
                 Ok(ms) => ev.ms[k] = Some(ms),
                 Err(e) if not_applicable(&e) => {}
                 Err(e) => ev.set_failures[k] = Some(cause(&e)),
@@ -261,16 +241,7 @@ pub(crate) fn tune(
     } else {
         args.search.iter().map(|m| m.method()).collect()
     };
-    let mut log = match &args.log {
-        Some(p) => Some(
-            std::fs::OpenOptions::new()
-                .create(true)
-                .append(true)
-                .open(p)
-                .map_err(|e| CliError::from(format!("cannot open `{}`: {e}", p.display())))?,
-        ),
-        None => None,
-    };
+    let mut log = open_log(args)?;
     let sets = tuner.time_sets.len();
     let mut bests: Vec<Option<Best>> = vec![None; sets];
     // the best candidate that applies to every set, and its total
@@ -281,14 +252,7 @@ pub(crate) fn tune(
     for method in methods {
         let mut search = ParamSearch::new(&space, method, args.seed);
         let mut mine: Vec<Option<Best>> = vec![None; sets];
-        let bar = indicatif::ProgressBar::new(args.budget.unwrap_or(0) as u64);
-        bar.set_style(
-            indicatif::ProgressStyle::with_template(
-                "{prefix} [{elapsed_precise}] {bar:30} {pos}/{len} {msg}",
-            )
-            .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
-        );
-        bar.set_prefix(method.name());
+        let bar = progress_bar(args, method);
         let start = Instant::now();
         let (mut done, mut valid) = (0usize, 0usize);
         let mut trace: Vec<(f64, Option<f64>)> = Vec::new();
