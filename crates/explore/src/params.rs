@@ -424,10 +424,11 @@ pub const RANDOM_TRIES: usize = 100_000;
 pub const SEED_ASSIGNMENTS: usize = 6;
 
 impl ParamSearch {
-    /// A search of `space` by `method` with a seed.
-    pub fn new(space: &ParamSpace, method: Method, seed: u64) -> ParamSearch {
+    /// A search of `space` by `method` with a seed; `valid` is `space.valid()`
+    /// (enumerated once by the caller for all the methods it runs).
+    pub fn new(space: &ParamSpace, valid: &[Assignment], method: Method, seed: u64) -> ParamSearch {
         let mut rng = seeded_rng(seed);
-        let mut shuffled = space.valid();
+        let mut shuffled = valid.to_vec();
         rng.shuffle(&mut shuffled);
         ParamSearch {
             method,
@@ -440,11 +441,6 @@ impl ParamSearch {
             draws: 0,
             valid_draws: 0,
         }
-    }
-
-    /// Valid assignments in all.
-    pub fn valid_count(&self) -> usize {
-        self.shuffled.len()
     }
 
     /// The next assignment to evaluate (`None`: the space is exhausted).
@@ -579,7 +575,7 @@ mod tests {
         let s = space();
         let valid = s.valid();
         for method in [Method::Solver, Method::Random, Method::Evolutionary] {
-            let mut search = ParamSearch::new(&s, method, 7);
+            let mut search = ParamSearch::new(&s, &valid, method, 7);
             let mut got = Vec::new();
             while let Some(a) = search.propose() {
                 assert!(valid.contains(&a), "{method:?} proposed {a:?}");

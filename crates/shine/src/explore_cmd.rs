@@ -222,6 +222,14 @@ pub(crate) fn open_log(args: &ExploreArgs) -> Result<Option<std::fs::File>, CliE
         .map_err(|e| CliError::from(format!("cannot open `{}`: {e}", p.display())))
 }
 
+/// Whether a method has used its budget (`--budget` candidates or `--time` seconds).
+pub(crate) fn out_of_budget(args: &ExploreArgs, done: usize, start: Instant) -> bool {
+    args.budget.is_some_and(|b| done >= b)
+        || args
+            .time
+            .is_some_and(|t| start.elapsed().as_secs_f64() >= t)
+}
+
 /// The progress bar of one search method.
 pub(crate) fn progress_bar(args: &ExploreArgs, method: Method) -> indicatif::ProgressBar {
     let bar = indicatif::ProgressBar::new(args.budget.unwrap_or(0) as u64);
@@ -236,14 +244,6 @@ pub(crate) fn progress_bar(args: &ExploreArgs, method: Method) -> indicatif::Pro
 }
 
 impl Session<'_> {
-    fn compile(&self, strategy: SourceFile) -> Result<Artifact, shine::Error> {
-        compile_candidate(self.args, &self.program, strategy)
-    }
-
-    fn time(&self, artifact: &Artifact, nats: &Bindings) -> Result<f64, shine::Error> {
-        time_candidate(self.args, artifact, nats)
-    }
-
     /// The candidate's strategy file and the definitions it adds to the user's.
     fn strategy_file(&mut self, c: &Candidate) -> Result<(SourceFile, String), String> {
         let space = self.problem.space(&c.splits)?;
@@ -280,7 +280,7 @@ impl Session<'_> {
         let verify_inputs = Inputs::Random {
             seed: self.args.seed,
         };
-        let verified = self.compile(strategy).and_then(|artifact| {
+        let verified = compile_candidate(self.args, &self.program, strategy).and_then(|artifact| {
             let options = RunOptions::default();
             shine::verify(&artifact, verify_inputs, &self.verify_set, &options)?;
             Ok(artifact)
@@ -300,7 +300,7 @@ impl Session<'_> {
         }
         let mut total = 0.0;
         for set in &self.time_sets {
-            match self.time(&artifact, set) {
+            match time_candidate(self.args, &artifact, set) {
                 Ok(ms) => total += ms,
                 Err(e) => return (fail(e), defs),
             }
@@ -535,11 +535,7 @@ fn search(s: &mut Session) -> Result<(), CliError> {
         let (mut valid, mut best) = (0usize, f64::INFINITY);
         let mut my_rows: Vec<Row> = Vec::new();
         loop {
-            if args.budget.is_some_and(|b| done >= b)
-                || args
-                    .time
-                    .is_some_and(|t| start.elapsed().as_secs_f64() >= t)
-            {
+            if out_of_budget(args, done, start) {
                 break;
             }
             let Some(prop) = searcher.next(&s.problem) else {

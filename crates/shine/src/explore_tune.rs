@@ -13,8 +13,8 @@
 
 use crate::cli::{emit, CliError};
 use crate::explore_cmd::{
-    cause_of, compile_candidate, emit_err, first_line, open_log, parse_set, plot, progress_bar,
-    time_candidate, ExploreArgs, PlotPoint,
+    cause_of, compile_candidate, emit_err, first_line, open_log, out_of_budget, parse_set, plot,
+    progress_bar, time_candidate, ExploreArgs, PlotPoint,
 };
 use explore::params::{names, substitute, Assignment, ParamSearch, ParamSpace};
 use explore::search::Method;
@@ -212,7 +212,8 @@ pub(crate) fn tune(
             );
         }
     }
-    let valid_count = space.valid().len();
+    let valid = space.valid();
+    let valid_count = valid.len();
     emit_err(&format!(
         "{} parameters ({} of them sizes of the program: {}), {} raw assignments, {} valid",
         space.params.len(),
@@ -244,24 +245,19 @@ pub(crate) fn tune(
     let mut log = open_log(args)?;
     let sets = tuner.time_sets.len();
     let mut bests: Vec<Option<Best>> = vec![None; sets];
-    // the best candidate that applies to every set, and its total
-    let mut best_all: Option<(f64, Best)> = None;
+    // the best candidate that applies to every set (its `ms`: the total)
+    let mut best_all: Option<Best> = None;
     let mut norms: Vec<Option<f64>> = vec![None; sets];
     let mut causes = std::collections::BTreeMap::<String, usize>::new();
     let (mut summaries, mut points) = (Vec::new(), Vec::<PlotPoint>::new());
     for method in methods {
-        let mut search = ParamSearch::new(&space, method, args.seed);
+        let mut search = ParamSearch::new(&space, &valid, method, args.seed);
         let mut mine: Vec<Option<Best>> = vec![None; sets];
         let bar = progress_bar(args, method);
         let start = Instant::now();
         let (mut done, mut valid) = (0usize, 0usize);
-        let mut trace: Vec<(f64, Option<f64>)> = Vec::new();
         loop {
-            if args.budget.is_some_and(|b| done >= b)
-                || args
-                    .time
-                    .is_some_and(|t| start.elapsed().as_secs_f64() >= t)
-            {
+            if out_of_budget(args, done, start) {
                 break;
             }
             let Some(a) = search.propose() else { break };
@@ -286,14 +282,13 @@ pub(crate) fn tune(
                 }
             }
             if let Some(total) = ev.ms.iter().copied().sum::<Option<f64>>() {
-                if best_all.as_ref().is_none_or(|(t, _)| total < *t) {
-                    let b = Best {
+                if best_all.as_ref().is_none_or(|b| total < b.ms) {
+                    best_all = Some(Best {
                         ms: total,
                         assignment: a.clone(),
                         method: method.name(),
                         strategy: strategy.clone(),
-                    };
-                    best_all = Some((total, b));
+                    });
                 }
             }
             search.report(&a, (ev.failure.is_none()).then_some(score));
@@ -305,7 +300,6 @@ pub(crate) fn tune(
             }
             let elapsed = start.elapsed().as_secs_f64();
             let so_far = sum_of(&mine);
-            trace.push((elapsed, so_far));
             points.push((method.name(), elapsed, so_far));
             let line = json!({
                 "method": method.name(),
@@ -329,10 +323,11 @@ pub(crate) fn tune(
         let secs = start.elapsed().as_secs_f64();
         let final_sum = sum_of(&mine);
         let t90 = final_sum.and_then(|f| {
-            trace
+            points
                 .iter()
-                .find(|(_, s)| s.is_some_and(|s| s <= f / 0.9))
-                .map(|(t, _)| *t)
+                .filter(|p| p.0 == method.name())
+                .find(|p| p.2.is_some_and(|s| s <= f / 0.9))
+                .map(|p| p.1)
         });
         let mut summary = json!({
             "method": method.name(),
@@ -362,7 +357,7 @@ pub(crate) fn tune(
 fn report(
     tuner: &Tuner,
     bests: &[Option<Best>],
-    best_all: Option<&(f64, Best)>,
+    best_all: Option<&Best>,
     mut summary: serde_json::Value,
     points: &[PlotPoint],
 ) -> Result<(), CliError> {
@@ -390,9 +385,10 @@ fn report(
             .unwrap_or_default();
         table.push_str(&format!("sum of the per-set bests: {t:.4} ms{gf}\n"));
     }
-    if let Some((t, b)) = best_all {
+    if let Some(b) = best_all {
         table.push_str(&format!(
-            "best on every set: {t:.4} ms ({})\n",
+            "best on every set: {:.4} ms ({})\n",
+            b.ms,
             show(&b.assignment)
         ));
     }
@@ -426,21 +422,13 @@ fn report(
             ));
         }
         match best_all {
-            Some((t, b)) => text.push_str(&format!(
-                "// the best on every set ({t:.4} ms in all){}\n{}\n",
+            Some(b) => text.push_str(&format!(
+                "// the best on every set ({:.4} ms in all){}\n{}\n",
+                b.ms,
                 if tuner.sizes.is_empty() {
                     String::new()
                 } else {
-                    format!(
-                        ", with {}",
-                        show(
-                            &b.assignment
-                                .iter()
-                                .filter(|(k, _)| tuner.sizes.contains(k))
-                                .cloned()
-                                .collect()
-                        )
-                    )
+                    format!(", with {}", show(&tuner.sizes(&Vec::new(), &b.assignment)))
                 },
                 b.strategy.replacen("def candidate", "def best", 1)
             )),
@@ -467,7 +455,7 @@ fn report(
         .collect();
     summary["per_set"] = json!(per_set);
     summary["sum_of_set_bests_ms"] = json!(total);
-    summary["best_on_every_set_ms"] = json!(best_all.map(|(t, _)| *t));
+    summary["best_on_every_set_ms"] = json!(best_all.map(|b| b.ms));
     emit(&summary.to_string());
     Ok(())
 }
