@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The semantics cases of tests/semantics.rise (issue 13) on a GPU machine: each definition
-# runs on the inputs crates/shine/tests/semantics_cli.rs gives it, under CUDA and OpenCL on
+# runs on the inputs crates/shine-cli/tests/semantics_cli.rs gives it, under CUDA and OpenCL on
 # the GPU, verified against the interpreter (the printed result is checked too); the
 # division-by-zero cases must stop with the interpreter's message; repeatSum at 47,000
 # elements needs 64-bit indices (its loop runs 2,209,000,000 times).

@@ -31,7 +31,7 @@ cargo clippy --workspace --all-targets --quiet -- -D warnings
 echo "== cargo test"
 cargo test --workspace --quiet
 echo "== shine eval against numpy"
-cargo build --release --quiet -p shine
+cargo build --release --quiet -p shine-cli
 python3 tests/numpy_check.py target/release/shine
 echo "== the seven matmul versions at 256x512x128 and 1024^3 against numpy"
 python3 tests/mm_sizes_check.py target/release/shine

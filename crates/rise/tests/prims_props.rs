@@ -5,7 +5,7 @@
 //! API; its result is compared with the same computation written here in Rust. Sizes are
 //! random (1 and odd sizes included), and so are values and indices; indices out of range,
 //! repeated `scatter` positions and positions no value is written to are errors, never
-//! values. (Foreign functions are tested in `crates/shine/tests/foreign_props.rs`, where
+//! values. (Foreign functions are tested in `crates/shine-cli/tests/foreign_props.rs`, where
 //! their C evaluator lives.)
 
 use proptest::prelude::*;

@@ -1,7 +1,8 @@
 //! shine: a compiler for RISE, driven by ELEVATE strategies.
 //!
-//! This crate is the library facade and the `shine` command-line tool. The facade is the
-//! whole pipeline as three calls, which the command line, the benchmarks and `explore` share:
+//! This crate is the library facade; the `shine` command-line tool is the `shine-cli` crate,
+//! built on it. The facade is the whole pipeline as three calls, which the command line, the
+//! benchmarks and `explore` share:
 //!
 //! * [`compile`]: program text, definition, strategy and target to an [`Artifact`], the
 //!   generated code and what running it needs (the front end alone is [`lower`]);
@@ -37,8 +38,8 @@ pub use error::Error;
 pub use execute::{Executable, RunOptions, Timings, FAST_MATH_CFLAG};
 pub use inputs::{Given, Inputs};
 pub use pipeline::{
-    compile, lower, on_big_stack, target_parser, Artifact, Code, LoadedStrategy, Lowered, Options,
-    StrategySource, Target,
+    compile, lower, on_big_stack, Artifact, Code, LoadedStrategy, Lowered, Options, StrategySource,
+    Target,
 };
 pub use source::SourceFile;
 pub use verify::verify;

@@ -34,13 +34,6 @@ use rise::{NameGen, SizeConstraint, Type};
 /// The code a program is compiled to: the compiler's one target enum ([`codegen::Target`]).
 pub use codegen::Target;
 
-/// The command-line parser of `--target`: the names of [`Target::ALL`], listed in the help.
-pub fn target_parser() -> impl clap::builder::TypedValueParser<Value = Target> {
-    use clap::builder::TypedValueParser;
-    clap::builder::PossibleValuesParser::new(Target::ALL.map(|t| t.name()))
-        .try_map(|name| name.parse::<Target>())
-}
-
 /// How the pipeline runs.
 #[derive(Clone, Debug)]
 pub struct Options {

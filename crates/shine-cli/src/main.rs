@@ -1,4 +1,4 @@
-//! The `shine` command-line tool (DESIGN.md, "The command line").
+//! The `shine` command-line tool: the subcommands over the `shine` library facade.
 
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;

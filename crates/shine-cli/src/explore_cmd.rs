@@ -59,7 +59,7 @@ pub struct ExploreArgs {
     #[arg(long = "apply", value_name = "MID")]
     pub apply: Option<String>,
     /// The target: opencl, cuda or openmp.
-    #[arg(long = "target", value_parser = shine::target_parser())]
+    #[arg(long = "target", value_parser = crate::cli::target_parser())]
     pub target: Target,
     /// Sizes for verification against the interpreter, e.g. `--nat n=64` (repeatable).
     #[arg(long = "nat", value_name = "NAME=VALUE", value_parser = parse_nat_binding)]

@@ -217,3 +217,11 @@ pub fn strategies(args: &StrategiesArgs) -> Result<(), CliError> {
     emit(&lines.join("\n"));
     Ok(())
 }
+
+/// The command-line parser of `--target`: the names of [`shine::Target::ALL`], listed in the
+/// help.
+pub fn target_parser() -> impl clap::builder::TypedValueParser<Value = shine::Target> {
+    use clap::builder::TypedValueParser;
+    clap::builder::PossibleValuesParser::new(shine::Target::ALL.map(|t| t.name()))
+        .try_map(|name| name.parse::<shine::Target>())
+}

@@ -31,7 +31,7 @@ pub struct ProgramArgs {
     #[arg(long = "apply", value_name = "SNAME")]
     pub apply: Option<String>,
     /// The code to generate.
-    #[arg(long = "target", value_parser = shine::target_parser(), default_value = "c")]
+    #[arg(long = "target", value_parser = crate::cli::target_parser(), default_value = "c")]
     pub target: Target,
     /// Stop rewriting after this many strategy applications.
     #[arg(long, value_name = "N", default_value_t = elevate::DEFAULT_BUDGET)]
