@@ -33,15 +33,15 @@ Anchors:
                                 inline_vec_par tiled_v8 tiled_v16 strip_slide_v16
   halide_blur_halo:PIPELINE:SCHEDULE  the same on an input that carries its one-pixel
                                 border ((n+2) x (m+2) in, n x m out, no boundary
-                                condition), as ../shared/anchors measured it and as
+                                condition), as Halide's blur app reads it and as
                                 examples/blur.rise computes it
 
 References (float64 numpy, or exact integers): matmul, binomial3x3_clamped,
 box3x3_clamped, binomial3x3_clamped_u16, and on bordered inputs binomial3x3_halo,
 box3x3_halo, binomial3x3_halo_u16.
 
-The anchors adapt ../shared/anchors/tvm_gemm.py and halide_blur.py (this project's own
-scripts); the differences are the clamped borders of the blur and sizes taken from the inputs.
+The anchors are the TVM CPU GEMM tutorial's schedules and Halide's 3x3 blur schedules, with
+clamped borders for the blur and sizes taken from the inputs.
 """
 
 import json
@@ -178,7 +178,7 @@ def tvm_module(m, n, k, packed):
 
 
 def tvm_schedule(version, m, n, k):
-    """The tutorial's schedule `version` (see ../shared/anchors/tvm_gemm.py)."""
+    """The tutorial's schedule `version` (the TVM GEMM tutorial's schedules)."""
     from tvm import s_tir
 
     packed = version in ("array_pack", "write_cache", "parallel")
@@ -265,7 +265,7 @@ HALIDE_SCHEDULES = ["root", "inline", "sliding_window", "root_vec_par", "inline_
 
 def halide_pipeline(pipeline, schedule, inbuf, halo=False):
     """blur_y of the separable blur on `inbuf` (clamped, or read as it is when it carries
-    its border: `halo`), scheduled as `schedule` (see ../shared/anchors/halide_blur.py)."""
+    its border: `halo`), scheduled as `schedule` (Halide's 3x3 blur schedules)."""
     import halide as hl
 
     x, y, xi, yi = hl.Var("x"), hl.Var("y"), hl.Var("xi"), hl.Var("yi")

@@ -22,8 +22,7 @@ every target and every anchor, one after the other, the order reversed every oth
   `d2d_copy` (a device-to-device copy of as many elements as the case's output, `y.copy_(x)`:
   its bytes read plus written are the stencil's fewest bytes), on the case's inputs, timed with
   CUDA events around each call (3 untimed calls, then N), median;
-* `cuda:KERNEL`: the hand-written CUDA kernels of bench/gpu_kernels.cu (this project's
-  ../shared/anchors/gpu/kernels.cu), built with nvcc by scripts/gpu-bench.sh, run as
+* `cuda:KERNEL`: the hand-written CUDA kernels of bench/gpu_kernels.cu, built with nvcc by scripts/gpu-bench.sh, run as
   `gpu_kernels KERNEL SIZE N` (their own pseudo-random inputs of the case's size).
 
 A row's figure is the median over the rounds of each round's median; TFLOP/s for cases with

@@ -1,6 +1,6 @@
 //! Integer arithmetic with the interpreter's semantics, in C's terms.
 //!
-//! DESIGN.md's "Semantics": arithmetic on an integer type yields that type and
+//! ARCHITECTURE.md's "What a program means": arithmetic on an integer type yields that type and
 //! wraps modulo its width, signed types included, and dividing by zero is an
 //! error the user sees. C differs in three ways, each avoided here with
 //! nothing but the AST (so every printer spells it in its dialect):

@@ -1,5 +1,5 @@
 //! Checking rewrites and derivatives with the interpreter on random inputs
-//! (DESIGN.md principle 3: everything is checked against the interpreter).
+//! (ARCHITECTURE.md, rule 3: everything is checked against the interpreter).
 
 use crate::check::check_program;
 use crate::interp::{

@@ -1,4 +1,4 @@
-//! Checking a rewrite by interpretation (DESIGN.md, principle 3): the program
+//! Checking a rewrite by interpretation (ARCHITECTURE.md, rule 3): the program
 //! before and after, run by the reference interpreter on the same random inputs,
 //! must give equal results.
 

@@ -522,7 +522,7 @@ impl Type {
 }
 
 // ---------------------------------------------------------------------------
-// Printing (the surface syntax of DESIGN.md)
+// Printing (the surface syntax)
 // ---------------------------------------------------------------------------
 
 /// Prints a natural number so that it can stand before `.` in an array type.

@@ -12,7 +12,7 @@
 //! when the program stopped on an error ([`RuntimeError::ProgramStatus`]). This crate knows nothing of RISE: it compiles such a module
 //! with the system C compiler ([`Module::compile`]), runs and times it ([`Module::run`],
 //! [`Module::bench`]) on 64-byte aligned [`Buffer`]s, and checks results against a reference
-//! ([`compare`]). See `DESIGN.md`, section "runtime".
+//! ([`compare`]). See ARCHITECTURE.md, "The crates".
 //!
 //! A module is built as a standalone executable around a small C driver and runs as a child
 //! process for every call (the buffers travel in a file that the driver maps): a crash of the

@@ -1,4 +1,4 @@
-//! Running generated GPU code (RISE & Shine §V; the GPU half of DESIGN.md's pipeline).
+//! Running generated GPU code (RISE & Shine §V; the GPU half of the pipeline in ARCHITECTURE.md).
 //!
 //! [`codegen::generate_gpu`] prepares the program for a GPU (kernel/host split, hoisting,
 //! barriers) and lists the launches the host makes. Here the kernels are built with the

@@ -1,4 +1,4 @@
-//! The pipeline from RISE source to code (DESIGN.md: `compile(program, strategy, target)`).
+//! The pipeline from RISE source to code (ARCHITECTURE.md: `compile(program, strategy, target)`).
 //!
 //! ```text
 //! program text ─parse, check─▶ definition ─strategy─▶ lowered ─DPIA─▶ imperative ─codegen─▶ Artifact

@@ -1,4 +1,4 @@
-//! The interpreter check (DESIGN.md, principle 3): compiled code, on any target, against the
+//! The interpreter check (ARCHITECTURE.md, rule 3): compiled code, on any target, against the
 //! reference interpreter on the original definition and the same inputs.
 //!
 //! Floats are compared with a tolerance for their precision ([`runtime::Tolerance`]),

@@ -2,7 +2,7 @@
 //!
 //! A rewrite rule assembles its right-hand side from pieces of the matched,
 //! already typed program (ICFP'20 §4.3) plus new nodes without types. Instead of
-//! inferring the whole program again after every step (DESIGN.md, principle 5),
+//! inferring the whole program again after every step (ARCHITECTURE.md, rule 5),
 //! [`type_local`] elaborates only the new nodes: a typed node is taken as it is,
 //! the untyped ones around it are inferred, and the result is checked against the
 //! type of the expression it replaces.

@@ -1,4 +1,4 @@
-//! The text syntax of RISE (DESIGN.md, "Surface syntax"): lexer, parser, printer.
+//! The text syntax of RISE (README, "RISE in a nutshell"): lexer, parser, printer.
 
 mod cursor;
 pub mod lexer;

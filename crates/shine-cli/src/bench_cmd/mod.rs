@@ -1,6 +1,6 @@
 //! `shine bench cpu`: shine's generated C/OpenMP code against the CPU anchors
 //! (numpy/OpenBLAS sgemm, TVM's GEMM tutorial schedules, Halide's blur schedules), timed in
-//! one run on this machine, interleaved, with medians and ratios (DESIGN.md, "Conventions").
+//! one run on this machine, interleaved, with medians and ratios (ARCHITECTURE.md, "Conventions").
 //!
 //! The cases are data (`bench/cpu_cases.json`): each maps a RISE definition, a strategy and
 //! sizes to an anchor and an independent reference. For every thread count the command starts

@@ -1,4 +1,4 @@
-//! Parsing RISE expressions and programs (DESIGN.md, "Surface syntax").
+//! Parsing RISE expressions and programs (README, "RISE in a nutshell").
 //!
 //! ```text
 //! program := (def | foreign)*
