@@ -61,13 +61,8 @@ fn main() -> ExitCode {
     }
 }
 
-fn on_big_stack<T: Send + 'static>(f: impl FnOnce() -> T + Send + 'static) -> Result<T, String> {
-    std::thread::Builder::new()
-        .stack_size(512 << 20)
-        .spawn(f)
-        .map_err(|e| e.to_string())?
-        .join()
-        .map_err(|_| "the worker panicked".to_string())
+fn on_big_stack<T>(f: impl FnOnce() -> T) -> Result<T, String> {
+    deep::run_caught("the worker", f)
 }
 
 fn worker_cmd(args: &[String]) -> Result<bool, String> {

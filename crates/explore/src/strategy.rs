@@ -12,9 +12,6 @@ use crate::tree::Step;
 use elevate::Ctx;
 use rise::{Expr, NameGen};
 
-/// The stack of the rewriting thread (address space; untouched pages cost nothing).
-const STACK_SIZE: usize = 1 << 29;
-
 /// Which parallel primitives a target names.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Flavor {
@@ -107,7 +104,7 @@ impl StrategyFile {
 }
 
 /// Parses `text` with the `elv` crate and applies its definition `name` to `body`
-/// (on a thread with a large stack).
+/// (with a deep stack: the `deep` crate).
 pub fn apply_text(text: &str, name: &str, body: &Expr, budget: u64) -> Result<Expr, String> {
     let registry = rewrite::library::registry();
     let module = elv::load(text, &registry).map_err(|ds| {
@@ -118,15 +115,8 @@ pub fn apply_text(text: &str, name: &str, body: &Expr, budget: u64) -> Result<Ex
     })?;
     let strategy = module.strategy(name).map_err(|d| d.message.clone())?;
     let body = body.clone();
-    std::thread::scope(|s| {
-        std::thread::Builder::new()
-            .stack_size(STACK_SIZE)
-            .spawn_scoped(s, move || {
-                let mut ctx = Ctx::new(NameGen::avoiding(&body)).with_budget(budget);
-                ctx.run(&strategy, &body).map_err(|f| f.to_string())
-            })
-            .map_err(|e| format!("cannot start the rewriting thread: {e}"))?
-            .join()
-            .unwrap_or_else(|_| Err("internal error: rewriting panicked".to_string()))
-    })
+    deep::run_caught("rewriting", move || {
+        let mut ctx = Ctx::new(NameGen::avoiding(&body)).with_budget(budget);
+        ctx.run(&strategy, &body).map_err(|f| f.to_string())
+    })?
 }

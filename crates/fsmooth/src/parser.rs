@@ -38,27 +38,10 @@ pub const MAX_NESTING: usize = 2_000;
 /// that the recursive passes over terms never exhaust the stack).
 pub const MAX_DEPTH: usize = 4_000;
 
-/// The stack the parser runs on (its own thread: deep nesting needs more
-/// than a default thread has).
-const PARSER_STACK: usize = 1 << 30;
-
-/// Runs `f` on a thread with a stack of `PARSER_STACK` bytes (reserved, not
-/// committed: only what is used costs memory).
-fn on_big_stack<T: Send>(
-    f: impl FnOnce() -> Result<T, Diagnostic> + Send,
-) -> Result<T, Diagnostic> {
-    std::thread::scope(|s| {
-        let h = std::thread::Builder::new()
-            .stack_size(PARSER_STACK)
-            .spawn_scoped(s, f)
-            .map_err(|e| {
-                Diagnostic::new(Span::default(), format!("cannot start the parser: {e}"))
-            })?;
-        match h.join() {
-            Ok(v) => v,
-            Err(panic) => std::panic::resume_unwind(panic),
-        }
-    })
+/// Runs `f` with a deep stack (the workspace's `deep` crate): deep nesting needs more
+/// than a default thread has.
+fn on_big_stack<T>(f: impl FnOnce() -> Result<T, Diagnostic>) -> Result<T, Diagnostic> {
+    deep::run(f)
 }
 
 /// Parses a program: `input` declarations, then one expression.

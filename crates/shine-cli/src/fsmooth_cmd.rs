@@ -249,21 +249,13 @@ pub enum FsmoothCommand {
     Rules,
 }
 
-/// The stack the subcommands run on: the passes over terms are recursive, and
-/// programs may be as deep as the parser reads ([`fsmooth::parser::MAX_DEPTH`]).
-const STACK: usize = 1 << 30;
-
 /// Runs a `shine fsmooth` subcommand: the result goes to stdout; an error is
 /// returned as a message ready to print (with source context where it has one).
+///
+/// The passes over terms are recursive, and programs may be as deep as the parser reads
+/// ([`fsmooth::parser::MAX_DEPTH`]): the command runs with a deep stack (`deep`).
 pub fn run(cmd: &FsmoothCommand) -> Result<(), String> {
-    std::thread::scope(|s| {
-        let h = std::thread::Builder::new()
-            .stack_size(STACK)
-            .spawn_scoped(s, || run_here(cmd))
-            .map_err(|e| format!("error: cannot start a thread: {e}"))?;
-        h.join()
-            .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
-    })
+    deep::run(|| run_here(cmd))
 }
 
 fn run_here(cmd: &FsmoothCommand) -> Result<(), String> {

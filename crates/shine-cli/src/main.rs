@@ -50,9 +50,6 @@ enum Command {
 }
 
 /// Writes a line on stderr (a closed stderr is no reason to panic).
-/// The stack of the thread that runs a command (reserved, not committed, until used).
-const COMMAND_STACK: usize = 256 << 20;
-
 fn writeln_stderr(text: &str) -> std::io::Result<()> {
     use std::io::Write;
     writeln!(std::io::stderr().lock(), "{text}")
@@ -64,28 +61,21 @@ fn main() -> ExitCode {
         let _ = writeln_stderr(&format!("warning: {e}; temporary files may stay on Ctrl-C"));
     }
     // Every pass over a program recurses on its depth (thousands of nested applications
-    // once definitions are inlined): the command runs on a thread with a large stack.
+    // once definitions are inlined): the command runs with a deep stack (grown on demand).
     let command = args.command;
-    let result = std::thread::Builder::new()
-        .name("shine".into())
-        .stack_size(COMMAND_STACK)
-        .spawn(move || match command {
-            Command::Check(a) => cli::check(&a),
-            Command::Eval(a) => cli::eval(&a),
-            Command::Rewrite(a) => rewrite_cmd::rewrite(&a),
-            Command::Compile(a) => compile_cmd::compile(&a),
-            Command::Run(a) => compile_cmd::run(&a),
-            Command::Strategies(a) => cli::strategies(&a),
-            Command::Explore(a) => explore_cmd::explore(&a),
-            Command::Fsmooth { cmd } => fsmooth_cmd::run(&cmd).map_err(cli::CliError),
-            Command::Bench { cmd } => bench_cmd::run(&cmd),
-        })
-        .map_err(|e| cli::CliError(format!("cannot start the command's thread: {e}")))
-        .and_then(|t| {
-            t.join()
-                .map_err(|_| cli::CliError("internal error: the command panicked".into()))
-                .and_then(|r| r)
-        });
+    let result = deep::run_caught("the command", move || match command {
+        Command::Check(a) => cli::check(&a),
+        Command::Eval(a) => cli::eval(&a),
+        Command::Rewrite(a) => rewrite_cmd::rewrite(&a),
+        Command::Compile(a) => compile_cmd::compile(&a),
+        Command::Run(a) => compile_cmd::run(&a),
+        Command::Strategies(a) => cli::strategies(&a),
+        Command::Explore(a) => explore_cmd::explore(&a),
+        Command::Fsmooth { cmd } => fsmooth_cmd::run(&cmd).map_err(cli::CliError),
+        Command::Bench { cmd } => bench_cmd::run(&cmd),
+    })
+    .map_err(cli::CliError)
+    .and_then(|r| r);
     match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(err) => {

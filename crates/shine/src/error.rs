@@ -6,6 +6,50 @@ use crate::SourceFile;
 use rise::{Diagnostic, Span};
 use std::fmt;
 
+/// The stage of the pipeline an error comes from: what a caller branches on (a search counts
+/// its failed candidates by stage, the Python package raises one exception class per stage).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum Stage {
+    /// Reading and checking the program: parse and type errors, an unknown definition.
+    Check,
+    /// Loading the strategy and applying it: errors in the strategy file or expression, a
+    /// strategy that fails or runs out of budget.
+    Rewrite,
+    /// Translating the rewritten program and generating code: what the strategy left open.
+    Codegen,
+    /// Fitting the inputs and sizes to the definition: shapes, dtypes, size constraints,
+    /// memory, options that do not suit the target.
+    Input,
+    /// Building the generated code: the C compiler, the OpenCL build, NVRTC.
+    Build,
+    /// Running the built code: a data-dependent error of the program, a crash, a launch.
+    Run,
+    /// Comparing with the reference interpreter (and the interpreter's own errors there).
+    Verify,
+    /// Writing results.
+    Output,
+    /// An error no stage was given to.
+    Other,
+}
+
+impl Stage {
+    /// The stage's name in lower case (`check`, `rewrite`, ...).
+    pub fn name(self) -> &'static str {
+        match self {
+            Stage::Check => "check",
+            Stage::Rewrite => "rewrite",
+            Stage::Codegen => "codegen",
+            Stage::Input => "input",
+            Stage::Build => "build",
+            Stage::Run => "run",
+            Stage::Verify => "verify",
+            Stage::Output => "output",
+            Stage::Other => "other",
+        }
+    }
+}
+
 /// What went wrong in [`compile`](crate::compile), [`verify`](crate::verify) or a run.
 #[derive(Clone, Debug)]
 pub enum Error {
@@ -26,9 +70,46 @@ pub enum Error {
         /// The note, without its `note: ` prefix.
         note: String,
     },
+    /// An error of a known stage of the pipeline ([`Error::at`]); shown as the error itself.
+    Staged {
+        /// The stage it comes from.
+        stage: Stage,
+        /// The error.
+        error: Box<Error>,
+    },
 }
 
 impl Error {
+    /// This error, from `stage` unless it already has a stage (the innermost stage given
+    /// stays: a failed input check inside a run is an input error).
+    pub fn at(self, stage: Stage) -> Error {
+        match self.stage() {
+            Stage::Other => Error::Staged {
+                stage,
+                error: Box::new(self),
+            },
+            _ => self,
+        }
+    }
+
+    /// The error itself, without its stage: what to match on (a diagnostic in a source, a
+    /// message, a noted error).
+    pub fn unstaged(&self) -> &Error {
+        match self {
+            Error::Staged { error, .. } => error.unstaged(),
+            other => other,
+        }
+    }
+
+    /// The stage of the pipeline this error comes from ([`Stage::Other`] when none was given).
+    pub fn stage(&self) -> Stage {
+        match self {
+            Error::Staged { stage, .. } => *stage,
+            Error::Noted { error, .. } => error.stage(),
+            Error::InSource { .. } | Error::Message(_) => Stage::Other,
+        }
+    }
+
     /// This error with `note` shown after it.
     pub fn with_note(self, note: impl Into<String>) -> Error {
         Error::Noted {
@@ -66,6 +147,7 @@ impl fmt::Display for Error {
             }
             Error::Message(message) => write!(f, "error: {message}"),
             Error::Noted { error, note } => write!(f, "{error}\nnote: {note}"),
+            Error::Staged { error, .. } => write!(f, "{error}"),
         }
     }
 }
@@ -128,6 +210,18 @@ impl std::error::Error for Error {}
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_innermost_stage_stays_and_is_not_shown() {
+        let error = Error::from("bad shape".to_string()).at(Stage::Input);
+        let noted = error.clone().with_note("give another file").at(Stage::Run);
+        assert_eq!(noted.stage(), Stage::Input);
+        assert_eq!(
+            noted.to_string(),
+            "error: bad shape\nnote: give another file"
+        );
+        assert_eq!(Error::from("x".to_string()).stage(), Stage::Other);
+    }
 
     #[test]
     fn many_diagnostics_show_the_first_ones_and_count_the_rest() {

@@ -8,7 +8,7 @@
 
 use crate::boundary::{self, Array, BufferLayout, CLayout, Output};
 use crate::inputs::{bind, Inputs};
-use crate::{limits, verify, Artifact, Code, Error, SourceFile, Target};
+use crate::{limits, verify, Artifact, Code, Error, SourceFile, Stage, Target};
 use rise::infer::Instance;
 use rise::DataType;
 use runtime::{Buffer, RuntimeError, Timing};
@@ -135,8 +135,19 @@ pub struct Executable {
 impl Executable {
     /// Checks the options for the target, binds the inputs to the artifact's definition
     /// ([`bind`](crate::inputs::bind)), checks that the run fits in memory, builds the code
-    /// for its target and loads it.
+    /// for its target and loads it. Errors of the build are [`Stage::Build`], the others
+    /// [`Stage::Input`].
     pub fn new(
+        artifact: &Artifact,
+        inputs: Inputs,
+        nats: &[(String, i64)],
+        options: &RunOptions,
+    ) -> Result<Executable, Error> {
+        Executable::bind_and_build(artifact, inputs, nats, options).map_err(|e| e.at(Stage::Input))
+    }
+
+    /// [`Executable::new`], its errors not yet given a stage (except the build's).
+    fn bind_and_build(
         artifact: &Artifact,
         inputs: Inputs,
         nats: &[(String, i64)],
@@ -181,7 +192,7 @@ impl Executable {
             .collect::<Result<Vec<_>, String>>()?;
         let runner: Box<dyn Runner> = match &artifact.code {
             Code::C(module) => Box::new(NativeRun {
-                module: build_c(module, options)?,
+                module: build_c(module, options).map_err(|e| e.at(Stage::Build))?,
                 sizes: bound.sizes,
             }),
             Code::Gpu(module) => {
@@ -192,7 +203,8 @@ impl Executable {
                     sizes,
                     (outputs.len(), buffers.len()),
                     options.fast_math,
-                )?
+                )
+                .map_err(|e| e.at(Stage::Build))?
             }
         };
         Ok(Executable {
@@ -254,13 +266,14 @@ impl Executable {
     pub fn result(&self) -> Result<Output, Error> {
         let bytes: Vec<&[u8]> = self.outputs.iter().map(Buffer::as_bytes).collect();
         Output::from_buffers(&self.result, &bytes, self.index_bits as usize / 8)
-            .map_err(|e| Error::from(format!("the result of `{}`: {e}", self.def)))
+            .map_err(|e| Error::from(format!("the result of `{}`: {e}", self.def)).at(Stage::Run))
     }
 
     /// Compares `result` with the reference interpreter on the same inputs, part by part.
     pub fn verify(&self, result: &Output) -> Result<(), Error> {
-        let expected = verify::interpret(&self.program, &self.instance, &self.inputs, &self.cc)?;
-        verify::compare(&expected, result)
+        let expected = verify::interpret(&self.program, &self.instance, &self.inputs, &self.cc)
+            .map_err(|e| e.at(Stage::Verify))?;
+        verify::compare(&expected, result).map_err(|e| e.at(Stage::Verify))
     }
 }
 
@@ -343,10 +356,11 @@ pub(crate) fn program_status(def: &str, status: i32) -> Error {
     }
 }
 
-/// A runtime error of running the definition `def`, in the user's terms.
+/// A runtime error of running the definition `def`, in the user's terms ([`Stage::Run`]).
 fn run_error(def: &str, e: RuntimeError) -> Error {
     match e {
         RuntimeError::ProgramStatus { status, .. } => program_status(def, status),
         e => Error::from(e.to_string()),
     }
+    .at(Stage::Run)
 }

@@ -34,7 +34,7 @@ mod source;
 mod verify;
 
 pub use boundary::{Array, Output};
-pub use error::Error;
+pub use error::{Error, Stage};
 pub use execute::{Executable, RunOptions, Timings, FAST_MATH_CFLAG};
 pub use inputs::{Given, Inputs};
 pub use pipeline::{

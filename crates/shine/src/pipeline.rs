@@ -26,7 +26,7 @@
 //! # Ok(()) }
 //! ```
 
-use crate::{Error, SourceFile};
+use crate::{Error, SourceFile, Stage};
 use elevate::Ctx;
 use rise::infer::{prepare_def, CheckedProgram};
 use rise::{NameGen, SizeConstraint, Type};
@@ -226,7 +226,7 @@ pub fn compile(
         unchecked_indices: options.unchecked_indices,
     };
     let code = generate(&lowered.dpia, target, codegen_options)
-        .map_err(|e| Error::from(format!("code generation failed: {e}")))?;
+        .map_err(|e| Error::from(format!("code generation failed: {e}")).at(Stage::Codegen))?;
     Ok(Artifact {
         target,
         lowered,
@@ -243,18 +243,20 @@ pub fn lower(
     strategy: Option<&StrategySource>,
     options: &Options,
 ) -> Result<Lowered, Error> {
-    let checked = program.check()?;
-    let prepared = prepare_def(&checked, def).map_err(|d| program.error(d))?;
+    let checked = program.check().map_err(|e| e.at(Stage::Check))?;
+    let prepared = prepare_def(&checked, def).map_err(|d| program.error(d).at(Stage::Check))?;
     let lowered = match strategy {
         Some(s) => {
-            let loaded = s.load()?;
-            apply_strategy(loaded.strategy.clone(), &prepared.body, options.budget)?
-                .map_err(|f| s.failure(&f, &loaded, def))?
+            let rewrite = |e: Error| e.at(Stage::Rewrite);
+            let loaded = s.load().map_err(rewrite)?;
+            apply_strategy(loaded.strategy.clone(), &prepared.body, options.budget)
+                .map_err(rewrite)?
+                .map_err(|f| rewrite(s.failure(&f, &loaded, def)))?
         }
         None => prepared.body.clone(),
     };
     let mut dpia = dpia::translate(def, &lowered, &prepared.scheme).map_err(|e| {
-        let error = program.error(e.to_diagnostic());
+        let error = program.error(e.to_diagnostic()).at(Stage::Codegen);
         match strategy {
             Some(_) => error,
             None => error.with_note(
@@ -313,13 +315,8 @@ fn apply_strategy(
     })
 }
 
-/// Runs `f` on a thread with a large stack: rewriting recurses over the program, and a large
-/// stack keeps deep programs safe.
-pub fn on_big_stack<T: Send + 'static>(f: impl FnOnce() -> T + Send + 'static) -> Result<T, Error> {
-    std::thread::Builder::new()
-        .stack_size(512 << 20)
-        .spawn(f)
-        .map_err(|e| Error::from(format!("cannot start the rewriting thread: {e}")))?
-        .join()
-        .map_err(|_| Error::from("internal error: rewriting panicked".to_string()))
+/// Runs `f` with a deep stack (the `deep` crate: grown on demand, no thread): rewriting
+/// recurses over the program. A panic in `f` is an internal error.
+pub fn on_big_stack<T>(f: impl FnOnce() -> T) -> Result<T, Error> {
+    deep::run_caught("rewriting", f).map_err(Error::from)
 }

@@ -59,7 +59,7 @@ fn compiles_runs_and_verifies_mv_with_openmp() {
 fn errors_are_values_with_their_source() {
     let broken = SourceFile::new("broken.rise", "def f : nat =");
     let error = compile(&broken, "f", None, Target::C, &Options::default()).unwrap_err();
-    match &error {
+    match error.unstaged() {
         Error::InSource { file, diagnostics } => {
             assert_eq!(file.name, "broken.rise");
             assert!(!diagnostics.is_empty());
@@ -104,4 +104,71 @@ fn errors_are_values_with_their_source() {
     };
     assert!(sanitized.check(Target::Cuda).is_err());
     assert!(sanitized.check(Target::C).is_ok());
+}
+
+/// The stage of an error says which step of the pipeline failed, whatever its wording.
+#[test]
+fn errors_carry_the_stage_they_come_from() {
+    use shine::Stage;
+    let source = |text: &str| SourceFile::new("p.rise", text);
+    let compile_c = |program: &SourceFile, def: &str, strategy: Option<&StrategySource>| {
+        compile(program, def, strategy, Target::C, &Options::default())
+    };
+    let div = source(
+        "def quot : {n: nat} -> n.i32 -> n.i32 -> n.i32 = \
+         fun xs ys => zip xs ys |> map (fun p => fst p / snd p)",
+    );
+    let stage = |r: Result<shine::Artifact, Error>| r.err().map(|e| e.stage());
+
+    assert_eq!(
+        stage(compile_c(&source("def f : nat ="), "f", None)),
+        Some(Stage::Check)
+    );
+    assert_eq!(stage(compile_c(&div, "nope", None)), Some(Stage::Check));
+    let bad_strategy = StrategySource {
+        file: SourceFile::new("s.elv", "def s = noSuchRule"),
+        apply: "s".into(),
+    };
+    assert_eq!(
+        stage(compile_c(&div, "quot", Some(&bad_strategy))),
+        Some(Stage::Rewrite)
+    );
+
+    // as written, the map is not lowered: code generation refuses to choose
+    assert_eq!(stage(compile_c(&div, "quot", None)), Some(Stage::Codegen));
+    let default = shine::schedules::default_strategy(Target::C);
+    let artifact =
+        compile_c(&div, "quot", Some(&default)).expect("the default schedule compiles quot");
+    let run = |given: Vec<(&str, Vec<i32>)>, options: &RunOptions| {
+        let given = given
+            .into_iter()
+            .map(|(name, v)| {
+                let flat = shine::rise::interp::Flat {
+                    elem: shine::rise::ScalarType::I32,
+                    shape: vec![v.len()],
+                    data: v
+                        .into_iter()
+                        .map(shine::rise::interp::Scalar::I32)
+                        .collect(),
+                };
+                shine::Given::new(name, flat)
+            })
+            .collect();
+        Executable::new(&artifact, Inputs::Arrays(given), &[], options)
+    };
+    let wrong_count = run(vec![("xs", vec![1, 2])], &RunOptions::default());
+    assert_eq!(wrong_count.err().map(|e| e.stage()), Some(Stage::Input));
+    let no_compiler = RunOptions {
+        cc: "/nonexistent/cc".into(),
+        ..RunOptions::default()
+    };
+    let unbuilt = run(vec![("xs", vec![1]), ("ys", vec![1])], &no_compiler);
+    assert_eq!(unbuilt.err().map(|e| e.stage()), Some(Stage::Build));
+    let mut exe = run(
+        vec![("xs", vec![4, 6]), ("ys", vec![2, 0])],
+        &RunOptions::default(),
+    )
+    .expect("div builds");
+    let by_zero = exe.run().expect_err("a division by zero stops the program");
+    assert_eq!(by_zero.stage(), Stage::Run, "{by_zero}");
 }

@@ -539,8 +539,8 @@ fn read_records(
         (count as u64).saturating_mul(at.len() as u64),
         crate::limits::RUN_BYTES_PER_ELEMENT,
     )
-    .map_err(|e| match e {
-        crate::Error::Message(m) => m,
+    .map_err(|e| match e.unstaged() {
+        crate::Error::Message(m) => m.clone(),
         other => other.to_string(),
     })?;
     let bad = |e: std::io::Error| format!("cannot read the data of `{shown}`: {e}");
