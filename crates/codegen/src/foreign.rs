@@ -2,10 +2,13 @@
 //!
 //! Each foreign function the program calls becomes a helper function of the module,
 //! printed before the kernels (`static inline` in C, OpenMP and OpenCL, `static __device__
-//! inline` in CUDA) with the user's body verbatim; its parameters keep their names (the body
-//! uses them), the function gets a C name of the module's [`NameSet`](crate::names::NameSet)
-//! (reserved before any variable is named, renamed where it would clash with a builtin of a
-//! target). A call in a kernel is a plain call.
+//! inline` in CUDA) with the user's body verbatim but for its names ([`CNames`]): the
+//! function is `shine_foreign_NAME` on every target and in the interpreter's helper, so that
+//! no name of a C library, OpenCL or CUDA builtin or macro (`printf`, `stdin`, `INFINITY`,
+//! `main`, `get_global_id`, ...) clashes with it, and the body's calls of its own name
+//! (recursion) are renamed with it; a parameter keeps its name unless that is reserved on
+//! some target (`names::is_reserved_parameter`: `errno`, `M_PI`, `float4`, ...), then it is
+//! `shine_param_NAME` in the signature and the body. A call in a kernel is a plain call.
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -15,7 +18,7 @@ use dpia::{Comm, ExpKind};
 use rise::ForeignFun;
 
 use crate::ast::{FnKind, Function, Param, Stmt, Type};
-use crate::error::{unsupported, CodegenError};
+use crate::error::CodegenError;
 use crate::names::NameSet;
 use crate::Target;
 
@@ -73,11 +76,53 @@ const FLOAT_MATH_FUNCTIONS: &[&str] = &[
     "trunc",
 ];
 
+/// The C names of a foreign function: the same on every target and in the interpreter's
+/// helper (see the module doc).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CNames {
+    /// The function's C name: `shine_foreign_NAME`.
+    pub function: String,
+    /// The parameters' C names, in order.
+    pub params: Vec<String>,
+}
+
+impl CNames {
+    /// The C names of `f`.
+    pub fn of(f: &ForeignFun) -> CNames {
+        let params = f
+            .params
+            .iter()
+            .map(|(x, _)| {
+                if crate::names::is_reserved_parameter(x) {
+                    format!("shine_param_{x}")
+                } else {
+                    x.to_string()
+                }
+            })
+            .collect();
+        CNames {
+            function: format!("shine_foreign_{}", f.name),
+            params,
+        }
+    }
+
+    /// The body of `f` with its names renamed to these (outside literals and comments).
+    pub fn body(&self, f: &ForeignFun) -> String {
+        let mut renames: Vec<(&str, &str)> = vec![(&f.name, &self.function)];
+        for ((x, _), c) in f.params.iter().zip(&self.params) {
+            if **x != **c {
+                renames.push((x, c));
+            }
+        }
+        rise::foreign::rename_in_body(&f.body, &renames)
+    }
+}
+
 /// The foreign functions a program calls and their C names.
 #[derive(Clone, Debug, Default)]
 pub struct Foreign {
-    /// Per RISE name: the function and its C name, in the order first called.
-    funs: Vec<(Arc<ForeignFun>, String)>,
+    /// Per RISE name: the function and its C names, in the order first called.
+    funs: Vec<(Arc<ForeignFun>, CNames)>,
     by_name: BTreeMap<String, usize>,
 }
 
@@ -97,50 +142,45 @@ impl Foreign {
         });
         let mut out = Foreign::default();
         for f in found {
-            for (x, _) in &f.params {
-                if crate::names::is_vector_type_name(x) {
-                    return unsupported(format!(
-                        "the parameter `{x}` of the foreign function `{}` is named like a \
-                         vector type of OpenCL and CUDA: rename it",
-                        f.name
-                    ));
-                }
-            }
-            let cname = names.fresh(&f.name);
+            let cnames = CNames::of(&f);
+            names.reserve(&cnames.function);
             out.by_name.insert(f.name.to_string(), out.funs.len());
-            out.funs.push((f, cname));
+            out.funs.push((f, cnames));
         }
         Ok(out)
     }
 
     /// The C name of the foreign function called `name` in RISE.
     pub fn c_name(&self, name: &str) -> Option<&str> {
-        self.by_name.get(name).map(|&k| self.funs[k].1.as_str())
+        self.by_name
+            .get(name)
+            .map(|&k| self.funs[k].1.function.as_str())
     }
 
     /// The helper functions, in the order first called.
     pub fn functions(&self) -> Result<Vec<Function>, CodegenError> {
         self.funs
             .iter()
-            .map(|(f, cname)| {
+            .map(|(f, cnames)| {
                 let params = f
                     .params
                     .iter()
-                    .map(|(x, t)| {
+                    .zip(&cnames.params)
+                    .map(|((_, t), x)| {
                         Ok(Param {
                             ty: Type::Scalar(crate::ctypes::scalar(*t)?),
-                            name: x.to_string(),
+                            name: x.clone(),
                         })
                     })
                     .collect::<Result<Vec<_>, CodegenError>>()?;
                 Ok(Function {
                     kind: FnKind::Helper,
-                    name: cname.clone(),
+                    name: cnames.function.clone(),
                     ret: Type::Scalar(crate::ctypes::scalar(f.result)?),
                     params,
                     body: vec![
                         Stmt::Comment(format!("foreign function `{}`", f.name)),
-                        Stmt::Raw(f.body.clone()),
+                        Stmt::Raw(cnames.body(f)),
                     ],
                 })
             })
@@ -153,7 +193,8 @@ impl Foreign {
     }
 
     /// What a module with foreign functions adds before them, so that one body compiles on
-    /// every target: C's `<math.h>` (the interpreter's helper includes it too); in OpenCL
+    /// every target: C's `<math.h>` and `<stdio.h>` (a debugging `printf`; the
+    /// interpreter's helper includes them too); in OpenCL
     /// and CUDA, which have no `<stdint.h>`, the fixed-width integer types C bodies use; in
     /// OpenCL, which spells `<math.h>`'s `float` functions without their `f` (`fmax` is
     /// overloaded), a macro for each such name a body uses (`#define fmaxf fmax`). CUDA has
@@ -202,7 +243,10 @@ impl Foreign {
                 .collect()
         };
         match target {
-            Target::C | Target::OpenMp => (vec!["math.h".to_string()], Vec::new()),
+            Target::C | Target::OpenMp => (
+                vec!["math.h".to_string(), "stdio.h".to_string()],
+                Vec::new(),
+            ),
             Target::OpenCl => (
                 Vec::new(),
                 typedefs([
@@ -247,7 +291,7 @@ mod tests {
             span: Default::default(),
         };
         Foreign {
-            funs: vec![(Arc::new(f), "g".into())],
+            funs: vec![(Arc::new(f.clone()), CNames::of(&f))],
             by_name: BTreeMap::new(),
         }
     }
@@ -268,5 +312,28 @@ mod tests {
             let (_, lines) = f.prelude(target);
             assert!(!lines.iter().any(|l| l.starts_with("#define")), "{target}");
         }
+    }
+
+    #[test]
+    fn names_of_libraries_and_builtins_are_renamed_with_the_body() {
+        let program = "foreign printf (stdin: i32) (M_PI: f32) (float4: f32) (x: f32) : f32 {
+                         return stdin <= 0 ? M_PI + float4 : printf(stdin - 1, x, M_PI, x); }";
+        let f = rise::syntax::parse_program(program).unwrap().foreign[0].clone();
+        let names = CNames::of(&f);
+        assert_eq!(names.function, "shine_foreign_printf");
+        assert_eq!(
+            names.params,
+            [
+                "shine_param_stdin",
+                "shine_param_M_PI",
+                "shine_param_float4",
+                "x"
+            ]
+        );
+        assert_eq!(
+            names.body(&f).trim(),
+            "return shine_param_stdin <= 0 ? shine_param_M_PI + shine_param_float4 : \
+             shine_foreign_printf(shine_param_stdin - 1, x, shine_param_M_PI, x);"
+        );
     }
 }

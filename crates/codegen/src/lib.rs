@@ -76,6 +76,7 @@ pub mod print;
 mod target;
 
 pub use error::CodegenError;
+pub use foreign::CNames as ForeignCNames;
 pub use gpu::{
     generate_gpu, generate_gpu_with, GpuKernel, GpuModule, KernelParam, LaunchDims, Temporary,
 };

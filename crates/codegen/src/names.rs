@@ -69,6 +69,69 @@ const TARGET_RESERVED: &str = "
     mul64hi umul64hi mulhi umulhi rhadd urhadd uhadd byte_perm funnelshift_l funnelshift_r
 ";
 
+/// The macros of the headers a C or OpenMP module includes (`stdbool.h stdint.h stdlib.h
+/// math.h`, and `stdio.h` with foreign functions; as glibc and gcc define them, `gnu17`): a foreign function's parameter
+/// keeps its name in the body, so one named like a macro is renamed (`Foreign::collect`).
+const C_MACROS: &str = "
+    BIG_ENDIAN BYTE_ORDER LITTLE_ENDIAN PDP_ENDIAN EXIT_FAILURE EXIT_SUCCESS
+    FD_CLR FD_ISSET FD_SET FD_SETSIZE FD_ZERO NFDBITS FP_ILOGB0 FP_ILOGBNAN FP_INFINITE
+    FP_NAN FP_NORMAL FP_SUBNORMAL FP_ZERO FP_FAST_FMA FP_FAST_FMAF HUGE_VAL HUGE_VALF HUGE_VALL
+    INFINITY NAN MATH_ERREXCEPT MATH_ERRNO math_errhandling MB_CUR_MAX RAND_MAX NULL
+    M_1_PI M_2_PI M_2_SQRTPI M_E M_LN10 M_LN2 M_LOG10E M_LOG2E M_PI M_PI_2 M_PI_4
+    M_SQRT1_2 M_SQRT2 INT8_C INT16_C INT32_C INT64_C INTMAX_C UINT8_C UINT16_C UINT32_C
+    UINT64_C UINTMAX_C INT8_MAX INT8_MIN INT16_MAX INT16_MIN INT32_MAX INT32_MIN
+    INT64_MAX INT64_MIN UINT8_MAX UINT16_MAX UINT32_MAX UINT64_MAX INTMAX_MAX INTMAX_MIN
+    UINTMAX_MAX INTPTR_MAX INTPTR_MIN UINTPTR_MAX PTRDIFF_MAX PTRDIFF_MIN SIZE_MAX
+    SIG_ATOMIC_MAX SIG_ATOMIC_MIN WCHAR_MAX WCHAR_MIN WINT_MAX WINT_MIN
+    INT_FAST8_MAX INT_FAST8_MIN INT_FAST16_MAX INT_FAST16_MIN INT_FAST32_MAX INT_FAST32_MIN
+    INT_FAST64_MAX INT_FAST64_MIN INT_LEAST8_MAX INT_LEAST8_MIN INT_LEAST16_MAX
+    INT_LEAST16_MIN INT_LEAST32_MAX INT_LEAST32_MIN INT_LEAST64_MAX INT_LEAST64_MIN
+    UINT_FAST8_MAX UINT_FAST16_MAX UINT_FAST32_MAX UINT_FAST64_MAX UINT_LEAST8_MAX
+    UINT_LEAST16_MAX UINT_LEAST32_MAX UINT_LEAST64_MAX
+    WCONTINUED WEXITED WEXITSTATUS WIFCONTINUED WIFEXITED WIFSIGNALED WIFSTOPPED WNOHANG
+    WNOWAIT WSTOPPED WSTOPSIG WTERMSIG WUNTRACED alloca offsetof errno stdin stdout stderr
+    EOF BUFSIZ FILENAME_MAX FOPEN_MAX L_tmpnam TMP_MAX SEEK_SET SEEK_CUR SEEK_END
+    be16toh be32toh be64toh htobe16 htobe32 htobe64 htole16 htole32 htole64 le16toh
+    le32toh le64toh fpclassify isfinite isgreater isgreaterequal isinf isless islessequal
+    islessgreater isnan isnormal isunordered signbit linux unix i386
+";
+
+/// The macros of OpenCL C (OpenCL 1.2, 6.12.2.1 and 6.12.3; PoCL and NVIDIA define them in
+/// every program), beside [`C_MACROS`] of the same name.
+const OPENCL_MACROS: &str = "
+    MAXFLOAT CHAR_BIT CHAR_MAX CHAR_MIN INT_MAX INT_MIN LONG_MAX LONG_MIN SCHAR_MAX
+    SCHAR_MIN SHRT_MAX SHRT_MIN UCHAR_MAX UINT_MAX ULONG_MAX USHRT_MAX
+    FLT_DIG FLT_MANT_DIG FLT_MAX_10_EXP FLT_MAX_EXP FLT_MIN_10_EXP FLT_MIN_EXP FLT_RADIX
+    FLT_MAX FLT_MIN FLT_EPSILON DBL_DIG DBL_MANT_DIG DBL_MAX_10_EXP DBL_MAX_EXP
+    DBL_MIN_10_EXP DBL_MIN_EXP DBL_MAX DBL_MIN DBL_EPSILON
+    M_E_F M_LOG2E_F M_LOG10E_F M_LN2_F M_LN10_F M_PI_F M_PI_2_F M_PI_4_F M_1_PI_F
+    M_2_PI_F M_2_SQRTPI_F M_SQRT2_F M_SQRT1_2_F
+    CLK_LOCAL_MEM_FENCE CLK_GLOBAL_MEM_FENCE CLK_IMAGE_MEM_FENCE CL_VERSION_1_0
+    CL_VERSION_1_1 CL_VERSION_1_2 CL_VERSION_2_0 FP_FAST_FMA_HALF
+";
+
+/// The macros CUDA's headers define in every `.cu` file (`cuda_runtime.h` and the C and
+/// C++ headers it includes), beside [`C_MACROS`] and [`OPENCL_MACROS`] of the same name.
+const CUDA_MACROS: &str = "
+    CUDART_VERSION CUDA_VERSION FLT_EVAL_METHOD DECIMAL_DIG LLONG_MAX LLONG_MIN ULLONG_MAX
+    MB_LEN_MAX assert
+";
+
+/// Whether `name` is a macro of a header or language of some target ([`C_MACROS`],
+/// [`OPENCL_MACROS`], [`CUDA_MACROS`]).
+pub(crate) fn is_macro_of_some_target(name: &str) -> bool {
+    [C_MACROS, OPENCL_MACROS, CUDA_MACROS]
+        .iter()
+        .any(|list| list.split_whitespace().any(|w| w == name))
+}
+
+/// Whether a parameter of a foreign function, printed with the body that uses it, must be
+/// renamed: a name the generated code may not take ([`NameSet::fresh`] avoids it), or a
+/// macro of some target.
+pub(crate) fn is_reserved_parameter(name: &str) -> bool {
+    is_reserved(name) || is_macro_of_some_target(name)
+}
+
 /// Prefixes of builtin families: OpenCL `convert_T`, `as_T`, `vloadN`,
 /// `vstoreN`, `atomic_*`, `native_*`, `half_*`, CUDA `make_T`, `__*`
 /// intrinsics, and this code generator's own helpers and macros (`shine_`, `SHINE_`).
@@ -101,7 +164,7 @@ fn is_reserved(name: &str) -> bool {
 }
 
 /// OpenCL and CUDA vector types: `float4`, `uchar16`, `longlong2`, `double3`, ...
-pub(crate) fn is_vector_type_name(name: &str) -> bool {
+fn is_vector_type_name(name: &str) -> bool {
     let base = name.trim_end_matches(|c: char| c.is_ascii_digit());
     let lanes = &name[base.len()..];
     let scalars = [

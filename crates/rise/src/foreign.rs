@@ -250,6 +250,160 @@ pub fn check_c_name(name: &str) -> Result<(), String> {
     Ok(())
 }
 
+/// A piece of a C body that matters to shine: an identifier, or a token that starts a
+/// preprocessor directive (`#`, its digraph `%:`, its trigraph `??=`). Offsets are byte
+/// offsets into the body as written (line continuations included).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum CPiece {
+    /// An identifier (or keyword), spelled without any line continuation inside it.
+    Ident {
+        /// Its text.
+        text: String,
+        /// Where it starts and ends in the body.
+        range: std::ops::Range<usize>,
+    },
+    /// `#`, `%:` or `??=` outside literals and comments.
+    Hash(std::ops::Range<usize>),
+}
+
+/// The identifiers and `#` tokens of a C body, in order, outside string and character
+/// literals and comments; line continuations (`\` or the trigraph `??/` before a newline)
+/// are removed first, as C's translation phases do.
+pub fn c_pieces(body: &str) -> Vec<CPiece> {
+    let chars = logical_chars(body);
+    let mut out = Vec::new();
+    let mut i = 0;
+    let at = |k: usize| chars.get(k).map(|c| c.0);
+    let end_of = |k: usize| chars.get(k).map_or(body.len(), |c| c.1 + c.0.len_utf8());
+    while i < chars.len() {
+        let c = chars[i].0;
+        let next = at(i + 1);
+        if c == '/' && next == Some('/') {
+            while i < chars.len() && chars[i].0 != '\n' {
+                i += 1;
+            }
+        } else if c == '/' && next == Some('*') {
+            i += 2;
+            while i < chars.len() && !(chars[i].0 == '*' && at(i + 1) == Some('/')) {
+                i += 1;
+            }
+            i += 2;
+        } else if c == '"' || c == '\'' {
+            i += 1;
+            while i < chars.len() && chars[i].0 != c && chars[i].0 != '\n' {
+                i += if chars[i].0 == '\\' { 2 } else { 1 };
+            }
+            i += 1;
+        } else if c.is_ascii_digit() || (c == '.' && next.is_some_and(|d| d.is_ascii_digit())) {
+            // a preprocessing number: `1e-5f`, `0x1p+3`, `1.5e10` (no identifier inside)
+            i += 1;
+            while let Some(d) = at(i) {
+                let sign =
+                    (d == '+' || d == '-') && matches!(chars[i - 1].0, 'e' | 'E' | 'p' | 'P');
+                if !(d.is_ascii_alphanumeric() || d == '_' || d == '.' || sign) {
+                    break;
+                }
+                i += 1;
+            }
+        } else if c.is_ascii_alphabetic() || c == '_' {
+            let start = i;
+            while at(i).is_some_and(|d| d.is_ascii_alphanumeric() || d == '_') {
+                i += 1;
+            }
+            out.push(CPiece::Ident {
+                text: chars[start..i].iter().map(|c| c.0).collect(),
+                range: chars[start].1..end_of(i - 1),
+            });
+        } else if c == '#' {
+            out.push(CPiece::Hash(chars[i].1..end_of(i)));
+            i += 1;
+        } else if c == '%' && next == Some(':') {
+            out.push(CPiece::Hash(chars[i].1..end_of(i + 1)));
+            i += 2;
+        } else if c == '?' && next == Some('?') && at(i + 2) == Some('=') {
+            out.push(CPiece::Hash(chars[i].1..end_of(i + 2)));
+            i += 3;
+        } else {
+            i += 1;
+        }
+    }
+    out
+}
+
+/// The characters of `body` with their byte offsets, without line continuations.
+fn logical_chars(body: &str) -> Vec<(char, usize)> {
+    let chars: Vec<(char, usize)> = body.char_indices().map(|(i, c)| (c, i)).collect();
+    let at = |k: usize| chars.get(k).map(|c| c.0);
+    let mut out = Vec::with_capacity(chars.len());
+    let mut i = 0;
+    while i < chars.len() {
+        // `\` (or `??/`), optional `\r`, then a newline: a line continuation
+        let slash = match chars[i].0 {
+            '\\' => 1,
+            '?' if at(i + 1) == Some('?') && at(i + 2) == Some('/') => 3,
+            _ => 0,
+        };
+        if slash > 0 {
+            let cr = usize::from(at(i + slash) == Some('\r'));
+            if at(i + slash + cr) == Some('\n') {
+                i += slash + cr + 1;
+                continue;
+            }
+        }
+        out.push(chars[i]);
+        i += 1;
+    }
+    out
+}
+
+/// Why `body` cannot be the body of a foreign function, with the byte range (in the body)
+/// of the offending token: a preprocessor directive (`#define`, `#include`, ... would
+/// change the generated code around the body, or differ between targets) or `_Pragma`.
+pub fn check_body(body: &str) -> Result<(), (std::ops::Range<usize>, String)> {
+    for piece in c_pieces(body) {
+        match piece {
+            CPiece::Hash(range) => {
+                return Err((
+                    range,
+                    "a foreign function's body may not hold preprocessor directives \
+                     (`#define`, `#include`, `#if`, ...; also spelled `%:` or `??=`): they \
+                     would reach the code around it"
+                        .into(),
+                ))
+            }
+            CPiece::Ident { text, range } if text == "_Pragma" => {
+                return Err((
+                    range,
+                    "a foreign function's body may not use `_Pragma`: it would reach the code \
+                     around it"
+                        .into(),
+                ))
+            }
+            CPiece::Ident { .. } => {}
+        }
+    }
+    Ok(())
+}
+
+/// `body` with every identifier that `renames` maps replaced by its new name (outside
+/// literals and comments); the rest is kept as written.
+pub fn rename_in_body(body: &str, renames: &[(&str, &str)]) -> String {
+    let mut out = String::with_capacity(body.len());
+    let mut last = 0;
+    for piece in c_pieces(body) {
+        let CPiece::Ident { text, range } = piece else {
+            continue;
+        };
+        if let Some((_, new)) = renames.iter().find(|(old, _)| *old == text) {
+            out.push_str(&body[last..range.start]);
+            out.push_str(new);
+            last = range.end;
+        }
+    }
+    out.push_str(&body[last..]);
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -278,5 +432,42 @@ mod tests {
         assert!(check_c_name("float4").is_ok());
         assert!(check_c_name("shine_f").unwrap_err().contains("reserved"));
         assert!(check_c_name("1x").unwrap_err().contains("identifier"));
+    }
+
+    #[test]
+    fn preprocessor_lines_and_pragmas_are_refused_wherever_they_hide() {
+        for (body, bad) in [
+            ("return x;\n#define float double\n", "#"),
+            ("  /* c */ # include <stdio.h>\n return x;", "#"),
+            ("return x; \\\n#define A 1", "#"),
+            ("return x;\n%:define A 1", "%:"),
+            ("return x;\n%\\\n:define A 1", "%\\\n:"),
+            ("return x;\n??=define A 1", "??="),
+            ("_Pragma(\"omp parallel\") return x;", "_Pragma"),
+            ("return x; _Pra\\\ngma(\"x\")", "_Pra\\\ngma"),
+        ] {
+            let (range, message) = check_body(body).unwrap_err();
+            assert_eq!(&body[range], bad, "{body}");
+            assert!(message.contains("may not"), "{message}");
+        }
+        for body in [
+            "return x; // #define in a comment",
+            "/* #include */ return x;",
+            "const char *s = \"#define %:\"; char c = '#'; return x;",
+            "return x % 2 ? 1 : 0;",
+            "return 1e-5f + 0x1p+3 + x;",
+        ] {
+            assert!(check_body(body).is_ok(), "{body}");
+        }
+    }
+
+    #[test]
+    fn renaming_touches_identifiers_only() {
+        let body = "return n <= 1 ? 1 : n * fact(n - 1); /* fact */ \"fact\"; facts; 1efact;";
+        assert_eq!(
+            rename_in_body(body, &[("fact", "shine_foreign_fact"), ("n", "m")]),
+            "return m <= 1 ? 1 : m * shine_foreign_fact(m - 1); /* fact */ \"fact\"; facts; 1efact;"
+        );
+        assert_eq!(rename_in_body("fa\\\nct(1)", &[("fact", "g")]), "g(1)");
     }
 }

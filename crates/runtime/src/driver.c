@@ -4,7 +4,7 @@
  *
  * usage: driver EXCHANGE
  * EXCHANGE is a file of native-endian 64-bit words (see exchange.rs):
- *   magic, n (sizes), m (buffers), warmup, runs, times_offset,
+ *   magic, n (sizes), m (buffers), warmup, runs, times_offset, done, status,
  *   sizes[n], then m pairs (offset, len): the output buffers (one, or one per array of a tuple
  *   result), then the inputs.
  * The driver maps the file, runs the entry point warmup + runs times on the buffers in place,
@@ -12,8 +12,11 @@
  * Built with SHINE_EXACT_BUFFERS (sanitized modules), each buffer is copied to an allocation of
  * its exact length, so that a sanitizer sees every overflow, and copied back after the runs
  * (the inputs are const: copying them back changes nothing).
- * If the entry point returns a non-zero status, prints `shine status N` and exits with 3;
- * a malformed request exits with 2. */
+ * After the last run (or a run whose entry point returned a non-zero status), the driver
+ * writes that status and then DONE in the header (`done` is 0 until then), so that the runtime
+ * can tell a finished run from a process that some code ended early (`exit` in a foreign
+ * function, even with atexit handlers: they run before DONE is ever written).
+ * A non-zero status also exits with 3; a malformed request exits with 2. */
 #define _POSIX_C_SOURCE 200809L
 #include <fcntl.h>
 #include <stdint.h>
@@ -28,7 +31,8 @@
 int @ENTRY@(void *const *buffers, const int64_t *sizes);
 
 #define MAGIC 0x5348494e45583031ull /* exchange.rs, MAGIC */
-#define HEADER 6
+#define DONE 0x53484e45444f4e45ull  /* exchange.rs, DONE */
+#define HEADER 8
 
 static void die(const char *what, const char *detail) {
   fprintf(stderr, "shine driver: %s %s\n", what, detail);
@@ -57,7 +61,7 @@ int main(int argc, char **argv) {
   unsigned char *base = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
   if (base == MAP_FAILED) die("cannot map", argv[1]);
   close(fd);
-  const uint64_t *word = (const uint64_t *)base;
+  uint64_t *word = (uint64_t *)base;
   uint64_t n = word[1], m = word[2], warmup = word[3], runs = word[4], times_at = word[5];
   if (word[0] != MAGIC || m == 0 || n > size / 8 || m > size / 16 ||
       !fits(8 * HEADER, 8 * n + 16 * m, size) || runs > size / 8 ||
@@ -84,7 +88,8 @@ int main(int argc, char **argv) {
     int status = @ENTRY@(buffers, sizes);
     if (status != 0) {
       /* the program stopped on an error: report its status (module.rs, STATUS_EXIT) */
-      printf("shine status %d\n", status);
+      word[7] = (uint64_t)(int64_t)status;
+      word[6] = DONE;
       return 3;
     }
     if (r >= warmup) times[r - warmup] = now_ms() - start;
@@ -96,6 +101,8 @@ int main(int argc, char **argv) {
   }
 #endif
   free(buffers);
+  word[7] = 0;
+  word[6] = DONE;
   if (munmap(base, size) != 0) die("cannot unmap", argv[1]);
   return 0;
 }

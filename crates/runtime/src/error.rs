@@ -59,6 +59,21 @@ pub enum RuntimeError {
         /// What it printed on stderr.
         stderr: String,
     },
+    /// The module's process exited before its driver finished the runs: code of the module
+    /// (a foreign function) called `exit`, `_exit` or `quick_exit`.
+    #[error(
+        "`{entry}` exited ({status}) before finishing its runs: code it calls ended the \
+         process{}",
+        stderr_note(stderr)
+    )]
+    ExitedEarly {
+        /// The entry point.
+        entry: String,
+        /// How it exited.
+        status: String,
+        /// What it printed on stderr.
+        stderr: String,
+    },
     /// A helper process did not answer in time and was killed.
     #[error("`{entry}` did not answer within {seconds} s and was stopped")]
     TimedOut {
@@ -164,6 +179,7 @@ pub(crate) fn signal_name(signal: std::ffi::c_int) -> String {
         libc::SIGINT => ("SIGINT", "interrupted"),
         libc::SIGTRAP => ("SIGTRAP", "trap"),
         libc::SIGXCPU => ("SIGXCPU", "CPU time limit exceeded"),
+        libc::SIGALRM => ("SIGALRM", "alarm clock: a time limit ran out"),
         _ => return format!("signal {signal}"),
     };
     format!("{name} ({meaning})")

@@ -1,7 +1,8 @@
 //! The exchange file between the runtime and a module's driver (`driver.c`): the sizes, the
 //! buffers and room for the times, which the driver maps into its memory and runs on in place.
 //!
-//! Layout (native-endian 64-bit words, then data): `MAGIC, n, m, warmup, runs, times_offset`,
+//! Layout (native-endian 64-bit words, then data): `MAGIC, n, m, warmup, runs, times_offset,
+//! done, status` (the driver writes `status` and then [`DONE`] in `done` when it finishes),
 //! `sizes[n]`, `m` pairs `(offset, len)` (the outputs first, then the inputs: a result that is a
 //! tuple of arrays has one output buffer per array), then each buffer at a 64-byte aligned
 //! offset, then `runs` doubles at `times_offset`.
@@ -15,8 +16,14 @@ use crate::{Buffer, RuntimeError};
 /// The first word of an exchange file (`driver.c`, `MAGIC`).
 const MAGIC: u64 = 0x5348_494e_4558_3031;
 
+/// What the driver writes in the header's `done` word once it has finished (`driver.c`, DONE).
+const DONE: u64 = 0x5348_4e45_444f_4e45;
+
 /// The number of header words before the sizes.
-const HEADER: usize = 6;
+const HEADER: usize = 8;
+
+/// Where the `done` word is (the `status` word follows it).
+const DONE_WORD: u64 = 6;
 
 /// Buffers start at multiples of this (a cache line; enough for any vector load).
 const ALIGN: u64 = 64;
@@ -56,6 +63,8 @@ impl Exchange {
             warmup as u64,
             runs as u64,
             times_offset,
+            0,
+            0,
         ];
         header.extend(sizes.iter().map(|&s| s as u64));
         header.extend(spans.iter().flat_map(|&(o, l)| [o, l]));
@@ -102,6 +111,20 @@ impl Exchange {
             .map_err(RuntimeError::io(context))?;
         let time = |t: &[u8]| f64::from_ne_bytes(t.try_into().expect("8 bytes"));
         Ok(times.chunks_exact(8).map(time).collect())
+    }
+
+    /// The status the driver reported on finishing (0, or the entry point's non-zero
+    /// status), or `None` when it never finished (the process ended early).
+    pub(crate) fn finished(&self) -> Result<Option<i64>, RuntimeError> {
+        let context = format!("reading the result in {}", self.path().display());
+        let mut words = [0u8; 16];
+        self.file
+            .as_file()
+            .read_exact_at(&mut words, 8 * DONE_WORD)
+            .map_err(RuntimeError::io(context))?;
+        let (done, status) = words.split_at(8);
+        let word = |w: &[u8]| u64::from_ne_bytes(w.try_into().expect("8 bytes"));
+        Ok((word(done) == DONE).then(|| word(status) as i64))
     }
 }
 

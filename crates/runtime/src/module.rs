@@ -369,10 +369,34 @@ impl Module {
             self.executable.display()
         )))?;
         self.check_exit(&result)?;
+        self.check_finished(&exchange, &result)?;
         exchange.read(outputs, runs)
     }
 
-    /// The error of a child that did not end with success.
+    /// The error of a child that exited (with success, or the status exit) without the
+    /// driver finishing: code of the module called `exit` (see `driver.c`, DONE); or the
+    /// entry point's non-zero status.
+    fn check_finished(
+        &self,
+        exchange: &Exchange,
+        result: &std::process::Output,
+    ) -> Result<(), RuntimeError> {
+        match exchange.finished()? {
+            Some(0) => Ok(()),
+            Some(status) => Err(RuntimeError::ProgramStatus {
+                entry: self.entry.clone(),
+                status: status as std::ffi::c_int,
+            }),
+            None => Err(RuntimeError::ExitedEarly {
+                entry: self.entry.clone(),
+                status: result.status.to_string(),
+                stderr: String::from_utf8_lossy(&result.stderr).into_owned(),
+            }),
+        }
+    }
+
+    /// The error of a child that was killed or failed (other than with the status exit, which
+    /// [`Module::check_finished`] reads).
     fn check_exit(&self, result: &std::process::Output) -> Result<(), RuntimeError> {
         use std::os::unix::process::ExitStatusExt;
         let entry = self.entry.clone();
@@ -384,10 +408,7 @@ impl Module {
                 stderr,
             });
         }
-        if let Some(status) = program_status(result) {
-            return Err(RuntimeError::ProgramStatus { entry, status });
-        }
-        if result.status.success() {
+        if result.status.success() || result.status.code() == Some(STATUS_EXIT) {
             return Ok(());
         }
         if self.sanitized {
@@ -409,17 +430,8 @@ impl Module {
 /// exchange file (8 bytes each).
 pub const MAX_RUNS: usize = 100_000_000;
 
-/// The status a driver reports when the entry point returned non-zero: it exits with
-/// [`STATUS_EXIT`] after printing `shine status N` (see `driver.c`).
-fn program_status(result: &std::process::Output) -> Option<std::ffi::c_int> {
-    if result.status.code() != Some(STATUS_EXIT) {
-        return None;
-    }
-    let stdout = String::from_utf8_lossy(&result.stdout);
-    stdout.trim().strip_prefix("shine status ")?.parse().ok()
-}
-
-/// The exit code of a driver whose entry point returned a non-zero status.
+/// The exit code of a driver whose entry point returned a non-zero status (it writes the
+/// status in the exchange file first, see `driver.c`).
 const STATUS_EXIT: i32 = 3;
 
 /// Whether `name` is a C identifier.

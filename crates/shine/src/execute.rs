@@ -204,7 +204,9 @@ impl Executable {
                     (outputs.len(), buffers.len()),
                     options.fast_math,
                 )
-                .map_err(|e| e.at(Stage::Build))?
+                .map_err(|e| {
+                    foreign_note(e, &bound.instance.expr, module.target).at(Stage::Build)
+                })?
             }
         };
         Ok(Executable {
@@ -250,7 +252,7 @@ impl Executable {
         let inputs: Vec<&Buffer> = self.buffers.iter().collect();
         self.runner
             .run(&mut self.outputs, &inputs)
-            .map_err(|e| run_error(&self.def, e))?;
+            .map_err(|e| run_error(&self.def, &self.instance.expr, e))?;
         self.result()
     }
 
@@ -259,7 +261,7 @@ impl Executable {
         let inputs: Vec<&Buffer> = self.buffers.iter().collect();
         self.runner
             .bench(&mut self.outputs, &inputs, runs, warmup)
-            .map_err(|e| run_error(&self.def, e))
+            .map_err(|e| run_error(&self.def, &self.instance.expr, e))
     }
 
     /// The result of the last run.
@@ -356,10 +358,46 @@ pub(crate) fn program_status(def: &str, status: i32) -> Error {
     }
 }
 
-/// A runtime error of running the definition `def`, in the user's terms ([`Stage::Run`]).
-fn run_error(def: &str, e: RuntimeError) -> Error {
+/// `e`, an error of building or loading a GPU module, with a note naming the foreign
+/// functions the module holds (their bodies are compiled with it), if any.
+fn foreign_note(e: Error, expr: &rise::Expr, target: Target) -> Error {
+    let names: Vec<String> = crate::foreign::called(expr)
+        .iter()
+        .map(|f| format!("`{}` (as `shine_foreign_{}`)", f.name, f.name))
+        .collect();
+    if names.is_empty() {
+        return e;
+    }
+    e.with_note(format!(
+        "the module holds the foreign functions {}: their bodies must compile as {}",
+        names.join(", "),
+        target.language()
+    ))
+}
+
+/// A runtime error of running the definition `def` (the expression `expr`), in the user's
+/// terms ([`Stage::Run`]).
+fn run_error(def: &str, expr: &rise::Expr, e: RuntimeError) -> Error {
     match e {
         RuntimeError::ProgramStatus { status, .. } => program_status(def, status),
+        RuntimeError::ExitedEarly { status, .. } => {
+            let names: Vec<String> = crate::foreign::called(expr)
+                .iter()
+                .map(|f| format!("`{}`", f.name))
+                .collect();
+            let culprit = if names.is_empty() {
+                "code it runs ended the process".to_string()
+            } else {
+                format!(
+                    "a foreign function it calls ({}) ended the process (`exit` and the like \
+                     are not allowed in a foreign function)",
+                    names.join(", ")
+                )
+            };
+            Error::from(format!(
+                "`{def}`: the compiled module exited ({status}) before finishing: {culprit}"
+            ))
+        }
         e => Error::from(e.to_string()),
     }
     .at(Stage::Run)

@@ -2,27 +2,56 @@
 //! the program's foreign functions, compiled with the system C compiler into one helper
 //! program per program and run in a child process ([`runtime::ForeignHelper`]), so that the
 //! interpreter runs the very C code the targets run, and a fault of that code (a crash, a
-//! hang, a division by zero) is an error naming the function, never the end of `shine`.
+//! hang, a division by zero, an `exit`) is an error naming the function, never the end of
+//! `shine`.
 //!
-//! The helper is compiled on the first call, and its process is kept for the next calls of
-//! the evaluation (a map over a foreign function sends all its calls at once). Arguments and
-//! results travel in native byte order, each scalar at its C size (`bool` one byte).
+//! The helper is two translation units: the functions, under the names and with the
+//! includes of a C module (`codegen::ForeignCNames`: `shine_foreign_NAME`, `stdbool.h
+//! stdint.h stdlib.h math.h stdio.h`), and a `main` speaking the helper's protocol on its private
+//! pipes, which arms a watchdog (`setitimer`) around each call. It is compiled on the first
+//! call, and its process is kept for the next calls of the evaluation (a map over a foreign
+//! function sends all its calls at once). Arguments and results travel in native byte
+//! order, each scalar at its C size (`bool` one byte). What a body prints goes to `shine`'s
+//! stderr.
 
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use codegen::ForeignCNames;
 use rise::interp::Scalar;
 use rise::{Expr, ExprKind, ForeignEvaluator, ForeignFun, ScalarType};
 use runtime::{CompilerConfig, ForeignHelper, RuntimeError};
 
-/// How long one batch of calls may take before the helper is stopped.
+/// How long one call of a foreign function may take before the helper is stopped, unless
+/// [`TIME_LIMIT_VAR`] says otherwise.
 pub const TIME_LIMIT: Duration = Duration::from_secs(10);
+
+/// The environment variable that sets the time limit of a call, in seconds (a positive
+/// number, e.g. `0.5`): for tests, and for bodies that are slow on purpose.
+pub const TIME_LIMIT_VAR: &str = "SHINE_FOREIGN_TIME_LIMIT";
+
+/// [`TIME_LIMIT`], or the limit [`TIME_LIMIT_VAR`] sets; an error when it is set to
+/// something else than a positive number of seconds.
+pub fn time_limit() -> Result<Duration, String> {
+    let Ok(text) = std::env::var(TIME_LIMIT_VAR) else {
+        return Ok(TIME_LIMIT);
+    };
+    text.trim()
+        .parse::<f64>()
+        .ok()
+        .filter(|s| s.is_finite() && *s > 0.0 && *s < 1e9)
+        .map(Duration::from_secs_f64)
+        .ok_or_else(|| {
+            format!("{TIME_LIMIT_VAR}=`{text}`: the time limit of a call of a foreign function must be a positive number of seconds")
+        })
+}
 
 /// Runs foreign functions out of process (see the module doc).
 pub struct CEvaluator {
     funs: Vec<Arc<ForeignFun>>,
     compiler: String,
-    limit: Duration,
+    /// The time limit of one call, or why there is none.
+    limit: Result<Duration, String>,
     /// The compiled helper, once a call needed it (or why it could not be compiled).
     helper: Mutex<Option<Result<ForeignHelper, String>>>,
 }
@@ -36,89 +65,70 @@ impl CEvaluator {
         if funs.is_empty() {
             return None;
         }
-        Some(Arc::new(CEvaluator::new(funs, compiler, TIME_LIMIT)))
+        let mut evaluator = CEvaluator::new(funs, compiler, TIME_LIMIT);
+        evaluator.limit = time_limit();
+        Some(Arc::new(evaluator))
     }
 
-    /// An evaluator of `funs`, compiled with `compiler`; each batch of calls may take `limit`.
+    /// An evaluator of `funs`, compiled with `compiler`; each call may take `limit`.
     pub fn new(funs: Vec<Arc<ForeignFun>>, compiler: &str, limit: Duration) -> CEvaluator {
         CEvaluator {
             funs,
             compiler: compiler.to_string(),
-            limit,
+            limit: Ok(limit),
             helper: Mutex::new(None),
         }
     }
 
-    /// The helper's C source: the functions, and a `main` that answers requests.
-    fn source(&self) -> String {
-        let mut s = String::from(
+    /// The helper's C sources: the functions as a C module has them, and a `main` that
+    /// answers requests (`runtime::ForeignHelper`'s protocol).
+    fn sources(&self) -> [String; 2] {
+        let mut functions = String::from(
             "// The foreign functions of a RISE program, run for shine's interpreter.\n\
-             #include <stdbool.h>\n#include <stdint.h>\n#include <stdio.h>\n#include <math.h>\n",
+             #include <stdbool.h>\n#include <stdint.h>\n#include <stdlib.h>\n#include <math.h>\n\
+             #include <stdio.h>\n",
         );
-        for f in &self.funs {
+        let mut main = String::from(HELPER_MAIN_HEAD);
+        let mut cases = String::new();
+        for (k, f) in self.funs.iter().enumerate() {
+            let names = ForeignCNames::of(f);
             let params: Vec<String> = f
                 .params
                 .iter()
-                .map(|(x, t)| format!("{} {x}", c_type(*t)))
+                .zip(&names.params)
+                .map(|((_, t), x)| format!("{} {x}", c_type(*t)))
                 .collect();
-            // the macro gives the function a name no library function has, and keeps calls
-            // of it by its own name (recursion) working
-            s.push_str(&format!(
-                "\n#define {name} shine_foreign_{name}\nstatic {} {name}({}) {{{}}}\n",
+            let signature = format!(
+                "{} {}({})",
                 c_type(f.result),
-                params.join(", "),
-                f.body,
-                name = f.name,
-            ));
+                names.function,
+                params.join(", ")
+            );
+            functions.push_str(&format!("\n{signature} {{{}}}\n", names.body(f)));
+            main.push_str(&format!("{signature};\n"));
+            cases.push_str(&helper_case(k, f, &names.function));
         }
-        s.push_str(
-            "\nint main(void) {\n  uint32_t head[2];\n  \
-             while (fread(head, sizeof head[0], 2, stdin) == 2) {\n    \
-             switch (head[0]) {\n",
-        );
-        for (k, f) in self.funs.iter().enumerate() {
-            s.push_str(&format!(
-                "    case {k}:\n      for (uint32_t i = 0; i < head[1]; i++) {{\n"
-            ));
-            let mut args = Vec::new();
-            for (j, (_, t)) in f.params.iter().enumerate() {
-                s.push_str(&format!(
-                    "        {} a{j};\n        if (fread(&a{j}, sizeof a{j}, 1, stdin) != 1) return 2;\n",
-                    c_type(*t)
-                ));
-                args.push(format!("a{j}"));
-            }
-            s.push_str(&format!(
-                "        {} r = {}({});\n        fwrite(&r, sizeof r, 1, stdout);\n      }}\n      break;\n",
-                c_type(f.result),
-                f.name,
-                args.join(", ")
-            ));
-        }
-        s.push_str(
-            "    default:\n      return 3;\n    }\n    fflush(stdout);\n  }\n  return 0;\n}\n",
-        );
-        s
+        main.push_str(&HELPER_MAIN_LOOP.replace("@CASES@", &cases));
+        [functions, main]
     }
 
     /// What went wrong, in the terms of the foreign function `f`.
     fn error(&self, f: &ForeignFun, e: RuntimeError) -> String {
         let name = &f.name;
         match e {
-            RuntimeError::ProgramKilled { signal, stderr, .. } => {
-                format!(
-                    "foreign function `{name}` crashed: it was killed by {signal}{}",
-                    tail(&stderr)
-                )
+            RuntimeError::ProgramKilled { signal, .. } => {
+                format!("foreign function `{name}` crashed: it was killed by {signal}")
             }
-            RuntimeError::ProgramFailed { status, stderr, .. } => {
+            RuntimeError::ExitedEarly { status, .. }
+            | RuntimeError::ProgramFailed { status, .. } => {
                 format!(
-                    "foreign function `{name}` ended the process running it ({status}){}",
-                    tail(&stderr)
+                    "foreign function `{name}` ended the process running it ({status}) instead \
+                     of returning (`exit` and the like are not allowed in a foreign function)"
                 )
             }
             RuntimeError::TimedOut { seconds, .. } => format!(
-                "foreign function `{name}` did not return within {seconds} s and was stopped"
+                "foreign function `{name}` did not return within {seconds} s and was stopped \
+                 (the time limit of a call; {TIME_LIMIT_VAR} sets it)"
             ),
             RuntimeError::CompilerNotFound { compiler, .. } => format!(
                 "foreign function `{name}` cannot be evaluated: the C compiler `{compiler}` was \
@@ -145,10 +155,12 @@ impl ForeignEvaluator for CEvaluator {
         let mut guard = self.helper.lock().unwrap_or_else(|p| p.into_inner());
         let helper = guard.get_or_insert_with(|| {
             let config = CompilerConfig::default().with_compiler(self.compiler.clone());
-            ForeignHelper::compile(&self.source(), "the foreign functions", &config)
+            let [functions, main] = self.sources();
+            ForeignHelper::compile(&[&functions, &main], "the foreign functions", &config)
                 .map_err(|e| self.error(f, e))
         });
         let helper = helper.as_mut().map_err(|e| e.clone())?;
+        let limit = self.limit.clone()?;
         let result_size = c_size(f.result);
         let mut results = Vec::with_capacity(calls.len());
         // batches small enough for a `u32` count and modest buffers
@@ -163,7 +175,7 @@ impl ForeignEvaluator for CEvaluator {
                     chunk.len() as u32,
                     &args,
                     chunk.len() * result_size,
-                    self.limit,
+                    limit,
                 )
                 .map_err(|e| self.error(f, e))?;
             for b in bytes.chunks(result_size) {
@@ -174,7 +186,125 @@ impl ForeignEvaluator for CEvaluator {
     }
 }
 
+/// The helper's `main` file up to the declarations of the functions.
+const HELPER_MAIN_HEAD: &str =
+    "// The protocol of shine's foreign helper (runtime::ForeignHelper): requests on
+// file descriptor 3, answers on 4, a watchdog around each call.
+#define _POSIX_C_SOURCE 200809L
+#include <errno.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/time.h>
+#include <unistd.h>
+
+";
+
+/// The rest of the helper's `main` file; `@CASES@` stands for a case per function
+/// ([`helper_case`]).
+const HELPER_MAIN_LOOP: &str = r#"
+static int get(void *p, size_t n) {
+  char *c = p;
+  while (n > 0) {
+    ssize_t k = read(3, c, n);
+    if (k < 0 && errno == EINTR) continue;
+    if (k <= 0) return 0;
+    c += k;
+    n -= (size_t)k;
+  }
+  return 1;
+}
+
+static int put(const void *p, size_t n) {
+  const char *c = p;
+  while (n > 0) {
+    ssize_t k = write(4, c, n);
+    if (k < 0 && errno == EINTR) continue;
+    if (k <= 0) return 0;
+    c += k;
+    n -= (size_t)k;
+  }
+  return 1;
+}
+
+/* Ends the process with SIGALRM unless disarmed within `us` microseconds (0: disarms). */
+static void watchdog(uint64_t us) {
+  struct itimerval t;
+  memset(&t, 0, sizeof t);
+  t.it_value.tv_sec = (time_t)(us / 1000000);
+  t.it_value.tv_usec = (suseconds_t)(us % 1000000);
+  setitimer(ITIMER_REAL, &t, NULL);
+}
+
+int main(void) {
+  signal(SIGALRM, SIG_DFL);
+  /* what a body prints (on stdout: shine's stderr) comes out at once, even before a crash */
+  setvbuf(stdout, NULL, _IONBF, 0);
+  struct { uint32_t function, count; uint64_t limit_us; } head;
+  while (get(&head, sizeof head)) {
+    unsigned char *in = NULL, *out = NULL;
+    size_t in_size = 0, out_size = 0;
+    switch (head.function) {
+@CASES@
+    default:
+      return 3;
+    }
+    const uint32_t end = 0x21444e45u; /* runtime::ForeignHelper, ANSWER_END */
+    if (!put(out, out_size) || !put(&end, sizeof end)) return 2;
+    free(in);
+    free(out);
+  }
+  return 0;
+}
+"#;
+
+/// The case of the helper's `main` that runs the `k`th function, `f`, called `cname`:
+/// reads the arguments of every call, runs each call under the watchdog, and leaves the
+/// results in `out`.
+fn helper_case(k: usize, f: &ForeignFun, cname: &str) -> String {
+    let sizes: Vec<String> = f
+        .params
+        .iter()
+        .map(|(_, t)| format!("sizeof({})", c_type(*t)))
+        .collect();
+    let result = c_type(f.result);
+    let mut s = format!(
+        "    case {k}: {{\n      size_t per_call = {};\n      \
+         in_size = per_call * head.count;\n      out_size = sizeof({result}) * head.count;\n      \
+         in = malloc(in_size + 1);\n      out = malloc(out_size + 1);\n      \
+         if (!in || !out || !get(in, in_size)) return 2;\n      \
+         for (uint32_t i = 0; i < head.count; i++) {{\n        \
+         size_t at = per_call * i;\n",
+        sizes.join(" + ")
+    );
+    let mut args = Vec::new();
+    for (j, (_, t)) in f.params.iter().enumerate() {
+        s.push_str(&format!(
+            "        {} a{j};\n        memcpy(&a{j}, in + at, sizeof a{j});\n        at += sizeof a{j};\n",
+            c_type(*t)
+        ));
+        args.push(format!("a{j}"));
+    }
+    s.push_str(&format!(
+        "        watchdog(head.limit_us);\n        {result} r = {cname}({});\n        \
+         watchdog(0);\n        memcpy(out + sizeof r * i, &r, sizeof r);\n      }}\n      \
+         break;\n    }}\n",
+        args.join(", ")
+    ));
+    s
+}
+
 /// The foreign functions `e` calls, once each, in the order found.
+pub fn called(e: &Expr) -> Vec<Arc<ForeignFun>> {
+    let mut funs = Vec::new();
+    collect(e, &mut funs);
+    funs
+}
+
+/// [`called`], added to `out`.
 fn collect(e: &Expr, out: &mut Vec<Arc<ForeignFun>>) {
     let mut stack = vec![e];
     while let Some(e) = stack.pop() {
@@ -263,16 +393,6 @@ fn get(t: ScalarType, b: &[u8]) -> Scalar {
     }
 }
 
-/// The end of what a process printed on stderr, as a note (empty when it printed nothing).
-fn tail(stderr: &str) -> String {
-    let text = stderr.trim();
-    if text.is_empty() {
-        return String::new();
-    }
-    let start = text.char_indices().rev().nth(500).map_or(0, |(i, _)| i);
-    format!("\n  stderr: {}", &text[start..])
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -289,7 +409,11 @@ mod tests {
              foreign fact (n: i64) : i64 { return n <= 1 ? 1 : n * fact(n - 1); }
              foreign odd (n: int) : bool { return n % 2 != 0; }
              foreign boom (x: int) : int { volatile int z = 0; return x / z; }
-             foreign spin (x: int) : int { volatile int k = 1; while (k) {} return x; }",
+             foreign spin (x: int) : int { volatile int k = 1; while (k) {} return x; }
+             foreign chatty (x: int) : int { printf(\"%d\\n\", x); puts(\"noise\"); fflush(stdout); \
+               long write(int, const void *, unsigned long); write(1, \"abcd\", 4); return x + 1; }
+             foreign quit (x: int) : int { if (x > 1) exit(0); return x; }
+             foreign nap (x: int) : int { int usleep(unsigned); usleep(100000); return x; }",
         );
         let ev = CEvaluator::new(fs.clone(), "gcc", Duration::from_millis(500));
         let calls = vec![
@@ -326,6 +450,23 @@ mod tests {
             ev.call(&fs[1], &[vec![Scalar::F64(1.0)]]).unwrap(),
             vec![Scalar::F64(0.5)]
         );
+        // what a body prints goes to stderr, never into the answers
+        assert_eq!(
+            ev.call(&fs[6], &[vec![Scalar::Int(1)], vec![Scalar::Int(2)]])
+                .unwrap(),
+            vec![Scalar::Int(2), Scalar::Int(3)]
+        );
+        // an exit, even after calls that returned, is no answer
+        let err = ev
+            .call(&fs[7], &[vec![Scalar::Int(1)], vec![Scalar::Int(2)]])
+            .unwrap_err();
+        assert!(
+            err.contains("foreign function `quit` ended the process running it (exit status: 0)"),
+            "{err}"
+        );
+        // the limit is per call: 8 calls of 100 ms pass a limit of 0.5 s
+        let naps: Vec<Vec<Scalar>> = (0..8).map(|k| vec![Scalar::Int(k)]).collect();
+        assert_eq!(ev.call(&fs[8], &naps).unwrap().len(), 8);
     }
 
     #[test]

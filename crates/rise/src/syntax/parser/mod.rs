@@ -42,7 +42,7 @@ mod tests;
 use super::cursor::Parser;
 use super::lexer::{lex, Token};
 use crate::expr::{Def, Expr, NameGen, Program};
-use crate::foreign::{check_c_name, is_foreign_scalar, ForeignFun};
+use crate::foreign::{check_body, check_c_name, is_foreign_scalar, ForeignFun};
 use crate::primitives::{Prim, DIMENSIONED};
 use crate::span::{Diagnostic, Span};
 use crate::types::{Name, Type};
@@ -291,7 +291,17 @@ impl ExprParser {
         )?;
         let result = self.foreign_scalar(&name, "result")?;
         let body = match self.p.peek() {
-            Some(Token::CBody(b)) => b.clone(),
+            Some(Token::CBody(b)) => {
+                // the body starts after the `{` its token starts with
+                let at = self.p.span().start as usize + 1;
+                check_body(b).map_err(|(range, message)| {
+                    Box::new(
+                        Diagnostic::new(Span::new(at + range.start, at + range.end), message)
+                            .with_label(format!("in the body of `{name}`")),
+                    )
+                })?;
+                b.clone()
+            }
             _ => {
                 return Err(self
                     .p
