@@ -22,6 +22,7 @@
 pub mod boundary;
 mod error;
 mod execute;
+pub mod files;
 pub mod foreign;
 mod gpu;
 pub mod inputs;
