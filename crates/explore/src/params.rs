@@ -21,6 +21,7 @@ use crate::search::Method;
 use crate::solve::seeded_rng;
 use splitmix::SplitMix64;
 use std::collections::HashSet;
+use std::time::Instant;
 
 /// Values of the parameters, in the order they were given.
 pub type Assignment = Vec<(String, i64)>;
@@ -268,6 +269,43 @@ pub struct ParamSpace {
 
 /// The most valid assignments enumerated.
 pub const ENUMERATION_LIMIT: usize = 1_000_000;
+/// The most raw assignments an enumeration examines.
+pub const RAW_LIMIT: u128 = 2_000_000;
+
+/// The valid assignments an enumeration found, and why it stopped early if it did.
+#[derive(Clone, Debug)]
+pub struct Enumeration {
+    /// The valid assignments found, in the product's order.
+    pub valid: Vec<Assignment>,
+    /// The raw assignments examined.
+    pub examined: u128,
+    /// Why it stopped before the end of the product.
+    pub stop: Option<Stop>,
+}
+
+/// Why an enumeration stopped before the end of the product.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Stop {
+    /// [`ENUMERATION_LIMIT`] valid assignments were found.
+    ValidLimit,
+    /// The limit of raw assignments to examine was reached.
+    RawLimit,
+    /// The time was up.
+    Deadline,
+}
+
+/// Advances `choice` to the next in the product of `domains`, the last fastest; `false`
+/// once past the end.
+fn next_choice(choice: &mut [usize], domains: &[&[i64]]) -> bool {
+    for i in (0..domains.len()).rev() {
+        choice[i] += 1;
+        if choice[i] < domains[i].len() {
+            return true;
+        }
+        choice[i] = 0;
+    }
+    false
+}
 
 impl ParamSpace {
     /// Parses the space from `--param` and `--require` texts.
@@ -328,34 +366,50 @@ impl ParamSpace {
         Ok(env)
     }
 
-    /// Every valid assignment (at most [`ENUMERATION_LIMIT`]), in the product's order.
+    /// Every valid assignment (at most [`ENUMERATION_LIMIT`], among at most
+    /// [`RAW_LIMIT`] raw ones), in the product's order.
     pub fn valid(&self) -> Vec<Assignment> {
+        self.enumerate(RAW_LIMIT, None).valid
+    }
+
+    /// The valid assignments in the product's order, examining at most `raw_limit` raw
+    /// assignments and stopping at `deadline`; at most [`ENUMERATION_LIMIT`] are kept.
+    pub fn enumerate(&self, raw_limit: u128, deadline: Option<Instant>) -> Enumeration {
         let domains = self.free();
-        let mut out = Vec::new();
-        let mut choice = vec![0usize; domains.len()];
+        let mut out = Enumeration {
+            valid: Vec::new(),
+            examined: 0,
+            stop: None,
+        };
         if domains.iter().any(|d| d.is_empty()) {
             return out;
         }
+        let mut choice = vec![0usize; domains.len()];
         loop {
+            if let Some(stop) = self.stop_at(&out, raw_limit, deadline) {
+                out.stop = Some(stop);
+                return out;
+            }
+            out.examined += 1;
             if let Ok(a) = self.assign(&choice) {
-                out.push(a);
-                if out.len() >= ENUMERATION_LIMIT {
-                    return out;
-                }
+                out.valid.push(a);
             }
-            // the next choice, last parameter fastest
-            let mut i = domains.len();
-            loop {
-                if i == 0 {
-                    return out;
-                }
-                i -= 1;
-                choice[i] += 1;
-                if choice[i] < domains[i].len() {
-                    break;
-                }
-                choice[i] = 0;
+            if !next_choice(&mut choice, &domains) {
+                return out;
             }
+        }
+    }
+
+    /// Why an enumeration stops before its next raw assignment, if it does.
+    fn stop_at(&self, e: &Enumeration, raw_limit: u128, deadline: Option<Instant>) -> Option<Stop> {
+        if e.valid.len() >= ENUMERATION_LIMIT {
+            Some(Stop::ValidLimit)
+        } else if e.examined >= raw_limit {
+            Some(Stop::RawLimit)
+        } else if e.examined.is_multiple_of(1024) && deadline.is_some_and(|d| Instant::now() >= d) {
+            Some(Stop::Deadline)
+        } else {
+            None
         }
     }
 
@@ -541,6 +595,23 @@ mod tests {
         assert_eq!(wms, vec![7, 4, 16, 16]);
         assert_eq!(s.assign(&[1, 1]).unwrap_err(), "wm: 64 / 7 is not whole");
         assert_eq!(s.assign(&[2, 0]).unwrap_err(), "wm<=16 does not hold");
+    }
+
+    #[test]
+    fn enumeration_stops_at_its_raw_limit_and_deadline() {
+        let s = space();
+        let all = s.enumerate(u128::MAX, None);
+        assert_eq!((all.valid.len(), all.examined, all.stop), (4, 6, None));
+        let capped = s.enumerate(3, None);
+        assert_eq!(capped.examined, 3);
+        assert_eq!(capped.stop, Some(Stop::RawLimit));
+        assert_eq!(
+            capped.valid,
+            all.valid[..3].to_vec(),
+            "(64, 7) is not whole"
+        );
+        let late = s.enumerate(u128::MAX, Some(Instant::now()));
+        assert_eq!((late.examined, late.stop), (0, Some(Stop::Deadline)));
     }
 
     #[test]

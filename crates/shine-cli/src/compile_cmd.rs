@@ -236,8 +236,7 @@ pub fn compile(args: &CompileArgs) -> Result<(), CliError> {
         (true, true) => gpu_kernels_dpia(&program.lower()?)?,
     };
     match &args.output {
-        Some(path) => std::fs::write(path, text)
-            .map_err(|e| CliError::from(format!("cannot write `{}`: {e}", path.display())))?,
+        Some(path) => shine::files::write_whole(path, text.as_bytes()).map_err(CliError::from)?,
         None => emit(text.trim_end()),
     }
     Ok(())

@@ -20,7 +20,7 @@ use serde_json::json;
 use shine::{Artifact, Executable, Inputs, RunOptions, SourceFile, StrategySource, Target};
 use std::collections::BTreeMap;
 use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::time::Instant;
 
 /// A search method on the command line.
@@ -67,11 +67,11 @@ pub struct ExploreArgs {
     /// A size set to time, `h=226,w=226,c=3,o=64` (repeatable; default: the `--nat` sizes).
     #[arg(long = "time-nat", value_name = "N=V,...")]
     pub time_nats: Vec<String>,
-    /// Candidates per search method.
-    #[arg(long, value_name = "N", conflicts_with = "time")]
+    /// Candidates per search method (with --check-constraints: raw assignments checked).
+    #[arg(long, value_name = "N", conflicts_with = "time", value_parser = parse_count)]
     pub budget: Option<usize>,
-    /// Seconds per search method.
-    #[arg(long, value_name = "SECONDS")]
+    /// Seconds per search method (with --param, the enumeration of the space too).
+    #[arg(long, value_name = "SECONDS", value_parser = parse_positive)]
     pub time: Option<f64>,
     /// The search methods, run one after the other (repeatable; default solver).
     #[arg(long = "search", value_enum)]
@@ -80,10 +80,10 @@ pub struct ExploreArgs {
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
     /// Timed runs per size set.
-    #[arg(long, default_value_t = 5)]
+    #[arg(long, default_value_t = 5, value_parser = parse_count)]
     pub runs: usize,
     /// Parallel dimensions offered (1 to 3).
-    #[arg(long, default_value_t = 3)]
+    #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(i32).range(1..=3))]
     pub dims: i32,
     /// Generate the paper's families 1-7 only (not shine's own 9 and without dropping 4 and 5).
     #[arg(long)]
@@ -94,7 +94,8 @@ pub struct ExploreArgs {
     /// Write every candidate as a JSON line here.
     #[arg(long, value_name = "run.jsonl")]
     pub log: Option<PathBuf>,
-    /// Continue from a log: its candidates count towards the budget and are not re-run.
+    /// Continue from a log of the same run (program, definition, target, strategy and
+    /// space): its candidates count towards the budget, are not re-run, and are ranked.
     #[arg(long, value_name = "run.jsonl")]
     pub resume: Option<PathBuf>,
     /// Write the best candidate as a strategy file defining `best`.
@@ -105,13 +106,14 @@ pub struct ExploreArgs {
     pub plot: Option<PathBuf>,
     /// Stop timing a candidate once its time so far exceeds this (ms): a failure
     /// "too slow", so that a bad mapping of a large program costs little.
-    #[arg(long, value_name = "MS")]
+    #[arg(long, value_name = "MS", value_parser = parse_positive)]
     pub cutoff: Option<f64>,
     /// Floating-point operations of all timed size sets together (for GFLOP/s).
-    #[arg(long, value_name = "FLOPS")]
+    #[arg(long, value_name = "FLOPS", value_parser = parse_positive)]
     pub flops: Option<f64>,
     /// Check the constraints instead of searching: compile and verify every raw
-    /// assignment of the unsplit program and compare with the solver's set (JSON).
+    /// assignment of the unsplit program and compare with the solver's set (JSON; at most
+    /// 4096 raw assignments; --budget or --time stop it early, `complete` says so).
     #[arg(long)]
     pub check_constraints: bool,
     /// Rewriting budget of one strategy application.
@@ -132,6 +134,24 @@ pub struct ExploreArgs {
     /// whose size constraints it satisfies (give the cheapest first); none: a failure.
     #[arg(long = "verify-nat", value_name = "N=V,...", requires = "params")]
     pub verify_nats: Vec<String>,
+}
+
+/// A positive, finite number (`--time`, `--cutoff`, `--flops`).
+fn parse_positive(s: &str) -> Result<f64, String> {
+    match s.trim().parse::<f64>() {
+        Ok(x) if x.is_finite() && x > 0.0 => Ok(x),
+        Ok(_) => Err(format!("`{s}` is not a positive, finite number")),
+        Err(e) => Err(format!("`{s}`: {e}")),
+    }
+}
+
+/// A count of 1 or more (`--budget`, `--runs`).
+fn parse_count(s: &str) -> Result<usize, String> {
+    match s.trim().parse::<usize>() {
+        Ok(0) => Err("give 1 or more".into()),
+        Ok(n) => Ok(n),
+        Err(e) => Err(format!("`{s}`: {e}")),
+    }
 }
 
 /// What happened to one candidate.
@@ -209,17 +229,6 @@ pub(crate) fn time_candidate(
     let mut exe = Executable::new(artifact, inputs, nats, &RunOptions::default())?;
     exe.run()?;
     Ok(exe.bench(args.runs, 1)?.code.median_ms)
-}
-
-/// The log file, opened for appending (`--log`).
-pub(crate) fn open_log(args: &ExploreArgs) -> Result<Option<std::fs::File>, CliError> {
-    let Some(p) = &args.log else { return Ok(None) };
-    std::fs::OpenOptions::new()
-        .create(true)
-        .append(true)
-        .open(p)
-        .map(Some)
-        .map_err(|e| CliError::from(format!("cannot open `{}`: {e}", p.display())))
 }
 
 /// Whether a method has used its budget (`--budget` candidates or `--time` seconds).
@@ -339,6 +348,7 @@ struct Row {
     method: &'static str,
     candidate: Candidate,
     ms: Option<f64>,
+    failure: Option<String>,
     elapsed: f64,
     strategy: String,
 }
@@ -375,21 +385,50 @@ pub fn explore(args: &ExploreArgs) -> Result<(), CliError> {
         Some(p) => SourceFile::read(p)?.text,
         None => String::new(),
     };
+    let sizes: Vec<String> = rise::infer::size_params(&prepared.scheme)
+        .iter()
+        .map(|n| n.to_string())
+        .collect();
     let verify_set: Bindings = args.nats.clone();
+    check_set_names(args, "--nat", &verify_set, &sizes)?;
     let time_sets: Vec<Bindings> = if args.time_nats.is_empty() {
         vec![verify_set.clone()]
     } else {
-        args.time_nats
+        let sets: Vec<Bindings> = args
+            .time_nats
             .iter()
             .map(|s| parse_set(s))
-            .collect::<Result<_, _>>()?
+            .collect::<Result<_, _>>()?;
+        for set in &sets {
+            check_set_names(args, "--time-nat", set, &sizes)?;
+        }
+        sets
     };
+    for path in args.output.iter().chain(&args.plot) {
+        shine::files::check_writable(path)?;
+    }
+    if !args.params.is_empty() {
+        return crate::explore_tune::tune(args, source, user, &sizes, verify_set, time_sets);
+    }
+    if args.budget.is_none() && args.time.is_none() && !args.check_constraints {
+        return Err(
+            "give a budget (--budget N candidates) or a time (--time SECONDS)"
+                .to_string()
+                .into(),
+        );
+    }
     let mut all_sets = time_sets.clone();
     all_sets.push(verify_set.clone());
-    if !args.params.is_empty() {
-        return crate::explore_tune::tune(args, source, user, verify_set, time_sets);
-    }
     let (options, flavor) = options_for(args);
+    let space = json!({
+        "search": "mappings",
+        "nats": verify_set,
+        "time_nats": time_sets,
+        "dims": args.dims,
+        "paper_constraints": args.paper_constraints,
+        "fusion_heuristic": args.fusion_heuristic,
+    });
+    let header = crate::explore_log::header(args, &source.text, &user, space);
     let problem = Problem::new(
         StrategyFile { user },
         args.apply.as_deref().unwrap_or("DFNF"),
@@ -412,15 +451,53 @@ pub fn explore(args: &ExploreArgs) -> Result<(), CliError> {
     if args.check_constraints {
         return check_constraints(&mut session);
     }
-    search(&mut session)
+    search(&mut session, &header)
 }
 
-/// Compiles and verifies every raw assignment of the unsplit program; compares the
-/// set that works with the solver's.
+/// Checks that every size a set names (`--nat`, `--time-nat`, `--verify-nat`) is a size
+/// of the definition, before anything is compiled.
+pub(crate) fn check_set_names(
+    args: &ExploreArgs,
+    option: &str,
+    set: &Bindings,
+    sizes: &[String],
+) -> Result<(), CliError> {
+    match set.iter().find(|(k, _)| !sizes.contains(k)) {
+        None => Ok(()),
+        Some((k, _)) => Err(format!(
+            "{option} names `{k}`, which is no size of `{}` (its sizes: {})",
+            args.def,
+            if sizes.is_empty() {
+                "none".to_string()
+            } else {
+                sizes.join(", ")
+            }
+        )
+        .into()),
+    }
+}
+
+/// The most raw assignments `--check-constraints` compiles and verifies.
+const CHECK_LIMIT: usize = 4096;
+
+/// Compiles and verifies every raw assignment of the unsplit program (at most
+/// [`CHECK_LIMIT`], and within `--budget` or `--time`); compares the set that works
+/// with the solver's.
 fn check_constraints(s: &mut Session) -> Result<(), CliError> {
     let splits = vec![1; s.problem.base_tree().maps.len()];
     let space = s.problem.space(&splits).map_err(CliError::from)?;
     let n = space.tree.maps.len();
+    let raw_count = u32::try_from(n)
+        .ok()
+        .and_then(|n| space.domain.len().checked_pow(n))
+        .filter(|&r| r <= CHECK_LIMIT)
+        .ok_or_else(|| {
+            CliError::from(format!(
+                "--check-constraints compiles every raw assignment: {n} maps of {} choices \
+                 each are more than {CHECK_LIMIT}; check a smaller program (or --dims 1)",
+                space.domain.len()
+            ))
+        })?;
     let raw = explore::solve::all_assignments(n, &space.domain);
     let mut rng = explore::solve::seeded_rng(s.args.seed);
     let mut solver =
@@ -428,12 +505,18 @@ fn check_constraints(s: &mut Session) -> Result<(), CliError> {
     solver.sort();
     let (mut lost, mut wrong, mut works) = (Vec::new(), Vec::new(), 0usize);
     let mut causes: BTreeMap<String, usize> = BTreeMap::new();
+    let start = Instant::now();
+    let mut checked = 0usize;
     for a in &raw {
+        if out_of_budget(s.args, checked, start) {
+            break;
+        }
         let c = Candidate {
             splits: splits.clone(),
             mapping: a.clone(),
         };
         let (outcome, _) = s.evaluate(&c, true);
+        checked += 1;
         let ok = outcome.cause.is_none();
         let valid = solver.binary_search(a).is_ok();
         if let Some(cause) = &outcome.cause {
@@ -449,6 +532,11 @@ fn check_constraints(s: &mut Session) -> Result<(), CliError> {
             wrong.push(json!({"mapping": a, "cause": outcome.cause}));
         }
     }
+    if checked < raw_count {
+        emit_err(&format!(
+            "stopped after {checked} of {raw_count} raw assignments (--budget or --time)"
+        ));
+    }
     let families: BTreeMap<String, usize> = count_by_family(&space.constraints)
         .into_iter()
         .map(|(f, n)| (format!("{} {}", f.number(), f.name()), n))
@@ -456,7 +544,9 @@ fn check_constraints(s: &mut Session) -> Result<(), CliError> {
     emit(
         &json!({
             "maps": n,
-            "raw": raw.len(),
+            "raw": raw_count,
+            "checked": checked,
+            "complete": checked == raw_count,
             "solver_valid": solver.len(),
             "compiled_and_verified": works,
             "valid_but_failed": wrong,
@@ -469,21 +559,27 @@ fn check_constraints(s: &mut Session) -> Result<(), CliError> {
     Ok(())
 }
 
-fn search(s: &mut Session) -> Result<(), CliError> {
-    let args = s.args;
-    let methods: Vec<Method> = if args.search.is_empty() {
+/// The search methods of the run (default: the solver).
+pub(crate) fn methods_of(args: &ExploreArgs) -> Vec<Method> {
+    if args.search.is_empty() {
         vec![Method::Solver]
     } else {
         args.search.iter().map(|m| m.method()).collect()
-    };
-    if args.budget.is_none() && args.time.is_none() {
-        return Err(
-            "give a budget (--budget N candidates) or a time (--time SECONDS)"
-                .to_string()
-                .into(),
-        );
     }
-    // Statistics of the unsplit space, the paper's figures.
+}
+
+/// The search method a log names.
+pub(crate) fn method_named(name: &str) -> Result<Method, CliError> {
+    [Method::Solver, Method::Random, Method::Evolutionary]
+        .into_iter()
+        .find(|m| m.name() == name)
+        .ok_or_else(|| CliError::from(format!("the log names no search method: `{name}`")))
+}
+
+/// Prints the statistics of the unsplit space (the paper's figures) and returns them.
+fn space_statistics(
+    s: &mut Session,
+) -> Result<serde_json::Map<String, serde_json::Value>, CliError> {
     let splits = vec![1; s.problem.base_tree().maps.len()];
     let base = s.problem.space(&splits).map_err(CliError::from)?;
     let mut stats = serde_json::Map::new();
@@ -513,46 +609,63 @@ fn search(s: &mut Session) -> Result<(), CliError> {
             .join(", "),
         s.problem.split_domains()
     ));
+    Ok(stats)
+}
+
+/// Counts a failure by its cause (the text before the first `:`).
+pub(crate) fn count_cause(causes: &mut BTreeMap<String, usize>, failure: &str) {
+    *causes
+        .entry(failure.split(':').next().unwrap_or("").to_string())
+        .or_default() += 1;
+}
+
+fn search(s: &mut Session, header: &serde_json::Value) -> Result<(), CliError> {
+    let args = s.args;
+    let mut stats = space_statistics(s)?;
     let previous = match &args.resume {
-        Some(p) => read_log(p)?,
+        Some(p) => resumed_rows(&crate::explore_log::read(p, header)?)?,
         None => Vec::new(),
     };
-    let mut log = open_log(args)?;
-    let mut rows: Vec<Row> = Vec::new();
+    let mut log = crate::explore_log::Log::open(args, header)?;
     let mut causes: BTreeMap<String, usize> = BTreeMap::new();
-    let mut summaries = Vec::new();
-    for method in methods {
-        let mut searcher = Searcher::new(method, args.seed);
-        let mut done = 0usize;
-        for (m, c, ms) in previous.iter().filter(|(m, _, _)| m == method.name()) {
-            let _ = m;
-            searcher.report(c, ms.map(|t| 1.0 / t));
-            done += 1;
+    for r in &previous {
+        if let Some(f) = &r.failure {
+            count_cause(&mut causes, f);
         }
+    }
+    let mut rows: Vec<Row> = previous.clone();
+    let mut summaries = Vec::new();
+    for method in methods_of(args) {
+        let resumed: Vec<&Row> = previous
+            .iter()
+            .filter(|r| r.method == method.name())
+            .collect();
+        let mut searcher = Searcher::new(method, args.seed);
+        for r in &resumed {
+            searcher.report(&r.candidate, r.ms.map(|t| 1.0 / t));
+        }
+        let mut done = resumed.len();
+        // the search time goes on from where the log's left off
+        let offset = resumed.iter().map(|r| r.elapsed).fold(0.0, f64::max);
         let bar = progress_bar(args, method);
         bar.set_position(done as u64);
         let start = Instant::now();
-        let (mut valid, mut best) = (0usize, f64::INFINITY);
-        let mut my_rows: Vec<Row> = Vec::new();
-        loop {
+        let mut mine: Vec<Row> = resumed.into_iter().cloned().collect();
+        let mut evaluated = 0usize;
+        let stopped = loop {
             if out_of_budget(args, done, start) {
-                break;
+                break None;
             }
             let Some(prop) = searcher.next(&s.problem) else {
-                break;
+                break None;
             };
             let (outcome, defs) = s.evaluate(&prop.candidate, false);
             searcher.report(&prop.candidate, outcome.ms.map(|t| 1.0 / t));
             done += 1;
-            let elapsed = start.elapsed().as_secs_f64();
-            if let Some(ms) = outcome.ms {
-                valid += 1;
-                best = best.min(ms);
-            }
+            evaluated += 1;
+            let elapsed = offset + start.elapsed().as_secs_f64();
             if let Some(c) = &outcome.cause {
-                *causes
-                    .entry(c.split(':').next().unwrap_or("").to_string())
-                    .or_default() += 1;
+                count_cause(&mut causes, c);
             }
             let line = json!({
                 "method": method.name(),
@@ -564,45 +677,85 @@ fn search(s: &mut Session) -> Result<(), CliError> {
                 "elapsed_s": elapsed,
                 "strategy": defs,
             });
-            if let Some(f) = log.as_mut() {
-                let _ = writeln!(f, "{line}");
-            }
-            my_rows.push(Row {
+            mine.push(Row {
                 method: method.name(),
                 candidate: prop.candidate.clone(),
                 ms: outcome.ms,
+                failure: outcome.cause,
                 elapsed,
                 strategy: defs,
             });
+            if let Err(e) = crate::explore_log::record(&mut log, &line) {
+                break Some(e);
+            }
             bar.set_position(done as u64);
-            bar.set_message(format!("valid {valid}, best {best:.4} ms"));
-        }
+            bar.set_message(progress_message(&mine));
+        };
         bar.finish_and_clear();
-        let secs = start.elapsed().as_secs_f64();
-        let evaluated = my_rows.len();
-        let t90 = my_rows
-            .iter()
-            .find(|r| r.ms.is_some_and(|m| m <= best / 0.9))
-            .map(|r| r.elapsed);
-        let mut summary = json!({
-            "method": method.name(),
-            "candidates": evaluated,
-            "valid": valid,
-            "best_ms": best.is_finite().then_some(best),
-            "seconds": secs,
-            "candidates_per_s": evaluated as f64 / secs.max(1e-9),
-            "time_to_90pct_best_s": t90,
-        });
-        if method == Method::Random && searcher.draws > 0 {
-            summary["raw_draws"] = searcher.draws.into();
-            summary["valid_fraction"] =
-                (searcher.valid_draws as f64 / searcher.draws as f64).into();
+        if let Some(e) = stopped {
+            return Err(e);
         }
+        let summary = method_summary(method, &searcher, &mine, evaluated, start);
         emit_err(&format!("{summary}"));
         summaries.push(summary);
-        rows.extend(my_rows);
+        rows.extend(mine.into_iter().skip(done - evaluated));
     }
-    // Top candidates.
+    report(s, &rows)?;
+    stats.insert("methods".into(), json!(summaries));
+    stats.insert("failures_by_cause".into(), json!(causes));
+    emit(&serde_json::Value::Object(stats).to_string());
+    Ok(())
+}
+
+/// The progress bar's message: valid candidates and the best time so far.
+fn progress_message(rows: &[Row]) -> String {
+    let valid = rows.iter().filter(|r| r.ms.is_some()).count();
+    let best = rows
+        .iter()
+        .filter_map(|r| r.ms)
+        .fold(f64::INFINITY, f64::min);
+    format!("valid {valid}, best {best:.4} ms")
+}
+
+/// The summary of one method: `rows` are its candidates, resumed and new (`evaluated`
+/// of them new, evaluated since `start`).
+fn method_summary(
+    method: Method,
+    searcher: &Searcher,
+    rows: &[Row],
+    evaluated: usize,
+    start: Instant,
+) -> serde_json::Value {
+    let secs = start.elapsed().as_secs_f64();
+    let best = rows
+        .iter()
+        .filter_map(|r| r.ms)
+        .fold(f64::INFINITY, f64::min);
+    let t90 = rows
+        .iter()
+        .find(|r| r.ms.is_some_and(|m| m <= best / 0.9))
+        .map(|r| r.elapsed);
+    let mut summary = json!({
+        "method": method.name(),
+        "candidates": evaluated,
+        "resumed": rows.len() - evaluated,
+        "valid": rows.iter().filter(|r| r.ms.is_some()).count(),
+        "best_ms": best.is_finite().then_some(best),
+        "seconds": secs,
+        "candidates_per_s": evaluated as f64 / secs.max(1e-9),
+        "time_to_90pct_best_s": t90,
+    });
+    if method == Method::Random && searcher.draws > 0 {
+        summary["raw_draws"] = searcher.draws.into();
+        summary["valid_fraction"] = (searcher.valid_draws as f64 / searcher.draws as f64).into();
+    }
+    summary
+}
+
+/// The table of the best candidates (resumed and new alike), the best strategy
+/// (`-o`) and the plot (`--plot`).
+fn report(s: &Session, rows: &[Row]) -> Result<(), CliError> {
+    let args = s.args;
     let mut ok: Vec<&Row> = rows.iter().filter(|r| r.ms.is_some()).collect();
     ok.sort_by(|a, b| {
         a.ms.unwrap_or(f64::MAX)
@@ -625,7 +778,14 @@ fn search(s: &mut Session) -> Result<(), CliError> {
         ));
     }
     emit_err(&table);
-    if let (Some(path), Some(best)) = (&args.output, ok.first()) {
+    if let Some(path) = &args.output {
+        let Some(best) = ok.first() else {
+            return Err(format!(
+                "no candidate compiled, verified and ran: `{}` is not written",
+                path.display()
+            )
+            .into());
+        };
         let defs = best.strategy.replacen("def candidate", "def best", 1);
         let text = s.problem.file.with(&format!(
             "// shine explore: {} on {} ({:.4} ms, {})\n{defs}",
@@ -634,17 +794,12 @@ fn search(s: &mut Session) -> Result<(), CliError> {
             best.ms.unwrap_or(0.0),
             best.method
         ));
-        std::fs::write(path, text)
-            .map_err(|e| CliError::from(format!("cannot write `{}`: {e}", path.display())))?;
+        shine::files::write_whole(path, text.as_bytes())?;
     }
     if let Some(path) = &args.plot {
         let points: Vec<PlotPoint> = rows.iter().map(|r| (r.method, r.elapsed, r.ms)).collect();
-        std::fs::write(path, plot(&points))
-            .map_err(|e| CliError::from(format!("cannot write `{}`: {e}", path.display())))?;
+        shine::files::write_whole(path, plot(&points).as_bytes())?;
     }
-    stats.insert("methods".into(), json!(summaries));
-    stats.insert("failures_by_cause".into(), json!(causes));
-    emit(&serde_json::Value::Object(stats).to_string());
     Ok(())
 }
 
@@ -652,31 +807,33 @@ pub(crate) fn emit_err(s: &str) {
     let _ = writeln!(std::io::stderr().lock(), "{s}");
 }
 
-/// The candidates of a log: method, candidate, time.
-fn read_log(path: &Path) -> Result<Vec<(String, Candidate, Option<f64>)>, CliError> {
-    let text = std::fs::read_to_string(path)
-        .map_err(|e| CliError::from(format!("cannot read `{}`: {e}", path.display())))?;
-    text.lines()
-        .filter(|l| !l.trim().is_empty())
-        .enumerate()
-        .map(|(i, l)| {
-            let v: serde_json::Value = serde_json::from_str(l)
-                .map_err(|e| CliError::from(format!("{}:{}: {e}", path.display(), i + 1)))?;
-            let ints = |k: &str| -> Vec<i64> {
-                v[k].as_array()
-                    .map(|a| a.iter().filter_map(|x| x.as_i64()).collect())
-                    .unwrap_or_default()
-            };
-            Ok((
-                v["method"].as_str().unwrap_or("").to_string(),
-                Candidate {
-                    splits: ints("splits"),
-                    mapping: ints("mapping").into_iter().map(|x| x as i32).collect(),
-                },
-                v["ms"].as_f64(),
-            ))
-        })
-        .collect()
+/// The candidates of a log's records (`--resume`).
+fn resumed_rows(records: &[serde_json::Value]) -> Result<Vec<Row>, CliError> {
+    records.iter().map(resumed_row).collect()
+}
+
+/// One candidate of a log.
+fn resumed_row(v: &serde_json::Value) -> Result<Row, CliError> {
+    let ints = |k: &str| -> Result<Vec<i64>, CliError> {
+        v[k].as_array()
+            .and_then(|a| a.iter().map(|x| x.as_i64()).collect::<Option<Vec<_>>>())
+            .ok_or_else(|| CliError::from(format!("a record of the log has no `{k}`: {v}")))
+    };
+    let mapping = ints("mapping")?
+        .into_iter()
+        .map(|x| i32::try_from(x).map_err(|_| CliError::from(format!("a bad mapping: {v}"))))
+        .collect::<Result<_, _>>()?;
+    Ok(Row {
+        method: method_named(v["method"].as_str().unwrap_or(""))?.name(),
+        candidate: Candidate {
+            splits: ints("splits")?,
+            mapping,
+        },
+        ms: v["ms"].as_f64(),
+        failure: v["failure"].as_str().map(String::from),
+        elapsed: v["elapsed_s"].as_f64().unwrap_or(0.0),
+        strategy: v["strategy"].as_str().unwrap_or("").to_string(),
+    })
 }
 
 /// A point of the plot: method, seconds into its search, the time of what was found then.

@@ -13,16 +13,20 @@
 
 use crate::cli::{emit, CliError};
 use crate::explore_cmd::{
-    cause_of, compile_candidate, emit_err, first_line, open_log, out_of_budget, parse_set, plot,
-    progress_bar, time_candidate, ExploreArgs, PlotPoint,
+    cause_of, check_set_names, compile_candidate, count_cause, emit_err, first_line, method_named,
+    methods_of, out_of_budget, parse_set, plot, progress_bar, time_candidate, ExploreArgs,
+    PlotPoint,
 };
-use explore::params::{names, substitute, Assignment, ParamSearch, ParamSpace};
+use crate::explore_log::{header, read, record, Log};
+use explore::params::{
+    names, substitute, Assignment, ParamSearch, ParamSpace, Stop, ENUMERATION_LIMIT, RAW_LIMIT,
+};
 use explore::search::Method;
 use explore::tuning::Bindings;
-use serde_json::json;
+use serde_json::{json, Value};
 use shine::{Artifact, Inputs, RunOptions, SourceFile};
-use std::io::Write;
-use std::time::Instant;
+use std::collections::BTreeMap;
+use std::time::{Duration, Instant};
 
 /// What happened to a candidate.
 struct Evaluation {
@@ -161,11 +165,248 @@ fn sum_of(bests: &[Option<Best>]) -> Option<f64> {
     bests.iter().map(|b| b.as_ref().map(|b| b.ms)).sum()
 }
 
+/// What the search found so far, over every method: the best candidate per time set,
+/// the best on every set, the failures by cause and the points of the plot.
+struct Tally {
+    bests: Vec<Option<Best>>,
+    /// The best candidate that applies to every set (its `ms`: the total).
+    best_all: Option<Best>,
+    /// The first time found per set: the scores of the evolutionary search are relative
+    /// to them.
+    norms: Vec<Option<f64>>,
+    causes: BTreeMap<String, usize>,
+    points: Vec<PlotPoint>,
+}
+
+/// One candidate, new or from the log: what it is and what happened to it.
+struct Evaluated<'a> {
+    method: &'static str,
+    assignment: &'a Assignment,
+    strategy: &'a str,
+    ev: &'a Evaluation,
+    elapsed: f64,
+}
+
+impl Tally {
+    fn new(sets: usize) -> Tally {
+        Tally {
+            bests: vec![None; sets],
+            best_all: None,
+            norms: vec![None; sets],
+            causes: BTreeMap::new(),
+            points: Vec::new(),
+        }
+    }
+
+    /// Counts a candidate, in the tally and in `mine` (its method's best per set);
+    /// returns its score for the search (`None`: it failed).
+    fn record(&mut self, mine: &mut [Option<Best>], c: &Evaluated) -> Option<f64> {
+        let best = |ms: f64| Best {
+            ms,
+            assignment: c.assignment.clone(),
+            method: c.method,
+            strategy: c.strategy.to_string(),
+        };
+        let mut score = 0.0;
+        for (k, ms) in c.ev.ms.iter().enumerate() {
+            let Some(ms) = *ms else { continue };
+            let norm = *self.norms[k].get_or_insert(ms);
+            score += norm / ms;
+            for b in [&mut mine[k], &mut self.bests[k]] {
+                if b.as_ref().is_none_or(|b| ms < b.ms) {
+                    *b = Some(best(ms));
+                }
+            }
+        }
+        if let Some(total) = c.ev.ms.iter().copied().sum::<Option<f64>>() {
+            if self.best_all.as_ref().is_none_or(|b| total < b.ms) {
+                self.best_all = Some(best(total));
+            }
+        }
+        for f in
+            c.ev.failure
+                .iter()
+                .chain(c.ev.set_failures.iter().flatten())
+        {
+            count_cause(&mut self.causes, f);
+        }
+        self.points.push((c.method, c.elapsed, sum_of(mine)));
+        c.ev.failure.is_none().then_some(score)
+    }
+}
+
+/// A candidate of the log (`--resume`): its method, assignment, strategy, evaluation
+/// and time into the search.
+struct Resumed {
+    method: &'static str,
+    assignment: Assignment,
+    strategy: String,
+    ev: Evaluation,
+    elapsed: f64,
+}
+
+impl Resumed {
+    fn evaluated(&self) -> Evaluated<'_> {
+        Evaluated {
+            method: self.method,
+            assignment: &self.assignment,
+            strategy: &self.strategy,
+            ev: &self.ev,
+            elapsed: self.elapsed,
+        }
+    }
+}
+
+/// A record of the log as a candidate of `space` timed at `sets` size sets.
+fn resumed(v: &Value, space: &ParamSpace, sets: usize) -> Result<Resumed, CliError> {
+    let bad = |what: &str| CliError::from(format!("a record of the log has {what}: {v}"));
+    let assignment: Assignment = space
+        .params
+        .iter()
+        .map(|p| {
+            v["params"][p.name()]
+                .as_i64()
+                .map(|x| (p.name().to_string(), x))
+                .ok_or_else(|| bad(&format!("no value of `{}`", p.name())))
+        })
+        .collect::<Result<_, _>>()?;
+    let texts = |key: &str| -> Vec<Option<String>> {
+        v[key]
+            .as_array()
+            .map(|a| a.iter().map(|x| x.as_str().map(String::from)).collect())
+            .unwrap_or_default()
+    };
+    let ms: Vec<Option<f64>> = v["ms_per_set"]
+        .as_array()
+        .map(|a| a.iter().map(Value::as_f64).collect())
+        .unwrap_or_default();
+    let set_failures = texts("set_failures");
+    if ms.len() != sets || set_failures.len() != sets {
+        return Err(bad(&format!("not one time per size set ({sets})")));
+    }
+    Ok(Resumed {
+        method: method_named(v["method"].as_str().unwrap_or(""))?.name(),
+        assignment,
+        strategy: v["strategy"].as_str().unwrap_or("").to_string(),
+        ev: Evaluation {
+            failure: v["failure"].as_str().map(String::from),
+            ms,
+            set_failures,
+        },
+        elapsed: v["elapsed_s"].as_f64().unwrap_or(0.0),
+    })
+}
+
+/// The parameters of `space` that are sizes of the program (not named by `template`);
+/// an error if one is no size of the definition either.
+fn size_parameters(
+    args: &ExploreArgs,
+    space: &ParamSpace,
+    template: &str,
+    program_sizes: &[String],
+) -> Result<Vec<String>, CliError> {
+    let sizes: Vec<String> = space
+        .params
+        .iter()
+        .map(|p| p.name().to_string())
+        .filter(|n| !names(template, n))
+        .collect();
+    match sizes.iter().find(|n| !program_sizes.contains(n)) {
+        None => Ok(sizes),
+        Some(n) => Err(format!(
+            "--param `{n}` names neither a parameter of the --apply strategy `{template}` nor \
+             a size of `{}` (its sizes: {})",
+            args.def,
+            if program_sizes.is_empty() {
+                "none".to_string()
+            } else {
+                program_sizes.join(", ")
+            }
+        )
+        .into()),
+    }
+}
+
+/// The size sets candidates are verified at: `--nat`, then every `--verify-nat`.
+fn verification_sets(
+    args: &ExploreArgs,
+    verify_set: &Bindings,
+    program_sizes: &[String],
+) -> Result<Vec<Bindings>, CliError> {
+    let mut sets: Vec<Bindings> = Vec::new();
+    if !verify_set.is_empty() {
+        sets.push(verify_set.clone());
+    }
+    for s in &args.verify_nats {
+        let set = parse_set(s)?;
+        check_set_names(args, "--verify-nat", &set, program_sizes)?;
+        sets.push(set);
+    }
+    if sets.is_empty() {
+        return Err("give sizes to verify candidates at (--nat or --verify-nat)"
+            .to_string()
+            .into());
+    }
+    Ok(sets)
+}
+
+/// The valid assignments of `space`, enumerated within [`RAW_LIMIT`] raw ones and the
+/// time of `--time`; says on stderr how far the enumeration went.
+fn valid_assignments(
+    args: &ExploreArgs,
+    space: &ParamSpace,
+    sizes: &[String],
+) -> Result<Vec<Assignment>, CliError> {
+    let deadline = args
+        .time
+        .and_then(|t| Duration::try_from_secs_f64(t).ok())
+        .and_then(|t| Instant::now().checked_add(t));
+    let e = space.enumerate(RAW_LIMIT, deadline);
+    let raw = space.raw_count();
+    emit_err(&format!(
+        "{} parameters ({} of them sizes of the program: {}), {raw} raw assignments, {} valid{}",
+        space.params.len(),
+        sizes.len(),
+        if sizes.is_empty() {
+            "none".to_string()
+        } else {
+            sizes.join(", ")
+        },
+        e.valid.len(),
+        if e.stop.is_some() { " found" } else { "" }
+    ));
+    let why = match e.stop {
+        None => None,
+        Some(Stop::ValidLimit) => Some(format!("the first {ENUMERATION_LIMIT} valid ones")),
+        Some(Stop::RawLimit) => Some(format!("the limit of {RAW_LIMIT} raw assignments")),
+        Some(Stop::Deadline) => Some("the time of --time".to_string()),
+    };
+    if let (Some(why), false) = (&why, e.valid.is_empty()) {
+        emit_err(&format!(
+            "the enumeration stopped after {} of {raw} raw assignments ({why}): the search \
+             proposes from the valid ones found",
+            e.examined
+        ));
+    }
+    if e.valid.is_empty() {
+        return Err(match why {
+            None => "no assignment of the parameters meets the requirements".to_string(),
+            Some(why) => format!(
+                "none of the {} raw assignments examined ({why}) meets the requirements",
+                e.examined
+            ),
+        }
+        .into());
+    }
+    Ok(e.valid)
+}
+
 /// `shine explore ... --param ...`
 pub(crate) fn tune(
     args: &ExploreArgs,
     program: SourceFile,
     user: String,
+    program_sizes: &[String],
     verify_set: Bindings,
     time_sets: Vec<Bindings>,
 ) -> Result<(), CliError> {
@@ -173,12 +414,10 @@ pub(crate) fn tune(
         CliError::from("--param tunes the parameters of the --apply strategy: give one".to_string())
     })?;
     let space = ParamSpace::parse(&args.params, &args.requires).map_err(CliError::from)?;
-    if args.resume.is_some() || args.check_constraints {
-        return Err(
-            "--resume and --check-constraints are not supported with --param"
-                .to_string()
-                .into(),
-        );
+    if args.check_constraints {
+        return Err("--check-constraints is not supported with --param"
+            .to_string()
+            .into());
     }
     if args.budget.is_none() && args.time.is_none() {
         return Err(
@@ -187,24 +426,8 @@ pub(crate) fn tune(
                 .into(),
         );
     }
-    let sizes: Vec<String> = space
-        .params
-        .iter()
-        .map(|p| p.name().to_string())
-        .filter(|n| !names(&template, n))
-        .collect();
-    let mut verify_sets: Vec<Bindings> = Vec::new();
-    if !verify_set.is_empty() {
-        verify_sets.push(verify_set);
-    }
-    for s in &args.verify_nats {
-        verify_sets.push(parse_set(s)?);
-    }
-    if verify_sets.is_empty() {
-        return Err("give sizes to verify candidates at (--nat or --verify-nat)"
-            .to_string()
-            .into());
-    }
+    let sizes = size_parameters(args, &space, &template, program_sizes)?;
+    let verify_sets = verification_sets(args, &verify_set, program_sizes)?;
     for set in verify_sets.iter().chain(&time_sets) {
         if let Some((k, _)) = set.iter().find(|(k, _)| sizes.contains(k)) {
             return Err(
@@ -212,21 +435,30 @@ pub(crate) fn tune(
             );
         }
     }
-    let valid = space.valid();
+    let header = header(
+        args,
+        &program.text,
+        &user,
+        json!({
+            "search": "parameters",
+            "params": args.params,
+            "requires": args.requires,
+            "nats": verify_set,
+            "verify_nats": verify_sets,
+            "time_nats": time_sets,
+        }),
+    );
+    let sets = time_sets.len();
+    let previous: Vec<Resumed> = match &args.resume {
+        Some(p) => read(p, &header)?
+            .iter()
+            .map(|v| resumed(v, &space, sets))
+            .collect::<Result<_, _>>()?,
+        None => Vec::new(),
+    };
+    let mut log = Log::open(args, &header)?;
+    let valid = valid_assignments(args, &space, &sizes)?;
     let valid_count = valid.len();
-    emit_err(&format!(
-        "{} parameters ({} of them sizes of the program: {}), {} raw assignments, {} valid",
-        space.params.len(),
-        sizes.len(),
-        sizes.join(", "),
-        space.raw_count(),
-        valid_count
-    ));
-    if valid_count == 0 {
-        return Err("no assignment of the parameters meets the requirements"
-            .to_string()
-            .into());
-    }
     let mut tuner = Tuner {
         args,
         program,
@@ -237,70 +469,47 @@ pub(crate) fn tune(
         time_sets,
         counter: 0,
     };
-    let methods: Vec<Method> = if args.search.is_empty() {
-        vec![Method::Solver]
-    } else {
-        args.search.iter().map(|m| m.method()).collect()
-    };
-    let mut log = open_log(args)?;
-    let sets = tuner.time_sets.len();
-    let mut bests: Vec<Option<Best>> = vec![None; sets];
-    // the best candidate that applies to every set (its `ms`: the total)
-    let mut best_all: Option<Best> = None;
-    let mut norms: Vec<Option<f64>> = vec![None; sets];
-    let mut causes = std::collections::BTreeMap::<String, usize>::new();
-    let (mut summaries, mut points) = (Vec::new(), Vec::<PlotPoint>::new());
-    for method in methods {
+    let methods = methods_of(args);
+    let mut tally = Tally::new(sets);
+    let mut summaries = Vec::new();
+    for &method in &methods {
         let mut search = ParamSearch::new(&space, &valid, method, args.seed);
         let mut mine: Vec<Option<Best>> = vec![None; sets];
+        let (mut done, mut valid, mut offset) = (0usize, 0usize, 0.0f64);
+        for r in previous.iter().filter(|r| r.method == method.name()) {
+            let score = tally.record(&mut mine, &r.evaluated());
+            search.report(&r.assignment, score);
+            done += 1;
+            valid += score.is_some() as usize;
+            offset = offset.max(r.elapsed);
+        }
+        let resumed_count = done;
         let bar = progress_bar(args, method);
+        bar.set_position(done as u64);
         let start = Instant::now();
-        let (mut done, mut valid) = (0usize, 0usize);
-        loop {
+        let stopped = loop {
             if out_of_budget(args, done, start) {
-                break;
+                break None;
             }
-            let Some(a) = search.propose() else { break };
+            let Some(a) = search.propose() else {
+                break None;
+            };
             let ev = tuner.evaluate(&a);
             done += 1;
             let strategy = tuner.strategy(&a);
-            let mut score = 0.0;
-            for (k, ms) in ev.ms.iter().enumerate() {
-                let Some(ms) = *ms else { continue };
-                let norm = *norms[k].get_or_insert(ms);
-                score += norm / ms;
-                let candidate = Best {
-                    ms,
-                    assignment: a.clone(),
+            let elapsed = offset + start.elapsed().as_secs_f64();
+            let score = tally.record(
+                &mut mine,
+                &Evaluated {
                     method: method.name(),
-                    strategy: strategy.clone(),
-                };
-                for b in [&mut mine[k], &mut bests[k]] {
-                    if b.as_ref().is_none_or(|b| ms < b.ms) {
-                        *b = Some(candidate.clone());
-                    }
-                }
-            }
-            if let Some(total) = ev.ms.iter().copied().sum::<Option<f64>>() {
-                if best_all.as_ref().is_none_or(|b| total < b.ms) {
-                    best_all = Some(Best {
-                        ms: total,
-                        assignment: a.clone(),
-                        method: method.name(),
-                        strategy: strategy.clone(),
-                    });
-                }
-            }
-            search.report(&a, (ev.failure.is_none()).then_some(score));
-            valid += ev.failure.is_none() as usize;
-            for c in ev.failure.iter().chain(ev.set_failures.iter().flatten()) {
-                *causes
-                    .entry(c.split(':').next().unwrap_or("").to_string())
-                    .or_default() += 1;
-            }
-            let elapsed = start.elapsed().as_secs_f64();
-            let so_far = sum_of(&mine);
-            points.push((method.name(), elapsed, so_far));
+                    assignment: &a,
+                    strategy: &strategy,
+                    ev: &ev,
+                    elapsed,
+                },
+            );
+            search.report(&a, score);
+            valid += score.is_some() as usize;
             let line = json!({
                 "method": method.name(),
                 "params": a.iter().map(|(k, v)| (k.clone(), json!(v))).collect::<serde_json::Map<_, _>>(),
@@ -310,20 +519,25 @@ pub(crate) fn tune(
                 "elapsed_s": elapsed,
                 "strategy": strategy,
             });
-            if let Some(f) = log.as_mut() {
-                let _ = writeln!(f, "{line}");
+            if let Err(e) = record(&mut log, &line) {
+                break Some(e);
             }
             bar.set_position(done as u64);
             bar.set_message(format!(
                 "valid {valid}, sum of per-set bests {}",
-                so_far.map_or("-".into(), |t| format!("{t:.4} ms"))
+                sum_of(&mine).map_or("-".into(), |t| format!("{t:.4} ms"))
             ));
-        }
+        };
         bar.finish_and_clear();
+        if let Some(e) = stopped {
+            return Err(e);
+        }
         let secs = start.elapsed().as_secs_f64();
+        let evaluated = done - resumed_count;
         let final_sum = sum_of(&mine);
         let t90 = final_sum.and_then(|f| {
-            points
+            tally
+                .points
                 .iter()
                 .filter(|p| p.0 == method.name())
                 .find(|p| p.2.is_some_and(|s| s <= f / 0.9))
@@ -331,11 +545,12 @@ pub(crate) fn tune(
         });
         let mut summary = json!({
             "method": method.name(),
-            "candidates": done,
+            "candidates": evaluated,
+            "resumed": resumed_count,
             "valid": valid,
             "sum_of_set_bests_ms": final_sum,
             "seconds": secs,
-            "candidates_per_s": done as f64 / secs.max(1e-9),
+            "candidates_per_s": evaluated as f64 / secs.max(1e-9),
             "time_to_90pct_best_s": t90,
         });
         if method == Method::Random && search.draws > 0 {
@@ -345,13 +560,27 @@ pub(crate) fn tune(
         emit_err(&format!("{summary}"));
         summaries.push(summary);
     }
+    // the log's candidates of methods not run now are ranked too
+    let mut others: Vec<Option<Best>> = vec![None; sets];
+    for r in previous
+        .iter()
+        .filter(|r| !methods.iter().any(|m| m.name() == r.method))
+    {
+        tally.record(&mut others, &r.evaluated());
+    }
     let summary = json!({
         "raw_assignments": space.raw_count().to_string(),
         "valid_assignments": valid_count,
         "methods": summaries,
-        "failures_by_cause": causes,
+        "failures_by_cause": tally.causes,
     });
-    report(&tuner, &bests, best_all.as_ref(), summary, &points)
+    report(
+        &tuner,
+        &tally.bests,
+        tally.best_all.as_ref(),
+        summary,
+        &tally.points,
+    )
 }
 
 fn report(
@@ -394,6 +623,13 @@ fn report(
     }
     emit_err(&table);
     if let Some(path) = &args.output {
+        if bests.iter().all(Option::is_none) {
+            return Err(format!(
+                "no candidate compiled, verified and ran: `{}` is not written",
+                path.display()
+            )
+            .into());
+        }
         let mut text = format!(
             "{}\n// shine explore --param: {} on {}, the best candidate per size set{}\n",
             tuner.user,
@@ -434,12 +670,10 @@ fn report(
             )),
             None => text.push_str("// no candidate applies to every set: `best` is not defined\n"),
         }
-        std::fs::write(path, text)
-            .map_err(|e| CliError::from(format!("cannot write `{}`: {e}", path.display())))?;
+        shine::files::write_whole(path, text.as_bytes())?;
     }
     if let Some(path) = &args.plot {
-        std::fs::write(path, plot(points))
-            .map_err(|e| CliError::from(format!("cannot write `{}`: {e}", path.display())))?;
+        shine::files::write_whole(path, plot(points).as_bytes())?;
     }
     let per_set: Vec<serde_json::Value> = bests
         .iter()

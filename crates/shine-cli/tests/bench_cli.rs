@@ -12,6 +12,11 @@ fn shine() -> Command {
 }
 
 fn run_json(args: &[&str]) -> Value {
+    run_json_expecting(args, true)
+}
+
+/// `shine bench cpu ARGS --json FILE`: the report, after checking the exit status.
+fn run_json_expecting(args: &[&str], success: bool) -> Value {
     let dir = tempfile::tempdir().expect("a temporary directory");
     let json = dir.path().join("bench.json");
     let out = shine()
@@ -29,7 +34,10 @@ fn run_json(args: &[&str]) -> Value {
         .output()
         .expect("shine runs");
     let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(out.status.success(), "shine bench failed: {stderr}");
+    assert_eq!(out.status.success(), success, "shine bench: {stderr}");
+    if !success {
+        assert!(stderr.contains("failed or were not verified"), "{stderr}");
+    }
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(stdout.contains("| case"), "no table on stdout: {stdout}");
     let text = std::fs::read_to_string(&json).expect("the JSON file is written");
@@ -89,7 +97,7 @@ fn small_cases_run_verified_at_one_and_two_threads() {
 }
 
 #[test]
-fn a_failing_case_is_a_row_with_its_error() {
+fn a_failing_case_is_a_row_with_its_error_and_the_exit_status_says_so() {
     let dir = tempfile::tempdir().expect("a temporary directory");
     let cases = dir.path().join("cases.json");
     let table = r#"{"cases": [
@@ -102,7 +110,8 @@ fn a_failing_case_is_a_row_with_its_error() {
     ]}"#;
     std::fs::write(&cases, table).expect("write the case table");
     let cases = cases.display().to_string();
-    let report = run_json(&["--cases", &cases, "--threads", "1"]);
+    // the exit status says that a case failed; the table and the report are written
+    let report = run_json_expecting(&["--cases", &cases, "--threads", "1"], false);
     let rows = report["rows"].as_array().expect("rows");
     assert_eq!(rows.len(), 2);
     assert!(

@@ -97,8 +97,9 @@ fn every_emitted_mapping_compiles_and_verifies() {
         .lines()
         .map(|l| serde_json::from_str(l).expect("JSON line"))
         .collect();
-    assert_eq!(lines.len(), 6);
-    for l in &lines {
+    assert_eq!(lines.len(), 7, "a header and six candidates");
+    assert_eq!(lines[0]["kind"], "shine explore log", "{}", lines[0]);
+    for l in &lines[1..] {
         assert!(l["failure"].is_null(), "a mapping failed: {l}");
         assert!(l["ms"].as_f64().is_some_and(|t| t > 0.0), "{l}");
     }
@@ -228,8 +229,13 @@ fn parameter_tuning_keeps_verified_candidates_per_set() {
         .lines()
         .map(|l| serde_json::from_str(l).unwrap())
         .collect();
-    assert_eq!(lines.len(), 12, "three methods, four candidates each");
-    for l in &lines {
+    assert_eq!(
+        lines.len(),
+        13,
+        "a header, three methods of four candidates each"
+    );
+    assert_eq!(lines[0]["kind"], "shine explore log", "{}", lines[0]);
+    for l in &lines[1..] {
         let timed = l["ms_per_set"]
             .as_array()
             .unwrap()

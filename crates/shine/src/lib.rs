@@ -23,6 +23,7 @@
 pub mod boundary;
 mod error;
 mod execute;
+pub mod files;
 pub mod foreign;
 mod gpu;
 pub mod inputs;

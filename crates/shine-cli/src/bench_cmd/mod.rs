@@ -42,6 +42,9 @@ use workers::{anchor_worker, ensure_venv, shine_worker};
 #[derive(Subcommand, Debug)]
 pub enum BenchCommand {
     /// shine's generated CPU code against numpy/OpenBLAS, TVM and Halide, interleaved.
+    ///
+    /// The exit status is non-zero when any case fails (an error of either side, or a
+    /// result that is not verified); the table and the --json report are written first.
     Cpu(Box<CpuArgs>),
     /// The shine side of `bench cpu` (JSON lines on stdin and stdout; internal).
     #[command(hide = true)]
@@ -252,11 +255,34 @@ fn cpu(args: &CpuArgs) -> Result<(), CliError> {
             "rows": rows,
         });
         let text = serde_json::to_string_pretty(&report).unwrap_or_default();
-        std::fs::write(path, text + "\n")
-            .map_err(|e| err(format!("cannot write `{}`: {e}", path.display())))?;
+        shine::files::write_whole(path, (text + "\n").as_bytes()).map_err(err)?;
         progress(&format!("wrote {}", path.display()));
     }
-    Ok(())
+    failed_cases(&rows)
+}
+
+/// An error naming the rows that failed: an error of either side, or a result not verified.
+fn failed_cases(rows: &[Row]) -> Result<(), CliError> {
+    let failed: Vec<String> = rows
+        .iter()
+        .filter(|r| {
+            r.error.is_some()
+                || r.anchor_error.is_some()
+                || r.verify_error.is_some()
+                || r.verified == Some(false)
+                || r.anchor_verified.as_ref() == Some(&Value::Bool(false))
+        })
+        .map(|r| format!("{} at {} thread(s)", r.case, r.threads))
+        .collect();
+    if failed.is_empty() {
+        return Ok(());
+    }
+    Err(err(format!(
+        "{} of {} case runs failed or were not verified: {}",
+        failed.len(),
+        rows.len(),
+        failed.join(", ")
+    )))
 }
 
 /// The machine the report was taken on: its CPU model, CPU count and C compiler.

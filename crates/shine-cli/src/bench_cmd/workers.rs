@@ -154,7 +154,6 @@ pub(super) fn ensure_venv(root: &Path, venv: &Path, python: &str) -> Result<Path
             requirements.display()
         )));
     }
-    std::fs::write(&stamp, wanted)
-        .map_err(|e| err(format!("cannot write `{}`: {e}", stamp.display())))?;
+    shine::files::write_whole(&stamp, wanted.as_bytes()).map_err(err)?;
     Ok(venv_python)
 }

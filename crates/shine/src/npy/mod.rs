@@ -774,33 +774,56 @@ impl EncodeError {
 pub fn write(path: &Path, array: &(impl ToNpy + ?Sized)) -> Result<(), String> {
     let array = array.to_npy()?;
     let err = |e: EncodeError| e.message(path);
-    let file = File::create(path).map_err(|e| err(e.into()))?;
-    let mut out = BufWriter::new(file);
-    encode(&mut out, &array).map_err(err)?;
-    out.flush().map_err(|e| err(e.into()))
+    crate::files::write_whole_with(path, |file| {
+        let mut out = BufWriter::new(file);
+        encode(&mut out, &array)?;
+        Ok(out.flush()?)
+    })
+    .map_err(err)
 }
 
 /// Writes an `.npz` file: the arrays as its members `0.npy`, `1.npy`, … in an uncompressed
 /// (stored) zip archive, as `np.savez` writes them.
 pub fn write_npz(path: &Path, arrays: &[&Array]) -> Result<(), String> {
-    let err = |e: EncodeError| e.message(path);
+    crate::files::write_whole_with(path, |file| write_npz_to(file, path, arrays)).map_err(
+        |e: NpzError| match e {
+            NpzError::Message(m) => m,
+            NpzError::Io(e) => EncodeError::Io(e).message(path),
+        },
+    )
+}
+
+/// Why an `.npz` file could not be written: a message, or an error of the write.
+enum NpzError {
+    Message(String),
+    Io(std::io::Error),
+}
+
+impl From<std::io::Error> for NpzError {
+    fn from(e: std::io::Error) -> NpzError {
+        NpzError::Io(e)
+    }
+}
+
+/// The `.npz` archive of [`write_npz`], written to `file`.
+fn write_npz_to(file: &mut File, path: &Path, arrays: &[&Array]) -> Result<(), NpzError> {
+    let err = |e: EncodeError| NpzError::Message(e.message(path));
     let io = |e: std::io::Error| err(e.into());
-    let mut file = File::create(path).map_err(io)?;
     let mut central = Vec::new();
     let mut offset: u64 = 0;
     for (i, array) in arrays.iter().enumerate() {
         let name = format!("{i}.npy");
         let size = encoded_len(array).map_err(|m| err(EncodeError::Data(m)))?;
         let (Ok(size32), Ok(offset32)) = (u32::try_from(size), u32::try_from(offset)) else {
-            return Err(format!(
+            return Err(NpzError::Message(format!(
                 "cannot write `{}`: .npz files over 4 GiB are not supported; give one \
                  --output FILE.npy per part instead",
                 path.display()
-            ));
+            )));
         };
         file.write_all(&zip::local_header(&name, 0, size32))
             .map_err(io)?;
-        let mut data = zip::CrcWriter::new(BufWriter::new(&mut file));
+        let mut data = zip::CrcWriter::new(BufWriter::new(&mut *file));
         encode(&mut data, array).map_err(err)?;
         let crc = data.finish().map_err(io)?;
         // the CRC is known once the member is written: patch it into the local header
@@ -812,10 +835,10 @@ pub fn write_npz(path: &Path, arrays: &[&Array]) -> Result<(), String> {
         offset += zip::local_header(&name, 0, 0).len() as u64 + size;
     }
     let Ok(at) = u32::try_from(offset) else {
-        return Err(format!(
+        return Err(NpzError::Message(format!(
             "cannot write `{}`: .npz files over 4 GiB are not supported",
             path.display()
-        ));
+        )));
     };
     file.write_all(&central).map_err(io)?;
     file.write_all(&zip::end_record(
@@ -824,7 +847,8 @@ pub fn write_npz(path: &Path, arrays: &[&Array]) -> Result<(), String> {
         at,
     ))
     .map_err(io)?;
-    file.flush().map_err(io)
+    file.flush().map_err(io)?;
+    Ok(())
 }
 
 mod zip;
