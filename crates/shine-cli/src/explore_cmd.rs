@@ -17,7 +17,7 @@ use explore::tuning::Bindings;
 use explore::{Candidate, Problem};
 use rise::infer::prepare_def;
 use serde_json::json;
-use shine::{Artifact, Executable, Inputs, RunOptions, SourceFile, StrategySource, Target};
+use shine::{Artifact, Executable, Inputs, RunOptions, SourceFile, Stage, StrategySource, Target};
 use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::PathBuf;
@@ -161,27 +161,32 @@ struct Outcome {
     cause: Option<String>,
 }
 
-/// The cause of a failure, from its message (the paper's §5.3 breakdown).
-pub(crate) fn cause_of(message: &str) -> &'static str {
-    let m = message.to_lowercase();
-    if m.contains("verification failed") {
-        "wrong result"
-    } else if m.contains("while launching") {
-        "launch configuration"
-    } else if m.contains("barrier") {
-        "synchronizability"
-    } else if m.contains("threads") && m.contains("work-group") {
-        "work-group size"
-    } else if m.contains("memory") {
-        "memory"
-    } else if m.contains("the strategy") || m.contains("not applicable") {
-        "rewrite"
-    } else if m.contains("code generation failed") || m.contains("cannot be run on a gpu") {
-        "code generation"
-    } else if m.contains("build") || m.contains("compil") {
-        "compile error"
-    } else {
-        "run error"
+/// The cause of a failed candidate (the paper's §5.3 breakdown): the pipeline stage that
+/// failed, refined by what the message says where a stage has several causes.
+pub(crate) fn cause_of(error: &shine::Error) -> &'static str {
+    let m = error.to_string().to_lowercase();
+    let refined = || {
+        if m.contains("while launching") {
+            Some("launch configuration")
+        } else if m.contains("barrier") {
+            Some("synchronizability")
+        } else if m.contains("threads") && m.contains("work-group") {
+            Some("work-group size")
+        } else if m.contains("memory") {
+            Some("memory")
+        } else {
+            None
+        }
+    };
+    match error.stage() {
+        Stage::Verify => "wrong result",
+        Stage::Check | Stage::Rewrite => "rewrite",
+        Stage::Codegen => refined().unwrap_or("code generation"),
+        Stage::Build => refined().unwrap_or("compile error"),
+        Stage::Input | Stage::Run | Stage::Output | Stage::Other => {
+            refined().unwrap_or("run error")
+        }
+        _ => "run error",
     }
 }
 
@@ -279,12 +284,9 @@ impl Session<'_> {
                 )
             }
         };
-        let fail = |e: shine::Error| {
-            let message = e.to_string();
-            Outcome {
-                ms: None,
-                cause: Some(format!("{}: {}", cause_of(&message), first_line(&message))),
-            }
+        let fail = |e: shine::Error| Outcome {
+            ms: None,
+            cause: Some(format!("{}: {}", cause_of(&e), first_line(&e.to_string()))),
         };
         let verify_inputs = Inputs::Random {
             seed: self.args.seed,

@@ -99,10 +99,7 @@ impl Tuner<'_> {
             ms: vec![None; n],
             set_failures: vec![None; n],
         };
-        let cause = |e: &shine::Error| {
-            let m = e.to_string();
-            format!("{}: {}", cause_of(&m), first_line(&m))
-        };
+        let cause = |e: &shine::Error| format!("{}: {}", cause_of(e), first_line(&e.to_string()));
         let artifact = match self.compile(&self.strategy(a)) {
             Ok(x) => x,
             Err(e) => return failed(cause(&e)),
