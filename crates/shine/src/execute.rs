@@ -238,7 +238,7 @@ impl Executable {
         let inputs: Vec<&Buffer> = self.buffers.iter().collect();
         self.runner
             .run(&mut self.outputs, &inputs)
-            .map_err(|e| run_error(&self.def, e))?;
+            .map_err(|e| self.run_error(e))?;
         self.result()
     }
 
@@ -247,7 +247,7 @@ impl Executable {
         let inputs: Vec<&Buffer> = self.buffers.iter().collect();
         self.runner
             .bench(&mut self.outputs, &inputs, runs, warmup)
-            .map_err(|e| run_error(&self.def, e))
+            .map_err(|e| self.run_error(e))
     }
 
     /// The result of the last run.
@@ -343,10 +343,28 @@ pub(crate) fn program_status(def: &str, status: i32) -> Error {
     }
 }
 
-/// A runtime error of running the definition `def`, in the user's terms.
-fn run_error(def: &str, e: RuntimeError) -> Error {
-    match e {
-        RuntimeError::ProgramStatus { status, .. } => program_status(def, status),
-        e => Error::from(e.to_string()),
+impl Executable {
+    /// A runtime error of running the definition, in the user's terms: a program status
+    /// explained, and a crash of OpenCL kernels with the foreign functions they call (their
+    /// C code runs inside the kernels).
+    fn run_error(&self, e: RuntimeError) -> Error {
+        match e {
+            RuntimeError::ProgramStatus { status, .. } => program_status(&self.def, status),
+            e @ RuntimeError::OpenClProcessEnded { .. } => {
+                let foreign = crate::foreign::names(&self.instance.expr);
+                if foreign.is_empty() {
+                    return Error::from(format!("`{}`: {e}", self.def));
+                }
+                let plural = if foreign.len() == 1 { "" } else { "s" };
+                let names: Vec<String> = foreign.iter().map(|n| format!("`{n}`")).collect();
+                Error::from(format!(
+                    "`{}`: {e}\nthe kernels call the foreign function{plural} {}, whose C code \
+                     runs inside them",
+                    self.def,
+                    names.join(", ")
+                ))
+            }
+            e => Error::from(e.to_string()),
+        }
     }
 }

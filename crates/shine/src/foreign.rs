@@ -175,6 +175,13 @@ impl ForeignEvaluator for CEvaluator {
 }
 
 /// The foreign functions `e` calls, once each, in the order found.
+/// The names of the foreign functions `e` calls, each once.
+pub(crate) fn names(e: &Expr) -> Vec<String> {
+    let mut funs = Vec::new();
+    collect(e, &mut funs);
+    funs.iter().map(|f| f.name.to_string()).collect()
+}
+
 fn collect(e: &Expr, out: &mut Vec<Arc<ForeignFun>>) {
     let mut stack = vec![e];
     while let Some(e) = stack.pop() {
