@@ -119,15 +119,23 @@ impl Server {
         let mut request = Writer::new();
         request.u64(OPEN);
         put_candidate(&mut request, &self.candidate);
-        let mut reader = self.call(state, "opening the device", &request)?;
-        let facts = (|| {
-            Ok::<_, std::io::Error>(Facts {
-                version: reader.string()?,
-                max_work_group_size: reader.usize()?,
-                local_mem_bytes: reader.u64()?,
-            })
-        })();
-        facts.map_err(malformed_answer)
+        let opened = self
+            .call(state, "opening the device", &request)
+            .and_then(|mut reader| {
+                let facts = (|| {
+                    Ok::<_, std::io::Error>(Facts {
+                        version: reader.string()?,
+                        max_work_group_size: reader.usize()?,
+                        local_mem_bytes: reader.u64()?,
+                    })
+                })();
+                facts.map_err(malformed_answer)
+            });
+        if opened.is_err() {
+            // a child without the device open serves nothing: the next call forks another
+            state.process = None;
+        }
+        opened
     }
 
     /// Sends `request` to the child (started, with the device open, if none runs) and reads
@@ -836,6 +844,13 @@ mod tests {
         let bytes = w.into_bytes();
         let back = get_error(&mut Reader::new(&bytes)).unwrap();
         assert_eq!(back.to_string(), error.to_string());
+    }
+
+    #[test]
+    fn devices_and_programs_can_be_shared_between_threads() {
+        fn send_sync<T: Send + Sync>() {}
+        send_sync::<crate::OpenClDevice>();
+        send_sync::<crate::OpenClProgram>();
     }
 
     #[test]
