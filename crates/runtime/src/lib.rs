@@ -35,6 +35,7 @@ mod gpu;
 mod module;
 mod opencl;
 mod opencl_child;
+mod opencl_messages;
 mod wire;
 
 pub use buffer::Buffer;
