@@ -90,6 +90,7 @@ fn judge(front: &Front, got: Result<Vec<u8>, runtime::RuntimeError>) -> Outcome 
             Err(
                 e @ (E::ProgramFailed { .. }
                 | E::ProgramKilled { .. }
+                | E::OpenClProcessEnded { .. }
                 | E::SanitizerRunFailed { .. }),
             ),
         ) => Outcome::Crash(format!("the interpreter computes; the compiled code {e}")),
@@ -266,7 +267,8 @@ impl GpuBackend for OpenCl {
         self.0.max_work_group_size()
     }
     fn poisons(_: &runtime::RuntimeError) -> bool {
-        // a fault of a kernel on a CPU platform kills the process (the driver's crash path)
+        // a fault of a kernel on a CPU platform ends the runtime's OpenCL child process
+        // (`OpenClProcessEnded`), and the next run starts a fresh one
         false
     }
 }

@@ -103,7 +103,13 @@ pub(crate) fn spawn_registered(command: &mut Command) -> std::io::Result<std::pr
     Ok(child)
 }
 
-/// Forgets a child of [`spawn_registered`] once it has been reaped.
+/// Registers a child process started otherwise (forked) to be killed on a signal, until
+/// [`unregister_child`].
+pub(crate) fn register_child(pid: u32) {
+    registry().children.push(pid);
+}
+
+/// Forgets a child of [`spawn_registered`] or [`register_child`] once it has been reaped.
 pub(crate) fn unregister_child(pid: u32) {
     registry().children.retain(|&c| c != pid);
 }

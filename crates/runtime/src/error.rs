@@ -74,6 +74,23 @@ pub enum RuntimeError {
         /// What it printed on stderr.
         stderr: String,
     },
+    /// The child process that drives an OpenCL device other than a GPU (whose platform runs
+    /// kernels on threads of the calling process, see [`crate::OpenClDevice`]) ended while it
+    /// was doing `operation`: a kernel crashed (a signal), or called `abort` or `exit`.
+    #[error(
+        "the OpenCL process of {device} {ended} while {operation}{}",
+        stderr_note(stderr)
+    )]
+    OpenClProcessEnded {
+        /// The device, as `name (platform, kind)`.
+        device: String,
+        /// What it was doing: `running kernel `k``, `building a program`, ...
+        operation: String,
+        /// How it ended: `was killed by SIGSEGV (...)`, `exited with status 1`.
+        ended: String,
+        /// What the process printed on stderr while doing `operation`.
+        stderr: String,
+    },
     /// A helper process did not answer in time and was killed.
     #[error("`{entry}` did not answer within {seconds} s and was stopped")]
     TimedOut {

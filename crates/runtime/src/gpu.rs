@@ -95,8 +95,9 @@ pub trait GpuProgram {
     /// sizes), runs `launches` in order and copies the outputs back.
     ///
     /// The kernels are trusted to access the buffers within their lengths (on a CPU platform
-    /// such as PoCL the buffers live in this process); launches are checked for names,
-    /// dimensions and buffer indices, and their arguments against the kernels' parameters.
+    /// such as PoCL the buffers live in the runtime's OpenCL child process, where a crash is
+    /// [`RuntimeError::OpenClProcessEnded`]); launches are checked for names, dimensions and
+    /// buffer indices, and their arguments against the kernels' parameters.
     fn run(
         &self,
         launches: &[Self::Launch],

@@ -19,6 +19,8 @@
 //! generated code ends as an error naming the entry point and the signal, never this process,
 //! and the module's floating-point state (`-ffast-math` turns on flush-to-zero) stays in the
 //! child. Temporary directories are private and removed even on signals (`cleanup`).
+//! OpenCL devices other than GPUs (PoCL on the CPU, which runs kernels on threads of the
+//! calling process) are driven from a child process for the same reason (`opencl_child`).
 #![deny(unsafe_op_in_unsafe_fn)]
 #![warn(missing_docs)]
 
@@ -32,6 +34,9 @@ mod foreign;
 mod gpu;
 mod module;
 mod opencl;
+mod opencl_child;
+mod opencl_messages;
+mod wire;
 
 pub use buffer::Buffer;
 pub use bytemuck::Pod;

@@ -26,6 +26,11 @@
 //!
 //! Buffers are named by index as [`KernelArg::Buffer`] describes: the outputs, then the
 //! inputs, then device-only temporaries.
+//!
+//! Only GPUs are driven from this process. A CPU platform (PoCL) runs kernels on threads of
+//! the process that calls OpenCL, so a kernel that crashes would end it: every device but a
+//! GPU is driven from a child process (`opencl_child`), where a crash is an error
+//! ([`RuntimeError::OpenClProcessEnded`]). The platforms are listed in a child process too.
 
 use std::fmt;
 use std::ptr;
@@ -44,12 +49,12 @@ use opencl3::error_codes::{
 use opencl3::event::Event;
 use opencl3::kernel::Kernel;
 use opencl3::memory::{Buffer as ClBuffer, ClMem, CL_MEM_READ_WRITE};
-use opencl3::platform::get_platforms;
+use opencl3::platform::{get_platforms, Platform};
 use opencl3::program::Program;
 use opencl3::types::{cl_device_id, cl_device_type, CL_BLOCKING};
 
 use crate::gpu::{self, GpuProgram, KernelArg};
-use crate::{Buffer, RuntimeError};
+use crate::{opencl_child, Buffer, RuntimeError};
 
 /// Which OpenCL device to run on.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
@@ -165,13 +170,16 @@ impl fmt::Display for DeviceKind {
     }
 }
 
-/// A device found on one of the platforms.
-struct Candidate {
-    id: cl_device_id,
-    name: String,
-    platform: String,
-    vendor: String,
-    kind: DeviceKind,
+/// A device found on one of the platforms, and where to find it again: the index of its
+/// platform among the platforms, and its index among that platform's devices.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) struct Candidate {
+    pub(crate) name: String,
+    pub(crate) platform: String,
+    pub(crate) vendor: String,
+    pub(crate) kind: DeviceKind,
+    pub(crate) platform_index: usize,
+    pub(crate) device_index: usize,
 }
 
 impl fmt::Display for Candidate {
@@ -180,34 +188,65 @@ impl fmt::Display for Candidate {
     }
 }
 
-/// An OpenCL device with a context and an in-order, profiling command queue on it. Cloning
-/// shares them.
-#[derive(Clone)]
-pub struct OpenClDevice {
-    inner: Arc<DeviceInner>,
+impl Candidate {
+    /// Whether the device runs in this process: only GPUs do. Other platforms (PoCL on the
+    /// CPU) run kernels on threads of the calling process, where a crashing kernel would end
+    /// it, so their devices are driven from a child process (`opencl_child`).
+    fn runs_in_process(&self) -> bool {
+        self.kind == DeviceKind::Gpu
+    }
 }
 
-struct DeviceInner {
+/// What is known of an opened device.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) struct Facts {
+    pub(crate) version: String,
+    pub(crate) max_work_group_size: usize,
+    pub(crate) local_mem_bytes: u64,
+}
+
+/// An OpenCL device, opened with a context and an in-order, profiling command queue. Cloning
+/// shares them.
+///
+/// A GPU is driven from this process. Any other device (PoCL on the CPU) is driven from a
+/// child process, because its platform runs kernels on threads of the calling process: a
+/// kernel that crashes (a foreign function dereferencing null, `abort`) ends that child,
+/// and the call that ran it returns [`RuntimeError::OpenClProcessEnded`]; the next call
+/// starts a fresh child (programs are rebuilt there on their next run).
+#[derive(Clone)]
+pub struct OpenClDevice {
+    candidate: Arc<Candidate>,
+    facts: Arc<Facts>,
+    place: Place,
+}
+
+/// Where a device's OpenCL objects live.
+#[derive(Clone)]
+enum Place {
+    /// In this process (GPUs).
+    InProcess(Arc<LocalDevice>),
+    /// In a child process (every other device).
+    Child(Arc<opencl_child::Server>),
+}
+
+/// The OpenCL objects of a device opened in this process (or in the child that drives it).
+pub(crate) struct LocalDevice {
     // Declared before `context`: the queue is released first.
     queue: CommandQueue,
     context: Context,
     id: cl_device_id,
-    name: String,
-    platform: String,
-    version: String,
-    kind: DeviceKind,
-    max_work_group_size: usize,
-    local_mem_bytes: u64,
+    /// The device as errors name it: `name (platform, kind)`.
+    describe: String,
 }
 
 // SAFETY: `cl_device_id` is a raw pointer only because of the C API; OpenCL device ids are
 // immutable handles that every OpenCL call accepts from any thread (OpenCL 1.2+, section A.2:
 // all API calls are thread-safe except clSetKernelArg on one kernel object, and kernel objects
 // are never shared here). The queue and context are `Send + Sync` in `opencl3` already.
-unsafe impl Send for DeviceInner {}
+unsafe impl Send for LocalDevice {}
 // SAFETY: as for `Send`: the fields are never mutated after construction and the handles are
 // thread-safe OpenCL objects.
-unsafe impl Sync for DeviceInner {}
+unsafe impl Sync for LocalDevice {}
 
 impl OpenClDevice {
     /// Opens the device `selector` names, with a context and a profiling command queue.
@@ -215,7 +254,9 @@ impl OpenClDevice {
     /// Errors: [`RuntimeError::Unavailable`] when there is no OpenCL loader, platform or device
     /// at all, [`RuntimeError::NoMatchingDevice`] when devices exist but none matches.
     pub fn select(selector: &DeviceSelector) -> Result<OpenClDevice, RuntimeError> {
-        let candidates = candidates()?;
+        // the platforms are listed in a child process, so that this one never starts a
+        // CPU platform's threads (a child forked after that would hang on them)
+        let (candidates, lister) = opencl_child::candidates()?;
         let accepted: Vec<&Candidate> = candidates.iter().filter(|c| selector.accepts(c)).collect();
         let chosen = accepted
             .iter()
@@ -229,7 +270,20 @@ impl OpenClDevice {
                     .collect::<Vec<_>>()
                     .join("; "),
             })?;
-        OpenClDevice::open(chosen)
+        let candidate = Arc::new((*chosen).clone());
+        let (facts, place) = if candidate.runs_in_process() {
+            drop(lister);
+            let (device, facts) = LocalDevice::open(&candidate)?;
+            (facts, Place::InProcess(Arc::new(device)))
+        } else {
+            let (server, facts) = opencl_child::Server::open(&candidate, lister)?;
+            (facts, Place::Child(Arc::new(server)))
+        };
+        Ok(OpenClDevice {
+            candidate,
+            facts: Arc::new(facts),
+            place,
+        })
     }
 
     /// Opens the device [`DeviceSelector::ENV`] names, or else any device (a GPU if there is one).
@@ -239,11 +293,64 @@ impl OpenClDevice {
 
     /// Every device of every platform, as `device (platform, type)`.
     pub fn list() -> Result<Vec<String>, RuntimeError> {
-        Ok(candidates()?.iter().map(ToString::to_string).collect())
+        let (candidates, _) = opencl_child::candidates()?;
+        Ok(candidates.iter().map(ToString::to_string).collect())
     }
 
-    fn open(candidate: &Candidate) -> Result<OpenClDevice, RuntimeError> {
-        let device = Device::new(candidate.id);
+    /// The device's name (`"NVIDIA H100 80GB HBM3"`, `"pthread-skylake-..."`).
+    pub fn name(&self) -> &str {
+        &self.candidate.name
+    }
+
+    /// The name of the device's platform (`"NVIDIA CUDA"`, `"Portable Computing Language"`).
+    pub fn platform_name(&self) -> &str {
+        &self.candidate.platform
+    }
+
+    /// The OpenCL version the device reports (`"OpenCL 3.0 CUDA"`, ...).
+    pub fn version(&self) -> &str {
+        &self.facts.version
+    }
+
+    /// The kind of device.
+    pub fn kind(&self) -> DeviceKind {
+        self.candidate.kind
+    }
+
+    /// The largest work-group the device runs (in work-items).
+    pub fn max_work_group_size(&self) -> usize {
+        self.facts.max_work_group_size
+    }
+
+    /// The size of the device's local memory in bytes.
+    pub fn local_mem_bytes(&self) -> u64 {
+        self.facts.local_mem_bytes
+    }
+
+    /// Whether the device's kernels run in a child process (every device but GPUs: see the
+    /// type's doc).
+    pub fn runs_in_child(&self) -> bool {
+        matches!(self.place, Place::Child(_))
+    }
+}
+
+impl fmt::Display for OpenClDevice {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.candidate.fmt(f)
+    }
+}
+
+impl fmt::Debug for OpenClDevice {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "OpenClDevice({self})")
+    }
+}
+
+impl LocalDevice {
+    /// Opens `candidate` in this process: finds it again on its platform (the other
+    /// platforms' devices are not touched) and creates a context and a profiling queue.
+    pub(crate) fn open(candidate: &Candidate) -> Result<(LocalDevice, Facts), RuntimeError> {
+        let device = Device::new(find(candidate)?);
         let context = Context::from_device(&device)
             .map_err(cl_error(format!("creating a context on {candidate}")))?;
         let queue =
@@ -255,69 +362,20 @@ impl OpenClDevice {
                 })
                 .map_err(cl_error(format!("creating a command queue on {candidate}")))?;
         let info = |what: &str| cl_error(format!("querying the {what} of {candidate}"));
-        Ok(OpenClDevice {
-            inner: Arc::new(DeviceInner {
-                version: device.version().map_err(info("version"))?,
-                max_work_group_size: device
-                    .max_work_group_size()
-                    .map_err(info("work-group size"))?,
-                local_mem_bytes: device.local_mem_size().map_err(info("local memory size"))?,
-                queue,
-                context,
-                id: candidate.id,
-                name: candidate.name.clone(),
-                platform: candidate.platform.clone(),
-                kind: candidate.kind,
-            }),
-        })
-    }
-
-    /// The device's name (`"NVIDIA H100 80GB HBM3"`, `"pthread-skylake-..."`).
-    pub fn name(&self) -> &str {
-        &self.inner.name
-    }
-
-    /// The name of the device's platform (`"NVIDIA CUDA"`, `"Portable Computing Language"`).
-    pub fn platform_name(&self) -> &str {
-        &self.inner.platform
-    }
-
-    /// The OpenCL version the device reports (`"OpenCL 3.0 CUDA"`, ...).
-    pub fn version(&self) -> &str {
-        &self.inner.version
-    }
-
-    /// The kind of device.
-    pub fn kind(&self) -> DeviceKind {
-        self.inner.kind
-    }
-
-    /// The largest work-group the device runs (in work-items).
-    pub fn max_work_group_size(&self) -> usize {
-        self.inner.max_work_group_size
-    }
-
-    /// The size of the device's local memory in bytes.
-    pub fn local_mem_bytes(&self) -> u64 {
-        self.inner.local_mem_bytes
-    }
-}
-
-impl fmt::Display for OpenClDevice {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(
-            f,
-            "{} ({}, {})",
-            self.name(),
-            self.platform_name(),
-            self.kind()
-        )
-    }
-}
-
-impl fmt::Debug for OpenClDevice {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "OpenClDevice({self})")
+        let facts = Facts {
+            version: device.version().map_err(info("version"))?,
+            max_work_group_size: device
+                .max_work_group_size()
+                .map_err(info("work-group size"))?,
+            local_mem_bytes: device.local_mem_size().map_err(info("local memory size"))?,
+        };
+        let local = LocalDevice {
+            queue,
+            context,
+            id: device.id(),
+            describe: candidate.to_string(),
+        };
+        Ok((local, facts))
     }
 }
 
@@ -327,37 +385,49 @@ impl fmt::Debug for OpenClDevice {
 /// thread-safe as the specification requires.
 static ENUMERATION: std::sync::Mutex<()> = std::sync::Mutex::new(());
 
-/// All devices of all platforms; platforms whose devices cannot be listed are left out.
-fn candidates() -> Result<Vec<Candidate>, RuntimeError> {
+/// Holds [`ENUMERATION`]: no thread of this process enumerates while the guard lives.
+pub(crate) fn enumeration_guard() -> std::sync::MutexGuard<'static, ()> {
     // A panic elsewhere while holding the lock leaves nothing half-done that matters here.
-    let _guard = ENUMERATION.lock().unwrap_or_else(|e| e.into_inner());
-    let platforms = match get_platforms() {
-        Ok(platforms) => platforms,
-        Err(ClError(DLOPEN_RUNTIME_LOAD_FAILED)) => {
-            return Err(RuntimeError::Unavailable(
-                "the OpenCL loader (libOpenCL.so) was not found; install one and a platform, \
-                 e.g. `apt-get install ocl-icd-libopencl1 pocl-opencl-icd`"
-                    .into(),
-            ))
-        }
-        Err(ClError(CL_PLATFORM_NOT_FOUND_KHR)) => Vec::new(),
-        Err(e) => return Err(cl_error("listing the OpenCL platforms")(e)),
-    };
+    ENUMERATION.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// The OpenCL platforms; the loader missing is [`RuntimeError::Unavailable`], no platform an
+/// empty list.
+fn platforms() -> Result<Vec<Platform>, RuntimeError> {
+    match get_platforms() {
+        Ok(platforms) => Ok(platforms),
+        Err(ClError(DLOPEN_RUNTIME_LOAD_FAILED)) => Err(RuntimeError::Unavailable(
+            "the OpenCL loader (libOpenCL.so) was not found; install one and a platform, \
+             e.g. `apt-get install ocl-icd-libopencl1 pocl-opencl-icd`"
+                .into(),
+        )),
+        Err(ClError(CL_PLATFORM_NOT_FOUND_KHR)) => Ok(Vec::new()),
+        Err(e) => Err(cl_error("listing the OpenCL platforms")(e)),
+    }
+}
+
+/// All devices of all platforms; platforms whose devices cannot be listed are left out.
+/// This starts every platform's devices (PoCL's worker threads): `opencl_child` calls it in
+/// a child process.
+pub(crate) fn candidates() -> Result<Vec<Candidate>, RuntimeError> {
+    let _guard = enumeration_guard();
+    let platforms = platforms()?;
     let mut found = Vec::new();
-    for platform in &platforms {
+    for (platform_index, platform) in platforms.iter().enumerate() {
         let Ok(ids) = platform.get_devices(CL_DEVICE_TYPE_ALL) else {
             continue;
         };
         let platform_name = platform.name().unwrap_or_default();
         let vendor = platform.vendor().unwrap_or_default();
-        for id in ids {
+        for (device_index, id) in ids.into_iter().enumerate() {
             let device = Device::new(id);
             found.push(Candidate {
-                id,
                 name: device.name().unwrap_or_default(),
                 platform: platform_name.clone(),
                 vendor: vendor.clone(),
                 kind: DeviceKind::of(device.dev_type().unwrap_or(0)),
+                platform_index,
+                device_index,
             });
         }
     }
@@ -370,6 +440,31 @@ fn candidates() -> Result<Vec<Candidate>, RuntimeError> {
         )));
     }
     Ok(found)
+}
+
+/// The id of `candidate`'s device, listing only the devices of its platform.
+fn find(candidate: &Candidate) -> Result<cl_device_id, RuntimeError> {
+    let _guard = enumeration_guard();
+    let gone = || {
+        RuntimeError::Unavailable(format!(
+            "the OpenCL device {candidate} is no longer listed where it was (platform {}, \
+             device {})",
+            candidate.platform_index, candidate.device_index
+        ))
+    };
+    let platforms = platforms()?;
+    let platform = platforms.get(candidate.platform_index).ok_or_else(gone)?;
+    let ids = platform
+        .get_devices(CL_DEVICE_TYPE_ALL)
+        .map_err(cl_error(format!(
+            "listing the devices of {}",
+            candidate.platform
+        )))?;
+    let id = *ids.get(candidate.device_index).ok_or_else(gone)?;
+    if Device::new(id).name().unwrap_or_default() != candidate.name {
+        return Err(gone());
+    }
+    Ok(id)
 }
 
 /// The conversion of an OpenCL error code while doing `operation`.
@@ -448,11 +543,20 @@ impl OpenClLaunch {
     }
 }
 
-/// An OpenCL program built for one device.
+/// An OpenCL program built for one device (in the process that drives the device: see
+/// [`OpenClDevice`]).
 pub struct OpenClProgram {
     device: OpenClDevice,
-    program: Program,
     kernel_names: Vec<String>,
+    built: Built,
+}
+
+/// Where a program is built.
+enum Built {
+    /// In this process, on a device opened here.
+    InProcess(Arc<LocalDevice>, LocalProgram),
+    /// In the child process of the device (rebuilt there when that process was replaced).
+    Child(opencl_child::ChildProgram),
 }
 
 impl fmt::Debug for OpenClProgram {
@@ -474,36 +578,21 @@ impl OpenClProgram {
     ) -> Result<OpenClProgram, RuntimeError> {
         gpu::check_no_nul("OpenCL source", source)?;
         gpu::check_no_nul("build options", options)?;
-        let inner = &device.inner;
-        let mut program = Program::create_from_source(&inner.context, source)
-            .map_err(cl_error("creating a program from source"))?;
-        if let Err(error) = program.build(&[inner.id], options) {
-            let log = program.get_build_log(inner.id).unwrap_or_default();
-            return Err(match error.0 {
-                CL_BUILD_PROGRAM_FAILURE | CL_INVALID_BUILD_OPTIONS => {
-                    RuntimeError::KernelBuildFailed {
-                        compiler: "OpenCL",
-                        options: options.to_string(),
-                        log: if log.trim().is_empty() {
-                            error.to_string()
-                        } else {
-                            log
-                        },
-                    }
-                }
-                _ => cl_error(format!("building a program on {device}"))(error),
-            });
-        }
-        let kernel_names = program
-            .kernel_names()
-            .split(';')
-            .filter(|name| !name.is_empty())
-            .map(String::from)
-            .collect();
+        let (kernel_names, built) = match &device.place {
+            Place::InProcess(local) => {
+                let program = LocalProgram::build(local, source, options)?;
+                let names = program.kernel_names.clone();
+                (names, Built::InProcess(local.clone(), program))
+            }
+            Place::Child(server) => {
+                let (program, names) = opencl_child::ChildProgram::build(server, source, options)?;
+                (names, Built::Child(program))
+            }
+        };
         Ok(OpenClProgram {
             device: device.clone(),
-            program,
             kernel_names,
+            built,
         })
     }
 
@@ -517,6 +606,22 @@ impl OpenClProgram {
         &self.kernel_names
     }
 }
+
+/// A launch sequence and how often to run it: what [`GpuProgram::execute`] does besides
+/// moving the buffers.
+pub(crate) struct Sequence<'a> {
+    pub(crate) launches: &'a [OpenClLaunch],
+    /// The byte sizes of the temporaries.
+    pub(crate) temporaries: &'a [usize],
+    /// The buffer index of the status flag, if any.
+    pub(crate) status: Option<usize>,
+    pub(crate) warmup: usize,
+    pub(crate) runs: usize,
+}
+
+/// What a run of a [`Sequence`] gives besides the outputs: the kernel and wall times of the
+/// timed runs in milliseconds, and the status flag (0 without one).
+pub(crate) type Times = (Vec<f64>, Vec<f64>, i32);
 
 impl GpuProgram for OpenClProgram {
     type Launch = OpenClLaunch;
@@ -534,13 +639,88 @@ impl GpuProgram for OpenClProgram {
         status: Option<usize>,
         warmup: usize,
         runs: usize,
-    ) -> Result<(Vec<f64>, Vec<f64>, i32), RuntimeError> {
-        let sizes = gpu::buffer_sizes(outputs, inputs, temporaries);
+    ) -> Result<Times, RuntimeError> {
+        let sequence = Sequence {
+            launches,
+            temporaries,
+            status,
+            warmup,
+            runs,
+        };
+        match &self.built {
+            Built::InProcess(device, program) => {
+                program.execute(device, &sequence, outputs, inputs)
+            }
+            Built::Child(program) => program.execute(&sequence, outputs, inputs),
+        }
+    }
+}
+
+/// A program built in this process (or in the child that drives its device).
+pub(crate) struct LocalProgram {
+    program: Program,
+    kernel_names: Vec<String>,
+}
+
+impl LocalProgram {
+    /// Compiles OpenCL C `source` for `device` with build `options`, as
+    /// [`OpenClProgram::build`] describes.
+    pub(crate) fn build(
+        device: &LocalDevice,
+        source: &str,
+        options: &str,
+    ) -> Result<LocalProgram, RuntimeError> {
+        let mut program = Program::create_from_source(&device.context, source)
+            .map_err(cl_error("creating a program from source"))?;
+        if let Err(error) = program.build(&[device.id], options) {
+            let log = program.get_build_log(device.id).unwrap_or_default();
+            return Err(match error.0 {
+                CL_BUILD_PROGRAM_FAILURE | CL_INVALID_BUILD_OPTIONS => {
+                    RuntimeError::KernelBuildFailed {
+                        compiler: "OpenCL",
+                        options: options.to_string(),
+                        log: if log.trim().is_empty() {
+                            error.to_string()
+                        } else {
+                            log
+                        },
+                    }
+                }
+                _ => cl_error(format!("building a program on {}", device.describe))(error),
+            });
+        }
+        let kernel_names = program
+            .kernel_names()
+            .split(';')
+            .filter(|name| !name.is_empty())
+            .map(String::from)
+            .collect();
+        Ok(LocalProgram {
+            program,
+            kernel_names,
+        })
+    }
+
+    /// The names of the program's kernels.
+    pub(crate) fn kernel_names(&self) -> &[String] {
+        &self.kernel_names
+    }
+
+    /// Copies `outputs` and `inputs` to `device`, runs `sequence` and copies the outputs
+    /// back ([`GpuProgram::execute`]).
+    pub(crate) fn execute(
+        &self,
+        device: &LocalDevice,
+        sequence: &Sequence,
+        outputs: &mut [Buffer],
+        inputs: &[&Buffer],
+    ) -> Result<Times, RuntimeError> {
+        let launches = sequence.launches;
+        let sizes = gpu::buffer_sizes(outputs, inputs, sequence.temporaries);
         for launch in launches {
             launch.check(sizes.len())?;
         }
-        let inner = &self.device.inner;
-        let queue = &inner.queue;
+        let queue = &device.queue;
         // Device buffers, in index order: the outputs, the inputs, the temporaries.
         let mut buffers = Vec::with_capacity(sizes.len());
         for (index, &size) in sizes.iter().enumerate() {
@@ -549,7 +729,7 @@ impl GpuProgram for OpenClProgram {
             // runtime only allocates (at least one byte: empty buffers are not allowed).
             let mut buffer = unsafe {
                 ClBuffer::<u8>::create(
-                    &inner.context,
+                    &device.context,
                     CL_MEM_READ_WRITE,
                     size.max(1),
                     ptr::null_mut(),
@@ -583,6 +763,7 @@ impl GpuProgram for OpenClProgram {
         queue
             .finish()
             .map_err(cl_error("waiting for the uploads"))?;
+        let (warmup, runs) = (sequence.warmup, sequence.runs);
         let mut kernel_ms = Vec::with_capacity(runs);
         let mut wall_ms = Vec::with_capacity(runs);
         for run in 0..warmup + runs {
@@ -620,7 +801,7 @@ impl GpuProgram for OpenClProgram {
                 .map_err(cl_error(format!("reading back output {index}")))?;
         }
         let mut flag = 0i32;
-        if let Some(index) = status {
+        if let Some(index) = sequence.status {
             let mut bytes = [0u8; 4];
             // SAFETY: the read is blocking, so OpenCL has written all of `bytes` before the
             // call returns; the status buffer holds at least 4 bytes (checked by the caller).
@@ -632,7 +813,7 @@ impl GpuProgram for OpenClProgram {
     }
 }
 
-impl OpenClProgram {
+impl LocalProgram {
     /// A kernel object for `launch`, with its arguments set.
     fn prepare(
         &self,

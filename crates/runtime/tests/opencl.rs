@@ -348,3 +348,87 @@ fn bad_launches_are_errors() {
     // An empty output and an empty launch sequence are fine.
     program.run(&[], &mut [], &[], &[]).unwrap();
 }
+
+/// Kernels that end the process running them: a store through a wild pointer (the address
+/// is an argument, so the compiler cannot see it), and a trap (what `abort` would be: PoCL
+/// links kernels against its kernel library only, so they cannot call the C library's).
+const CRASHES: &str = r#"
+kernel void wild_store(global int *out, long address) {
+    global int *wild = (global int *)address;
+    wild[get_global_id(0)] = 1;
+    out[get_global_id(0)] = 2;
+}
+kernel void traps(global int *out, int at) {
+    if (get_global_id(0) == at) __builtin_trap();
+    out[get_global_id(0)] = 1;
+}
+"#;
+
+/// On a device other than a GPU (PoCL), a kernel that crashes ends the child process that
+/// runs it, not this one: the call is an error naming the signal and the kernel, and a
+/// program built before runs again afterwards (in a fresh child, rebuilt there), as does
+/// the crashing one. On a GPU the driver reports faults itself: nothing to check here.
+#[test]
+fn crashing_kernels_are_errors_and_the_device_goes_on() {
+    let Some(device) = device() else { return };
+    if !device.runs_in_child() {
+        assert_eq!(device.kind(), runtime::DeviceKind::Gpu);
+        eprintln!("skipping: {device} runs in this process (a GPU)");
+        return;
+    }
+    let adding = OpenClProgram::build(&device, VECTOR_ADD, "").unwrap();
+    let crashing = OpenClProgram::build(&device, CRASHES, "").unwrap();
+    let add = || {
+        let a = Buffer::from_slice(&[1.0f32, 2.0]);
+        let b = Buffer::from_slice(&[3.0f32, 4.0]);
+        let mut sum = Buffer::zeroed(8);
+        let launch = OpenClLaunch::new("vector_add", &[2]).args([
+            KernelArg::Buffer(0),
+            KernelArg::Buffer(1),
+            KernelArg::Buffer(2),
+            KernelArg::I32(2),
+        ]);
+        adding
+            .run(&[launch], from_mut(&mut sum), &[&a, &b], &[])
+            .unwrap();
+        assert_eq!(sum.as_slice::<f32>(), &[4.0, 6.0]);
+    };
+    add();
+    let cases = [
+        (
+            OpenClLaunch::new("wild_store", &[4]).args([KernelArg::Buffer(0), KernelArg::I64(16)]),
+            "was killed by SIGSEGV",
+        ),
+        (
+            OpenClLaunch::new("traps", &[1]).args([KernelArg::Buffer(0), KernelArg::I32(0)]),
+            "was killed by SIGILL",
+        ),
+    ];
+    for (launch, ended) in cases {
+        let mut out = Buffer::zeroed(16);
+        let error = crashing
+            .run(std::slice::from_ref(&launch), from_mut(&mut out), &[], &[])
+            .unwrap_err();
+        let text = error.to_string();
+        eprintln!("{text}");
+        assert!(
+            matches!(error, RuntimeError::OpenClProcessEnded { .. }),
+            "{launch:?}: {text}"
+        );
+        assert!(text.contains(ended), "{text}");
+        assert!(
+            text.contains(&format!("while running kernel `{}`", launch.kernel)),
+            "{text}"
+        );
+        assert!(text.contains(device.name()), "{text}");
+        add();
+    }
+    // the crashing program is rebuilt too, and runs where it does not trap
+    let mut out = Buffer::zeroed(16);
+    let harmless =
+        OpenClLaunch::new("traps", &[4]).args([KernelArg::Buffer(0), KernelArg::I32(-1)]);
+    crashing
+        .run(&[harmless], from_mut(&mut out), &[], &[])
+        .unwrap();
+    assert_eq!(out.as_slice::<i32>(), &[1, 1, 1, 1]);
+}

@@ -563,3 +563,49 @@ fn names_of_libraries_and_builtins_are_renamed_on_every_target() {
         "{t}"
     );
 }
+
+/// Under `--target opencl` on a CPU platform (PoCL runs kernels on threads of the process
+/// that calls it), a foreign function that dereferences null crashes the runtime's OpenCL
+/// child process, not `shine`: an error naming the signal, the kernel and the function.
+/// (On an NVIDIA GPU, where kernels run on the device, the driver reports the fault.)
+#[test]
+fn a_crashing_foreign_function_under_opencl_is_an_error() {
+    if skip_opencl() {
+        eprintln!("skipping: SHINE_SKIP_OPENCL=1");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let program = dir.path().join("faults.rise");
+    std::fs::write(&program, FAULTS).unwrap();
+    let out = shine(&[
+        "run",
+        program.to_str().unwrap(),
+        "--def",
+        "readAll",
+        "--strategy",
+        GPU,
+        "--apply",
+        "global1d",
+        "--target",
+        "opencl",
+        "--nat",
+        "n=8",
+        "--random",
+        "1",
+    ]);
+    let t = text(&out);
+    if support::test_gpu() && !t.contains("the OpenCL process of") {
+        // an NVIDIA device (runs in `shine`'s process): the driver's error, if any, but
+        // never the end of `shine` by a signal
+        assert!(out.status.code().is_some(), "{t}");
+        return;
+    }
+    // an exit status of its own, not a signal's death
+    assert_eq!(out.status.code(), Some(1), "{t}");
+    assert!(
+        t.contains("SIGSEGV") && t.contains("kernel `readAll`"),
+        "{t}"
+    );
+    assert!(t.contains("foreign function `nullread`"), "{t}");
+    assert!(!t.contains("panicked"), "{t}");
+}

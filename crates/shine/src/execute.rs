@@ -252,7 +252,7 @@ impl Executable {
         let inputs: Vec<&Buffer> = self.buffers.iter().collect();
         self.runner
             .run(&mut self.outputs, &inputs)
-            .map_err(|e| run_error(&self.def, &self.instance.expr, e))?;
+            .map_err(|e| self.run_error(e))?;
         self.result()
     }
 
@@ -261,7 +261,7 @@ impl Executable {
         let inputs: Vec<&Buffer> = self.buffers.iter().collect();
         self.runner
             .bench(&mut self.outputs, &inputs, runs, warmup)
-            .map_err(|e| run_error(&self.def, &self.instance.expr, e))
+            .map_err(|e| self.run_error(e))
     }
 
     /// The result of the last run.
@@ -375,30 +375,45 @@ fn foreign_note(e: Error, expr: &rise::Expr, target: Target) -> Error {
     ))
 }
 
-/// A runtime error of running the definition `def` (the expression `expr`), in the user's
-/// terms ([`Stage::Run`]).
-fn run_error(def: &str, expr: &rise::Expr, e: RuntimeError) -> Error {
-    match e {
-        RuntimeError::ProgramStatus { status, .. } => program_status(def, status),
-        RuntimeError::ExitedEarly { status, .. } => {
-            let names: Vec<String> = crate::foreign::called(expr)
-                .iter()
-                .map(|f| format!("`{}`", f.name))
-                .collect();
-            let culprit = if names.is_empty() {
-                "code it runs ended the process".to_string()
-            } else {
-                format!(
-                    "a foreign function it calls ({}) ended the process (`exit` and the like \
-                     are not allowed in a foreign function)",
-                    names.join(", ")
-                )
-            };
-            Error::from(format!(
-                "`{def}`: the compiled module exited ({status}) before finishing: {culprit}"
-            ))
+impl Executable {
+    /// A runtime error of running the definition, in the user's terms ([`Stage::Run`]): a
+    /// program status explained, an early exit or a crash of OpenCL kernels with the foreign
+    /// functions the code calls (their C code runs inside it).
+    fn run_error(&self, e: RuntimeError) -> Error {
+        let def = &self.def;
+        let foreign: Vec<String> = crate::foreign::called(&self.instance.expr)
+            .iter()
+            .map(|f| format!("`{}`", f.name))
+            .collect();
+        match e {
+            RuntimeError::ProgramStatus { status, .. } => program_status(def, status),
+            RuntimeError::ExitedEarly { status, .. } => {
+                let culprit = if foreign.is_empty() {
+                    "code it runs ended the process".to_string()
+                } else {
+                    format!(
+                        "a foreign function it calls ({}) ended the process (`exit` and the \
+                         like are not allowed in a foreign function)",
+                        foreign.join(", ")
+                    )
+                };
+                Error::from(format!(
+                    "`{def}`: the compiled module exited ({status}) before finishing: {culprit}"
+                ))
+            }
+            e @ RuntimeError::OpenClProcessEnded { .. } => {
+                if foreign.is_empty() {
+                    return Error::from(format!("`{def}`: {e}")).at(Stage::Run);
+                }
+                let plural = if foreign.len() == 1 { "" } else { "s" };
+                Error::from(format!(
+                    "`{def}`: {e}\nthe kernels call the foreign function{plural} {}, whose C \
+                     code runs inside them",
+                    foreign.join(", ")
+                ))
+            }
+            e => Error::from(e.to_string()),
         }
-        e => Error::from(e.to_string()),
+        .at(Stage::Run)
     }
-    .at(Stage::Run)
 }
