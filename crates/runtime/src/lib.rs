@@ -19,6 +19,9 @@
 //! generated code ends as an error naming the entry point and the signal, never this process,
 //! and the module's floating-point state (`-ffast-math` turns on flush-to-zero) stays in the
 //! child. Temporary directories are private and removed even on signals (`cleanup`).
+//!
+//! Where a call must cost microseconds, a [`SharedLibrary`] is the same module built as a
+//! shared library, loaded into this process and called directly: without that isolation.
 #![deny(unsafe_op_in_unsafe_fn)]
 #![warn(missing_docs)]
 
@@ -32,6 +35,7 @@ mod foreign;
 mod gpu;
 mod module;
 mod opencl;
+mod shared_lib;
 
 pub use buffer::Buffer;
 pub use bytemuck::Pod;
@@ -43,3 +47,4 @@ pub use foreign::ForeignHelper;
 pub use gpu::{GpuProgram, GpuTiming, KernelArg};
 pub use module::{CompilerConfig, Module, Sanitizer, Timing, MAX_RUNS};
 pub use opencl::{DeviceKind, DeviceSelector, OpenClDevice, OpenClLaunch, OpenClProgram};
+pub use shared_lib::SharedLibrary;
