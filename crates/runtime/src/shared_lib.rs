@@ -10,7 +10,8 @@
 //! ([`SharedLibrary::call`] is `unsafe`). A status the entry point returns is the same
 //! [`RuntimeError::ProgramStatus`] the child-process path gives.
 //!
-//! `dlopen` of a path already loaded returns the library loaded first, whatever the file
+//! A library is never unloaded (OpenMP's worker threads may still be in its code). `dlopen` of
+//! a path already loaded returns the library loaded first, whatever the file
 //! holds now: [`SharedLibrary::compile`] builds each library under a name of its own (a fresh
 //! directory), and a caller that keeps libraries ([`SharedLibrary::build`]) names each file by
 //! its contents.
@@ -30,8 +31,10 @@ pub struct SharedLibrary {
     entry_fn: EntryFn,
     entry: String,
     path: PathBuf,
-    /// Keeps the code mapped while `entry_fn` may be called (dropped after it).
-    _library: libloading::Library,
+    /// The library, never closed: unloading OpenMP code whose worker threads are still alive
+    /// crashes the process, so a library stays loaded until the process ends (the same code
+    /// loaded again from the same path shares the mapping).
+    _library: std::mem::ManuallyDrop<libloading::Library>,
     /// The temporary directory of a library built by [`SharedLibrary::compile`].
     _dir: Option<crate::cleanup::TempDir>,
 }
@@ -78,7 +81,7 @@ impl SharedLibrary {
             entry_fn,
             entry: entry.to_string(),
             path: path.to_path_buf(),
-            _library: library,
+            _library: std::mem::ManuallyDrop::new(library),
             _dir: None,
         })
     }

@@ -36,7 +36,7 @@ mod verify;
 
 pub use boundary::{Array, Output};
 pub use error::Error;
-pub use execute::{Executable, RunOptions, Timings, FAST_MATH_CFLAG};
+pub use execute::{program_status, BuiltC, Executable, RunOptions, Timings, FAST_MATH_CFLAG};
 pub use inputs::{Given, Inputs};
 pub use pipeline::{
     compile, lower, on_big_stack, Artifact, Code, LoadedStrategy, Lowered, Options, StrategySource,

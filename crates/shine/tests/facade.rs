@@ -179,3 +179,45 @@ fn npy_bytes_round_trip_and_evaluate_fits_them_as_a_run_does() {
         "{err}"
     );
 }
+
+#[test]
+fn code_built_once_runs_on_many_inputs_in_this_process_or_a_child() {
+    use shine::BuiltC;
+    use std::sync::Arc;
+    let strategy = mv_parallel_outer();
+    let artifact = compile(
+        &example("mv.rise"),
+        "mv",
+        Some(&strategy),
+        Target::OpenMp,
+        &Options::default(),
+    )
+    .unwrap();
+    let Code::C(module) = &artifact.code else {
+        panic!("C code")
+    };
+    let library = runtime::SharedLibrary::compile(
+        &module.source,
+        &module.entry,
+        &runtime::CompilerConfig::default(),
+    )
+    .unwrap();
+    let options = RunOptions::default();
+    let child = BuiltC::module(&artifact, &options).unwrap();
+    let in_process = BuiltC::Library(Arc::new(library));
+    for seed in [1, 2] {
+        let want = verify(&artifact, Inputs::Random { seed }, &nats(), &options).unwrap();
+        for built in [&child, &in_process] {
+            let mut exe = Executable::with_built(
+                &artifact,
+                Inputs::Random { seed },
+                &nats(),
+                &options,
+                Some(built.clone()),
+            )
+            .unwrap();
+            assert_eq!(exe.run().unwrap(), want);
+            assert_eq!(exe.bench(2, 1).unwrap().code.runs, 2);
+        }
+    }
+}
