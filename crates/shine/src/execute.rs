@@ -48,6 +48,24 @@ impl Default for RunOptions {
 }
 
 impl RunOptions {
+    /// How C and OpenMP code is compiled with these options: the compiler, its flags (the
+    /// runtime's default, or `cflags`; `-ffast-math` added with fast math) and sanitizers.
+    pub fn compiler_config(&self) -> Result<runtime::CompilerConfig, Error> {
+        let mut config = runtime::CompilerConfig::default().with_compiler(self.cc.clone());
+        if let Some(flags) = &self.cflags {
+            config = config.with_flags(split_flags(flags)?);
+        }
+        if self.fast_math {
+            config = config.with_flag(FAST_MATH_CFLAG);
+        }
+        if self.sanitize {
+            config = config
+                .with_sanitizer(runtime::Sanitizer::Address)
+                .with_sanitizer(runtime::Sanitizer::UndefinedBehavior);
+        }
+        Ok(config)
+    }
+
     /// Refuses options that do not apply to `target`: sanitizers are for C code.
     pub fn check(&self, target: Target) -> Result<(), Error> {
         if self.sanitize && target.is_gpu() {
@@ -356,20 +374,7 @@ impl Executable {
 
 /// Builds a C module with the compiler and flags of `options`.
 fn build_c(module: &codegen::CModule, options: &RunOptions) -> Result<runtime::Module, Error> {
-    let mut config = runtime::CompilerConfig::default().with_compiler(options.cc.clone());
-    if let Some(flags) = &options.cflags {
-        config = config.with_flags(split_flags(flags)?);
-    }
-    if options.fast_math {
-        let mut flags = config.flags.clone();
-        flags.push(FAST_MATH_CFLAG.to_string());
-        config = config.with_flags(flags);
-    }
-    if options.sanitize {
-        config = config
-            .with_sanitizer(runtime::Sanitizer::Address)
-            .with_sanitizer(runtime::Sanitizer::UndefinedBehavior);
-    }
+    let config = options.compiler_config()?;
     runtime::Module::compile(&module.source, &module.entry, &config).map_err(|e| {
         let removed = matches!(
             e,
