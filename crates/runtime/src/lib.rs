@@ -21,6 +21,9 @@
 //! child. Temporary directories are private and removed even on signals (`cleanup`).
 //! OpenCL devices other than GPUs (PoCL on the CPU, which runs kernels on threads of the
 //! calling process) are driven from a child process for the same reason (`opencl_child`).
+//!
+//! Where a call must cost microseconds, a [`SharedLibrary`] is the same module built as a
+//! shared library, loaded into this process and called directly: without that isolation.
 #![deny(unsafe_op_in_unsafe_fn)]
 #![warn(missing_docs)]
 
@@ -36,6 +39,7 @@ mod module;
 mod opencl;
 mod opencl_child;
 mod opencl_messages;
+mod shared_lib;
 mod wire;
 
 pub use buffer::Buffer;
@@ -48,3 +52,4 @@ pub use foreign::ForeignHelper;
 pub use gpu::{GpuProgram, GpuTiming, KernelArg};
 pub use module::{CompilerConfig, Module, Sanitizer, Timing, MAX_RUNS};
 pub use opencl::{DeviceKind, DeviceSelector, OpenClDevice, OpenClLaunch, OpenClProgram};
+pub use shared_lib::SharedLibrary;

@@ -450,3 +450,119 @@ fn large_buffers_travel_through_the_exchange_file() {
     vector_add(&module, 3_000_001).unwrap();
     vector_add(&module, 0).unwrap();
 }
+
+mod in_process {
+    //! The same modules as a [`SharedLibrary`]: loaded into this process, called directly.
+
+    use super::VECTOR_ADD;
+    use runtime::{Buffer, CompilerConfig, RuntimeError, SharedLibrary};
+
+    fn add(library: &SharedLibrary, x: &[f32], y: &[f32]) -> Result<Vec<f32>, RuntimeError> {
+        let mut out = [Buffer::zeroed(4 * x.len())];
+        let inputs = [&Buffer::from_slice(x), &Buffer::from_slice(y)];
+        // SAFETY: every buffer holds `x.len()` floats, the size the code reads.
+        unsafe { library.run_outputs(&mut out, &inputs, &[x.len() as i64]) }?;
+        Ok(out[0].to_vec())
+    }
+
+    #[test]
+    fn a_shared_library_computes_what_the_child_process_computes() {
+        let library = SharedLibrary::compile(VECTOR_ADD, "vadd", &CompilerConfig::default())
+            .expect("vadd builds as a shared library");
+        assert_eq!(library.entry(), "vadd");
+        let x: Vec<f32> = (0..1000).map(|i| i as f32 * 0.5).collect();
+        let y: Vec<f32> = (0..1000).map(|i| 1.0 / (i as f32 + 1.0)).collect();
+        let out = add(&library, &x, &y).unwrap();
+        let expected: Vec<f32> = x.iter().zip(&y).map(|(a, b)| a + b).collect();
+        assert_eq!(out, expected);
+        // many calls, no process each
+        for n in [0, 1, 7] {
+            assert_eq!(add(&library, &x[..n], &y[..n]).unwrap(), expected[..n]);
+        }
+    }
+
+    #[test]
+    fn a_status_is_the_error_the_child_process_gives() {
+        let source = "#include <stdint.h>\nint fails(void *const *b, const int64_t *s) { \
+                      return (int)s[0]; }\n";
+        let library = SharedLibrary::compile(source, "fails", &CompilerConfig::default()).unwrap();
+        let mut out = [Buffer::zeroed(4)];
+        // SAFETY: the code touches no buffer.
+        let ok = unsafe { library.run_outputs(&mut out, &[], &[0]) };
+        assert!(ok.is_ok());
+        let err = unsafe { library.run_outputs(&mut out, &[], &[3]) }.unwrap_err();
+        assert!(
+            matches!(&err, RuntimeError::ProgramStatus { entry, status: 3 } if entry == "fails"),
+            "{err:?}"
+        );
+        let child = runtime::Module::compile(source, "fails", &CompilerConfig::default()).unwrap();
+        let child_err = child.run(&mut Buffer::zeroed(4), &[], &[3]).unwrap_err();
+        assert_eq!(err.to_string(), child_err.to_string());
+    }
+
+    #[test]
+    fn each_library_has_its_own_file_so_new_code_is_loaded() {
+        let source = |v: i32| {
+            format!(
+                "#include <stdint.h>\nint k(void *const *b, const int64_t *s) {{ \
+                 *(int32_t *)b[0] = {v}; return 0; }}\n"
+            )
+        };
+        let config = CompilerConfig::default();
+        let first = SharedLibrary::compile(&source(1), "k", &config).unwrap();
+        let second = SharedLibrary::compile(&source(2), "k", &config).unwrap();
+        assert_ne!(first.path(), second.path());
+        for (library, want) in [(&first, 1), (&second, 2)] {
+            let mut out = [Buffer::zeroed(4)];
+            unsafe { library.run_outputs(&mut out, &[], &[]) }.unwrap();
+            assert_eq!(out[0].to_vec::<i32>(), [want]);
+        }
+    }
+
+    #[test]
+    fn build_then_load_and_refusals() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("vadd-1.so");
+        SharedLibrary::build(VECTOR_ADD, &CompilerConfig::default(), &path).unwrap();
+        assert!(
+            !dir.path().join("vadd-1.so.c").exists(),
+            "the source is removed"
+        );
+        let library = SharedLibrary::load(&path, "vadd").unwrap();
+        assert_eq!(add(&library, &[1.0], &[2.0]).unwrap(), [3.0]);
+        // a missing entry point, a truncated file, a bad name, a compile error
+        let err = SharedLibrary::load(&path, "nothing")
+            .err()
+            .unwrap()
+            .to_string();
+        assert!(err.contains("entry point `nothing`"), "{err}");
+        // a truncated library is refused before dlopen maps it (which would fault)
+        let bytes = std::fs::read(&path).unwrap();
+        for keep in [bytes.len() / 3, bytes.len() - 1] {
+            let truncated = dir.path().join(format!("cut-{keep}.so"));
+            std::fs::write(&truncated, &bytes[..keep]).unwrap();
+            let err = SharedLibrary::load(&truncated, "vadd")
+                .err()
+                .unwrap()
+                .to_string();
+            assert!(err.contains("the file is truncated"), "{err}");
+        }
+        let garbage = dir.path().join("garbage.so");
+        std::fs::write(&garbage, b"not a library").unwrap();
+        let err = SharedLibrary::load(&garbage, "vadd")
+            .err()
+            .unwrap()
+            .to_string();
+        assert!(err.contains("loading the shared library"), "{err}");
+        assert!(SharedLibrary::load(&path, "v add").is_err());
+        let err = SharedLibrary::compile("int x(", "x", &CompilerConfig::default())
+            .err()
+            .unwrap();
+        assert!(
+            matches!(err, RuntimeError::CompilationFailed { .. }),
+            "{err:?}"
+        );
+        let sanitized = CompilerConfig::default().with_sanitizer(runtime::Sanitizer::Address);
+        assert!(SharedLibrary::compile(VECTOR_ADD, "vadd", &sanitized).is_err());
+    }
+}

@@ -12,6 +12,7 @@ use crate::{limits, verify, Artifact, Code, Error, SourceFile, Stage, Target};
 use rise::infer::Instance;
 use rise::DataType;
 use runtime::{Buffer, RuntimeError, Timing};
+use std::sync::Arc;
 
 /// The C compiler flag of fast math (`RunOptions::fast_math`).
 pub const FAST_MATH_CFLAG: &str = "-ffast-math";
@@ -47,6 +48,24 @@ impl Default for RunOptions {
 }
 
 impl RunOptions {
+    /// How C and OpenMP code is compiled with these options: the compiler, its flags (the
+    /// runtime's default, or `cflags`; `-ffast-math` added with fast math) and sanitizers.
+    pub fn compiler_config(&self) -> Result<runtime::CompilerConfig, Error> {
+        let mut config = runtime::CompilerConfig::default().with_compiler(self.cc.clone());
+        if let Some(flags) = &self.cflags {
+            config = config.with_flags(split_flags(flags)?);
+        }
+        if self.fast_math {
+            config = config.with_flag(FAST_MATH_CFLAG);
+        }
+        if self.sanitize {
+            config = config
+                .with_sanitizer(runtime::Sanitizer::Address)
+                .with_sanitizer(runtime::Sanitizer::UndefinedBehavior);
+        }
+        Ok(config)
+    }
+
     /// Refuses options that do not apply to `target`: sanitizers are for C code.
     pub fn check(&self, target: Target) -> Result<(), Error> {
         if self.sanitize && target.is_gpu() {
@@ -90,8 +109,77 @@ pub(crate) trait Runner {
 
 /// A C module and the values of its sizes, in the order its entry point takes them.
 struct NativeRun {
-    module: runtime::Module,
+    module: Arc<runtime::Module>,
     sizes: Vec<i64>,
+}
+
+/// C or OpenMP code built once, to run on many inputs ([`Executable::with_built`]).
+#[derive(Clone)]
+pub enum BuiltC {
+    /// An executable, run as a child process for every run ([`runtime::Module`]).
+    Module(Arc<runtime::Module>),
+    /// A shared library loaded into this process, its entry point called directly
+    /// ([`runtime::SharedLibrary`]): microseconds a run, but a crash of the code ends this
+    /// process, and code built with fast math sets this process's floating-point state.
+    Library(Arc<runtime::SharedLibrary>),
+}
+
+impl BuiltC {
+    /// The C code of `artifact` built as a [`runtime::Module`] with the compiler and flags of
+    /// `options`.
+    pub fn module(artifact: &Artifact, options: &RunOptions) -> Result<BuiltC, Error> {
+        match &artifact.code {
+            Code::C(module) => Ok(BuiltC::Module(Arc::new(build_c(module, options)?))),
+            Code::Gpu(_) => Err(Error::from(format!(
+                "`{}` is compiled for {}, not C",
+                artifact.def(),
+                artifact.target.name()
+            ))),
+        }
+    }
+}
+
+/// A shared library and the values of its sizes, in the order its entry point takes them.
+struct InProcessRun {
+    library: Arc<runtime::SharedLibrary>,
+    sizes: Vec<i64>,
+}
+
+impl InProcessRun {
+    #[allow(unsafe_code)]
+    fn call(&self, outputs: &mut [Buffer], inputs: &[&Buffer]) -> Result<(), RuntimeError> {
+        // SAFETY: `Executable::with_built` allocates the buffers from the layouts of the
+        // bound inputs and result at exactly these sizes (`Array::to_bytes`,
+        // `boundary::buffers_of`, `CLayout`), the layouts the generated code reads and writes.
+        unsafe { self.library.run_outputs(outputs, inputs, &self.sizes) }
+    }
+}
+
+impl Runner for InProcessRun {
+    fn run(&mut self, outputs: &mut [Buffer], inputs: &[&Buffer]) -> Result<(), RuntimeError> {
+        self.call(outputs, inputs)
+    }
+
+    fn bench(
+        &mut self,
+        outputs: &mut [Buffer],
+        inputs: &[&Buffer],
+        runs: usize,
+        warmup: usize,
+    ) -> Result<Timings, RuntimeError> {
+        for _ in 0..warmup {
+            self.call(outputs, inputs)?;
+        }
+        let mut samples = Vec::with_capacity(runs);
+        for _ in 0..runs {
+            let start = std::time::Instant::now();
+            self.call(outputs, inputs)?;
+            samples.push(start.elapsed().as_secs_f64() * 1e3);
+        }
+        let code = Timing::from_samples(samples)
+            .ok_or_else(|| RuntimeError::InvalidArgument("bench needs at least one run".into()))?;
+        Ok(Timings { code, wall: None })
+    }
 }
 
 impl Runner for NativeRun {
@@ -143,15 +231,29 @@ impl Executable {
         nats: &[(String, i64)],
         options: &RunOptions,
     ) -> Result<Executable, Error> {
-        Executable::bind_and_build(artifact, inputs, nats, options).map_err(|e| e.at(Stage::Input))
+        Executable::with_built(artifact, inputs, nats, options, None)
     }
 
-    /// [`Executable::new`], its errors not yet given a stage (except the build's).
+    /// [`Executable::new`], the C code of `artifact` already built as `built` (with the
+    /// options of `options`), so that runs on many inputs build it once; `None`: built here.
+    pub fn with_built(
+        artifact: &Artifact,
+        inputs: Inputs,
+        nats: &[(String, i64)],
+        options: &RunOptions,
+        built: Option<BuiltC>,
+    ) -> Result<Executable, Error> {
+        Executable::bind_and_build(artifact, inputs, nats, options, built)
+            .map_err(|e| e.at(Stage::Input))
+    }
+
+    /// [`Executable::with_built`], its errors not yet given a stage (except the build's).
     fn bind_and_build(
         artifact: &Artifact,
         inputs: Inputs,
         nats: &[(String, i64)],
         options: &RunOptions,
+        built: Option<BuiltC>,
     ) -> Result<Executable, Error> {
         options.check(artifact.target)?;
         let bound = bind(artifact, inputs, nats)?;
@@ -190,12 +292,20 @@ impl Executable {
                 Ok(Buffer::zeroed(l.shape.iter().product::<usize>() * size))
             })
             .collect::<Result<Vec<_>, String>>()?;
-        let runner: Box<dyn Runner> = match &artifact.code {
-            Code::C(module) => Box::new(NativeRun {
-                module: build_c(module, options).map_err(|e| e.at(Stage::Build))?,
+        let runner: Box<dyn Runner> = match (&artifact.code, built) {
+            (Code::C(_), Some(BuiltC::Library(library))) => Box::new(InProcessRun {
+                library,
                 sizes: bound.sizes,
             }),
-            Code::Gpu(module) => {
+            (Code::C(_), Some(BuiltC::Module(module))) => Box::new(NativeRun {
+                module,
+                sizes: bound.sizes,
+            }),
+            (Code::C(module), None) => Box::new(NativeRun {
+                module: Arc::new(build_c(module, options).map_err(|e| e.at(Stage::Build))?),
+                sizes: bound.sizes,
+            }),
+            (Code::Gpu(module), _) => {
                 let width = module.index_width(&bound.sizes);
                 let sizes = (bound.sizes.as_slice(), width);
                 crate::gpu::load(
@@ -281,20 +391,7 @@ impl Executable {
 
 /// Builds a C module with the compiler and flags of `options`.
 fn build_c(module: &codegen::CModule, options: &RunOptions) -> Result<runtime::Module, Error> {
-    let mut config = runtime::CompilerConfig::default().with_compiler(options.cc.clone());
-    if let Some(flags) = &options.cflags {
-        config = config.with_flags(split_flags(flags)?);
-    }
-    if options.fast_math {
-        let mut flags = config.flags.clone();
-        flags.push(FAST_MATH_CFLAG.to_string());
-        config = config.with_flags(flags);
-    }
-    if options.sanitize {
-        config = config
-            .with_sanitizer(runtime::Sanitizer::Address)
-            .with_sanitizer(runtime::Sanitizer::UndefinedBehavior);
-    }
+    let config = options.compiler_config()?;
     runtime::Module::compile(&module.source, &module.entry, &config).map_err(|e| {
         let removed = matches!(
             e,
@@ -349,7 +446,7 @@ fn check_memory(verify: bool, inputs: &[Array], layouts: &[BufferLayout]) -> Res
 /// The error of a generated program that stopped with a non-zero status (a C entry point's
 /// return value, a GPU program's status flag): the definition and what the status means
 /// ([`codegen::EntryStatus`]).
-pub(crate) fn program_status(def: &str, status: i32) -> Error {
+pub fn program_status(def: &str, status: i32) -> Error {
     match codegen::EntryStatus::from_code(status) {
         Some(s) => Error::from(format!("`{def}`: {}", s.message())),
         None => Error::from(format!(

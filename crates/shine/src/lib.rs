@@ -8,7 +8,8 @@
 //!   generated code and what running it needs (the front end alone is [`lower`]);
 //! * [`Executable`]: the artifact built and loaded for its target, its inputs bound
 //!   ([`Inputs`]), run and timed the same way on C, OpenMP, OpenCL and CUDA;
-//! * [`verify`]: the artifact run once and compared with the reference interpreter.
+//! * [`verify`]: the artifact run once and compared with the reference interpreter
+//!   ([`evaluate`]: the interpreter alone).
 //!
 //! Data crosses the boundary as [`boundary`] says: inputs are fitted to their parameters'
 //! types ([`inputs::fit_inputs`]: arrays of tuples as numpy structured arrays or with one more
@@ -36,13 +37,13 @@ mod verify;
 
 pub use boundary::{Array, Output};
 pub use error::{Error, Stage};
-pub use execute::{Executable, RunOptions, Timings, FAST_MATH_CFLAG};
+pub use execute::{program_status, BuiltC, Executable, RunOptions, Timings, FAST_MATH_CFLAG};
 pub use inputs::{Given, Inputs};
 pub use pipeline::{
     compile, lower, on_big_stack, Artifact, Code, LoadedStrategy, Lowered, Options, StrategySource,
     Target,
 };
 pub use source::SourceFile;
-pub use verify::verify;
+pub use verify::{evaluate, verify};
 
 pub use rise;

@@ -6,7 +6,9 @@
 //! tuples or vectors component by component and lane by lane.
 
 use crate::boundary::{self, Array, Leaf, Output};
+use crate::inputs::{fit_inputs, Given};
 use crate::{Artifact, Error, Executable, Inputs, RunOptions, SourceFile};
+use rise::infer::instantiate_def;
 use rise::infer::Instance;
 use rise::interp::{self};
 use rise::ScalarType;
@@ -27,6 +29,35 @@ pub fn verify(
     let result = executable.run()?;
     executable.verify(&result)?;
     Ok(result)
+}
+
+/// The reference interpreter on the definition `def` of `program` (what `shine eval`
+/// computes): the inputs fitted to its parameters as a run fits them
+/// ([`fit_inputs`](crate::inputs::fit_inputs)), the sizes `nats`, foreign functions compiled
+/// by `cc`.
+pub fn evaluate(
+    program: &SourceFile,
+    def: &str,
+    given: Vec<Given>,
+    nats: &[(String, i64)],
+    cc: &str,
+) -> Result<Output, Error> {
+    let checked = program.check()?;
+    let inputs = match checked.def(def) {
+        Some(d) => fit_inputs(&d.ty, def, given, nats)?,
+        // instantiating names the definitions there are
+        None => Vec::new(),
+    };
+    let types: Vec<_> = inputs.iter().map(Array::data_type).collect();
+    let instance = instantiate_def(&checked, def, &types, nats).map_err(|d| program.error(d))?;
+    if !matches!(instance.result, rise::Type::Data(_)) {
+        return Err(format!(
+            "the result of `{def}` is a function (`{}`), not data; give all its inputs",
+            instance.result
+        )
+        .into());
+    }
+    interpret(program, &instance, &inputs, cc)
 }
 
 /// The reference result: the interpreter on the instantiated definition (errors are rendered

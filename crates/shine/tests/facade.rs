@@ -172,3 +172,119 @@ fn errors_carry_the_stage_they_come_from() {
     let by_zero = exe.run().expect_err("a division by zero stops the program");
     assert_eq!(by_zero.stage(), Stage::Run, "{by_zero}");
 }
+
+#[test]
+fn npy_bytes_round_trip_and_evaluate_fits_them_as_a_run_does() {
+    use shine::inputs::Given;
+    use shine::{evaluate, npy, Array};
+    let program = SourceFile::new(
+        "p.rise",
+        "def pairs : {n: nat} -> n.(f32, i32) -> n.f32 = \
+         fun ps => ps |> map (fun p => fst p * 2.0f)",
+    );
+    let elem = rise::DataType::pair(
+        rise::DataType::f32(),
+        rise::DataType::Scalar(rise::ScalarType::I32),
+    );
+    let scalars = [1.5f32, -2.0, 0.25];
+    let data = scalars
+        .iter()
+        .enumerate()
+        .flat_map(|(i, &x)| {
+            [
+                rise::interp::Scalar::F32(x),
+                rise::interp::Scalar::I32(i as i32),
+            ]
+        })
+        .collect();
+    let input = Array {
+        elem,
+        shape: vec![3],
+        data,
+    };
+    // a structured array in .npy bytes, read back as a file is read
+    let bytes = npy::to_npy_bytes(&input).unwrap();
+    let contents = npy::read_contents_bytes(&bytes, "ps").unwrap();
+    assert_eq!(contents.shape, [3]);
+    let out = evaluate(
+        &program,
+        "pairs",
+        vec![Given::new("ps", contents)],
+        &[],
+        "gcc",
+    )
+    .unwrap();
+    let want: Vec<_> = scalars
+        .iter()
+        .map(|x| rise::interp::Scalar::F32(x * 2.0))
+        .collect();
+    assert_eq!(out.parts[0].data, want);
+    // the messages of a file, under the name given
+    let err = npy::read_contents_bytes(&bytes[..bytes.len() - 1], "ps").unwrap_err();
+    assert!(err.contains("`ps`"), "{err}");
+    let plain = npy::to_npy_bytes(&out.parts[0]).unwrap();
+    let err = evaluate(
+        &program,
+        "pairs",
+        vec![Given::new(
+            "xs",
+            npy::read_contents_bytes(&plain, "xs").unwrap(),
+        )],
+        &[],
+        "gcc",
+    )
+    .unwrap_err();
+    assert!(
+        err.to_string()
+            .contains("`xs` does not fit parameter 1 of `pairs`"),
+        "{err}"
+    );
+    let err = evaluate(&program, "pairs", vec![], &[], "gcc").unwrap_err();
+    assert!(
+        err.to_string()
+            .contains("takes 1 value parameter(s), but 0 input(s) were given"),
+        "{err}"
+    );
+}
+
+#[test]
+fn code_built_once_runs_on_many_inputs_in_this_process_or_a_child() {
+    use shine::BuiltC;
+    use std::sync::Arc;
+    let strategy = mv_parallel_outer();
+    let artifact = compile(
+        &example("mv.rise"),
+        "mv",
+        Some(&strategy),
+        Target::OpenMp,
+        &Options::default(),
+    )
+    .unwrap();
+    let Code::C(module) = &artifact.code else {
+        panic!("C code")
+    };
+    let library = runtime::SharedLibrary::compile(
+        &module.source,
+        &module.entry,
+        &runtime::CompilerConfig::default(),
+    )
+    .unwrap();
+    let options = RunOptions::default();
+    let child = BuiltC::module(&artifact, &options).unwrap();
+    let in_process = BuiltC::Library(Arc::new(library));
+    for seed in [1, 2] {
+        let want = verify(&artifact, Inputs::Random { seed }, &nats(), &options).unwrap();
+        for built in [&child, &in_process] {
+            let mut exe = Executable::with_built(
+                &artifact,
+                Inputs::Random { seed },
+                &nats(),
+                &options,
+                Some(built.clone()),
+            )
+            .unwrap();
+            assert_eq!(exe.run().unwrap(), want);
+            assert_eq!(exe.bench(2, 1).unwrap().code.runs, 2);
+        }
+    }
+}

@@ -73,14 +73,13 @@ const MAX_HEADER_NESTING: usize = 12;
 /// Rejects a header whose shape does not fit in memory, or that nests brackets too
 /// deep, before the `.npy` reader sees it (it computes the element count without
 /// overflow checks and parses nesting in exponential time).
-fn check_declared_size(path: &Path) -> Result<(), String> {
-    use std::io::Read;
+fn check_declared_size(src: &mut impl Source, shown: &str) -> Result<(), String> {
     let mut head = Vec::new();
     // Unreadable files are left to the reader, which says what is wrong.
-    let Ok(file) = File::open(path) else {
+    if src.seek(SeekFrom::Start(0)).is_err() {
         return Ok(());
-    };
-    if file.take(1 << 16).read_to_end(&mut head).is_err() {
+    }
+    if (&mut *src).take(1 << 16).read_to_end(&mut head).is_err() {
         return Ok(());
     }
     let text = String::from_utf8_lossy(&head);
@@ -98,9 +97,8 @@ fn check_declared_size(path: &Path) -> Result<(), String> {
     }
     if deepest > MAX_HEADER_NESTING {
         return Err(format!(
-            "the header of `{}` nests brackets {deepest} deep; at most {MAX_HEADER_NESTING} are \
-             supported (a malformed header, or records nested more than five deep)",
-            path.display()
+            "the header of `{shown}` nests brackets {deepest} deep; at most {MAX_HEADER_NESTING} \
+             are supported (a malformed header, or records nested more than five deep)"
         ));
     }
     let Some(at) = text.find("'shape'") else {
@@ -126,8 +124,7 @@ fn check_declared_size(path: &Path) -> Result<(), String> {
     }
     if total > MAX_ELEMENTS {
         return Err(format!(
-            "`{}` declares {total} elements; at most {MAX_ELEMENTS} are supported",
-            path.display()
+            "`{shown}` declares {total} elements; at most {MAX_ELEMENTS} are supported"
         ));
     }
     Ok(())
@@ -135,15 +132,13 @@ fn check_declared_size(path: &Path) -> Result<(), String> {
 
 /// Where the data of an `.npy` file starts (after its header), and the file's length;
 /// `None` for a file too short to have a header (the reader reports it).
-fn data_offset(path: &Path) -> Result<Option<(u64, u64)>, String> {
-    let shown = path.display();
+fn data_offset(src: &mut impl Source, shown: &str) -> Result<Option<(u64, u64)>, String> {
     let mut head = [0u8; 12];
-    let file = File::open(path).map_err(|e| format!("cannot open `{shown}`: {e}"))?;
-    let len = file
-        .metadata()
-        .map_err(|e| format!("cannot read `{shown}`: {e}"))?
-        .len();
-    if file.take(12).read_exact(&mut head).is_err() {
+    let len = src
+        .seek(SeekFrom::End(0))
+        .and_then(|len| src.seek(SeekFrom::Start(0)).map(|_| len))
+        .map_err(|e| format!("cannot read `{shown}`: {e}"))?;
+    if src.read_exact(&mut head).is_err() {
         return Ok(None);
     }
     let offset = match head[6] {
@@ -154,9 +149,13 @@ fn data_offset(path: &Path) -> Result<Option<(u64, u64)>, String> {
 }
 
 /// Fails when the file holds more bytes than its header and `shape` elements of `dtype`.
-fn check_no_trailing_data(path: &Path, dtype: &npyz::DType, shape: &[usize]) -> Result<(), String> {
-    let shown = path.display();
-    let Some((data_offset, len)) = data_offset(path)? else {
+fn check_no_trailing_data(
+    src: &mut impl Source,
+    shown: &str,
+    dtype: &npyz::DType,
+    shape: &[usize],
+) -> Result<(), String> {
+    let Some((data_offset, len)) = data_offset(src, shown)? else {
         return Ok(());
     };
     let (Some(item), Some(count)) = (
@@ -298,10 +297,28 @@ pub fn read(path: &Path) -> Result<NpyArray, String> {
 
 /// Reads an `.npy` file: a plain array, or a structured array of scalar fields.
 pub fn read_contents(path: &Path) -> Result<Contents, String> {
-    let shown = path.display();
+    let shown = path.display().to_string();
     let file = File::open(path).map_err(|e| format!("cannot open `{shown}`: {e}"))?;
-    check_declared_size(path)?;
-    let npy = npyz::NpyFile::new(BufReader::new(file))
+    read_contents_from(&mut BufReader::new(file), &shown)
+}
+
+/// Reads the `.npy` encoding `bytes` (what `numpy.save` writes) as [`read_contents`] reads a
+/// file; messages call it `name`.
+pub fn read_contents_bytes(bytes: &[u8], name: &str) -> Result<Contents, String> {
+    read_contents_from(&mut std::io::Cursor::new(bytes), name)
+}
+
+/// What the `.npy` reader reads from: a file or bytes in memory.
+trait Source: Read + Seek {}
+
+impl<T: Read + Seek> Source for T {}
+
+/// Reads an `.npy` encoding from `src`, called `shown` in messages.
+fn read_contents_from(src: &mut impl Source, shown: &str) -> Result<Contents, String> {
+    check_declared_size(src, shown)?;
+    src.seek(SeekFrom::Start(0))
+        .map_err(|e| format!("cannot read `{shown}`: {e}"))?;
+    let npy = npyz::NpyFile::new(&mut *src)
         .map_err(|e| format!("`{shown}` is not a valid .npy file: {e}"))?;
     if npy.order() == npyz::Order::Fortran {
         return Err(format!(
@@ -312,10 +329,11 @@ pub fn read_contents(path: &Path) -> Result<Contents, String> {
     let descr = match npy.dtype() {
         npyz::DType::Plain(ts) => ts.to_string(),
         npyz::DType::Record(fields) => {
-            check_no_trailing_data(path, &npy.dtype(), &shape)?;
-            let item = npy.dtype().num_bytes().unwrap_or(0);
+            let dtype = npy.dtype();
             drop(npy);
-            return read_records(path, &fields, item, shape);
+            check_no_trailing_data(src, shown, &dtype, &shape)?;
+            let item = dtype.num_bytes().unwrap_or(0);
+            return read_records(src, shown, &fields, item, shape);
         }
         other => {
             return Err(format!(
@@ -324,7 +342,14 @@ pub fn read_contents(path: &Path) -> Result<Contents, String> {
             ))
         }
     };
-    check_no_trailing_data(path, &npy.dtype(), &shape)?;
+    let dtype = npy.dtype();
+    drop(npy);
+    check_no_trailing_data(src, shown, &dtype, &shape)?;
+    // the header again, to read the data after it
+    src.seek(SeekFrom::Start(0))
+        .map_err(|e| format!("cannot read `{shown}`: {e}"))?;
+    let npy = npyz::NpyFile::new(&mut *src)
+        .map_err(|e| format!("`{shown}` is not a valid .npy file: {e}"))?;
     let elem = type_of_descr(&descr).ok_or_else(|| {
         format!("`{shown}` has dtype `{descr}`, which shine does not support (supported: bool, int8..64, uint8..64, float16/32/64, little-endian)")
     })?;
@@ -420,12 +445,11 @@ pub fn read_contents(path: &Path) -> Result<Contents, String> {
 /// The dtype of a record's fields and where each leaf is in an element: its byte offset and
 /// scalar type. Padding fields (no name, raw bytes `|V3`) are skipped.
 fn record_layout(
-    path: &Path,
+    shown: &str,
     fields: &[npyz::Field],
     base: usize,
     at: &mut Vec<(usize, ScalarType)>,
 ) -> Result<(Dtype, usize), String> {
-    let shown = path.display();
     let mut offset = base;
     let mut out = Vec::new();
     for field in fields {
@@ -450,7 +474,7 @@ fn record_layout(
                 offset += size;
             }
             npyz::DType::Record(inner) => {
-                let (d, end) = record_layout(path, inner, offset, at)?;
+                let (d, end) = record_layout(shown, inner, offset, at)?;
                 out.push((field.name.clone(), d));
                 offset = end;
             }
@@ -505,20 +529,20 @@ fn record_layout(
 
 /// Reads the elements of a structured array of `item` bytes each.
 fn read_records(
-    path: &Path,
+    src: &mut impl Source,
+    shown: &str,
     fields: &[npyz::Field],
     item: usize,
     shape: Vec<usize>,
 ) -> Result<Contents, String> {
-    let shown = path.display();
     let mut at = Vec::new();
-    let (dtype, end) = record_layout(path, fields, 0, &mut at)?;
+    let (dtype, end) = record_layout(shown, fields, 0, &mut at)?;
     if end > item {
         return Err(format!(
             "`{shown}`: its fields overrun its {item}-byte records"
         ));
     }
-    let Some((offset, len)) = data_offset(path)? else {
+    let Some((offset, len)) = data_offset(src, shown)? else {
         return Err(format!("`{shown}` is not a valid .npy file: truncated"));
     };
     let count: usize = shape.iter().product();
@@ -544,9 +568,8 @@ fn read_records(
         other => other.to_string(),
     })?;
     let bad = |e: std::io::Error| format!("cannot read the data of `{shown}`: {e}");
-    let mut file = File::open(path).map_err(bad)?;
-    file.seek(SeekFrom::Start(offset)).map_err(bad)?;
-    let mut reader = BufReader::new(file);
+    src.seek(SeekFrom::Start(offset)).map_err(bad)?;
+    let mut reader = BufReader::new(src);
     let mut element = vec![0u8; item];
     let mut data = Vec::with_capacity(count.saturating_mul(at.len()));
     for _ in 0..count {
@@ -768,6 +791,18 @@ impl EncodeError {
             EncodeError::Io(e) => format!("cannot write `{}`: {e}", path.display()),
         }
     }
+}
+
+/// The `.npy` encoding of `array`, as [`write`] writes it to a file (what `numpy.load`
+/// reads from bytes).
+pub fn to_npy_bytes(array: &(impl ToNpy + ?Sized)) -> Result<Vec<u8>, String> {
+    let array = array.to_npy()?;
+    let mut out = Vec::new();
+    encode(&mut out, &array).map_err(|e| match e {
+        EncodeError::Data(m) => m,
+        EncodeError::Io(e) => e.to_string(),
+    })?;
+    Ok(out)
 }
 
 /// Writes an `.npy` file: an array of scalars, or a structured array for an array of tuples.

@@ -1,0 +1,81 @@
+"""shine: compile RISE definitions, lowered by ELEVATE strategies, to C, OpenMP, OpenCL or
+CUDA, and call them on numpy arrays.
+
+Quick start::
+
+    import numpy as np, shine
+    k = shine.compile("def scal : {n: nat} -> f32 -> n.f32 -> n.f32 = "
+                      "fun a xs => xs |> map (fun x => a * x)", "scal", target="openmp")
+    y = k(np.float32(2), np.arange(4, dtype=np.float32))   # array([0., 2., 4., 6.])
+
+API
+---
+``compile(source_or_path, def_name, strategy=None, target="c", *, strategy_file=None,
+fast_math=False, cflags=None, cc="gcc", budget=None, unchecked_indices=False) -> Kernel``
+    ``source_or_path`` is program text, or a path (``os.PathLike``, or a string naming a
+    ``.rise`` file). ``strategy=None`` applies the target's default schedule; otherwise it is
+    an ELEVATE expression or the name of a strategy defined in ``strategy_file`` (a ``.elv``
+    path or text) or, without one, of the built-in schedules (``shine strategies``), as the
+    command line's ``--strategy``/``--apply`` take them. ``target`` is ``"c"``, ``"openmp"``,
+    ``"opencl"`` or ``"cuda"``. ``fast_math``, ``cflags``, ``cc``, ``budget`` and
+    ``unchecked_indices`` are the command line's options of those names.
+
+``Kernel(*arrays, out=None, **sizes)``
+    Runs the definition. Inputs are numpy arrays, objects with ``__dlpack__`` in host memory
+    (converted by ``numpy.from_dlpack``, without a copy) or anything ``numpy.asarray`` takes.
+    Sizes are inferred from the shapes; those no shape gives are keyword arguments
+    (``k(x, n=8)``, the command line's ``--nat``). Returns a numpy array, or a tuple of arrays
+    for a tuple. With ``out=`` (an array, or a tuple of arrays, of the result's shapes and
+    dtypes) the result is written there and ``out`` returned. Dtypes are the command line's
+    ``.npy`` rules: every scalar type (``int`` is int32), arrays of tuples as structured arrays
+    (or with one more axis when the components share a dtype), vectors with one more axis of
+    the lanes, ``idx[n]`` and ``natType`` as any integer dtype (checked to be in range), and
+    results of indices or naturals as int64. The GIL is released while the code runs.
+
+    C and OpenMP code runs in this process: plain C-contiguous arrays of the parameters'
+    exact dtypes are passed without a copy (microseconds a call). Code that calls foreign
+    functions, or is built with ``fast_math`` (which would set flush-to-zero in this
+    process), runs in a child process; OpenCL and CUDA code on its device (inputs are copied).
+    Device arrays (a CUDA ``__dlpack__``) are not supported yet.
+
+``Kernel.source``, ``Kernel.type``, ``Kernel.explain()``
+    The generated code, the definition's type, and the schedule that lowered it (what
+    ``shine compile --explain`` prints). Also ``def_name``, ``target`` and ``in_process``.
+
+``eval(source_or_path, def_name, *arrays, cc="gcc", **sizes)``
+    The reference interpreter on the same inputs: what compiled code must agree with.
+
+Errors are ``shine.Error``, whose message is the rendered diagnostic with its source
+excerpt, as the command line prints it: ``CompileError`` (program, strategy, code generation,
+C compiler), ``InputError`` (inputs that do not fit the parameters, ``out=``),
+``ExecutionError`` (the code stopped on an error, e.g. an integer division by zero); errors of
+``eval`` past checking the program are ``shine.Error`` itself.
+
+Compiled C and OpenMP kernels are cached in ``$SHINE_CACHE_DIR`` (default ``~/.cache/shine``),
+keyed by the code, the target, the compiler, its flags and version, and this package's
+version; ``cache_dir()`` names the directory.
+"""
+
+from ._shine import (
+    CompileError,
+    Error,
+    ExecutionError,
+    InputError,
+    Kernel,
+    __version__,
+    cache_dir,
+    compile,
+    eval,
+)
+
+__all__ = [
+    "CompileError",
+    "Error",
+    "ExecutionError",
+    "InputError",
+    "Kernel",
+    "__version__",
+    "cache_dir",
+    "compile",
+    "eval",
+]

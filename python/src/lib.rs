@@ -1,0 +1,34 @@
+//! The native part of the Python package `shine` (`shine._shine`); the package's
+//! `__init__.py` re-exports it and documents the API.
+//!
+//! * [`kernel`]: `compile`, the `Kernel` it returns, and `eval` (the interpreter);
+//! * [`fast`]: the fast path of a call on C and OpenMP code loaded in this process;
+//! * [`convert`]: the general path's conversions, through the library's `.npy` boundary;
+//! * [`cache`]: the on-disk cache of compiled kernels;
+//! * [`errors`]: `shine.Error` and its subclasses by stage.
+
+use pyo3::prelude::*;
+
+mod cache;
+mod convert;
+mod errors;
+mod fast;
+mod kernel;
+
+/// The directory of the kernel cache: `$SHINE_CACHE_DIR`, or `~/.cache/shine`.
+#[pyfunction]
+fn cache_dir() -> String {
+    cache::dir().display().to_string()
+}
+
+/// The module `shine._shine`.
+#[pymodule]
+fn _shine(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    errors::register(m)?;
+    m.add_class::<kernel::Kernel>()?;
+    m.add_function(wrap_pyfunction!(kernel::compile, m)?)?;
+    m.add_function(wrap_pyfunction!(kernel::eval, m)?)?;
+    m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    m.add_function(wrap_pyfunction!(cache_dir, m)?)?;
+    Ok(())
+}
