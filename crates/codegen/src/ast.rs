@@ -46,6 +46,10 @@ pub enum Scalar {
     /// of `int` or, when the program is built with [`INDEX_64_MACRO`] defined, of a
     /// 64-bit integer (the host picks the width from the sizes of a run).
     Index,
+    /// The type of `natType` values: 64 bits on every target, whatever the width of
+    /// [`Scalar::Index`] (`int64_t` in C, `long` in OpenCL C, `long long` in CUDA), since
+    /// its values are data, not extents.
+    Nat,
     /// `int8_t`.
     I8,
     /// `int16_t`.
@@ -74,7 +78,7 @@ impl Scalar {
         match self {
             Scalar::Bool => "bool",
             Scalar::Int => "int",
-            Scalar::Index => "int64_t",
+            Scalar::Index | Scalar::Nat => "int64_t",
             Scalar::I8 => "int8_t",
             Scalar::I16 => "int16_t",
             Scalar::I32 => "int32_t",
@@ -94,7 +98,7 @@ impl Scalar {
             Scalar::Bool | Scalar::I8 | Scalar::U8 => 1,
             Scalar::I16 | Scalar::U16 => 2,
             Scalar::Int | Scalar::I32 | Scalar::U32 | Scalar::Float => 4,
-            Scalar::Index | Scalar::I64 | Scalar::U64 | Scalar::Double => 8,
+            Scalar::Index | Scalar::Nat | Scalar::I64 | Scalar::U64 | Scalar::Double => 8,
         }
     }
 
@@ -306,6 +310,10 @@ pub enum Expr {
     /// Stores the value (an `int`) where the pointer points, atomically, and yields
     /// what was there (C `__atomic_exchange_n`, OpenCL `atomic_xchg`, CUDA `atomicExch`).
     AtomicExchange(Box<Expr>, Box<Expr>),
+    /// Stores the third value (an `int`) where the pointer points if the second is there,
+    /// atomically, and yields what was there (C `__sync_val_compare_and_swap`, OpenCL
+    /// `atomic_cmpxchg`, CUDA `atomicCAS`).
+    AtomicCompareExchange(Box<Expr>, Box<Expr>, Box<Expr>),
 }
 
 /// The thread indices and counts of a GPU launch ([`Expr::Gpu`]).
@@ -609,7 +617,9 @@ fn expr_idents(e: &Expr, out: &mut std::collections::BTreeSet<String>) {
         | Expr::Cast(_, a)
         | Expr::VectorValue(_, a)
         | Expr::Convert { e: a, .. } => expr_idents(a, out),
-        Expr::Ternary(a, b, c) => [a, b, c].into_iter().for_each(|e| expr_idents(e, out)),
+        Expr::Ternary(a, b, c) | Expr::AtomicCompareExchange(a, b, c) => {
+            [a, b, c].into_iter().for_each(|e| expr_idents(e, out))
+        }
         Expr::Call(f, args) | Expr::VectorLit(Type::Named(f), args) => {
             out.insert(f.clone());
             args.iter().for_each(|e| expr_idents(e, out));
@@ -639,6 +649,7 @@ impl Expr {
             Expr::Index(a, b) => Expr::Index(r(a), r(b)),
             Expr::Binary(op, a, b) => Expr::Binary(*op, r(a), r(b)),
             Expr::AtomicExchange(a, b) => Expr::AtomicExchange(r(a), r(b)),
+            Expr::AtomicCompareExchange(p, a, b) => Expr::AtomicCompareExchange(r(p), r(a), r(b)),
             Expr::Member(a, f) => Expr::Member(r(a), f.clone()),
             Expr::Lane(a, k) => Expr::Lane(r(a), *k),
             Expr::Unary(op, a) => Expr::Unary(*op, r(a)),

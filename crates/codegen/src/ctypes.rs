@@ -1,8 +1,8 @@
 //! C types of DPIA data, and the typedefs they need.
 //!
 //! Scalars map to C scalars (`f32` float, `f64` double, `int` int, `i8..i64`
-//! `int8_t..int64_t`, `u8..u64` `uint8_t..uint64_t`, `bool` bool; `natType`
-//! and `idx[n]` are `int`). A vector `vec[t, n]` is a GCC vector typedef named
+//! `int8_t..int64_t`, `u8..u64` `uint8_t..uint64_t`, `bool` bool; `idx[n]` is the
+//! index type, `natType` a 64-bit integer on every target). A vector `vec[t, n]` is a GCC vector typedef named
 //! after its element and lane count (`float4`, `int8x16`); its unaligned twin
 //! (`float4_u`: element alignment, `may_alias`) serves loads and stores at any
 //! element address. A pair of flat data is a struct named by its components
@@ -40,11 +40,13 @@ pub fn scalar(s: ScalarType) -> Result<Scalar, CodegenError> {
     })
 }
 
-/// The C scalar of a scalar-like data type (`natType` and `idx[n]` are indices).
+/// The C scalar of a scalar-like data type (`idx[n]` is an index, `natType` a 64-bit
+/// integer: its values are data, not extents).
 pub fn scalar_of(dt: &DataType) -> Result<Option<Scalar>, CodegenError> {
     Ok(match dt {
         DataType::Scalar(s) => Some(scalar(*s)?),
-        DataType::NatType | DataType::Index(_) => Some(Scalar::Index),
+        DataType::NatType => Some(Scalar::Nat),
+        DataType::Index(_) => Some(Scalar::Index),
         _ => None,
     })
 }

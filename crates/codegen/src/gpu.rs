@@ -124,7 +124,9 @@ pub struct Temporary {
     pub name: String,
     /// The number of elements, in terms of [`GpuModule::sizes`].
     pub elements: Nat,
-    /// The size of one element in bytes.
+    /// The size of one element in bytes where the index type is 64-bit, which is enough
+    /// for either width ([`IndexWidth`]: an element holding an `idx[n]` takes less room in
+    /// a run with 32-bit indices, and is given as much).
     pub elem_bytes: u64,
 }
 
@@ -495,7 +497,7 @@ pub fn generate_gpu_with(
             Ok(Temporary {
                 name: t.name.clone(),
                 elements: leaf.count.clone().unwrap_or_else(|| Nat::cst(1)),
-                elem_bytes: size_align(&leaf.elem).0,
+                elem_bytes: size_align(&leaf.elem, IndexWidth::Bits64).0,
             })
         })
         .collect::<Result<Vec<_>, _>>()?;
@@ -732,21 +734,27 @@ fn mentions(t: &DataType, p: &dyn Fn(rise::ScalarType) -> bool) -> bool {
     }
 }
 
-/// Size and alignment in bytes of a value of flat data (C struct layout).
-fn size_align(t: &DataType) -> (u64, u64) {
+/// Size and alignment in bytes of a value of flat data (C struct layout) in a run whose
+/// index type ([`crate::ast::INDEX_TYPE`]) is `width` wide; `natType` is 64-bit whatever the
+/// width.
+fn size_align(t: &DataType, width: IndexWidth) -> (u64, u64) {
     match t {
         DataType::Scalar(s) => {
             let b = u64::from(s.bits().div_ceil(8)).max(1);
             (b, b)
         }
-        DataType::NatType | DataType::Index(_) => (4, 4),
+        DataType::NatType => (8, 8),
+        DataType::Index(_) => match width {
+            IndexWidth::Bits32 => (4, 4),
+            IndexWidth::Bits64 => (8, 8),
+        },
         DataType::Vector(n, e) => {
             let lanes = n.as_cst().unwrap_or(1).max(1) as u64;
-            let (b, _) = size_align(e);
+            let (b, _) = size_align(e, width);
             (b * lanes, b * lanes)
         }
         DataType::Pair(a, b) => {
-            let ((sa, aa), (sb, ab)) = (size_align(a), size_align(b));
+            let ((sa, aa), (sb, ab)) = (size_align(a, width), size_align(b, width));
             let align = aa.max(ab);
             let off_b = sa.div_ceil(ab) * ab;
             ((off_b + sb).div_ceil(align) * align, align)

@@ -20,6 +20,12 @@
 //!   (`wrapping_div`, `wrapping_rem`). The flag is the `int *status` parameter
 //!   of the kernel; the entry point returns it (C), the host reads it back (GPU).
 //!
+//! * **casts**: a float converted to an integer type outside its range (or NaN) is
+//!   undefined in C; such a cast, and a float or a negative number cast to `natType`, has no
+//!   value in the interpreter. A cast that has no value for some inputs calls a helper
+//!   ([`cast_helpers`]) that checks the value before converting it and sets the status flag
+//!   to [`EntryStatus::CastOutOfRange`] when it has none.
+//!
 //! Comparisons need nothing: promoted values keep their order. Vectors of
 //! integers are computed by GCC, OpenCL and CUDA vector arithmetic in their
 //! element type (no promotion; `+`, `-`, `*` wrap there in practice, but C
@@ -51,17 +57,21 @@ pub enum EntryStatus {
     IndexOutOfRange = 4,
     /// `scatter` wrote two values to one position ([`claim`]).
     DuplicatePosition = 5,
+    /// A cast had no value ([`checked_cast`]): a float out of the range of an integer
+    /// type or NaN, a float or a negative number to `natType`.
+    CastOutOfRange = 6,
 }
 
 impl EntryStatus {
     /// Every status, in number order.
-    pub const ALL: [EntryStatus; 6] = [
+    pub const ALL: [EntryStatus; 7] = [
         EntryStatus::Computed,
         EntryStatus::DivisionByZero,
         EntryStatus::RemainderByZero,
         EntryStatus::SizeConstraint,
         EntryStatus::IndexOutOfRange,
         EntryStatus::DuplicatePosition,
+        EntryStatus::CastOutOfRange,
     ];
 
     /// The number the generated code returns (or stores in its status flag).
@@ -90,6 +100,11 @@ impl EntryStatus {
             }
             EntryStatus::DuplicatePosition => {
                 "`scatter` writes two values to one position (positions must be distinct)"
+            }
+            EntryStatus::CastOutOfRange => {
+                "a `cast` is undefined in C (out of range: a float beyond the range of an \
+                 integer type, or NaN; a float, or a negative number, cast to natType; `shine \
+                 eval` names the value and where it is cast)"
             }
         }
     }
@@ -200,9 +215,19 @@ pub fn divide(rem: bool, s: Scalar, a: Expr, b: Expr, used: &mut Helpers) -> Exp
 }
 
 fn helper_name(s: Scalar, rem: bool) -> String {
-    let t = match s {
+    format!(
+        "shine_{}_{}",
+        if rem { "rem" } else { "div" },
+        short_name(s)
+    )
+}
+
+/// A scalar type in the names of helpers (`i32`, `f32`, `nat`).
+fn short_name(s: Scalar) -> &'static str {
+    match s {
         Scalar::Int => "int",
         Scalar::Index => "index",
+        Scalar::Nat => "nat",
         Scalar::I8 => "i8",
         Scalar::I16 => "i16",
         Scalar::I32 => "i32",
@@ -211,9 +236,10 @@ fn helper_name(s: Scalar, rem: bool) -> String {
         Scalar::U16 => "u16",
         Scalar::U32 => "u32",
         Scalar::U64 => "u64",
-        Scalar::Bool | Scalar::Float | Scalar::Double => "invalid",
-    };
-    format!("shine_{}_{t}", if rem { "rem" } else { "div" })
+        Scalar::Bool => "bool",
+        Scalar::Float => "f32",
+        Scalar::Double => "f64",
+    }
 }
 
 /// The status flag's type: a pointer to an `int` in global memory.
@@ -315,7 +341,8 @@ pub fn index_check(v: Expr, n: Expr, used: &mut IndexHelpers) -> Expr {
 
 /// `shine_claim(mark, status)`: marks the position whose marker `mark` points to as
 /// written, atomically; when it was already, it sets the status flag to
-/// [`EntryStatus::DuplicatePosition`] and yields false (the caller skips the write).
+/// [`EntryStatus::DuplicatePosition`] unless another error set it (atomically) and
+/// yields false (the caller skips the write).
 pub fn claim(mark: Expr, used: &mut IndexHelpers) -> Expr {
     used.once = true;
     Expr::call("shine_claim", vec![mark, Expr::ident(STATUS)])
@@ -330,7 +357,7 @@ pub fn claim(mark: Expr, used: &mut IndexHelpers) -> Expr {
 /// }
 /// static inline bool shine_claim(int *mark, int *status) {
 ///   if (__atomic_exchange_n(mark, 1, __ATOMIC_RELAXED) == 0) return true;
-///   *status = 5;
+///   __sync_val_compare_and_swap(status, 0, 5);
 ///   return false;
 /// }
 /// ```
@@ -386,7 +413,14 @@ pub fn index_helpers(used: IndexHelpers) -> Vec<Function> {
             vec![Stmt::Return(Some(Expr::Bool(true)))],
             vec![],
         )];
-        body.extend(fail(EntryStatus::DuplicatePosition));
+        // a duplicate is reported only where no other error was: a position that failed
+        // (out of range, or computed from a failed value) is read as 0 and may repeat one
+        body.push(Stmt::Expr(Expr::AtomicCompareExchange(
+            Box::new(Expr::ident(STATUS)),
+            Box::new(Expr::Int(0)),
+            Box::new(Expr::Int(i64::from(EntryStatus::DuplicatePosition.code()))),
+        )));
+        body.push(Stmt::Return(Some(Expr::Bool(false))));
         out.push(Function {
             kind: FnKind::Helper,
             name: "shine_claim".into(),
@@ -396,6 +430,139 @@ pub fn index_helpers(used: IndexHelpers) -> Vec<Function> {
         });
     }
     out
+}
+
+/// The checked casts a module's code calls: `(from, to)` ([`checked_cast`]).
+pub type CastHelpers = BTreeSet<(Scalar, Scalar)>;
+
+/// `(to)v` for a value `v` of type `from`, with the interpreter's semantics (the rise
+/// crate's `Scalar::cast` and `cast` of `natType`): plain C where every value of `from`
+/// converts; else a call of a helper (recorded in `used`) that checks the value before the
+/// conversion (C leaves an out-of-range float conversion undefined) and, when it has no
+/// value, sets the status flag to [`EntryStatus::CastOutOfRange`] and yields 0.
+pub fn checked_cast(from: Scalar, to: Scalar, v: Expr, used: &mut CastHelpers) -> Expr {
+    if !cast_is_checked(from, to) {
+        return v.cast(Type::Scalar(to));
+    }
+    used.insert((from, to));
+    Expr::call(&cast_helper_name(from, to), vec![v, Expr::ident(STATUS)])
+}
+
+/// Whether some value of `from` has no value as a `to` ([`checked_cast`] checks it).
+pub fn cast_is_checked(from: Scalar, to: Scalar) -> bool {
+    cast_condition(from, to, Expr::ident("x")).is_some()
+}
+
+fn cast_helper_name(from: Scalar, to: Scalar) -> String {
+    format!("shine_cast_{}_{}", short_name(from), short_name(to))
+}
+
+/// The condition under which `x` of type `from` has a value as a `to`, `None` where
+/// every value has one. A float converts to an integer type where its integral part is in
+/// the type's range (`lo - 1 < x < hi + 1`; NaN fails both); to `natType` never (the
+/// interpreter casts integers only to it); an integer converts to `natType` where it is
+/// not negative and at most `i64::MAX`.
+fn cast_condition(from: Scalar, to: Scalar, x: Expr) -> Option<Expr> {
+    let is_signed_int = |s| is_int(s) && !is_unsigned(s) && !matches!(s, Scalar::Index);
+    match (from.is_float(), to) {
+        (true, Scalar::Nat) => Some(Expr::Bool(false)),
+        (true, to) if is_int(to) => {
+            let (lo, hi) = int_range(to)?;
+            Some(Expr::binary(
+                BinOp::And,
+                float_above(from, lo, x.clone()),
+                Expr::binary(BinOp::Lt, x, float(from, (hi + 1) as f64)),
+            ))
+        }
+        (false, Scalar::Nat) if is_signed_int(from) && from != Scalar::Nat => {
+            Some(Expr::binary(BinOp::Ge, x, Expr::Int(0)))
+        }
+        (false, Scalar::Nat) if from == Scalar::U64 => {
+            Some(Expr::binary(BinOp::Le, x, Expr::Int(i64::MAX)))
+        }
+        _ => None,
+    }
+}
+
+/// `x > lo - 1` in the float type `f`, or `x >= lo` where `lo - 1` is not a value of `f`
+/// (then no value lies between them: `lo` is 0 or a power of two).
+fn float_above(f: Scalar, lo: i128, x: Expr) -> Expr {
+    let below = lo - 1;
+    let exact = match f {
+        Scalar::Float => (below as f32) as i128 == below,
+        _ => (below as f64) as i128 == below,
+    };
+    if exact {
+        Expr::binary(BinOp::Gt, x, float(f, below as f64))
+    } else {
+        Expr::binary(BinOp::Ge, x, float(f, lo as f64))
+    }
+}
+
+fn float(f: Scalar, value: f64) -> Expr {
+    Expr::Float {
+        value,
+        single: f == Scalar::Float,
+    }
+}
+
+/// The smallest and largest value of an integer type (`natType` and indices excepted).
+fn int_range(s: Scalar) -> Option<(i128, i128)> {
+    let bits = i128::from(s.bytes()) * 8;
+    match s {
+        Scalar::Index | Scalar::Nat | Scalar::Bool | Scalar::Float | Scalar::Double => None,
+        s if is_unsigned(s) => Some((0, (1i128 << bits) - 1)),
+        _ => Some((-(1i128 << (bits - 1)), (1i128 << (bits - 1)) - 1)),
+    }
+}
+
+/// The definitions of the checked casts in `used`:
+/// ```c
+/// static inline uint8_t shine_cast_f32_u8(float x, int *status) {
+///   if (x > -1.0f && x < 256.0f) return (uint8_t)x;
+///   *status = 6;
+///   return (uint8_t)0;
+/// }
+/// ```
+pub fn cast_helpers(used: &CastHelpers) -> Vec<Function> {
+    used.iter()
+        .filter_map(|&(from, to)| cast_helper(from, to))
+        .collect()
+}
+
+fn cast_helper(from: Scalar, to: Scalar) -> Option<Function> {
+    let x = Expr::ident("x");
+    let t = Type::Scalar(to);
+    let mut body = match cast_condition(from, to, x.clone())? {
+        // the parameter is unused (`-Wextra`)
+        Expr::Bool(false) => vec![Stmt::Expr(x.cast(Type::Void))],
+        ok => vec![Stmt::If(
+            ok,
+            vec![Stmt::Return(Some(x.cast(t.clone())))],
+            vec![],
+        )],
+    };
+    body.push(Stmt::Assign(
+        Expr::unary(UnOp::Deref, Expr::ident(STATUS)),
+        Expr::Int(i64::from(EntryStatus::CastOutOfRange.code())),
+    ));
+    body.push(Stmt::Return(Some(Expr::Int(0).cast(t.clone()))));
+    Some(Function {
+        kind: FnKind::Helper,
+        name: cast_helper_name(from, to),
+        ret: t,
+        params: vec![
+            Param {
+                ty: Type::Scalar(from),
+                name: "x".into(),
+            },
+            Param {
+                ty: status_type(),
+                name: STATUS.into(),
+            },
+        ],
+        body,
+    })
 }
 
 #[cfg(test)]
@@ -498,10 +665,92 @@ mod tests {
             c.contains("__atomic_exchange_n(mark, 1, __ATOMIC_RELAXED) == 0"),
             "{c}"
         );
-        assert!(c.contains("*status = 5;"), "{c}");
-        assert!(print_in(&unit, Target::OpenCl).contains("atomic_xchg(mark, 1) == 0"));
-        assert!(print_in(&unit, Target::Cuda).contains("atomicExch(mark, 1) == 0"));
+        assert!(
+            c.contains("__sync_val_compare_and_swap(status, 0, 5);"),
+            "{c}"
+        );
+        let cl = print_in(&unit, Target::OpenCl);
+        assert!(cl.contains("atomic_xchg(mark, 1) == 0"), "{cl}");
+        assert!(cl.contains("atomic_cmpxchg(status, 0, 5);"), "{cl}");
+        let cu = print_in(&unit, Target::Cuda);
+        assert!(cu.contains("atomicExch(mark, 1) == 0"), "{cu}");
+        assert!(cu.contains("atomicCAS(status, 0, 5);"), "{cu}");
         assert!(index_helpers(IndexHelpers::default()).is_empty());
+    }
+
+    fn unit_of(functions: Vec<Function>) -> crate::ast::Unit {
+        crate::ast::Unit {
+            header: String::new(),
+            includes: vec![],
+            preamble: vec![],
+            typedefs: vec![],
+            functions,
+        }
+    }
+
+    #[test]
+    fn casts_without_a_value_for_some_input_are_checked_before_converting() {
+        let mut used = CastHelpers::new();
+        // every value converts: plain C
+        let plain = [
+            (Scalar::I32, Scalar::Float),
+            (Scalar::Float, Scalar::Double),
+            (Scalar::Float, Scalar::Bool),
+            (Scalar::I64, Scalar::U8),
+            (Scalar::Nat, Scalar::I32),
+            (Scalar::U32, Scalar::Nat),
+            (Scalar::Index, Scalar::Nat),
+        ];
+        for (from, to) in plain {
+            let e = checked_cast(from, to, id("x"), &mut used);
+            assert_eq!(e, id("x").cast(Type::Scalar(to)), "{from:?} to {to:?}");
+        }
+        assert!(used.is_empty());
+        let e = checked_cast(Scalar::Float, Scalar::U8, id("x"), &mut used);
+        assert_eq!(expr(&e), "shine_cast_f32_u8(x, status)");
+        for (from, to) in [
+            (Scalar::Double, Scalar::I64),
+            (Scalar::Float, Scalar::I32),
+            (Scalar::Double, Scalar::I8),
+            (Scalar::Float, Scalar::Nat),
+            (Scalar::I16, Scalar::Nat),
+            (Scalar::U64, Scalar::Nat),
+        ] {
+            checked_cast(from, to, id("x"), &mut used);
+        }
+        let c = print_in(&unit_of(cast_helpers(&used)), Target::C);
+        // lo - 1 < x < hi + 1, with lo itself where lo - 1 is no value of the float type
+        for condition in [
+            "if (x > -1.0f && x < 256.0f) {",
+            "if (x >= -9.223372036854776e18 && x < 9.223372036854776e18) {",
+            "if (x >= -2147483600.0f && x < 2147483600.0f) {",
+            "if (x > -129.0 && x < 128.0) {",
+            "if (x >= 0) {",
+            "if (x <= 9223372036854775807) {",
+        ] {
+            assert!(c.contains(condition), "{condition}: {c}");
+        }
+        assert!(
+            c.contains("return (uint8_t)x;") && c.contains("*status = 6;"),
+            "{c}"
+        );
+        // a float is never a natType value
+        assert!(
+            c.contains(
+                "int64_t shine_cast_f32_nat(float x, int *status) {\n  (void)x;\n  *status = 6;"
+            ),
+            "{c}"
+        );
+        let cl = print_in(&unit_of(cast_helpers(&used)), Target::OpenCl);
+        assert!(
+            cl.contains("static inline long shine_cast_i16_nat(short x, global int *status)"),
+            "{cl}"
+        );
+        let cu = print_in(&unit_of(cast_helpers(&used)), Target::Cuda);
+        assert!(
+            cu.contains("long long shine_cast_f64_i64(double x, int *status)"),
+            "{cu}"
+        );
     }
 
     #[test]

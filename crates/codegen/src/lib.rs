@@ -19,7 +19,8 @@
 //! The kernel is `void NAME(T *restrict output, const T *restrict in1, ..., int size1, ...)`:
 //! the output, then the inputs in order (arrays as `const` pointers, scalars
 //! by value), then the program's sizes in order, then, when the program
-//! divides integers by values that may be zero, the status flag `int *status`
+//! divides integers by values that may be zero (or checks an index read from data, or a
+//! cast that has no value for some inputs), the status flag `int *status`
 //! (see [`EntryStatus`]). An output that is a pair holding arrays (a result
 //! that is a tuple of arrays) is one pointer per array, in the order of its
 //! components (`output_fst`, `output_snd`). The module also defines

@@ -139,7 +139,7 @@ fn scalar_name(s: Scalar, d: Target) -> &'static str {
             Scalar::I16 => "short",
             Scalar::I32 => "int",
             Scalar::Index => INDEX_TYPE,
-            Scalar::I64 => "long",
+            Scalar::I64 | Scalar::Nat => "long",
             Scalar::U8 => "uchar",
             Scalar::U16 => "ushort",
             Scalar::U32 => "uint",
@@ -151,7 +151,7 @@ fn scalar_name(s: Scalar, d: Target) -> &'static str {
             Scalar::I16 => "short",
             Scalar::I32 => "int",
             Scalar::Index => INDEX_TYPE,
-            Scalar::I64 => "long long",
+            Scalar::I64 | Scalar::Nat => "long long",
             Scalar::U8 => "unsigned char",
             Scalar::U16 => "unsigned short",
             Scalar::U32 => "unsigned int",
@@ -377,6 +377,17 @@ fn doc(e: &Expr, d: Target) -> (String, u8) {
                 }
                 Target::OpenCl => format!("atomic_xchg({p}, {v})"),
                 Target::Cuda => format!("atomicExch({p}, {v})"),
+            };
+            (text, P_POSTFIX)
+        }
+        Expr::AtomicCompareExchange(p, old, new) => {
+            let (p, old, new) = (expr_in(p, d), expr_in(old, d), expr_in(new, d));
+            let text = match d {
+                Target::C | Target::OpenMp => {
+                    format!("__sync_val_compare_and_swap({p}, {old}, {new})")
+                }
+                Target::OpenCl => format!("atomic_cmpxchg({p}, {old}, {new})"),
+                Target::Cuda => format!("atomicCAS({p}, {old}, {new})"),
             };
             (text, P_POSTFIX)
         }

@@ -172,6 +172,44 @@ fn an_index_out_of_range_or_a_repeated_position_stops_the_program() {
     }
 }
 
+/// A `scatter` position out of range (`natAsIndex` of 5 into 3 positions) is reported as
+/// out of range, as the interpreter reports it, not as the duplicate position that reading
+/// the failed position as 0 makes (a duplicate is reported only where nothing else failed).
+#[test]
+fn an_out_of_range_scatter_position_is_reported_as_out_of_range() {
+    let dir = dir();
+    let d = dir.path();
+    std::fs::write(
+        d.join("gather.rise"),
+        "def placeAt : {n: nat} -> n.natType -> n.f32 -> n.f32 =\n  \
+         fun ks xs => scatter (ks |> map (fun k => natAsIndex n k)) xs\n",
+    )
+    .unwrap();
+    floats(d, "xs3.npy", &[1.0, 2.0, 3.0]);
+    for (positions, eval_says) in [
+        (&[5, 0, 1], "5 is not an index into 3 elements"),
+        (&[0, 1, 7], "7 is not an index into 3 elements"),
+    ] {
+        ints(d, "ks.npy", vec![3], positions);
+        let inputs = ["--input", "ks.npy", "--input", "xs3.npy"];
+        let mut eval = vec!["eval", "gather.rise", "--def", "placeAt"];
+        eval.extend(inputs);
+        let (out, text) = shine(d, &eval);
+        assert!(!out.status.success() && text.contains(eval_says), "{text}");
+        // each target's default schedule
+        for (t, _) in targets() {
+            let mut run = vec!["run", "gather.rise", "--def", "placeAt", "--target", t];
+            run.extend(inputs);
+            let (out, text) = shine(d, &run);
+            assert!(!out.status.success(), "{positions:?} on {t}: {text}");
+            assert!(
+                text.contains("`placeAt`: an index read from data is outside the range"),
+                "{positions:?} on {t}: {text}"
+            );
+        }
+    }
+}
+
 #[test]
 fn scatter_of_fewer_values_than_positions_is_refused_before_it_runs() {
     let dir = dir();

@@ -310,8 +310,8 @@ impl Array {
     }
 
     /// The bytes of the array as compiled code lays it out: row-major, each element as the C
-    /// value of its type (a tuple as a struct with C's padding), indices and naturals as
-    /// integers of `index_bytes` bytes.
+    /// value of its type (a tuple as a struct with C's padding), indices as integers of
+    /// `index_bytes` bytes, naturals (`natType`) as 64-bit integers.
     pub fn to_bytes(&self, index_bytes: usize) -> Result<Vec<u8>, String> {
         let layout = CLayout::of(&self.elem, index_bytes)?;
         let per = layout.fields.len();
@@ -408,7 +408,7 @@ impl CLayout {
                 }
                 Leaf::Scalar(ScalarType::Bool) => 1,
                 Leaf::Scalar(t) => (t.bits() / 8) as usize,
-                Leaf::Index(_) | Leaf::Nat => index_bytes,
+                Leaf::Index(_) | Leaf::Nat => leaf_bytes(l, index_bytes),
             };
             Ok(CLayout {
                 size,
@@ -493,12 +493,23 @@ fn wide_vector(t: &DataType) -> Option<&DataType> {
     }
 }
 
+/// The size of a `natType` value in compiled code: 64 bits on every target.
+const NAT_BYTES: usize = 8;
+
+/// The size of an index or a natural in compiled code whose indices are `index_bytes` wide.
+fn leaf_bytes(leaf: Leaf, index_bytes: usize) -> usize {
+    match leaf {
+        Leaf::Nat => NAT_BYTES,
+        _ => index_bytes,
+    }
+}
+
 fn write_leaf(out: &mut [u8], leaf: Leaf, s: Scalar, index_bytes: usize) -> Result<(), String> {
     let mut put = |b: &[u8]| out[..b.len()].copy_from_slice(b);
     match (leaf, s) {
         (Leaf::Index(_) | Leaf::Nat, s) => {
             let v = s.as_i128().unwrap_or(0) as i64;
-            if index_bytes == 4 {
+            if leaf_bytes(leaf, index_bytes) == 4 {
                 put(&(v as i32).to_ne_bytes())
             } else {
                 put(&v.to_ne_bytes())
@@ -530,7 +541,7 @@ pub(crate) fn first<const N: usize>(c: &[u8]) -> [u8; N] {
 
 fn read_leaf(c: &[u8], leaf: Leaf, index_bytes: usize) -> Scalar {
     match leaf {
-        Leaf::Index(_) | Leaf::Nat if index_bytes == 4 => {
+        Leaf::Index(_) | Leaf::Nat if leaf_bytes(leaf, index_bytes) == 4 => {
             Scalar::I64(i32::from_ne_bytes(first(c)) as i64)
         }
         Leaf::Index(_) | Leaf::Nat => Scalar::I64(i64::from_ne_bytes(first(c))),
@@ -806,6 +817,18 @@ mod tests {
         let t = pair(DataType::Index(5.into()), DataType::f32());
         assert_eq!(CLayout::of(&t, 8).unwrap().size, 16);
         assert_eq!(CLayout::of(&t, 4).unwrap().size, 8);
+        // naturals are 64-bit whatever the index width
+        let t = pair(DataType::NatType, DataType::f32());
+        assert_eq!(CLayout::of(&t, 4).unwrap().size, 16);
+        let big = Array {
+            elem: DataType::NatType,
+            shape: vec![1],
+            data: vec![Scalar::I64(1 << 40)],
+        };
+        let bytes = big.to_bytes(4).unwrap();
+        assert_eq!(bytes.len(), 8);
+        let back = Array::from_bytes(&bytes, &DataType::NatType, &[1], 4).unwrap();
+        assert_eq!(back.data, [Scalar::I64(1 << 40)]);
     }
 
     #[test]

@@ -260,8 +260,8 @@ impl Executable {
         let layouts = boundary::buffers_of(&bound.result)
             .map_err(|e| Error::from(format!("the result of `{}`: {e}", artifact.def())))?;
         check_memory(options.verify, &bound.inputs, &layouts)?;
-        // the width of the code's indices, which `idx[n]` and `natType` data are stored in:
-        // 64 bits in C; on GPUs, 64 only where these sizes need them
+        // the width of the code's indices, which `idx[n]` data is stored in: 64 bits in C;
+        // on GPUs, 64 only where these sizes need them (`natType` data is 64-bit everywhere)
         let gpu_width = match &artifact.code {
             Code::C(_) => None,
             Code::Gpu(module) => Some(module.index_width(&bound.sizes)),

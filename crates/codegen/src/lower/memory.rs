@@ -400,7 +400,8 @@ fn decl(ty: Type, name: &str, array_len: Option<u64>, init: Option<Expr>) -> Dec
 fn data_bytes(dt: &DataType) -> u64 {
     match dt {
         DataType::Scalar(s) => u64::from(s.bits().div_ceil(8)),
-        DataType::NatType | DataType::Index(_) => 4,
+        // `natType` is 64-bit; an index at most (the index type of a GPU run may be 64-bit)
+        DataType::NatType | DataType::Index(_) => 8,
         DataType::Vector(n, t) => {
             n.as_cst().and_then(|c| u64::try_from(c).ok()).unwrap_or(1) * data_bytes(t)
         }

@@ -88,6 +88,9 @@ pub struct Lowerer {
     /// The checks of indices read from data the code calls (some: the kernel takes the
     /// status flag).
     pub index_checks: intops::IndexHelpers,
+    /// The checked casts the code calls (see [`intops::checked_cast`]); not empty: the
+    /// kernel takes the status flag.
+    pub casts: intops::CastHelpers,
     /// Indices read from data are used unchecked (`--unchecked-indices`).
     pub unchecked_indices: bool,
     /// The C variables holding indices read from data for the assignment being lowered
@@ -122,13 +125,14 @@ pub struct Kernel {
 impl Lowerer {
     /// Whether the code calls a helper that reports through the status flag.
     pub fn uses_status(&self) -> bool {
-        !self.divisions.is_empty() || self.index_checks.any()
+        !self.divisions.is_empty() || self.index_checks.any() || !self.casts.is_empty()
     }
 
-    /// The helpers the code calls (checked divisions, index checks).
+    /// The helpers the code calls (checked divisions, index checks, checked casts).
     pub fn helpers(&self) -> Vec<ast::Function> {
         let mut fs = intops::helpers(&self.divisions);
         fs.extend(intops::index_helpers(self.index_checks));
+        fs.extend(intops::cast_helpers(&self.casts));
         fs
     }
 
@@ -418,10 +422,10 @@ impl Env {
     }
 }
 
-/// The key a data type's C type is registered under (`idx[n]` and `natType` are both `int`).
+/// The key a data type's C type is registered under (every `idx[n]` is the index type).
 fn canonical(dt: &DataType) -> DataType {
     match dt {
-        DataType::Index(_) => DataType::NatType,
+        DataType::Index(_) => DataType::Index(Nat::cst(0)),
         DataType::Pair(a, b) => DataType::pair(canonical(a), canonical(b)),
         DataType::Vector(n, t) => DataType::vector(canonical(t), n.clone()),
         _ => dt.clone(),

@@ -104,8 +104,10 @@ impl Lowerer {
             K::Nat(n) => {
                 no_path(e, path)?;
                 let v = self.nat(env, &env.nat(n))?;
+                // a size expression is computed in the index type; a `natType` one
+                // converts implicitly where it is used
                 match scalar_of(&e.ty)? {
-                    Some(Scalar::Index) | None => value(v),
+                    Some(Scalar::Index | Scalar::Nat) | None => value(v),
                     Some(s) => value(v.cast(Type::Scalar(s))),
                 }
             }
@@ -172,7 +174,8 @@ impl Lowerer {
             K::Cast(a) => {
                 let v = self.value(env, a, path)?;
                 match (&e.ty, path) {
-                    (DataType::Vector(..), []) => {
+                    (DataType::Vector(_, to), []) => {
+                        self.unchecked_vector_cast(&a.ty, to)?;
                         let vty = canonical(&env.ty(&e.ty));
                         let t = self.types.value_type(&vty, &mut self.names)?;
                         if !matches!(t, Type::Named(_)) {
@@ -191,9 +194,17 @@ impl Lowerer {
                             DataType::Vector(_, t) => &**t,
                             t => t,
                         };
-                        match scalar_of(elem)? {
-                            Some(s) => value(v.cast(Type::Scalar(s))),
-                            None => malformed(format!("a cast to {}", show_type(elem))),
+                        let from = scalar_of(&operand_at(&a.ty, path))?;
+                        match (from, scalar_of(elem)?) {
+                            (_, Some(Scalar::Index)) => unsupported(format!(
+                                "a cast to {} (`natAsIndex n x` makes an index of a natType \
+                                 value)",
+                                show_type(elem)
+                            )),
+                            (Some(from), Some(to)) => {
+                                value(intops::checked_cast(from, to, v, &mut self.casts))
+                            }
+                            _ => malformed(format!("a cast to {}", show_type(elem))),
                         }
                     }
                 }
@@ -288,7 +299,14 @@ impl Lowerer {
         let at = arith::Var::with_range(name.as_str(), Nat::cst(0), n.clone());
         let inner = env.clone().with_scope(&name);
         let x = self.value(&inner, a, &cons(PathElem::Idx(Nat::var(&at)), path))?;
-        let x = x.replace_ident(&name, &v);
+        // a natType value (`natAsIndex`) is 64-bit: checked as it is, then narrowed to the
+        // index type of a GPU program
+        let index = if self.gpu() && scalar_of(&i.ty)? == Some(Scalar::Nat) {
+            v.clone().cast(Type::Scalar(Scalar::Index))
+        } else {
+            v.clone()
+        };
+        let x = x.replace_ident(&name, &index);
         if self.unchecked_indices {
             return Ok(Read::Value(x));
         }
@@ -305,6 +323,23 @@ impl Lowerer {
         };
         let check = intops::index_check(v, self.nat(env, &n)?, &mut self.index_checks);
         Ok(Read::Value(Expr::ternary(check, x, zero)))
+    }
+
+    /// Refuses a cast of a whole vector of `from` to lanes of `to` whose lanes need a
+    /// check ([`intops::checked_cast`]: floats to integers): they are cast lane by lane.
+    fn unchecked_vector_cast(&self, from: &DataType, to: &DataType) -> Res<()> {
+        let (DataType::Vector(_, f), Some(t)) = (from, scalar_of(to)?) else {
+            return malformed(format!("a cast of {} to a vector", show_type(from)));
+        };
+        match scalar_of(f)? {
+            Some(f) if intops::cast_is_checked(f, t) => unsupported(format!(
+                "a cast of a whole {} to {} lanes (its lanes are checked for range one by \
+                     one): cast each lane",
+                show_type(from),
+                show_type(to)
+            )),
+            _ => Ok(()),
+        }
     }
 
     /// `makeVector x0 ... x(n-1)` read at `path`: the vector of its lanes' values, or

@@ -4,18 +4,26 @@
 //! application whose operand type is known. A definition that leaves it open
 //! (`def f = fun x => sqrt x`) is checked where it is instantiated with concrete
 //! types ([`super::instantiate_def`]), before anything is evaluated or compiled.
+//!
+//! `cast` (`{s t: data} -> s -> t`) is checked in the same pass: its result may not be an
+//! index type `idx[n]` (`natAsIndex n x` makes an index of a `natType` value, checking it
+//! is below `n`; a cast would not).
 
 use crate::expr::{Expr, ExprKind};
-use crate::primitives::MathFn;
+use crate::primitives::{MathFn, Prim};
 use crate::span::Diagnostic;
 use crate::types::{DataType, Type};
 
 /// Checks every math function in `e` whose operand type is known: a scalar of its
-/// domain, or a vector of such scalars. Type variables pass.
+/// domain, or a vector of such scalars. Type variables pass. And every `cast` whose
+/// result type is known: not an index.
 pub(super) fn check_math_domains(e: &Expr) -> Result<(), Diagnostic> {
-    if let (ExprKind::Prim(p), Some(Type::Fun(operand, _))) = (e.kind(), e.ty()) {
+    if let (ExprKind::Prim(p), Some(Type::Fun(operand, result))) = (e.kind(), e.ty()) {
         if let Some(f) = p.math() {
             check_operand(f, e, operand)?;
+        }
+        if *p == Prim::Cast {
+            check_cast_result(e, result)?;
         }
     }
     match e.kind() {
@@ -29,6 +37,26 @@ pub(super) fn check_math_domains(e: &Expr) -> Result<(), Diagnostic> {
             check_math_domains(a)
         }
     }
+}
+
+/// A cast to `idx[n]` (or to vectors of it) is refused.
+fn check_cast_result(e: &Expr, result: &Type) -> Result<(), Diagnostic> {
+    let elem = match result {
+        Type::Data(DataType::Vector(_, t)) => &**t,
+        Type::Data(t) => t,
+        _ => return Ok(()),
+    };
+    if !matches!(elem, DataType::Index(_)) {
+        return Ok(());
+    }
+    Err(Diagnostic::new(
+        e.span(),
+        format!("`cast` cannot make an index: the result type is {result}"),
+    )
+    .with_note(
+        "`natAsIndex n x` makes the index `x` of type `idx[n]` from a natType value, and \
+         checks that it is below `n` (`natAsIndex n (cast i)` for an integer `i`)",
+    ))
 }
 
 fn check_operand(f: MathFn, e: &Expr, operand: &Type) -> Result<(), Diagnostic> {

@@ -264,6 +264,25 @@ fn math_functions_check_their_domain_after_inference() {
 }
 
 #[test]
+fn a_cast_cannot_make_an_index() {
+    for ok in [
+        "def f : {n: nat} -> idx[n] -> i32 = fun i => cast i",
+        "def f : {n: nat} -> i32 -> idx[n] = fun x => natAsIndex n (cast x)",
+        "def f : f32 -> u8 = fun x => cast x",
+    ] {
+        check_source(ok).unwrap_or_else(|e| panic!("{ok}: {e:?}"));
+    }
+    for bad in [
+        "def f : {n: nat} -> i32 -> idx[n] = fun x => cast x",
+        "def f : {n: nat} -> n.i32 -> n.f32 -> n.f32 = \
+         fun ks xs => ks |> map (fun k => idx (cast k : idx[n]) xs)",
+    ] {
+        let (msg, _) = error_of(bad);
+        assert!(msg.contains("`cast` cannot make an index"), "{bad}: {msg}");
+    }
+}
+
+#[test]
 fn an_open_domain_is_checked_where_the_definition_is_instantiated() {
     let src = "def f = fun x => sqrt x\ndef g = fun (y: i32) => f y";
     let prog = check_source(src).expect("both are well typed as written");
