@@ -683,6 +683,61 @@ impl Expr {
     }
 }
 
+/// The number of nodes of the statements: each statement and each expression in
+/// them counts one (a measure of the size of generated code, see
+/// [`dpia::limits::MAX_GENERATED_NODES`]).
+pub fn node_count(stmts: &[Stmt]) -> usize {
+    stmts.iter().map(stmt_nodes).sum()
+}
+
+fn stmt_nodes(s: &Stmt) -> usize {
+    1 + match s {
+        Stmt::Comment(_) | Stmt::Return(None) | Stmt::Barrier { .. } | Stmt::Raw(_) => 0,
+        Stmt::Decl(d) => d.init.as_ref().map_or(0, expr_nodes),
+        Stmt::Assign(a, b) => expr_nodes(a) + expr_nodes(b),
+        Stmt::Expr(e) | Stmt::Return(Some(e)) => expr_nodes(e),
+        Stmt::VectorStore(access, v) => access_nodes(access) + expr_nodes(v),
+        Stmt::If(c, a, b) => expr_nodes(c) + node_count(a) + node_count(b),
+        Stmt::For(f) => {
+            expr_nodes(&f.start) + expr_nodes(&f.end) + expr_nodes(&f.step) + node_count(&f.body)
+        }
+        Stmt::Block(b) => node_count(b),
+    }
+}
+
+fn expr_nodes(e: &Expr) -> usize {
+    let all = |es: &[Expr]| es.iter().map(expr_nodes).sum::<usize>();
+    1 + match e {
+        Expr::Ident(_)
+        | Expr::Int(_)
+        | Expr::Float { .. }
+        | Expr::Bool(_)
+        | Expr::SizeOf(_)
+        | Expr::Gpu(..)
+        | Expr::Raw(_) => 0,
+        Expr::Index(a, b) | Expr::Binary(_, a, b) | Expr::AtomicExchange(a, b) => {
+            expr_nodes(a) + expr_nodes(b)
+        }
+        Expr::Member(a, _)
+        | Expr::Lane(a, _)
+        | Expr::Unary(_, a)
+        | Expr::Cast(_, a)
+        | Expr::VectorValue(_, a)
+        | Expr::Convert { e: a, .. } => expr_nodes(a),
+        Expr::Ternary(a, b, c) => expr_nodes(a) + expr_nodes(b) + expr_nodes(c),
+        Expr::Call(_, args) | Expr::VectorLit(_, args) | Expr::Math { args, .. } => all(args),
+        Expr::ZeroInit(v) => v.as_deref().map_or(0, expr_nodes),
+        Expr::VectorLoad(access) => access_nodes(access),
+    }
+}
+
+fn access_nodes(a: &VectorAccess) -> usize {
+    expr_nodes(&a.first)
+        + a.whole
+            .as_ref()
+            .map_or(0, |(x, i)| expr_nodes(x) + expr_nodes(i))
+}
+
 fn access_idents(a: &VectorAccess, out: &mut std::collections::BTreeSet<String>) {
     expr_idents(&a.first, out);
     if let Some((array, index)) = &a.whole {

@@ -17,6 +17,22 @@ pub enum CodegenError {
         /// The iteration count, as written in RISE syntax.
         count: String,
     },
+    /// A `LoopKind::Unroll` loop of more iterations than
+    /// [`dpia::limits::MAX_UNROLLED_ITERATIONS`].
+    UnrollTooLong {
+        /// The primitive the loop comes from.
+        origin: String,
+        /// The iteration count.
+        count: i64,
+    },
+    /// The generated code would have more than [`dpia::limits::MAX_GENERATED_NODES`]
+    /// nodes of the C syntax tree.
+    CodeTooLarge {
+        /// What expands into the code: the unrolled primitive, or the program.
+        what: String,
+        /// The number of nodes (estimated for an unrolled loop before it is expanded).
+        nodes: usize,
+    },
     /// An index or size mentions a variable that is neither a size of the
     /// program nor the variable of an enclosing loop.
     UnboundVariable {
@@ -47,6 +63,18 @@ impl fmt::Display for CodegenError {
                 f,
                 "cannot unroll the `{origin}` loop: its iteration count `{count}` is not a constant \
                  (use the non-unrolled primitive, or split the loop by a constant first)"
+            ),
+            CodegenError::UnrollTooLong { origin, count } => write!(
+                f,
+                "cannot unroll the `{origin}` loop: {}",
+                dpia::limits::unroll_advice(*count)
+            ),
+            CodegenError::CodeTooLarge { what, nodes } => write!(
+                f,
+                "{what} would generate about {nodes} nodes of C code, more than the limit of {} \
+                 (use the non-unrolled primitives, mapSeq and reduceSeq, for the large loops, or \
+                 unroll only inner loops of a few iterations)",
+                dpia::limits::MAX_GENERATED_NODES
             ),
             CodegenError::UnboundVariable { name, context } => write!(
                 f,

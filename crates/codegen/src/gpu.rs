@@ -545,6 +545,7 @@ pub fn generate_gpu_with(
             .chain(functions)
             .collect(),
     };
+    crate::check_code_size(&unit.functions)?;
     module.source = print_in(&unit, dialect);
     Ok(module)
 }

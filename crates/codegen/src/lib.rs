@@ -54,7 +54,8 @@
 //! `f16`; vectors of `bool`, of a non-constant or non-power-of-two number of
 //! lanes; `%` on floating-point values; `local` and `constant` memory on CPUs
 //! (GPU kernels have local memory, see [`gpu`]) and undecided address spaces; unrolling a loop whose count is not a
-//! constant; inputs that are pairs holding arrays (they are not one buffer), and
+//! constant or of more than `dpia::limits::MAX_UNROLLED_ITERATIONS` iterations, and
+//! code of more than `dpia::limits::MAX_GENERATED_NODES` nodes; inputs that are pairs holding arrays (they are not one buffer), and
 //! such outputs on GPUs.
 //!
 //! # Adding a view
@@ -221,11 +222,28 @@ pub fn lower_with(program: &dpia::Program, options: Options) -> Result<Lowered, 
             .chain([kernel, entry])
             .collect(),
     };
+    check_code_size(&unit.functions)?;
     Ok(Lowered {
         unit,
         kernel: kname,
         entry: ename,
     })
+}
+
+/// Refuses generated code of more than [`dpia::limits::MAX_GENERATED_NODES`] nodes
+/// (statements and expressions) in its functions, before it is printed.
+pub(crate) fn check_code_size(functions: &[Function]) -> Result<(), CodegenError> {
+    let nodes = functions
+        .iter()
+        .map(|f| ast::node_count(&f.body))
+        .fold(0, usize::saturating_add);
+    if nodes > dpia::limits::MAX_GENERATED_NODES {
+        return Err(CodegenError::CodeTooLarge {
+            what: "the program".into(),
+            nodes,
+        });
+    }
+    Ok(())
 }
 
 /// The entry point's checks of the program's size constraints: the sizes bound to

@@ -19,6 +19,7 @@ pub mod constraints;
 pub mod gpu;
 pub mod hoist;
 pub mod imperative;
+pub mod limits;
 pub mod translate;
 pub mod view;
 pub mod walk;

@@ -13,7 +13,7 @@ use super::views::Dest;
 use super::{Env, Lowerer, Res};
 use crate::ast::{self, BinOp, Decl, Expr, For, GpuIndex, Pragma, Scalar, Stmt, Type};
 use crate::ctypes::scalar_of;
-use crate::error::{malformed, unsupported, CodegenError};
+use crate::error::{malformed, unsupported};
 use crate::layout::{show_type, PathElem};
 
 impl Lowerer {
@@ -59,19 +59,7 @@ impl Lowerer {
             return self.gpu_loop(env, var, &count, level, origin, body, out);
         }
         if kind == LoopKind::Unroll {
-            let Some(c) = count.as_cst() else {
-                return Err(CodegenError::UnrollNotConstant {
-                    origin: origin.to_string(),
-                    count: count.to_string(),
-                });
-            };
-            out.push(Stmt::Comment(format!(
-                "{origin} (unrolled: {c} iterations)"
-            )));
-            for k in 0..c {
-                self.comm(&env.bind(var, Nat::cst(k)), body, out)?;
-            }
-            return Ok(());
+            return self.unrolled_loop(env, (var, &count), origin, body, out);
         }
         match count.as_cst() {
             Some(c) if c <= 0 => {

@@ -31,6 +31,7 @@
 
 mod comm;
 mod memory;
+mod unroll;
 mod vector;
 mod views;
 
@@ -100,6 +101,8 @@ pub struct Lowerer {
     pub math: bool,
     /// The foreign functions the program calls, with their C names (see [`crate::foreign`]).
     pub foreign: crate::foreign::Foreign,
+    /// The code the unrolled loops have generated so far (see [`unroll`]).
+    unroll: unroll::UnrollBudget,
 }
 
 /// An index read from data where an assignment writes (`scatter`): the C variable

@@ -2,6 +2,7 @@
 //! buffers and the sequential reductions with their accumulators.
 
 use super::*;
+use crate::limits::{unroll_advice, MAX_ITERATE_STEPS, MAX_UNROLLED_ITERATIONS};
 
 impl Translator {
     /// `iterate k f xs` written to `out`, with double buffering (RISE & Shine
@@ -20,11 +21,12 @@ impl Translator {
         env: &Env,
         out: &Acc,
     ) -> R<Comm> {
-        let Some(k) = k.as_cst().filter(|k| (0..=64).contains(k)) else {
+        let Some(k) = k.as_cst().filter(|k| (0..=MAX_ITERATE_STEPS).contains(k)) else {
             return Err(TranslateError::at(
                 e,
                 format!(
-                    "`iterate {k}`: the number of iterations must be a constant between 0 and 64"
+                    "`iterate {k}`: the number of iterations must be a constant between 0 and \
+                     {MAX_ITERATE_STEPS}"
                 ),
                 None,
             ));
@@ -273,4 +275,21 @@ pub(super) fn is_loop_app(e: &Expr) -> bool {
     let lowered =
         matches!(p.backend(), rise::primitives::Backend::MapLoop(l) if LoopKind::of(l).is_some());
     lowered && value_args(&args).len() == 2
+}
+
+/// Refuses an unrolled loop (`kind` [`LoopKind::Unroll`]) of `count` iterations,
+/// a constant over [`MAX_UNROLLED_ITERATIONS`], before anything is expanded; `e` is
+/// the application of the primitive `p` the loop comes from. A count that is not yet
+/// a constant is checked by the code generator once it is.
+pub(super) fn check_unrolled(e: &Expr, p: Prim, kind: LoopKind, count: &Nat) -> R<()> {
+    match count.as_cst() {
+        Some(c) if kind == LoopKind::Unroll && c > MAX_UNROLLED_ITERATIONS => {
+            Err(TranslateError::at(
+                e,
+                format!("`{}` would be unrolled into {c} iterations", p.name()),
+                Some(&unroll_advice(c)),
+            ))
+        }
+        _ => Ok(()),
+    }
 }

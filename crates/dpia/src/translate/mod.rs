@@ -38,7 +38,7 @@ mod places;
 mod prims;
 mod vectorize;
 
-use loops::is_loop_app;
+use loops::{check_unrolled, is_loop_app};
 pub(crate) use places::exp_vars;
 use places::{acc_place, same_place, updates_in_place_safely};
 use vectorize::vectorized;

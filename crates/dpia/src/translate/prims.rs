@@ -477,6 +477,7 @@ impl Translator {
             ));
         };
         let (n, elem) = array_of(&vals[1])?;
+        check_unrolled(e, p, kind, &n)?;
         let f = &vals[0];
         self.tr(
             &vals[1],
@@ -524,6 +525,7 @@ impl Translator {
         };
         let ty = data_type(e)?;
         let (n, elem) = array_of(&vals[2])?;
+        check_unrolled(e, p, kind, &n)?;
         let f = &vals[0];
         if is_loop_app(&vals[1]) {
             return self.reduce_computed_init(p, kind, vals, env, out, (&ty, &n, &elem));

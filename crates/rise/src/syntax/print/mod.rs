@@ -40,7 +40,7 @@ use crate::primitives::Prim;
 use crate::types::{Kind, Name, Type};
 use atoms::{literal, type_arg};
 use form::{chain, form, is_implicit, use_pipe, Form};
-use names::{is_identifier, names_of, shadows_used_prim};
+use names::{foreign_names, is_identifier, names_a_prim, names_of, shadows_used_prim};
 use std::collections::HashSet;
 use std::fmt;
 
@@ -109,6 +109,8 @@ struct Printer {
     env: Vec<(Name, Name)>,
     /// Every name of the term, computed when a binder must be renamed.
     taken: Option<HashSet<String>>,
+    /// The foreign functions the term calls, computed at the first binder.
+    foreign: Option<HashSet<String>>,
     /// The term being printed (to compute `taken`).
     root: Expr,
     /// Counter for fresh names.
@@ -120,6 +122,7 @@ impl Printer {
         Printer {
             env: Vec::new(),
             taken: None,
+            foreign: None,
             root: root.clone(),
             next: 0,
         }
@@ -262,13 +265,22 @@ impl Printer {
 
     /// The printed name of a binder, entered into the scope.
     fn bind(&mut self, x: &Name, body: &Expr) -> Name {
-        let printed = if is_identifier(x) && !shadows_used_prim(x, body) {
+        let printed = if is_identifier(x) && !self.may_capture(x, body) {
             x.clone()
         } else {
             self.fresh(x)
         };
         self.env.push((x.clone(), printed.clone()));
         printed
+    }
+
+    /// Whether a binder named `x` over `body` would capture a primitive or a foreign
+    /// function `body` uses; `body` is walked only when `x` is the name of one (a walk for
+    /// every binder made printing nested lambdas quadratic).
+    fn may_capture(&mut self, x: &str, body: &Expr) -> bool {
+        let root = &self.root;
+        let foreign = self.foreign.get_or_insert_with(|| foreign_names(root));
+        (names_a_prim(x) || foreign.contains(x)) && shadows_used_prim(x, body)
     }
 
     fn lookup(&self, x: &Name) -> String {
