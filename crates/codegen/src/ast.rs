@@ -724,7 +724,9 @@ fn expr_nodes(e: &Expr) -> usize {
         | Expr::Cast(_, a)
         | Expr::VectorValue(_, a)
         | Expr::Convert { e: a, .. } => expr_nodes(a),
-        Expr::Ternary(a, b, c) => expr_nodes(a) + expr_nodes(b) + expr_nodes(c),
+        Expr::Ternary(a, b, c) | Expr::AtomicCompareExchange(a, b, c) => {
+            expr_nodes(a) + expr_nodes(b) + expr_nodes(c)
+        }
         Expr::Call(_, args) | Expr::VectorLit(_, args) | Expr::Math { args, .. } => all(args),
         Expr::ZeroInit(v) => v.as_deref().map_or(0, expr_nodes),
         Expr::VectorLoad(access) => access_nodes(access),
