@@ -85,27 +85,7 @@ impl ForeignHelper {
             .arg(&executable)
             .args(&paths)
             .arg("-lm");
-        let result =
-            crate::cleanup::output(&mut command).map_err(|source| match source.kind() {
-                std::io::ErrorKind::NotFound => RuntimeError::CompilerNotFound {
-                    compiler: config.compiler.clone(),
-                    source,
-                },
-                _ => RuntimeError::Io {
-                    context: format!("starting the C compiler `{}`", config.compiler),
-                    source,
-                },
-            })?;
-        if !result.status.success() {
-            let files: Vec<String> = (0..sources.len())
-                .map(|k| format!("foreign{k}.c"))
-                .collect();
-            return Err(RuntimeError::CompilationFailed {
-                command: format!("{} -O2 -o foreign {} -lm", config.compiler, files.join(" ")),
-                stderr: String::from_utf8_lossy(&result.stderr).into_owned(),
-                source_path: None,
-            });
-        }
+        crate::cc::run(&mut command, &config.compiler)?;
         Ok(ForeignHelper {
             executable,
             name: name.to_string(),

@@ -28,6 +28,7 @@
 #![warn(missing_docs)]
 
 mod buffer;
+mod cc;
 mod cleanup;
 mod compare;
 mod cuda;

@@ -190,10 +190,7 @@ impl Module {
         entry: &str,
         config: &CompilerConfig,
     ) -> Result<Module, RuntimeError> {
-        if !is_identifier(entry) {
-            let message = format!("`{entry}` is not a C identifier");
-            return Err(RuntimeError::InvalidArgument(message));
-        }
+        crate::cc::check_identifier(entry)?;
         let dir = Dir::new(config.keep_dir.as_deref())?;
         let write = |name: &str, text: &str| {
             let path = dir.path().join(name);
@@ -230,35 +227,19 @@ impl Module {
             .arg(&source_path)
             .arg(&driver)
             .arg("-lm");
-        let result =
-            crate::cleanup::output(&mut command).map_err(|source| match source.kind() {
-                std::io::ErrorKind::NotFound => {
-                    let compiler = config.compiler.clone();
-                    RuntimeError::CompilerNotFound { compiler, source }
-                }
-                _ => {
-                    let context = format!("starting the C compiler `{}`", config.compiler);
-                    RuntimeError::Io { context, source }
-                }
-            })?;
-        if !result.status.success() {
+        if let Err(mut error) = crate::cc::run(&mut command, &config.compiler) {
             // a temporary directory goes with everything in it (nothing is left behind);
             // a kept one keeps the source for the user to inspect
-            let source_path = match dir {
-                Dir::Temporary(_) => None,
-                Dir::Kept(_) => Some(source_path),
-            };
-            drop(dir);
-            let program = std::iter::once(command.get_program()).chain(command.get_args());
-            let command = program
-                .map(|a| quote(&a.to_string_lossy()))
-                .collect::<Vec<_>>()
-                .join(" ");
-            return Err(RuntimeError::CompilationFailed {
-                command,
-                stderr: String::from_utf8_lossy(&result.stderr).into_owned(),
-                source_path,
-            });
+            if let (
+                RuntimeError::CompilationFailed {
+                    source_path: kept, ..
+                },
+                Dir::Kept(_),
+            ) = (&mut error, &dir)
+            {
+                *kept = Some(source_path);
+            }
+            return Err(error);
         }
         Ok(Module {
             executable,
@@ -434,28 +415,6 @@ pub const MAX_RUNS: usize = 100_000_000;
 /// status in the exchange file first, see `driver.c`).
 const STATUS_EXIT: i32 = 3;
 
-/// Whether `name` is a C identifier.
-fn is_identifier(name: &str) -> bool {
-    let mut chars = name.chars();
-    chars
-        .next()
-        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
-        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
-}
-
-/// `arg`, quoted for a POSIX shell when it needs to be.
-fn quote(arg: &str) -> String {
-    let plain = !arg.is_empty()
-        && arg
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || "-_=./,+:@%".contains(c));
-    if plain {
-        arg.to_string()
-    } else {
-        format!("'{}'", arg.replace('\'', r"'\''"))
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -477,12 +436,5 @@ mod tests {
     fn modules_can_be_shared_between_threads() {
         fn send_sync<T: Send + Sync>() {}
         send_sync::<Module>();
-    }
-
-    #[test]
-    fn quoting() {
-        assert_eq!(quote("-O3"), "-O3");
-        assert_eq!(quote("a b"), "'a b'");
-        assert_eq!(quote("it's"), r"'it'\''s'");
     }
 }
