@@ -48,8 +48,8 @@ fast_math=False, cflags=None, cc="gcc", budget=None, unchecked_indices=False) ->
 Errors are ``shine.Error``, whose message is the rendered diagnostic with its source
 excerpt, as the command line prints it: ``CompileError`` (program, strategy, code generation,
 C compiler), ``InputError`` (inputs that do not fit the parameters, ``out=``),
-``ExecutionError`` (the code stopped on an error, e.g. an integer division by zero); errors of
-``eval`` past checking the program are ``shine.Error`` itself.
+``ExecutionError`` (the code or the interpreter stopped on an error, e.g. an integer division
+by zero); the class follows the pipeline stage the library reports for the error.
 
 Compiled C and OpenMP kernels are cached in ``$SHINE_CACHE_DIR`` (default ``~/.cache/shine``),
 keyed by the code, the target, the compiler, its flags and version, and this package's

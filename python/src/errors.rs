@@ -43,10 +43,34 @@ pub enum Stage {
     Unknown,
 }
 
-/// The Python exception of a library error at `stage`.
-pub fn raise(stage: Stage, error: impl std::fmt::Display) -> PyErr {
+/// An error to raise: a message, or a library error that knows its pipeline stage.
+pub trait Raisable: std::fmt::Display {
+    /// The stage the error says it comes from, if it says.
+    fn stage(&self) -> Option<Stage> {
+        None
+    }
+}
+
+impl Raisable for String {}
+impl Raisable for &str {}
+
+impl Raisable for shine::Error {
+    fn stage(&self) -> Option<Stage> {
+        use shine::Stage as S;
+        match shine::Error::stage(self) {
+            S::Check | S::Rewrite | S::Codegen | S::Build => Some(Stage::Compile),
+            S::Input => Some(Stage::Input),
+            S::Run | S::Verify => Some(Stage::Execution),
+            _ => None,
+        }
+    }
+}
+
+/// The Python exception of `error`: the class of the stage the library's error names, or of
+/// `stage` (where the call happened) when it names none.
+pub fn raise(stage: Stage, error: impl Raisable) -> PyErr {
     let message = error.to_string();
-    match stage {
+    match error.stage().unwrap_or(stage) {
         Stage::Compile => CompileError::new_err(message),
         Stage::Input => InputError::new_err(message),
         Stage::Execution => ExecutionError::new_err(message),

@@ -7,7 +7,7 @@
 
 use crate::boundary::{self, Array, Leaf, Output};
 use crate::inputs::{fit_inputs, Given};
-use crate::{Artifact, Error, Executable, Inputs, RunOptions, SourceFile};
+use crate::{Artifact, Error, Executable, Inputs, RunOptions, SourceFile, Stage};
 use rise::infer::instantiate_def;
 use rise::infer::Instance;
 use rise::interp::{self};
@@ -34,7 +34,8 @@ pub fn verify(
 /// The reference interpreter on the definition `def` of `program` (what `shine eval`
 /// computes): the inputs fitted to its parameters as a run fits them
 /// ([`fit_inputs`](crate::inputs::fit_inputs)), the sizes `nats`, foreign functions compiled
-/// by `cc`.
+/// by `cc`. Errors of checking are [`Stage::Check`], of fitting the inputs [`Stage::Input`],
+/// of the interpreter [`Stage::Run`].
 pub fn evaluate(
     program: &SourceFile,
     def: &str,
@@ -42,22 +43,28 @@ pub fn evaluate(
     nats: &[(String, i64)],
     cc: &str,
 ) -> Result<Output, Error> {
-    let checked = program.check()?;
+    let checked = program.check().map_err(|e| e.at(Stage::Check))?;
     let inputs = match checked.def(def) {
-        Some(d) => fit_inputs(&d.ty, def, given, nats)?,
+        Some(d) => fit_inputs(&d.ty, def, given, nats).map_err(|e| e.at(Stage::Input))?,
         // instantiating names the definitions there are
         None => Vec::new(),
     };
     let types: Vec<_> = inputs.iter().map(Array::data_type).collect();
-    let instance = instantiate_def(&checked, def, &types, nats).map_err(|d| program.error(d))?;
+    // an unknown definition is the program's error, a mismatch the inputs'
+    let stage = match checked.def(def) {
+        Some(_) => Stage::Input,
+        None => Stage::Check,
+    };
+    let instance =
+        instantiate_def(&checked, def, &types, nats).map_err(|d| program.error(d).at(stage))?;
     if !matches!(instance.result, rise::Type::Data(_)) {
-        return Err(format!(
+        return Err(Error::from(format!(
             "the result of `{def}` is a function (`{}`), not data; give all its inputs",
             instance.result
-        )
-        .into());
+        ))
+        .at(Stage::Input));
     }
-    interpret(program, &instance, &inputs, cc)
+    interpret(program, &instance, &inputs, cc).map_err(|e| e.at(Stage::Run))
 }
 
 /// The reference result: the interpreter on the instantiated definition (errors are rendered
