@@ -9,8 +9,7 @@
 
 use crate::constraints::{GLOBAL, LOCAL, SEQ, WORK_GROUP};
 use crate::tree::Step;
-use elevate::Ctx;
-use rise::{Expr, NameGen};
+use rise::Expr;
 
 /// Which parallel primitives a target names.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -103,20 +102,18 @@ impl StrategyFile {
     }
 }
 
-/// Parses `text` with the `elv` crate and applies its definition `name` to `body`
-/// (with a deep stack: the `deep` crate).
+/// Parses `text` as a strategy file and applies its definition `name` to `body`, through the
+/// library facade ([`shine::rewrite_body`]).
 pub fn apply_text(text: &str, name: &str, body: &Expr, budget: u64) -> Result<Expr, String> {
-    let registry = rewrite::library::registry();
-    let module = elv::load(text, &registry).map_err(|ds| {
-        ds.iter()
-            .map(|d| d.message.clone())
-            .collect::<Vec<_>>()
-            .join("; ")
-    })?;
-    let strategy = module.strategy(name).map_err(|d| d.message.clone())?;
-    let body = body.clone();
-    deep::run_caught("rewriting", move || {
-        let mut ctx = Ctx::new(NameGen::avoiding(&body)).with_budget(budget);
-        ctx.run(&strategy, &body).map_err(|f| f.to_string())
-    })?
+    let strategy = shine::StrategySource {
+        file: shine::SourceFile::new("candidate.elv", text),
+        apply: name.to_string(),
+    };
+    let options = shine::RewriteOptions {
+        budget,
+        trace: false,
+    };
+    shine::rewrite_body(&strategy, body, &options)
+        .map(|r| r.body)
+        .map_err(|e| e.to_string())
 }

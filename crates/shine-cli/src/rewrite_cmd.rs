@@ -3,12 +3,8 @@
 
 use crate::cli::{emit, CliError};
 use clap::Args;
-use elevate::Ctx;
-use rise::infer::prepare_def;
-use rise::NameGen;
-use shine::{on_big_stack, SourceFile, StrategySource};
+use shine::{RewriteOptions, SourceFile, StrategySource};
 use std::path::PathBuf;
-use std::time::Instant;
 
 /// Arguments of `shine rewrite`.
 #[derive(Args, Debug)]
@@ -44,8 +40,6 @@ pub struct RewriteArgs {
 /// `shine rewrite PROG.rise --def NAME --strategy S.elv --apply SNAME`
 pub fn rewrite(args: &RewriteArgs) -> Result<(), CliError> {
     let program = SourceFile::read(&args.program)?;
-    let checked = program.check()?;
-    let prepared = prepare_def(&checked, &args.def).map_err(|d| program.error(d))?;
     let source = match &args.strategy {
         Some(path) => StrategySource {
             file: SourceFile::read(path)?,
@@ -53,25 +47,14 @@ pub fn rewrite(args: &RewriteArgs) -> Result<(), CliError> {
         },
         None => shine::schedules::strategy(&args.apply),
     };
-    let loaded = source.load()?;
-    let strategy = loaded.strategy.clone();
-    let budget = args.budget;
-    let trace = args.trace;
-    let body = prepared.body.clone();
-    let (result, steps, applications, time, log) = on_big_stack(move || {
-        let mut ctx = Ctx::new(NameGen::avoiding(&body)).with_budget(budget);
-        if trace {
-            ctx = ctx.with_trace();
-        }
-        let start = Instant::now();
-        let result = ctx.run(&strategy, &body);
-        let time = start.elapsed();
-        let log = ctx.trace().map(|t| t.to_vec()).unwrap_or_default();
-        (result, ctx.steps(), ctx.applications(), time, log)
-    })?;
-    if trace {
+    let options = RewriteOptions {
+        budget: args.budget,
+        trace: args.trace,
+    };
+    let (scheme, rewritten) = shine::rewrite(&program, &args.def, &source, &options)?;
+    if args.trace {
         let mut out = String::new();
-        for (i, step) in log.iter().enumerate() {
+        for (i, step) in rewritten.trace.iter().enumerate() {
             let within = if step.within.is_empty() {
                 String::new()
             } else {
@@ -88,14 +71,13 @@ pub fn rewrite(args: &RewriteArgs) -> Result<(), CliError> {
         }
         eprint_text(&out);
     }
-    let rewritten = result.map_err(|f| CliError::from(source.failure(&f, &loaded, &args.def)))?;
-    let time_ms = time.as_secs_f64() * 1e3;
+    let (steps, applications, time) = (rewritten.steps, rewritten.applications, rewritten.time);
     let program = format!(
-        "def {} : {} =\n  {}",
+        "def {} : {scheme} =\n  {}",
         args.def,
-        prepared.scheme,
-        rewritten.to_string().replace('\n', "\n  ")
+        rewritten.body.to_string().replace('\n', "\n  ")
     );
+    let time_ms = time.as_secs_f64() * 1e3;
     if args.json {
         let json = serde_json::json!({
             "def": args.def,
@@ -104,7 +86,7 @@ pub fn rewrite(args: &RewriteArgs) -> Result<(), CliError> {
             "steps": steps,
             "applications": applications,
             "time_ms": time_ms,
-            "trace_entries": log.len(),
+            "trace_entries": rewritten.trace.len(),
         });
         emit(&json.to_string());
     } else {

@@ -302,7 +302,7 @@ fn a_zero_budget_says_so() {
     clean_error(
         dir.path(),
         &out,
-        "--budget 0 allows no strategy application",
+        "a budget of 0 allows no strategy application",
     );
 }
 

@@ -40,8 +40,8 @@ pub use error::{Error, Stage};
 pub use execute::{program_status, BuiltC, Executable, RunOptions, Timings, FAST_MATH_CFLAG};
 pub use inputs::{Given, Inputs};
 pub use pipeline::{
-    compile, lower, on_big_stack, Artifact, Code, LoadedStrategy, Lowered, Options, StrategySource,
-    Target,
+    compile, lower, on_big_stack, rewrite, rewrite_body, Artifact, Code, LoadedStrategy, Lowered,
+    Options, RewriteOptions, Rewritten, StrategySource, Target,
 };
 pub use source::SourceFile;
 pub use verify::{evaluate, verify};

@@ -93,7 +93,7 @@ impl StrategySource {
         SourceFile::new("--apply", self.apply.as_str())
     }
 
-    /// The error of a strategy that failed on the definition `def`: the sub-strategy that
+    /// The error of a strategy that failed on `what` (`` `mm` ``, "the program"): the sub-strategy that
     /// failed as the user wrote it, shown at its place in the strategy file (or in the
     /// `--apply` expression), with its desugared form in a note; the desugared form alone
     /// where the failing strategy was not written by the user (a part of a builtin).
@@ -101,9 +101,9 @@ impl StrategySource {
         &self,
         failure: &elevate::Failure<rise::Expr>,
         loaded: &LoadedStrategy,
-        def: &str,
+        what: &str,
     ) -> Error {
-        let head = format!("the strategy `{}` failed on `{def}`", self.apply);
+        let head = format!("the strategy `{}` failed on {what}", self.apply);
         let written = failure.strategy().and_then(|s| {
             let origin = loaded.origins.of(s)?;
             let source = if origin.in_expression {
@@ -247,11 +247,11 @@ pub fn lower(
     let prepared = prepare_def(&checked, def).map_err(|d| program.error(d).at(Stage::Check))?;
     let lowered = match strategy {
         Some(s) => {
-            let rewrite = |e: Error| e.at(Stage::Rewrite);
-            let loaded = s.load().map_err(rewrite)?;
-            apply_strategy(loaded.strategy.clone(), &prepared.body, options.budget)
-                .map_err(rewrite)?
-                .map_err(|f| rewrite(s.failure(&f, &loaded, def)))?
+            let rewrite = RewriteOptions {
+                budget: options.budget,
+                trace: false,
+            };
+            apply_strategy(s, &format!("`{def}`"), &prepared.body, &rewrite)?.body
         }
         None => prepared.body.clone(),
     };
@@ -294,24 +294,105 @@ fn generate(
     })
 }
 
-/// Applies a strategy to a definition's body (on a large stack): the rewritten body, or why
-/// the strategy failed. A budget of 0 is an error.
-fn apply_strategy(
-    strategy: elevate::Strategy<rise::Expr>,
-    body: &rise::Expr,
-    budget: u64,
-) -> Result<Result<rise::Expr, elevate::Failure<rise::Expr>>, Error> {
-    if budget == 0 {
-        return Err(Error::from(
-            "--budget 0 allows no strategy application; give a positive budget (the default \
-             is what most strategies need)"
-                .to_string(),
-        ));
+/// What [`rewrite`] does: a budget of strategy applications, and whether to keep a trace.
+#[derive(Clone, Debug)]
+pub struct RewriteOptions {
+    /// Stop after this many strategy applications (0 is an error).
+    pub budget: u64,
+    /// Keep every step (rule, location, before and after) in [`Rewritten::trace`].
+    pub trace: bool,
+}
+
+impl Default for RewriteOptions {
+    fn default() -> RewriteOptions {
+        RewriteOptions {
+            budget: elevate::DEFAULT_BUDGET,
+            trace: false,
+        }
     }
-    let body = body.clone();
-    on_big_stack(move || {
-        let mut ctx = Ctx::new(NameGen::avoiding(&body)).with_budget(budget);
-        ctx.run(&strategy, &body)
+}
+
+/// A program rewritten by a strategy ([`rewrite`], [`rewrite_body`]).
+#[derive(Clone, Debug)]
+pub struct Rewritten {
+    /// The rewritten body.
+    pub body: rise::Expr,
+    /// Rewrite steps taken.
+    pub steps: u64,
+    /// Strategy applications (what the budget counts).
+    pub applications: u64,
+    /// The time the strategy took.
+    pub time: std::time::Duration,
+    /// Every step, when [`RewriteOptions::trace`] asked for them.
+    pub trace: Vec<elevate::TraceEntry>,
+}
+
+/// Checks `program` and applies `strategy` to its definition `def` (with a deep stack): the
+/// definition's type scheme (rewriting preserves it) and the rewritten body, or why the
+/// strategy failed ([`Stage::Check`], [`Stage::Rewrite`]).
+pub fn rewrite(
+    program: &SourceFile,
+    def: &str,
+    strategy: &StrategySource,
+    options: &RewriteOptions,
+) -> Result<(Type, Rewritten), Error> {
+    let checked = program.check().map_err(|e| e.at(Stage::Check))?;
+    let prepared = prepare_def(&checked, def).map_err(|d| program.error(d).at(Stage::Check))?;
+    let rewritten = apply_strategy(strategy, &format!("`{def}`"), &prepared.body, options)?;
+    Ok((prepared.scheme, rewritten))
+}
+
+/// Applies `strategy` to the expression `body` (with a deep stack), or says why it failed
+/// ([`Stage::Rewrite`]); what explore's candidates do to a definition's body.
+pub fn rewrite_body(
+    strategy: &StrategySource,
+    body: &rise::Expr,
+    options: &RewriteOptions,
+) -> Result<Rewritten, Error> {
+    apply_strategy(strategy, "the program", body, options)
+}
+
+/// Loads `source` and applies it to `body`, which failures call `what` ([`Stage::Rewrite`]).
+fn apply_strategy(
+    source: &StrategySource,
+    what: &str,
+    body: &rise::Expr,
+    options: &RewriteOptions,
+) -> Result<Rewritten, Error> {
+    let rewrite_error = |e: Error| e.at(Stage::Rewrite);
+    if options.budget == 0 {
+        return Err(rewrite_error(Error::from(
+            "a budget of 0 allows no strategy application; give a positive budget (the \
+             default is what most strategies need)"
+                .to_string(),
+        )));
+    }
+    let loaded = source.load().map_err(rewrite_error)?;
+    let (budget, trace) = (options.budget, options.trace);
+    let (result, steps, applications, time, log) = on_big_stack(|| {
+        let mut ctx = Ctx::new(NameGen::avoiding(body)).with_budget(budget);
+        if trace {
+            ctx = ctx.with_trace();
+        }
+        let start = std::time::Instant::now();
+        let result = ctx.run(&loaded.strategy, body);
+        let log = ctx.trace().map(|t| t.to_vec()).unwrap_or_default();
+        (
+            result,
+            ctx.steps(),
+            ctx.applications(),
+            start.elapsed(),
+            log,
+        )
+    })
+    .map_err(rewrite_error)?;
+    let body = result.map_err(|f| rewrite_error(source.failure(&f, &loaded, what)))?;
+    Ok(Rewritten {
+        body,
+        steps,
+        applications,
+        time,
+        trace: log,
     })
 }
 
