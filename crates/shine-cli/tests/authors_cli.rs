@@ -1,0 +1,109 @@
+//! Help for strategy authors: `shine rules`, "did you mean", `shine rewrite --select`,
+//! and failures that name the step that failed.
+
+mod support;
+
+use std::path::Path;
+use support::shine_in;
+
+fn root() -> &'static Path {
+    Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../.."))
+}
+
+/// `shine ARGS` in the repository root: success, stdout, stderr.
+fn shine(args: &[&str]) -> (bool, String, String) {
+    let (out, _) = shine_in(root(), args);
+    (
+        out.status.success(),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn rules_lists_every_kind_with_parameters_and_equations() {
+    let (ok, out, err) = shine(&["rules"]);
+    assert!(ok, "{err}");
+    for heading in [
+        "combinators:",
+        "traversals:",
+        "predicates:",
+        "rules:",
+        "locations:",
+        "scheduling strategies:",
+    ] {
+        assert!(
+            out.contains(&format!("\n{heading}\n")) || out.starts_with(heading),
+            "{heading}: {out}"
+        );
+    }
+    assert!(
+        out.contains("  splitJoin(n: Int)\n      map f ↦ split n"),
+        "{out}"
+    );
+    assert!(
+        out.contains("  storeInMemory(what: Strategy, how: Strategy)\n"),
+        "{out}"
+    );
+    assert!(
+        out.contains("  outermost(p: Strategy, s: Strategy)\n      topDown(p ; s)"),
+        "{out}"
+    );
+}
+
+#[test]
+fn rules_filters_by_name_and_prints_json() {
+    let (ok, out, err) = shine(&["rules", "fusion"]);
+    assert!(ok, "{err}");
+    assert!(out.contains("mapFusion"), "{out}");
+    assert!(!out.contains("splitJoin"), "{out}");
+    let (ok, out, err) = shine(&["rules", "tile", "--json"]);
+    assert!(ok, "{err}");
+    let list: serde_json::Value = serde_json::from_str(&out).expect("JSON");
+    let tile = list
+        .as_array()
+        .and_then(|l| l.iter().find(|e| e["name"] == "tile"))
+        .expect("tile is listed");
+    assert_eq!(tile["kind"], "scheduling");
+    assert_eq!(tile["params"][1]["name"], "n");
+    assert_eq!(tile["params"][1]["kind"], "Int");
+}
+
+#[test]
+fn rules_with_a_pattern_nothing_matches_suggests_names() {
+    let (ok, _, err) = shine(&["rules", "mapFuson"]);
+    assert!(!ok);
+    assert!(
+        err.contains("no rule, traversal or strategy name contains `mapFuson`"),
+        "{err}"
+    );
+    assert!(err.contains("did you mean `mapFusion`?"), "{err}");
+}
+
+#[test]
+fn unknown_names_get_the_closest_suggestions() {
+    let (ok, _, err) = shine(&[
+        "rewrite",
+        "examples/mm.rise",
+        "--def",
+        "mmm",
+        "--apply",
+        "cpu",
+    ]);
+    assert!(!ok);
+    assert!(err.contains("no definition named `mmm`"), "{err}");
+    assert!(err.contains("did you mean `mm`?"), "{err}");
+    let (ok, _, err) = shine(&[
+        "rewrite",
+        "examples/mm.rise",
+        "--def",
+        "mm",
+        "--apply",
+        "splitJion(4)",
+    ]);
+    assert!(!ok);
+    assert!(err.contains("did you mean `splitJoin`?"), "{err}");
+    let (ok, _, err) = shine(&["eval", "examples/mm.rise", "--def", "dto"]);
+    assert!(!ok);
+    assert!(err.contains("did you mean `dot`?"), "{err}");
+}
