@@ -107,3 +107,76 @@ fn unknown_names_get_the_closest_suggestions() {
     assert!(!ok);
     assert!(err.contains("did you mean `dot`?"), "{err}");
 }
+
+const MM: [&str; 5] = ["rewrite", "examples/mm.rise", "--def", "mm", "--select"];
+
+fn select(location: &str, more: &[&str]) -> (bool, String, String) {
+    let mut args = MM.to_vec();
+    args.push(location);
+    args.extend(more);
+    shine(&args)
+}
+
+#[test]
+fn select_prints_each_picked_sub_term_with_its_path() {
+    let (ok, out, err) = select("outermost(isTranspose)", &[]);
+    assert!(ok, "{err}");
+    assert!(
+        out.starts_with("`outermost(isTranspose)` picks 1 sub-term of `mm`:\n"),
+        "{out}"
+    );
+    assert!(
+        out.contains("1. at body.body.function.argument.body.argument.function:\n   transpose"),
+        "{out}"
+    );
+    let (ok, out, err) = select("outermost(mapNest(2))", &[]);
+    assert!(ok, "{err}");
+    assert!(out.contains("1. at body.body:\n   a\n"), "{out}");
+}
+
+#[test]
+fn select_applies_the_strategy_first() {
+    let (ok, out, err) = select("outermost(applied(map))", &[]);
+    assert!(ok, "{err}");
+    assert!(out.contains("1. at body.body:\n"), "{out}");
+    let (ok, _, err) = select(
+        "outermost(applied(map))",
+        &[
+            "--strategy",
+            "examples/mm.elv",
+            "--apply",
+            "baseline ; lowerToC",
+        ],
+    );
+    assert!(!ok, "after lowerToC no map is left");
+    assert!(
+        err.contains("`outermost(applied(map))` picks no sub-term of `mm`"),
+        "{err}"
+    );
+}
+
+#[test]
+fn select_of_every_place_and_as_json() {
+    let (ok, out, err) = select("allTopDown", &["--json"]);
+    assert!(ok, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).expect("JSON");
+    let picked = v["picked"].as_array().expect("a list");
+    assert!(picked.len() > 20, "{out}");
+    assert_eq!(picked[0]["path"], "the root");
+    assert_eq!(picked[1]["path"], "body");
+    let (ok, out, err) = select("argument @ body", &["--json"]);
+    assert!(ok, "{err}");
+    assert!(out.contains("\"picked\":[]"), "{out}");
+}
+
+#[test]
+fn select_errors_point_into_the_location() {
+    let (ok, _, err) = select("outermost(isMapp)", &[]);
+    assert!(!ok);
+    assert!(err.contains("--select:1:11"), "{err}");
+    assert!(err.contains("did you mean `isMap` or `isApp`?"), "{err}");
+    assert!(!err.contains("__selected"), "{err}");
+    let (ok, _, err) = shine(&["rewrite", "examples/mm.rise", "--def", "mm"]);
+    assert!(!ok);
+    assert!(err.contains("give --apply"), "{err}");
+}
