@@ -180,3 +180,47 @@ fn select_errors_point_into_the_location() {
     assert!(!ok);
     assert!(err.contains("give --apply"), "{err}");
 }
+
+#[test]
+fn a_failure_inside_a_rule_names_the_inner_step_and_its_term() {
+    for location in ["inLambda", "body @ body"] {
+        let apply = format!("storeInMemory(isApp(isTranspose), mapFusion) @ {location}");
+        let (ok, _, err) = shine(&[
+            "rewrite",
+            "examples/mm.rise",
+            "--def",
+            "mm",
+            "--apply",
+            &apply,
+        ]);
+        assert!(!ok);
+        assert!(
+            err.contains(
+                "while applying `storeInMemory(isApp(isTranspose), mapFusion)` at body.body: \
+                 `mapFusion` is not applicable to `transpose b`"
+            ),
+            "{location}: {err}"
+        );
+    }
+}
+
+#[test]
+fn a_failing_rule_names_the_term_it_failed_on() {
+    let (ok, _, err) = shine(&[
+        "rewrite",
+        "examples/mm.rise",
+        "--def",
+        "mm",
+        "--apply",
+        "mapFusion @ body @ body",
+    ]);
+    assert!(!ok);
+    assert!(
+        err.contains("`mapFusion` is not applicable at body.body"),
+        "{err}"
+    );
+    assert!(
+        err.contains("`mapFusion` is not applicable to `a |> map (fun row =>"),
+        "{err}"
+    );
+}
