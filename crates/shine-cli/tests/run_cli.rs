@@ -2,6 +2,8 @@
 //! every applicable example strategy and both CPU targets runs on random inputs
 //! and must match the reference interpreter (`shine run --verify`).
 
+mod support;
+
 use std::process::Command;
 
 fn shine() -> Command {
@@ -340,5 +342,55 @@ fn let_shares_its_value_in_generated_code() {
         out.status.success(),
         "{}",
         String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+#[test]
+fn eval_random_makes_the_inputs_run_random_makes() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("copy.rise"),
+        "def copy : {n: nat} -> n.f32 -> n.i32 -> n.(f32, i32) =\n  fun xs ys => zip xs ys |> map (fun p => p)\n",
+    )
+    .unwrap();
+    let common = [
+        "copy.rise",
+        "--def",
+        "copy",
+        "--nat",
+        "n=7",
+        "--random",
+        "3",
+    ];
+    let (eval, text) = support::shine_in(dir.path(), &[&["eval"], &common[..]].concat());
+    assert!(eval.status.success(), "{text}");
+    let (run, text) = support::shine_in(
+        dir.path(),
+        &[&["run"], &common[..], &["--target", "c"]].concat(),
+    );
+    assert!(run.status.success(), "{text}");
+    assert_eq!(eval.stdout, run.stdout);
+    let (other, _) = support::shine_in(
+        dir.path(),
+        &[
+            "eval",
+            "copy.rise",
+            "--def",
+            "copy",
+            "--nat",
+            "n=7",
+            "--random",
+            "4",
+        ],
+    );
+    assert_ne!(eval.stdout, other.stdout, "another seed, other inputs");
+    let (missing, text) = support::shine_in(
+        dir.path(),
+        &["eval", "copy.rise", "--def", "copy", "--random", "3"],
+    );
+    assert!(!missing.status.success());
+    assert!(
+        text.contains("--random needs every size: give `--nat n=V`"),
+        "{text}"
     );
 }
