@@ -394,3 +394,41 @@ fn eval_random_makes_the_inputs_run_random_makes() {
         "{text}"
     );
 }
+
+#[test]
+fn bench_summarizes_the_result_unless_asked_to_print_it() {
+    let root = std::path::Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../.."));
+    let args = [
+        "run",
+        "examples/mm.rise",
+        "--def",
+        "mm",
+        "--random",
+        "3",
+        "--nat",
+        "m=20",
+        "--nat",
+        "n=30",
+        "--nat",
+        "k=20",
+        "--target",
+        "c",
+        "--bench",
+        "2",
+    ];
+    let (out, text) = support::shine_in(root, &args);
+    assert!(out.status.success(), "{text}");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(stdout.lines().count(), 1, "{stdout}");
+    assert!(
+        stdout.starts_with("result: 20.30.f32 (600 elements), sum "),
+        "{stdout}"
+    );
+    assert!(stdout.contains("first values ["), "{stdout}");
+    assert!(text.contains("2 runs: median"), "{text}");
+    let (out, text) = support::shine_in(root, &[&args[..], &["--print"]].concat());
+    assert!(out.status.success(), "{text}");
+    let printed = String::from_utf8_lossy(&out.stdout);
+    assert!(printed.starts_with("[["), "{printed}");
+    assert_eq!(printed.matches(", ").count(), 599, "{printed}");
+}
