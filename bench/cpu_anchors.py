@@ -31,6 +31,10 @@ Anchors:
                                 programs do; PIPELINE: box_f32 binomial_f32 binomial_u16;
                                 SCHEDULE: root inline sliding_window root_vec_par
                                 inline_vec_par tiled_v8 tiled_v16 strip_slide_v16
+  numpy_expr:EXPR               a numpy expression over the inputs x0, x1, ... (`np` is
+                                numpy), as `shine bench cpu --program ... --numpy EXPR`
+                                gives it; the reference `numpy_expr:EXPR` is the same
+                                expression on the inputs in float64 (exact on integers)
   halide_blur_halo:PIPELINE:SCHEDULE  the same on an input that carries its one-pixel
                                 border ((n+2) x (m+2) in, n x m out, no boundary
                                 condition), as Halide's blur app reads it and as
@@ -61,10 +65,27 @@ TOLERANCES = {  # (rtol, atol) against the float64 reference
 }
 
 
+NUMPY_EXPR = "numpy_expr:"
+NUMPY_EXPR_TOLERANCE = (1e-4, 1e-3)
+
+
+def numpy_expr(expr, inputs):
+    """The value of the numpy expression `expr` over the inputs `x0, x1, ...`."""
+    import numpy as np
+
+    names = {f"x{i}": x for i, x in enumerate(inputs)}
+    names["np"] = np
+    return np.asarray(eval(expr, {"__builtins__": {}}, names))  # noqa: S307 (the user's own)
+
+
 def reference(name, inputs):
     """The independent numpy result of reference `name` on `inputs` (float64 or exact)."""
     import numpy as np
 
+    if name.startswith(NUMPY_EXPR):
+        wide = [x.astype(np.float64) if np.issubdtype(x.dtype, np.floating) else x
+                for x in inputs]
+        return numpy_expr(name[len(NUMPY_EXPR):], wide)
     if name == "matmul":
         a, b = inputs
         return a.astype(np.float64) @ b.astype(np.float64)
@@ -92,10 +113,11 @@ def compare(name, inputs, got):
     ref = reference(name, inputs)
     if got.shape != ref.shape:
         return False, None, f"shape {list(got.shape)}, expected {list(ref.shape)}"
-    if name.endswith("_u16"):
-        err = int(np.abs(got.astype(np.int64) - ref.astype(np.int64)).max())
+    exact = name.endswith("_u16") or not np.issubdtype(ref.dtype, np.floating)
+    if exact:
+        err = int(np.abs(got.astype(np.int64) - ref.astype(np.int64)).max()) if got.size else 0
         return err == 0, err, None
-    rtol, atol = TOLERANCES[name]
+    rtol, atol = NUMPY_EXPR_TOLERANCE if name.startswith(NUMPY_EXPR) else TOLERANCES[name]
     err = float(np.abs(got.astype(np.float64) - ref).max())
     ok = bool(np.allclose(got, ref, rtol=rtol, atol=atol)) and bool(np.isfinite(got).all())
     return ok, err, None
@@ -360,7 +382,21 @@ def random_inputs(anchor, nats, seed=0):
             rng.uniform(-1, 1, (k, n)).astype(np.float32)]
 
 
+class NumpyExpr(Anchor):
+    def __init__(self, expr, inputs):
+        self.expr, self.inputs = expr, inputs
+        self.out = numpy_expr(expr, inputs)
+
+    def call(self):
+        self.out = numpy_expr(self.expr, self.inputs)
+
+    def result(self):
+        return self.out
+
+
 def make_anchor(name, inputs):
+    if name.startswith(NUMPY_EXPR):
+        return NumpyExpr(name[len(NUMPY_EXPR):], inputs)
     parts = name.split(":")
     if parts == ["numpy_matmul"]:
         return NumpyMatmul(*inputs)
@@ -369,7 +405,7 @@ def make_anchor(name, inputs):
     if parts[0] in ("halide_blur", "halide_blur_halo") and len(parts) == 3:
         return HalideBlur(parts[1], parts[2], *inputs, halo=parts[0] == "halide_blur_halo")
     raise ValueError(f"unknown anchor `{name}` (numpy_matmul, tvm_gemm:VERSION, "
-                     "halide_blur:PIPELINE:SCHEDULE)")
+                     "halide_blur:PIPELINE:SCHEDULE, numpy_expr:EXPR)")
 
 
 # --- the worker ------------------------------------------------------------------------------

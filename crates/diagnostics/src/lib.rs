@@ -7,6 +7,8 @@
 
 #![forbid(unsafe_code)]
 
+pub mod suggest;
+
 use std::fmt;
 use std::ops::Range;
 

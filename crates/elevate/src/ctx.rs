@@ -1,6 +1,7 @@
 //! The rewrite context: everything that changes while a strategy runs.
 
-use crate::{Failure, Location, Node, Program, RewriteResult, Strategy};
+use crate::{Explanation, Failure, Location, Node, Program, RewriteResult, Strategy};
+use std::collections::HashMap;
 use std::sync::Arc;
 
 /// The default budget: strategy applications (successful or not) before a
@@ -71,6 +72,30 @@ pub struct Ctx<P: Program> {
     /// The deepest the program may grow under `repeat` or `normalize` (see
     /// [`DEPTH_GROWTH`]).
     pub(crate) depth_limit: usize,
+    /// Why the run failed, recorded only while locations are tracked (the second run of a
+    /// failed [`Ctx::run`]).
+    pub(crate) why: Why<P>,
+}
+
+/// What the location-tracking run records to explain a failure.
+pub(crate) struct Why<P: Program> {
+    /// The last step that failed by itself, with the term it failed on.
+    pub last: Option<(Strategy<P>, P)>,
+    /// The last failure a rule passed on from a strategy it applied itself.
+    pub latest: Option<Explanation<P>>,
+    /// For each outermost rule of those failures, the one inside the most rules (the
+    /// first such): where that rule got furthest.
+    pub deepest: HashMap<String, Explanation<P>>,
+}
+
+impl<P: Program> Default for Why<P> {
+    fn default() -> Self {
+        Why {
+            last: None,
+            latest: None,
+            deepest: HashMap::new(),
+        }
+    }
 }
 
 /// The most entries a trace keeps (the count of rule applications goes on).
@@ -99,6 +124,7 @@ impl<P: Program> Ctx<P> {
             time_limit: DEFAULT_TIME_LIMIT,
             next_size_check: 0,
             depth_limit: MAX_PROGRAM_DEPTH,
+            why: Why::default(),
         }
     }
 
@@ -150,7 +176,8 @@ impl<P: Program> Ctx<P> {
 
     /// Applies `s` to `p`. A failure names the strategy that did not apply and,
     /// because the rewrite is deterministic, is computed a second time with
-    /// locations recorded (the fast first run does not record them). The step
+    /// locations recorded (the fast first run does not record them), and with its
+    /// [`Explanation`]: the innermost step that failed and the term it failed on. The step
     /// count and trace describe the first run only. Under `repeat` and `normalize`
     /// the program may grow [`DEPTH_GROWTH`] times as deep as `p` (at least
     /// [`MIN_DEPTH_LIMIT`], at most [`MAX_PROGRAM_DEPTH`]).
@@ -173,7 +200,9 @@ impl<P: Program> Ctx<P> {
                 let trace = self.trace.take();
                 let mut env = P::Env::default();
                 std::mem::swap(&mut env, &mut self.env);
-                let again = self.apply(s, p);
+                self.why = Why::default();
+                let again = self.apply(s, p).map_err(|f| self.explained(f));
+                self.why = Why::default();
                 std::mem::swap(&mut env, &mut self.env);
                 self.track_locations = false;
                 self.steps = after_steps;
@@ -217,10 +246,96 @@ impl<P: Program> Ctx<P> {
             .collect()
     }
 
-    pub(crate) fn failure(&self, s: &Strategy<P>) -> Failure<P> {
+    /// The failure of `s` on `p`, by itself (not passed on from a strategy it applied).
+    pub(crate) fn failure(&mut self, s: &Strategy<P>, p: &P) -> Failure<P> {
+        if self.track_locations {
+            self.why.last = Some((s.clone(), p.clone()));
+        }
         Failure::NotApplicable {
             strategy: Some(s.clone()),
             location: self.track_locations.then(|| self.location()),
+            explanation: None,
+        }
+    }
+
+    /// Records that the rule `s` failed because a strategy it applied itself failed with
+    /// `f` (tracking locations only).
+    pub(crate) fn passed_on(&mut self, s: &Strategy<P>, f: &Failure<P>) {
+        let Some(inner) = f.strategy() else {
+            return;
+        };
+        let entry = (s.short(), self.location());
+        let step = inner.short();
+        let chained = self.why.latest.take().filter(|e| {
+            e.within.first().map(|w| &w.0) == Some(&step) || (e.within.is_empty() && e.step == step)
+        });
+        let explanation = match chained {
+            Some(mut e) => {
+                e.within.insert(0, entry);
+                e
+            }
+            None => Explanation {
+                within: vec![entry],
+                step,
+                term: self.term_of(inner),
+            },
+        };
+        let outermost = explanation.within[0].0.clone();
+        let deeper = self
+            .why
+            .deepest
+            .get(&outermost)
+            .is_none_or(|d| explanation.within.len() > d.within.len());
+        if deeper {
+            self.why.deepest.insert(outermost, explanation.clone());
+        }
+        self.why.latest = Some(explanation);
+    }
+
+    /// The term `s` last failed on by itself, if it was the last step to fail so.
+    fn term_of(&self, s: &Strategy<P>) -> Option<P> {
+        self.why
+            .last
+            .as_ref()
+            .filter(|(t, _)| t == s)
+            .map(|(_, p)| p.clone())
+    }
+
+    /// `f` with its explanation: the last failure a rule passed on, if it involves `f`'s
+    /// strategy; or where `f`'s strategy, as a rule, got furthest; or where a rule that
+    /// applied it got furthest; or else the term `f`'s strategy failed on.
+    fn explained(&mut self, f: Failure<P>) -> Failure<P> {
+        let Failure::NotApplicable {
+            strategy: Some(s),
+            location,
+            ..
+        } = f
+        else {
+            return f;
+        };
+        let name = s.short();
+        let involved = |e: &&Explanation<P>| e.step == name || e.within.iter().any(|w| w.0 == name);
+        let inside = self
+            .why
+            .deepest
+            .values()
+            .filter(involved)
+            .max_by_key(|e| e.within.len());
+        let found = (self.why.latest.as_ref().filter(involved))
+            .or_else(|| self.why.deepest.get(&name))
+            .or(inside);
+        let explanation = match found {
+            Some(e) => e.clone(),
+            None => Explanation {
+                within: Vec::new(),
+                step: name,
+                term: self.term_of(&s),
+            },
+        };
+        Failure::NotApplicable {
+            strategy: Some(s),
+            location,
+            explanation: Some(std::sync::Arc::new(explanation)),
         }
     }
 

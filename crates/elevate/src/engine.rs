@@ -34,7 +34,7 @@ impl<P: Program> Ctx<P> {
                 self.steps += 1;
                 Ok(p.clone())
             }
-            Node::Fail => Err(self.failure(s)),
+            Node::Fail => Err(self.failure(s, p)),
             Node::Seq(a, b) => {
                 let q = self.apply(a, p)?;
                 self.apply(b, &q)
@@ -58,7 +58,7 @@ impl<P: Program> Ctx<P> {
                 Ok(q)
             }
             Node::Not(a) => match self.apply(a, p) {
-                Ok(_) => Err(self.failure(s)),
+                Ok(_) => Err(self.failure(s, p)),
                 Err(Failure::NotApplicable { .. }) => Ok(p.clone()),
                 Err(abort) => Err(abort),
             },
@@ -90,7 +90,7 @@ impl<P: Program> Ctx<P> {
                     self.steps += 1;
                     Ok(q)
                 }
-                Err(f) => Err(self.fill_in(f, s)),
+                Err(f) => Err(self.fill_in(f, s, p)),
             },
             Node::Rule(r) => match (r.run)(p, self) {
                 Ok(q) => {
@@ -98,7 +98,12 @@ impl<P: Program> Ctx<P> {
                     self.record(&r.name, p, &q);
                     Ok(q)
                 }
-                Err(f) => Err(self.fill_in(f, s)),
+                Err(f) => {
+                    if self.track_locations && f.strategy().is_some() {
+                        self.passed_on(s, &f);
+                    }
+                    Err(self.fill_in(f, s, p))
+                }
             },
             Node::Named(n) => {
                 if self.active.len() >= MAX_NESTING {
@@ -197,7 +202,7 @@ impl<P: Program> Ctx<P> {
         });
         match below {
             Err(Failure::NotApplicable { .. }) => match self.apply(a, p) {
-                Err(Failure::NotApplicable { .. }) => Err(self.failure(whole)),
+                Err(Failure::NotApplicable { .. }) => Err(self.failure(whole, p)),
                 other => other,
             },
             other => other,
@@ -243,7 +248,7 @@ impl<P: Program> Ctx<P> {
                 Err(abort) => return Err(abort),
             }
         }
-        Err(self.failure(whole))
+        Err(self.failure(whole, p))
     }
 
     /// `some(a)`: `a` on every child where it applies, at least one.
@@ -267,20 +272,22 @@ impl<P: Program> Ctx<P> {
             self.steps += 1;
             Ok(q)
         } else {
-            Err(self.failure(whole))
+            Err(self.failure(whole, p))
         }
     }
 
     /// Completes a failure a rule or traversal returned without naming itself.
-    fn fill_in(&self, f: Failure<P>, s: &Strategy<P>) -> Failure<P> {
+    fn fill_in(&mut self, f: Failure<P>, s: &Strategy<P>, p: &P) -> Failure<P> {
         match f {
-            Failure::NotApplicable { strategy: None, .. } => self.failure(s),
+            Failure::NotApplicable { strategy: None, .. } => self.failure(s, p),
             Failure::NotApplicable {
                 strategy: Some(inner),
                 location: None,
+                explanation,
             } if self.track_locations => Failure::NotApplicable {
                 strategy: Some(inner),
                 location: Some(self.location()),
+                explanation,
             },
             other => other,
         }

@@ -30,7 +30,7 @@ pub use ctx::{
     Ctx, TraceEntry, DEFAULT_BUDGET, DEFAULT_TIME_LIMIT, DEPTH_GROWTH, MAX_PROGRAM_DEPTH,
     MAX_PROGRAM_NODES, MAX_TRACE, MIN_DEPTH_LIMIT,
 };
-pub use result::{Failure, Location, RewriteResult};
+pub use result::{Explanation, Failure, Location, RewriteResult};
 pub use strategy::*;
 
 use std::fmt;

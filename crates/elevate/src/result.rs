@@ -3,6 +3,7 @@
 
 use crate::{Program, Strategy};
 use std::fmt;
+use std::sync::Arc;
 
 /// Where in the program a strategy was applied: the labels of the sub-program
 /// positions taken from the root (`body.argument.function`).
@@ -28,6 +29,9 @@ pub enum Failure<P: Program> {
         strategy: Option<Strategy<P>>,
         /// Where it was applied (recorded only when locations are tracked).
         location: Option<Location>,
+        /// The innermost step that failed, the term it failed on and the rules it was
+        /// applied inside ([`crate::Ctx::run`] records it with the locations).
+        explanation: Option<Arc<Explanation<P>>>,
     },
     /// Rewriting stopped: the step budget ran out, or a rule met an internal
     /// inconsistency. No combinator recovers from this.
@@ -44,6 +48,15 @@ impl<P: Program> Failure<P> {
         Failure::NotApplicable {
             strategy: None,
             location: None,
+            explanation: None,
+        }
+    }
+
+    /// The innermost step that failed and the term it failed on, if recorded.
+    pub fn explanation(&self) -> Option<&Explanation<P>> {
+        match self {
+            Failure::NotApplicable { explanation, .. } => explanation.as_deref(),
+            Failure::Aborted(_) => None,
         }
     }
 
@@ -73,7 +86,9 @@ impl<P: Program> fmt::Display for Failure<P> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Failure::Aborted(message) => write!(f, "{message}"),
-            Failure::NotApplicable { strategy, location } => {
+            Failure::NotApplicable {
+                strategy, location, ..
+            } => {
                 match strategy {
                     Some(s) => write!(f, "`{}` is not applicable", s.short())?,
                     None => write!(f, "a strategy is not applicable")?,
@@ -101,13 +116,62 @@ impl<P: Program> PartialEq for Failure<P> {
                 Failure::NotApplicable {
                     strategy: s,
                     location: l,
+                    ..
                 },
                 Failure::NotApplicable {
                     strategy: t,
                     location: m,
+                    ..
                 },
             ) => s == t && l == m,
             _ => false,
         }
     }
+}
+
+/// Why a strategy failed, beyond which strategy and where: the innermost step that failed,
+/// the term it failed on, and the rules that applied it (a rule such as `storeInMemory(what,
+/// how)` applies strategies itself and fails when they do).
+#[derive(Clone)]
+pub struct Explanation<P: Program> {
+    /// The rules being applied when the step failed, outermost first, each with where it
+    /// was applied.
+    pub within: Vec<(String, Location)>,
+    /// The innermost step that failed, as it prints ([`Strategy::short`]).
+    pub step: String,
+    /// The term it failed on, when known.
+    pub term: Option<P>,
+}
+
+/// The most characters of a term an explanation shows.
+const TERM_CHARS: usize = 160;
+
+impl<P: Program> Explanation<P> {
+    /// One line: "while applying `A` at L, `B` at M: `step` is not applicable to `term`".
+    pub fn render(&self) -> String {
+        let mut out = String::new();
+        if !self.within.is_empty() {
+            let rules: Vec<String> = self
+                .within
+                .iter()
+                .map(|(rule, at)| format!("`{rule}` at {at}"))
+                .collect();
+            out.push_str(&format!("while applying {}: ", rules.join(", then ")));
+        }
+        out.push_str(&format!("`{}` is not applicable", self.step));
+        if let Some(term) = &self.term {
+            out.push_str(&format!(" to `{}`", abbreviated(&term.to_string())));
+        }
+        out
+    }
+}
+
+/// `text` on one line, cut at [`TERM_CHARS`] characters.
+fn abbreviated(text: &str) -> String {
+    let line = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    if line.chars().count() <= TERM_CHARS {
+        return line;
+    }
+    let cut: String = line.chars().take(TERM_CHARS).collect();
+    format!("{cut} …")
 }

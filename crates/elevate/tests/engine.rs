@@ -407,3 +407,32 @@ fn elevate_simplifies_strategies() {
     let o: Strategy<T> = seq(one(id()), one(id()));
     assert!(meta::body_fusion().apply(&o).is_err());
 }
+
+/// `onLeft(s)`: a rule that applies `s` to the left operand of a sum itself (as
+/// `storeInMemory` applies its `how`) and passes its failure on.
+fn on_left(s: Strategy<T>) -> Strategy<T> {
+    rule(format!("onLeft({s})"), move |t: &T, ctx| match t {
+        Add(a, b) => Ok(Add(Arc::new(ctx.apply(&s, a)?), b.clone())),
+        _ => Err(Failure::not_applicable()),
+    })
+}
+
+#[test]
+fn a_failure_is_explained_by_the_innermost_step_and_its_term() {
+    // `1 * 2 + 3`: onLeft(fold) fails because fold fails on `1 * 2`; the last
+    // alternative, onLeft(fold) at the root of `-(...)`, fails by itself
+    let t = neg(add(mul(num(1), num(2)), num(3)));
+    let s = operand(on_left(fold())).or(on_left(fold()));
+    let f = run(&s, &t).0.unwrap_err();
+    let why = f.explanation().expect("explained");
+    assert_eq!(
+        why.render(),
+        "while applying `onLeft(fold)` at operand: `fold` is not applicable to `(1 * 2)`"
+    );
+    // a rule that fails by itself: its own term
+    let f = run(&fold(), &num(4)).0.unwrap_err();
+    assert_eq!(
+        f.explanation().map(Explanation::render).as_deref(),
+        Some("`fold` is not applicable to `4`")
+    );
+}

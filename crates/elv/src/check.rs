@@ -21,6 +21,7 @@
 
 use crate::ast::{Def, Expr, ExprKind, Op};
 use crate::registry::{Builtin, Kind, Registry};
+use diagnostics::suggest::did_you_mean;
 use diagnostics::{Diagnostic, Span};
 use elevate::Program;
 use std::collections::HashMap;
@@ -528,8 +529,8 @@ impl<P: Program> Checker<'_, P> {
             .chain(self.scope.registry.names().map(|b| b.0));
         let mut d = Diagnostic::new(span, format!("unknown name `{name}`"))
             .with_label("not a parameter, definition or builtin");
-        if let Some(s) = suggest(name, candidates) {
-            d = d.with_note(format!("did you mean `{s}`?"));
+        if let Some(note) = did_you_mean(name, candidates) {
+            d = d.with_note(note);
         }
         self.errors.push(d);
     }
@@ -580,69 +581,9 @@ pub(crate) fn line_col(source: &str, span: Span) -> String {
     format!("line {line}, column {col}")
 }
 
-/// The candidate closest to `name`, if it is close enough to be a likely typo
-/// (edit distance, transpositions included, at most 2; at most 1 for short names).
-pub(crate) fn suggest<'c>(
-    name: &str,
-    candidates: impl Iterator<Item = &'c str>,
-) -> Option<&'c str> {
-    let limit = if name.chars().count() <= 3 { 1 } else { 2 };
-    candidates
-        .filter(|c| *c != name)
-        .map(|c| (distance(name, c), c))
-        .filter(|(d, _)| *d <= limit)
-        .min()
-        .map(|(_, c)| c)
-}
-
-/// The optimal-string-alignment distance: insertions, deletions, substitutions
-/// and transpositions of adjacent characters.
-fn distance(a: &str, b: &str) -> usize {
-    let a: Vec<char> = a.chars().collect();
-    let b: Vec<char> = b.chars().collect();
-    let mut d = vec![vec![0usize; b.len() + 1]; a.len() + 1];
-    for (i, row) in d.iter_mut().enumerate() {
-        row[0] = i;
-    }
-    for (j, cell) in d[0].iter_mut().enumerate() {
-        *cell = j;
-    }
-    for i in 1..=a.len() {
-        for j in 1..=b.len() {
-            let cost = usize::from(a[i - 1] != b[j - 1]);
-            let mut best = (d[i - 1][j] + 1)
-                .min(d[i][j - 1] + 1)
-                .min(d[i - 1][j - 1] + cost);
-            if i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] {
-                best = best.min(d[i - 2][j - 2] + 1);
-            }
-            d[i][j] = best;
-        }
-    }
-    d[a.len()][b.len()]
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn edit_distance() {
-        assert_eq!(distance("topDown", "topDown"), 0);
-        assert_eq!(distance("topDwon", "topDown"), 1);
-        assert_eq!(distance("topdown", "topDown"), 1);
-        assert_eq!(distance("tp", "topDown"), 5);
-        assert_eq!(distance("", "abc"), 3);
-    }
-
-    #[test]
-    fn suggestions_prefer_the_closest_and_skip_far_ones() {
-        let names = ["topDown", "bottomUp", "try", "repeat"];
-        assert_eq!(suggest("topDwon", names.into_iter()), Some("topDown"));
-        assert_eq!(suggest("tyr", names.into_iter()), Some("try"));
-        assert_eq!(suggest("xyz", names.into_iter()), None);
-        assert_eq!(suggest("repaet", names.into_iter()), Some("repeat"));
-    }
 
     #[test]
     fn line_and_column() {

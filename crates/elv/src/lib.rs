@@ -53,7 +53,7 @@ mod registry;
 pub use diagnostics::{Diagnostic, Span};
 pub use module::{load, Module};
 pub use origin::{Origin, Origins};
-pub use registry::{Kind, Registry, Traversal, Value};
+pub use registry::{Entry, Kind, Registry, Traversal, Value};
 
 /// Runs `f`, first moving to a fresh stack segment if little of the current
 /// one is left: nesting is bounded, but deep recursion in a debug build can

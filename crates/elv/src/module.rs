@@ -1,12 +1,13 @@
 //! Loaded strategy files.
 
 use crate::ast::Def;
-use crate::check::{check_expression, check_file, suggest, Scope, Sig};
+use crate::check::{check_expression, check_file, Scope, Sig};
 use crate::eval::Eval;
 use crate::lexer::lex;
 use crate::origin::Origins;
 use crate::parser::{parse_expression, parse_file};
 use crate::registry::{Kind, Registry, Value};
+use diagnostics::suggest::did_you_mean;
 use diagnostics::{Diagnostic, Span};
 use elevate::{Program, Strategy};
 use std::collections::HashMap;
@@ -117,8 +118,8 @@ impl<P: Program> Module<P> {
                 Span::default(),
                 format!("the strategy file has no definition `{name}`"),
             );
-            if let Some(s) = suggest(name, names) {
-                diag = diag.with_note(format!("did you mean `{s}`?"));
+            if let Some(note) = did_you_mean(name, names) {
+                diag = diag.with_note(note);
             }
             let listed: Vec<String> = self
                 .definitions()

@@ -261,7 +261,11 @@ pub(crate) type BuiltinFn<P> = dyn Fn(&[Value<P>]) -> Result<Value<P>, String> +
 pub(crate) struct Builtin<P: Program> {
     pub name: String,
     pub params: Vec<Kind>,
+    /// The parameters' names for help texts, one per parameter ("" where unnamed).
+    pub param_names: Vec<String>,
     pub doc: String,
+    /// What kind of builtin it is, for help texts ("rule", "traversal", ...).
+    pub group: String,
     pub run: Box<BuiltinFn<P>>,
 }
 
@@ -282,6 +286,39 @@ pub struct Registry<P: Program> {
     builtins: Vec<Arc<Builtin<P>>>,
     index: HashMap<String, usize>,
     normal_form: Option<(String, Strategy<P>)>,
+    /// The group of the builtins added next ([`Registry::set_group`]).
+    group: String,
+}
+
+/// A builtin as help texts describe it ([`Registry::entries`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Entry<'r> {
+    /// Its name.
+    pub name: &'r str,
+    /// What kind of builtin it is ("rule", "traversal", "predicate", ...).
+    pub group: &'r str,
+    /// Its parameters: name ("" where unnamed) and kind.
+    pub params: Vec<(&'r str, Kind)>,
+    /// Its one-line description (for a rule, its equation).
+    pub doc: &'r str,
+}
+
+impl Entry<'_> {
+    /// How a strategy file calls it: `name`, `name(n: Int, s: Strategy)`.
+    pub fn signature(&self) -> String {
+        if self.params.is_empty() {
+            return self.name.to_string();
+        }
+        let params: Vec<String> = self
+            .params
+            .iter()
+            .map(|(n, k)| match *n {
+                "" => k.to_string(),
+                n => format!("{n}: {k}"),
+            })
+            .collect();
+        format!("{}({})", self.name, params.join(", "))
+    }
 }
 
 impl<P: Program> Clone for Registry<P> {
@@ -290,6 +327,7 @@ impl<P: Program> Clone for Registry<P> {
             builtins: self.builtins.clone(),
             index: self.index.clone(),
             normal_form: self.normal_form.clone(),
+            group: self.group.clone(),
         }
     }
 }
@@ -311,6 +349,7 @@ impl<P: Program> Registry<P> {
             builtins: Vec::new(),
             index: HashMap::new(),
             normal_form: None,
+            group: "combinator".to_string(),
         };
         r.add(
             "id",
@@ -321,9 +360,9 @@ impl<P: Program> Registry<P> {
         r.add("fail", &[], "never succeeds", |_| {
             Ok(Value::Strategy(elevate::fail()))
         });
-        r.add(
+        r.add_named(
             "seq",
-            &[S, S],
+            &[("s", S), ("t", S)],
             "`seq(s, t)` is `s ; t`: s, then t on its result",
             |a| {
                 Ok(Value::Strategy(elevate::seq(
@@ -332,9 +371,9 @@ impl<P: Program> Registry<P> {
                 )))
             },
         );
-        r.add(
+        r.add_named(
             "lChoice",
-            &[S, S],
+            &[("s", S), ("t", S)],
             "`lChoice(s, t)` is `s <+ t`: s, or t where s does not apply",
             |a| {
                 Ok(Value::Strategy(elevate::lchoice(
@@ -343,7 +382,7 @@ impl<P: Program> Registry<P> {
                 )))
             },
         );
-        let unary: [(&str, &str, Combinator<P>); 12] = [
+        let combinators: [(&str, &str, Combinator<P>); 3] = [
             ("try", "s where it applies, otherwise id", elevate::try_),
             ("repeat", "s until it no longer applies", elevate::repeat),
             (
@@ -351,6 +390,21 @@ impl<P: Program> Registry<P> {
                 "succeeds, unchanged, exactly where s fails",
                 elevate::not,
             ),
+        ];
+        r.add_unary(combinators);
+        r.add_named(
+            "repeatN",
+            &[("n", Kind::Int), ("s", S)],
+            "`repeatN(n, s)`: s exactly n times in sequence",
+            |a| {
+                let n = arg(a, 0)?.as_int()?;
+                let n = usize::try_from(n)
+                    .map_err(|_| format!("repeatN needs a count of at least 0, not {n}"))?;
+                Ok(Value::Strategy(elevate::repeat_n(n, strategy(a, 1)?)))
+            },
+        );
+        r.set_group("traversal");
+        let traversals: [(&str, &str, Combinator<P>); 9] = [
             ("all", "s on every immediate sub-program", elevate::all),
             (
                 "one",
@@ -393,23 +447,25 @@ impl<P: Program> Registry<P> {
                 elevate::normalize,
             ),
         ];
-        for (name, doc, make) in unary {
-            r.add(name, &[S], doc, move |a| {
+        r.add_unary(traversals);
+        r.set_group("builtin");
+        r
+    }
+
+    /// Adds builtins of one strategy parameter `s` made by ELEVATE combinators.
+    fn add_unary<const N: usize>(&mut self, list: [(&str, &str, Combinator<P>); N]) {
+        for (name, doc, make) in list {
+            self.add_named(name, &[("s", Kind::Strategy)], doc, move |a| {
                 Ok(Value::Strategy(make(strategy(a, 0)?)))
             });
         }
-        r.add(
-            "repeatN",
-            &[Kind::Int, S],
-            "`repeatN(n, s)`: s exactly n times in sequence",
-            |a| {
-                let n = arg(a, 0)?.as_int()?;
-                let n = usize::try_from(n)
-                    .map_err(|_| format!("repeatN needs a count of at least 0, not {n}"))?;
-                Ok(Value::Strategy(elevate::repeat_n(n, strategy(a, 1)?)))
-            },
-        );
-        r
+    }
+
+    /// Sets the group of the builtins added next, what kind of builtin they are
+    /// for help texts ("rule", "traversal", "predicate"); a new registry's
+    /// builtins are "combinator"s and "traversal"s.
+    pub fn set_group(&mut self, group: &str) {
+        self.group = group.to_string();
     }
 
     /// Adds a builtin called `name` with parameters of the given kinds, a one-line
@@ -432,6 +488,22 @@ impl<P: Program> Registry<P> {
         doc: &str,
         f: impl Fn(&[Value<P>]) -> Result<Value<P>, String> + Send + Sync + 'static,
     ) {
+        let unnamed: Vec<(&str, Kind)> = params.iter().map(|k| ("", *k)).collect();
+        self.add_named(name, &unnamed, doc, f);
+    }
+
+    /// [`Registry::add`] with the parameters' names, which help texts show
+    /// (`repeatN(n: Int, s: Strategy)`).
+    ///
+    /// # Panics
+    /// As [`Registry::add`].
+    pub fn add_named(
+        &mut self,
+        name: &str,
+        params: &[(&str, Kind)],
+        doc: &str,
+        f: impl Fn(&[Value<P>]) -> Result<Value<P>, String> + Send + Sync + 'static,
+    ) {
         assert!(
             is_identifier(name),
             "elv: builtin name `{name}` is not an identifier"
@@ -443,8 +515,10 @@ impl<P: Program> Registry<P> {
         self.index.insert(name.to_string(), self.builtins.len());
         self.builtins.push(Arc::new(Builtin {
             name: name.to_string(),
-            params: params.to_vec(),
+            params: params.iter().map(|p| p.1).collect(),
+            param_names: params.iter().map(|p| p.0.to_string()).collect(),
             doc: doc.to_string(),
+            group: self.group.clone(),
             run: Box::new(f),
         }));
     }
@@ -473,6 +547,22 @@ impl<P: Program> Registry<P> {
         self.builtins
             .iter()
             .map(|b| (b.name.as_str(), b.params.as_slice(), b.doc.as_str()))
+    }
+
+    /// The builtins in the order they were added, with their groups and
+    /// parameter names, for help texts (`shine rules`).
+    pub fn entries(&self) -> impl Iterator<Item = Entry<'_>> + '_ {
+        self.builtins.iter().map(|b| Entry {
+            name: &b.name,
+            group: &b.group,
+            params: b
+                .param_names
+                .iter()
+                .map(String::as_str)
+                .zip(b.params.iter().copied())
+                .collect(),
+            doc: &b.doc,
+        })
     }
 
     pub(crate) fn get(&self, name: &str) -> Option<&Arc<Builtin<P>>> {

@@ -39,50 +39,92 @@ fn ints(v: &Value<Expr>) -> Result<Vec<i64>, String> {
 
 /// Registers a rule under its row's name, parameters and equation.
 fn add_rule(r: &mut Registry<Expr>, rule: &'static RuleInfo) {
-    let kinds: Vec<Kind> = rule.params.iter().map(|p| p.1).collect();
-    r.add(rule.name, &kinds, rule.equation, move |a| {
+    r.add_named(rule.name, rule.params, rule.equation, move |a| {
         (rule.make)(a).map(Value::Strategy)
     });
 }
 
-/// The registry of every RISE rule, traversal, predicate, normal form and
-/// scheduling strategy, with DFNF as the normal form of `;;`.
+/// Registers strategies without parameters.
+fn add_simple(r: &mut Registry<Expr>, entries: Vec<Entry<fn() -> S>>) {
+    for (name, doc, make) in entries {
+        r.add(name, &[], doc, move |_| strat(make()));
+    }
+}
+
+/// The registry of every RISE rule, traversal, predicate, location, normal form
+/// and scheduling strategy, each in its group ([`Registry::set_group`]), with
+/// DFNF as the normal form of `;;`.
 pub fn registry() -> Registry<Expr> {
     use Kind::{Int, List, Strategy as St, Symbol};
     let mut r = Registry::new();
-    let simple: Vec<Entry<fn() -> S>> = vec![
-        ("BENF", "beta-eta normal form", benf),
-        ("DFNF", "data-flow normal form", dfnf),
-        ("isMap", "the node is map", is_map),
-        ("isReduce", "the node is reduce or reduceSeq", is_reduce),
-        ("isTranspose", "the node is transpose", is_transpose),
-        (
-            "isToMem",
-            "the node is toMem applied to its arguments",
-            is_to_mem,
-        ),
-        ("isLambda", "the node is a lambda", is_lambda),
-        ("isFst", "the node is fst", is_fst),
-        ("isSnd", "the node is snd", is_snd),
-        ("isLoop", "an applied map or reduction", is_loop),
-        ("appliedMap", "isApp(isApp(isMap))", applied_map),
-        (
-            "appliedReduce",
-            "isApp(isApp(isApp(isReduce)))",
-            applied_reduce,
-        ),
-        (
-            "lowerToC",
-            "map ~> mapSeq, reduce ~> reduceSeq everywhere",
-            lower_to_c,
-        ),
-    ];
-    for (name, doc, make) in simple {
-        r.add(name, &[], doc, move |_| strat(make()));
-    }
+    r.set_group("normal form");
+    add_simple(
+        &mut r,
+        vec![
+            ("BENF", "beta-eta normal form", benf),
+            ("DFNF", "data-flow normal form", dfnf),
+        ],
+    );
+    r.set_group("predicate");
+    add_simple(
+        &mut r,
+        vec![
+            ("isMap", "the node is map", is_map),
+            ("isReduce", "the node is reduce or reduceSeq", is_reduce),
+            ("isTranspose", "the node is transpose", is_transpose),
+            (
+                "isToMem",
+                "the node is toMem applied to its arguments",
+                is_to_mem,
+            ),
+            ("isLambda", "the node is a lambda", is_lambda),
+            ("isFst", "the node is fst", is_fst),
+            ("isSnd", "the node is snd", is_snd),
+            ("isLoop", "an applied map or reduction", is_loop),
+            ("appliedMap", "isApp(isApp(isMap))", applied_map),
+            (
+                "appliedReduce",
+                "isApp(isApp(isApp(isReduce)))",
+                applied_reduce,
+            ),
+        ],
+    );
+    r.add_named(
+        "mapNest",
+        &[("d", Int)],
+        "a DFNF map nest of depth d",
+        |a| strat(map_nest(depth(&a[0])?)),
+    );
+    r.add_named(
+        "isApp",
+        &[("p", St)],
+        "an application whose function satisfies p",
+        |a| strat(is_app(a[0].as_strategy()?.clone())),
+    );
+    r.add_named(
+        "applied",
+        &[("prim", Symbol)],
+        "the node is the primitive applied to all its arguments",
+        |a| {
+            let name = a[0].as_symbol()?;
+            let p =
+                Prim::from_name(name).ok_or_else(|| format!("`{name}` is not a RISE primitive"))?;
+            strat(applied_prim(p))
+        },
+    );
+    r.set_group("rule");
     for rule in RULES {
         add_rule(&mut r, rule);
     }
+    r.set_group("scheduling");
+    add_simple(
+        &mut r,
+        vec![(
+            "lowerToC",
+            "map ~> mapSeq, reduce ~> reduceSeq everywhere",
+            lower_to_c,
+        )],
+    );
     let int_rules: Vec<Entry<SizeRule>> = vec![
         (
             "split",
@@ -96,28 +138,30 @@ pub fn registry() -> Registry<Expr> {
         ),
     ];
     for (name, doc, make) in int_rules {
-        r.add(name, &[Int], doc, move |a| {
+        r.add_named(name, &[("n", Int)], doc, move |a| {
             strat(make(positive(&a[0], "the size")?))
         });
     }
-    r.add("mapNest", &[Int], "a DFNF map nest of depth d", |a| {
-        strat(map_nest(depth(&a[0])?))
-    });
-    r.add(
+    r.add_named(
         "interchange",
-        &[Int],
+        &[("d", Int)],
         "swap the loops at depths d and d+1",
         |a| strat(interchange(depth(&a[0])?)),
     );
-    r.add("tile", &[Int, Int], "2-D tiling (TVM's tile)", |a| {
-        strat(tile(
-            positive(&a[0], "the tile size")?,
-            positive(&a[1], "the tile size")?,
-        ))
-    });
-    r.add(
+    r.add_named(
+        "tile",
+        &[("m", Int), ("n", Int)],
+        "2-D tiling (TVM's tile)",
+        |a| {
+            strat(tile(
+                positive(&a[0], "the tile size")?,
+                positive(&a[1], "the tile size")?,
+            ))
+        },
+    );
+    r.add_named(
         "tileND",
-        &[List],
+        &[("sizes", List)],
         "tiling of as many maps as sizes given",
         |a| {
             let ns = ints(&a[0])?;
@@ -127,9 +171,9 @@ pub fn registry() -> Registry<Expr> {
             strat(tile_nd(ns))
         },
     );
-    r.add(
+    r.add_named(
         "reorder",
-        &[List],
+        &[("permutation", List)],
         "reorder the loops of a nest (1-based)",
         |a| {
             let perm = ints(&a[0])?;
@@ -148,47 +192,57 @@ pub fn registry() -> Registry<Expr> {
         ("argument", "the argument of an application", argument),
         ("fmap", "the body of the function a map applies", fmap),
         ("inLambda", "inside the leading lambdas", in_lambda),
-        ("isApp", "an application whose function satisfies p", is_app),
     ];
+    r.set_group("traversal");
     for (name, doc, make) in traversals {
-        r.add(name, &[St], doc, move |a| {
+        r.add_named(name, &[("s", St)], doc, move |a| {
             strat(make(a[0].as_strategy()?.clone()))
         });
     }
-    r.add(
-        "applied",
-        &[Symbol],
-        "the node is the primitive applied to all its arguments",
+    r.add_named(
+        "argOf",
+        &[("prim", Symbol), ("s", St)],
+        "the argument of a primitive",
         |a| {
             let name = a[0].as_symbol()?;
             let p =
                 Prim::from_name(name).ok_or_else(|| format!("`{name}` is not a RISE primitive"))?;
-            strat(applied_prim(p))
+            strat(arg_of(p, a[1].as_strategy()?.clone()))
         },
     );
-    r.add("argOf", &[Symbol, St], "the argument of a primitive", |a| {
-        let name = a[0].as_symbol()?;
-        let p = Prim::from_name(name).ok_or_else(|| format!("`{name}` is not a RISE primitive"))?;
-        strat(arg_of(p, a[1].as_strategy()?.clone()))
-    });
-    r.add("outermost", &[St, St], "topDown(p ; s)", |a| {
-        strat(outermost(
-            a[0].as_strategy()?.clone(),
-            a[1].as_strategy()?.clone(),
-        ))
-    });
-    r.add("innermost", &[St, St], "bottomUp(p ; s)", |a| {
-        strat(innermost(
-            a[0].as_strategy()?.clone(),
-            a[1].as_strategy()?.clone(),
-        ))
-    });
-    r.add("atLoop", &[Int, St], "s on the loop at depth d", |a| {
-        strat(at_loop(depth(&a[0])?, a[1].as_strategy()?.clone()))
-    });
-    r.add(
+    r.set_group("location");
+    r.add_named(
+        "outermost",
+        &[("p", St), ("s", St)],
+        "topDown(p ; s)",
+        |a| {
+            strat(outermost(
+                a[0].as_strategy()?.clone(),
+                a[1].as_strategy()?.clone(),
+            ))
+        },
+    );
+    r.add_named(
+        "innermost",
+        &[("p", St), ("s", St)],
+        "bottomUp(p ; s)",
+        |a| {
+            strat(innermost(
+                a[0].as_strategy()?.clone(),
+                a[1].as_strategy()?.clone(),
+            ))
+        },
+    );
+    r.add_named(
+        "atLoop",
+        &[("d", Int), ("s", St)],
+        "s on the loop at depth d",
+        |a| strat(at_loop(depth(&a[0])?, a[1].as_strategy()?.clone())),
+    );
+    r.set_group("scheduling");
+    r.add_named(
         "storeInMemory",
-        &[St, St],
+        &[("what", St), ("how", St)],
         "compute what as how says, in memory",
         |a| {
             strat(store_in_memory(
@@ -216,6 +270,23 @@ mod tests {
             let kinds: Vec<Kind> = rule.params.iter().map(|p| p.1).collect();
             assert_eq!(params, kinds.as_slice(), "{}", rule.name);
             assert_eq!(doc, rule.equation, "{}", rule.name);
+        }
+    }
+
+    #[test]
+    fn every_builtin_has_a_kind_and_named_parameters() {
+        let kinds = [
+            "combinator",
+            "traversal",
+            "normal form",
+            "predicate",
+            "rule",
+            "location",
+            "scheduling",
+        ];
+        for e in registry().entries() {
+            assert!(kinds.contains(&e.group), "{}: {}", e.name, e.group);
+            assert!(e.params.iter().all(|p| !p.0.is_empty()), "{}", e.name);
         }
     }
 

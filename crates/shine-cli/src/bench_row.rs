@@ -9,11 +9,12 @@ use std::collections::BTreeMap;
 /// strategy expression (none: the definition as written).
 #[derive(Clone, Debug, Serialize)]
 pub struct ShineSpec {
-    /// The program, relative to the repository root.
+    /// The program, relative to the repository root (or absolute).
     pub program: String,
     /// The definition.
     pub def: String,
-    /// The strategy file, relative to the repository root.
+    /// The strategy file, relative to the repository root (or absolute); without it,
+    /// `strategy` names a built-in schedule.
     pub strategy_file: Option<String>,
     /// The strategy to apply.
     pub strategy: Option<String>,

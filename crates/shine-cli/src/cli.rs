@@ -79,8 +79,12 @@ pub struct EvalArgs {
     pub nats: Vec<(String, i64)>,
     /// An input array (.npy), in the order of the definition's parameters (repeatable). An
     /// array of tuples is a structured array or has one more axis for the components.
-    #[arg(long = "input", value_name = "X.npy")]
+    #[arg(long = "input", value_name = "X.npy", conflicts_with = "random")]
     pub inputs: Vec<PathBuf>,
+    /// Random inputs from this seed, the same as `shine run --random SEED` makes for the
+    /// same sizes (every size given with --nat).
+    #[arg(long, value_name = "SEED")]
+    pub random: Option<u64>,
     /// Where to write the result (.npy); a result that is a tuple of N parts takes N files
     /// (repeat --output) or one .npz. Without it the result is printed.
     #[arg(long = "output", value_name = "Y.npy")]
@@ -131,12 +135,7 @@ pub fn parse_nat_binding(s: &str) -> Result<(String, i64), String> {
 pub fn eval(args: &EvalArgs) -> Result<(), CliError> {
     let source = SourceFile::read(&args.program)?;
     let checked = source.check()?;
-    let given = read_inputs(&args.inputs)?;
-    let inputs: Vec<Array> = match checked.def(&args.def) {
-        Some(def) => fit_inputs(&def.ty, &args.def, given, &args.nats)?,
-        // instantiating names the definitions there are
-        None => Vec::new(),
-    };
+    let inputs = eval_inputs(args, &source, &checked)?;
     let types: Vec<_> = inputs.iter().map(Array::data_type).collect();
     let instance =
         instantiate_def(&checked, &args.def, &types, &args.nats).map_err(|d| source.error(d))?;
@@ -170,6 +169,29 @@ pub fn eval(args: &EvalArgs) -> Result<(), CliError> {
     let output = Output::from_value(&result, result_type)
         .map_err(|e| format!("cannot save the result: {e}"))?;
     write_or_print(&args.outputs, &output)
+}
+
+/// The inputs of `shine eval`: the `--input` files fitted to the definition's parameters, or
+/// random ones from the `--random` seed.
+fn eval_inputs(
+    args: &EvalArgs,
+    source: &SourceFile,
+    checked: &rise::infer::CheckedProgram,
+) -> Result<Vec<Array>, CliError> {
+    if let Some(seed) = args.random {
+        let prepared = rise::infer::prepare_def(checked, &args.def).map_err(|d| source.error(d))?;
+        return Ok(shine::inputs::random_inputs(
+            &prepared.scheme,
+            &args.nats,
+            seed,
+        )?);
+    }
+    let given = read_inputs(&args.inputs)?;
+    Ok(match checked.def(&args.def) {
+        Some(def) => fit_inputs(&def.ty, &args.def, given, &args.nats)?,
+        // instantiating names the definitions there are
+        None => Vec::new(),
+    })
 }
 
 /// Arguments of `shine strategies`.

@@ -185,9 +185,13 @@ pub struct RunArgs {
     /// Compare the result with the reference interpreter on the same inputs.
     #[arg(long)]
     pub verify: bool,
-    /// Time this many runs (after a warm-up run) and print median, min and max.
+    /// Time this many runs (after a warm-up run) and print median, min and max. The result
+    /// is then summarized on one line (type, size, sum, first values) unless --print.
     #[arg(long, value_name = "RUNS")]
     pub bench: Option<usize>,
+    /// With --bench, print the whole result too.
+    #[arg(long)]
+    pub print: bool,
     /// Print one JSON object on stdout.
     #[arg(long)]
     pub json: bool,
@@ -357,9 +361,13 @@ fn timing_line(t: &Timings) -> String {
     }
 }
 
-/// Writes or prints the result of `shine run` and its JSON report.
+/// Writes or prints the result of `shine run` (with `--bench` and neither `--output` nor
+/// `--print`, its summary) and its JSON report.
 fn print_result(args: &RunArgs, report: &RunReport, result: &Output) -> Result<(), CliError> {
-    if !args.outputs.is_empty() || !args.json {
+    let summarized = args.bench.is_some() && !args.print && args.outputs.is_empty();
+    if summarized && !args.json {
+        emit(&summary(result));
+    } else if !args.outputs.is_empty() || !args.json {
         write_or_print(&args.outputs, result)?;
     }
     if args.json {
@@ -368,6 +376,29 @@ fn print_result(args: &RunArgs, report: &RunReport, result: &Output) -> Result<(
         emit(&json.to_string());
     }
     Ok(())
+}
+
+/// How many values a summary shows.
+const SUMMARY_VALUES: usize = 4;
+
+/// One line about a result: its type, its number of elements, the sum of its values (a
+/// checksum) and its first values.
+fn summary(result: &Output) -> String {
+    let values = result.parts.iter().flat_map(|p| p.data.iter());
+    let sum: f64 = values.clone().map(|v| v.as_f64()).sum();
+    let first: Vec<String> = values.take(SUMMARY_VALUES).map(|v| v.to_string()).collect();
+    let more = if result.parts.iter().map(|p| p.data.len()).sum::<usize>() > SUMMARY_VALUES {
+        ", ..."
+    } else {
+        ""
+    };
+    format!(
+        "result: {} ({} elements), sum {sum}, first values [{}{more}] (--print prints it, \
+         --output Y.npy saves it)",
+        result.ty,
+        result.len(),
+        first.join(", ")
+    )
 }
 
 fn eprintln_text(s: &str) {

@@ -12,6 +12,7 @@ mod explore_log;
 mod explore_tune;
 mod fsmooth_cmd;
 mod rewrite_cmd;
+mod rules_cmd;
 
 /// shine: a compiler for RISE (what to compute) driven by ELEVATE strategies (how to optimize).
 #[derive(Parser, Debug)]
@@ -34,6 +35,9 @@ enum Command {
     Compile(compile_cmd::CompileArgs),
     /// Compile, run on `.npy` or random inputs, verify against the interpreter, time.
     Run(compile_cmd::RunArgs),
+    /// List every rule, traversal, predicate, location and scheduling strategy of `.elv`
+    /// files, with its parameters and equation or doc line; PATTERN filters by name.
+    Rules(rules_cmd::RulesArgs),
     /// List the built-in schedules and the default schedule of each target; --show prints them.
     Strategies(cli::StrategiesArgs),
     /// Search parallel mappings and tuning parameters (CC'22 constraints); write the best strategy.
@@ -70,6 +74,7 @@ fn main() -> ExitCode {
         Command::Rewrite(a) => rewrite_cmd::rewrite(&a),
         Command::Compile(a) => compile_cmd::compile(&a),
         Command::Run(a) => compile_cmd::run(&a),
+        Command::Rules(a) => rules_cmd::rules(&a),
         Command::Strategies(a) => cli::strategies(&a),
         Command::Explore(a) => explore_cmd::explore(&a),
         Command::Fsmooth { cmd } => fsmooth_cmd::run(&cmd).map_err(cli::CliError),

@@ -19,9 +19,14 @@ pub struct RewriteArgs {
     #[arg(long = "strategy", value_name = "S.elv")]
     pub strategy: Option<PathBuf>,
     /// The strategy to apply: a definition of the file, or an expression over
-    /// them (`"blocking ; lowerToC"`).
+    /// them (`"blocking ; lowerToC"`). Optional with --select.
     #[arg(long = "apply", value_name = "SNAME")]
-    pub apply: String,
+    pub apply: Option<String>,
+    /// Instead of the rewritten program, print the sub-terms a location picks in it
+    /// (`outermost(mapNest(2))`, `argument @ body`), each with its path: where
+    /// `s @ LOC` would apply `s`.
+    #[arg(long = "select", value_name = "LOC")]
+    pub select: Option<String>,
     /// Print every rule application (rule, location, before, after) to stderr.
     #[arg(long)]
     pub trace: bool,
@@ -37,16 +42,25 @@ pub struct RewriteArgs {
     pub budget: u64,
 }
 
-/// `shine rewrite PROG.rise --def NAME --strategy S.elv --apply SNAME`
+/// `shine rewrite PROG.rise --def NAME [--strategy S.elv] --apply SNAME [--select LOC]`
 pub fn rewrite(args: &RewriteArgs) -> Result<(), CliError> {
     let program = SourceFile::read(&args.program)?;
-    let source = match &args.strategy {
-        Some(path) => StrategySource {
-            file: SourceFile::read(path)?,
-            apply: args.apply.clone(),
-        },
-        None => shine::schedules::strategy(&args.apply),
+    let file = match &args.strategy {
+        Some(path) => SourceFile::read(path)?,
+        None => shine::schedules::file(),
     };
+    let (apply, select) = match (&args.apply, &args.select) {
+        (Some(apply), _) => (apply.clone(), args.select.as_deref()),
+        (None, Some(location)) => ("id".to_string(), Some(location.as_str())),
+        (None, None) => {
+            return Err(CliError::from(
+                "give --apply STRATEGY (what to apply), --select LOC (where a location acts), \
+                 or both"
+                    .to_string(),
+            ))
+        }
+    };
+    let source = StrategySource { file, apply };
     let options = RewriteOptions {
         budget: args.budget,
         trace: args.trace,
@@ -71,6 +85,9 @@ pub fn rewrite(args: &RewriteArgs) -> Result<(), CliError> {
         }
         eprint_text(&out);
     }
+    if let Some(location) = select {
+        return print_selection(&source.file, location, &rewritten.body, args);
+    }
     let (steps, applications, time) = (rewritten.steps, rewritten.applications, rewritten.time);
     let program = format!(
         "def {} : {scheme} =\n  {}",
@@ -81,7 +98,7 @@ pub fn rewrite(args: &RewriteArgs) -> Result<(), CliError> {
     if args.json {
         let json = serde_json::json!({
             "def": args.def,
-            "strategy": args.apply,
+            "strategy": source.apply,
             "program": program,
             "steps": steps,
             "applications": applications,
@@ -97,6 +114,43 @@ pub fn rewrite(args: &RewriteArgs) -> Result<(), CliError> {
             "{steps} rewrite steps ({applications} strategy applications) in {time_ms:.3} ms\n"
         ));
     }
+    Ok(())
+}
+
+/// `--select LOC`: the sub-terms `LOC` picks in `term`, each with its path, or a line saying
+/// it picks none.
+fn print_selection(
+    file: &SourceFile,
+    location: &str,
+    term: &rise::Expr,
+    args: &RewriteArgs,
+) -> Result<(), CliError> {
+    let picked = shine::select::select(file, location, term, args.budget)?;
+    if args.json {
+        let list: Vec<serde_json::Value> = picked
+            .iter()
+            .map(|s| serde_json::json!({"path": s.path, "term": s.term.to_string()}))
+            .collect();
+        emit(&serde_json::json!({"def": args.def, "select": location, "picked": list}).to_string());
+        return Ok(());
+    }
+    if picked.is_empty() {
+        return Err(CliError::from(format!(
+            "`{location}` picks no sub-term of `{}`: `s @ {location}` fails for every `s`",
+            args.def
+        )));
+    }
+    let count = picked.len();
+    let mut out = vec![format!(
+        "`{location}` picks {count} sub-term{} of `{}`:",
+        if count == 1 { "" } else { "s" },
+        args.def
+    )];
+    for (i, s) in picked.iter().enumerate() {
+        out.push(format!("{}. at {}:", i + 1, s.path));
+        out.push(format!("   {}", s.term.to_string().replace('\n', "\n   ")));
+    }
+    emit(&out.join("\n"));
     Ok(())
 }
 

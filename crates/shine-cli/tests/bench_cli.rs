@@ -147,3 +147,82 @@ fn list_and_unknown_cases() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("no case matches `nonesuch`"), "{err}");
 }
+
+#[test]
+fn a_program_of_ones_own_is_benchmarked_and_verified() {
+    // with a strategy of a file, and with a built-in schedule; no --numpy: no anchor
+    for strategy in [
+        &[
+            "--strategy",
+            "examples/mm.elv",
+            "--apply",
+            "baseline ; lowerToC",
+        ][..],
+        &["--apply", "storeEveryStagePar"][..],
+    ] {
+        let mut args = vec![
+            "--program",
+            "examples/mm.rise",
+            "--def",
+            "mm",
+            "--nat",
+            "m=16",
+            "--nat",
+            "n=8",
+            "--nat",
+            "k=4",
+            "--threads",
+            "1",
+        ];
+        args.extend(strategy);
+        let report = run_json(&args);
+        let rows = report["rows"].as_array().expect("rows");
+        assert_eq!(rows.len(), 1, "{rows:?}");
+        assert_eq!(rows[0]["case"], "mm");
+        assert_eq!(rows[0]["verified"], true, "{}", rows[0]);
+        assert_eq!(rows[0]["verified_by"], "interpreter");
+        assert_eq!(rows[0]["nats"]["m"], 16);
+        assert!(rows[0]["anchor"].is_null(), "{}", rows[0]);
+        assert_eq!(rows[0]["strategy"], strategy[strategy.len() - 1]);
+    }
+}
+
+#[test]
+fn a_program_of_ones_own_is_refused_with_the_case_table_flags_or_without_def() {
+    let out = shine()
+        .args([
+            "bench",
+            "cpu",
+            "--program",
+            "examples/mm.rise",
+            "--case",
+            "mm_",
+        ])
+        .output()
+        .expect("shine runs");
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("cannot be used with"), "{err}");
+    let out = shine()
+        .args(["bench", "cpu", "--program", "examples/mm.rise"])
+        .output()
+        .expect("shine runs");
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("--def"), "{err}");
+    let out = shine()
+        .args([
+            "bench",
+            "cpu",
+            "--no-anchors",
+            "--program",
+            "nonesuch.rise",
+            "--def",
+            "f",
+        ])
+        .output()
+        .expect("shine runs");
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("cannot read `nonesuch.rise`"), "{err}");
+}

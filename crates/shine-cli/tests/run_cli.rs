@@ -2,6 +2,8 @@
 //! every applicable example strategy and both CPU targets runs on random inputs
 //! and must match the reference interpreter (`shine run --verify`).
 
+mod support;
+
 use std::process::Command;
 
 fn shine() -> Command {
@@ -341,4 +343,92 @@ fn let_shares_its_value_in_generated_code() {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
+}
+
+#[test]
+fn eval_random_makes_the_inputs_run_random_makes() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("copy.rise"),
+        "def copy : {n: nat} -> n.f32 -> n.i32 -> n.(f32, i32) =\n  fun xs ys => zip xs ys |> map (fun p => p)\n",
+    )
+    .unwrap();
+    let common = [
+        "copy.rise",
+        "--def",
+        "copy",
+        "--nat",
+        "n=7",
+        "--random",
+        "3",
+    ];
+    let (eval, text) = support::shine_in(dir.path(), &[&["eval"], &common[..]].concat());
+    assert!(eval.status.success(), "{text}");
+    let (run, text) = support::shine_in(
+        dir.path(),
+        &[&["run"], &common[..], &["--target", "c"]].concat(),
+    );
+    assert!(run.status.success(), "{text}");
+    assert_eq!(eval.stdout, run.stdout);
+    let (other, _) = support::shine_in(
+        dir.path(),
+        &[
+            "eval",
+            "copy.rise",
+            "--def",
+            "copy",
+            "--nat",
+            "n=7",
+            "--random",
+            "4",
+        ],
+    );
+    assert_ne!(eval.stdout, other.stdout, "another seed, other inputs");
+    let (missing, text) = support::shine_in(
+        dir.path(),
+        &["eval", "copy.rise", "--def", "copy", "--random", "3"],
+    );
+    assert!(!missing.status.success());
+    assert!(
+        text.contains("--random needs every size: give `--nat n=V`"),
+        "{text}"
+    );
+}
+
+#[test]
+fn bench_summarizes_the_result_unless_asked_to_print_it() {
+    let root = std::path::Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../.."));
+    let args = [
+        "run",
+        "examples/mm.rise",
+        "--def",
+        "mm",
+        "--random",
+        "3",
+        "--nat",
+        "m=20",
+        "--nat",
+        "n=30",
+        "--nat",
+        "k=20",
+        "--target",
+        "c",
+        "--bench",
+        "2",
+    ];
+    let (out, text) = support::shine_in(root, &args);
+    assert!(out.status.success(), "{text}");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(stdout.lines().count(), 1, "{stdout}");
+    assert!(
+        stdout.starts_with("result: 20.30.f32 (600 elements), sum "),
+        "{stdout}"
+    );
+    assert!(stdout.contains("first values ["), "{stdout}");
+    assert!(text.contains("2 runs: median"), "{text}");
+    let (out, text) = support::shine_in(root, &[&args[..], &["--print"]].concat());
+    assert!(out.status.success(), "{text}");
+    let printed = String::from_utf8_lossy(&out.stdout);
+    assert!(printed.starts_with("[["), "{printed}");
+    assert_eq!(printed.matches(", ").count(), 599, "{printed}");
 }

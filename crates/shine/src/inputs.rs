@@ -80,14 +80,7 @@ pub fn bind(artifact: &Artifact, inputs: Inputs, nats: &[(String, i64)]) -> Resu
     let lowered = &artifact.lowered;
     let def = &lowered.def;
     let inputs: Vec<Array> = match inputs {
-        Inputs::Random { seed } => {
-            let params = random_param_types(&lowered.scheme, nats)?;
-            let mut rng = Lcg::new(seed);
-            params
-                .iter()
-                .map(|t| random_array(t, &mut rng))
-                .collect::<Result<_, _>>()?
-        }
+        Inputs::Random { seed } => random_inputs(&lowered.scheme, nats, seed)?,
         Inputs::Arrays(given) => fit_inputs(&lowered.scheme, def, given, nats)?,
     };
     let types: Vec<DataType> = inputs.iter().map(Array::data_type).collect();
@@ -128,6 +121,19 @@ pub fn bind(artifact: &Artifact, inputs: Inputs, nats: &[(String, i64)]) -> Resu
         result,
         sizes,
     })
+}
+
+/// Random inputs for the value parameters of a definition of type `scheme` (floats in
+/// [-1, 1), small integers, indices in their range), every size given in `nats`: the same
+/// seed and sizes give the same inputs (`shine run --random` and `shine eval --random`).
+pub fn random_inputs(
+    scheme: &Type,
+    nats: &[(String, i64)],
+    seed: u64,
+) -> Result<Vec<Array>, Error> {
+    let params = random_param_types(scheme, nats)?;
+    let mut rng = Lcg::new(seed);
+    params.iter().map(|t| random_array(t, &mut rng)).collect()
 }
 
 /// The RISE data type of an array: `shape[0].shape[1]....elem`.

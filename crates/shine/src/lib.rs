@@ -32,6 +32,7 @@ pub mod limits;
 pub mod npy;
 mod pipeline;
 pub mod schedules;
+pub mod select;
 mod source;
 mod verify;
 

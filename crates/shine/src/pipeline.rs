@@ -96,7 +96,9 @@ impl StrategySource {
     /// The error of a strategy that failed on `what` (`` `mm` ``, "the program"): the sub-strategy that
     /// failed as the user wrote it, shown at its place in the strategy file (or in the
     /// `--apply` expression), with its desugared form in a note; the desugared form alone
-    /// where the failing strategy was not written by the user (a part of a builtin).
+    /// where the failing strategy was not written by the user (a part of a builtin). A note
+    /// names the innermost step that failed and the term it failed on, inside the rules
+    /// that applied it ([`elevate::Explanation`]).
     pub fn failure(
         &self,
         failure: &elevate::Failure<rise::Expr>,
@@ -126,9 +128,15 @@ impl StrategySource {
                 if desugared != text {
                     d = d.with_note(format!("as applied: `{desugared}`"));
                 }
+                if let Some(why) = failure.explanation() {
+                    d = d.with_note(why.render());
+                }
                 source.error(d)
             }
-            None => Error::from(format!("{head}: {failure}")),
+            None => match failure.explanation() {
+                Some(why) => Error::from(format!("{head}: {failure}\n  note: {}", why.render())),
+                None => Error::from(format!("{head}: {failure}")),
+            },
         }
     }
 }

@@ -115,11 +115,7 @@ pub fn prepare_def(program: &super::CheckedProgram, name: &str) -> Result<Prepar
 
 fn prepare_here(program: &super::CheckedProgram, name: &str) -> Result<Prepared, Diagnostic> {
     let Some(def) = program.def(name) else {
-        let names: Vec<&str> = program.user_defs().map(|d| &*d.name).collect();
-        return Err(
-            Diagnostic::new(Span::default(), format!("no definition named `{name}`"))
-                .with_note(format!("the program defines: {}", names.join(", "))),
-        );
+        return Err(super::no_definition(program, name));
     };
     let (closed, annot) = inline_globals(program, name)?;
     let inlined = Def {

@@ -443,6 +443,17 @@ pub fn instantiate_def(
     )
 }
 
+/// The error for a definition `name` that `program` lacks: the closest names, and the
+/// names it has.
+pub(crate) fn no_definition(program: &CheckedProgram, name: &str) -> Diagnostic {
+    let names: Vec<&str> = program.user_defs().map(|d| &*d.name).collect();
+    let mut d = Diagnostic::new(Span::default(), format!("no definition named `{name}`"));
+    if let Some(note) = diagnostics::suggest::did_you_mean(name, names.iter().copied()) {
+        d = d.with_note(note);
+    }
+    d.with_note(format!("the program defines: {}", names.join(", ")))
+}
+
 fn instantiate_def_here(
     program: &CheckedProgram,
     name: &str,
@@ -450,11 +461,7 @@ fn instantiate_def_here(
     nats: &[(String, i64)],
 ) -> Result<Instance, Diagnostic> {
     let Some(def) = program.def(name) else {
-        let names: Vec<&str> = program.user_defs().map(|d| &*d.name).collect();
-        return Err(
-            Diagnostic::new(Span::default(), format!("no definition named `{name}`"))
-                .with_note(format!("the program defines: {}", names.join(", "))),
-        );
+        return Err(no_definition(program, name));
     };
     let (closed, annot) = inline_globals(program, name)?;
     let globals = HashMap::new();

@@ -112,6 +112,45 @@ pub(super) fn select_cases(all: Vec<Case>, args: &CpuArgs) -> Result<Vec<Case>, 
     Ok(cases)
 }
 
+/// The case of `--program P.rise --def D [--strategy S.elv] [--apply A] --nat ... [--numpy
+/// EXPR]`: the program against the numpy expression as anchor and reference (none without
+/// it), on random inputs from seed 1. Without --apply, the default schedule of `--target
+/// openmp` applies, as `shine run` does.
+pub(super) fn user_case(program: &Path, args: &CpuArgs) -> Result<Case, CliError> {
+    let def = args
+        .def
+        .clone()
+        .ok_or_else(|| err("--program needs --def NAME"))?;
+    let path = |p: &Path| absolute(p.to_path_buf()).display().to_string();
+    if !program.is_file() {
+        return Err(err(format!(
+            "cannot read `{}`: no such file",
+            program.display()
+        )));
+    }
+    let apply = args
+        .apply
+        .clone()
+        .unwrap_or_else(|| shine::schedules::default_for(shine::Target::OpenMp).to_string());
+    let numpy = args.numpy.as_ref().map(|e| format!("numpy_expr:{e}"));
+    Ok(Case {
+        name: def.clone(),
+        group: format!("{} {def}", program.display()),
+        shine: Some(ShineSpec {
+            program: path(program),
+            def,
+            strategy_file: args.strategy.as_deref().map(path),
+            strategy: Some(apply),
+        }),
+        nats: args.nats.clone(),
+        reference: numpy.clone(),
+        anchor: numpy,
+        quick: true,
+        seed: 1,
+        note: None,
+    })
+}
+
 /// The repository root: `--root`, the current directory when it holds the case table, or the
 /// source tree this binary was built from.
 pub(super) fn find_root(arg: Option<&Path>) -> PathBuf {

@@ -126,7 +126,9 @@ fn compile_case(request: &Value) -> Result<Executable, CliError> {
             file: SourceFile::read(Path::new(&file))?,
             apply,
         }),
-        _ => None,
+        // a strategy without a file: a built-in schedule (`bench cpu --program --apply`)
+        (None, Some(apply)) => Some(shine::schedules::strategy(&apply)),
+        (_, None) => None,
     };
     let artifact = shine::compile(
         &program,

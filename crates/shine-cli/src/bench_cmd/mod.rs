@@ -28,7 +28,7 @@ mod workers;
 
 use crate::bench_row::{table, Row};
 use crate::cli::{emit, parse_nat_binding, CliError};
-use cases::{absolute, find_root, load_cases, select_cases, Case};
+use cases::{absolute, find_root, load_cases, select_cases, user_case, Case};
 use clap::{Args, Subcommand};
 use serde_json::{json, Map, Value};
 use session::Session;
@@ -70,7 +70,8 @@ pub struct CpuArgs {
     /// Write every row as one JSON object to this file.
     #[arg(long, value_name = "FILE")]
     pub json: Option<PathBuf>,
-    /// Override a size of every selected case that has it, e.g. `--nat n=256` (repeatable).
+    /// Override a size of every selected case that has it, e.g. `--nat n=256` (repeatable);
+    /// with --program, every size of the program.
     #[arg(long = "nat", value_name = "NAME=VALUE", value_parser = parse_nat_binding)]
     pub nats: Vec<(String, i64)>,
     /// List the cases and exit.
@@ -107,6 +108,25 @@ pub struct CpuArgs {
     /// TVM) have gone to sleep before the other runs.
     #[arg(long, value_name = "MS", default_value_t = 100)]
     pub settle_ms: u64,
+    /// Benchmark this program instead of the case table (with --def, --nat for every size,
+    /// and --numpy for an anchor).
+    #[arg(long, value_name = "P.rise", requires = "def", conflicts_with_all = ["cases", "cases_file", "list"])]
+    pub program: Option<PathBuf>,
+    /// The definition of --program.
+    #[arg(long, value_name = "NAME", requires = "program")]
+    pub def: Option<String>,
+    /// The strategy file for --program (with --apply); without it, --apply names a built-in
+    /// schedule, and without both the default schedule of --target openmp applies.
+    #[arg(long, value_name = "S.elv", requires = "apply")]
+    pub strategy: Option<PathBuf>,
+    /// The strategy to apply to --program.
+    #[arg(long, value_name = "STRATEGY", requires = "program")]
+    pub apply: Option<String>,
+    /// The anchor and reference of --program: a numpy expression over its inputs `x0, x1,
+    /// ...` (`np` is numpy), e.g. `'x0 @ x1'`; the reference evaluates it in float64.
+    /// Without it, shine's code is timed alone and verified against the interpreter.
+    #[arg(long, value_name = "EXPR", requires = "program")]
+    pub numpy: Option<String>,
     /// The C compiler for shine's code.
     #[arg(long, value_name = "CC", default_value = "gcc")]
     pub cc: String,
@@ -142,7 +162,12 @@ fn cpu(args: &CpuArgs) -> Result<(), CliError> {
         .cases_file
         .clone()
         .unwrap_or_else(|| root.join("bench/cpu_cases.json"));
-    let cases = select_cases(load_cases(&cases_file)?, args)?;
+    let cases = match &args.program {
+        Some(program) => vec![user_case(program, args)?],
+        None => select_cases(load_cases(&cases_file)?, args)?,
+    };
+    // a program without --numpy has no anchor: it is timed alone
+    let no_anchors = args.no_anchors || (args.program.is_some() && args.numpy.is_none());
     if args.list {
         for c in &cases {
             let shine = match &c.shine {
@@ -165,7 +190,7 @@ fn cpu(args: &CpuArgs) -> Result<(), CliError> {
     if args.threads.is_empty() || args.threads.contains(&0) {
         return Err(err("--threads takes thread counts of 1 or more"));
     }
-    let cases: Vec<Case> = if args.no_anchors {
+    let cases: Vec<Case> = if no_anchors {
         cases.into_iter().filter(|c| c.shine.is_some()).collect()
     } else {
         cases
@@ -174,7 +199,7 @@ fn cpu(args: &CpuArgs) -> Result<(), CliError> {
         return Err(err("no case with a shine program selected (--no-anchors)"));
     }
     let settings = Settings::of(args)?;
-    let python = if args.no_anchors {
+    let python = if no_anchors {
         None
     } else {
         let venv = args
@@ -238,7 +263,7 @@ fn cpu(args: &CpuArgs) -> Result<(), CliError> {
             "bench": "cpu",
             "started_unix_s": started,
             "quick": args.quick,
-            "anchors": !args.no_anchors,
+            "anchors": !no_anchors,
             "threads": args.threads,
             "settings": {
                 "budget_s": settings.budget_s,
