@@ -229,6 +229,19 @@ impl<P: Program> Ctx<P> {
         r
     }
 
+    /// Enters the sub-program at position `label` of the current one without applying a
+    /// strategy there: for a traversal that walks the program itself and applies
+    /// strategies below ([`Ctx::apply`]), so that failures and traces name where they
+    /// happened. Every `enter` is followed by a [`Ctx::leave`].
+    pub fn enter(&mut self, label: &'static str) {
+        self.location.push(label);
+    }
+
+    /// Leaves the sub-program the last [`Ctx::enter`] entered.
+    pub fn leave(&mut self) {
+        self.location.pop();
+    }
+
     /// The current location.
     pub fn location(&self) -> Location {
         Location(self.location.clone())

@@ -297,7 +297,8 @@ impl<P: Program> Ctx<P> {
     /// are counted again once the applications since the last count reach an eighth of
     /// the last count, so counting costs a constant per application, and a step that
     /// rewrites the whole program (and may double it) is always followed by a count.
-    fn check_growth(&mut self, q: &P) -> Result<(), Failure<P>>
+    /// A traversal that rewrites in place of `repeat` calls it on what it rewrote.
+    pub fn check_growth(&mut self, q: &P) -> Result<(), Failure<P>>
     where
         P: Traversable,
     {
@@ -401,6 +402,9 @@ impl<P: Program> Ctx<P> {
 
 /// The nodes of `p`, counted up to `limit` (and no further), and the depth of those seen.
 pub(crate) fn measure<P: Traversable>(p: &P, limit: usize) -> (usize, usize) {
+    if let Some((nodes, depth)) = p.nodes_and_depth().filter(|(n, _)| *n < limit) {
+        return (nodes, depth);
+    }
     let mut stack = vec![(p.clone(), 1)];
     let (mut nodes, mut deepest) = (0, 0);
     while let Some((q, depth)) = stack.pop() {

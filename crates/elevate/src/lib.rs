@@ -62,4 +62,10 @@ pub trait Traversable: Program {
     fn with_child(&self, i: usize, child: Self, env: &mut Self::Env) -> Self;
     /// A short name for the position of the `i`-th sub-program, used in locations.
     fn child_label(&self, i: usize) -> &'static str;
+    /// The nodes of this program (a shared sub-program counted as often as it occurs) and
+    /// its depth (1 for a leaf), where the program keeps them: `repeat` and `normalize`
+    /// then check its growth without walking it. `None` (the default): walked.
+    fn nodes_and_depth(&self) -> Option<(usize, usize)> {
+        None
+    }
 }

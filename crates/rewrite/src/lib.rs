@@ -20,6 +20,7 @@
 //! scratch.
 #![forbid(unsafe_code)]
 
+mod benf;
 pub mod check;
 pub mod library;
 pub mod normal_forms;

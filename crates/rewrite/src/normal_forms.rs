@@ -9,10 +9,12 @@ use crate::S;
 use elevate::{lchoice, named, normalize, not, one, rule};
 use rise::Expr;
 
-/// `BENF`: `normalize(betaReduction <+ etaReduction)`.
+/// `BENF`: `normalize(betaReduction <+ etaReduction)`, applied in one pass
+/// ([`crate::benf`]: the same rewrites in the same order, in time linear in their number
+/// rather than in their number times the program's depth).
 pub fn benf() -> S {
     named("BENF", vec![], || {
-        normalize(lchoice(beta_reduction(), eta_reduction()))
+        crate::benf::benf_pass(lchoice(beta_reduction(), eta_reduction()))
     })
 }
 

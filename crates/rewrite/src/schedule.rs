@@ -12,7 +12,7 @@ use crate::rules::{
 use crate::term::{any_map, any_reduce, applied, as_lambda, finish, no, prim_app};
 use crate::traversals::{arg_of_where, body, fmap, function};
 use crate::S;
-use elevate::{fail, named, rule, top_down, try_, Failure};
+use elevate::{fail, named, rule, top_down, try_, Failure, Traversable};
 use rise::builder::*;
 use rise::types::Name;
 use rise::{AddrSpace, Expr, ExprKind, Prim, TypeArg};
@@ -307,8 +307,9 @@ fn rebuild_spine(
 /// value, so `permuteB` stores the packed layout.
 pub fn store_in_memory(what: S, how: S) -> S {
     let name = format!("storeInMemory({what}, {how})");
+    let misses = Misses::default();
     rule(name, move |p: &Expr, ctx| {
-        let extracted = extract(&what, p, ctx)?;
+        let extracted = extract(&what, p, ctx, &misses)?;
         let outside = p.free_vars();
         if extracted.free_vars().iter().any(|v| !outside.contains(v)) {
             return no();
@@ -392,18 +393,83 @@ fn same_children(a: &ExprKind, b: &ExprKind) -> bool {
 }
 
 /// The first sub-expression (top-down) satisfying `what`.
-fn extract(what: &S, p: &Expr, ctx: &mut elevate::Ctx<Expr>) -> Result<Expr, Failure<Expr>> {
-    let found = std::sync::Arc::new(std::sync::Mutex::new(None));
-    let slot = found.clone();
-    let record = rule("extract", move |e: &Expr, _| {
-        if let Ok(mut s) = slot.lock() {
-            *s = Some(e.clone());
+fn extract(
+    what: &S,
+    p: &Expr,
+    ctx: &mut elevate::Ctx<Expr>,
+    misses: &Misses,
+) -> Result<Expr, Failure<Expr>> {
+    let mut search = Search { what, ctx, misses };
+    match search.first(p)? {
+        Some(found) => Ok(found),
+        None => Err(Failure::NotApplicable {
+            // the strategy a failure names, as `topDown` with the recording rule names it
+            strategy: Some(top_down(
+                what.clone()
+                    .seq(rule("extract", |e: &Expr, _| Ok(e.clone()))),
+            )),
+            location: search.ctx.tracks_locations().then(|| search.ctx.location()),
+        }),
+    }
+}
+
+/// The sub-programs (by address, kept alive) in which `what` of a `storeInMemory` holds
+/// nowhere. `normalize(storeInMemory(what, how))` looks for `what` below every node of
+/// the program: without them the pass that finds nothing costs the program's size
+/// squared. Forgotten when they grow past [`Misses::MOST`].
+#[derive(Default)]
+struct Misses(std::sync::Mutex<std::collections::HashMap<usize, Expr>>);
+
+impl Misses {
+    const MOST: usize = 1 << 20;
+
+    fn contains(&self, e: &Expr) -> bool {
+        self.0.lock().is_ok_and(|m| m.contains_key(&e.addr()))
+    }
+
+    fn insert(&self, e: &Expr) {
+        if let Ok(mut m) = self.0.lock() {
+            if m.len() >= Self::MOST {
+                m.clear();
+            }
+            m.insert(e.addr(), e.clone());
         }
-        Ok(e.clone())
-    });
-    ctx.apply(&top_down(what.clone().seq(record)), p)?;
-    let e = found.lock().ok().and_then(|mut s| s.take());
-    e.ok_or_else(Failure::not_applicable)
+    }
+}
+
+/// `topDown(what)`'s first success in a program: what `what` made of it.
+struct Search<'a> {
+    what: &'a S,
+    ctx: &'a mut elevate::Ctx<Expr>,
+    misses: &'a Misses,
+}
+
+impl Search<'_> {
+    /// `what` on the first node of `e` (top-down) where it applies, `None` where it
+    /// applies nowhere (remembered in `misses` when trying it took no fresh name).
+    fn first(&mut self, e: &Expr) -> Result<Option<Expr>, Failure<Expr>> {
+        if self.misses.contains(e) {
+            return Ok(None);
+        }
+        let names = self.ctx.env.clone();
+        match self.ctx.apply(self.what, e) {
+            Ok(found) => return Ok(Some(found)),
+            Err(Failure::NotApplicable { .. }) => {}
+            Err(abort) => return Err(abort),
+        }
+        for i in 0..e.child_count() {
+            self.ctx.enter(e.child_label(i));
+            let found = self.first(&e.child(i));
+            self.ctx.leave();
+            if let Some(found) = found? {
+                return Ok(Some(found));
+            }
+        }
+        if self.ctx.env == names {
+            self.misses.insert(e);
+        }
+        Ok(None)
+    }
 }
 
 /// Splits `L1 (L2 (... e))` into the heads and `e`, where each head `Li` is one of the

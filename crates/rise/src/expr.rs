@@ -41,6 +41,37 @@ pub struct ExprNode {
     pub ty: Option<Type>,
     /// The source it came from (`Span::default()` for generated nodes).
     pub span: Span,
+    /// Its nodes and depth (see [`Expr::nodes_and_depth`]).
+    shape: (usize, usize),
+}
+
+/// A node: `kind` with its type and span, and the nodes and depth it spans.
+fn node(kind: ExprKind, ty: Option<Type>, span: Span) -> Expr {
+    let shape = shape_of(&kind);
+    Expr(Arc::new(ExprNode {
+        kind,
+        ty,
+        span,
+        shape,
+    }))
+}
+
+/// The nodes (shared ones counted as often as they occur, up to `usize::MAX`) and the
+/// depth of a node made of `kind`: one more than its children's.
+fn shape_of(kind: &ExprKind) -> (usize, usize) {
+    use ExprKind::*;
+    let children: [Option<&Expr>; 2] = match kind {
+        Var(_) | Lit(_) | Prim(_) | Foreign(_) => [None, None],
+        Lambda(_, _, b) | DepLambda(_, b) | DepApp(b, _) | Annot(b, _) => [Some(b), None],
+        App(f, a) => [Some(f), Some(a)],
+    };
+    children
+        .into_iter()
+        .flatten()
+        .fold((1, 1), |(nodes, depth), c| {
+            let (n, d) = c.0.shape;
+            (nodes.saturating_add(n), depth.max(d.saturating_add(1)))
+        })
 }
 
 /// The constructs of RISE.
@@ -70,20 +101,12 @@ pub enum ExprKind {
 impl Expr {
     /// A node with no type yet.
     pub fn new(kind: ExprKind, span: Span) -> Expr {
-        Expr(Arc::new(ExprNode {
-            kind,
-            ty: None,
-            span,
-        }))
+        node(kind, None, span)
     }
 
     /// A node with a type.
     pub fn typed(kind: ExprKind, ty: Type, span: Span) -> Expr {
-        Expr(Arc::new(ExprNode {
-            kind,
-            ty: Some(ty),
-            span,
-        }))
+        node(kind, Some(ty), span)
     }
 
     /// The node's construct.
@@ -103,11 +126,14 @@ impl Expr {
 
     /// The same node with another type.
     pub fn with_type(&self, ty: Type) -> Expr {
-        Expr(Arc::new(ExprNode {
-            kind: self.0.kind.clone(),
-            ty: Some(ty),
-            span: self.0.span,
-        }))
+        node(self.0.kind.clone(), Some(ty), self.0.span)
+    }
+
+    /// Its nodes (shared sub-expressions counted as often as they occur, up to
+    /// `usize::MAX`) and its depth (1 for a leaf), kept in every node: counting them costs
+    /// nothing.
+    pub fn nodes_and_depth(&self) -> (usize, usize) {
+        self.0.shape
     }
 
     /// The node's address: an identity for the node while it is alive.
@@ -117,11 +143,7 @@ impl Expr {
 
     /// A node of the same type and span with another construct.
     pub fn rebuild(&self, kind: ExprKind) -> Expr {
-        Expr(Arc::new(ExprNode {
-            kind,
-            ty: self.0.ty.clone(),
-            span: self.0.span,
-        }))
+        node(kind, self.0.ty.clone(), self.0.span)
     }
 
     /// Whether both point to the same node (a cheap pre-check for equality).
@@ -295,11 +317,7 @@ pub fn map_types(e: &Expr, s: &dyn crate::types::TypeSubst) -> Expr {
         Annot(b, t) => Annot(map_types(b, s), subst_type(t, s)),
     };
     let ty = e.ty().map(|t| subst_type(t, s));
-    Expr(Arc::new(ExprNode {
-        kind,
-        ty,
-        span: e.span(),
-    }))
+    node(kind, ty, e.span())
 }
 
 fn free_vars(e: &Expr, bound: &mut Vec<Name>, out: &mut Vec<Name>) {
@@ -359,17 +377,13 @@ pub fn substitute_closed(e: &Expr, map: &HashMap<Name, Expr>) -> Expr {
             DepApp(f, a) => DepApp(go(f, map, bound), a.clone()),
             Annot(b, t) => Annot(go(b, map, bound), t.clone()),
         };
-        Expr(Arc::new(ExprNode {
-            kind,
-            ty: e.ty().cloned(),
-            span: e.span(),
-        }))
+        node(kind, e.ty().cloned(), e.span())
     }
     go(e, map, &mut Vec::new())
 }
 
 /// A source of fresh names, passed down explicitly (no global counter).
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct NameGen {
     next: u64,
 }

@@ -62,6 +62,10 @@ impl elevate::Program for Expr {
 }
 
 impl elevate::Traversable for Expr {
+    fn nodes_and_depth(&self) -> Option<(usize, usize)> {
+        Some(Expr::nodes_and_depth(self))
+    }
+
     fn child_count(&self) -> usize {
         use ExprKind::*;
         match self.kind() {
