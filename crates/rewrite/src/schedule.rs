@@ -409,6 +409,7 @@ fn extract(
                     .seq(rule("extract", |e: &Expr, _| Ok(e.clone()))),
             )),
             location: search.ctx.tracks_locations().then(|| search.ctx.location()),
+            explanation: None,
         }),
     }
 }
