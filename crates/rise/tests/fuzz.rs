@@ -2,7 +2,7 @@
 //! program or a diagnostic — never panic, overflow the stack or hang.
 //!
 //! Inputs: random bytes, random text, random sequences of RISE tokens, the
-//! examples of the README with random edits, and deep nesting of every construct.
+//! examples of `docs/language.md` with random edits, and deep nesting of every construct.
 //! Every input goes through [`front_end`]; later stages of the front end are
 //! added there. Run longer with e.g. `PROPTEST_CASES=20000 cargo test -p rise --test fuzz`.
 

@@ -1,4 +1,4 @@
-//! The command-line contract of `shine` (README, "The command line"): what
+//! The command-line contract of `shine` (`docs/cli.md`): what
 //! `check` and `eval` print and write, and how they fail on bad input: with a
 //! non-zero exit code and one clear message on stderr, never a panic.
 

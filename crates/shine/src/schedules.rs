@@ -1,6 +1,6 @@
 //! shine's built-in schedules: an ELEVATE file (`schedules.elv`, embedded in the binary) of
 //! generic strategies that compile any well-typed program, and the default schedule of each
-//! target (README, "The command line": without `--strategy`, `run` and `compile` apply a
+//! target (`docs/cli.md`: without `--strategy`, `run` and `compile` apply a
 //! named default schedule for the target, which `--explain` names, so that the choice stays a
 //! strategy the user can read and copy).
 //!

@@ -337,7 +337,7 @@ def mm : {m n k: nat} -> m.k.f32 -> k.n.f32 -> m.n.f32 =
 
 def jacobi3 : {n: nat} -> n.f32 -> n.f32 =
   fun xs => xs |> padClamp 1 1 |> slide 3 1 |> map (fun nbh => reduce add 0.0f nbh)";
-    let checked = check_source(src).expect("the README's examples type-check");
+    let checked = check_source(src).expect("the documented examples type-check");
     let types: Vec<String> = checked
         .user_defs()
         .map(|d| format!("{} : {}", d.name, d.ty))

@@ -1,4 +1,4 @@
-//! The text syntax of RISE (README, "RISE in a nutshell"): lexer, parser, printer.
+//! The text syntax of RISE (`docs/language.md`): lexer, parser, printer.
 
 mod cursor;
 pub mod lexer;

@@ -1,4 +1,4 @@
-//! Parsing RISE expressions and programs (README, "RISE in a nutshell").
+//! Parsing RISE expressions and programs (`docs/language.md`).
 //!
 //! ```text
 //! program := (def | foreign)*

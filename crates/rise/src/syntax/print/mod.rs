@@ -1,4 +1,4 @@
-//! Printing expressions and programs in the surface syntax (README, "RISE in a nutshell").
+//! Printing expressions and programs in the surface syntax (`docs/language.md`).
 //!
 //! The output parses back ([`super::parse_expr`]) to an alpha-equivalent term,
 //! with minimal parentheses: fully applied infix primitives print infix
