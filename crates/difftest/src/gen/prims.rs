@@ -133,12 +133,8 @@ impl Gen<'_> {
                 let b = self.gen(&t, env, d);
                 Node::op(t, format!("($0 {op} $1)"), vec![a, b])
             }
-            5 => {
-                // data as an index: unsigned values are natural numbers
-                let s = *self.rng.pick(&[Scalar::U8, Scalar::U16]);
-                let a = self.gen(&Ty::S(s), env, d);
-                Node::op(t, "(cast $0 : natType)", vec![a])
-            }
+            // data as a natural number (negative and float values have none)
+            5 => self.nat_of_data(env, d),
             6 => {
                 let n = self.size();
                 self.text_vars.extend(n.vars());
@@ -150,6 +146,7 @@ impl Gen<'_> {
                 let a = self.gen(&t, env, d);
                 Node::op(t, format!("($0 {op} ({c} : natType))"), vec![a])
             }
+            9 if self.rng.chance(40) => self.big_nat(),
             _ => Node::leaf(t, format!("({} : natType)", self.rng.range(0, 9)), vec![]),
         }
     }
@@ -320,9 +317,10 @@ impl Gen<'_> {
             Some(i) => i,
             None if self.foreign.len() < MAX_FOREIGN => {
                 let arity = self.rng.range(1, 2) as usize;
-                let body = self.foreign_body(s, arity);
+                let name = format!("ff{}", self.foreign.len() + 1);
+                let body = self.foreign_effect(&name, s) + &self.foreign_body(s, arity);
                 self.foreign.push(Foreign {
-                    name: format!("ff{}", self.foreign.len() + 1),
+                    name,
                     params: vec![s; arity],
                     result: s,
                     body,
