@@ -203,3 +203,36 @@ regressions! {
     #[ignore = "natType + - * are unchecked in generated code"]
     nat_add_overflow_opencl = "nat-add-overflow-opencl";
 }
+
+/// A worker running an OpenCL kernel whose foreign function prints without a newline
+/// (`printf("R\tff1%d", ...)`, seed 2027 case 513): the kernel's output reached the
+/// worker's stdout, the protocol to the driver, and glued itself to the front of the next
+/// result line, which the driver then dropped. Result lines now travel on a descriptor of
+/// their own, and PoCL's child process prints on stderr.
+#[test]
+fn printing_kernels_leave_result_lines_whole() {
+    let exe = env!("CARGO_BIN_EXE_shine-difftest");
+    let show = Command::new(exe)
+        .args(["show", "--seed", "2027", "--index", "513"])
+        .output()
+        .expect("shine-difftest runs");
+    let program = String::from_utf8_lossy(&show.stdout);
+    assert!(
+        program.contains("printf(\"R\\tff1%d\""),
+        "the generator changed: pick a case of an OpenCL kernel that prints\n{program}"
+    );
+    let out = Command::new(exe)
+        .args(["worker", "--seed", "2027", "--from", "513", "--to", "514"])
+        .args(["--targets", "opencl"])
+        .output()
+        .expect("shine-difftest runs");
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{text}");
+    for line in text.lines() {
+        assert!(
+            line.starts_with("B\t513\topencl") || line.starts_with("R\t513\topencl\t"),
+            "a line that is no protocol line: {line:?} in\n{text}"
+        );
+    }
+    assert!(text.contains("R\t513\topencl\tpass"), "{text}");
+}
