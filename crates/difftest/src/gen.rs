@@ -52,12 +52,23 @@ impl Def {
             sig.push_str(&format!("{t} -> "));
         }
         let params: Vec<&str> = self.inputs.iter().map(|(n, _)| n.as_str()).collect();
-        let foreign: String = self.foreign.iter().map(Foreign::declaration).collect();
+        let mut body = self.body.print();
+        let mut foreign = String::new();
+        for f in &self.foreign {
+            // named after the definition, so that a batch of many cases' code (one C module,
+            // one OpenCL program) holds each case's functions under names of their own
+            let unique = format!("{name}{}", f.name);
+            body = body.replace(&format!("({} ", f.name), &format!("({unique} "));
+            let renamed = Foreign {
+                name: unique,
+                ..f.clone()
+            };
+            foreign.push_str(&renamed.declaration());
+        }
         format!(
-            "{foreign}def {name} : {sig}{} =\n  fun {} =>\n  {}\n",
+            "{foreign}def {name} : {sig}{} =\n  fun {} =>\n  {body}\n",
             self.body.ty,
             params.join(" "),
-            self.body.print()
         )
     }
 }

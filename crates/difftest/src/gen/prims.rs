@@ -18,7 +18,7 @@ const MAX_FOREIGN: usize = 2;
 /// A foreign function a program declares: `foreign NAME (x: T) [(y: T)] : T { BODY }`.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Foreign {
-    /// Its name (`ff1`, `ff2`).
+    /// Its name (`ff1`, `ff2`; a program names it after its definition, `dt7zff1`).
     pub name: String,
     /// The parameters' types (named `x` and `y` in the body).
     pub params: Vec<Scalar>,
@@ -408,7 +408,7 @@ mod tests {
             "(makeVector ",
             "(vectorFromScalar ",
             ".vec[", // arrays of vectors
-            "foreign ff1 (x: ",
+            "ff1 (x: ",
             "? ",       // a conditional in a foreign body
             "fmax(",    // fmax in a foreign body
             "if (t > ", // statements in a foreign body
@@ -420,7 +420,7 @@ mod tests {
         }
         assert!(programs
             .iter()
-            .any(|p| p.contains(": natType)") && p.contains("(ff")));
+            .any(|p| p.contains(": natType)") && p.contains("zff")));
     }
 
     /// Generated programs parse and type-check (the generator's types are RISE's).
