@@ -90,6 +90,7 @@ impl Corpus {
                 text,
             });
         }
+        programs.push(builtin_program(shine, SEMANTICS_NAME, SEMANTICS)?);
         let mut strategies = Vec::new();
         for path in files(examples, "elv")? {
             let text = read(&path)?;
@@ -128,6 +129,7 @@ impl Corpus {
             .collect::<Result<_, _>>()?;
         let mut recipes = cpu_recipes(&programs, &strategies);
         recipes.extend(gpu_recipes(&examples.join("gpu_cases.txt")));
+        recipes.extend(semantics_gpu_recipes(&programs, &strategies));
         if programs.is_empty() || strategies.is_empty() {
             return Err(format!(
                 "{}: no .rise or .elv files (is --examples right?)",
@@ -153,6 +155,27 @@ impl Corpus {
     pub fn strategy(&self, name: &str) -> Option<&StrategyFile> {
         self.strategies.iter().find(|s| s.name == name)
     }
+}
+
+/// The name of clifuzz's own program (besides the examples): casts without a value,
+/// `natType` values above 2^32, foreign functions that print, exit, abort or crash.
+pub const SEMANTICS_NAME: &str = "semantics.rise";
+
+/// Its text (`programs/semantics.rise`).
+pub const SEMANTICS: &str = include_str!("../programs/semantics.rise");
+
+/// A program of clifuzz's own named `name`, typed by `shine check` (through a file in the
+/// temporary directory, removed after).
+fn builtin_program(shine: &Path, name: &str, text: &str) -> Result<Program, String> {
+    let path = std::env::temp_dir().join(format!("clifuzz-{}-{name}", std::process::id()));
+    std::fs::write(&path, text).map_err(|e| format!("{}: {e}", path.display()))?;
+    let signatures = run_shine(shine, &["check".as_ref(), path.as_os_str()]);
+    let _ = std::fs::remove_file(&path);
+    Ok(Program {
+        name: name.to_string(),
+        text: text.to_string(),
+        defs: signatures?.lines().filter_map(parse_signature).collect(),
+    })
 }
 
 /// The files of `dir` ending in `.ext`, sorted (so that runs are deterministic).
@@ -369,6 +392,29 @@ fn cpu_recipes(programs: &[Program], strategies: &[StrategyFile]) -> Vec<Recipe>
         }
     }
     recipes
+}
+
+/// The definitions of clifuzz's own program on OpenCL and CUDA: a global map
+/// (`global1d` of `gpu.elv`), with sizes as small as the CPU recipes'.
+fn semantics_gpu_recipes(programs: &[Program], strategies: &[StrategyFile]) -> Vec<Recipe> {
+    let Some(p) = programs.iter().find(|p| p.name == SEMANTICS_NAME) else {
+        return Vec::new();
+    };
+    if !strategies.iter().any(|s| s.name == "gpu.elv") {
+        return Vec::new();
+    }
+    p.defs
+        .iter()
+        .filter(|d| !d.nats.is_empty())
+        .map(|d| Recipe {
+            program: p.name.clone(),
+            def: d.name.clone(),
+            strategy: "gpu.elv".into(),
+            apply: "global1d".into(),
+            nats: d.nats.iter().map(|n| (n.clone(), 8)).collect(),
+            gpu: true,
+        })
+        .collect()
 }
 
 /// The cases of `examples/gpu_cases.txt`: `program def strategy apply n=V ...`.

@@ -27,8 +27,9 @@ fn width(descr: &str) -> usize {
     descr[2..].parse().unwrap_or(4)
 }
 
-/// A valid file of `shape` with elements of dtype `descr`: small values, now and then
-/// random bits (NaNs, infinities, bools that are neither 0 nor 1).
+/// A valid file of `shape` with elements of dtype `descr`: small values, now and then edge
+/// values (NaN, infinities, floats beyond the integer ranges, 64-bit integers above 2^32) or
+/// random bits (bools that are neither 0 nor 1).
 pub fn valid(rng: &mut Rng, descr: &str, shape: &[u64]) -> Vec<u8> {
     let count: u64 = shape.iter().product();
     let mut bytes = header(descr, false, &shape_text(shape));
@@ -87,7 +88,11 @@ fn data(rng: &mut Rng, descr: &str, count: usize) -> Vec<u8> {
             continue;
         }
         let small = rng.range(0, 200) as i64 - 100;
+        let edge = rng.chance(6);
         match &descr[1..] {
+            "f4" if edge => bytes.extend((*rng.pick(EDGE_FLOATS) as f32).to_le_bytes()),
+            "f8" if edge => bytes.extend(rng.pick(EDGE_FLOATS).to_le_bytes()),
+            "i8" | "u8" if edge => bytes.extend(rng.pick(EDGE_WIDE).to_le_bytes()),
             "f4" => bytes.extend((small as f32 / 50.0).to_le_bytes()),
             "f8" => bytes.extend((small as f64 / 50.0).to_le_bytes()),
             "b1" => bytes.push((small & 1) as u8),
@@ -96,6 +101,30 @@ fn data(rng: &mut Rng, descr: &str, count: usize) -> Vec<u8> {
     }
     bytes
 }
+
+/// Float values no integer type holds (casts of them have no value), or only 64-bit ones.
+const EDGE_FLOATS: &[f64] = &[
+    f64::NAN,
+    f64::INFINITY,
+    f64::NEG_INFINITY,
+    3e9,
+    -3e9,
+    1e19,
+    -1e19,
+    1e30,
+    255.5,
+    -129.0,
+];
+
+/// 64-bit integers above 2^32 (`natType` holds them), and the limits.
+const EDGE_WIDE: &[i64] = &[
+    4_294_967_296,
+    4_294_967_301,
+    1 << 40,
+    -(1 << 33),
+    i64::MAX,
+    i64::MIN,
+];
 
 /// The ways a file is corrupted.
 #[derive(Clone, Copy, Debug)]
@@ -265,6 +294,33 @@ mod tests {
         assert!(dict.contains("'shape': (2, 3)"), "{dict}");
         let scalar = valid(&mut r, "|b1", &[]);
         assert!(String::from_utf8_lossy(&scalar).contains("'shape': ()"));
+    }
+
+    #[test]
+    fn valid_files_hold_edge_values_now_and_then() {
+        let mut rng = Rng::new(3);
+        let floats: Vec<f32> = (0..40)
+            .flat_map(|_| {
+                let bytes = valid(&mut rng, "<f4", &[64]);
+                bytes[bytes.len() - 64 * 4..]
+                    .chunks(4)
+                    .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+                    .collect::<Vec<_>>()
+            })
+            .collect();
+        assert!(floats.iter().any(|x| x.is_nan()));
+        assert!(floats.iter().any(|x| x.is_infinite()));
+        assert!(floats.iter().any(|x| x.is_finite() && x.abs() > 2e9));
+        let wide: Vec<i64> = (0..40)
+            .flat_map(|_| {
+                let bytes = valid(&mut rng, "<i8", &[64]);
+                bytes[bytes.len() - 64 * 8..]
+                    .chunks(8)
+                    .map(|c| i64::from_le_bytes(c.try_into().unwrap()))
+                    .collect::<Vec<_>>()
+            })
+            .collect();
+        assert!(wide.iter().any(|&x| x > 1 << 32));
     }
 
     #[test]

@@ -177,11 +177,22 @@ fn concrete(t: &Ty, vals: &[i64]) -> String {
 }
 
 /// Random input values for the scalar type `s`: edge values that overflow narrow and wide
-/// integers, small values, floats in `[-1, 1)` (sometimes scaled).
+/// integers, 64-bit values above 2^32 (which `natType` holds), small values, floats in
+/// `[-1, 1)` (sometimes scaled, now and then huge, infinite or NaN).
 pub fn random_value(rng: &mut SplitMix64, s: Scalar) -> f64 {
     if s.is_float() {
-        let scale = if rng.chance(10) { 100.0 } else { 1.0 };
-        return rng.float(-1.0, 1.0) * scale;
+        return random_float(rng);
+    }
+    if matches!(s, Scalar::I64 | Scalar::U64) && rng.chance(12) {
+        let wide: [f64; 5] = [
+            4294967296.0,
+            4294967301.0,
+            1099511627776.0,
+            9.3e18,
+            -8589934592.0,
+        ];
+        let v = *rng.pick(&wide);
+        return if s == Scalar::U64 { v.abs() } else { v };
     }
     let max = s.max_literal() as f64;
     let signed = matches!(
@@ -197,6 +208,19 @@ pub fn random_value(rng: &mut SplitMix64, s: Scalar) -> f64 {
         3 => (rng.next_u64() % (max as u64).max(1)) as f64,
         _ if signed => rng.range(-9, 9) as f64,
         _ => rng.range(0, 9) as f64,
+    }
+}
+
+/// A float input: in `[-1, 1)`, sometimes scaled by 100, now and then beyond the range of
+/// 32-bit integers, infinite or NaN (so that casts to integers fail for some elements).
+fn random_float(rng: &mut SplitMix64) -> f64 {
+    match rng.range(0, 99) {
+        0 => f64::NAN,
+        1 => f64::INFINITY,
+        2 => f64::NEG_INFINITY,
+        3 | 4 => rng.float(-1.0, 1.0) * 1e10,
+        5..=14 => rng.float(-1.0, 1.0) * 100.0,
+        _ => rng.float(-1.0, 1.0),
     }
 }
 

@@ -35,6 +35,16 @@ pub enum Outcome {
     /// interpreter in strict mode, which stops at every failed value, stops too. Not a
     /// wrong answer: a refusal at run time.
     StoppedAhead(String),
+    /// The interpreter and the compiled code both stop on a data-dependent error (a
+    /// division by zero, an index or a cast out of range, a failed `scatter`): the detail
+    /// names the interpreter's error and the compiled code's status. Agreement.
+    BothFailed(String),
+    /// A foreign function crashed or ended the process (`exit`, `abort`) in the
+    /// interpreter's helper and in the compiled code: an error naming it on both sides.
+    ForeignFailed(String),
+    /// A foreign function's body calls a C library function the GPU target lacks (`exit`,
+    /// `puts`, ...), and the GPU program does not build: the user's C, not shine's.
+    ForeignCOnly(String),
     /// A panic in the compiler.
     Panic(String),
     /// The process running the code crashed (recorded by the driver).
@@ -66,6 +76,9 @@ impl Outcome {
             Outcome::Mismatch(_) => "mismatch",
             Outcome::Unchecked(_) => "unchecked",
             Outcome::StoppedAhead(_) => "stopped-ahead",
+            Outcome::BothFailed(_) => "both-failed",
+            Outcome::ForeignFailed(_) => "foreign-failed",
+            Outcome::ForeignCOnly(_) => "foreign-c-only",
             Outcome::Panic(_) => "panic",
             Outcome::Crash(_) => "crash",
         }
@@ -83,6 +96,9 @@ impl Outcome {
             | Outcome::Mismatch(s)
             | Outcome::Unchecked(s)
             | Outcome::StoppedAhead(s)
+            | Outcome::BothFailed(s)
+            | Outcome::ForeignFailed(s)
+            | Outcome::ForeignCOnly(s)
             | Outcome::Panic(s)
             | Outcome::Crash(s) => s,
         }

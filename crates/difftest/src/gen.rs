@@ -3,8 +3,11 @@
 //! array is needed. The productions of issue 14's primitives (gather, scatter, run-time
 //! indices, vectors, foreign functions) are in [`prims`].
 
+mod casts;
+mod effects;
 mod prims;
 
+pub use effects::calls_c_only;
 pub use prims::Foreign;
 
 use crate::ast::Node;
@@ -49,12 +52,23 @@ impl Def {
             sig.push_str(&format!("{t} -> "));
         }
         let params: Vec<&str> = self.inputs.iter().map(|(n, _)| n.as_str()).collect();
-        let foreign: String = self.foreign.iter().map(Foreign::declaration).collect();
+        let mut body = self.body.print();
+        let mut foreign = String::new();
+        for f in &self.foreign {
+            // named after the definition, so that a batch of many cases' code (one C module,
+            // one OpenCL program) holds each case's functions under names of their own
+            let unique = format!("{name}{}", f.name);
+            body = body.replace(&format!("({} ", f.name), &format!("({unique} "));
+            let renamed = Foreign {
+                name: unique,
+                ..f.clone()
+            };
+            foreign.push_str(&renamed.declaration());
+        }
         format!(
-            "{foreign}def {name} : {sig}{} =\n  fun {} =>\n  {}\n",
+            "{foreign}def {name} : {sig}{} =\n  fun {} =>\n  {body}\n",
             self.body.ty,
             params.join(" "),
-            self.body.print()
         )
     }
 }
@@ -197,6 +211,7 @@ impl<'r> Gen<'r> {
                 Node::op(t.clone(), "($0, $1)", vec![x, y])
             }
             Ty::Idx(k) => Node::leaf(t.clone(), format!("(natAsIndex {k} (0 : natType))"), vec![]),
+            Ty::Nat if self.rng.chance(10) => self.big_nat(),
             Ty::Nat => Node::leaf(
                 t.clone(),
                 format!("({} : natType)", self.rng.range(0, 4)),
@@ -279,14 +294,7 @@ impl<'r> Gen<'r> {
                 let b = self.gen(t, env, d);
                 Node::op(t.clone(), "(select $0 $1 $2)", vec![c, a, b])
             }
-            8 | 9 => {
-                let mut from = self.scalar();
-                if from.is_float() && s.is_int() {
-                    from = Scalar::Int;
-                }
-                let a = self.gen(&Ty::S(from), env, d);
-                Node::op(t.clone(), format!("(cast $0 : {})", s.name()), vec![a])
-            }
+            8 | 9 | 18 => self.cast_to(s, env, d),
             10 => {
                 let other = Ty::S(self.scalar());
                 let first = self.rng.chance(50);
@@ -328,7 +336,7 @@ impl<'r> Gen<'r> {
             }
             21 => self.lane(s, env, d),
             22 => self.run_time_idx(t, env, d),
-            23 => match self.foreign_call(s, env, d) {
+            17 | 23 => match self.foreign_call(s, env, d) {
                 Some(call) => call,
                 None => self.gen(t, env, d.saturating_sub(1)),
             },

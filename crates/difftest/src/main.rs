@@ -73,10 +73,10 @@ fn worker_cmd(args: &[String]) -> Result<bool, String> {
         let (i, t) = s.split_once(':')?;
         Some((i.parse().ok()?, sched::parse_target(t)?))
     });
+    let channel = protocol_channel()?;
     let finished = on_big_stack(move || {
         let cases: Vec<(u64, Case)> = (from..to).map(|i| (i, Case::generate(seed, i))).collect();
-        let stdout = std::io::stdout();
-        let mut out = stdout.lock();
+        let mut out = std::io::BufWriter::new(channel);
         let finished = worker::run_cases(&cases, &targets, skip, &mut out);
         let _ = out.flush();
         finished
@@ -86,6 +86,26 @@ fn worker_cmd(args: &[String]) -> Result<bool, String> {
         std::process::exit(worker::RESTART);
     }
     Ok(true)
+}
+
+/// The worker's result lines go to its standard output as it started, moved to a
+/// descriptor of their own (closed in child processes); descriptor 1 then goes where
+/// standard error goes, so that what else writes there (a kernel's `printf` of a foreign
+/// function, on the device or in the OpenCL child process) cannot enter a result line.
+fn protocol_channel() -> Result<std::fs::File, String> {
+    use std::os::fd::FromRawFd;
+    // SAFETY: `fcntl` and `dup2` on this process's own standard descriptors; the new
+    // descriptor is owned by the returned file alone.
+    unsafe {
+        let fd = libc::fcntl(1, libc::F_DUPFD_CLOEXEC, 3);
+        if fd < 0 || libc::dup2(2, 1) < 0 {
+            return Err(format!(
+                "cannot set up the worker's output: {}",
+                std::io::Error::last_os_error()
+            ));
+        }
+        Ok(std::fs::File::from_raw_fd(fd))
+    }
 }
 
 /// Prints case `--index` of `--seed`: its program, schedules and sizes.
@@ -128,7 +148,14 @@ fn replay(args: &[String]) -> Result<bool, String> {
     let kind = result.split('\t').nth(3).unwrap_or("");
     Ok(matches!(
         kind,
-        "pass" | "refused" | "interp-refused" | "strategy-failed" | "stopped-ahead"
+        "pass"
+            | "refused"
+            | "interp-refused"
+            | "strategy-failed"
+            | "stopped-ahead"
+            | "both-failed"
+            | "foreign-failed"
+            | "foreign-c-only"
     ))
 }
 
@@ -151,6 +178,9 @@ fn parse_outcome(kind: &str, detail: String) -> Outcome {
         "mismatch" => Outcome::Mismatch(detail),
         "unchecked" => Outcome::Unchecked(detail),
         "stopped-ahead" => Outcome::StoppedAhead(detail),
+        "both-failed" => Outcome::BothFailed(detail),
+        "foreign-failed" => Outcome::ForeignFailed(detail),
+        "foreign-c-only" => Outcome::ForeignCOnly(detail),
         "panic" => Outcome::Panic(detail),
         _ => Outcome::Crash(detail),
     }
@@ -225,6 +255,12 @@ fn run_chunk(
             .spawn()
             .map_err(|e| e.to_string())?;
         let stdout = child.stdout.take().ok_or("no stdout")?;
+        // read on a thread as it comes: a worker that prints much on stderr (foreign
+        // functions that print, run by the interpreter) would block on a full pipe
+        let stderr = child
+            .stderr
+            .take()
+            .map(|e| std::thread::spawn(move || tail_of(e)));
         let mut begun: Option<(u64, Target)> = None;
         let mut last: Option<(u64, Target)> = None;
         for line in BufReader::new(stdout).lines().map_while(Result::ok) {
@@ -249,10 +285,7 @@ fn run_chunk(
                 _ => {}
             }
         }
-        let mut err = String::new();
-        if let Some(mut e) = child.stderr.take() {
-            let _ = std::io::Read::read_to_string(&mut e, &mut err);
-        }
+        let err = stderr.and_then(|h| h.join().ok()).unwrap_or_default();
         let status = child.wait().map_err(|e| e.to_string())?;
         if status.success() {
             return Ok(());
@@ -272,6 +305,23 @@ fn run_chunk(
         skip = Some(format!("{idx}:{}", t.name()));
     }
 }
+
+/// The last lines (at most [`STDERR_TAIL`] bytes) of what `r` gives until its end.
+fn tail_of(r: impl std::io::Read) -> String {
+    let mut tail: std::collections::VecDeque<String> = std::collections::VecDeque::new();
+    let mut bytes = 0;
+    for line in BufReader::new(r).lines().map_while(Result::ok) {
+        bytes += line.len();
+        tail.push_back(line);
+        while bytes > STDERR_TAIL && tail.len() > 1 {
+            bytes -= tail.pop_front().map_or(0, |l| l.len());
+        }
+    }
+    Vec::from(tail).join("\n")
+}
+
+/// How much of a worker's stderr the driver keeps (for the message of a crash).
+const STDERR_TAIL: usize = 64 * 1024;
 
 fn write_case(
     dir: &Path,

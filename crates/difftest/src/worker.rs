@@ -84,12 +84,14 @@ fn judge(front: &Front, got: Result<Vec<u8>, runtime::RuntimeError>) -> Outcome 
             )),
             None => Outcome::Crash(format!("the interpreter computes; the compiled code {e}")),
         },
-        // the interpreter computes a result, the compiled code stops: a bug
+        // the interpreter computes a result, the compiled code stops (a crash, an exit in a
+        // foreign function): a bug
         (
             Ok(_),
             Err(
                 e @ (E::ProgramFailed { .. }
                 | E::ProgramKilled { .. }
+                | E::ExitedEarly { .. }
                 | E::OpenClProcessEnded { .. }
                 | E::SanitizerRunFailed { .. }),
             ),
@@ -98,7 +100,68 @@ fn judge(front: &Front, got: Result<Vec<u8>, runtime::RuntimeError>) -> Outcome 
         (Err(m), Ok(_)) => Outcome::Unchecked(format!(
             "the interpreter refuses ({m}); the compiled code ran"
         )),
-        (Err(m), Err(_)) => Outcome::InterpRefused(m.clone()),
+        (Err(m), Err(e)) => both_stopped(m, &e),
+    }
+}
+
+/// The outcome where the interpreter stops with `m` and the compiled code with `e`: both
+/// on a data-dependent error ([`Outcome::BothFailed`], naming the two errors' kinds), both
+/// in a foreign function ([`Outcome::ForeignFailed`]), or a refusal of the interpreter
+/// (bad inputs, sizes) that the compiled code refuses too.
+fn both_stopped(m: &str, e: &runtime::RuntimeError) -> Outcome {
+    use runtime::RuntimeError as E;
+    let foreign = m.contains("foreign function `");
+    match e {
+        E::ProgramStatus { status, .. } if status_kind(*status) != "size-constraint" => {
+            Outcome::BothFailed(format!(
+                "interpreter {}, compiled code {}: {m}",
+                interp_error_kind(m),
+                status_kind(*status)
+            ))
+        }
+        E::ProgramKilled { .. }
+        | E::ProgramFailed { .. }
+        | E::ExitedEarly { .. }
+        | E::OpenClProcessEnded { .. }
+            if foreign =>
+        {
+            Outcome::ForeignFailed(format!("{m}; the compiled code {e}"))
+        }
+        _ => Outcome::InterpRefused(m.to_string()),
+    }
+}
+
+/// The kind of a status of generated code ([`codegen::EntryStatus`]), as a word.
+fn status_kind(status: i32) -> &'static str {
+    use codegen::EntryStatus as S;
+    match S::from_code(status) {
+        Some(S::DivisionByZero) => "division-by-zero",
+        Some(S::RemainderByZero) => "remainder-by-zero",
+        Some(S::SizeConstraint) => "size-constraint",
+        Some(S::IndexOutOfRange) => "index-out-of-range",
+        Some(S::DuplicatePosition) => "duplicate-position",
+        Some(S::CastOutOfRange) => "cast-out-of-range",
+        Some(S::Computed) | None => "unknown-status",
+    }
+}
+
+/// The kind of an error of the interpreter, in the words of [`status_kind`] (`other` for
+/// errors generated code has no status for, such as a foreign function's).
+fn interp_error_kind(m: &str) -> &'static str {
+    if m.contains("foreign function `") {
+        "foreign-function"
+    } else if m.contains("division by zero") {
+        "division-by-zero"
+    } else if m.contains("remainder by zero") {
+        "remainder-by-zero"
+    } else if m.contains("cast") || m.contains("natType") {
+        "cast-out-of-range"
+    } else if m.contains("scatter") {
+        "duplicate-position"
+    } else if m.contains("index") {
+        "index-out-of-range"
+    } else {
+        "other"
     }
 }
 
@@ -363,21 +426,33 @@ fn run_gpu<B: GpuBackend>(
             return true;
         }
     };
-    let all: Vec<&codegen::GpuModule> = ready.iter().map(|(_, m)| m).collect();
+    // cases whose foreign functions call what GPU code lacks are built alone
+    let c_only = |i: usize| crate::gen::calls_c_only(&cases[i].1.program);
+    let all: Vec<&codegen::GpuModule> = ready
+        .iter()
+        .filter(|(i, _)| !c_only(*i))
+        .map(|(_, m)| m)
+        .collect();
     let shared = dev.build(&gpu_batch(&all)).ok();
     for (i, m) in &ready {
         let (idx, case) = &cases[*i];
         let Ok(front) = &fronts[*i] else { continue };
         let own;
         let program = match &shared {
-            Some(p) => p,
-            None => match dev.build(&m.source) {
+            Some(p) if !c_only(*i) => p,
+            _ => match dev.build(&m.source) {
                 Ok(p) => {
                     own = p;
                     &own
                 }
                 Err(e) => {
-                    let o = Outcome::CodeDoesNotCompile(e.to_string());
+                    let o = if c_only(*i) {
+                        Outcome::ForeignCOnly(format!(
+                            "a foreign function calls the C library: {e}"
+                        ))
+                    } else {
+                        Outcome::CodeDoesNotCompile(e.to_string())
+                    };
                     emit(out, result_line(*idx, t, &o));
                     continue;
                 }

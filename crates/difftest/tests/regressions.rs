@@ -116,3 +116,123 @@ regressions! {
     /// code now defines each such name a body uses as OpenCL's overloaded one.
     foreign_fmaxf_opencl = "foreign-fmaxf-opencl";
 }
+
+/// The kind of the result line of replaying `name`, and the line.
+fn replayed_kind(name: &str) -> (String, String) {
+    let (_, text) = replay_output(name);
+    let line = text
+        .lines()
+        .find(|l| l.starts_with("R\t"))
+        .unwrap_or_default()
+        .to_string();
+    (
+        line.split('\t').nth(3).unwrap_or_default().to_string(),
+        text,
+    )
+}
+
+/// Float-to-integer casts without a value (beyond the range of `i64`, NaN): the interpreter
+/// and the compiled code stop on the same failed value, a cast out of range, on every
+/// target (`both-failed` names the two errors' kinds).
+#[test]
+fn casts_without_a_value_fail_alike() {
+    for name in [
+        "cast-f32-i64-out-of-range-c",
+        "cast-f32-i64-out-of-range-openmp",
+        "cast-f32-i64-out-of-range-opencl",
+        "cast-nan-u16-opencl",
+    ] {
+        let (kind, text) = replayed_kind(name);
+        assert_eq!(kind, "both-failed", "{name}: {text}");
+        assert!(
+            text.contains("interpreter cast-out-of-range, compiled code cast-out-of-range"),
+            "{name}: {text}"
+        );
+    }
+}
+
+/// A foreign function that crashes (a write through a null pointer) or calls `exit` on
+/// every input: an error naming it in the interpreter and an error of the compiled code on
+/// C and OpenCL (PoCL, a child process): `foreign-failed`. On OpenCL, `exit` does not
+/// exist and the program does not build: `foreign-c-only`.
+#[test]
+fn foreign_crashes_and_exits_fail_alike() {
+    for (name, want, says) in [
+        (
+            "foreign-crash-c",
+            "foreign-failed",
+            "foreign function `ff1` crashed",
+        ),
+        (
+            "foreign-crash-opencl",
+            "foreign-failed",
+            "foreign function `ff1` crashed",
+        ),
+        (
+            "foreign-exit-c",
+            "foreign-failed",
+            "foreign function `ff1` ended",
+        ),
+        (
+            "foreign-exit-opencl",
+            "foreign-c-only",
+            "undeclared identifier 'exit'",
+        ),
+    ] {
+        let (kind, text) = replayed_kind(name);
+        assert_eq!(kind, want, "{name}: {text}");
+        assert!(text.contains(says), "{name}: {text}");
+    }
+}
+
+regressions! {
+    /// `natType` values above 2^32 (`(x + 2^32) * 3` of `u32` inputs) on C.
+    big_nat_c = "big-nat-c";
+    /// ... and on OpenCL, whose extents are 32-bit but whose `natType` is 64-bit.
+    big_nat_opencl = "big-nat-opencl";
+    /// A foreign function that prints (no newline, `R\t...`, like a result line): the
+    /// result is the interpreter's.
+    foreign_print_c = "foreign-print-c";
+    /// ... on OpenCL, where the kernel's `printf` runs in PoCL's child process.
+    foreign_print_opencl = "foreign-print-opencl";
+    /// `natType` arithmetic leaving the naturals (seed 2027 case 1113: `(2^63 - 1) + 2`):
+    /// the interpreter fails (`9223372036854775807 add 2 is not a natural number`), the
+    /// compiled code wraps and computes a value on C, OpenMP and OpenCL (`unchecked`; also
+    /// `5 - 100` and products beyond 2^63). Generated code does not check `natType`
+    /// `+ - *`; open.
+    #[ignore = "natType + - * are unchecked in generated code"]
+    nat_add_overflow_opencl = "nat-add-overflow-opencl";
+}
+
+/// A worker running an OpenCL kernel whose foreign function prints without a newline
+/// (`printf("R\tff1%d", ...)`, seed 2027 case 513): the kernel's output reached the
+/// worker's stdout, the protocol to the driver, and glued itself to the front of the next
+/// result line, which the driver then dropped. Result lines now travel on a descriptor of
+/// their own, and PoCL's child process prints on stderr.
+#[test]
+fn printing_kernels_leave_result_lines_whole() {
+    let exe = env!("CARGO_BIN_EXE_shine-difftest");
+    let show = Command::new(exe)
+        .args(["show", "--seed", "2027", "--index", "513"])
+        .output()
+        .expect("shine-difftest runs");
+    let program = String::from_utf8_lossy(&show.stdout);
+    assert!(
+        program.contains("printf(\"R\\tff1%d\""),
+        "the generator changed: pick a case of an OpenCL kernel that prints\n{program}"
+    );
+    let out = Command::new(exe)
+        .args(["worker", "--seed", "2027", "--from", "513", "--to", "514"])
+        .args(["--targets", "opencl"])
+        .output()
+        .expect("shine-difftest runs");
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{text}");
+    for line in text.lines() {
+        assert!(
+            line.starts_with("B\t513\topencl") || line.starts_with("R\t513\topencl\t"),
+            "a line that is no protocol line: {line:?} in\n{text}"
+        );
+    }
+    assert!(text.contains("R\t513\topencl\tpass"), "{text}");
+}

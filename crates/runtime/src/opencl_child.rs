@@ -503,8 +503,8 @@ fn fork_child() -> std::io::Result<Process> {
     }
 }
 
-/// The child's life: it dies with `parent`, keeps only its pipes and stderr (redirected to
-/// `stderr`), serves requests, and exits (with status 101 if serving panicked).
+/// The child's life: it dies with `parent`, keeps only its pipes, stdout (redirected to the
+/// parent's stderr) and stderr (redirected to `stderr`), serves requests, and exits (with status 101 if serving panicked).
 fn serve_in_child(parent: libc::pid_t, requests: OwnedFd, answers: OwnedFd, stderr: &File) -> ! {
     // SAFETY: plain system calls on this process's own state and descriptors.
     unsafe {
@@ -515,6 +515,9 @@ fn serve_in_child(parent: libc::pid_t, requests: OwnedFd, answers: OwnedFd, stde
         for signal in [libc::SIGINT, libc::SIGTERM, libc::SIGHUP] {
             libc::signal(signal, libc::SIG_DFL);
         }
+        // what kernels print (`printf` of a foreign function) goes where the caller's
+        // stderr goes, never into the caller's stdout (its printed results)
+        libc::dup2(libc::STDERR_FILENO, libc::STDOUT_FILENO);
         libc::dup2(stderr.as_raw_fd(), libc::STDERR_FILENO);
     }
     close_inherited(&[0, 1, 2, requests.as_raw_fd(), answers.as_raw_fd()]);

@@ -19,7 +19,7 @@ use std::path::Path;
 use std::process::{Command, Output};
 
 mod support;
-use support::{skip_opencl, targets};
+use support::{skip_opencl, targets, test_gpu};
 
 const EXAMPLE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../examples/foreign.rise");
 const CPU: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../examples/cpu.elv");
@@ -273,6 +273,11 @@ fn faults_of_foreign_code_are_errors_in_eval_and_run() {
             let t = text(&out);
             assert!(!out.status.success(), "{def} {target}: {t}");
             assert!(t.contains(signal) && t.contains(def), "{def} {target}: {t}");
+            // the crash names the foreign function whose code runs in the module
+            assert!(
+                t.contains(&format!("the module calls the foreign function `{name}`")),
+                "{def} {target}: {t}"
+            );
             assert!(!t.contains("panicked"), "{t}");
         }
     }
@@ -365,6 +370,15 @@ fn what_a_body_prints_never_reaches_the_result() {
                 out.status.success() && t.contains("verified against the interpreter"),
                 "{def} {target}: {t}"
             );
+            // the printed result alone on stdout (OpenCL on a CPU device runs in a child
+            // process whose kernels print on stderr; a GPU's printf is the driver's)
+            if target != "cuda" && !(target == "opencl" && test_gpu()) {
+                assert_eq!(
+                    String::from_utf8_lossy(&out.stdout).trim(),
+                    "[2, 3, 4]",
+                    "{def} {target}: {t}"
+                );
+            }
         }
     }
 }
@@ -594,7 +608,7 @@ fn a_crashing_foreign_function_under_opencl_is_an_error() {
         "1",
     ]);
     let t = text(&out);
-    if support::test_gpu() && !t.contains("the OpenCL process of") {
+    if test_gpu() && !t.contains("the OpenCL process of") {
         // an NVIDIA device (runs in `shine`'s process): the driver's error, if any, but
         // never the end of `shine` by a signal
         assert!(out.status.code().is_some(), "{t}");

@@ -474,8 +474,8 @@ fn foreign_note(e: Error, expr: &rise::Expr, target: Target) -> Error {
 
 impl Executable {
     /// A runtime error of running the definition, in the user's terms ([`Stage::Run`]): a
-    /// program status explained, an early exit or a crash of OpenCL kernels with the foreign
-    /// functions the code calls (their C code runs inside it).
+    /// program status explained, an early exit or a crash of a C module or of OpenCL kernels
+    /// with the foreign functions the code calls (their C code runs inside it).
     fn run_error(&self, e: RuntimeError) -> Error {
         let def = &self.def;
         let foreign: Vec<String> = crate::foreign::called(&self.instance.expr)
@@ -498,14 +498,18 @@ impl Executable {
                     "`{def}`: the compiled module exited ({status}) before finishing: {culprit}"
                 ))
             }
-            e @ RuntimeError::OpenClProcessEnded { .. } => {
+            e @ (RuntimeError::OpenClProcessEnded { .. } | RuntimeError::ProgramKilled { .. }) => {
                 if foreign.is_empty() {
                     return Error::from(format!("`{def}`: {e}")).at(Stage::Run);
                 }
                 let plural = if foreign.len() == 1 { "" } else { "s" };
+                let (code, inside) = match e {
+                    RuntimeError::ProgramKilled { .. } => ("the module calls", "it"),
+                    _ => ("the kernels call", "them"),
+                };
                 Error::from(format!(
-                    "`{def}`: {e}\nthe kernels call the foreign function{plural} {}, whose C \
-                     code runs inside them",
+                    "`{def}`: {e}\n{code} the foreign function{plural} {}, whose C code runs \
+                     inside {inside}",
                     foreign.join(", ")
                 ))
             }

@@ -19,7 +19,7 @@ pub use values::strategy_expr;
 use values::{any_value, flags_of, nat_value};
 
 use crate::case::{Case, Line, Quality};
-use crate::corpus::{eval_size, Corpus, Def, Param, Program, Recipe};
+use crate::corpus::{eval_size, Corpus, Def, Param, Program, Recipe, SEMANTICS_NAME};
 use crate::mutate;
 use crate::npy;
 use crate::rng::Rng;
@@ -81,6 +81,10 @@ struct Gen<'a> {
     line: Line,
     stdin: Option<Vec<u8>>,
 }
+
+/// The share (percent) of the cases drawing a program or recipe that take clifuzz's own
+/// program ([`SEMANTICS_NAME`]).
+const SEMANTICS_SHARE: u64 = 15;
 
 /// Where a damaged path may point instead of the file meant.
 const ODD_PATHS: &[&str] = &[
@@ -189,14 +193,26 @@ impl Gen<'_> {
         def.to_string()
     }
 
-    /// A random example program and one of its definitions.
+    /// A random example program and one of its definitions; now and then clifuzz's own
+    /// program (casts without a value, large `natType` values, foreign functions that print,
+    /// exit or crash).
     fn program_and_def(&mut self) -> (Program, Def) {
         let corpus = self.corpus;
+        let own = self.rng.chance(SEMANTICS_SHARE);
         let programs: Vec<&Program> = corpus
             .programs
             .iter()
-            .filter(|p| !p.defs.is_empty())
+            .filter(|p| !p.defs.is_empty() && (!own || p.name == SEMANTICS_NAME))
             .collect();
+        let programs = if programs.is_empty() {
+            corpus
+                .programs
+                .iter()
+                .filter(|p| !p.defs.is_empty())
+                .collect()
+        } else {
+            programs
+        };
         let p = (*self.rng.pick(&programs)).clone();
         let d = self.rng.pick(&p.defs).clone();
         (p, d)
@@ -269,12 +285,18 @@ impl Gen<'_> {
 
     /// A recipe known to compile (for the C targets unless `gpu`).
     fn recipe(&mut self, gpu: bool) -> Option<Recipe> {
-        let fitting: Vec<&Recipe> = self
-            .corpus
-            .recipes
-            .iter()
-            .filter(|r| r.gpu == gpu)
-            .collect();
+        let own = self.rng.chance(SEMANTICS_SHARE);
+        let of = |own: bool| -> Vec<&Recipe> {
+            self.corpus
+                .recipes
+                .iter()
+                .filter(|r| r.gpu == gpu && (!own || r.program == SEMANTICS_NAME))
+                .collect()
+        };
+        let fitting = match of(own) {
+            none if none.is_empty() => of(false),
+            some => some,
+        };
         (!fitting.is_empty()).then(|| (*self.rng.pick(&fitting)).clone())
     }
 
@@ -369,6 +391,41 @@ mod tests {
             }],
             npy: Vec::new(),
         }
+    }
+
+    /// `corpus()` with clifuzz's own program, typed as `shine check` types it.
+    fn corpus_with_semantics() -> Corpus {
+        let mut c = corpus();
+        c.programs.push(Program {
+            name: SEMANTICS_NAME.into(),
+            text: crate::corpus::SEMANTICS.into(),
+            defs: [
+                "castI64 : {n: nat} -> n.f32 -> n.i64",
+                "crashing : {n: nat} -> n.f32 -> n.f32",
+            ]
+            .into_iter()
+            .filter_map(crate::corpus::parse_signature)
+            .collect(),
+        });
+        c
+    }
+
+    #[test]
+    fn cases_draw_on_the_programs_of_the_new_semantics() {
+        let c = corpus_with_semantics();
+        let evals: Vec<Case> = (0..2000)
+            .map(|i| generate(&c, 6, i))
+            .filter(|k| k.command == "eval" && k.quality == Quality::Valid)
+            .collect();
+        let own = evals
+            .iter()
+            .filter(|k| {
+                k.files.iter().any(|(n, b)| {
+                    n == "prog.rise" && String::from_utf8_lossy(b).contains("ffCrash")
+                })
+            })
+            .count();
+        assert!(own * 100 >= evals.len() * 8, "{own} of {}", evals.len());
     }
 
     #[test]

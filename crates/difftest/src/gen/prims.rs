@@ -18,7 +18,7 @@ const MAX_FOREIGN: usize = 2;
 /// A foreign function a program declares: `foreign NAME (x: T) [(y: T)] : T { BODY }`.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Foreign {
-    /// Its name (`ff1`, `ff2`).
+    /// Its name (`ff1`, `ff2`; a program names it after its definition, `dt7zff1`).
     pub name: String,
     /// The parameters' types (named `x` and `y` in the body).
     pub params: Vec<Scalar>,
@@ -133,12 +133,8 @@ impl Gen<'_> {
                 let b = self.gen(&t, env, d);
                 Node::op(t, format!("($0 {op} $1)"), vec![a, b])
             }
-            5 => {
-                // data as an index: unsigned values are natural numbers
-                let s = *self.rng.pick(&[Scalar::U8, Scalar::U16]);
-                let a = self.gen(&Ty::S(s), env, d);
-                Node::op(t, "(cast $0 : natType)", vec![a])
-            }
+            // data as a natural number (negative and float values have none)
+            5 => self.nat_of_data(env, d),
             6 => {
                 let n = self.size();
                 self.text_vars.extend(n.vars());
@@ -150,6 +146,7 @@ impl Gen<'_> {
                 let a = self.gen(&t, env, d);
                 Node::op(t, format!("($0 {op} ({c} : natType))"), vec![a])
             }
+            9 if self.rng.chance(40) => self.big_nat(),
             _ => Node::leaf(t, format!("({} : natType)", self.rng.range(0, 9)), vec![]),
         }
     }
@@ -320,9 +317,10 @@ impl Gen<'_> {
             Some(i) => i,
             None if self.foreign.len() < MAX_FOREIGN => {
                 let arity = self.rng.range(1, 2) as usize;
-                let body = self.foreign_body(s, arity);
+                let name = format!("ff{}", self.foreign.len() + 1);
+                let body = self.foreign_effect(&name, s) + &self.foreign_body(s, arity);
                 self.foreign.push(Foreign {
-                    name: format!("ff{}", self.foreign.len() + 1),
+                    name,
                     params: vec![s; arity],
                     result: s,
                     body,
@@ -410,7 +408,7 @@ mod tests {
             "(makeVector ",
             "(vectorFromScalar ",
             ".vec[", // arrays of vectors
-            "foreign ff1 (x: ",
+            "ff1 (x: ",
             "? ",       // a conditional in a foreign body
             "fmax(",    // fmax in a foreign body
             "if (t > ", // statements in a foreign body
@@ -422,7 +420,7 @@ mod tests {
         }
         assert!(programs
             .iter()
-            .any(|p| p.contains(": natType)") && p.contains("(ff")));
+            .any(|p| p.contains(": natType)") && p.contains("zff")));
     }
 
     /// Generated programs parse and type-check (the generator's types are RISE's).
