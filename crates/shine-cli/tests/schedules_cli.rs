@@ -209,9 +209,11 @@ fn every_example_definition_compiles_under_the_default_of_every_target() {
         for (def, sizes) in example_defs(file) {
             let sizes: Vec<&str> = sizes.iter().map(String::as_str).collect();
             for target in targets() {
-                // every size at 1, 7 and 13 on C; one of them on the other targets
+                // every size at 1, 7 and 13 on C; 1 or 7 on the other targets (13 made
+                // `mmTiled`, whose sizes count 64-wide tiles, a 832x832x104 product that the
+                // debug interpreter verified for minutes)
                 let all = [1, 7, 13];
-                let some = [[1, 7, 13][count % 3]];
+                let some = [[1, 7][count % 2]];
                 for &size in if target == "c" { &all[..] } else { &some[..] } {
                     count += 1;
                     match (
