@@ -25,6 +25,11 @@
 //!   value in the interpreter. A cast that has no value for some inputs calls a helper
 //!   ([`cast_helpers`]) that checks the value before converting it and sets the status flag
 //!   to [`EntryStatus::CastOutOfRange`] when it has none.
+//! * **natural numbers**: `natType` `+`, `-` and `*` fail in the interpreter where the
+//!   result is no natural number (beyond 2^63 - 1, or below 0); C's `int64_t` would overflow
+//!   (undefined) or go negative. Each calls a helper ([`nat_helpers`]) that tests the
+//!   operands before it computes (`a > INT64_MAX - b`: no builtins, which OpenCL C and CUDA
+//!   lack) and sets the status flag to [`EntryStatus::NotNatural`] when there is none.
 //!
 //! Comparisons need nothing: promoted values keep their order. Vectors of
 //! integers are computed by GCC, OpenCL and CUDA vector arithmetic in their
@@ -60,11 +65,14 @@ pub enum EntryStatus {
     /// A cast had no value ([`checked_cast`]): a float out of the range of an integer
     /// type or NaN, a float or a negative number to `natType`.
     CastOutOfRange = 6,
+    /// A `natType` `+`, `-` or `*` left the natural numbers ([`checked_nat`]): above
+    /// 2^63 - 1, or below 0.
+    NotNatural = 7,
 }
 
 impl EntryStatus {
     /// Every status, in number order.
-    pub const ALL: [EntryStatus; 7] = [
+    pub const ALL: [EntryStatus; 8] = [
         EntryStatus::Computed,
         EntryStatus::DivisionByZero,
         EntryStatus::RemainderByZero,
@@ -72,6 +80,7 @@ impl EntryStatus {
         EntryStatus::IndexOutOfRange,
         EntryStatus::DuplicatePosition,
         EntryStatus::CastOutOfRange,
+        EntryStatus::NotNatural,
     ];
 
     /// The number the generated code returns (or stores in its status flag).
@@ -105,6 +114,10 @@ impl EntryStatus {
                 "a `cast` is undefined in C (out of range: a float beyond the range of an \
                  integer type, or NaN; a float, or a negative number, cast to natType; `shine \
                  eval` names the value and where it is cast)"
+            }
+            EntryStatus::NotNatural => {
+                "a `natType` `+`, `-` or `*` is not a natural number (above 2^63 - 1, or \
+                 below 0; `shine eval` names the values)"
             }
         }
     }
@@ -565,6 +578,181 @@ fn cast_helper(from: Scalar, to: Scalar) -> Option<Function> {
     })
 }
 
+/// A `natType` operation the interpreter checks (`checked_add`, `checked_sub` to a
+/// result not below 0, `checked_mul`); division is [`divide`]'s.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum NatOp {
+    /// `a + b`.
+    Add,
+    /// `a - b`.
+    Sub,
+    /// `a * b`.
+    Mul,
+}
+
+impl NatOp {
+    /// The `natType` operation of a C operator, if the interpreter checks it.
+    pub fn of(op: BinOp) -> Option<NatOp> {
+        match op {
+            BinOp::Add => Some(NatOp::Add),
+            BinOp::Sub => Some(NatOp::Sub),
+            BinOp::Mul => Some(NatOp::Mul),
+            _ => None,
+        }
+    }
+
+    fn c_op(self) -> BinOp {
+        match self {
+            NatOp::Add => BinOp::Add,
+            NatOp::Sub => BinOp::Sub,
+            NatOp::Mul => BinOp::Mul,
+        }
+    }
+
+    fn helper_name(self) -> &'static str {
+        match self {
+            NatOp::Add => "shine_add_nat",
+            NatOp::Sub => "shine_sub_nat",
+            NatOp::Mul => "shine_mul_nat",
+        }
+    }
+}
+
+/// The checked `natType` operations a module's code calls ([`checked_nat`]).
+pub type NatHelpers = BTreeSet<NatOp>;
+
+/// `a op b` on `natType` values, with the interpreter's semantics: a call of a helper
+/// (recorded in `used`) that yields the result where it is a natural number, else sets the
+/// status flag to [`EntryStatus::NotNatural`] and yields 0.
+pub fn checked_nat(op: NatOp, a: Expr, b: Expr, used: &mut NatHelpers) -> Expr {
+    used.insert(op);
+    Expr::call(op.helper_name(), vec![a, b, Expr::ident(STATUS)])
+}
+
+/// `INT64_MIN`, spelled without a literal beyond `INT64_MAX`.
+fn int64_min() -> Expr {
+    Expr::binary(BinOp::Sub, Expr::Int(-i64::MAX), Expr::Int(1))
+}
+
+/// The condition under which `a op b` has no natural number as its result in the
+/// interpreter, computed without overflowing (for every pair of 64-bit operands, negative
+/// ones included, as the interpreter's `checked_*` are).
+fn nat_failure(op: NatOp, a: Expr, b: Expr) -> Expr {
+    let bin = Expr::binary;
+    let or = |x, y| bin(BinOp::Or, x, y);
+    let and = |x, y| bin(BinOp::And, x, y);
+    let zero = || Expr::Int(0);
+    let max = || Expr::Int(i64::MAX);
+    match op {
+        // (b > 0 && a > MAX - b) || (b < 0 && a < MIN - b)
+        NatOp::Add => or(
+            and(
+                bin(BinOp::Gt, b.clone(), zero()),
+                bin(BinOp::Gt, a.clone(), bin(BinOp::Sub, max(), b.clone())),
+            ),
+            and(
+                bin(BinOp::Lt, b.clone(), zero()),
+                bin(BinOp::Lt, a, bin(BinOp::Sub, int64_min(), b)),
+            ),
+        ),
+        // a < b (below 0, or an overflow below MIN) || (b < 0 && a > MAX + b)
+        NatOp::Sub => or(
+            bin(BinOp::Lt, a.clone(), b.clone()),
+            and(
+                bin(BinOp::Lt, b.clone(), zero()),
+                bin(BinOp::Gt, a, bin(BinOp::Add, max(), b)),
+            ),
+        ),
+        // by the signs of the operands, compared with a quotient of the limit
+        NatOp::Mul => {
+            let (pa, na) = (
+                bin(BinOp::Gt, a.clone(), zero()),
+                bin(BinOp::Lt, a.clone(), zero()),
+            );
+            let (pb, nb) = (
+                bin(BinOp::Gt, b.clone(), zero()),
+                bin(BinOp::Lt, b.clone(), zero()),
+            );
+            let beyond = |signs: Expr, test: Expr| and(signs, test);
+            or(
+                or(
+                    beyond(
+                        and(pa.clone(), pb.clone()),
+                        bin(BinOp::Gt, a.clone(), bin(BinOp::Div, max(), b.clone())),
+                    ),
+                    beyond(
+                        and(pa, nb.clone()),
+                        bin(
+                            BinOp::Lt,
+                            b.clone(),
+                            bin(BinOp::Div, int64_min(), a.clone()),
+                        ),
+                    ),
+                ),
+                or(
+                    beyond(
+                        and(na.clone(), pb),
+                        bin(
+                            BinOp::Lt,
+                            a.clone(),
+                            bin(BinOp::Div, int64_min(), b.clone()),
+                        ),
+                    ),
+                    beyond(and(na, nb), bin(BinOp::Lt, b, bin(BinOp::Div, max(), a))),
+                ),
+            )
+        }
+    }
+}
+
+/// The definitions of the checked `natType` operations in `used`:
+/// ```c
+/// static inline int64_t shine_add_nat(int64_t a, int64_t b, int *status) {
+///   if (b > 0 && a > 9223372036854775807 - b || b < 0 && a < -9223372036854775807 - 1 - b) {
+///     *status = 7;
+///     return (int64_t)0;
+///   }
+///   return a + b;
+/// }
+/// ```
+pub fn nat_helpers(used: &NatHelpers) -> Vec<Function> {
+    used.iter().map(|&op| nat_helper(op)).collect()
+}
+
+fn nat_helper(op: NatOp) -> Function {
+    let t = Type::Scalar(Scalar::Nat);
+    let (a, b) = (Expr::ident("a"), Expr::ident("b"));
+    let body = vec![
+        Stmt::If(
+            nat_failure(op, a.clone(), b.clone()),
+            vec![
+                Stmt::Assign(
+                    Expr::unary(UnOp::Deref, Expr::ident(STATUS)),
+                    Expr::Int(i64::from(EntryStatus::NotNatural.code())),
+                ),
+                Stmt::Return(Some(Expr::Int(0).cast(t.clone()))),
+            ],
+            vec![],
+        ),
+        Stmt::Return(Some(Expr::binary(op.c_op(), a, b))),
+    ];
+    let param = |ty: Type, name: &str| Param {
+        ty,
+        name: name.into(),
+    };
+    Function {
+        kind: FnKind::Helper,
+        name: op.helper_name().into(),
+        ret: t.clone(),
+        params: vec![
+            param(t.clone(), "a"),
+            param(t, "b"),
+            param(status_type(), STATUS),
+        ],
+        body,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -753,12 +941,121 @@ mod tests {
         );
     }
 
+    /// The helpers' conditions, evaluated in Rust on 64-bit operands (with `i128`, so that
+    /// an overflow of the condition itself would show), against the interpreter's checks.
+    fn fails(e: &Expr, a: i64, b: i64) -> bool {
+        fn eval(e: &Expr, a: i64, b: i64) -> i128 {
+            let bin = |op: BinOp, x: i128, y: i128| match op {
+                BinOp::Add => x + y,
+                BinOp::Sub => x - y,
+                BinOp::Div => x / y,
+                BinOp::Gt => i128::from(x > y),
+                BinOp::Lt => i128::from(x < y),
+                other => panic!("not in a condition: {other:?}"),
+            };
+            match e {
+                Expr::Int(v) => i128::from(*v),
+                Expr::Ident(n) if n == "a" => i128::from(a),
+                Expr::Ident(n) if n == "b" => i128::from(b),
+                // C's `&&` and `||` evaluate their right operand only where needed
+                Expr::Binary(BinOp::And, x, y) => {
+                    i128::from(eval(x, a, b) != 0 && eval(y, a, b) != 0)
+                }
+                Expr::Binary(BinOp::Or, x, y) => {
+                    i128::from(eval(x, a, b) != 0 || eval(y, a, b) != 0)
+                }
+                Expr::Binary(op, x, y) => {
+                    let (x, y) = (eval(x, a, b), eval(y, a, b));
+                    let r = bin(*op, x, y);
+                    assert!(
+                        i128::from(i64::MIN) <= r && r <= i128::from(i64::MAX),
+                        "{e:?} overflows at a = {a}, b = {b}"
+                    );
+                    r
+                }
+                other => panic!("not in a condition: {other:?}"),
+            }
+        }
+        eval(e, a, b) != 0
+    }
+
+    #[test]
+    fn nat_checks_fail_exactly_where_the_interpreter_does() {
+        let edges = [
+            0,
+            1,
+            2,
+            3,
+            5,
+            100,
+            1 << 31,
+            1 << 32,
+            1 << 62,
+            i64::MAX / 2,
+            i64::MAX - 1,
+            i64::MAX,
+            -1,
+            -2,
+            -(1 << 32),
+            i64::MIN / 2,
+            i64::MIN + 1,
+            i64::MIN,
+        ];
+        for op in [NatOp::Add, NatOp::Sub, NatOp::Mul] {
+            let cond = nat_failure(op, id("a"), id("b"));
+            for a in edges {
+                for b in edges {
+                    let interpreter = match op {
+                        NatOp::Add => a.checked_add(b),
+                        NatOp::Sub => a.checked_sub(b).filter(|r| *r >= 0),
+                        NatOp::Mul => a.checked_mul(b),
+                    };
+                    assert_eq!(
+                        fails(&cond, a, b),
+                        interpreter.is_none(),
+                        "{op:?} of {a} and {b}"
+                    );
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn nat_operations_call_helpers_that_set_their_status() {
+        let mut used = NatHelpers::new();
+        let e = checked_nat(NatOp::Sub, id("x"), Expr::Int(1), &mut used);
+        assert_eq!(expr(&e), "shine_sub_nat(x, 1, status)");
+        checked_nat(NatOp::Add, id("x"), id("y"), &mut used);
+        assert_eq!(used.len(), 2);
+        let c = print_in(&unit_of(nat_helpers(&used)), Target::C);
+        assert!(
+            c.contains("static inline int64_t shine_add_nat(int64_t a, int64_t b, int *status)"),
+            "{c}"
+        );
+        assert!(
+            c.contains("if (a < b || (b < 0 && a > 9223372036854775807 + b)) {"),
+            "{c}"
+        );
+        assert!(
+            c.contains("*status = 7;") && c.contains("return a - b;"),
+            "{c}"
+        );
+        assert!(!c.contains("shine_mul_nat"), "{c}");
+        let cl = print_in(&unit_of(nat_helpers(&used)), Target::OpenCl);
+        assert!(
+            cl.contains("static inline long shine_add_nat(long a, long b, global int *status)"),
+            "{cl}"
+        );
+        let cu = print_in(&unit_of(nat_helpers(&used)), Target::Cuda);
+        assert!(cu.contains("long long shine_sub_nat(long long a"), "{cu}");
+    }
+
     #[test]
     fn statuses_have_one_number_and_message_each() {
         for s in EntryStatus::ALL {
             assert_eq!(EntryStatus::from_code(s.code()), Some(s));
         }
-        assert_eq!(EntryStatus::from_code(7), None);
+        assert_eq!(EntryStatus::from_code(8), None);
         assert_eq!(
             EntryStatus::DivisionByZero.message(),
             "integer division by zero"

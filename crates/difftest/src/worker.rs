@@ -141,6 +141,7 @@ fn status_kind(status: i32) -> &'static str {
         Some(S::IndexOutOfRange) => "index-out-of-range",
         Some(S::DuplicatePosition) => "duplicate-position",
         Some(S::CastOutOfRange) => "cast-out-of-range",
+        Some(S::NotNatural) => "not-natural",
         Some(S::Computed) | None => "unknown-status",
     }
 }
@@ -154,6 +155,8 @@ fn interp_error_kind(m: &str) -> &'static str {
         "division-by-zero"
     } else if m.contains("remainder by zero") {
         "remainder-by-zero"
+    } else if m.contains("is not a natural number") {
+        "not-natural"
     } else if m.contains("cast") || m.contains("natType") {
         "cast-out-of-range"
     } else if m.contains("scatter") {

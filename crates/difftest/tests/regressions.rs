@@ -195,13 +195,6 @@ regressions! {
     foreign_print_c = "foreign-print-c";
     /// ... on OpenCL, where the kernel's `printf` runs in PoCL's child process.
     foreign_print_opencl = "foreign-print-opencl";
-    /// `natType` arithmetic leaving the naturals (seed 2027 case 1113: `(2^63 - 1) + 2`):
-    /// the interpreter fails (`9223372036854775807 add 2 is not a natural number`), the
-    /// compiled code wraps and computes a value on C, OpenMP and OpenCL (`unchecked`; also
-    /// `5 - 100` and products beyond 2^63). Generated code does not check `natType`
-    /// `+ - *`; open.
-    #[ignore = "natType + - * are unchecked in generated code"]
-    nat_add_overflow_opencl = "nat-add-overflow-opencl";
 }
 
 /// A worker running an OpenCL kernel whose foreign function prints without a newline
@@ -235,4 +228,18 @@ fn printing_kernels_leave_result_lines_whole() {
         );
     }
     assert!(text.contains("R\t513\topencl\tpass"), "{text}");
+}
+
+/// `natType` arithmetic leaving the naturals (seed 2027 case 1113: `(2^63 - 1) + 2`): the
+/// interpreter fails (`9223372036854775807 add 2 is not a natural number`); the compiled
+/// code wrapped and computed a value on C, OpenMP and OpenCL (also `5 - 100` and products
+/// beyond 2^63). Generated code now checks `natType` `+ - *` and stops with the same error.
+#[test]
+fn nat_add_overflow_opencl() {
+    let (passed, text) = replay_output("nat-add-overflow-opencl");
+    assert!(passed, "{text}");
+    assert!(
+        text.contains("\tboth-failed\tinterpreter not-natural, compiled code not-natural"),
+        "{text}"
+    );
 }

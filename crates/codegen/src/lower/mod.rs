@@ -92,6 +92,9 @@ pub struct Lowerer {
     /// The checked casts the code calls (see [`intops::checked_cast`]); not empty: the
     /// kernel takes the status flag.
     pub casts: intops::CastHelpers,
+    /// The checked `natType` `+`, `-`, `*` the code calls (see [`intops::checked_nat`]); not
+    /// empty: the kernel takes the status flag.
+    pub nat_ops: intops::NatHelpers,
     /// Indices read from data are used unchecked (`--unchecked-indices`).
     pub unchecked_indices: bool,
     /// The C variables holding indices read from data for the assignment being lowered
@@ -128,14 +131,19 @@ pub struct Kernel {
 impl Lowerer {
     /// Whether the code calls a helper that reports through the status flag.
     pub fn uses_status(&self) -> bool {
-        !self.divisions.is_empty() || self.index_checks.any() || !self.casts.is_empty()
+        !self.divisions.is_empty()
+            || self.index_checks.any()
+            || !self.casts.is_empty()
+            || !self.nat_ops.is_empty()
     }
 
-    /// The helpers the code calls (checked divisions, index checks, checked casts).
+    /// The helpers the code calls (checked divisions, index checks, checked casts and
+    /// `natType` operations).
     pub fn helpers(&self) -> Vec<ast::Function> {
         let mut fs = intops::helpers(&self.divisions);
         fs.extend(intops::index_helpers(self.index_checks));
         fs.extend(intops::cast_helpers(&self.casts));
+        fs.extend(intops::nat_helpers(&self.nat_ops));
         fs
     }
 

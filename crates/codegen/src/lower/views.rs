@@ -128,6 +128,13 @@ impl Lowerer {
                 let (va, vb) = (self.value(env, a, path)?, self.value(env, b, path)?);
                 let int = scalar_of(&operand_at(&a.ty, path))?
                     .filter(|s| intops::is_int(*s) && self.vector_mode.is_none());
+                // `natType` data: `+ - *` checked as the interpreter checks them (index
+                // arithmetic on sizes and loop variables is not)
+                if let (Some(op), Some(Scalar::Nat)) = (intops::NatOp::of(cop), int) {
+                    if sizes_and_literals(e) != Some(true) {
+                        return value(intops::checked_nat(op, va, vb, &mut self.nat_ops));
+                    }
+                }
                 value(match (cop, int) {
                     (BinOp::Add | BinOp::Sub | BinOp::Mul, Some(s)) => {
                         intops::wrapping(cop, s, va, vb)
@@ -756,5 +763,19 @@ fn exp_name(e: &Exp) -> &'static str {
         K::MakeVector(_) => "makeVector",
         K::At(..) => "idx (at an index read from data)",
         K::Foreign(..) => "foreign function",
+    }
+}
+
+/// Whether `e` computes from sizes, loop variables and literals alone: `None` where it reads
+/// data, else whether it mentions a size or a loop variable. `natType` arithmetic of this
+/// kind is index arithmetic (`indexAsNat i + 1`, `n - 1`), computed unchecked; arithmetic
+/// on data, or on literals alone, is checked ([`intops::checked_nat`]).
+fn sizes_and_literals(e: &Exp) -> Option<bool> {
+    match &*e.kind {
+        ExpKind::Nat(n) => Some(!n.free_vars().is_empty()),
+        ExpKind::Lit(_) => Some(false),
+        ExpKind::Cast(a) | ExpKind::Unary(_, a) => sizes_and_literals(a),
+        ExpKind::Binary(_, a, b) => Some(sizes_and_literals(a)? | sizes_and_literals(b)?),
+        _ => None,
     }
 }
