@@ -623,3 +623,44 @@ fn a_crashing_foreign_function_under_opencl_is_an_error() {
     assert!(t.contains("foreign function `nullread`"), "{t}");
     assert!(!t.contains("panicked"), "{t}");
 }
+
+/// A foreign function that crashes on an element the result does not need fails that
+/// element only: the interpreter computes the rest, as compiled code does (difftest seed
+/// 2031, case 103 on C, OpenCL and CUDA: the interpreter refused the whole map because its
+/// calls ran as one batch). Where the result needs the element, it stays an error.
+#[test]
+fn a_crash_on_an_element_the_result_does_not_need_fails_only_that_element() {
+    let dir = tempfile::tempdir().unwrap();
+    let program = dir.path().join("p.rise");
+    std::fs::write(
+        &program,
+        "foreign crashNeg (x: i32) : i32 { if (x < 0) { volatile int *p = 0; *p = 1; } return x + 1; }\n\
+         def firstOnly : 3.i32 -> 1.i32 = fun xs => xs |> map (fun x => crashNeg x) |> take 1\n\
+         def all3 : 3.i32 -> 3.i32 = fun xs => xs |> map (fun x => crashNeg x)\n",
+    )
+    .unwrap();
+    let input = dir.path().join("xs.npy");
+    write(
+        &input,
+        ScalarType::I32,
+        [5, -1, 7].map(Scalar::I32).to_vec(),
+    );
+    let (program, input) = (program.to_str().unwrap(), input.to_str().unwrap());
+    let out = shine(&["eval", program, "--def", "firstOnly", "--input", input]);
+    assert!(out.status.success(), "{}", text(&out));
+    assert_eq!(String::from_utf8_lossy(&out.stdout).trim(), "[6]");
+    let out = shine(&["eval", program, "--def", "all3", "--input", input]);
+    let t = text(&out);
+    assert!(
+        !out.status.success() && t.contains("`crashNeg` crashed"),
+        "{t}"
+    );
+    for target in ["c", "openmp"] {
+        let out = run_target(program, "firstOnly", target, input);
+        let t = text(&out);
+        assert!(
+            out.status.success() && t.contains("verified"),
+            "{target}: {t}"
+        );
+    }
+}

@@ -430,6 +430,40 @@ fn call_foreign(
     Ok(results)
 }
 
+/// The most calls of a failed batch run one by one ([`one_by_one`]): a body that fails on
+/// every element (or stops at its time limit on each) is not run that many times again.
+const MAX_SINGLE_CALLS_AFTER_A_FAILURE: usize = 64;
+
+/// Calls `f` once per argument list, each alone: a failed call is a failed value. After
+/// [`MAX_SINGLE_CALLS_AFTER_A_FAILURE`] calls, the calls not yet made fail with the last
+/// error (a value the result needs is then an error of the program, as it would be if the
+/// failing call were needed; compiled code may compute it: a refusal, never another value).
+fn one_by_one(
+    f: &ForeignFun,
+    evaluator: Option<&dyn ForeignEvaluator>,
+    calls: &[Vec<Scalar>],
+    span: Span,
+) -> Vec<Value> {
+    let mut last_error: Option<Arc<EvalError>> = None;
+    calls
+        .iter()
+        .enumerate()
+        .map(|(k, call)| {
+            if let (true, Some(e)) = (k >= MAX_SINGLE_CALLS_AFTER_A_FAILURE, &last_error) {
+                return Value::Failed(e.clone());
+            }
+            match call_foreign(f, evaluator, std::slice::from_ref(call), span) {
+                Ok(mut r) => Value::Scalar(r.remove(0)),
+                Err(e) => {
+                    let e = Arc::new(e);
+                    last_error = Some(e.clone());
+                    Value::Failed(e)
+                }
+            }
+        })
+        .collect()
+}
+
 /// An evaluated argument of an application.
 pub(crate) enum ArgValue {
     Value(Value),
@@ -757,11 +791,18 @@ impl Machine {
         let results = if calls.is_empty() && !failed.is_empty() {
             Ok(Vec::new()) // every argument failed: nothing to call
         } else {
-            call_foreign(&fun, evaluator.as_deref(), &calls, at)
+            match call_foreign(&fun, evaluator.as_deref(), &calls, at) {
+                Ok(rs) => Ok(rs.into_iter().map(Value::Scalar).collect()),
+                Err(e) if self.mode == ErrorMode::Strict || calls.len() == 1 => Err(e),
+                // a call of the batch failed (a crash, an exit, a time limit): the calls one by
+                // one, so that only those that fail are failed values (an element the result
+                // does not need must not fail the program)
+                Err(_) => Ok(one_by_one(&fun, evaluator.as_deref(), &calls, at)),
+            }
         };
-        // `call_foreign` answers one result per call
+        // one result per call
         Some(results.map(|rs| {
-            let mut rs = rs.into_iter().map(Value::Scalar);
+            let mut rs = rs.into_iter();
             failed
                 .into_iter()
                 .filter_map(|f| f.or_else(|| rs.next()))
