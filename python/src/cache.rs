@@ -100,10 +100,13 @@ fn store(
     let temporary = path.with_extension(format!("{unique}.tmp.so"));
     let built = SharedLibrary::build(source, config, &temporary).and_then(|()| {
         let bytes = std::fs::read(&temporary).map_err(io("reading", &temporary))?;
-        let sum_temporary = sum_path.with_extension(format!("{unique}.tmp"));
-        std::fs::write(&sum_temporary, checksum(&bytes)).map_err(io("writing", &sum_temporary))?;
         std::fs::rename(&temporary, path).map_err(io("renaming into", path))?;
-        std::fs::rename(&sum_temporary, sum_path).map_err(io("renaming into", sum_path))
+        // the checksum last: an entry without it (or with another) is rebuilt
+        let sum = checksum(&bytes);
+        shine::files::write_whole_with(sum_path, |file| {
+            std::io::Write::write_all(file, sum.as_bytes())
+        })
+        .map_err(io("writing", sum_path))
     });
     if built.is_err() {
         let _ = std::fs::remove_file(&temporary);
@@ -224,12 +227,8 @@ pub fn write_front_end(key: &str, front: &FrontEnd) {
         front.source
     );
     let text = format!("{FRONT_END_MAGIC} {}\n{body}", checksum(body.as_bytes()));
-    let dir = dir();
-    let path = dir.join(format!("{key}.front"));
-    let temporary = dir.join(format!("{key}.{}.tmp.front", std::process::id()));
-    if std::fs::write(&temporary, text).is_ok() && std::fs::rename(&temporary, &path).is_err() {
-        let _ = std::fs::remove_file(&temporary);
-    }
+    // best effort: a front end not cached is computed again next time
+    let _ = shine::files::write_whole(&dir().join(format!("{key}.front")), text.as_bytes());
 }
 
 /// The front end's result of an entry's body (after its checksum line).
