@@ -195,6 +195,12 @@ regressions! {
     foreign_print_c = "foreign-print-c";
     /// ... on OpenCL, where the kernel's `printf` runs in PoCL's child process.
     foreign_print_opencl = "foreign-print-opencl";
+    /// A foreign function that crashes on a value the result does not need (seed 2033 case
+    /// 431, a single call): the interpreter refused where compiled code computed; a failed
+    /// call is now a failed value.
+    foreign_crash_unneeded_c = "foreign-crash-unneeded-c";
+    /// ... on OpenCL.
+    foreign_crash_unneeded_opencl = "foreign-crash-unneeded-opencl";
 }
 
 /// A worker running an OpenCL kernel whose foreign function prints without a newline

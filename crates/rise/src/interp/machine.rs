@@ -341,8 +341,10 @@ impl ForeignApp {
         Value::Fun(Function(Arc::new(FunKind::Foreign(self))))
     }
 
-    /// Adds an argument; the result once all are there.
-    fn push(mut self, arg: ArgValue, span: Span) -> Result<Value, EvalError> {
+    /// Adds an argument; the result once all are there. A call that fails (a crash, an exit,
+    /// a time limit of the C code) is a failed value unless `strict`: a data-dependent error,
+    /// an error of the program only where its result needs the value.
+    fn push(mut self, arg: ArgValue, span: Span, strict: bool) -> Result<Value, EvalError> {
         let name = &self.fun.name;
         let scalar = match arg {
             ArgValue::Value(Value::Scalar(s)) => s,
@@ -377,8 +379,11 @@ impl ForeignApp {
         if let Some(e) = self.failed {
             return Ok(Value::Failed(e));
         }
-        let mut results = call_foreign(&self.fun, self.evaluator.as_deref(), &[self.args], span)?;
-        Ok(Value::Scalar(results.remove(0)))
+        match call_foreign(&self.fun, self.evaluator.as_deref(), &[self.args], span) {
+            Ok(mut results) => Ok(Value::Scalar(results.remove(0))),
+            Err(e) if strict => Err(e),
+            Err(e) => Ok(Value::Failed(Arc::new(e))),
+        }
     }
 }
 
@@ -669,7 +674,7 @@ impl Machine {
                 },
                 FunKind::Foreign(app) => {
                     let at = if app.span == Span::default() { span } else { app.span };
-                    app.clone().push(arg, at)?
+                    app.clone().push(arg, at, self.mode == ErrorMode::Strict)?
                 }
                 FunKind::Prim(p) => {
                     let mut app = p.clone();
@@ -793,7 +798,9 @@ impl Machine {
         } else {
             match call_foreign(&fun, evaluator.as_deref(), &calls, at) {
                 Ok(rs) => Ok(rs.into_iter().map(Value::Scalar).collect()),
-                Err(e) if self.mode == ErrorMode::Strict || calls.len() == 1 => Err(e),
+                Err(e) if self.mode == ErrorMode::Strict => Err(e),
+                // a failed call is a failed value, as a single call is (`ForeignApp::push`)
+                Err(e) if calls.len() == 1 => Ok(vec![Value::Failed(Arc::new(e))]),
                 // a call of the batch failed (a crash, an exit, a time limit): the calls one by
                 // one, so that only those that fail are failed values (an element the result
                 // does not need must not fail the program)

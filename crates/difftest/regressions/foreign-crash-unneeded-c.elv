@@ -1,0 +1,4 @@
+def s = DFNF ;
+  try(interchange(0) @ outermost(isMap)) ;;
+  try(parallel @ innermost(isMap)) ;;
+  lowerToC

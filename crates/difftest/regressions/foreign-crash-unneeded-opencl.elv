@@ -1,0 +1,3 @@
+def s = DFNF ;
+  try(fuseReduceMap @ outermost(appliedReduce)) ;;
+  lowerToC
