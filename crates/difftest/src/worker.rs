@@ -84,8 +84,9 @@ fn judge(front: &Front, got: Result<Vec<u8>, runtime::RuntimeError>) -> Outcome 
             )),
             None => Outcome::Crash(format!("the interpreter computes; the compiled code {e}")),
         },
-        // the interpreter computes a result, the compiled code stops (a crash, an exit in a
-        // foreign function): a bug
+        // the interpreter computes a result, the compiled code stops (a crash, an exit): a
+        // bug, unless the strict interpreter stops at a foreign function's crash or exit too
+        // (a failed foreign call is a failed value, which the compiled code computed ahead)
         (
             Ok(_),
             Err(
@@ -95,7 +96,12 @@ fn judge(front: &Front, got: Result<Vec<u8>, runtime::RuntimeError>) -> Outcome 
                 | E::OpenClProcessEnded { .. }
                 | E::SanitizerRunFailed { .. }),
             ),
-        ) => Outcome::Crash(format!("the interpreter computes; the compiled code {e}")),
+        ) => match front.strict_error() {
+            Some(strict) if strict.contains("foreign function") => Outcome::StoppedAhead(format!(
+                "the interpreter computes (strict: {strict}); the compiled code {e}"
+            )),
+            _ => Outcome::Crash(format!("the interpreter computes; the compiled code {e}")),
+        },
         (Ok(_), Err(e)) => Outcome::Refused(format!("run: {e}")),
         (Err(m), Ok(_)) => Outcome::Unchecked(format!(
             "the interpreter refuses ({m}); the compiled code ran"

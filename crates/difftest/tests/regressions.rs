@@ -185,6 +185,19 @@ fn foreign_crashes_and_exits_fail_alike() {
     }
 }
 
+/// A foreign function that crashes on a value the result does not need (seed 2033 case 431):
+/// the interpreter computes; the OpenMP code calls it ahead of need and is killed, which the
+/// strict interpreter stops at too: a refusal ahead of need (`stopped-ahead`), not a bug.
+#[test]
+fn a_foreign_crash_ahead_of_need_is_stopping_ahead() {
+    let (kind, text) = replayed_kind("foreign-crash-unneeded-openmp");
+    assert_eq!(kind, "stopped-ahead", "{text}");
+    assert!(
+        text.contains("foreign function `dt431zff1` crashed"),
+        "{text}"
+    );
+}
+
 regressions! {
     /// `natType` values above 2^32 (`(x + 2^32) * 3` of `u32` inputs) on C.
     big_nat_c = "big-nat-c";
