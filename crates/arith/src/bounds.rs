@@ -244,7 +244,16 @@ fn min_max_cases(
     let is_min = matches!(a, Atom::Min(..));
     let favourable = monotone(coeffs, a, cx).is_some_and(|inc| (inc == (dir == Dir::Hi)) == is_min);
     if favourable {
-        return pick(Some(rp), rq, dir, cx);
+        // `x` is monotone only where the item is (`>= 1` under a negative
+        // power, `>= 0` under another power), so an argument outside that
+        // domain is no bound: `y / max(1, q)` with `q <= 0` is not `<= y / q`.
+        let usable = |arg: &Nat, cx: &mut Ctx| in_monotone_domain(coeffs, arg, cx);
+        match (usable(p, cx), usable(q, cx)) {
+            (true, true) => return pick(Some(rp), rq, dir, cx),
+            (true, false) => return Some(rp),
+            (false, true) => return Some(rq),
+            (false, false) => {}
+        }
     }
     let (x, y) = (rp.as_rat()?, rq.as_rat()?);
     let x_first = match dir {
@@ -252,6 +261,13 @@ fn min_max_cases(
         Dir::Hi => x.cmp_num(y).is_ge(),
     };
     Some(if x_first { rp } else { rq })
+}
+
+/// Does `arg` lie where `x = Σ c_e a^e` is monotone in `a` (see `monotone`)?
+fn in_monotone_domain(coeffs: &[(i64, Nat)], arg: &Nat, cx: &mut Ctx) -> bool {
+    let nonlinear = coeffs.iter().any(|(e, _)| *e != 0 && *e != 1);
+    let negative = coeffs.iter().any(|(e, _)| *e < 0);
+    (!negative || at_least(arg, 1, cx)) && (!nonlinear || at_least(arg, 0, cx))
 }
 
 fn substitute_item(coeffs: &[(i64, Nat)], b: &Nat) -> Nat {
@@ -432,6 +448,27 @@ mod tests {
         assert_eq!(Nat::min(&n, &x).upper_bound(), Some(9));
         assert_eq!(Nat::max(&(&x - 5), &Nat::cst(-2)).lower_bound(), Some(-2));
         assert_eq!(Nat::max(&n, &x).lower_bound(), Some(0));
+    }
+
+    #[test]
+    fn min_max_under_a_negative_power_uses_only_arguments_in_its_domain() {
+        // 2^k / max(1, (-1) /^ n) with k in [1, 9): the second argument is
+        // never >= 1, so it bounds nothing (found by the property test).
+        let k = ranged("k", Nat::cst(1), Nat::cst(9));
+        let n = v("n");
+        let d = Nat::max(&Nat::cst(1), &Nat::cst(-1).div_exact(&n));
+        let x = Nat::cst(2).pow(&k).floor_div(&d);
+        assert!(
+            x.upper_bound().is_none_or(|u| u >= 256),
+            "{:?}",
+            x.upper_bound()
+        );
+        let y = ranged("y", Nat::cst(0), Nat::cst(10));
+        assert_eq!(
+            y.floor_div(&Nat::max(&Nat::cst(1), &Nat::cst(-3)))
+                .upper_bound(),
+            Some(9)
+        );
     }
 
     #[test]
