@@ -131,7 +131,9 @@ impl Lowerer {
                 // `natType` data: `+ - *` checked as the interpreter checks them (index
                 // arithmetic on sizes and loop variables is not)
                 if let (Some(op), Some(Scalar::Nat)) = (intops::NatOp::of(cop), int) {
-                    if sizes_and_literals(e) != Some(true) {
+                    let proven = sizes_and_literals(e) == Some(true)
+                        && stays_natural(op, &nat_of(env, a), &nat_of(env, b));
+                    if !proven {
                         return value(intops::checked_nat(op, va, vb, &mut self.nat_ops));
                     }
                 }
@@ -763,6 +765,44 @@ fn exp_name(e: &Exp) -> &'static str {
         K::MakeVector(_) => "makeVector",
         K::At(..) => "idx (at an index read from data)",
         K::Foreign(..) => "foreign function",
+    }
+}
+
+/// The value of a `natType` or index expression built from sizes, loop variables (with
+/// their ranges) and literals, as a natural-number expression; `None` for anything else.
+fn nat_of(env: &Env, e: &Exp) -> Option<Nat> {
+    let natural = |t: &DataType| matches!(t, DataType::NatType | DataType::Index(_));
+    match &*e.kind {
+        ExpKind::Nat(n) => Some(env.nat(n)),
+        ExpKind::Lit(Literal::Nat(n)) => Some(n.clone()),
+        ExpKind::Lit(Literal::Int(v, _)) if *v >= 0 => Some(Nat::cst(*v)),
+        ExpKind::Cast(a) if natural(&e.ty) && natural(&a.ty) => nat_of(env, a),
+        ExpKind::Binary(op, a, b) => {
+            let (a, b) = (nat_of(env, a)?, nat_of(env, b)?);
+            match op {
+                dpia::BinOp::Add => Some(&a + &b),
+                dpia::BinOp::Sub if b.prove_le(&a) => Some(&a - &b),
+                dpia::BinOp::Mul => Some(&a * &b),
+                dpia::BinOp::Div if b.lower_bound()? >= 1 => Some(a.floor_div(&b)),
+                _ => None,
+            }
+        }
+        _ => None,
+    }
+}
+
+/// Whether `a op b` is proven to stay a natural number below 2^63 for every value of the
+/// sizes and loop variables (each within its range), so that it needs no check: `-` when
+/// `b <= a`, `+` and `*` when the result has a constant upper bound that fits.
+fn stays_natural(op: intops::NatOp, a: &Option<Nat>, b: &Option<Nat>) -> bool {
+    let (Some(a), Some(b)) = (a, b) else {
+        return false;
+    };
+    let fits = |n: Nat| n.upper_bound().is_some() && n.prove_nonneg();
+    match op {
+        intops::NatOp::Sub => b.prove_le(a),
+        intops::NatOp::Add => fits(a + b),
+        intops::NatOp::Mul => fits(a * b),
     }
 }
 
