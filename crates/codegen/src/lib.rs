@@ -69,6 +69,7 @@ mod ctypes;
 mod error;
 mod foreign;
 pub mod gpu;
+pub mod halfs;
 mod intops;
 mod layout;
 mod lower;
@@ -212,7 +213,7 @@ pub fn lower_with(program: &dpia::Program, options: Options) -> Result<Lowered, 
                 }
                 all
             }),
-        preamble: Vec::new(),
+        preamble: halfs::prelude(Target::C, l.halfs),
         typedefs: l.types.into_defs(),
         functions: l
             .foreign
