@@ -51,7 +51,7 @@
 //! ```
 //!
 //! # Not supported (each an error naming it)
-//! `f16`; vectors of `bool`, of a non-constant or non-power-of-two number of
+//! Vectors of `f16`/`bf16` (see [`halfs`]), of `bool`, of a non-constant or non-power-of-two number of
 //! lanes; `%` on floating-point values; `local` and `constant` memory on CPUs
 //! (GPU kernels have local memory, see [`gpu`]) and undecided address spaces; unrolling a loop whose count is not a
 //! constant or of more than `dpia::limits::MAX_UNROLLED_ITERATIONS` iterations, and
