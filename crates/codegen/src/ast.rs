@@ -70,6 +70,10 @@ pub enum Scalar {
     Float,
     /// `double`.
     Double,
+    /// `f16`: `_Float16` in C, `half` in OpenCL, `__half` in CUDA (see [`crate::halfs`]).
+    F16,
+    /// `bf16`: the typedef `shine_bf16` of the bit pattern (see [`crate::halfs`]).
+    Bf16,
 }
 
 impl Scalar {
@@ -89,6 +93,8 @@ impl Scalar {
             Scalar::U64 => "uint64_t",
             Scalar::Float => "float",
             Scalar::Double => "double",
+            Scalar::F16 => "_Float16",
+            Scalar::Bf16 => crate::halfs::BF16_TYPE,
         }
     }
 
@@ -96,7 +102,7 @@ impl Scalar {
     pub fn bytes(self) -> u32 {
         match self {
             Scalar::Bool | Scalar::I8 | Scalar::U8 => 1,
-            Scalar::I16 | Scalar::U16 => 2,
+            Scalar::I16 | Scalar::U16 | Scalar::F16 | Scalar::Bf16 => 2,
             Scalar::Int | Scalar::I32 | Scalar::U32 | Scalar::Float => 4,
             Scalar::Index | Scalar::Nat | Scalar::I64 | Scalar::U64 | Scalar::Double => 8,
         }
@@ -104,7 +110,15 @@ impl Scalar {
 
     /// Floating point.
     pub fn is_float(self) -> bool {
-        matches!(self, Scalar::Float | Scalar::Double)
+        matches!(
+            self,
+            Scalar::Float | Scalar::Double | Scalar::F16 | Scalar::Bf16
+        )
+    }
+
+    /// A 16-bit float type, computed in `float` ([`crate::halfs`]).
+    pub fn is_half(self) -> bool {
+        matches!(self, Scalar::F16 | Scalar::Bf16)
     }
 }
 

@@ -34,9 +34,8 @@ pub fn scalar(s: ScalarType) -> Result<Scalar, CodegenError> {
         ScalarType::U64 => Scalar::U64,
         ScalarType::F32 => Scalar::Float,
         ScalarType::F64 => Scalar::Double,
-        ScalarType::F16 => {
-            return unsupported("the scalar type f16 (C has no portable half-precision type)")
-        }
+        ScalarType::F16 => Scalar::F16,
+        ScalarType::Bf16 => Scalar::Bf16,
     })
 }
 
@@ -205,6 +204,12 @@ pub fn vector_elem_lanes(dt: &DataType) -> Result<(Scalar, u32), CodegenError> {
                 show_type(t)
             ))
         }
+        Some(s) if s.is_half() => {
+            return unsupported(format!(
+                "vectors of {} (16-bit floats are computed one value at a time: use an array)",
+                show_type(t)
+            ))
+        }
         Some(s) => s,
     };
     Ok((elem, lane_count(n, dt)?))
@@ -360,11 +365,16 @@ mod tests {
         let mut names = NameSet::default();
         let mut types = Types::default();
         let f16 = DataType::Scalar(ScalarType::F16);
+        assert_eq!(
+            types.value_type(&f16, &mut names).unwrap(),
+            Type::Scalar(Scalar::F16)
+        );
+        let bf16x4 = DataType::vector(DataType::Scalar(ScalarType::Bf16), 4);
         assert!(types
-            .value_type(&f16, &mut names)
+            .value_type(&bf16x4, &mut names)
             .unwrap_err()
             .to_string()
-            .contains("f16"));
+            .contains("vectors of bf16"));
         let v3 = DataType::vector(DataType::f32(), 3);
         assert!(types
             .value_type(&v3, &mut names)

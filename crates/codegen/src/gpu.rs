@@ -508,6 +508,7 @@ pub fn generate_gpu_with(
     if (uses_double || l.foreign.uses_f64()) && target == Target::OpenCl {
         preamble.push("#pragma OPENCL EXTENSION cl_khr_fp64 : enable".to_string());
     }
+    preamble.extend(crate::halfs::prelude(target, l.halfs));
     preamble.extend(l.foreign.prelude(target).1);
     if target == Target::Cuda {
         for (elem, lanes) in l.types.builtin_vectors() {

@@ -252,6 +252,8 @@ fn short_name(s: Scalar) -> &'static str {
         Scalar::Bool => "bool",
         Scalar::Float => "f32",
         Scalar::Double => "f64",
+        Scalar::F16 => "f16",
+        Scalar::Bf16 => "bf16",
     }
 }
 
@@ -523,7 +525,8 @@ fn float(f: Scalar, value: f64) -> Expr {
 fn int_range(s: Scalar) -> Option<(i128, i128)> {
     let bits = i128::from(s.bytes()) * 8;
     match s {
-        Scalar::Index | Scalar::Nat | Scalar::Bool | Scalar::Float | Scalar::Double => None,
+        Scalar::Index | Scalar::Nat | Scalar::Bool => None,
+        s if s.is_float() => None,
         s if is_unsigned(s) => Some((0, (1i128 << bits) - 1)),
         _ => Some((-(1i128 << (bits - 1)), (1i128 << (bits - 1)) - 1)),
     }

@@ -51,7 +51,7 @@
 //! ```
 //!
 //! # Not supported (each an error naming it)
-//! `f16`; vectors of `bool`, of a non-constant or non-power-of-two number of
+//! Vectors of `f16`/`bf16` (see [`halfs`]), of `bool`, of a non-constant or non-power-of-two number of
 //! lanes; `%` on floating-point values; `local` and `constant` memory on CPUs
 //! (GPU kernels have local memory, see [`gpu`]) and undecided address spaces; unrolling a loop whose count is not a
 //! constant or of more than `dpia::limits::MAX_UNROLLED_ITERATIONS` iterations, and
@@ -69,6 +69,7 @@ mod ctypes;
 mod error;
 mod foreign;
 pub mod gpu;
+pub mod halfs;
 mod intops;
 mod layout;
 mod lower;
@@ -212,7 +213,7 @@ pub fn lower_with(program: &dpia::Program, options: Options) -> Result<Lowered, 
                 }
                 all
             }),
-        preamble: Vec::new(),
+        preamble: halfs::prelude(Target::C, l.halfs),
         typedefs: l.types.into_defs(),
         functions: l
             .foreign

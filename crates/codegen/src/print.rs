@@ -144,6 +144,7 @@ fn scalar_name(s: Scalar, d: Target) -> &'static str {
             Scalar::U16 => "ushort",
             Scalar::U32 => "uint",
             Scalar::U64 => "ulong",
+            Scalar::F16 => "half",
             s => s.c_name(),
         },
         Target::Cuda => match s {
@@ -156,6 +157,7 @@ fn scalar_name(s: Scalar, d: Target) -> &'static str {
             Scalar::U16 => "unsigned short",
             Scalar::U32 => "unsigned int",
             Scalar::U64 => "unsigned long long",
+            Scalar::F16 => "__half",
             s => s.c_name(),
         },
     }

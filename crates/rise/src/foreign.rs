@@ -83,10 +83,10 @@ impl fmt::Display for ForeignFun {
     }
 }
 
-/// The scalar types a foreign function may take and return (every scalar type but `f16`,
-/// which C has no portable type for).
+/// The scalar types a foreign function may take and return (every scalar type but `f16`
+/// and `bf16`, which C has no portable type for).
 pub fn is_foreign_scalar(t: ScalarType) -> bool {
-    t != ScalarType::F16
+    !t.is_half()
 }
 
 /// Runs foreign functions for the interpreter. Implemented outside this crate (the `shine`

@@ -158,7 +158,7 @@ macro_rules! primitives {
 /// The scalar types a [`MathFn`] takes (elementwise on vectors of them).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Domain {
-    /// Floating-point types only (`f16`, `f32`, `f64`).
+    /// Floating-point types only (`f16`, `bf16`, `f32`, `f64`).
     Float,
     /// Integer and floating-point types (integers wrap: `abs` of the most
     /// negative value is itself).
@@ -259,7 +259,7 @@ pub enum ViewShape {
 primitives! {
     // ---- math functions (C99 / OpenCL; elementwise on vectors) ------------------
     // `Variant "name" (operands) : Domain => value`: the value is computed in the
-    // operands' precision (`f32` in single, `f64` in double, `f16` through `f32`),
+    // operands' precision (`f32` in single, `f64` in double, `f16` and `bf16` through `f32`),
     // or through `f64` and rounded once (`via_f64`) where Rust's `f32` has no
     // accurate function.
     // Integers (domain `Number`) follow `Scalar::math`. (`ExpE`, not `Exp`, which

@@ -72,13 +72,21 @@ scalar_types! {
     Bool "bool" 8, Int "int" 32,
     I8 "i8" 8, I16 "i16" 16, I32 "i32" 32, I64 "i64" 64,
     U8 "u8" 8, U16 "u16" 16, U32 "u32" 32, U64 "u64" 64,
-    F16 "f16" 16, F32 "f32" 32, F64 "f64" 64,
+    F16 "f16" 16, Bf16 "bf16" 16, F32 "f32" 32, F64 "f64" 64,
 }
 
 impl ScalarType {
     /// Floating-point types.
     pub fn is_float(self) -> bool {
-        matches!(self, ScalarType::F16 | ScalarType::F32 | ScalarType::F64)
+        matches!(
+            self,
+            ScalarType::F16 | ScalarType::Bf16 | ScalarType::F32 | ScalarType::F64
+        )
+    }
+
+    /// The 16-bit float types (`f16`, `bf16`): stored in 16 bits, computed in `f32`.
+    pub fn is_half(self) -> bool {
+        matches!(self, ScalarType::F16 | ScalarType::Bf16)
     }
     /// Signed integer types (including `int`).
     pub fn is_signed_int(self) -> bool {
@@ -98,7 +106,11 @@ impl ScalarType {
             ScalarType::U16 => (0, u16::MAX.into()),
             ScalarType::U32 => (0, u32::MAX.into()),
             ScalarType::U64 => (0, u64::MAX.into()),
-            ScalarType::Bool | ScalarType::F16 | ScalarType::F32 | ScalarType::F64 => return None,
+            ScalarType::Bool
+            | ScalarType::F16
+            | ScalarType::Bf16
+            | ScalarType::F32
+            | ScalarType::F64 => return None,
         })
     }
 

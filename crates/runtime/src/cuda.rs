@@ -160,6 +160,45 @@ impl fmt::Debug for CudaDevice {
     }
 }
 
+/// The CUDA toolkit headers `source` includes (`cuda_fp16.h` and `cuda_bf16.h`, for `f16` and
+/// `bf16` data).
+fn toolkit_headers(source: &str) -> Vec<&'static str> {
+    ["cuda_fp16.h", "cuda_bf16.h"]
+        .into_iter()
+        .filter(|h| source.contains(&format!("#include <{h}>")))
+        .collect()
+}
+
+/// The CUDA toolkit's include directory: `$CUDA_HOME/include`, `$CUDA_PATH/include` or
+/// `/usr/local/cuda/include`, the first that holds `cuda_fp16.h`.
+fn toolkit_include_dir() -> Option<std::path::PathBuf> {
+    let roots = ["CUDA_HOME", "CUDA_PATH"]
+        .into_iter()
+        .filter_map(std::env::var_os)
+        .map(std::path::PathBuf::from)
+        .chain([std::path::PathBuf::from("/usr/local/cuda")]);
+    roots
+        .map(|root| root.join("include"))
+        .find(|dir| dir.join("cuda_fp16.h").is_file())
+}
+
+/// A build error of a program that includes the toolkit `headers`, said plainly where NVRTC
+/// could not find them.
+fn missing_headers(error: RuntimeError, headers: &[&str]) -> RuntimeError {
+    match &error {
+        RuntimeError::KernelBuildFailed { log, .. }
+            if headers.iter().any(|h| log.contains(h)) && log.contains("cannot open") =>
+        {
+            RuntimeError::Unavailable(format!(
+                "NVRTC cannot find the CUDA toolkit headers {} (16-bit float data needs them); \
+                 set CUDA_HOME to the toolkit's directory (the one holding include/cuda_fp16.h)",
+                headers.join(" and ")
+            ))
+        }
+        _ => error,
+    }
+}
+
 /// Checks that the driver and NVRTC libraries can be loaded (without them `cudarc` panics).
 fn check_libraries() -> Result<(), RuntimeError> {
     // SAFETY: `is_culib_present` only tries to dlopen the driver library under its usual names
@@ -327,7 +366,13 @@ impl CudaProgram {
         if !options.iter().any(names_arch) {
             options.push(format!("--gpu-architecture={}", device.arch()));
         }
-        let image = compile(source, &options)?;
+        let headers = toolkit_headers(source);
+        if !headers.is_empty() {
+            if let Some(dir) = toolkit_include_dir() {
+                options.push(format!("--include-path={}", dir.display()));
+            }
+        }
+        let image = compile(source, &options).map_err(|e| missing_headers(e, &headers))?;
         let module = device
             .context
             .load_module(image)

@@ -203,6 +203,8 @@ pub(crate) struct Facts {
     pub(crate) version: String,
     pub(crate) max_work_group_size: usize,
     pub(crate) local_mem_bytes: u64,
+    /// The extensions the device reports, separated by spaces (`CL_DEVICE_EXTENSIONS`).
+    pub(crate) extensions: String,
 }
 
 /// An OpenCL device, opened with a context and an in-order, profiling command queue. Cloning
@@ -327,6 +329,11 @@ impl OpenClDevice {
         self.facts.local_mem_bytes
     }
 
+    /// Whether the device reports the OpenCL extension `name` (`cl_khr_fp16`).
+    pub fn has_extension(&self, name: &str) -> bool {
+        self.facts.extensions.split_whitespace().any(|e| e == name)
+    }
+
     /// Whether the device's kernels run in a child process (every device but GPUs: see the
     /// type's doc).
     pub fn runs_in_child(&self) -> bool {
@@ -368,6 +375,7 @@ impl LocalDevice {
                 .max_work_group_size()
                 .map_err(info("work-group size"))?,
             local_mem_bytes: device.local_mem_size().map_err(info("local memory size"))?,
+            extensions: device.extensions().map_err(info("extensions"))?,
         };
         let local = LocalDevice {
             queue,
@@ -568,6 +576,33 @@ impl fmt::Debug for OpenClProgram {
     }
 }
 
+/// Refuses `source` where it enables an extension (`#pragma OPENCL EXTENSION cl_khr_fp16 :
+/// enable`, as code with `f16` data does) that `device` does not report, naming both.
+fn check_extensions(device: &OpenClDevice, source: &str) -> Result<(), RuntimeError> {
+    let enabled = source.lines().filter_map(|line| {
+        let rest = line.trim().strip_prefix("#pragma OPENCL EXTENSION ")?;
+        let (name, state) = rest.split_once(':')?;
+        (state.trim() == "enable").then_some(name.trim())
+    });
+    for name in enabled {
+        if name != "all" && !device.has_extension(name) {
+            let why = match name {
+                "cl_khr_fp16" => " (16-bit `half` floats: `f16` data)",
+                "cl_khr_fp64" => " (64-bit `double` floats: `f64` data)",
+                _ => "",
+            };
+            return Err(RuntimeError::Unavailable(format!(
+                "the OpenCL device {} ({}) does not report the extension {name}{why}, which the \
+                 program needs; choose another device with {} or another target",
+                device.name(),
+                device.platform_name(),
+                DeviceSelector::ENV
+            )));
+        }
+    }
+    Ok(())
+}
+
 impl OpenClProgram {
     /// Compiles OpenCL C `source` for `device` with build `options` (`"-cl-fast-relaxed-math"`,
     /// ...). A compile error comes back as [`RuntimeError::KernelBuildFailed`] with the log.
@@ -578,6 +613,7 @@ impl OpenClProgram {
     ) -> Result<OpenClProgram, RuntimeError> {
         gpu::check_no_nul("OpenCL source", source)?;
         gpu::check_no_nul("build options", options)?;
+        check_extensions(device, source)?;
         let (kernel_names, built) = match &device.place {
             Place::InProcess(local) => {
                 let program = LocalProgram::build(local, source, options)?;

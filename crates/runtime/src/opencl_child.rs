@@ -131,6 +131,7 @@ impl Server {
                         version: reader.string()?,
                         max_work_group_size: reader.usize()?,
                         local_mem_bytes: reader.u64()?,
+                        extensions: reader.string()?,
                     })
                 })();
                 facts.map_err(malformed_answer)
@@ -595,7 +596,8 @@ impl Served {
                 results
                     .str(&facts.version)
                     .usize(facts.max_work_group_size)
-                    .u64(facts.local_mem_bytes);
+                    .u64(facts.local_mem_bytes)
+                    .str(&facts.extensions);
             }
             BUILD => {
                 let id = reader.u64().map_err(bad)?;

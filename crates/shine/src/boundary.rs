@@ -403,9 +403,6 @@ impl CLayout {
     pub fn of(elem: &DataType, index_bytes: usize) -> Result<CLayout, String> {
         let leaf = |l: Leaf| -> Result<CLayout, String> {
             let size = match l {
-                Leaf::Scalar(ScalarType::F16) => {
-                    return Err("f16 data is not supported by compiled code".into())
-                }
                 Leaf::Scalar(ScalarType::Bool) => 1,
                 Leaf::Scalar(t) => (t.bits() / 8) as usize,
                 Leaf::Index(_) | Leaf::Nat => leaf_bytes(l, index_bytes),
@@ -526,7 +523,8 @@ fn write_leaf(out: &mut [u8], leaf: Leaf, s: Scalar, index_bytes: usize) -> Resu
         (_, Scalar::U64(x)) => put(&x.to_ne_bytes()),
         (_, Scalar::F32(x)) => put(&x.to_ne_bytes()),
         (_, Scalar::F64(x)) => put(&x.to_ne_bytes()),
-        (_, Scalar::F16(_)) => return Err("f16 data is not supported by compiled code".into()),
+        (_, Scalar::F16(x)) => put(&x.to_ne_bytes()),
+        (_, Scalar::Bf16(x)) => put(&x.to_ne_bytes()),
     }
     Ok(())
 }
@@ -558,6 +556,7 @@ fn read_leaf(c: &[u8], leaf: Leaf, index_bytes: usize) -> Scalar {
             ScalarType::U64 => Scalar::U64(u64::from_ne_bytes(first(c))),
             ScalarType::F32 => Scalar::F32(f32::from_ne_bytes(first(c))),
             ScalarType::F16 => Scalar::F16(half::f16::from_ne_bytes(first(c))),
+            ScalarType::Bf16 => Scalar::Bf16(half::bf16::from_ne_bytes(first(c))),
             ScalarType::F64 => Scalar::F64(f64::from_ne_bytes(first(c))),
         },
     }

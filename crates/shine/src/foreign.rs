@@ -338,6 +338,7 @@ fn c_type(t: ScalarType) -> &'static str {
         ScalarType::U32 => "uint32_t",
         ScalarType::U64 => "uint64_t",
         ScalarType::F16 => "_Float16",
+        ScalarType::Bf16 => "uint16_t",
         ScalarType::F32 => "float",
         ScalarType::F64 => "double",
     }
@@ -364,6 +365,7 @@ fn put(s: Scalar, out: &mut Vec<u8>) {
         Scalar::U32(x) => out.extend(x.to_ne_bytes()),
         Scalar::U64(x) => out.extend(x.to_ne_bytes()),
         Scalar::F16(x) => out.extend(x.to_ne_bytes()),
+        Scalar::Bf16(x) => out.extend(x.to_ne_bytes()),
         Scalar::F32(x) => out.extend(x.to_ne_bytes()),
         Scalar::F64(x) => out.extend(x.to_ne_bytes()),
     }
@@ -388,6 +390,7 @@ fn get(t: ScalarType, b: &[u8]) -> Scalar {
         ScalarType::U32 => Scalar::U32(u32::from_ne_bytes(arr(b))),
         ScalarType::U64 => Scalar::U64(u64::from_ne_bytes(arr(b))),
         ScalarType::F16 => Scalar::F16(half::f16::from_ne_bytes(arr(b))),
+        ScalarType::Bf16 => Scalar::Bf16(half::bf16::from_ne_bytes(arr(b))),
         ScalarType::F32 => Scalar::F32(f32::from_ne_bytes(arr(b))),
         ScalarType::F64 => Scalar::F64(f64::from_ne_bytes(arr(b))),
     }

@@ -456,7 +456,7 @@ impl Fitting<'_> {
             .enumerate()
             .map(|(j, w)| self.leaf(w, file_leaf(j), elem, j))
             .collect::<Result<_, _>>()?;
-        let plain = |l: &Leaf| matches!(l, Leaf::Scalar(t) if *t != ScalarType::Int);
+        let plain = |l: &Leaf| matches!(l, Leaf::Scalar(t) if *t != ScalarType::Int && *t != ScalarType::Bf16);
         if !leaves.iter().all(plain) {
             let compound = compound.then_some(elem);
             for (at, s) in data.iter_mut().enumerate() {
@@ -488,6 +488,14 @@ impl Fitting<'_> {
             Want::Scalar(ScalarType::Int) if file == ScalarType::I32 => {
                 Ok(Leaf::Scalar(ScalarType::Int))
             }
+            // numpy has no bfloat16: its bit patterns as uint16
+            Want::Scalar(ScalarType::Bf16) if file == ScalarType::U16 => {
+                Ok(Leaf::Scalar(ScalarType::Bf16))
+            }
+            Want::Scalar(ScalarType::Bf16) => Err(self.error(format!(
+                "{field} must be bf16 (numpy has no bfloat16: its bit patterns as uint16, or \
+                 ml_dtypes.bfloat16, which numpy saves as `<V2`), the file has {found}"
+            ))),
             Want::Scalar(t) => Err(self.error(format!(
                 "{field} must be {} (numpy {}), the file has {found}",
                 t.name(),
@@ -547,6 +555,10 @@ impl Fitting<'_> {
         Ok(match leaf {
             Leaf::Scalar(ScalarType::Int) => match s {
                 Scalar::I32(x) => Scalar::Int(x),
+                s => s,
+            },
+            Leaf::Scalar(ScalarType::Bf16) => match s {
+                Scalar::U16(bits) => Scalar::Bf16(half::bf16::from_bits(bits)),
                 s => s,
             },
             Leaf::Scalar(_) => s,
@@ -723,11 +735,6 @@ fn random_array(t: &DataType, rng: &mut Lcg) -> Result<Array, Error> {
         .map(|i| {
             let small = (rng.next() % 9) as i64 - 4;
             let value = match leaves[i % leaves.len()] {
-                Leaf::Scalar(ScalarType::F16) => {
-                    return Err(Error::from(
-                        "f16 inputs are not supported by compiled code".to_string(),
-                    ))
-                }
                 Leaf::Scalar(t) if t.is_float() => Scalar::from_float(t, rng.unit()),
                 Leaf::Scalar(ScalarType::Bool) => {
                     Scalar::from_int(ScalarType::Bool, (small > 0) as i64)

@@ -102,6 +102,8 @@ pub struct Lowerer {
     write_indices: Vec<WriteIndex>,
     /// Whether the code calls a math function (C includes `math.h`).
     pub math: bool,
+    /// The 16-bit float helpers the code calls (see [`crate::halfs`]).
+    pub halfs: crate::halfs::HalfUse,
     /// The foreign functions the program calls, with their C names (see [`crate::foreign`]).
     pub foreign: crate::foreign::Foreign,
     /// The code the unrolled loops have generated so far (see [`unroll`]).

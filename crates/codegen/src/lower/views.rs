@@ -15,6 +15,7 @@ use super::{canonical, Env, Lowerer, Res};
 use crate::ast::{BinOp, Expr, Scalar, Type, UnOp};
 use crate::ctypes::{lane_count, scalar, scalar_of, vector_elem_lanes, vector_shape};
 use crate::error::{malformed, unsupported};
+use crate::halfs;
 use crate::intops;
 use crate::layout::{show_step, show_type, PathElem};
 use crate::nat_expr::nat_to_expr;
@@ -56,6 +57,8 @@ impl Lowerer {
         let value = |v: Expr| Ok(Read::Value(v));
         if let Some(mode) = &mut self.vector_mode {
             let vectorizable = match &*e.kind {
+                // 16-bit floats are computed one value at a time
+                _ if mentions_half(&e.ty) => false,
                 K::Binary(op, a, _) => match op {
                     dpia::BinOp::Add | dpia::BinOp::Sub | dpia::BinOp::Mul => true,
                     // integer division is checked lane by lane
@@ -99,7 +102,7 @@ impl Lowerer {
             }
             K::Lit(l) => {
                 no_path(e, path)?;
-                value(literal(l)?)
+                value(literal(l, &mut self.halfs)?)
             }
             K::Nat(n) => {
                 no_path(e, path)?;
@@ -108,6 +111,9 @@ impl Lowerer {
                 // converts implicitly where it is used
                 match scalar_of(&e.ty)? {
                     Some(Scalar::Index | Scalar::Nat) | None => value(v),
+                    Some(s) if s.is_half() => {
+                        value(halfs::from_other(Scalar::Nat, s, v, &mut self.halfs))
+                    }
                     Some(s) => value(v.cast(Type::Scalar(s))),
                 }
             }
@@ -118,6 +124,10 @@ impl Lowerer {
                 let scalar =
                     scalar_of(&operand_at(&a.ty, path))?.filter(|_| self.vector_mode.is_none());
                 value(match (op, scalar) {
+                    (dpia::UnOp::Neg, Some(s)) if s.is_half() => {
+                        let x = halfs::widen(s, v, &mut self.halfs);
+                        halfs::narrow(s, Expr::unary(UnOp::Neg, x), &mut self.halfs)
+                    }
                     (dpia::UnOp::Neg, Some(s)) if intops::is_int(s) => intops::negate(s, v),
                     (dpia::UnOp::Neg, _) => Expr::unary(UnOp::Neg, v),
                     (dpia::UnOp::Not, _) => Expr::unary(UnOp::Not, v),
@@ -126,8 +136,11 @@ impl Lowerer {
             K::Binary(op, a, b) => {
                 let cop = binop(*op, &a.ty)?;
                 let (va, vb) = (self.value(env, a, path)?, self.value(env, b, path)?);
-                let int = scalar_of(&operand_at(&a.ty, path))?
-                    .filter(|s| intops::is_int(*s) && self.vector_mode.is_none());
+                let operand = scalar_of(&operand_at(&a.ty, path))?;
+                if let Some(s) = operand.filter(|s| s.is_half()) {
+                    return value(self.half_binary(s, cop, va, vb));
+                }
+                let int = operand.filter(|s| intops::is_int(*s) && self.vector_mode.is_none());
                 // `natType` data: `+ - *` checked as the interpreter checks them (index
                 // arithmetic on sizes and loop variables is not)
                 if let (Some(op), Some(Scalar::Nat)) = (intops::NatOp::of(cop), int) {
@@ -210,6 +223,9 @@ impl Lowerer {
                                  value)",
                                 show_type(elem)
                             )),
+                            (Some(from), Some(to)) if from.is_half() || to.is_half() => {
+                                value(self.half_cast(from, to, v))
+                            }
                             (Some(from), Some(to)) => {
                                 value(intops::checked_cast(from, to, v, &mut self.casts))
                             }
@@ -321,6 +337,9 @@ impl Lowerer {
         }
         let zero = match type_at(&e.ty, path) {
             Some(DataType::Scalar(ScalarType::Bool)) => Expr::Bool(false),
+            Some(DataType::Scalar(s)) if s.is_half() => {
+                halfs::constant(scalar(s)?, 0.0, &mut self.halfs)
+            }
             Some(DataType::Scalar(s)) => Expr::Int(0).cast(Type::Scalar(scalar(s)?)),
             Some(DataType::Index(_) | DataType::NatType) => Expr::Int(0),
             _ => {
@@ -424,7 +443,50 @@ impl Lowerer {
             return intops::math(f, s, args);
         }
         self.math = true;
+        if s.is_half() {
+            let args = args
+                .into_iter()
+                .map(|a| halfs::widen(s, a, &mut self.halfs))
+                .collect();
+            let single = Expr::Math {
+                f,
+                elem: Scalar::Float,
+                args,
+            };
+            return Ok(halfs::narrow(s, single, &mut self.halfs));
+        }
         Ok(Expr::Math { f, elem: s, args })
+    }
+
+    /// `a op b` on values of the 16-bit float type `s`: computed in `float`, an arithmetic
+    /// result rounded back to `s` (a comparison's is a `bool`).
+    fn half_binary(&mut self, s: Scalar, op: BinOp, a: Expr, b: Expr) -> Expr {
+        let (a, b) = (
+            halfs::widen(s, a, &mut self.halfs),
+            halfs::widen(s, b, &mut self.halfs),
+        );
+        let e = Expr::binary(op, a, b);
+        match op {
+            BinOp::Add | BinOp::Sub | BinOp::Mul | BinOp::Div | BinOp::Mod => {
+                halfs::narrow(s, e, &mut self.halfs)
+            }
+            _ => e,
+        }
+    }
+
+    /// `(to)v` where `from` or `to` is a 16-bit float type: a 16-bit value is first made
+    /// a `float` (exact), then converted as a `float` is (checked where it has no value, as
+    /// [`intops::checked_cast`] checks); a 16-bit result is rounded once from the source.
+    fn half_cast(&mut self, from: Scalar, to: Scalar, v: Expr) -> Expr {
+        let (from, v) = if from.is_half() {
+            (Scalar::Float, halfs::widen(from, v, &mut self.halfs))
+        } else {
+            (from, v)
+        };
+        if to.is_half() {
+            return halfs::from_other(from, to, v, &mut self.halfs);
+        }
+        intops::checked_cast(from, to, v, &mut self.casts)
     }
 
     fn read_pad(
@@ -579,7 +641,21 @@ impl Lowerer {
     }
 }
 
-pub(super) fn literal(l: &Literal) -> Res<Expr> {
+pub(super) fn literal(l: &Literal, used: &mut halfs::HalfUse) -> Res<Expr> {
+    let half = match l {
+        Literal::Int(_, t) | Literal::Float(_, t) if t.is_half() => Some(*t),
+        _ => None,
+    };
+    if let Some(t) = half {
+        // the literal's value in its type, as the interpreter rounds it
+        let rounded = match l {
+            Literal::Int(v, _) => rise::interp::Scalar::from_int(t, *v),
+            Literal::Float(v, _) => rise::interp::Scalar::from_float(t, *v),
+            _ => return malformed("a 16-bit float literal"),
+        };
+        let value = rounded.map_err(crate::error::CodegenError::Malformed)?;
+        return Ok(halfs::constant(scalar(t)?, value.as_f64(), used));
+    }
     Ok(match l {
         Literal::Bool(b) => Expr::Bool(*b),
         Literal::Int(v, ScalarType::Int) => int_literal(*v),
@@ -618,6 +694,16 @@ fn binop(op: dpia::BinOp, operand: &DataType) -> Res<BinOp> {
         B::Lt => BinOp::Lt,
         B::Eq => BinOp::Eq,
     })
+}
+
+/// Whether data of type `dt` holds a 16-bit float.
+fn mentions_half(dt: &DataType) -> bool {
+    match dt {
+        DataType::Scalar(s) => s.is_half(),
+        DataType::Vector(_, t) | DataType::Array(_, t) => mentions_half(t),
+        DataType::Pair(a, b) => mentions_half(a) || mentions_half(b),
+        _ => false,
+    }
 }
 
 /// Integer data: an integer scalar or a vector of integers.

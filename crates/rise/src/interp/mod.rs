@@ -44,6 +44,7 @@
 //! values of the wrong shape and foreign functions that fail (the evaluator of foreign
 //! functions crashes, hangs or answers nonsense).
 
+pub mod halfs;
 mod machine;
 pub mod scalar;
 pub mod sem;

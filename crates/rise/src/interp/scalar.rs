@@ -1,16 +1,18 @@
 //! Scalar values and their operations, with the semantics of C.
 //!
 //! Every [`ScalarType`] is held exactly: `int` is C's 32-bit `int`, `f16` is IEEE
-//! binary16 (the `half` crate), `f32` is computed in IEEE single precision and `f64`
+//! binary16 and `bf16` bfloat16 (the `half` crate; each operation is computed in `f32`
+//! and rounded to nearest even, see [`super::halfs`]), `f32` is computed in IEEE single precision and `f64`
 //! in double precision. Integer arithmetic wraps (two's complement for signed types,
 //! as C does with `-fwrapv`; modulo 2^n for unsigned types, as C always does);
 //! integer division and remainder truncate towards zero, like C; dividing by zero is
 //! an error. Float arithmetic is IEEE (round to nearest even) and `%` on floats is
 //! C's `fmod`.
 
+use super::halfs;
 use crate::primitives::MathFn;
 use crate::types::ScalarType;
-use half::f16;
+use half::{bf16, f16};
 use std::cmp::Ordering;
 use std::fmt;
 
@@ -39,6 +41,8 @@ pub enum Scalar {
     U64(u64),
     /// `f16`
     F16(f16),
+    /// `bf16`
+    Bf16(bf16),
     /// `f32`
     F32(f32),
     /// `f64`
@@ -136,6 +140,7 @@ impl Scalar {
             Scalar::U32(_) => ScalarType::U32,
             Scalar::U64(_) => ScalarType::U64,
             Scalar::F16(_) => ScalarType::F16,
+            Scalar::Bf16(_) => ScalarType::Bf16,
             Scalar::F32(_) => ScalarType::F32,
             Scalar::F64(_) => ScalarType::F64,
         }
@@ -182,6 +187,7 @@ impl Scalar {
     pub fn as_f64(self) -> f64 {
         match self {
             Scalar::F16(x) => x.to_f64(),
+            Scalar::Bf16(x) => x.to_f64(),
             Scalar::F32(x) => x as f64,
             Scalar::F64(x) => x,
             Scalar::Bool(b) => b as i32 as f64,
@@ -193,6 +199,7 @@ impl Scalar {
     pub fn is_nan(self) -> bool {
         match self {
             Scalar::F16(x) => x.is_nan(),
+            Scalar::Bf16(x) => x.is_nan(),
             Scalar::F32(x) => x.is_nan(),
             Scalar::F64(x) => x.is_nan(),
             _ => false,
@@ -212,7 +219,10 @@ impl Scalar {
             (U16(x), U16(y)) => U16(int_op!(op, x, y)?),
             (U32(x), U32(y)) => U32(int_op!(op, x, y)?),
             (U64(x), U64(y)) => U64(int_op!(op, x, y)?),
+            // the `half` crate computes in `f32` and rounds to nearest even, which is
+            // the correctly rounded result (f32 has more than twice their precision)
             (F16(x), F16(y)) => F16(float_op!(op, x, y)),
+            (Bf16(x), Bf16(y)) => Bf16(float_op!(op, x, y)),
             (F32(x), F32(y)) => F32(float_op!(op, x, y)),
             (F64(x), F64(y)) => F64(float_op!(op, x, y)),
             (Bool(_), Bool(_)) => return Err(format!("`{}` is not defined on bool", op.name())),
@@ -241,6 +251,7 @@ impl Scalar {
             U32(x) => U32(x.wrapping_neg()),
             U64(x) => U64(x.wrapping_neg()),
             F16(x) => F16(-x),
+            Bf16(x) => Bf16(-x),
             F32(x) => F32(-x),
             F64(x) => F64(-x),
             Bool(_) => return Err("`neg` is not defined on bool".into()),
@@ -248,7 +259,7 @@ impl Scalar {
     }
 
     /// The math function `f` of scalars of one type in its domain: floats in their
-    /// own precision (`f16` computed in `f32` and rounded), integers (`min`, `max`,
+    /// own precision (`f16` and `bf16` computed in `f32` and rounded), integers (`min`, `max`,
     /// `abs`) exactly and then wrapped to their type, so that `abs` of the most
     /// negative value is itself.
     pub fn math(f: MathFn, args: &[Scalar]) -> Result<Scalar, String> {
@@ -280,7 +291,7 @@ impl Scalar {
                 ty.name()
             ));
         }
-        // exact: every f16 and f32 is an f64
+        // exact: every f16, bf16 and f32 is an f64
         let single = || -> Vec<f32> { args.iter().map(|a| a.as_f64() as f32).collect() };
         Ok(match ty {
             ScalarType::F64 => {
@@ -289,6 +300,7 @@ impl Scalar {
             }
             ScalarType::F32 => Scalar::F32(f.eval_f32(&single())),
             ScalarType::F16 => Scalar::F16(f16::from_f32(f.eval_f32(&single()))),
+            ScalarType::Bf16 => Scalar::Bf16(bf16::from_f32(f.eval_f32(&single()))),
             _ => {
                 let xs: Vec<i128> = args.iter().filter_map(|a| a.as_i128()).collect();
                 let v = match (f, xs.as_slice()) {
@@ -308,6 +320,7 @@ impl Scalar {
         Ok(match (self, other) {
             (Bool(x), Bool(y)) => x.partial_cmp(&y),
             (F16(x), F16(y)) => x.partial_cmp(&y),
+            (Bf16(x), Bf16(y)) => x.partial_cmp(&y),
             (F32(x), F32(y)) => x.partial_cmp(&y),
             (F64(x), F64(y)) => x.partial_cmp(&y),
             (a, b) if a.ty() == b.ty() => match (a.as_i128(), b.as_i128()) {
@@ -335,6 +348,7 @@ impl Scalar {
             return Ok(Bool(match self {
                 Bool(b) => b,
                 F16(x) => x.to_f32() != 0.0,
+                Bf16(x) => x.to_f32() != 0.0,
                 F32(x) => x != 0.0,
                 F64(x) => x != 0.0,
                 other => other.as_i128().is_some_and(|v| v != 0),
@@ -343,19 +357,15 @@ impl Scalar {
         if let Some(v) = self.as_i128() {
             return Ok(from_i128(to, v));
         }
-        // A float source.
+        // A float source: every float is exactly an f64, and the conversions from f64
+        // round once.
         if to.is_float() {
-            return Ok(match (self, to) {
-                (F16(x), ScalarType::F16) => F16(x),
-                (F16(x), ScalarType::F32) => F32(x.to_f32()),
-                (F16(x), _) => F64(x.to_f64()),
-                (F32(x), ScalarType::F16) => F16(f16::from_f32(x)),
-                (F32(x), ScalarType::F32) => F32(x),
-                (F32(x), _) => F64(x as f64),
-                (F64(x), ScalarType::F16) => F16(f16::from_f64(x)),
-                (F64(x), ScalarType::F32) => F32(x as f32),
-                (F64(x), _) => F64(x),
-                (other, _) => other,
+            let x = self.as_f64();
+            return Ok(match to {
+                ScalarType::F16 => F16(halfs::f16_from_f64(x)),
+                ScalarType::Bf16 => Bf16(halfs::bf16_from_f64(x)),
+                ScalarType::F32 => F32(x as f32),
+                _ => F64(x),
             });
         }
         let x = self.as_f64();
@@ -389,10 +399,8 @@ fn from_i128(to: ScalarType, v: i128) -> Scalar {
         ScalarType::U16 => U16(v as u16),
         ScalarType::U32 => U32(v as u32),
         ScalarType::U64 => U64(v as u64),
-        // |v| < 2^65 here, so `v as f64` is the correctly rounded double, and the
-        // second rounding to f16 cannot differ from a direct one: every integer of
-        // magnitude below 2^53 is exact in f64, and larger ones overflow f16 anyway.
-        ScalarType::F16 => F16(f16::from_f64(v as f64)),
+        ScalarType::F16 => F16(halfs::f16_from_int(v)),
+        ScalarType::Bf16 => Bf16(halfs::bf16_from_int(v)),
         ScalarType::F32 => F32(v as f32),
         ScalarType::F64 => F64(v as f64),
     }
@@ -404,6 +412,7 @@ impl fmt::Display for Scalar {
         match self {
             Scalar::Bool(b) => write!(f, "{b}"),
             Scalar::F16(x) => write!(f, "{:?}", x.to_f32()),
+            Scalar::Bf16(x) => write!(f, "{:?}", x.to_f32()),
             Scalar::F32(x) => write!(f, "{x:?}"),
             Scalar::F64(x) => write!(f, "{x:?}"),
             other => each_int!(*other, x => write!(f, "{x}"), else Ok(())),
@@ -505,6 +514,52 @@ mod tests {
             Scalar::from_float(ScalarType::F16, 0.5),
             Ok(Scalar::F16(f16::from_f32(0.5)))
         );
+    }
+
+    #[test]
+    fn bf16_computes_in_f32_and_rounds_each_operation() {
+        let b = |x: f32| Scalar::Bf16(bf16::from_f32(x));
+        // 1 + 2^-8 ties between 1 and 1 + 2^-7: the even one, 1
+        assert_eq!(b(1.0).binary(BinOp::Add, b(1.0 / 256.0)), Ok(b(1.0)));
+        // 1 + 3 * 2^-8 ties between 1 + 2^-7 and 1 + 2^-6: the even one
+        assert_eq!(
+            b(1.0 + 1.0 / 128.0).binary(BinOp::Add, b(1.0 / 256.0)),
+            Ok(b(1.0 + 1.0 / 64.0))
+        );
+        let big = b(3.0e38);
+        assert_eq!(
+            big.binary(BinOp::Mul, b(2.0)),
+            Ok(Scalar::Bf16(bf16::INFINITY))
+        );
+        assert!(b(0.0).binary(BinOp::Div, b(0.0)).unwrap().is_nan());
+        assert_eq!(b(1.0).negate(), Ok(b(-1.0)));
+        assert_eq!(
+            Scalar::math(MathFn::Sqrt, &[b(2.0)]),
+            Ok(Scalar::Bf16(bf16::from_f32(2f32.sqrt())))
+        );
+        assert_eq!(b(1.5).compare(b(2.0)), Ok(Some(Ordering::Less)));
+    }
+
+    #[test]
+    fn bf16_and_f16_casts() {
+        let b = |x: f32| Scalar::Bf16(bf16::from_f32(x));
+        assert_eq!(Scalar::Int(257).cast(ScalarType::Bf16), Ok(b(256.0)));
+        assert_eq!(b(-2.5).cast(ScalarType::Int), Ok(Scalar::Int(-2)));
+        assert!(b(1e10).cast(ScalarType::Int).is_err());
+        assert!(b(f32::NAN).cast(ScalarType::U8).is_err());
+        assert!(b(-1.0).cast(ScalarType::U8).is_err());
+        assert_eq!(
+            Scalar::F16(f16::from_f32(65504.0)).cast(ScalarType::Bf16),
+            Ok(b(65536.0))
+        );
+        assert_eq!(
+            b(65536.0).cast(ScalarType::F16),
+            Ok(Scalar::F16(f16::INFINITY))
+        );
+        assert_eq!(b(1.5).cast(ScalarType::F64), Ok(Scalar::F64(1.5)));
+        assert_eq!(Scalar::F64(0.1).cast(ScalarType::Bf16), Ok(b(0.1)));
+        assert_eq!(b(0.0).cast(ScalarType::Bool), Ok(Scalar::Bool(false)));
+        assert_eq!(Scalar::from_int(ScalarType::Bf16, 3), Ok(b(3.0)));
     }
 
     #[test]

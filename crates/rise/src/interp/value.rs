@@ -84,7 +84,7 @@ pub struct Flat {
 
 impl Flat {
     /// The elements' bytes in native byte order, row-major, as generated code lays
-    /// them out (`bool` as one byte, `int` as 32 bits, `f16` as its 16 bits).
+    /// them out (`bool` as one byte, `int` as 32 bits, `f16` and `bf16` as their 16 bits).
     pub fn to_ne_bytes(&self) -> Vec<u8> {
         let mut bytes = Vec::new();
         for s in &self.data {
@@ -101,6 +101,7 @@ impl Flat {
                 Scalar::F32(x) => bytes.extend(x.to_ne_bytes()),
                 Scalar::F64(x) => bytes.extend(x.to_ne_bytes()),
                 Scalar::F16(x) => bytes.extend(x.to_ne_bytes()),
+                Scalar::Bf16(x) => bytes.extend(x.to_ne_bytes()),
             }
         }
         bytes

@@ -32,10 +32,10 @@ pub enum Token {
     /// An integer literal, possibly with a type suffix (`3`, `3u16`).
     #[regex(r"[0-9]+(i8|i16|i32|i64|u8|u16|u32|u64)?", |lex| lex.slice().to_string())]
     Int(String),
-    /// A floating-point literal: `1.5` (f64), `1.5f` (f32), `1.5f16`, `2e3f32`.
-    #[regex(r"[0-9]+\.[0-9]+([eE][+-]?[0-9]+)?(f|f16|f32|f64)?", |lex| lex.slice().to_string())]
-    #[regex(r"[0-9]+[eE][+-]?[0-9]+(f|f16|f32|f64)?", |lex| lex.slice().to_string())]
-    #[regex(r"[0-9]+(f|f16|f32|f64)", |lex| lex.slice().to_string())]
+    /// A floating-point literal: `1.5` (f64), `1.5f` (f32), `1.5f16`, `1.5bf16`, `2e3f32`.
+    #[regex(r"[0-9]+\.[0-9]+([eE][+-]?[0-9]+)?(f|f16|bf16|f32|f64)?", |lex| lex.slice().to_string())]
+    #[regex(r"[0-9]+[eE][+-]?[0-9]+(f|f16|bf16|f32|f64)?", |lex| lex.slice().to_string())]
+    #[regex(r"[0-9]+(f|f16|bf16|f32|f64)", |lex| lex.slice().to_string())]
     Float(String),
     /// `=>`
     #[token("=>")]

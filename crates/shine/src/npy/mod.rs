@@ -38,6 +38,8 @@ fn type_of_descr(descr: &str) -> Option<ScalarType> {
         "u4" => ScalarType::U32,
         "u8" => ScalarType::U64,
         "f2" => ScalarType::F16,
+        // what `numpy.save` writes for `ml_dtypes.bfloat16` (numpy has no bfloat16)
+        "V2" => ScalarType::Bf16,
         "f4" => ScalarType::F32,
         "f8" => ScalarType::F64,
         _ => return None,
@@ -57,6 +59,8 @@ pub fn descr_of(t: ScalarType) -> &'static str {
         ScalarType::U32 => "<u4",
         ScalarType::U64 => "<u8",
         ScalarType::F16 => "<f2",
+        // numpy has no bfloat16: its bit patterns as uint16
+        ScalarType::Bf16 => "<u2",
         ScalarType::F32 => "<f4",
         ScalarType::F64 => "<f8",
     }
@@ -252,6 +256,7 @@ pub fn numpy_name(t: ScalarType) -> &'static str {
         ScalarType::U32 => "uint32",
         ScalarType::U64 => "uint64",
         ScalarType::F16 => "float16",
+        ScalarType::Bf16 => "bfloat16",
         ScalarType::F32 => "float32",
         ScalarType::F64 => "float64",
     }
@@ -351,8 +356,18 @@ fn read_contents_from(src: &mut impl Source, shown: &str) -> Result<Contents, St
     let npy = npyz::NpyFile::new(&mut *src)
         .map_err(|e| format!("`{shown}` is not a valid .npy file: {e}"))?;
     let elem = type_of_descr(&descr).ok_or_else(|| {
-        format!("`{shown}` has dtype `{descr}`, which shine does not support (supported: bool, int8..64, uint8..64, float16/32/64, little-endian)")
+        format!("`{shown}` has dtype `{descr}`, which shine does not support (supported: bool, int8..64, uint8..64, float16/32/64, bfloat16 as uint16 bits or ml_dtypes' `<V2`, little-endian)")
     })?;
+    if elem == ScalarType::Bf16 {
+        // `ml_dtypes.bfloat16` (`<V2`): the reader has no type for it, its bytes are read
+        drop(npy);
+        let data = read_elements(src, shown, 2, &[(0, elem)], &shape)?;
+        return Ok(Contents {
+            shape,
+            dtype: Dtype::Scalar(elem),
+            data,
+        });
+    }
     let bad = |e: std::io::Error| format!("cannot read the data of `{shown}`: {e}");
     let data: Vec<Scalar> = match elem {
         ScalarType::Bool => npy
@@ -415,6 +430,8 @@ fn read_contents_from(src: &mut impl Source, shown: &str) -> Result<Contents, St
             .into_iter()
             .map(Scalar::F16)
             .collect(),
+        // read above, as bytes
+        ScalarType::Bf16 => return Err(format!("cannot read `{shown}` as bfloat16")),
         ScalarType::F32 => npy
             .into_vec::<f32>()
             .map_err(bad)?
@@ -542,6 +559,19 @@ fn read_records(
             "`{shown}`: its fields overrun its {item}-byte records"
         ));
     }
+    let data = read_elements(src, shown, item, &at, &shape)?;
+    Ok(Contents { shape, dtype, data })
+}
+
+/// Reads `shape`'s elements of `item` bytes each after the header, each leaf at its byte
+/// offset and of its type in `at`.
+fn read_elements(
+    src: &mut impl Source,
+    shown: &str,
+    item: usize,
+    at: &[(usize, ScalarType)],
+    shape: &[usize],
+) -> Result<Vec<Scalar>, String> {
     let Some((offset, len)) = data_offset(src, shown)? else {
         return Err(format!("`{shown}` is not a valid .npy file: truncated"));
     };
@@ -574,11 +604,11 @@ fn read_records(
     let mut data = Vec::with_capacity(count.saturating_mul(at.len()));
     for _ in 0..count {
         reader.read_exact(&mut element).map_err(bad)?;
-        for &(o, t) in &at {
+        for &(o, t) in at {
             data.push(scalar_from_le(&element[o..], t));
         }
     }
-    Ok(Contents { shape, dtype, data })
+    Ok(data)
 }
 
 /// The scalar of type `t` whose little-endian bytes start `bytes`.
@@ -594,6 +624,7 @@ fn scalar_from_le(c: &[u8], t: ScalarType) -> Scalar {
         ScalarType::U32 => Scalar::U32(u32::from_le_bytes(first(c))),
         ScalarType::U64 => Scalar::U64(u64::from_le_bytes(first(c))),
         ScalarType::F16 => Scalar::F16(half::f16::from_le_bytes(first(c))),
+        ScalarType::Bf16 => Scalar::Bf16(half::bf16::from_le_bytes(first(c))),
         ScalarType::F32 => Scalar::F32(f32::from_le_bytes(first(c))),
         ScalarType::F64 => Scalar::F64(f64::from_le_bytes(first(c))),
     }
@@ -760,6 +791,7 @@ fn encode(out: &mut impl Write, array: &Array) -> Result<(), EncodeError> {
             (_, Scalar::U32(x)) => b.extend(x.to_le_bytes()),
             (_, Scalar::U64(x)) => b.extend(x.to_le_bytes()),
             (_, Scalar::F16(x)) => b.extend(x.to_le_bytes()),
+            (_, Scalar::Bf16(x)) => b.extend(x.to_le_bytes()),
             (_, Scalar::F32(x)) => b.extend(x.to_le_bytes()),
             (_, Scalar::F64(x)) => b.extend(x.to_le_bytes()),
         }

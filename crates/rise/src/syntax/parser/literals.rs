@@ -46,9 +46,11 @@ pub(super) fn int_literal(text: &str, negative: bool) -> Result<Literal, String>
     }
 }
 
-/// A float literal `1.5` (f64), `1.5f` (f32), `1.5f16`, `2e3f32`.
+/// A float literal `1.5` (f64), `1.5f` (f32), `1.5f16`, `1.5bf16`, `2e3f32`; a 16-bit one
+/// is read as an `f64` and rounded once.
 pub(super) fn float_literal(text: &str, negative: bool) -> Result<Literal, String> {
     let (num, ty) = [
+        ("bf16", ScalarType::Bf16),
         ("f16", ScalarType::F16),
         ("f32", ScalarType::F32),
         ("f64", ScalarType::F64),
@@ -65,8 +67,10 @@ pub(super) fn float_literal(text: &str, negative: bool) -> Result<Literal, Strin
     let bad = || format!("float literal `{shown}` is not a valid `{}`", ty.name());
     let value: f64 = match ty {
         ScalarType::F16 => {
-            let v: f32 = num.parse().map_err(|_| bad())?;
-            half::f16::from_f32(v).to_f64()
+            crate::interp::halfs::f16_from_f64(num.parse().map_err(|_| bad())?).to_f64()
+        }
+        ScalarType::Bf16 => {
+            crate::interp::halfs::bf16_from_f64(num.parse().map_err(|_| bad())?).to_f64()
         }
         ScalarType::F32 => f64::from(num.parse::<f32>().map_err(|_| bad())?),
         _ => num.parse::<f64>().map_err(|_| bad())?,

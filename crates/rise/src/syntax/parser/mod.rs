@@ -326,7 +326,13 @@ impl ExprParser {
         let span = start.to(self.p.prev_span());
         let kind = match &t {
             crate::types::DataType::Scalar(s) if is_foreign_scalar(*s) => return Ok(*s),
-            crate::types::DataType::Scalar(_) => "`f16`, which C has no portable type for",
+            crate::types::DataType::Scalar(s) => {
+                if *s == crate::types::ScalarType::F16 {
+                    "`f16`, which C has no portable type for"
+                } else {
+                    "`bf16`, which C has no portable type for"
+                }
+            }
             crate::types::DataType::Array(..) => "an array",
             crate::types::DataType::Pair(..) => "a tuple",
             crate::types::DataType::Vector(..) => "a vector (not supported yet)",

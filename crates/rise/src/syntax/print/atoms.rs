@@ -44,11 +44,12 @@ pub(super) fn literal(l: &Literal) -> (String, u8) {
 }
 
 /// A float literal that reads back as the same value of type `t`: always with a
-/// `.`, and the suffix `f` for `f32`, none for `f64`, `f16` for `f16`.
+/// `.`, and the suffix `f` for `f32`, none for `f64`, `f16` for `f16`, `bf16` for `bf16`.
 fn float(v: f64, t: ScalarType) -> (String, u8) {
     let suffix = match t {
         ScalarType::F32 => "f",
         ScalarType::F16 => "f16",
+        ScalarType::Bf16 => "bf16",
         _ => "",
     };
     if !v.is_finite() {
@@ -64,7 +65,8 @@ fn float(v: f64, t: ScalarType) -> (String, u8) {
     // `Debug` prints the shortest text that reads back as the same value.
     let mut text = match t {
         ScalarType::F32 => format!("{:?}", v as f32),
-        ScalarType::F16 => format!("{:?}", half::f16::from_f64(v).to_f32()),
+        ScalarType::F16 => format!("{:?}", crate::interp::halfs::f16_from_f64(v).to_f32()),
+        ScalarType::Bf16 => format!("{:?}", crate::interp::halfs::bf16_from_f64(v).to_f32()),
         _ => format!("{v:?}"),
     };
     if !text.contains('.') {
