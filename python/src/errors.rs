@@ -49,6 +49,11 @@ pub trait Raisable: std::fmt::Display {
     fn stage(&self) -> Option<Stage> {
         None
     }
+
+    /// The message of the exception.
+    fn message(&self) -> String {
+        self.to_string()
+    }
 }
 
 impl Raisable for String {}
@@ -64,12 +69,32 @@ impl Raisable for shine::Error {
             _ => None,
         }
     }
+
+    /// The rendered error, the settings it names as the package's keywords.
+    fn message(&self) -> String {
+        self.render(&keyword_of)
+    }
+}
+
+/// A setting the library names, as the package's functions take it.
+fn keyword_of(setting: &shine::Setting) -> String {
+    use shine::Setting;
+    match setting {
+        Setting::Size(n) => format!("`{n}=V`"),
+        Setting::InputArrays => "an array argument".into(),
+        Setting::RandomInputs => "random inputs".into(),
+        Setting::CFlags => "`cflags=`".into(),
+        Setting::Compiler => "`cc=`".into(),
+        Setting::Strategy => "`strategy=`".into(),
+        Setting::GeneratedSource => "the kernel's `source` is the generated source".into(),
+        other => other.library_name(),
+    }
 }
 
 /// The Python exception of `error`: the class of the stage the library's error names, or of
 /// `stage` (where the call happened) when it names none.
 pub fn raise(stage: Stage, error: impl Raisable) -> PyErr {
-    let message = error.to_string();
+    let message = error.message();
     match error.stage().unwrap_or(stage) {
         Stage::Compile => CompileError::new_err(message),
         Stage::Input => InputError::new_err(message),

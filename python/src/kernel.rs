@@ -524,7 +524,7 @@ pub fn eval<'py>(
     let nats = nats(sizes)?;
     let def = def_name.to_string();
     let output = py
-        .detach(|| shine::evaluate(&program, &def, given, &nats, cc))
+        .detach(|| shine::evaluate(&program, &def, shine::Inputs::Arrays(given), &nats, cc))
         .map_err(|e| raise(Stage::Unknown, e))?;
     convert::output(py, &output)
 }

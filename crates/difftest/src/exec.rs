@@ -4,7 +4,6 @@
 
 use crate::case::{random_value, Case};
 use crate::rng;
-use crate::sched::Target;
 use rise::interp::{self, Flat, Scalar, Value};
 use rise::{DataType, ScalarType};
 use std::collections::HashSet;
@@ -352,32 +351,14 @@ fn reference(
     result.to_flat(t).map_err(|e| e.message)
 }
 
-/// The definition lowered by the schedule for `target` and translated to DPIA.
-pub fn lower(
-    case: &Case,
-    front: &Front,
-    target: Target,
-    elv: &str,
-) -> Result<dpia::Program, Outcome> {
+/// The definition lowered by the schedule `elv` (its strategy `s`, applied through shine's
+/// facade, [`shine::rewrite_body`]) and translated to DPIA, its size constraints checked
+/// against the case's sizes as shine's front end checks them.
+pub fn lower(case: &Case, front: &Front, elv: &str) -> Result<dpia::Program, Outcome> {
     guarded("lowering", || {
         let prepared = rise::infer::prepare_def(&front.checked, &case.name)
             .map_err(|d| Outcome::IllTyped(d.message))?;
-        let registry = rewrite::library::registry();
-        let module = elv::load(elv, &registry).map_err(|ds| {
-            Outcome::IllTyped(format!(
-                "elv: {}",
-                ds.first().map(|d| d.message.as_str()).unwrap_or("")
-            ))
-        })?;
-        let strategy = module
-            .strategy("s")
-            .map_err(|d| Outcome::IllTyped(format!("elv: {}", d.message)))?;
-        let mut ctx = elevate::Ctx::new(rise::NameGen::avoiding(&prepared.body))
-            .with_budget(elevate::DEFAULT_BUDGET);
-        let lowered = ctx
-            .run(&strategy, &prepared.body)
-            .map_err(|f| Outcome::StrategyFailed(f.to_string()))?;
-        let _ = target;
+        let lowered = apply_schedule(elv, &prepared.body)?;
         let constraints =
             rise::constraints::of_lowered(&front.checked, &case.name, &lowered, &prepared.scheme);
         let sizes: Vec<(rise::types::Name, i64)> = case
@@ -396,6 +377,50 @@ pub fn lower(
     })
 }
 
+/// The strategy `s` of the schedule `elv` applied to `body` by [`shine::rewrite_body`]: a
+/// schedule that does not load is the generator's defect ([`Outcome::IllTyped`]), a panic
+/// in rewriting shine's ([`Outcome::Panic`]).
+fn apply_schedule(elv: &str, body: &rise::Expr) -> Result<rise::Expr, Outcome> {
+    let schedule = shine::StrategySource {
+        file: shine::SourceFile::new("schedule.elv", elv),
+        apply: "s".into(),
+    };
+    let options = shine::RewriteOptions::default();
+    match shine::rewrite_body(&schedule, body, &options) {
+        Ok(rewritten) => Ok(rewritten.body),
+        Err(e) if e.stage() == shine::Stage::Internal => Err(Outcome::Panic(message(&e))),
+        // the schedule is loaded again only to tell why it failed
+        Err(e) if schedule.load().is_err() => {
+            Err(Outcome::IllTyped(format!("elv: {}", message(&e))))
+        }
+        Err(e) => Err(Outcome::StrategyFailed(failure(&e))),
+    }
+}
+
+/// What failed of a schedule that did not apply: the failing step and where, as the
+/// diagnostic of shine's error says it (without its head, which names the strategy `s`;
+/// summaries group outcomes by their first words).
+fn failure(e: &shine::Error) -> String {
+    let text = match e.unstaged() {
+        shine::Error::InSource { diagnostics, .. } => {
+            diagnostics.first().map(|d| d.message.clone())
+        }
+        _ => None,
+    }
+    .unwrap_or_else(|| message(e));
+    let head = "the strategy `s` failed on the program: ";
+    text.strip_prefix(head).map_or(text.clone(), str::to_string)
+}
+
+/// The text of a shine error without its leading `error: `.
+pub fn message(e: &shine::Error) -> String {
+    let text = e.to_string();
+    match text.strip_prefix("error: ") {
+        Some(rest) => rest.to_string(),
+        None => text,
+    }
+}
+
 /// The bytes of a flat array as generated code lays it out.
 pub fn to_bytes(flat: &Flat) -> Vec<u8> {
     flat.to_ne_bytes()
@@ -406,8 +431,9 @@ pub fn output_for(len: usize) -> runtime::Buffer {
     runtime::Buffer::from_bytes(&vec![0xA5; len.max(1)])
 }
 
-/// Compares the bytes the code wrote with the interpreter's result: integers exactly,
-/// floats within the tolerance `--verify` uses.
+/// Compares the bytes the code wrote with the interpreter's result, element by element, by
+/// shine's rule ([`shine::scalars_agree`]: floats within the tolerance `--verify` uses,
+/// everything else exactly).
 pub fn compare(expected: &Flat, got: &[u8]) -> Outcome {
     let want = to_bytes(expected);
     if want.len() != got.len() {
@@ -418,45 +444,24 @@ pub fn compare(expected: &Flat, got: &[u8]) -> Outcome {
         ));
     }
     let width = want.len() / expected.data.len().max(1);
-    let mut bad = Vec::new();
-    for (i, s) in expected.data.iter().enumerate() {
-        let g = &got[i * width..(i + 1) * width];
-        let ok = match *s {
-            Scalar::F32(x) => {
-                let y = f32::from_ne_bytes(g.try_into().unwrap_or([0; 4]));
-                runtime::Tolerance::for_f32().accepts(x as f64, y as f64)
+    let element = |bytes: &[u8], i: usize| bytes[i * width..(i + 1) * width].to_vec();
+    let bad: Vec<usize> = (0..expected.data.len())
+        .filter(|&i| {
+            let (s, g) = (expected.data[i], element(got, i));
+            match decode(s, &g) {
+                Some(computed) => !shine::scalars_agree(s, computed),
+                // a byte of a `bool` that is neither 0 nor 1: the bytes themselves
+                None => g != element(&want, i),
             }
-            Scalar::F64(x) => {
-                let y = f64::from_ne_bytes(g.try_into().unwrap_or([0; 8]));
-                runtime::Tolerance::for_f64().accepts(x, y)
-            }
-            _ => g == &want[i * width..(i + 1) * width],
-        };
-        if !ok {
-            bad.push(i);
-        }
-    }
+        })
+        .collect();
     if bad.is_empty() {
         return Outcome::Pass;
     }
     let show = |i: usize| -> String {
-        let g = &got[i * width..(i + 1) * width];
-        let mut b = [0u8; 8];
-        b[..width.min(8)].copy_from_slice(&g[..width.min(8)]);
-        let got = match expected.data[i] {
-            Scalar::F32(_) => f32::from_ne_bytes([b[0], b[1], b[2], b[3]]).to_string(),
-            Scalar::F64(_) => f64::from_ne_bytes(b).to_string(),
-            Scalar::I8(_) => (b[0] as i8).to_string(),
-            Scalar::I16(_) => i16::from_ne_bytes([b[0], b[1]]).to_string(),
-            Scalar::Int(_) | Scalar::I32(_) => {
-                i32::from_ne_bytes([b[0], b[1], b[2], b[3]]).to_string()
-            }
-            Scalar::I64(_) => i64::from_ne_bytes(b).to_string(),
-            Scalar::U8(_) => b[0].to_string(),
-            Scalar::U16(_) => u16::from_ne_bytes([b[0], b[1]]).to_string(),
-            Scalar::U32(_) => u32::from_ne_bytes([b[0], b[1], b[2], b[3]]).to_string(),
-            _ => u64::from_ne_bytes(b).to_string(),
-        };
+        let g = element(got, i);
+        let got =
+            decode(expected.data[i], &g).map_or_else(|| format!("bytes {g:?}"), |s| s.to_string());
         format!("[{i}] interpreter {:?} compiled {got}", expected.data[i])
     };
     Outcome::Mismatch(format!(
@@ -469,6 +474,30 @@ pub fn compare(expected: &Flat, got: &[u8]) -> Outcome {
             .collect::<Vec<_>>()
             .join(", ")
     ))
+}
+
+/// The scalar of the type of `like` in `b`, the bytes of one element as generated code
+/// writes it; `None` for a `bool` byte other than 0 and 1 (and for `f16`, which the
+/// generator does not make).
+fn decode(like: Scalar, b: &[u8]) -> Option<Scalar> {
+    let mut w = [0u8; 8];
+    w[..b.len().min(8)].copy_from_slice(&b[..b.len().min(8)]);
+    let four = [w[0], w[1], w[2], w[3]];
+    Some(match like {
+        Scalar::Bool(_) if w[0] <= 1 => Scalar::Bool(w[0] == 1),
+        Scalar::Bool(_) | Scalar::F16(_) => return None,
+        Scalar::F32(_) => Scalar::F32(f32::from_ne_bytes(four)),
+        Scalar::F64(_) => Scalar::F64(f64::from_ne_bytes(w)),
+        Scalar::I8(_) => Scalar::I8(w[0] as i8),
+        Scalar::I16(_) => Scalar::I16(i16::from_ne_bytes([w[0], w[1]])),
+        Scalar::Int(_) => Scalar::Int(i32::from_ne_bytes(four)),
+        Scalar::I32(_) => Scalar::I32(i32::from_ne_bytes(four)),
+        Scalar::I64(_) => Scalar::I64(i64::from_ne_bytes(w)),
+        Scalar::U8(_) => Scalar::U8(w[0]),
+        Scalar::U16(_) => Scalar::U16(u16::from_ne_bytes([w[0], w[1]])),
+        Scalar::U32(_) => Scalar::U32(u32::from_ne_bytes(four)),
+        Scalar::U64(_) => Scalar::U64(u64::from_ne_bytes(w)),
+    })
 }
 
 /// Splits C, OpenCL or CUDA source into top-level items (preprocessor lines, conditional
@@ -589,92 +618,32 @@ pub fn size_values(case: &Case, sizes: &[arith::Var]) -> Result<Vec<i64>, Outcom
         .collect()
 }
 
-/// A kernel launch of a GPU runtime, made from the grid the code generator computed (as
-/// shine's host plan makes it).
-pub trait GpuLaunch {
-    /// The launch of `kernel` on `dims` with `args`.
-    fn from_dims(kernel: &str, dims: &codegen::LaunchDims, args: Vec<runtime::KernelArg>) -> Self;
-}
-
-impl GpuLaunch for runtime::OpenClLaunch {
-    fn from_dims(
-        kernel: &str,
-        dims: &codegen::LaunchDims,
-        args: Vec<runtime::KernelArg>,
-    ) -> runtime::OpenClLaunch {
-        let n = dims.dims();
-        runtime::OpenClLaunch::new(kernel, &dims.global()[..n])
-            .local(&dims.threads.map(|t| t as usize)[..n])
-            .args(args)
-    }
-}
-
-impl GpuLaunch for runtime::CudaLaunch {
-    fn from_dims(
-        kernel: &str,
-        dims: &codegen::LaunchDims,
-        args: Vec<runtime::KernelArg>,
-    ) -> runtime::CudaLaunch {
-        runtime::CudaLaunch::new(kernel, dims.groups, dims.threads).args(args)
-    }
-}
-
-/// The launches of a GPU module for the size values `values` (at most `max_threads`
-/// threads per work-group or block), and its temporaries' byte sizes, the status flag last
-/// where the kernels have one. The batched GPU programs are built for 32-bit indices (no
-/// index-width option: one build serves many cases), so a module whose sizes need 64-bit
-/// ones ([`codegen::GpuModule::index_width`]) is refused, and sizes are passed as `int`s.
-pub fn gpu_plan<L: GpuLaunch>(
+/// The host plan of a GPU module for the size values `values`, by shine's
+/// ([`shine::gpu::plan`]: at most `max_threads` threads per work-group or block, one output
+/// buffer, `inputs` input buffers; the status flag the last temporary). The batched GPU
+/// programs are built for 32-bit indices (no index-width option: one build serves many
+/// cases), so a module whose sizes need 64-bit ones ([`codegen::GpuModule::index_width`]) is
+/// refused, and sizes are passed as `int`s.
+pub fn gpu_plan<L: shine::gpu::FromLaunchDims>(
     module: &codegen::GpuModule,
     values: &[i64],
     inputs: usize,
     max_threads: usize,
-) -> Result<(Vec<L>, Vec<usize>), Outcome> {
-    use codegen::KernelParam;
-    let refused = |e: String| Outcome::Refused(e);
-    if module.index_width(values) != codegen::gpu::IndexWidth::Bits32 {
-        return Err(refused(
+) -> Result<shine::gpu::HostPlan<L>, Outcome> {
+    use codegen::gpu::IndexWidth;
+    if module.index_width(values) != IndexWidth::Bits32 {
+        return Err(Outcome::Refused(
             "the sizes need 64-bit indices; the batched GPU programs use 32-bit ones".into(),
         ));
     }
-    let eval = |n: &arith::Nat| {
-        n.eval(&|v: &arith::Var| module.sizes.iter().position(|s| s == v).map(|i| values[i]))
-            .map_err(|e| refused(format!("cannot evaluate `{n}`: {e:?}")))
-    };
-    let mut temporaries = module
-        .temporaries
-        .iter()
-        .map(|t| Ok(eval(&t.elements)?.max(1) as usize * t.elem_bytes as usize))
-        .collect::<Result<Vec<usize>, Outcome>>()?;
-    // the status flag of kernels that divide, after the temporaries (as shine's host plan)
-    let own = temporaries.len();
-    if module.uses_status() {
-        temporaries.push(4);
-    }
-    let launches = module
-        .kernels
-        .iter()
-        .map(|k| {
-            let dims = k
-                .dims(&module.sizes, values, max_threads)
-                .map_err(|e| refused(e.to_string()))?;
-            let args = k
-                .params
-                .iter()
-                .map(|&p| match p {
-                    KernelParam::Size(s) => i32::try_from(values[s])
-                        .map(runtime::KernelArg::I32)
-                        .map_err(|_| refused("a size does not fit 32 bits".into())),
-                    // one output buffer: the generator's results are no tuples of arrays
-                    buffer => Ok(runtime::KernelArg::Buffer(
-                        buffer.buffer(1, inputs, own).expect("a buffer"),
-                    )),
-                })
-                .collect::<Result<Vec<_>, Outcome>>()?;
-            Ok(L::from_dims(&k.name, &dims, args))
-        })
-        .collect::<Result<Vec<_>, Outcome>>()?;
-    Ok((launches, temporaries))
+    // one output buffer: the generator's results are no tuples of arrays
+    shine::gpu::plan(
+        module,
+        (values, IndexWidth::Bits32),
+        (1, inputs),
+        max_threads,
+    )
+    .map_err(|e| Outcome::Refused(message(&e)))
 }
 
 #[cfg(test)]

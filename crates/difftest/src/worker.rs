@@ -212,7 +212,7 @@ fn run_c(
     for &i in todo {
         let (idx, case) = &cases[i];
         let built = before_run(&fronts[i]).and_then(|f| {
-            exec::lower(case, f, t, &elv_of(case, t))
+            exec::lower(case, f, &elv_of(case, t))
                 .and_then(|p| {
                     let values = exec::size_values(case, &p.sizes)?;
                     let m = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
@@ -299,7 +299,7 @@ trait GpuBackend: Sized {
     /// The runtime's program.
     type Program: GpuProgram<Launch = Self::Launch>;
     /// The runtime's launch.
-    type Launch: exec::GpuLaunch;
+    type Launch: shine::gpu::FromLaunchDims;
     /// The compared target.
     const TARGET: Target;
     /// The device of the runs.
@@ -313,15 +313,13 @@ trait GpuBackend: Sized {
     fn poisons(e: &runtime::RuntimeError) -> bool;
 }
 
-/// The build options of a GPU compiler: the environment variable `var` when it is set (the
-/// empty string included), else `default`; the rule of shine's `SHINE_OPENCL_OPTIONS` and
-/// `SHINE_NVRTC_OPTIONS`.
-fn build_options(var: &str, default: &str) -> String {
-    std::env::var(var).unwrap_or_else(|_| default.to_string())
+/// The build options of the batched GPU programs of `target`: shine's
+/// ([`shine::gpu::build_options`]) for 32-bit indices, without fast math.
+fn build_options(target: Target) -> String {
+    shine::gpu::build_options(target, false, codegen::gpu::IndexWidth::Bits32)
 }
 
-/// OpenCL: the device `SHINE_OPENCL_DEVICE` names, or any; built with `SHINE_OPENCL_OPTIONS`
-/// (default `-cl-mad-enable`, as shine).
+/// OpenCL: the device `SHINE_OPENCL_DEVICE` names, or any; built with shine's options.
 struct OpenCl(runtime::OpenClDevice, String);
 
 impl GpuBackend for OpenCl {
@@ -329,7 +327,7 @@ impl GpuBackend for OpenCl {
     type Launch = runtime::OpenClLaunch;
     const TARGET: Target = Target::OpenCl;
     fn open() -> Result<OpenCl, runtime::RuntimeError> {
-        let options = build_options("SHINE_OPENCL_OPTIONS", "-cl-mad-enable");
+        let options = build_options(Target::OpenCl);
         runtime::OpenClDevice::from_env().map(|d| OpenCl(d, options))
     }
     fn build(&self, source: &str) -> Result<runtime::OpenClProgram, runtime::RuntimeError> {
@@ -345,11 +343,8 @@ impl GpuBackend for OpenCl {
     }
 }
 
-/// The most threads of a CUDA block.
-const CUDA_MAX_THREADS: usize = 1024;
-
-/// CUDA: device 0, NVRTC with `SHINE_NVRTC_OPTIONS` (default none; the runtime adds the
-/// device's architecture unless they name one), as shine.
+/// CUDA: device 0, NVRTC with shine's options (the runtime adds the device's architecture
+/// unless they name one).
 struct Cuda(runtime::CudaDevice, String);
 
 impl GpuBackend for Cuda {
@@ -357,14 +352,14 @@ impl GpuBackend for Cuda {
     type Launch = runtime::CudaLaunch;
     const TARGET: Target = Target::Cuda;
     fn open() -> Result<Cuda, runtime::RuntimeError> {
-        let options = build_options("SHINE_NVRTC_OPTIONS", "");
+        let options = build_options(Target::Cuda);
         runtime::CudaDevice::open(0).map(|d| Cuda(d, options))
     }
     fn build(&self, source: &str) -> Result<runtime::CudaProgram, runtime::RuntimeError> {
         runtime::CudaProgram::build(&self.0, source, &self.1)
     }
     fn max_threads(&self) -> usize {
-        CUDA_MAX_THREADS
+        shine::gpu::CUDA_MAX_THREADS
     }
     fn poisons(e: &runtime::RuntimeError) -> bool {
         matches!(e, runtime::RuntimeError::Gpu { .. })
@@ -387,7 +382,7 @@ fn gpu_modules(
     for &i in todo {
         let (idx, case) = &cases[i];
         let built = before_run(&fronts[i]).and_then(|f| {
-            exec::lower(case, f, t, &elv_of(case, t))
+            exec::lower(case, f, &elv_of(case, t))
                 .and_then(|p| {
                     std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
                         codegen::generate_gpu_with(&p, t, codegen::Options::default())
@@ -470,13 +465,13 @@ fn run_gpu<B: GpuBackend>(
         let mut poisoned = false;
         let outcome = (|| {
             let values = exec::size_values(case, &m.sizes)?;
-            let (launches, temps) =
+            let plan =
                 exec::gpu_plan::<B::Launch>(m, &values, front.inputs.len(), dev.max_threads())?;
             // 32-bit indices (gpu_plan refuses others): index inputs are 4 bytes
             let (buffers, mut output) = run_buffers(front, 4);
             let refs: Vec<&runtime::Buffer> = buffers.iter().collect();
             emit(out, format!("B\t{idx}\t{}", t.name()));
-            let got = run_program(program, m, &launches, &mut output, &refs, &temps);
+            let got = run_program(program, m, &plan, &mut output, &refs);
             poisoned = got.as_ref().is_err_and(B::poisons);
             Ok(match (got, &front.expected) {
                 // the code faulted on the device where the interpreter computes: a bug
@@ -498,30 +493,31 @@ fn run_gpu<B: GpuBackend>(
     true
 }
 
-/// Runs the launches of one case, reading the status flag (the last temporary) where the
-/// kernels have one; the output's bytes.
+/// Runs the launches of one case planned as `plan`, then reads its status flag; the
+/// output's bytes.
 fn run_program<P: GpuProgram>(
     program: &P,
     m: &codegen::GpuModule,
-    launches: &[P::Launch],
+    plan: &shine::gpu::HostPlan<P::Launch>,
     output: &mut runtime::Buffer,
     inputs: &[&runtime::Buffer],
-    temps: &[usize],
 ) -> Result<Vec<u8>, runtime::RuntimeError> {
     let outputs = std::slice::from_mut(output);
-    if m.uses_status() {
-        let status = program.run_with_status(launches, outputs, inputs, temps, temps.len() - 1)?;
-        if status != 0 {
-            return Err(runtime::RuntimeError::ProgramStatus {
-                entry: m
-                    .kernels
-                    .first()
-                    .map_or_else(String::new, |k| k.name.clone()),
-                status,
-            });
-        }
-    } else {
-        program.run(launches, outputs, inputs, temps)?;
+    let status = program.run_with_status(
+        &plan.launches,
+        outputs,
+        inputs,
+        &plan.temporaries,
+        plan.status,
+    )?;
+    if status != 0 {
+        return Err(runtime::RuntimeError::ProgramStatus {
+            entry: m
+                .kernels
+                .first()
+                .map_or_else(String::new, |k| k.name.clone()),
+            status,
+        });
     }
     Ok(outputs[0].as_bytes().to_vec())
 }
@@ -591,11 +587,13 @@ mod tests {
                 let cu = exec::gpu_plan::<runtime::CudaLaunch>(m, &values, front.inputs.len(), max);
                 (cl, cu)
             };
-            let (Ok((cl, cl_temps)), Ok((cu, cu_temps))) = plan(CUDA_MAX_THREADS) else {
+            let (Ok(cl), Ok(cu)) = plan(shine::gpu::CUDA_MAX_THREADS) else {
                 continue;
             };
             planned += 1;
-            assert_eq!(cl_temps, cu_temps);
+            assert_eq!(cl.temporaries, cu.temporaries);
+            assert_eq!(cl.status, cu.status);
+            let (cl, cu) = (cl.launches, cu.launches);
             assert_eq!(cl.len(), m.kernels.len());
             for (a, b) in cl.iter().zip(&cu) {
                 assert_eq!(a.kernel, b.kernel);
@@ -606,7 +604,7 @@ mod tests {
                 let block: Vec<usize> = b.block[..n].iter().map(|&t| t as usize).collect();
                 assert_eq!(a.global, global, "{}", a.kernel);
                 assert_eq!(a.local.as_ref(), Some(&block), "{}", a.kernel);
-                assert!(b.block.iter().product::<u32>() as usize <= CUDA_MAX_THREADS);
+                assert!(b.block.iter().product::<u32>() as usize <= shine::gpu::CUDA_MAX_THREADS);
             }
         }
         assert!(planned >= 3, "only {planned} plans");

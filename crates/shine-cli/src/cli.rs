@@ -2,10 +2,8 @@
 //! rendered message; nothing here panics on user input.
 
 use clap::Args;
-use rise::infer::instantiate_def;
-use rise::interp;
-use shine::inputs::{fit_inputs, Given};
-use shine::{npy, Array, Output, SourceFile};
+use shine::inputs::Given;
+use shine::{npy, Inputs, Output, SourceFile};
 use std::fmt;
 use std::path::PathBuf;
 
@@ -27,7 +25,27 @@ impl From<String> for CliError {
 
 impl From<shine::Error> for CliError {
     fn from(e: shine::Error) -> CliError {
-        CliError(e.to_string())
+        CliError(e.render(&flag_of))
+    }
+}
+
+/// A setting the library names, as the command line's flags give it.
+pub fn flag_of(setting: &shine::Setting) -> String {
+    use shine::Setting;
+    match setting {
+        Setting::Size(n) => format!("`--nat {n}=V`"),
+        Setting::InputArrays => "--input".into(),
+        Setting::RandomInputs => "--random".into(),
+        Setting::CFlags => "--cflags".into(),
+        Setting::Sanitize => "--sanitize".into(),
+        Setting::Compiler => "--cc".into(),
+        Setting::Strategy => "--strategy S.elv --apply NAME".into(),
+        Setting::OutputFiles => "--output".into(),
+        Setting::Selection => "--select".into(),
+        Setting::GeneratedSource => "`shine compile` with the same program, --def, strategy and \
+                                     --target writes the generated C source (`-o FILE.c`)"
+            .into(),
+        other => other.library_name(),
     }
 }
 
@@ -131,67 +149,16 @@ pub fn parse_nat_binding(s: &str) -> Result<(String, i64), String> {
     Ok((name.trim().to_string(), value))
 }
 
-/// `shine eval PROG.rise --def NAME ...`
+/// `shine eval PROG.rise --def NAME ...`: the reference interpreter through the library
+/// ([`shine::evaluate`]), on the `--input` files or random inputs from the `--random` seed.
 pub fn eval(args: &EvalArgs) -> Result<(), CliError> {
     let source = SourceFile::read(&args.program)?;
-    let checked = source.check()?;
-    let inputs = eval_inputs(args, &source, &checked)?;
-    let types: Vec<_> = inputs.iter().map(Array::data_type).collect();
-    let instance =
-        instantiate_def(&checked, &args.def, &types, &args.nats).map_err(|d| source.error(d))?;
-    if let rise::Type::Data(t) = &instance.result {
-        npy::check_outputs(&args.outputs, t)?;
-    }
-    let values = inputs
-        .iter()
-        .map(|a| a.to_value().map_err(CliError::from))
-        .collect::<Result<Vec<_>, _>>()?;
-    drop(inputs); // the values hold the data now
-    let foreign = shine::foreign::CEvaluator::for_expr(&instance.expr, &args.cc);
-    let function = interp::eval_with_foreign(&instance.expr, &[], foreign)
-        .map_err(|e| source.error(e.into()))?;
-    let result = if values.is_empty() {
-        function
-    } else {
-        interp::apply(&function, values).map_err(|e| source.error(e.into()))?
+    let inputs = match args.random {
+        Some(seed) => Inputs::Random { seed },
+        None => Inputs::Arrays(read_inputs(&args.inputs)?),
     };
-    let rise::Type::Data(result_type) = &instance.result else {
-        return Err(format!(
-            "the result of `{}` is a function (`{}`), which cannot be printed or saved; give all its inputs",
-            args.def, instance.result
-        )
-        .into());
-    };
-    if args.outputs.is_empty() {
-        emit(&result.to_string());
-        return Ok(());
-    }
-    let output = Output::from_value(&result, result_type)
-        .map_err(|e| format!("cannot save the result: {e}"))?;
+    let output = shine::evaluate(&source, &args.def, inputs, &args.nats, &args.cc)?;
     write_or_print(&args.outputs, &output)
-}
-
-/// The inputs of `shine eval`: the `--input` files fitted to the definition's parameters, or
-/// random ones from the `--random` seed.
-fn eval_inputs(
-    args: &EvalArgs,
-    source: &SourceFile,
-    checked: &rise::infer::CheckedProgram,
-) -> Result<Vec<Array>, CliError> {
-    if let Some(seed) = args.random {
-        let prepared = rise::infer::prepare_def(checked, &args.def).map_err(|d| source.error(d))?;
-        return Ok(shine::inputs::random_inputs(
-            &prepared.scheme,
-            &args.nats,
-            seed,
-        )?);
-    }
-    let given = read_inputs(&args.inputs)?;
-    Ok(match checked.def(&args.def) {
-        Some(def) => fit_inputs(&def.ty, &args.def, given, &args.nats)?,
-        // instantiating names the definitions there are
-        None => Vec::new(),
-    })
 }
 
 /// Arguments of `shine strategies`.

@@ -180,6 +180,7 @@ pub(crate) fn cause_of(error: &shine::Error) -> &'static str {
     };
     match error.stage() {
         Stage::Verify => "wrong result",
+        Stage::Internal => "internal error",
         Stage::Check | Stage::Rewrite => "rewrite",
         Stage::Codegen => refined().unwrap_or("code generation"),
         Stage::Build => refined().unwrap_or("compile error"),

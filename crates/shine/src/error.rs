@@ -2,7 +2,7 @@
 //! they point into, or a message with no place in a source. It renders as the command line
 //! prints it (`error: ...`, or the diagnostic with its source excerpt).
 
-use crate::SourceFile;
+use crate::{Phrase, Setting, SourceFile};
 use rise::{Diagnostic, Span};
 use std::fmt;
 
@@ -29,6 +29,8 @@ pub enum Stage {
     Verify,
     /// Writing results.
     Output,
+    /// A panic inside the library, caught: a bug of shine, not of its input.
+    Internal,
     /// An error no stage was given to.
     Other,
 }
@@ -45,6 +47,7 @@ impl Stage {
             Stage::Run => "run",
             Stage::Verify => "verify",
             Stage::Output => "output",
+            Stage::Internal => "internal",
             Stage::Other => "other",
         }
     }
@@ -63,12 +66,15 @@ pub enum Error {
     },
     /// An error with no place in a source text.
     Message(String),
+    /// An error with no place in a source text that names settings of the pipeline: shown
+    /// with the library's names, and by a front end with its own ([`Error::render`]).
+    Phrased(Phrase),
     /// An error and a note, shown after it, on what may resolve it.
     Noted {
         /// The error.
         error: Box<Error>,
         /// The note, without its `note: ` prefix.
-        note: String,
+        note: Phrase,
     },
     /// An error of a known stage of the pipeline ([`Error::at`]); shown as the error itself.
     Staged {
@@ -106,15 +112,65 @@ impl Error {
         match self {
             Error::Staged { stage, .. } => *stage,
             Error::Noted { error, .. } => error.stage(),
-            Error::InSource { .. } | Error::Message(_) => Stage::Other,
+            Error::InSource { .. } | Error::Message(_) | Error::Phrased(_) => Stage::Other,
         }
     }
 
     /// This error with `note` shown after it.
-    pub fn with_note(self, note: impl Into<String>) -> Error {
+    pub fn with_note(self, note: impl Into<Phrase>) -> Error {
         Error::Noted {
             error: Box::new(self),
             note: note.into(),
+        }
+    }
+
+    /// The settings of the pipeline the error's messages and notes name, in order.
+    pub fn settings(&self) -> Vec<&Setting> {
+        match self {
+            Error::Phrased(p) => p.settings().collect(),
+            Error::Noted { error, note } => {
+                let mut all = error.settings();
+                all.extend(note.settings());
+                all
+            }
+            Error::Staged { error, .. } => error.settings(),
+            Error::InSource { .. } | Error::Message(_) => Vec::new(),
+        }
+    }
+
+    /// The error as `Display` shows it, each [`Setting`] it names spelled by `spell`: how a
+    /// front end shows it in its own terms (the command line's flags, Python's keywords).
+    pub fn render(&self, spell: &dyn Fn(&Setting) -> String) -> String {
+        Rendered { error: self, spell }.to_string()
+    }
+}
+
+impl From<Phrase> for Error {
+    fn from(message: Phrase) -> Error {
+        Error::Phrased(message)
+    }
+}
+
+/// An error shown with its settings spelled by `spell`.
+struct Rendered<'a> {
+    error: &'a Error,
+    spell: &'a dyn Fn(&Setting) -> String,
+}
+
+impl<'a> fmt::Display for Rendered<'a> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let inner = |error: &'a Error| Rendered {
+            error,
+            spell: self.spell,
+        };
+        match self.error {
+            Error::InSource { file, diagnostics } => write_diagnostics(f, file, diagnostics),
+            Error::Message(message) => write!(f, "error: {message}"),
+            Error::Phrased(message) => write!(f, "error: {}", message.render(self.spell)),
+            Error::Noted { error, note } => {
+                write!(f, "{}\nnote: {}", inner(error), note.render(self.spell))
+            }
+            Error::Staged { error, .. } => write!(f, "{}", inner(error)),
         }
     }
 }
@@ -127,29 +183,31 @@ impl From<String> for Error {
 
 impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Error::InSource { file, diagnostics } => {
-                for (i, d) in diagnostics.iter().take(MAX_SHOWN).enumerate() {
-                    if i > 0 {
-                        f.write_str("\n")?;
-                    }
-                    write_diagnostic(f, file, d)?;
-                }
-                if diagnostics.len() > MAX_SHOWN {
-                    write!(
-                        f,
-                        "\nerror: {} more errors in {} (the first {MAX_SHOWN} are shown)",
-                        diagnostics.len() - MAX_SHOWN,
-                        file.name
-                    )?;
-                }
-                Ok(())
-            }
-            Error::Message(message) => write!(f, "error: {message}"),
-            Error::Noted { error, note } => write!(f, "{error}\nnote: {note}"),
-            Error::Staged { error, .. } => write!(f, "{error}"),
-        }
+        f.write_str(&self.render(&Setting::library_name))
     }
+}
+
+/// The diagnostics of `file`, each with its source excerpt; past [`MAX_SHOWN`], counted.
+fn write_diagnostics(
+    f: &mut fmt::Formatter<'_>,
+    file: &SourceFile,
+    diagnostics: &[Diagnostic],
+) -> fmt::Result {
+    for (i, d) in diagnostics.iter().take(MAX_SHOWN).enumerate() {
+        if i > 0 {
+            f.write_str("\n")?;
+        }
+        write_diagnostic(f, file, d)?;
+    }
+    if diagnostics.len() > MAX_SHOWN {
+        write!(
+            f,
+            "\nerror: {} more errors in {} (the first {MAX_SHOWN} are shown)",
+            diagnostics.len() - MAX_SHOWN,
+            file.name
+        )?;
+    }
+    Ok(())
 }
 
 /// The most diagnostics of one source shown with their excerpts: the rest are counted. Each

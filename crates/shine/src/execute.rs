@@ -8,7 +8,7 @@
 
 use crate::boundary::{self, Array, BufferLayout, CLayout, Output};
 use crate::inputs::{bind, Inputs};
-use crate::{limits, verify, Artifact, Code, Error, SourceFile, Stage, Target};
+use crate::{limits, verify, Artifact, Code, Error, Phrase, Setting, SourceFile, Stage, Target};
 use rise::infer::Instance;
 use rise::DataType;
 use runtime::{Buffer, RuntimeError, Timing};
@@ -69,11 +69,10 @@ impl RunOptions {
     /// Refuses options that do not apply to `target`: sanitizers are for C code.
     pub fn check(&self, target: Target) -> Result<(), Error> {
         if self.sanitize && target.is_gpu() {
-            return Err(Error::from(
-                "--sanitize builds C code with ASan/UBSan; for GPU code run shine under \
-                 compute-sanitizer (CUDA) instead"
-                    .to_string(),
-            ));
+            return Err(Error::from(Phrase::from(Setting::Sanitize).then(
+                " builds C code with ASan/UBSan; for GPU code run shine under \
+                 compute-sanitizer (CUDA) instead",
+            )));
         }
         Ok(())
     }
@@ -403,9 +402,8 @@ fn build_c(module: &codegen::CModule, options: &RunOptions) -> Result<runtime::M
         let error = Error::from(e.to_string());
         if removed {
             error.with_note(
-                "nothing is left in the temporary directory; `shine compile` with the same \
-                 program, --def, strategy and --target writes the generated C source \
-                 (`-o FILE.c`)",
+                Phrase::from("nothing is left in the temporary directory; ")
+                    .then(Setting::GeneratedSource),
             )
         } else {
             error
@@ -416,9 +414,9 @@ fn build_c(module: &codegen::CModule, options: &RunOptions) -> Result<runtime::M
 /// C compiler flags, split into words as a POSIX shell would (`-DX='a b'` is one word).
 fn split_flags(flags: &str) -> Result<Vec<String>, Error> {
     shlex::split(flags).ok_or_else(|| {
-        Error::from(format!(
-            "--cflags `{flags}`: unbalanced quotes (flags are split as a shell would)"
-        ))
+        Error::from(Phrase::from(Setting::CFlags).then(format!(
+            " `{flags}`: unbalanced quotes (flags are split as a shell would)"
+        )))
     })
 }
 

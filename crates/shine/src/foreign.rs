@@ -14,6 +14,7 @@
 //! order, each scalar at its C size (`bool` one byte). What a body prints goes to `shine`'s
 //! stderr.
 
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -54,12 +55,20 @@ pub struct CEvaluator {
     limit: Result<Duration, String>,
     /// The compiled helper, once a call needed it (or why it could not be compiled).
     helper: Mutex<Option<Result<ForeignHelper, String>>>,
+    /// Whether a call found no C compiler `compiler` ([`CEvaluator::compiler_missing`]).
+    compiler_missing: AtomicBool,
 }
 
 impl CEvaluator {
     /// An evaluator of the foreign functions `e` calls, compiled with `compiler` when first
     /// called; `None` when `e` calls none.
     pub fn for_expr(e: &Expr, compiler: &str) -> Option<Arc<dyn ForeignEvaluator>> {
+        CEvaluator::shared_for_expr(e, compiler).map(|c| c as Arc<dyn ForeignEvaluator>)
+    }
+
+    /// [`CEvaluator::for_expr`], kept as a `CEvaluator` to ask it afterwards
+    /// ([`CEvaluator::compiler_missing`]).
+    pub fn shared_for_expr(e: &Expr, compiler: &str) -> Option<Arc<CEvaluator>> {
         let mut funs = Vec::new();
         collect(e, &mut funs);
         if funs.is_empty() {
@@ -77,7 +86,14 @@ impl CEvaluator {
             compiler: compiler.to_string(),
             limit: Ok(limit),
             helper: Mutex::new(None),
+            compiler_missing: AtomicBool::new(false),
         }
+    }
+
+    /// Whether a call found no C compiler of the name given: the caller may tell the user to
+    /// choose another ([`Setting::Compiler`](crate::Setting::Compiler)).
+    pub fn compiler_missing(&self) -> bool {
+        self.compiler_missing.load(Ordering::Relaxed)
     }
 
     /// The helper's C sources: the functions as a C module has them, and a `main` that
@@ -130,11 +146,13 @@ impl CEvaluator {
                 "foreign function `{name}` did not return within {seconds} s and was stopped \
                  (the time limit of a call; {TIME_LIMIT_VAR} sets it)"
             ),
-            RuntimeError::CompilerNotFound { compiler, .. } => format!(
-                "foreign function `{name}` cannot be evaluated: the C compiler `{compiler}` was \
-                 not found (the interpreter runs foreign functions compiled by it; choose one \
-                 with `--cc`)"
-            ),
+            RuntimeError::CompilerNotFound { compiler, .. } => {
+                self.compiler_missing.store(true, Ordering::Relaxed);
+                format!(
+                    "foreign function `{name}` cannot be evaluated: the C compiler `{compiler}` \
+                     was not found (the interpreter runs foreign functions compiled by it)"
+                )
+            }
             RuntimeError::CompilationFailed { stderr, .. } => format!(
                 "foreign function `{name}` cannot be evaluated: the C compiler rejects the \
                  program's foreign functions:\n{stderr}"

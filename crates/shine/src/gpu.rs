@@ -8,6 +8,10 @@
 //! The kernels are built with the options in `SHINE_OPENCL_OPTIONS` (default
 //! `-cl-mad-enable`) or `SHINE_NVRTC_OPTIONS` (default none; the architecture of the device is
 //! added unless named), plus `-cl-fast-relaxed-math` / `--use_fast_math` with fast math.
+//!
+//! The host's plan of a run ([`plan`]) and the build options ([`build_options`]) are public,
+//! so that a driver that builds and runs kernels itself (`shine-difftest`, which builds many
+//! modules as one program) plans them as a run does.
 
 use crate::execute::{Runner, Timings};
 use crate::Error;
@@ -20,7 +24,7 @@ use runtime::{Buffer, CudaLaunch, GpuProgram, KernelArg, OpenClLaunch, RuntimeEr
 const DEFAULT_OPENCL_OPTIONS: &str = "-cl-mad-enable";
 
 /// The most threads of a CUDA block.
-const CUDA_MAX_THREADS: usize = 1024;
+pub const CUDA_MAX_THREADS: usize = 1024;
 
 /// Builds the kernels of `module` with indices of `width` (`GpuModule::index_width` of these
 /// sizes) on the device of its runtime and plans its launches for the size values `sizes`,
@@ -32,7 +36,6 @@ pub(crate) fn load(
     (outputs, inputs): (usize, usize),
     fast_math: bool,
 ) -> Result<Box<dyn Runner>, Error> {
-    let index_option = width.build_option();
     Ok(match module.target {
         Target::C | Target::OpenMp => {
             return Err(Error::from(format!(
@@ -42,14 +45,7 @@ pub(crate) fn load(
         }
         Target::OpenCl => {
             let device = runtime::OpenClDevice::from_env().map_err(runtime_error)?;
-            let options = build_options(
-                "SHINE_OPENCL_OPTIONS",
-                DEFAULT_OPENCL_OPTIONS,
-                [
-                    fast_math.then_some("-cl-fast-relaxed-math"),
-                    index_option.as_deref(),
-                ],
-            );
+            let options = build_options(Target::OpenCl, fast_math, width);
             let program = runtime::OpenClProgram::build(&device, &module.source, &options)
                 .map_err(runtime_error)?;
             let max_threads = device.max_work_group_size();
@@ -63,14 +59,7 @@ pub(crate) fn load(
         }
         Target::Cuda => {
             let device = runtime::CudaDevice::open(0).map_err(runtime_error)?;
-            let options = build_options(
-                "SHINE_NVRTC_OPTIONS",
-                "",
-                [
-                    fast_math.then_some("--use_fast_math"),
-                    index_option.as_deref(),
-                ],
-            );
+            let options = build_options(Target::Cuda, fast_math, width);
             let program = runtime::CudaProgram::build(&device, &module.source, &options)
                 .map_err(runtime_error)?;
             Box::new(GpuRun::plan(
@@ -84,16 +73,29 @@ pub(crate) fn load(
     })
 }
 
-/// The build options of a GPU compiler: the environment variable `var` when it is set
-/// (the empty string included), else `default`; then the options of `extra` that are given
-/// (fast math's, the index width's).
-/// Neither default relaxes IEEE semantics (NaN, infinities, denormals); both let the
-/// compiler fuse `a * b + c`, as gcc's default `-ffp-contract=fast` does for C.
-fn build_options(var: &str, default: &str, extra: [Option<&str>; 2]) -> String {
+/// The build options of the kernels of a GPU `target` with indices of `width`: the
+/// environment variable of the target's compiler (`SHINE_OPENCL_OPTIONS`,
+/// `SHINE_NVRTC_OPTIONS`) when it is set (the empty string included), else its default; then
+/// fast math's option and the index width's. Neither default relaxes IEEE semantics (NaN,
+/// infinities, denormals); both let the compiler fuse `a * b + c`, as gcc's default
+/// `-ffp-contract=fast` does for C. C and OpenMP have none.
+pub fn build_options(target: Target, fast_math: bool, width: IndexWidth) -> String {
+    let (var, default, fast) = match target {
+        Target::OpenCl => (
+            "SHINE_OPENCL_OPTIONS",
+            DEFAULT_OPENCL_OPTIONS,
+            "-cl-fast-relaxed-math",
+        ),
+        Target::Cuda => ("SHINE_NVRTC_OPTIONS", "", "--use_fast_math"),
+        Target::C | Target::OpenMp => return String::new(),
+    };
     let mut options = std::env::var(var).unwrap_or_else(|_| default.to_string());
-    for o in extra.into_iter().flatten() {
+    for o in [fast_math.then(|| fast.to_string()), width.build_option()]
+        .into_iter()
+        .flatten()
+    {
         options.push(' ');
-        options.push_str(o);
+        options.push_str(&o);
     }
     options
 }
@@ -103,7 +105,7 @@ fn runtime_error(e: RuntimeError) -> Error {
 }
 
 /// A launch of a runtime, made from the grid the code generator computed.
-trait FromLaunchDims {
+pub trait FromLaunchDims {
     /// The launch of `kernel` on `dims` with `args`.
     fn from_dims(kernel: &str, dims: &LaunchDims, args: Vec<KernelArg>) -> Self;
 }
@@ -123,64 +125,88 @@ impl FromLaunchDims for CudaLaunch {
     }
 }
 
+/// The host's plan of one run of a GPU module: each kernel's launch (grid and arguments) in
+/// order, and the byte sizes of the temporaries the launches share, the status flag last.
+#[derive(Clone, Debug)]
+pub struct HostPlan<L> {
+    /// The launches, one per kernel, in order.
+    pub launches: Vec<L>,
+    /// The byte sizes of the temporaries: the program's own, then the status flag (one
+    /// `int`, zeroed before the run; non-zero after it where the code stopped on an error).
+    pub temporaries: Vec<usize>,
+    /// The index of the status flag among the temporaries.
+    pub status: usize,
+}
+
+/// Plans the launches of `module` for the size values `sizes` (in the order of
+/// `module.sizes`), passed to the kernels as integers of `width` (the module's
+/// `index_width` for these sizes, or a wider one), with `outputs` output buffers (one per
+/// array of a result that is a tuple of arrays) and `inputs` input buffers: the
+/// temporaries' sizes, each kernel's grid (at most `max_threads` threads per work-group or
+/// block) and its arguments.
+pub fn plan<L: FromLaunchDims>(
+    module: &GpuModule,
+    (sizes, width): (&[i64], IndexWidth),
+    (outputs, inputs): (usize, usize),
+    max_threads: usize,
+) -> Result<HostPlan<L>, Error> {
+    let eval = |n: &arith::Nat| -> Result<i64, Error> {
+        n.eval(&|v: &arith::Var| module.sizes.iter().position(|s| s == v).map(|i| sizes[i]))
+            .map_err(|e| Error::from(format!("cannot evaluate `{n}`: {e:?}")))
+    };
+    let mut temporaries = module
+        .temporaries
+        .iter()
+        .map(|t| Ok(eval(&t.elements)?.max(1) as usize * t.elem_bytes as usize))
+        .collect::<Result<Vec<usize>, Error>>()?;
+    // the status flag: one `int`, zeroed
+    let status = temporaries.len();
+    temporaries.push(4);
+    let buffers = Buffers {
+        outputs,
+        inputs,
+        status,
+        sizes,
+        width,
+    };
+    let launches = module
+        .kernels
+        .iter()
+        .map(|k| {
+            let dims = k
+                .dims(&module.sizes, sizes, max_threads)
+                .map_err(|e| Error::from(e.to_string()))?;
+            Ok(L::from_dims(&k.name, &dims, buffers.args(k)?))
+        })
+        .collect::<Result<Vec<_>, Error>>()?;
+    Ok(HostPlan {
+        launches,
+        temporaries,
+        status,
+    })
+}
+
 /// A GPU program on its device with its launches planned for one set of sizes.
 struct GpuRun<P: GpuProgram> {
     program: P,
-    launches: Vec<P::Launch>,
-    /// The byte sizes of the temporaries, the status flag last.
-    temporaries: Vec<usize>,
-    /// The index of the status flag among the temporaries.
-    status: usize,
+    plan: HostPlan<P::Launch>,
 }
 
 impl<P: GpuProgram> GpuRun<P>
 where
     P::Launch: FromLaunchDims,
 {
-    /// Plans the launches of `module` for the size values `sizes` (passed to the kernels
-    /// as integers of the index width): the temporaries' sizes, each kernel's grid (at most
-    /// `max_threads` threads per work-group) and arguments.
+    /// The program with its launches planned ([`plan`]).
     fn plan(
         program: P,
         module: &GpuModule,
-        (sizes, width): (&[i64], IndexWidth),
-        (outputs, inputs): (usize, usize),
+        sizes: (&[i64], IndexWidth),
+        buffers: (usize, usize),
         max_threads: usize,
     ) -> Result<GpuRun<P>, Error> {
-        let eval = |n: &arith::Nat| -> Result<i64, Error> {
-            n.eval(&|v: &arith::Var| module.sizes.iter().position(|s| s == v).map(|i| sizes[i]))
-                .map_err(|e| Error::from(format!("cannot evaluate `{n}`: {e:?}")))
-        };
-        let mut temporaries = module
-            .temporaries
-            .iter()
-            .map(|t| Ok(eval(&t.elements)?.max(1) as usize * t.elem_bytes as usize))
-            .collect::<Result<Vec<usize>, Error>>()?;
-        // the status flag: one `int`, zeroed
-        let status = temporaries.len();
-        temporaries.push(4);
-        let buffers = Buffers {
-            outputs,
-            inputs,
-            status,
-            sizes,
-            width,
-        };
-        let launches = module
-            .kernels
-            .iter()
-            .map(|k| {
-                let dims = k
-                    .dims(&module.sizes, sizes, max_threads)
-                    .map_err(|e| Error::from(e.to_string()))?;
-                Ok(P::Launch::from_dims(&k.name, &dims, buffers.args(k)?))
-            })
-            .collect::<Result<Vec<_>, Error>>()?;
         Ok(GpuRun {
             program,
-            launches,
-            temporaries,
-            status,
+            plan: plan(module, sizes, buffers, max_threads)?,
         })
     }
 }
@@ -223,12 +249,13 @@ impl Buffers<'_> {
 
 impl<P: GpuProgram> Runner for GpuRun<P> {
     fn run(&mut self, outputs: &mut [Buffer], inputs: &[&Buffer]) -> Result<(), RuntimeError> {
+        let plan = &self.plan;
         let flag = self.program.run_with_status(
-            &self.launches,
+            &plan.launches,
             outputs,
             inputs,
-            &self.temporaries,
-            self.status,
+            &plan.temporaries,
+            plan.status,
         )?;
         if flag == 0 {
             Ok(())
@@ -248,10 +275,10 @@ impl<P: GpuProgram> Runner for GpuRun<P> {
         warmup: usize,
     ) -> Result<Timings, RuntimeError> {
         let t = self.program.bench(
-            &self.launches,
+            &self.plan.launches,
             outputs,
             inputs,
-            &self.temporaries,
+            &self.plan.temporaries,
             runs,
             warmup,
         )?;

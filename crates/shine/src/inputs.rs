@@ -20,7 +20,7 @@
 
 use crate::boundary::{self, Array, Leaf};
 use crate::npy::{numpy_name, shape_text, Contents, Dtype, MAX_RECORD_LEAVES};
-use crate::{limits, Artifact, Error};
+use crate::{limits, Artifact, Error, Phrase, Setting};
 use arith::Nat;
 use rise::infer::{instantiate_def, Instance};
 use rise::interp::{Flat, Scalar};
@@ -87,12 +87,17 @@ pub fn bind(artifact: &Artifact, inputs: Inputs, nats: &[(String, i64)]) -> Resu
     let instance = instantiate_def(&lowered.checked, def, &types, nats)
         .map_err(|d| lowered.program.error(d))?;
     if instance.params.len() != inputs.len() {
-        return Err(format!(
-            "`{def}` takes {} inputs, {} given (use --input for each, or --random SEED)",
+        let counts = format!(
+            "`{def}` takes {} inputs, {} given (use ",
             instance.params.len(),
             inputs.len()
-        )
-        .into());
+        );
+        return Err(Phrase::from(counts)
+            .then(Setting::InputArrays)
+            .then(" for each, or ")
+            .then(Setting::RandomInputs)
+            .then(" with a seed)")
+            .into());
     }
     check_lowered_sizes(def, &lowered.constraints, &instance, nats)?;
     let rise::Type::Data(result) = &instance.result else {
@@ -109,9 +114,10 @@ pub fn bind(artifact: &Artifact, inputs: Inputs, nats: &[(String, i64)]) -> Resu
                 .find(|(n, _)| **n == *v.name())
                 .map(|(_, x)| *x)
                 .ok_or_else(|| {
-                    Error::from(format!(
-                        "no value for the size `{v}`; give it with --nat {v}=V"
-                    ))
+                    Error::from(
+                        Phrase::from(format!("no value for the size `{v}`; give it with "))
+                            .then(Setting::Size(v.to_string())),
+                    )
                 })
         })
         .collect::<Result<Vec<i64>, _>>()?;
@@ -203,13 +209,26 @@ enum Want {
     Any,
 }
 
+/// The sizes of `n`, for a message asking for their values: `n` and `m` as settings, one
+/// after the other.
+fn sizes_of(n: &Nat) -> Phrase {
+    let mut phrase = Phrase::default();
+    for (i, v) in n.free_vars().iter().enumerate() {
+        if i > 0 {
+            phrase = phrase.then(" ");
+        }
+        phrase = phrase.then(Setting::Size(v.to_string()));
+    }
+    phrase
+}
+
 /// The leaves of a parameter's element type `e` (a vector's lanes each a leaf, their number
 /// from `lanes`); an error naming what is no record.
 fn wants(
     e: &DataType,
     lanes: &dyn Fn(&Nat) -> Option<i64>,
     out: &mut Vec<Want>,
-) -> Result<(), String> {
+) -> Result<(), Phrase> {
     match e {
         DataType::Scalar(t) => out.push(Want::Scalar(*t)),
         DataType::Index(n) => out.push(Want::Index(n.clone())),
@@ -221,25 +240,20 @@ fn wants(
         }
         DataType::Vector(n, t) if is_lane(t) => {
             let k = lanes(n).ok_or_else(|| {
-                let vars: Vec<String> = n
-                    .free_vars()
-                    .iter()
-                    .map(|v| format!("--nat {v}=V"))
-                    .collect();
-                format!(
+                Phrase::from(format!(
                     "the number of lanes of `{e}` is not known from the inputs' shapes; give it \
-                     with {}",
-                    vars.join(" ")
-                )
+                     with "
+                ))
+                .then(sizes_of(n))
             })?;
             let k = usize::try_from(k)
                 .ok()
                 .filter(|&k| out.len() + k <= MAX_RECORD_LEAVES)
                 .ok_or_else(|| {
-                    format!(
+                    Phrase::from(format!(
                         "`{e}` has {k} lanes; at most {MAX_RECORD_LEAVES} scalars per element \
                          are supported"
-                    )
+                    ))
                 })?;
             for _ in 0..k {
                 wants(t, lanes, out)?;
@@ -249,7 +263,8 @@ fn wants(
             return Err(format!(
                 "it holds `{other}`; only arrays of records (scalars, vectors of scalars and \
                  tuples of those) can be given as inputs (not supported yet)"
-            ))
+            )
+            .into())
         }
     }
     Ok(())
@@ -338,11 +353,12 @@ struct Fitting<'a> {
 
 impl Fitting<'_> {
     /// The error of this input: `x.npy` does not fit parameter 1 of `f` (`n.f32`): ...
-    fn error(&self, why: impl std::fmt::Display) -> Error {
-        Error::from(format!(
-            "`{}` does not fit parameter {} of `{}` (`{}`): {why}",
+    fn error(&self, why: impl Into<Phrase>) -> Error {
+        let head = format!(
+            "`{}` does not fit parameter {} of `{}` (`{}`): ",
             self.given.name, self.index, self.def, self.pattern
-        ))
+        );
+        Error::from(Phrase::from(head).then(why))
     }
 
     /// The array of the input, whose `data` (taken out of its contents) is converted and
@@ -357,8 +373,9 @@ impl Fitting<'_> {
                 .ok()
         };
         let mut want = Vec::new();
-        wants(elem, &lanes, &mut want)
-            .map_err(|why| self.error(format!("its elements `{elem}`: {why}")))?;
+        wants(elem, &lanes, &mut want).map_err(|why| {
+            self.error(Phrase::from(format!("its elements `{elem}`: ")).then(why))
+        })?;
         let c = &self.given.contents;
         let k = dims.len();
         let shape = shape_text(&c.shape);
@@ -509,16 +526,13 @@ impl Fitting<'_> {
                 let bound = n
                     .eval(&|v: &arith::Var| self.sizes.get(v.name()).copied())
                     .map_err(|_| {
-                        let vars: Vec<String> = n
-                            .free_vars()
-                            .iter()
-                            .map(|v| format!("--nat {v}=V"))
-                            .collect();
-                        self.error(format!(
-                            "the bound of `idx[{n}]` is not known from the other inputs' \
-                             shapes; give it with {}",
-                            vars.join(" ")
-                        ))
+                        self.error(
+                            Phrase::from(format!(
+                                "the bound of `idx[{n}]` is not known from the other inputs' \
+                                 shapes; give it with "
+                            ))
+                            .then(sizes_of(n)),
+                        )
                     })?;
                 Ok(Leaf::Index(bound))
             }
@@ -666,10 +680,11 @@ fn random_param_types(scheme: &Type, nats: &[(String, i64)]) -> Result<Vec<DataT
             .find(|(n, _)| *n == *binder.name)
             .map(|(_, v)| *v)
             .ok_or_else(|| {
-                Error::from(format!(
-                    "--random needs every size: give `--nat {}=V`",
-                    binder.name
-                ))
+                Error::from(
+                    Phrase::from(Setting::RandomInputs)
+                        .then(" needs every size: give ")
+                        .then(Setting::Size(binder.name.to_string())),
+                )
             })?;
         if binder.kind != rise::Kind::Nat {
             return Err(format!(
@@ -720,9 +735,12 @@ impl Lcg {
 fn random_array(t: &DataType, rng: &mut Lcg) -> Result<Array, Error> {
     let (shape, elem) = boundary::dims_of(t).map_err(Error::from)?;
     let leaves = boundary::leaves(elem).map_err(|e| {
-        Error::from(format!(
-            "cannot make a random input of type `{t}`: {e}; give it with --input"
-        ))
+        Error::from(
+            Phrase::from(format!(
+                "cannot make a random input of type `{t}`: {e}; give it with "
+            ))
+            .then(Setting::InputArrays),
+        )
     })?;
     let mut dims = shape.clone();
     dims.push(leaves.len());

@@ -26,10 +26,11 @@ mod error;
 mod execute;
 pub mod files;
 pub mod foreign;
-mod gpu;
+pub mod gpu;
 pub mod inputs;
 pub mod limits;
 pub mod npy;
+mod phrase;
 mod pipeline;
 pub mod schedules;
 pub mod select;
@@ -40,11 +41,12 @@ pub use boundary::{Array, Output};
 pub use error::{Error, Stage};
 pub use execute::{program_status, BuiltC, Executable, RunOptions, Timings, FAST_MATH_CFLAG};
 pub use inputs::{Given, Inputs};
+pub use phrase::{Phrase, Setting};
 pub use pipeline::{
     compile, lower, on_big_stack, rewrite, rewrite_body, Artifact, Code, LoadedStrategy, Lowered,
     Options, RewriteOptions, Rewritten, StrategySource, Target,
 };
 pub use source::SourceFile;
-pub use verify::{evaluate, verify};
+pub use verify::{evaluate, scalars_agree, verify};
 
 pub use rise;

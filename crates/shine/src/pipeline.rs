@@ -26,7 +26,7 @@
 //! # Ok(()) }
 //! ```
 
-use crate::{Error, SourceFile, Stage};
+use crate::{Error, Phrase, Setting, SourceFile, Stage};
 use elevate::Ctx;
 use rise::infer::{prepare_def, CheckedProgram};
 use rise::{NameGen, SizeConstraint, Type};
@@ -268,8 +268,9 @@ pub fn lower(
         match strategy {
             Some(_) => error,
             None => error.with_note(
-                "no strategy was given (--strategy S.elv --apply NAME); the definition is \
-                 compiled as written",
+                Phrase::from("no strategy was given (")
+                    .then(Setting::Strategy)
+                    .then("); the definition is compiled as written"),
             ),
         }
     })?;
@@ -405,7 +406,7 @@ fn apply_strategy(
 }
 
 /// Runs `f` with a deep stack (the `deep` crate: grown on demand, no thread): rewriting
-/// recurses over the program. A panic in `f` is an internal error.
+/// recurses over the program. A panic in `f` is an internal error ([`Stage::Internal`]).
 pub fn on_big_stack<T>(f: impl FnOnce() -> T) -> Result<T, Error> {
-    deep::run_caught("rewriting", f).map_err(Error::from)
+    deep::run_caught("rewriting", f).map_err(|m| Error::from(m).at(Stage::Internal))
 }

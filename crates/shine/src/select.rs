@@ -6,7 +6,7 @@
 //! location that applies its strategy once (`outermost(p)`, `body`) picks one sub-term; one
 //! that applies it everywhere (`allTopDown`) picks them all.
 
-use crate::{on_big_stack, Error, SourceFile};
+use crate::{on_big_stack, Error, Phrase, Setting, SourceFile};
 use elevate::{Ctx, Strategy};
 use rise::{Expr, NameGen};
 use std::sync::{Arc, Mutex};
@@ -43,7 +43,9 @@ pub fn select(
     let picked = std::mem::take(&mut *picked.lock().map_err(|_| poisoned())?);
     match outcome {
         Ok(()) => Ok(dedup(picked)),
-        Err(f) if f.is_abort() => Err(Error::from(format!("--select `{location}`: {f}"))),
+        Err(f) if f.is_abort() => Err(Error::from(
+            Phrase::from(Setting::Selection).then(format!(" `{location}`: {f}")),
+        )),
         Err(_) => Ok(Vec::new()),
     }
 }

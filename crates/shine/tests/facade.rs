@@ -2,7 +2,7 @@
 //! example, and errors as values.
 
 use shine::{
-    compile, verify, Code, Error, Executable, Inputs, Options, RunOptions, SourceFile,
+    compile, verify, Code, Error, Executable, Inputs, Options, RunOptions, Setting, SourceFile,
     StrategySource, Target,
 };
 use std::path::Path;
@@ -97,12 +97,36 @@ fn errors_are_values_with_their_source() {
         &RunOptions::default(),
     )
     .unwrap_err();
-    assert!(error.to_string().contains("--nat m=V"), "{error}");
+    // in the library's terms, the setting named for a front end to spell as its users give it
+    let shown = error.to_string();
+    assert!(shown.contains("give `(\"m\", V)` in `nats`"), "{shown}");
+    assert!(!shown.contains("--"), "{shown}");
+    assert_eq!(
+        error.settings(),
+        [&Setting::RandomInputs, &Setting::Size("m".into())]
+    );
+    let flags = error.render(&|s| match s {
+        Setting::Size(n) => format!("--nat {n}=V"),
+        other => other.library_name(),
+    });
+    assert!(flags.contains("give --nat m=V"), "{flags}");
     let sanitized = RunOptions {
         sanitize: true,
         ..RunOptions::default()
     };
-    assert!(sanitized.check(Target::Cuda).is_err());
+    let error = sanitized.check(Target::Cuda).unwrap_err();
+    assert_eq!(error.settings(), [&Setting::Sanitize]);
+    let bad_flags = RunOptions {
+        cflags: Some("-DX='a".into()),
+        ..RunOptions::default()
+    };
+    let error = bad_flags.compiler_config().unwrap_err();
+    assert!(
+        error
+            .to_string()
+            .starts_with("error: `RunOptions::cflags` `-DX='a`: unbalanced quotes"),
+        "{error}"
+    );
     assert!(sanitized.check(Target::C).is_ok());
 }
 
@@ -209,7 +233,7 @@ fn npy_bytes_round_trip_and_evaluate_fits_them_as_a_run_does() {
     let out = evaluate(
         &program,
         "pairs",
-        vec![Given::new("ps", contents)],
+        Inputs::Arrays(vec![Given::new("ps", contents)]),
         &[],
         "gcc",
     )
@@ -226,10 +250,10 @@ fn npy_bytes_round_trip_and_evaluate_fits_them_as_a_run_does() {
     let err = evaluate(
         &program,
         "pairs",
-        vec![Given::new(
+        Inputs::Arrays(vec![Given::new(
             "xs",
             npy::read_contents_bytes(&plain, "xs").unwrap(),
-        )],
+        )]),
         &[],
         "gcc",
     )
@@ -239,7 +263,7 @@ fn npy_bytes_round_trip_and_evaluate_fits_them_as_a_run_does() {
             .contains("`xs` does not fit parameter 1 of `pairs`"),
         "{err}"
     );
-    let err = evaluate(&program, "pairs", vec![], &[], "gcc").unwrap_err();
+    let err = evaluate(&program, "pairs", Inputs::Arrays(vec![]), &[], "gcc").unwrap_err();
     assert!(
         err.to_string()
             .contains("takes 1 value parameter(s), but 0 input(s) were given"),

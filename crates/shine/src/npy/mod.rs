@@ -12,6 +12,7 @@
 //! which `np.load` reads.
 
 use crate::boundary::{first, leaves, parts_of, Array, Leaf, Output};
+use crate::{Error, Phrase, Setting};
 use rise::interp::{Flat, Scalar};
 use rise::{DataType, ScalarType};
 use std::borrow::Cow;
@@ -883,8 +884,8 @@ fn write_npz_to(file: &mut File, path: &Path, arrays: &[&Array]) -> Result<(), N
         let size = encoded_len(array).map_err(|m| err(EncodeError::Data(m)))?;
         let (Ok(size32), Ok(offset32)) = (u32::try_from(size), u32::try_from(offset)) else {
             return Err(NpzError::Message(format!(
-                "cannot write `{}`: .npz files over 4 GiB are not supported; give one \
-                 --output FILE.npy per part instead",
+                "cannot write `{}`: .npz files over 4 GiB are not supported; write one .npy \
+                 file per part instead",
                 path.display()
             )));
         };
@@ -926,46 +927,56 @@ fn is_npz(path: &Path) -> bool {
         .is_some_and(|e| e.eq_ignore_ascii_case("npz"))
 }
 
-/// Checks the `--output` files `paths` of a result of type `ty`: one `.npy` per part
+/// Checks the output files `paths` of a result of type `ty`: one `.npy` per part
 /// ([`parts_of`]), in order, or one `.npz` holding every part.
-pub fn check_outputs(paths: &[PathBuf], ty: &DataType) -> Result<(), String> {
+pub fn check_outputs(paths: &[PathBuf], ty: &DataType) -> Result<(), Error> {
     let n = parts_of(ty).len();
+    let output = || Phrase::from(Setting::OutputFiles);
     let usage = || {
         if n == 1 {
-            format!("the result `{ty}` is one array: give one --output FILE.npy (or FILE.npz)")
+            Phrase::from(format!("the result `{ty}` is one array: give one "))
+                .then(output())
+                .then(" FILE.npy (or FILE.npz)")
         } else {
-            format!(
-                "the result `{ty}` is a tuple of {n} parts: give {n} --output files (one .npy \
-                 per part, in order) or one --output FILE.npz"
-            )
+            Phrase::from(format!(
+                "the result `{ty}` is a tuple of {n} parts: give {n} "
+            ))
+            .then(output())
+            .then(" files (one .npy per part, in order) or one ")
+            .then(output())
+            .then(" FILE.npz")
         }
     };
     for (i, p) in paths.iter().enumerate() {
         if paths[..i].contains(p) {
-            return Err(format!("--output `{}` is given twice", p.display()));
+            let twice = format!(" `{}` is given twice", p.display());
+            return Err(output().then(twice).into());
         }
     }
+    let plural = if paths.len() == 1 { "" } else { "s" };
     match paths {
         [] => Ok(()),
         [one] if is_npz(one) => Ok(()),
-        _ if paths.iter().any(|p| is_npz(p)) => Err(format!(
-            "an .npz output holds every part, so it is the only --output; {}",
-            usage()
-        )),
-        _ if paths.len() != n => Err(format!(
-            "{} --output file{} given; {}",
-            paths.len(),
-            if paths.len() == 1 { "" } else { "s" },
-            usage()
-        )),
+        _ if paths.iter().any(|p| is_npz(p)) => Err(Phrase::from(
+            "an .npz output holds every part, so it is the only ",
+        )
+        .then(output())
+        .then("; ")
+        .then(usage())
+        .into()),
+        _ if paths.len() != n => Err(Phrase::from(format!("{} ", paths.len()))
+            .then(output())
+            .then(format!(" file{plural} given; "))
+            .then(usage())
+            .into()),
         _ => Ok(()),
     }
 }
 
-/// Writes a result to the `--output` files `paths` ([`check_outputs`]): one `.npy` per part,
+/// Writes a result to the output files `paths` ([`check_outputs`]): one `.npy` per part,
 /// in order, or one `.npz` whose members `0.npy`, `1.npy`, … are the parts. Returns what was
 /// written, for the message on stderr.
-pub fn write_output(paths: &[PathBuf], output: &Output) -> Result<String, String> {
+pub fn write_output(paths: &[PathBuf], output: &Output) -> Result<String, Error> {
     check_outputs(paths, &output.ty)?;
     let ty = &output.ty;
     match paths {

@@ -126,14 +126,21 @@ fn outputs_are_one_file_per_part_or_one_npz() {
     assert!(check_outputs(&paths(&["a.npy", "b.npy"]), &ty).is_ok());
     assert!(check_outputs(&paths(&["r.NPZ"]), &ty).is_ok());
     assert!(check_outputs(&[], &ty).is_ok());
+    // in the library's words, the setting named for a front end to spell
     let one = check_outputs(&paths(&["a.npy"]), &ty).unwrap_err();
+    assert!(one.settings().contains(&&crate::Setting::OutputFiles));
+    let one = one.to_string();
     assert!(
-        one.contains("1 --output file given") && one.contains("2 parts"),
+        one.contains("1 output file given") && one.contains("2 parts"),
         "{one}"
     );
-    let mixed = check_outputs(&paths(&["a.npy", "r.npz"]), &ty).unwrap_err();
-    assert!(mixed.contains("only --output"), "{mixed}");
-    let twice = check_outputs(&paths(&["a.npy", "a.npy"]), &ty).unwrap_err();
+    let mixed = check_outputs(&paths(&["a.npy", "r.npz"]), &ty)
+        .unwrap_err()
+        .to_string();
+    assert!(mixed.contains("the only output;"), "{mixed}");
+    let twice = check_outputs(&paths(&["a.npy", "a.npy"]), &ty)
+        .unwrap_err()
+        .to_string();
     assert!(twice.contains("given twice"), "{twice}");
 }
 
