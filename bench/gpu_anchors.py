@@ -17,6 +17,7 @@ every target and every anchor, one after the other, the order reversed every oth
   OpenCL profiling events, after one untimed run); in the first round also `--output`, and the
   result is compared with the reference (relative error ||out - ref|| / ||ref||, float64);
 * `cublas_sgemm` (torch.mm, TF32 off), `cublas_sgemv` (torch.mv), `cublas_sdot` (torch.dot),
+  `torch_asum` (torch.linalg.vector_norm(x, 1): one reduction kernel, BLAS asum),
   `cudnn_conv` (torch.nn.functional.conv2d, padding 1, NCHW, TF32 off, cudnn.benchmark on: the
   VGG cases; shine's operands are the same numbers in vgg.rise's layout, see vgg_nchw),
   `d2d_copy` (a device-to-device copy of as many elements as the case's output, `y.copy_(x)`:
@@ -47,6 +48,7 @@ TOLERANCE = {  # largest relative error ||out - ref|| / ||ref|| accepted
     "matmul": 1e-5,
     "mv": 1e-5,
     "dot": 1e-4,  # 2^24 products summed in f32 (partial sums, then their sum)
+    "asum": 1e-4,  # likewise, absolute values
     "jacobi2d5_clamped": 1e-6,
     "heat3d_clamped": 1e-6,
     "vgg_conv": 1e-5,  # up to 4,608 products per output summed in f32
@@ -81,6 +83,8 @@ def reference(name, xs):
         return xs[0] @ xs[1]
     if name == "dot":
         return torch.dot(xs[0], xs[1])
+    if name == "asum":
+        return torch.sum(torch.abs(xs[0]))
     if name == "jacobi2d5_clamped":
         p = pad_edge(xs[0], [0, 1])
         return 0.2 * (p[:-2, 1:-1] + p[1:-1, :-2] + p[1:-1, 1:-1] + p[1:-1, 2:] + p[2:, 1:-1])
@@ -266,6 +270,10 @@ class Case:
             elif name == "cublas_sdot":
                 x, y = self.dev
                 f = lambda: torch.dot(x, y)  # noqa: E731
+                check = f
+            elif name == "torch_asum":
+                (x,) = self.dev
+                f = lambda: torch.linalg.vector_norm(x, ord=1)  # noqa: E731
                 check = f
             elif name == "cudnn_conv":
                 x, w = vgg_nchw(self.dev)

@@ -69,6 +69,42 @@ def mvBlocks = DFNF ;
 def reduceTwoKernels = reduceWorkGroup ;
   toMem(global) @ argument @ outermost(appliedReduce)
 
+// A reduction at copy bandwidth in two kernels, derived by rules (issue 27): the
+// first kernel's g work-groups of b work-items each reduce a chunk of ⌈n/g⌉
+// consecutive elements, work-item i of a chunk its elements i, i+b, i+2b, ...
+// (partialReduceStrided: neighbouring work-items read neighbouring memory), then
+// the work-group's b partial results in local memory by a tree (treeReduce: log2 b
+// halving steps, barriers between them). The g partial results go to global
+// memory; the second kernel is one work-group of b work-items doing the same
+// over them (a third launch of one work-item adds the work-group's one result to
+// the initial value). Any n: the rules pad with the operator's neutral element (a
+// guarded read). For reductions whose operator is add, mul, min or max with its
+// neutral element (dot, asum, sum); b a power of two.
+//
+//   shine run examples/dot.rise --def dot --strategy examples/gpu.elv \
+//     --apply "reduceBlocks(1024, 256)" --target cuda --nat n=1000003 --random 1 --verify
+def reduceBlocks(g, b) = DFNF ;
+  blockPartials(g, b) @ outermost(appliedReduce) ;;
+  toMem(global)       @ argument @ outermost(appliedReduce) ;;
+  blockPartials(1, b) @ outermost(appliedReduce) ;;
+  toMem(global)       @ argument @ outermost(appliedReduce) ;;
+  lowerToC
+
+// At a `reduce f z xs`: the reduction of g partial results, one per work-group, each
+// the tree reduction of its b work-items' strided partial results (reduceBlocks).
+def blockPartials(g, b) = partialReduce(g) ;;
+  partialReduceStrided(b) @ body @ argument @ function @ argument ;;
+  treeReduce              @ argument ;;
+  workGroupTree           @ argument @ argument
+
+// At `map (fun c => iterate k step (map r xs)) cs` (after treeReduce): a work-group
+// per chunk, its work-items computing the partial results (`map r`) into local
+// memory, then every step of the tree (iterate's buffers in local memory too).
+def workGroupTree = toMapWorkGroup(0) @ outermost(isMap) ;;
+  toMapLocal(0) @ outermost(isMap) @ body @ argument @ function ;;
+  toMapLocal(0) @ outermost(isMap) @ body @ argument @ function ;;
+  toMem(local)  @ argument @ outermost(function(argOf(iterate, id))) @ body @ argument @ function
+
 // Matrix multiplication with 2-D register blocking (the register blocking of
 // LIFT's CGO'17 matmul, without its local-memory tiles): the result is tiled in
 // 4x4 blocks, the reduction over k moved outside the block's loops so that its

@@ -110,6 +110,67 @@ fn every_gpu_rule_preserves_meaning_on_random_inputs() {
     common::check_all(GPU_CASES);
 }
 
+/// The parallel-reduction rules (crates/rewrite/src/rules/reduction.rs), at sizes that
+/// are multiples of the parts and at sizes that are not (padded with the neutral element).
+const REDUCTION_CASES: &[Case] = &[
+    ("DFNF ; partialReduce(4) @ outermost(appliedReduce)", "def f : {n: nat} -> n.f32 -> f32 = fun xs => reduce add 0.0f xs", &[("n", 12)]),
+    ("DFNF ; partialReduce(4) @ outermost(appliedReduce)", "def f : {n: nat} -> n.f32 -> f32 = fun xs => reduce add 0.0f xs", &[("n", 7)]),
+    ("DFNF ; partialReduce(3) @ outermost(appliedReduce)", "def f : {n: nat} -> n.f32 -> f32 = fun xs => reduce (fun a b => b * a) 1.0f xs", &[("n", 1)]),
+    ("DFNF ; partialReduceStrided(4) @ outermost(appliedReduce)", "def f : {n: nat} -> n.f32 -> f32 = fun xs => reduce add 0.0f xs", &[("n", 13)]),
+    ("DFNF ; partialReduceStrided(8) @ outermost(appliedReduce)", "def f : {n: nat} -> n.int -> int = fun xs => reduce max (-2147483648) xs", &[("n", 21)]),
+    ("DFNF ; partialReduceStrided(5) @ outermost(appliedReduce)", "def f : {n: nat} -> n.f32 -> n.f32 -> f32 = fun xs ys => zip xs ys |> map (fun p => fst p * snd p) |> reduce add 0.0f", &[("n", 1000)]),
+    ("DFNF ; partialReduce(4) @ outermost(appliedReduce) ; partialReduceStrided(8) @ innermost(appliedReduce)", "def f : {n: nat} -> n.f32 -> f32 = fun xs => reduce (fun a b => a + b) 0.0f xs", &[("n", 37)]),
+    ("DFNF ; treeReduce @ outermost(appliedMap)", "def f : {n: nat} -> n.8.f32 -> n.f32 = fun xs => map (fun r => reduce add 0.0f r) xs", &[("n", 3)]),
+    ("DFNF ; partialReduce(2) @ outermost(appliedReduce) ; treeReduce @ outermost(appliedMap)", "def f : 32.f32 -> f32 = fun xs => reduce mul 1.0f xs", &[]),
+    ("DFNF ; reduceToWarp @ outermost(appliedReduce)", "def f : {n: nat} -> n.32.f32 -> n.f32 = fun xs => map (fun w => reduce (fun a b => b + a) 0.0f w) xs", &[("n", 3)]),
+];
+
+#[test]
+fn every_reduction_rule_preserves_meaning_on_random_inputs() {
+    common::check_all(REDUCTION_CASES);
+}
+
+/// A reduction whose operator is not known to be associative and commutative, or
+/// whose initial value is not its neutral element, is refused with the reason.
+#[test]
+fn reduction_rules_refuse_other_operators_with_the_reason() {
+    let refusals = [
+        (
+            "partialReduce(4)",
+            "reduce (fun a b => a - b) 0.0f xs",
+            "not known to be associative and commutative",
+        ),
+        (
+            "partialReduceStrided(4)",
+            "reduce add 1.0f xs",
+            "not the neutral element of `add`",
+        ),
+        (
+            "reduceToWarp",
+            "reduce (fun a b => a * b + 1.0f) 1.0f xs",
+            "reduceToWarp: the operator",
+        ),
+    ];
+    let registry = rewrite::library::registry();
+    let module = elv::load("", &registry).expect("the empty file loads");
+    for (strategy, body, reason) in refusals {
+        let program = format!("def f : {{n: nat}} -> n.f32 -> f32 = fun xs => {body}");
+        let checked = rise::infer::check_source(&program).expect("the program checks");
+        let p = rise::infer::prepare_def(&checked, "f").expect("f is defined");
+        let s = module
+            .expression(&format!("DFNF ; {strategy} @ outermost(appliedReduce)"))
+            .expect("the strategy parses");
+        let mut ctx = elevate::Ctx::new(rise::NameGen::avoiding(&p.body));
+        let failure = ctx.run(&s, &p.body).expect_err("the rule refuses");
+        let message = failure.to_string();
+        assert!(
+            message.contains(strategy.split('(').next().unwrap_or_default()),
+            "{message}"
+        );
+        assert!(message.contains(reason), "{strategy} on {body}: {message}");
+    }
+}
+
 /// The same rules and scheduling functions on programs with sibling sub-terms (two maps
 /// under one zip, two reductions side by side) and repeated ones (the same array read
 /// twice, the same term twice, a look-alike under a binder that shadows its variable).
@@ -138,7 +199,7 @@ fn rules_preserve_meaning_with_sibling_and_repeated_subterms() {
 /// Every row of the rule table applies in some case above (which checks its meaning).
 #[test]
 fn every_rule_has_a_case() {
-    let all = [CASES, GPU_CASES, SIBLING_CASES].concat();
+    let all = [CASES, GPU_CASES, REDUCTION_CASES, SIBLING_CASES].concat();
     let applied = common::rules_applied(&all);
     let uncovered: Vec<String> = rewrite::rules::RULES
         .iter()

@@ -25,6 +25,7 @@ mod gpu;
 mod lambda;
 mod lowering;
 mod movement;
+mod reduction;
 mod stencil;
 
 use table::{next_arg, printed_name};
@@ -98,6 +99,12 @@ rules_table! {
         copyLocal = copy_local(n1: Size, n0: Size): "(e : a.b.t) ↦ e |> join |> split (n1*n0) |> transpose |> split n0 |> mapLocal(1) (mapLocal(0) (mapSeq (fun x => x))) |> join |> transpose |> join |> split b   (t a scalar)",
         copyByWorkItems = copy_by_work_items(): "(e : n1.n0.t) ↦ mapLocal(1) (mapLocal(0) (fun x => x)) e",
         storeLocal = store_local(what: Strat, how: Strat): "b[e] ↦ toMem a s (fun m => b[R(m)/e])   (e the first sub-expression of b, top-down, that what holds for and that mentions nothing bound in b; how rewrites e to R(toMem a s (fun x => x)))",
+    }
+    "parallel reductions (RISE & Shine §VI; LIFT partialReduce; op associative and commutative, init its neutral element: floats reassociate within the verification tolerance)" in reduction {
+        partialReduce = partial_reduce(p: Size): "reduce f z (xs : n.t) ↦ reduce f z (map (fun c => reduce f z c) (split ⌈n/p⌉ (padCst 0 (⌈n/p⌉·p − n) z xs)))   (p chunks of consecutive elements; no padCst when p divides n)",
+        partialReduceStrided = partial_reduce_strided(p: Size): "reduce f z (xs : n.t) ↦ reduce f z (map (fun c => reduce f z c) (transpose (split p (padCst 0 (⌈n/p⌉·p − n) z xs))))   (part i is xs[i], xs[i+p], ...: coalesced reads when the parts are work-items)",
+        treeReduce = tree_reduce(): "map (fun b => reduce f z (e : 2^k.t)) xs ↦ join (map (fun b => iterate k (fun (l: nat) => fun ys => map (fun c => reduce f z c) (split 2 ys)) e) xs)   (k ≥ 1)",
+        reduceToWarp = reduce_to_warp(): "reduce f z (xs : 32.t) ↦ reduceWarp f xs   (a warp's 32 lanes combine their values by shuffles)",
     }
 }
 

@@ -273,6 +273,16 @@ fn primitive_cases() -> Vec<Case> {
         ),
         case("fun xs => reduceSeq (fun acc x => acc * 2.0f + x) 0.0f xs", vec![x4()], Value::f32(26.0)),
         case("fun xs => reduceSeqUnroll (fun acc x => acc - x) 0.0f xs", vec![x4()], Value::f32(-10.0)),
+        // butterfly order: 1e8 meets -1e8 first, so no 1.0 is lost (a left fold gives 15)
+        case(
+            "fun xs => reduceWarp add xs",
+            vec![f32s(&std::array::from_fn::<f32, 32, _>(|j| match j {
+                0 => 1e8,
+                16 => -1e8,
+                _ => 1.0,
+            }))],
+            Value::f32(30.0),
+        ),
     ];
     // ---- math functions: exactly known values (and the cases that tell precisions apart)
     let f = Value::f32;

@@ -57,6 +57,27 @@ pub fn reduce(m: &mut Machine, c: &PrimCall) -> R<Value> {
     Ok(acc)
 }
 
+/// `reduceWarp f xs` (32 values): the warp reduction in butterfly order, as a
+/// warp's lanes compute it with shuffles: in steps `o = 16, 8, 4, 2, 1` every value
+/// `v[j]` becomes `f v[j] v[j xor o]`; the result is `v[0]` (every lane's value,
+/// `f` being commutative).
+pub fn reduce_warp(m: &mut Machine, c: &PrimCall) -> R<Value> {
+    let f = c.arg(0)?;
+    let xs = c.array(1)?;
+    if xs.len() != 32 {
+        return Err(c.error(format!("reduceWarp takes 32 values, got {}", xs.len())));
+    }
+    let mut v: Vec<Value> = xs.to_vec();
+    for o in [16usize, 8, 4, 2, 1] {
+        let mut next = Vec::with_capacity(32);
+        for j in 0..32 {
+            next.push(m.apply2(f, v[j].clone(), v[j ^ o].clone(), c.span)?);
+        }
+        v = next;
+    }
+    Ok(v.swap_remove(0))
+}
+
 /// `scanSeq f init xs`: the inclusive scan `acc_i = f x_i acc_(i-1)`, `acc_(-1) = init`.
 pub fn scan_seq(m: &mut Machine, c: &PrimCall) -> R<Value> {
     let f = c.arg(0)?;

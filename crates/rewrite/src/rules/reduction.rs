@@ -1,0 +1,203 @@
+//! Parallel reductions (RISE & Shine §VI; LIFT's `partialReduce`): a reduction
+//! split into partial reductions that run in parallel, and a work-group's partial
+//! results combined by a tree. Their equations are their rows in [`super::RULES`].
+//!
+//! Every rule here reassociates (and reorders) the operator's applications, so it
+//! holds only for an operator known to be associative and commutative: the builtin
+//! `add`, `mul`, `min`, `max`, or a lambda that is exactly one of them
+//! (`fun a b => a + b`). Its initial value must be that operator's neutral element
+//! (`0` for `add`, `1` for `mul`, `+inf`/`-inf` or the type's largest/smallest
+//! value for `min`/`max`), since every partial reduction starts from it and the
+//! padding is made of it. Any other operator is refused with a message naming the
+//! rule and the reason. On floating-point numbers the reassociated sum is not
+//! bitwise the interpreter's left fold: it is accepted within the verification
+//! tolerance (`--verify`'s relative tolerance), as every parallel reduction is.
+
+use crate::term::{applied, array, as_lambda, finish, is_var, prim_app};
+use crate::S;
+use arith::Nat;
+use elevate::{rule, Failure};
+use rise::builder::*;
+use rise::{Binder, Expr, ExprKind, Kind, Literal, Prim};
+
+/// The operator of a reduction if it is known to be associative and commutative
+/// (`add`, `mul`, `min`, `max`, or a lambda that is exactly one of them).
+fn associative_commutative(op: &Expr) -> Option<Prim> {
+    let is_ac = |p: Prim| matches!(p, Prim::Add | Prim::Mul | Prim::Min | Prim::Max);
+    if let Some(a) = prim_app(op) {
+        return (a.args.is_empty() && is_ac(a.prim)).then_some(a.prim);
+    }
+    let (x, inner) = as_lambda(op)?;
+    let (y, body) = as_lambda(inner)?;
+    let (p, args) = applied(body, is_ac, 2)?;
+    let direct = is_var(args[0], x) && is_var(args[1], y);
+    let swapped = is_var(args[0], y) && is_var(args[1], x);
+    (x != y && (direct || swapped)).then_some(p)
+}
+
+/// Whether the literal `z` is the neutral element of the operator `p`.
+fn is_neutral(p: Prim, z: &Expr) -> bool {
+    let ExprKind::Lit(l) = z.kind() else {
+        return false;
+    };
+    match (p, l) {
+        (Prim::Add, Literal::Float(v, _)) => *v == 0.0,
+        (Prim::Add, Literal::Int(v, _)) => *v == 0,
+        (Prim::Mul, Literal::Float(v, _)) => *v == 1.0,
+        (Prim::Mul, Literal::Int(v, _)) => *v == 1,
+        (Prim::Min, Literal::Float(v, _)) => *v == f64::INFINITY,
+        (Prim::Max, Literal::Float(v, _)) => *v == f64::NEG_INFINITY,
+        (Prim::Min, Literal::Int(v, t)) => t.int_range().is_some_and(|(_, hi)| *v as i128 == hi),
+        (Prim::Max, Literal::Int(v, t)) => t.int_range().is_some_and(|(lo, _)| *v as i128 == lo),
+        _ => false,
+    }
+}
+
+/// A matched `reduce op init xs` whose operator and initial value the rules of
+/// this module accept.
+struct Reduction<'a> {
+    op: &'a Expr,
+    init: &'a Expr,
+    xs: &'a Expr,
+}
+
+/// `e` as a `reduce` these rules may reassociate: `Ok(None)` when it is no
+/// `reduce` (the rule does not apply), an abort naming the rule and the reason
+/// when its operator or initial value is not one they accept.
+fn reduction<'a>(rule: &str, e: &'a Expr) -> Result<Option<Reduction<'a>>, Failure<Expr>> {
+    let Some((_, args)) = applied(e, |p| p == Prim::Reduce, 3) else {
+        return Ok(None);
+    };
+    let (op, init, xs) = (args[0], args[1], args[2]);
+    let Some(p) = associative_commutative(op) else {
+        return Err(Failure::Aborted(format!(
+            "{rule}: the operator `{op}` is not known to be associative and commutative \
+             (add, mul, min, max, or a lambda that is exactly one of them), so its \
+             reduction cannot be reassociated"
+        )));
+    };
+    if !is_neutral(p, init) {
+        return Err(Failure::Aborted(format!(
+            "{rule}: the initial value `{init}` is not the neutral element of `{}` \
+             (every partial reduction starts from it and the padding is made of it)",
+            p.name()
+        )));
+    }
+    Ok(Some(Reduction { op, init, xs }))
+}
+
+/// `xs : n.t` padded with `z` at the end to `⌈n/p⌉·p` elements (itself when `n` is
+/// a multiple of `p`), and `⌈n/p⌉`.
+fn padded(xs: &Expr, z: &Expr, p: i64) -> Option<(Expr, Nat)> {
+    let (n, _) = array(xs.ty()?)?;
+    let rows = (n.clone() + Nat::cst(p - 1))
+        .floor_div(&Nat::cst(p))
+        .simplify();
+    let pad = (rows.clone() * Nat::cst(p) - n.clone()).simplify();
+    if pad.as_cst() == Some(0) {
+        return Some((xs.clone(), rows));
+    }
+    Some((app(pad_cst(0, pad, z.clone()), xs.clone()), rows))
+}
+
+/// `partialReduce(p)`: the reduction of `p` partial reductions of consecutive chunks.
+pub(super) fn partial_reduce(name: String, p: i64) -> S {
+    partial(name, p, false)
+}
+
+/// `partialReduceStrided(p)`: the reduction of `p` partial reductions, the `i`-th of
+/// every `p`-th element from `i`.
+pub(super) fn partial_reduce_strided(name: String, p: i64) -> S {
+    partial(name, p, true)
+}
+
+fn partial(name: String, p: i64, strided: bool) -> S {
+    rule(name.clone(), move |e: &Expr, ctx| {
+        let Some(r) = reduction(&name, e)? else {
+            return Err(Failure::not_applicable());
+        };
+        let (xs, rows) = padded(r.xs, r.init, p).ok_or_else(Failure::not_applicable)?;
+        let parts = if strided {
+            app(transpose(), app(split(p), xs))
+        } else {
+            app(split(rows), xs)
+        };
+        let ch = ctx.env.fresh("chunk");
+        let partial = lambda(
+            &ch,
+            apps(prim(Prim::Reduce), [r.op.clone(), r.init.clone(), var(&ch)]),
+        );
+        let rhs = apps(
+            prim(Prim::Reduce),
+            [r.op.clone(), r.init.clone(), app(map(partial), parts)],
+        );
+        finish(rhs, e)
+    })
+}
+
+/// `treeReduce`: every reduction of a map over `2^k` values becomes `k` steps that
+/// halve the values (pairwise reductions), as a work-group reduces its work-items'
+/// partial results in local memory.
+pub(super) fn tree_reduce(name: String) -> S {
+    rule(name.clone(), move |e: &Expr, ctx| {
+        let (m, args) = applied(e, |p| p.is_map(), 2).ok_or_else(Failure::not_applicable)?;
+        let (b, body) = as_lambda(args[0]).ok_or_else(Failure::not_applicable)?;
+        let Some(r) = reduction(&name, body)? else {
+            return Err(Failure::not_applicable());
+        };
+        let (n, _) =
+            r.xs.ty()
+                .and_then(array)
+                .ok_or_else(Failure::not_applicable)?;
+        let k = match n.as_cst() {
+            Some(v) if v >= 2 && (v as u64).is_power_of_two() => v.trailing_zeros(),
+            _ => {
+                return Err(Failure::Aborted(format!(
+                    "{name}: the reduction is over {n} values, not a constant power of two \
+                     (at least 2)"
+                )))
+            }
+        };
+        let (l, ys, pr) = (
+            ctx.env.fresh("l"),
+            ctx.env.fresh("ys"),
+            ctx.env.fresh("pair"),
+        );
+        let pairwise = lambda(
+            &pr,
+            apps(prim(Prim::Reduce), [r.op.clone(), r.init.clone(), var(&pr)]),
+        );
+        let step = Expr::new(
+            ExprKind::DepLambda(
+                Binder::new(l.clone(), Kind::Nat),
+                lambda(&ys, app(map(pairwise), app(split(2), var(&ys)))),
+            ),
+            rise::Span::default(),
+        );
+        let tree = app2(
+            dep_app_nat(prim(Prim::Iterate), i64::from(k)),
+            step,
+            crate::term::retype_under(b, r.xs),
+        );
+        let rhs = app(join(), app2(prim(m), lambda(b, tree), args[1].clone()));
+        finish(rhs, e)
+    })
+}
+
+/// `reduceToWarp`: a reduction of 32 values becomes a warp's reduction
+/// (`reduceWarp`, by shuffles on CUDA).
+pub(super) fn reduce_to_warp(name: String) -> S {
+    rule(name.clone(), move |e: &Expr, _| {
+        let Some(r) = reduction(&name, e)? else {
+            return Err(Failure::not_applicable());
+        };
+        let (n, _) =
+            r.xs.ty()
+                .and_then(array)
+                .ok_or_else(Failure::not_applicable)?;
+        if n.as_cst() != Some(32) {
+            return Err(Failure::not_applicable());
+        }
+        finish(app2(prim(Prim::ReduceWarp), r.op.clone(), r.xs.clone()), e)
+    })
+}
