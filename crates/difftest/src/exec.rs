@@ -477,15 +477,16 @@ pub fn compare(expected: &Flat, got: &[u8]) -> Outcome {
 }
 
 /// The scalar of the type of `like` in `b`, the bytes of one element as generated code
-/// writes it; `None` for a `bool` byte other than 0 and 1 (and for `f16`, which the
-/// generator does not make).
+/// writes it; `None` for a `bool` byte other than 0 and 1.
 fn decode(like: Scalar, b: &[u8]) -> Option<Scalar> {
     let mut w = [0u8; 8];
     w[..b.len().min(8)].copy_from_slice(&b[..b.len().min(8)]);
     let four = [w[0], w[1], w[2], w[3]];
     Some(match like {
         Scalar::Bool(_) if w[0] <= 1 => Scalar::Bool(w[0] == 1),
-        Scalar::Bool(_) | Scalar::F16(_) => return None,
+        Scalar::Bool(_) => return None,
+        Scalar::F16(_) => Scalar::F16(half::f16::from_ne_bytes([w[0], w[1]])),
+        Scalar::Bf16(_) => Scalar::Bf16(half::bf16::from_ne_bytes([w[0], w[1]])),
         Scalar::F32(_) => Scalar::F32(f32::from_ne_bytes(four)),
         Scalar::F64(_) => Scalar::F64(f64::from_ne_bytes(w)),
         Scalar::I8(_) => Scalar::I8(w[0] as i8),
