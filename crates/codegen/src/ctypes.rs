@@ -7,7 +7,8 @@
 //! (`float4_u`: element alignment, `may_alias`) serves loads and stores at any
 //! element address. A pair of flat data is a struct named by its components
 //! in prefix order (`pair_float_float`, `pair_float4_pair_int_int`), which is
-//! unambiguous. Typedefs are registered once, components first.
+//! unambiguous. Typedefs are registered once, components first. On GPUs a vector
+//! is the dialect's builtin vector type; the printer's dialect table names vectors.
 
 use std::collections::{BTreeSet, HashMap};
 
@@ -17,6 +18,7 @@ use crate::ast::{Param, Scalar, Type, TypeDef};
 use crate::error::{malformed, unsupported, CodegenError};
 use crate::layout::{is_flat, show_type, unresolved};
 use crate::names::NameSet;
+use crate::print::dialect::Dialect;
 use crate::Target;
 
 /// The C scalar of a RISE scalar type.
@@ -98,7 +100,7 @@ impl Types {
         let def = match dt {
             DataType::Vector(..) if self.target.is_gpu() => {
                 let (elem, lanes) = vector_elem_lanes(dt)?;
-                let name = gpu_vector_name(elem, lanes, self.target, dt)?;
+                let name = Dialect::of(self.target).builtin_vector(elem, lanes, dt)?;
                 names.reserve(&name);
                 // `i32` and `int` are both `int` on GPUs
                 let elem = if elem == Scalar::I32 {
@@ -113,7 +115,7 @@ impl Types {
             DataType::Vector(..) => {
                 let (elem, lanes) = vector_shape(dt)?;
                 TypeDef::Vector {
-                    name: names.own(&vector_name(elem, lanes)),
+                    name: names.own(&Dialect::typedef_vector(elem, lanes)),
                     elem,
                     lanes,
                     unaligned: false,
@@ -168,7 +170,7 @@ impl Types {
             ));
         }
         let (elem, lanes) = vector_shape(dt)?;
-        let name = names.own(&format!("{}_u", vector_name(elem, lanes)));
+        let name = names.own(&format!("{}_u", Dialect::typedef_vector(elem, lanes)));
         self.defs.push(TypeDef::Vector {
             name: name.clone(),
             elem,
@@ -223,60 +225,6 @@ pub fn lane_count(n: &arith::Nat, dt: &DataType) -> Result<u32, CodegenError> {
             "{}: the number of vector lanes must be a positive constant",
             show_type(dt)
         )),
-    }
-}
-
-/// The builtin vector type of OpenCL C or CUDA with `lanes` lanes of `elem`:
-/// `float`, `double`, `int` and `uint` vectors of 2, 4, 8 or 16 lanes in OpenCL
-/// (`float4`, `uint8`), of 2 or 4 lanes and at most 16 bytes in CUDA (`float4`,
-/// `double2`; CUDA has no `float8`).
-pub fn gpu_vector_name(
-    elem: Scalar,
-    lanes: u32,
-    target: Target,
-    dt: &DataType,
-) -> Result<String, CodegenError> {
-    let base = match elem {
-        Scalar::Float => "float",
-        Scalar::Double => "double",
-        Scalar::Int | Scalar::I32 => "int",
-        Scalar::U32 => "uint",
-        _ => {
-            return unsupported(format!(
-                "{} on a GPU (vectors of f32, f64, i32 and u32 are supported)",
-                show_type(dt)
-            ))
-        }
-    };
-    match target {
-        Target::OpenCl if matches!(lanes, 2 | 4 | 8 | 16) => {}
-        Target::OpenCl => {
-            return unsupported(format!(
-                "{} in OpenCL (OpenCL vectors have 2, 4, 8 or 16 lanes)",
-                show_type(dt)
-            ))
-        }
-        Target::Cuda if matches!(lanes, 2 | 4) && elem.bytes() * lanes <= 16 => {}
-        Target::C | Target::OpenMp => {
-            return unsupported(format!("{} as a GPU vector type in C", show_type(dt)))
-        }
-        Target::Cuda => {
-            return unsupported(format!(
-                "{} in CUDA (CUDA's vector types used here have 2 or 4 lanes of at most \
-                 16 bytes in all: there is no `{base}{lanes}`)",
-                show_type(dt)
-            ))
-        }
-    }
-    Ok(format!("{base}{lanes}"))
-}
-
-fn vector_name(elem: Scalar, lanes: u32) -> String {
-    let base = elem.c_name().trim_end_matches("_t");
-    if base.ends_with(|c: char| c.is_ascii_digit()) {
-        format!("{base}x{lanes}")
-    } else {
-        format!("{base}{lanes}")
     }
 }
 

@@ -10,7 +10,7 @@
 //! some target (`names::is_reserved_parameter`: `errno`, `M_PI`, `float4`, ...), then it is
 //! `shine_param_NAME` in the signature and the body. A call in a kernel is a plain call.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 
 use dpia::walk::Node;
@@ -20,61 +20,8 @@ use rise::ForeignFun;
 use crate::ast::{FnKind, Function, Param, Stmt, Type};
 use crate::error::CodegenError;
 use crate::names::NameSet;
+use crate::print::dialect::Dialect;
 use crate::Target;
-
-/// C99's `<math.h>` functions that OpenCL C has under the same name, overloaded for `float`
-/// and `double` (OpenCL 1.2, 6.12.2), where C spells the `float` one `NAMEf`.
-const FLOAT_MATH_FUNCTIONS: &[&str] = &[
-    "acos",
-    "acosh",
-    "asin",
-    "asinh",
-    "atan",
-    "atan2",
-    "atanh",
-    "cbrt",
-    "ceil",
-    "copysign",
-    "cos",
-    "cosh",
-    "erf",
-    "erfc",
-    "exp",
-    "exp2",
-    "expm1",
-    "fabs",
-    "fdim",
-    "floor",
-    "fma",
-    "fmax",
-    "fmin",
-    "fmod",
-    "frexp",
-    "hypot",
-    "ilogb",
-    "ldexp",
-    "lgamma",
-    "log",
-    "log10",
-    "log1p",
-    "log2",
-    "logb",
-    "modf",
-    "nan",
-    "nextafter",
-    "pow",
-    "remainder",
-    "remquo",
-    "rint",
-    "round",
-    "sin",
-    "sinh",
-    "sqrt",
-    "tan",
-    "tanh",
-    "tgamma",
-    "trunc",
-];
 
 /// The C names of a foreign function: the same on every target and in the interpreter's
 /// helper (see the module doc).
@@ -193,27 +140,15 @@ impl Foreign {
     }
 
     /// What a module with foreign functions adds before them, so that one body compiles on
-    /// every target: C's `<math.h>` and `<stdio.h>` (a debugging `printf`; the
-    /// interpreter's helper includes them too); in OpenCL
-    /// and CUDA, which have no `<stdint.h>`, the fixed-width integer types C bodies use; in
-    /// OpenCL, which spells `<math.h>`'s `float` functions without their `f` (`fmax` is
-    /// overloaded), a macro for each such name a body uses (`#define fmaxf fmax`). CUDA has
-    /// the `f` names.
+    /// every target: the includes and lines of the dialect's prelude
+    /// (`Dialect::foreign_prelude`: `<math.h>` in C, the fixed-width integer types and
+    /// `#define fmaxf fmax` in OpenCL, ...) for the words the bodies use; nothing without
+    /// foreign functions.
     pub fn prelude(&self, target: Target) -> (Vec<String>, Vec<String>) {
-        let (includes, mut lines) = self.types_prelude(target);
-        if target == Target::OpenCl {
-            lines.extend(
-                self.float_math_names_used()
-                    .map(|f| format!("#define {f}f {f}")),
-            );
+        if self.is_empty() {
+            return (Vec::new(), Vec::new());
         }
-        (includes, lines)
-    }
-
-    /// The `<math.h>` functions whose `float` form (`NAMEf`) a body uses, by their
-    /// overloaded OpenCL name, each once, in the order of [`FLOAT_MATH_FUNCTIONS`].
-    fn float_math_names_used(&self) -> impl Iterator<Item = &'static str> + '_ {
-        let words: std::collections::BTreeSet<&str> = self
+        let words: BTreeSet<&str> = self
             .funs
             .iter()
             .flat_map(|(f, _)| {
@@ -221,52 +156,7 @@ impl Foreign {
                     .split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
             })
             .collect();
-        FLOAT_MATH_FUNCTIONS
-            .iter()
-            .copied()
-            .filter(move |f| words.contains(format!("{f}f").as_str()))
-    }
-
-    /// [`Foreign::prelude`]'s includes and fixed-width integer types.
-    fn types_prelude(&self, target: Target) -> (Vec<String>, Vec<String>) {
-        if self.is_empty() {
-            return (Vec::new(), Vec::new());
-        }
-        let typedefs = |names: [&str; 8]| {
-            let c = [
-                "int8_t", "int16_t", "int32_t", "int64_t", "uint8_t", "uint16_t", "uint32_t",
-                "uint64_t",
-            ];
-            c.iter()
-                .zip(names)
-                .map(|(c, t)| format!("typedef {t} {c};"))
-                .collect()
-        };
-        match target {
-            Target::C | Target::OpenMp => (
-                vec!["math.h".to_string(), "stdio.h".to_string()],
-                Vec::new(),
-            ),
-            Target::OpenCl => (
-                Vec::new(),
-                typedefs([
-                    "char", "short", "int", "long", "uchar", "ushort", "uint", "ulong",
-                ]),
-            ),
-            Target::Cuda => (
-                Vec::new(),
-                typedefs([
-                    "signed char",
-                    "short",
-                    "int",
-                    "long long",
-                    "unsigned char",
-                    "unsigned short",
-                    "unsigned int",
-                    "unsigned long long",
-                ]),
-            ),
-        }
+        Dialect::of(target).foreign_prelude(&|w| words.contains(w))
     }
 
     /// Whether a foreign function takes or returns `f64`.

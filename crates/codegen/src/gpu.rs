@@ -58,11 +58,12 @@ use arith::{Nat, Var};
 use dpia::{Comm, GpuProgram, Launch};
 use rise::DataType;
 
-use crate::ast::{FnKind, Function, Scalar, Type, Unit};
-use crate::ctypes::{gpu_vector_name, vector_elem_lanes, Types};
+use crate::ast::{FnKind, Function, Type, Unit};
+use crate::ctypes::{vector_elem_lanes, Types};
 use crate::error::{unsupported, CodegenError};
 use crate::layout::{self, show_type};
 use crate::lower::Lowerer;
+use crate::print::dialect::Dialect;
 use crate::print::print_in;
 use crate::Target;
 
@@ -510,10 +511,8 @@ pub fn generate_gpu_with(
     }
     preamble.extend(crate::halfs::prelude(target, l.halfs));
     preamble.extend(l.foreign.prelude(target).1);
-    if target == Target::Cuda {
-        for (elem, lanes) in l.types.builtin_vectors() {
-            preamble.extend(cuda_vector_operators(elem, lanes));
-        }
+    for (elem, lanes) in l.types.builtin_vectors() {
+        preamble.extend(Dialect::of(target).vector_operators(elem, lanes)?);
     }
     let mut module = GpuModule {
         target,
@@ -597,65 +596,6 @@ fn type_extents(ty: &DataType, add: &mut dyn FnMut(Nat)) {
     add(n);
 }
 
-/// CUDA's vector types have no arithmetic: `+ - * /` (and `%` for integers) of
-/// two vectors, of a vector and a scalar either side, and `-v`, lane by lane.
-fn cuda_vector_operators(elem: Scalar, lanes: u32) -> Vec<String> {
-    let v = format!(
-        "{}{lanes}",
-        if elem == Scalar::U32 {
-            "uint"
-        } else {
-            elem_name(elem)
-        }
-    );
-    let s = match elem {
-        Scalar::U32 => "unsigned int",
-        e => elem_name(e),
-    };
-    let lane = |x: &str, k: u32, vector: bool| {
-        if vector {
-            format!("{x}.{}", ["x", "y", "z", "w"][k as usize])
-        } else {
-            x.to_string()
-        }
-    };
-    let mut ops = vec!["+", "-", "*", "/"];
-    if !elem.is_float() {
-        ops.push("%");
-    }
-    let mut out = vec![format!("// {v}: lane-by-lane arithmetic")];
-    let head = "static __device__ __forceinline__";
-    for op in ops {
-        for (va, vb) in [(true, true), (true, false), (false, true)] {
-            let (ta, tb) = (if va { &v } else { s }, if vb { &v } else { s });
-            let lanes_text: Vec<String> = (0..lanes)
-                .map(|k| format!("{} {op} {}", lane("a", k, va), lane("b", k, vb)))
-                .collect();
-            out.push(format!(
-                "{head} {v} operator{op}({ta} a, {tb} b) {{ return make_{v}({}); }}",
-                lanes_text.join(", ")
-            ));
-        }
-    }
-    let neg: Vec<String> = (0..lanes)
-        .map(|k| format!("-{}", lane("a", k, true)))
-        .collect();
-    out.push(format!(
-        "{head} {v} operator-({v} a) {{ return make_{v}({}); }}",
-        neg.join(", ")
-    ));
-    out
-}
-
-fn elem_name(elem: Scalar) -> &'static str {
-    match elem {
-        Scalar::Double => "double",
-        Scalar::Int | Scalar::I32 => "int",
-        Scalar::U32 => "uint",
-        _ => "float",
-    }
-}
-
 /// Rejects the data types the GPU back ends do not handle yet.
 fn check_types(gp: &GpuProgram, target: Target) -> Result<(), CodegenError> {
     for t in all_types(gp) {
@@ -716,7 +656,9 @@ fn check_vectors(t: &DataType, target: Target) -> Result<(), CodegenError> {
     match t {
         DataType::Vector(..) => {
             let (elem, lanes) = vector_elem_lanes(t)?;
-            gpu_vector_name(elem, lanes, target, t).map(|_| ())
+            Dialect::of(target)
+                .builtin_vector(elem, lanes, t)
+                .map(|_| ())
         }
         DataType::Array(_, e) => check_vectors(e, target),
         DataType::Pair(a, b) => {

@@ -9,6 +9,11 @@
 //! ([`Expr::Gpu`]), barriers, scalar type names (`long`, `uchar` / `long long`),
 //! `restrict` (`__restrict__` in CUDA), vector lanes ([`Expr::Lane`]) and
 //! conversions ([`Expr::Convert`]).
+//!
+//! What other modules need spelled per target (vector type names and lanes,
+//! the operators CUDA's vectors lack, foreign functions' preludes) is the
+//! dialect table (`print::dialect`), one row per target.
+//!
 //! Expressions get the parentheses C precedence needs, plus those a reader
 //! (and `gcc -Wparentheses`) expects: mixed `&&`/`||`, shifts, ternaries, and
 //! `/` or `%` next to another multiplicative operator.
@@ -18,7 +23,10 @@ use crate::ast::{
     TypeDef, UnOp, Unit, VectorAccess, INDEX_64_MACRO, INDEX_TYPE,
 };
 use crate::Target;
+use dialect::Dialect;
 use rise::primitives::MathFn;
+
+pub(crate) mod dialect;
 
 const INDENT: &str = "  ";
 
@@ -400,12 +408,7 @@ fn doc(e: &Expr, d: Target) -> (String, u8) {
         Expr::Member(a, f) => (format!("{}.{f}", operand(a, P_POSTFIX, d)), P_POSTFIX),
         Expr::Lane(a, k) => {
             let v = operand(a, P_POSTFIX, d);
-            let text = match d {
-                Target::C | Target::OpenMp => format!("{v}[{k}]"),
-                Target::OpenCl => format!("{v}.s{k:x}"),
-                Target::Cuda => format!("{v}.{}", ["x", "y", "z", "w"][(*k).min(3) as usize]),
-            };
-            (text, P_POSTFIX)
+            (format!("{v}{}", Dialect::of(d).lane(*k)), P_POSTFIX)
         }
         Expr::Convert { to, elem, lanes, e } => match d {
             Target::C | Target::OpenMp => (
@@ -504,9 +507,12 @@ fn math_call(f: MathFn, elem: Scalar, args: &[Expr], d: Target) -> Expr {
         f => f.name(),
     };
     let single = elem == Scalar::Float;
-    let suffixed = |name: &str| match d {
-        Target::C | Target::OpenMp | Target::Cuda if single => format!("{name}f"),
-        _ => name.to_string(),
+    let suffixed = |name: &str| {
+        if single {
+            Dialect::of(d).float_math(name)
+        } else {
+            name.to_string()
+        }
     };
     match (f, d) {
         (MathFn::Rsqrt, Target::C | Target::OpenMp) => Expr::binary(

@@ -33,8 +33,9 @@
 
 use std::collections::HashMap;
 
-use crate::gpu::GpuError;
+use crate::error::GpuError;
 use crate::imperative::*;
+use crate::query::{acc_reads, acc_root, exp_reads};
 use arith::{Nat, Var};
 use rise::AddrSpace;
 
@@ -401,42 +402,6 @@ fn collect(c: &Comm, par: bool, uses: &mut Uses) {
             u.write_par |= par;
         }
     }
-}
-
-/// The memory an acceptor writes.
-pub(crate) fn acc_root(a: &Acc) -> &str {
-    use AccKind as A;
-    match &*a.kind {
-        A::Var(id) => &id.name,
-        A::Idx(x, _)
-        | A::View(_, x)
-        | A::Zip1(x)
-        | A::Zip2(x)
-        | A::Unzip(x)
-        | A::Pair1(x)
-        | A::Pair2(x)
-        | A::AsVector(_, x)
-        | A::Map(_, x)
-        | A::At(x, _, _) => acc_root(x),
-    }
-}
-
-/// The memories an acceptor reads besides the one it writes: those its indices read from
-/// data read, and the markers of `scatter` (read and written: see [`AccKind::At`]).
-pub(crate) fn acc_reads(a: &Acc, out: &mut Vec<String>) {
-    crate::walk::Node::Acc(a).visit(&mut |n| {
-        if let crate::walk::Node::Acc(b) = n {
-            if let AccKind::At(_, i, marker) = &*b.kind {
-                exp_reads(i, out);
-                out.extend(marker.iter().map(|m| acc_root(m).to_string()));
-            }
-        }
-    });
-}
-
-/// The memories an expression reads.
-pub(crate) fn exp_reads(e: &Exp, out: &mut Vec<String>) {
-    crate::translate::exp_vars(e, out)
 }
 
 fn flatten(cs: Vec<Comm>, out: &mut Vec<Comm>) {

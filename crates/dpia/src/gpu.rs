@@ -32,48 +32,18 @@
 //! `mapPar` (CPU threads) in a GPU program is an error: it says to run on a CPU.
 
 use std::collections::HashMap;
-use std::fmt;
 
 use crate::barriers;
-use crate::hoist::{free_in_type, hoist, Expand};
+pub use crate::error::GpuError;
+use crate::hoist::{hoist, Expand};
 use crate::imperative::*;
+use crate::query::{acc_root, free_in_type, has_gpu_loop};
 use crate::walk::Node;
 use arith::{Nat, Var};
 use rise::{AddrSpace, DataType};
 
 /// The most threads a work-group may have (CUDA's limit; NVIDIA's OpenCL has the same).
 pub const MAX_WORK_GROUP_SIZE: i64 = 1024;
-
-/// Why a program cannot run on a GPU as it is.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct GpuError {
-    /// What is wrong, naming the memory or loop concerned.
-    pub message: String,
-    /// What would resolve it.
-    pub help: Option<String>,
-}
-
-impl GpuError {
-    /// An error with an optional hint.
-    pub fn new(message: impl Into<String>, help: Option<&str>) -> GpuError {
-        GpuError {
-            message: message.into(),
-            help: help.map(str::to_string),
-        }
-    }
-}
-
-impl fmt::Display for GpuError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.message)?;
-        if let Some(h) = &self.help {
-            write!(f, "\n  help: {h}")?;
-        }
-        Ok(())
-    }
-}
-
-impl std::error::Error for GpuError {}
 
 /// How a kernel is launched, in terms of the program's sizes.
 #[derive(Clone, Debug, PartialEq)]
@@ -405,7 +375,7 @@ fn shared_writes(
             r
         }
         Comm::Assign(a, _) => {
-            let root = barriers::acc_root(a);
+            let root = acc_root(a);
             let space = match spaces.get(root) {
                 Some(s @ (AddrSpace::Local | AddrSpace::Global)) => s,
                 _ => return Ok(()),
@@ -453,40 +423,10 @@ fn reject_cpu_loops(c: &Comm) -> Result<(), GpuError> {
     }
 }
 
-/// Whether a command has a GPU loop.
-pub fn has_gpu_loop(c: &Comm) -> bool {
-    let mut found = false;
-    Node::Comm(c).visit(&mut |n| {
-        found |= matches!(
-            n,
-            Node::Comm(Comm::For {
-                kind: LoopKind::Gpu(_),
-                ..
-            })
-        )
-    });
-    found
-}
-
 fn flatten(c: Comm, out: &mut Vec<Comm>) {
     match c {
         Comm::Seq(cs) => cs.into_iter().for_each(|c| flatten(c, out)),
         Comm::Skip => {}
         c => out.push(c),
     }
-}
-
-/// The names of the memories a command reads or writes.
-pub fn memories_used(c: &Comm) -> std::collections::BTreeSet<String> {
-    let mut out = std::collections::BTreeSet::new();
-    Node::Comm(c).visit(&mut |n| {
-        if let Node::Comm(Comm::Assign(a, e)) = n {
-            out.insert(barriers::acc_root(a).to_string());
-            let mut reads = Vec::new();
-            barriers::exp_reads(e, &mut reads);
-            barriers::acc_reads(a, &mut reads);
-            out.extend(reads);
-        }
-    });
-    out
 }

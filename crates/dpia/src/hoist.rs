@@ -23,8 +23,10 @@
 //! hoisted; that is an error, as is local memory inside a `mapGlobal` loop (there
 //! is no work-group to share it).
 
-use crate::gpu::GpuError;
+use crate::error::GpuError;
 use crate::imperative::*;
+use crate::query::free_in_type;
+use crate::walk::{map_acc_children, map_exp_children};
 use arith::{Nat, Var};
 use rise::{AddrSpace, DataType};
 
@@ -143,27 +145,6 @@ fn walk(
     })
 }
 
-/// The variables a data type's sizes mention.
-pub(crate) fn free_in_type(t: &DataType) -> Vec<Var> {
-    let mut out = Vec::new();
-    fn go(t: &DataType, out: &mut Vec<Var>) {
-        match t {
-            DataType::Array(n, e) | DataType::Vector(n, e) => {
-                out.extend(n.free_vars());
-                go(e, out);
-            }
-            DataType::Index(n) => out.extend(n.free_vars()),
-            DataType::Pair(a, b) => {
-                go(a, out);
-                go(b, out);
-            }
-            _ => {}
-        }
-    }
-    go(t, &mut out);
-    out
-}
-
 /// `c` with the memory `name` replaced by the element `indices` of `by`.
 fn replace_comm(c: &Comm, name: &str, by: &Ident, indices: &[Nat]) -> Comm {
     match c {
@@ -227,74 +208,25 @@ fn replace_exp(e: &Exp, name: &str, by: &Ident, indices: &[Nat]) -> Exp {
 }
 
 fn replace_acc(a: &Acc, name: &str, by: &Ident, indices: &[Nat]) -> Acc {
-    use AccKind as A;
-    let r = |x: &Acc| replace_acc(x, name, by, indices);
-    let kind = match &*a.kind {
-        A::Var(id) if id.name == name => {
+    match &*a.kind {
+        AccKind::Var(id) if id.name == name => {
             let tys = element_types(by, indices);
-            let mut r = Acc::new(A::Var(by.clone()), by.ty.clone());
+            let mut r = Acc::new(AccKind::Var(by.clone()), by.ty.clone());
             for (k, i) in indices.iter().enumerate() {
-                r = Acc::new(A::Idx(r, i.clone()), tys[k + 1].clone());
+                r = Acc::new(AccKind::Idx(r, i.clone()), tys[k + 1].clone());
             }
-            return r;
+            r
         }
-        A::Var(_) => return a.clone(),
-        A::Idx(x, k) => A::Idx(r(x), k.clone()),
-        A::View(v, x) => A::View(v.clone(), r(x)),
-        A::Zip1(x) => A::Zip1(r(x)),
-        A::Zip2(x) => A::Zip2(r(x)),
-        A::Unzip(x) => A::Unzip(r(x)),
-        A::Pair1(x) => A::Pair1(r(x)),
-        A::Pair2(x) => A::Pair2(r(x)),
-        A::AsVector(n, x) => A::AsVector(n.clone(), r(x)),
-        A::Map(v, x) => A::Map(v.clone(), r(x)),
-        A::At(x, i, marker) => A::At(
-            r(x),
-            replace_exp(i, name, by, indices),
-            marker.as_ref().map(r),
-        ),
-    };
-    Acc::new(kind, a.ty.clone())
+        _ => map_acc_children(a, &mut |x| replace_acc(x, name, by, indices), &mut |i| {
+            replace_exp(i, name, by, indices)
+        }),
+    }
 }
 
 /// `e` with every sub-expression for which `f` returns a replacement replaced
 /// (top-down: a replaced node is not visited further).
 pub(crate) fn map_exp(e: &Exp, f: &dyn Fn(&Exp) -> Option<Exp>) -> Exp {
-    use ExpKind as K;
-    if let Some(r) = f(e) {
-        return r;
-    }
-    let m = |x: &Exp| map_exp(x, f);
-    let kind = match &*e.kind {
-        K::Var(_) | K::Lit(_) | K::Nat(_) => return e.clone(),
-        K::Unary(op, a) => K::Unary(*op, m(a)),
-        K::Binary(op, a, b) => K::Binary(*op, m(a), m(b)),
-        K::Select(c, a, b) => K::Select(m(c), m(a), m(b)),
-        K::Math(f, xs) => K::Math(*f, xs.iter().map(m).collect()),
-        K::Cast(a) => K::Cast(m(a)),
-        K::Idx(a, k) => K::Idx(m(a), k.clone()),
-        K::View(v, a) => K::View(v.clone(), m(a)),
-        K::Pad(l, r, mode, a) => {
-            let mode = match mode {
-                PadMode::Cst(c) => PadMode::Cst(m(c)),
-                other => other.clone(),
-            };
-            K::Pad(l.clone(), r.clone(), mode, m(a))
-        }
-        K::Concat(a, b) => K::Concat(m(a), m(b)),
-        K::Zip(a, b) => K::Zip(m(a), m(b)),
-        K::Pair(a, b) => K::Pair(m(a), m(b)),
-        K::Fst(a) => K::Fst(m(a)),
-        K::Snd(a) => K::Snd(m(a)),
-        K::Generate(v, a) => K::Generate(v.clone(), m(a)),
-        K::AsVector(n, a) => K::AsVector(n.clone(), m(a)),
-        K::VectorFromScalar(a) => K::VectorFromScalar(m(a)),
-        K::Lane(a, k) => K::Lane(m(a), k.clone()),
-        K::MakeVector(xs) => K::MakeVector(xs.iter().map(m).collect()),
-        K::At(a, i) => K::At(m(a), m(i)),
-        K::Foreign(fun, args) => K::Foreign(fun.clone(), args.iter().map(m).collect()),
-    };
-    Exp::new(kind, e.ty.clone())
+    f(e).unwrap_or_else(|| map_exp_children(e, &mut |x| map_exp(x, f)))
 }
 
 #[cfg(test)]

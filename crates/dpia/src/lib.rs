@@ -10,16 +10,22 @@
 //! configurations ([`gpu`]), local memory and private arrays move to the top of
 //! each kernel ([`hoist`]), and barriers go where threads communicate, never where
 //! not every thread would reach them ([`barriers`]).
+//!
+//! The passes share the read-only questions about phrases (which memories a command
+//! reads and writes, the variables of a type's sizes) through [`query`], built on the
+//! traversals of [`walk`], and import those rather than each other.
 
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
 pub mod barriers;
 pub mod constraints;
+mod error;
 pub mod gpu;
 pub mod hoist;
 pub mod imperative;
 pub mod limits;
+pub mod query;
 pub mod translate;
 pub mod view;
 pub mod walk;

@@ -1,6 +1,8 @@
 //! The children of the imperative IR, defined once: a [`Node`] is a command, an
 //! expression or an acceptor, and [`Node::children`] lists the nodes directly
-//! below it. Passes that only look at every node are folds over [`Node::visit`].
+//! below it. Passes that only look at every node are folds over [`Node::visit`]
+//! (the queries of [`crate::query`]); passes that rebuild expressions or acceptors
+//! replace their children with [`map_exp_children`] and [`map_acc_children`].
 
 use crate::imperative::{Acc, AccKind, Comm, Exp, ExpKind, PadMode};
 
@@ -89,6 +91,66 @@ pub fn acc_child(a: &Acc) -> Option<&Acc> {
     }
 }
 
+/// `x` with each sub-expression `c` (those of [`exp_children`]) replaced by `f(c)`;
+/// a leaf is `x` itself.
+pub fn map_exp_children(x: &Exp, f: &mut dyn FnMut(&Exp) -> Exp) -> Exp {
+    use ExpKind as K;
+    let kind = match &*x.kind {
+        K::Var(_) | K::Lit(_) | K::Nat(_) => return x.clone(),
+        K::Unary(op, a) => K::Unary(*op, f(a)),
+        K::Binary(op, a, b) => K::Binary(*op, f(a), f(b)),
+        K::Select(c, a, b) => K::Select(f(c), f(a), f(b)),
+        K::Math(m, xs) => K::Math(*m, xs.iter().map(&mut *f).collect()),
+        K::Cast(a) => K::Cast(f(a)),
+        K::Idx(a, k) => K::Idx(f(a), k.clone()),
+        K::View(v, a) => K::View(v.clone(), f(a)),
+        K::Pad(l, r, mode, a) => {
+            let mode = match mode {
+                PadMode::Cst(c) => PadMode::Cst(f(c)),
+                other => other.clone(),
+            };
+            K::Pad(l.clone(), r.clone(), mode, f(a))
+        }
+        K::Concat(a, b) => K::Concat(f(a), f(b)),
+        K::Zip(a, b) => K::Zip(f(a), f(b)),
+        K::Pair(a, b) => K::Pair(f(a), f(b)),
+        K::Fst(a) => K::Fst(f(a)),
+        K::Snd(a) => K::Snd(f(a)),
+        K::Generate(v, a) => K::Generate(v.clone(), f(a)),
+        K::AsVector(n, a) => K::AsVector(n.clone(), f(a)),
+        K::VectorFromScalar(a) => K::VectorFromScalar(f(a)),
+        K::Lane(a, k) => K::Lane(f(a), k.clone()),
+        K::MakeVector(xs) => K::MakeVector(xs.iter().map(&mut *f).collect()),
+        K::At(a, i) => K::At(f(a), f(i)),
+        K::Foreign(fun, args) => K::Foreign(fun.clone(), args.iter().map(&mut *f).collect()),
+    };
+    Exp::new(kind, x.ty.clone())
+}
+
+/// `a` with the acceptors below it (the one it views and a `scatter` marker) replaced by
+/// `fa` of them and an index read from data by `fe` of it; a variable is `a` itself.
+pub fn map_acc_children(
+    a: &Acc,
+    fa: &mut dyn FnMut(&Acc) -> Acc,
+    fe: &mut dyn FnMut(&Exp) -> Exp,
+) -> Acc {
+    use AccKind as A;
+    let kind = match &*a.kind {
+        A::Var(_) => return a.clone(),
+        A::Idx(x, k) => A::Idx(fa(x), k.clone()),
+        A::View(v, x) => A::View(v.clone(), fa(x)),
+        A::Zip1(x) => A::Zip1(fa(x)),
+        A::Zip2(x) => A::Zip2(fa(x)),
+        A::Unzip(x) => A::Unzip(fa(x)),
+        A::Pair1(x) => A::Pair1(fa(x)),
+        A::Pair2(x) => A::Pair2(fa(x)),
+        A::AsVector(n, x) => A::AsVector(n.clone(), fa(x)),
+        A::Map(v, x) => A::Map(v.clone(), fa(x)),
+        A::At(x, i, marker) => A::At(fa(x), fe(i), marker.as_ref().map(&mut *fa)),
+    };
+    Acc::new(kind, a.ty.clone())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -156,5 +218,49 @@ mod tests {
             seen,
             ["new", "seq", "skip", "for", "assign", "out[i]", "out", "xs[i]", "xs"]
         );
+    }
+
+    #[test]
+    fn map_children_replaces_only_the_children() {
+        let f32 = DataType::f32();
+        let var = |name: &str, ty: &DataType| {
+            let id = Ident {
+                name: name.into(),
+                ty: ty.clone(),
+            };
+            (Exp::new(ExpKind::Var(id.clone()), ty.clone()), id)
+        };
+        let (x, _) = var("x", &f32);
+        let (y, _) = var("y", &f32);
+        let sum = Exp::new(
+            ExpKind::Binary(crate::BinOp::Add, x.clone(), x.clone()),
+            f32.clone(),
+        );
+        let renamed = map_exp_children(&sum, &mut |_| y.clone());
+        assert_eq!(renamed.to_string(), "Add(y, y)");
+        assert_eq!(map_exp_children(&x, &mut |_| y.clone()), x);
+
+        let arr = DataType::array(4, f32.clone());
+        let (_, out) = var("out", &arr);
+        let (idx, _) = var("idx", &DataType::Index(Nat::cst(4)));
+        let write = Acc::new(
+            AccKind::At(Acc::new(AccKind::Var(out), arr.clone()), idx, None),
+            f32.clone(),
+        );
+        let (_, tmp) = var("tmp", &arr);
+        let mut indices = Vec::new();
+        let moved = map_acc_children(
+            &write,
+            &mut |_| Acc::new(AccKind::Var(tmp.clone()), arr.clone()),
+            &mut |i| {
+                indices.push(i.to_string());
+                i.clone()
+            },
+        );
+        assert_eq!(indices, ["idx"]);
+        let AccKind::At(root, _, None) = &*moved.kind else {
+            panic!("still a scatter: {moved}")
+        };
+        assert!(matches!(&*root.kind, AccKind::Var(id) if id.name == "tmp"));
     }
 }

@@ -237,7 +237,7 @@ impl Lowerer {
         self.mems.clear();
         self.depth.clear();
         self.thread_vars.clear();
-        let used = dpia::gpu::memories_used(body);
+        let used = dpia::query::memories_used(body);
         let mut env = Env::default();
         let (mut params, mut refs) = (Vec::new(), Vec::new());
         let buffers = std::iter::once((&p.output, Role::Output, K::Output(0)))

@@ -23,6 +23,7 @@
 //! no loop of its own. Array accumulators of `reduceSeq` are updated in place.
 
 use crate::imperative::*;
+use crate::query::exp_reads;
 use crate::view::{PathElem, View};
 use crate::walk::exp_children;
 use arith::{Nat, Var};
@@ -39,7 +40,6 @@ mod prims;
 mod vectorize;
 
 use loops::{check_unrolled, is_loop_app};
-pub(crate) use places::exp_vars;
 use places::{acc_place, same_place, updates_in_place_safely};
 use vectorize::vectorized;
 
@@ -539,7 +539,7 @@ impl Translator {
     /// that `toMem` allocated (through views).
     fn space_of(&self, x: &Exp) -> Option<AddrSpace> {
         let mut names = Vec::new();
-        exp_vars(x, &mut names);
+        exp_reads(x, &mut names);
         let spaces = self.spaces.borrow();
         let mut found = names.iter().map(|n| spaces.get(n).cloned());
         let first = found.next()??;

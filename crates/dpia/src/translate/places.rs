@@ -2,14 +2,7 @@
 //! an acceptor writes, seen through views (for in-place accumulators).
 
 use super::*;
-
-/// The names of the memory identifiers an expression reads.
-pub(crate) fn exp_vars(x: &Exp, out: &mut Vec<String>) {
-    match &*x.kind {
-        ExpKind::Var(id) => out.push(id.name.clone()),
-        _ => exp_children(x).into_iter().for_each(|c| exp_vars(c, out)),
-    }
-}
+use crate::query::acc_root;
 
 /// Whether `step`, which writes an accumulator in memory `name` while reading it,
 /// reads and writes one and the same part of it, wherever it touches it (as
@@ -25,7 +18,7 @@ pub(super) fn updates_in_place_safely(step: &Comm, name: &str) -> bool {
             Comm::New { body, .. } | Comm::For { body, .. } => touched(body, name, out),
             Comm::Assign(a, e) => {
                 places_read(e, name, out);
-                if crate::barriers::acc_root(a) == name {
+                if acc_root(a) == name {
                     out.push(acc_place(a, Vec::new()).map(|(_, at)| at));
                 }
             }
