@@ -14,11 +14,12 @@ use std::collections::{BTreeSet, HashMap};
 
 use rise::{DataType, ScalarType};
 
-use crate::ast::{Param, Scalar, Type, TypeDef};
+use crate::ast::{Param, Scalar, Type, TypeDef, Unit};
 use crate::error::{malformed, unsupported, CodegenError};
 use crate::layout::{is_flat, show_type, unresolved};
 use crate::names::NameSet;
 use crate::print::dialect::Dialect;
+use crate::print::{print_in, type_name_in};
 use crate::Target;
 
 /// The C scalar of a RISE scalar type.
@@ -180,6 +181,31 @@ impl Types {
         self.unaligned.insert(dt.clone(), name.clone());
         Ok(Type::Named(name))
     }
+}
+
+/// How generated code in `target` spells the flat data types `elems` (scalars, vectors,
+/// pairs of such): the C type of each, and the source that defines them (the typedefs, after
+/// the index typedef on GPUs). The source needs `stdint.h` and `stdbool.h` in C, and the
+/// builtin vector types of OpenCL C or CUDA on GPUs.
+pub fn spell(elems: &[DataType], target: Target) -> Result<(Vec<String>, String), CodegenError> {
+    let mut names = NameSet::default();
+    let mut types = if target.is_gpu() {
+        Types::for_gpu(target)
+    } else {
+        Types::default()
+    };
+    let spelled = elems
+        .iter()
+        .map(|t| Ok(type_name_in(&types.value_type(t, &mut names)?, target)))
+        .collect::<Result<Vec<_>, CodegenError>>()?;
+    let unit = Unit {
+        header: String::new(),
+        includes: Vec::new(),
+        preamble: Vec::new(),
+        typedefs: types.into_defs(),
+        functions: Vec::new(),
+    };
+    Ok((spelled, print_in(&unit, target)))
 }
 
 /// Element and lane count of a vector type that GCC vector extensions can express.

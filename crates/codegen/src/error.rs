@@ -92,6 +92,13 @@ impl fmt::Display for CodegenError {
 
 impl std::error::Error for CodegenError {}
 
+impl From<crate::abi::AbiError> for CodegenError {
+    /// Data the buffers cannot hold is a construct the code generator does not support.
+    fn from(e: crate::abi::AbiError) -> CodegenError {
+        CodegenError::Unsupported(e.to_string())
+    }
+}
+
 /// Shorthand for [`CodegenError::Malformed`].
 pub(crate) fn malformed<T>(what: impl Into<String>) -> Result<T, CodegenError> {
     Err(CodegenError::Malformed(what.into()))

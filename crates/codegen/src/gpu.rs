@@ -58,6 +58,7 @@ use arith::{Nat, Var};
 use dpia::{Comm, GpuProgram, Launch};
 use rise::DataType;
 
+use crate::abi;
 use crate::ast::{FnKind, Function, Type, Unit};
 use crate::ctypes::{vector_elem_lanes, Types};
 use crate::error::{unsupported, CodegenError};
@@ -125,9 +126,9 @@ pub struct Temporary {
     pub name: String,
     /// The number of elements, in terms of [`GpuModule::sizes`].
     pub elements: Nat,
-    /// The size of one element in bytes where the index type is 64-bit, which is enough
-    /// for either width ([`IndexWidth`]: an element holding an `idx[n]` takes less room in
-    /// a run with 32-bit indices, and is given as much).
+    /// The size of one element in bytes ([`crate::abi::gpu_layout`]) where the index type is
+    /// 64-bit, which is enough for either width ([`IndexWidth`]: an element holding an
+    /// `idx[n]` takes less room in a run with 32-bit indices, and is given as much).
     pub elem_bytes: u64,
 }
 
@@ -152,23 +153,7 @@ pub struct GpuModule {
 
 /// The width of the index type ([`crate::ast::INDEX_TYPE`]) a run of a GPU module is
 /// built with.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum IndexWidth {
-    /// 32-bit `int` indices and size arguments.
-    Bits32,
-    /// 64-bit indices and size arguments (`long`, `long long`).
-    Bits64,
-}
-
-impl IndexWidth {
-    /// The build option that selects this width (none for 32 bits).
-    pub fn build_option(self) -> Option<String> {
-        match self {
-            IndexWidth::Bits32 => None,
-            IndexWidth::Bits64 => Some(format!("-D{}", crate::ast::INDEX_64_MACRO)),
-        }
-    }
-}
+pub use crate::abi::IndexWidth;
 
 /// The largest extent for which 32-bit indices are used: 2^30, half of `int`'s range,
 /// so that the offsets of pads and windows around an index stay representable too.
@@ -498,7 +483,7 @@ pub fn generate_gpu_with(
             Ok(Temporary {
                 name: t.name.clone(),
                 elements: leaf.count.clone().unwrap_or_else(|| Nat::cst(1)),
-                elem_bytes: size_align(&leaf.elem, IndexWidth::Bits64).0,
+                elem_bytes: abi::gpu_layout(&leaf.elem, IndexWidth::Bits64)?.size,
             })
         })
         .collect::<Result<Vec<_>, _>>()?;
@@ -675,34 +660,5 @@ fn mentions(t: &DataType, p: &dyn Fn(rise::ScalarType) -> bool) -> bool {
         DataType::Array(_, e) | DataType::Vector(_, e) => mentions(e, p),
         DataType::Pair(a, b) => mentions(a, p) || mentions(b, p),
         _ => false,
-    }
-}
-
-/// Size and alignment in bytes of a value of flat data (C struct layout) in a run whose
-/// index type ([`crate::ast::INDEX_TYPE`]) is `width` wide; `natType` is 64-bit whatever the
-/// width.
-fn size_align(t: &DataType, width: IndexWidth) -> (u64, u64) {
-    match t {
-        DataType::Scalar(s) => {
-            let b = u64::from(s.bits().div_ceil(8)).max(1);
-            (b, b)
-        }
-        DataType::NatType => (8, 8),
-        DataType::Index(_) => match width {
-            IndexWidth::Bits32 => (4, 4),
-            IndexWidth::Bits64 => (8, 8),
-        },
-        DataType::Vector(n, e) => {
-            let lanes = n.as_cst().unwrap_or(1).max(1) as u64;
-            let (b, _) = size_align(e, width);
-            (b * lanes, b * lanes)
-        }
-        DataType::Pair(a, b) => {
-            let ((sa, aa), (sb, ab)) = (size_align(a, width), size_align(b, width));
-            let align = aa.max(ab);
-            let off_b = sa.div_ceil(ab) * ab;
-            ((off_b + sb).div_ceil(align) * align, align)
-        }
-        _ => (8, 8),
     }
 }

@@ -14,6 +14,10 @@
 //! A path (array indices, pair components, vector lanes; outermost first)
 //! into the identifier then lands at a [`Place`]: a leaf, a flat index, struct
 //! fields and a lane.
+//!
+//! How one element of a leaf lies in bytes (its size, alignment and C's padding,
+//! `idx[n]` as the index type) is [`crate::abi`]'s answer, which every host that
+//! fills or reads the buffers shares.
 
 use arith::Nat;
 use rise::DataType;

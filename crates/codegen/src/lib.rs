@@ -7,7 +7,7 @@
 //!    expression through its views and every write through an acceptor's views
 //!    becomes an access to flat, row-major memory at an index computed and
 //!    simplified symbolically by `arith` (`layout` says how data lives in
-//!    memory);
+//!    memory, [`abi`] how one element lies in bytes);
 //! 2. **assembly**: the kernel function, its typedefs (GCC vectors, pair
 //!    structs) and the uniform entry point the runtime calls;
 //! 3. **printing** ([`print::print_in`]) for a [`Target`].
@@ -64,6 +64,7 @@
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
+pub mod abi;
 pub mod ast;
 mod ctypes;
 mod error;
@@ -78,6 +79,7 @@ mod nat_expr;
 pub mod print;
 mod target;
 
+pub use ctypes::spell as spell_c_types;
 pub use error::CodegenError;
 pub use foreign::CNames as ForeignCNames;
 pub use gpu::{

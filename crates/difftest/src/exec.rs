@@ -4,6 +4,7 @@
 
 use crate::case::{random_value, Case};
 use crate::rng;
+use codegen::abi::{self, IndexWidth};
 use rise::interp::{self, Flat, Scalar, Value};
 use rise::{DataType, ScalarType};
 use std::collections::HashSet;
@@ -149,19 +150,15 @@ impl Input {
         })
     }
 
-    /// The bytes of the input as generated code reads it: indices as the code's index
-    /// type, `index_bytes` wide (8 in C and OpenMP; 4 in the OpenCL runs, which use 32-bit
-    /// indices).
-    pub fn bytes(&self, index_bytes: usize) -> Vec<u8> {
-        match self.index_bound {
-            Some(_) if index_bytes == 4 => self
-                .flat
-                .data
-                .iter()
-                .flat_map(|s| (s.as_i128().unwrap_or(0) as i32).to_ne_bytes())
-                .collect(),
-            _ => to_bytes(&self.flat),
-        }
+    /// The bytes of the input as generated code reads it ([`codegen::abi`]): indices as
+    /// the code's index type, `width` wide (64 bits in C and OpenMP; 32 in the OpenCL runs).
+    pub fn bytes(&self, width: IndexWidth) -> Result<Vec<u8>, String> {
+        let elem = match self.index_bound {
+            Some(n) => DataType::Index(arith::Nat::cst(n)),
+            None => DataType::Scalar(self.flat.elem),
+        };
+        abi::encode_elements(&elem, &self.flat.data, width)
+            .map_err(|e| format!("an input of type `{}`: {e}", self.data_type()))
     }
 }
 
@@ -298,8 +295,10 @@ pub fn front(case: &Case) -> Result<Front, Outcome> {
         let expected = reference(&instance, &inputs, interp::ErrorMode::Poison);
         let output_bytes = match &instance.result {
             rise::Type::Data(t) => interp::flat_layout(t)
-                .map(|(shape, elem)| {
-                    shape.iter().product::<usize>() * (elem.bits() as usize).div_ceil(8)
+                .ok()
+                .and_then(|(shape, elem)| {
+                    let size = abi::size_of(&DataType::Scalar(elem), IndexWidth::Bits64).ok()?;
+                    Some(shape.iter().product::<usize>() * usize::try_from(size).ok()?)
                 })
                 .unwrap_or(0),
             _ => 0,
@@ -421,9 +420,10 @@ pub fn message(e: &shine::Error) -> String {
     }
 }
 
-/// The bytes of a flat array as generated code lays it out.
-pub fn to_bytes(flat: &Flat) -> Vec<u8> {
-    flat.to_ne_bytes()
+/// The bytes of a flat array as generated code lays it out ([`codegen::abi`]).
+pub fn to_bytes(flat: &Flat) -> Result<Vec<u8>, String> {
+    abi::encode_elements(&DataType::Scalar(flat.elem), &flat.data, IndexWidth::Bits64)
+        .map_err(|e| format!("the interpreter's result: {e}"))
 }
 
 /// An output buffer of `len` bytes, filled with a marker so that unwritten elements show.
@@ -435,7 +435,10 @@ pub fn output_for(len: usize) -> runtime::Buffer {
 /// shine's rule ([`shine::scalars_agree`]: floats within the tolerance `--verify` uses,
 /// everything else exactly).
 pub fn compare(expected: &Flat, got: &[u8]) -> Outcome {
-    let want = to_bytes(expected);
+    let want = match to_bytes(expected) {
+        Ok(want) => want,
+        Err(e) => return Outcome::Refused(e),
+    };
     if want.len() != got.len() {
         return Outcome::Mismatch(format!(
             "{} bytes expected, {} written",

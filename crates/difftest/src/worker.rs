@@ -5,6 +5,7 @@
 use crate::case::Case;
 use crate::exec::{self, Front, Outcome};
 use crate::sched::{self, Target};
+use codegen::abi::IndexWidth;
 use runtime::GpuProgram;
 use std::io::Write;
 
@@ -174,21 +175,25 @@ fn interp_error_kind(m: &str) -> &'static str {
     }
 }
 
-/// The input buffers of a run (indices `index_bytes` wide) and its output buffer, filled
+/// The input buffers of a run (indices `width` wide) and its output buffer, filled
 /// with the marker of [`exec::output_for`]: as large as the result type says also where the
 /// interpreter has no result (the code may write all of it before it stops on an error).
-fn run_buffers(front: &Front, index_bytes: usize) -> (Vec<runtime::Buffer>, runtime::Buffer) {
+/// An input the buffers cannot hold refuses the run.
+fn run_buffers(
+    front: &Front,
+    width: IndexWidth,
+) -> Result<(Vec<runtime::Buffer>, runtime::Buffer), Outcome> {
     let inputs = front
         .inputs
         .iter()
-        .map(|i| runtime::Buffer::from_bytes(&i.bytes(index_bytes)))
-        .collect();
+        .map(|i| Ok(runtime::Buffer::from_bytes(&i.bytes(width)?)))
+        .collect::<Result<_, String>>()
+        .map_err(Outcome::Refused)?;
     let len = match &front.expected {
-        Ok(e) => exec::to_bytes(e).len(),
+        Ok(e) => exec::to_bytes(e).map_err(Outcome::Refused)?.len(),
         Err(_) => front.output_bytes,
     };
-    let output = exec::output_for(len);
-    (inputs, output)
+    Ok((inputs, exec::output_for(len)))
 }
 
 fn emit(out: &mut dyn Write, line: String) {
@@ -284,7 +289,10 @@ fn run_one_c(
     let mut sizes = vec![slot as i64];
     sizes.extend(values);
     // C indices are 64 bits wide
-    let (buffers, mut output) = run_buffers(front, 8);
+    let (buffers, mut output) = match run_buffers(front, IndexWidth::Bits64) {
+        Ok(buffers) => buffers,
+        Err(refused) => return refused,
+    };
     let refs: Vec<&runtime::Buffer> = buffers.iter().collect();
     emit(out, format!("B\t{idx}\t{}", t.name()));
     let got = module
@@ -468,7 +476,7 @@ fn run_gpu<B: GpuBackend>(
             let plan =
                 exec::gpu_plan::<B::Launch>(m, &values, front.inputs.len(), dev.max_threads())?;
             // 32-bit indices (gpu_plan refuses others): index inputs are 4 bytes
-            let (buffers, mut output) = run_buffers(front, 4);
+            let (buffers, mut output) = run_buffers(front, IndexWidth::Bits32)?;
             let refs: Vec<&runtime::Buffer> = buffers.iter().collect();
             emit(out, format!("B\t{idx}\t{}", t.name()));
             let got = run_program(program, m, &plan, &mut output, &refs);

@@ -14,15 +14,15 @@
 //!   files or the members `0.npy`, `1.npy` of one `.npz`. A result that is no tuple is one
 //!   part.
 //!
-//! The layout of compiled code's buffers mirrors the code generator's (`codegen`'s
+//! The layout of compiled code's buffers is the code generator's (`codegen`'s
 //! `layout::leaves`): arrays are flat and row-major, data that is one C value (scalars,
 //! vectors and tuples of those) is stored in place, and a tuple holding arrays is stored as
-//! one buffer per component. A vector of `k` lanes of `b` bytes each takes `k * b` bytes,
-//! aligned to as many ([`CLayout::of`]): the code generator has vectors of a power-of-two
-//! number of lanes only (OpenCL's `float3` would take the room of a `float4`), and a tuple
-//! holding a vector of more than 16 bytes is refused, since C aligns such a vector as its
-//! compiler flags say (a 32-byte GCC vector: to 16 bytes without AVX, to 32 with it).
+//! one buffer per component. How one element lies in a buffer (sizes, C's padding, the bytes
+//! of each scalar) is [`codegen::abi`]'s answer, shared with the code generator; it refuses
+//! vectors of a number of lanes that is not a power of two and a tuple holding a vector of
+//! more than 16 bytes, which C aligns as its compiler's flags say.
 
+use codegen::abi::{self, IndexWidth};
 use rise::interp::{Flat, Scalar, Value};
 use rise::{DataType, ScalarType};
 
@@ -309,23 +309,21 @@ impl Array {
         })
     }
 
-    /// The bytes of the array as compiled code lays it out: row-major, each element as the C
-    /// value of its type (a tuple as a struct with C's padding), indices as integers of
-    /// `index_bytes` bytes, naturals (`natType`) as 64-bit integers.
-    pub fn to_bytes(&self, index_bytes: usize) -> Result<Vec<u8>, String> {
-        let layout = CLayout::of(&self.elem, index_bytes)?;
-        let per = layout.fields.len();
-        let mut bytes = vec![0u8; self.len() * layout.size];
-        for (element, chunk) in self
-            .data
-            .chunks(per.max(1))
-            .zip(bytes.chunks_exact_mut(layout.size.max(1)))
-        {
-            for (&(offset, leaf), &s) in layout.fields.iter().zip(element) {
-                write_leaf(&mut chunk[offset..], leaf, s, index_bytes)?;
-            }
+    /// The bytes of the array as compiled code lays it out ([`codegen::abi`]): row-major,
+    /// each element as the C value of its type (a tuple as a struct with C's padding),
+    /// indices as integers of the code's index `width`, naturals (`natType`) as 64-bit
+    /// integers.
+    pub fn to_bytes(&self, width: IndexWidth) -> Result<Vec<u8>, String> {
+        let leaves = self.leaves()?;
+        if self.data.len() != self.len() * leaves.len() {
+            return Err(format!(
+                "{} scalars for {} elements of `{}`",
+                self.data.len(),
+                self.len(),
+                self.elem
+            ));
         }
-        Ok(bytes)
+        abi::encode_elements(&self.elem, &self.data, width).map_err(|e| e.to_string())
     }
 
     /// The array of `shape` and element type `elem` in `bytes` laid out as
@@ -334,23 +332,10 @@ impl Array {
         bytes: &[u8],
         elem: &DataType,
         shape: &[usize],
-        index_bytes: usize,
+        width: IndexWidth,
     ) -> Result<Array, String> {
-        let layout = CLayout::of(elem, index_bytes)?;
         let count: usize = shape.iter().product();
-        if bytes.len() != count * layout.size {
-            return Err(format!(
-                "{} bytes hold no {count} elements of `{elem}` ({} bytes each)",
-                bytes.len(),
-                layout.size
-            ));
-        }
-        let mut data = Vec::with_capacity(count * layout.fields.len());
-        for chunk in bytes.chunks_exact(layout.size.max(1)).take(count) {
-            for &(offset, leaf) in &layout.fields {
-                data.push(read_leaf(&chunk[offset..], leaf, index_bytes));
-            }
-        }
+        let data = abi::decode_elements(elem, bytes, count, width).map_err(|e| e.to_string())?;
         Ok(Array {
             elem: elem.clone(),
             shape: shape.to_vec(),
@@ -386,147 +371,11 @@ fn record_value(t: &DataType, data: &[Scalar], at: &mut usize) -> Value {
     }
 }
 
-/// How a record type is laid out in C: its size, and the offset and type of each leaf.
-#[derive(Clone, Debug, PartialEq)]
-pub struct CLayout {
-    /// The size in bytes (a multiple of the alignment).
-    pub size: usize,
-    /// The alignment in bytes.
-    pub align: usize,
-    /// The offset and type of each leaf, in the order of [`leaves`].
-    pub fields: Vec<(usize, Leaf)>,
-}
-
-impl CLayout {
-    /// The layout of `elem` as C (and OpenCL C, and CUDA) lays out its struct: each field at
-    /// the next multiple of its alignment, the size rounded up to the largest alignment.
-    pub fn of(elem: &DataType, index_bytes: usize) -> Result<CLayout, String> {
-        let leaf = |l: Leaf| -> Result<CLayout, String> {
-            let size = match l {
-                Leaf::Scalar(ScalarType::Bool) => 1,
-                Leaf::Scalar(t) => (t.bits() / 8) as usize,
-                Leaf::Index(_) | Leaf::Nat => leaf_bytes(l, index_bytes),
-            };
-            Ok(CLayout {
-                size,
-                align: size,
-                fields: vec![(0, l)],
-            })
-        };
-        match elem {
-            DataType::Pair(a, b) => {
-                if let Some(v) = wide_vector(elem) {
-                    return Err(format!(
-                        "the tuple `{elem}` holds the vector `{v}` of more than \
-                         {MAX_VECTOR_IN_TUPLE} bytes, which C aligns as its compiler's flags say \
-                         (GCC: a 32-byte vector to 16 bytes without AVX, to 32 with it), so \
-                         shine does not lay out its struct on any target; not supported yet \
-                         (an array of such vectors outside a tuple is)"
-                    ));
-                }
-                let (a, b) = (CLayout::of(a, index_bytes)?, CLayout::of(b, index_bytes)?);
-                let align = a.align.max(b.align);
-                let second = a.size.next_multiple_of(b.align);
-                let size = (second + b.size).next_multiple_of(align);
-                let mut fields = a.fields;
-                fields.extend(b.fields.into_iter().map(|(o, l)| (second + o, l)));
-                Ok(CLayout {
-                    size,
-                    align,
-                    fields,
-                })
-            }
-            DataType::Vector(n, e) if is_lane(e) => {
-                let lanes = lane_count(n, elem)?;
-                if !lanes.is_power_of_two() {
-                    return Err(format!(
-                        "`{elem}` has {lanes} lanes; compiled code has vectors of a power-of-two \
-                         number of lanes only (OpenCL's 3-lane vectors take the room of 4)"
-                    ));
-                }
-                let lane = CLayout::of(e, index_bytes)?;
-                let size = lanes * lane.size;
-                Ok(CLayout {
-                    size,
-                    align: size,
-                    fields: (0..lanes)
-                        .flat_map(|k| {
-                            lane.fields
-                                .iter()
-                                .map(move |&(o, l)| (k * lane.size + o, l))
-                        })
-                        .collect(),
-                })
-            }
-            other => {
-                let [l] = leaves(other)?[..] else {
-                    return Err(format!("`{other}` is not a record"));
-                };
-                leaf(l)
-            }
-        }
-    }
-}
-
-/// The widest vector (in bytes) a tuple may hold at the boundary: up to 16 bytes a vector is
-/// aligned to its size on every target (a GCC vector, OpenCL's and CUDA's `float4`); a wider
-/// one GCC aligns as the compiler's flags say (to 16 bytes without AVX, to 32 with it).
-const MAX_VECTOR_IN_TUPLE: usize = 16;
-
-/// A vector in the record type `t` of more than [`MAX_VECTOR_IN_TUPLE`] bytes.
-fn wide_vector(t: &DataType) -> Option<&DataType> {
-    match t {
-        DataType::Pair(a, b) => wide_vector(a).or_else(|| wide_vector(b)),
-        DataType::Vector(n, e) => {
-            let lane = match &**e {
-                DataType::Scalar(ScalarType::Bool) => 1,
-                DataType::Scalar(s) => (s.bits() / 8) as usize,
-                _ => 8,
-            };
-            let lanes = n.as_cst().and_then(|c| usize::try_from(c).ok())?;
-            (lanes.saturating_mul(lane) > MAX_VECTOR_IN_TUPLE).then_some(t)
-        }
-        _ => None,
-    }
-}
-
-/// The size of a `natType` value in compiled code: 64 bits on every target.
-const NAT_BYTES: usize = 8;
-
-/// The size of an index or a natural in compiled code whose indices are `index_bytes` wide.
-fn leaf_bytes(leaf: Leaf, index_bytes: usize) -> usize {
-    match leaf {
-        Leaf::Nat => NAT_BYTES,
-        _ => index_bytes,
-    }
-}
-
-fn write_leaf(out: &mut [u8], leaf: Leaf, s: Scalar, index_bytes: usize) -> Result<(), String> {
-    let mut put = |b: &[u8]| out[..b.len()].copy_from_slice(b);
-    match (leaf, s) {
-        (Leaf::Index(_) | Leaf::Nat, s) => {
-            let v = s.as_i128().unwrap_or(0) as i64;
-            if leaf_bytes(leaf, index_bytes) == 4 {
-                put(&(v as i32).to_ne_bytes())
-            } else {
-                put(&v.to_ne_bytes())
-            }
-        }
-        (_, Scalar::Bool(b)) => put(&[b as u8]),
-        (_, Scalar::Int(x) | Scalar::I32(x)) => put(&x.to_ne_bytes()),
-        (_, Scalar::I8(x)) => put(&x.to_ne_bytes()),
-        (_, Scalar::I16(x)) => put(&x.to_ne_bytes()),
-        (_, Scalar::I64(x)) => put(&x.to_ne_bytes()),
-        (_, Scalar::U8(x)) => put(&[x]),
-        (_, Scalar::U16(x)) => put(&x.to_ne_bytes()),
-        (_, Scalar::U32(x)) => put(&x.to_ne_bytes()),
-        (_, Scalar::U64(x)) => put(&x.to_ne_bytes()),
-        (_, Scalar::F32(x)) => put(&x.to_ne_bytes()),
-        (_, Scalar::F64(x)) => put(&x.to_ne_bytes()),
-        (_, Scalar::F16(x)) => put(&x.to_ne_bytes()),
-        (_, Scalar::Bf16(x)) => put(&x.to_ne_bytes()),
-    }
-    Ok(())
+/// The bytes one element of the record type `elem` takes in a buffer of compiled code whose
+/// indices are `width` wide ([`codegen::abi::size_of`]).
+pub fn element_bytes(elem: &DataType, width: IndexWidth) -> Result<usize, String> {
+    let size = abi::size_of(elem, width).map_err(|e| e.to_string())?;
+    usize::try_from(size).map_err(|_| format!("`{elem}` takes {size} bytes"))
 }
 
 /// The first `N` bytes of `c` (zeros past its end: callers give whole elements).
@@ -535,31 +384,6 @@ pub(crate) fn first<const N: usize>(c: &[u8]) -> [u8; N] {
     let n = N.min(c.len());
     b[..n].copy_from_slice(&c[..n]);
     b
-}
-
-fn read_leaf(c: &[u8], leaf: Leaf, index_bytes: usize) -> Scalar {
-    match leaf {
-        Leaf::Index(_) | Leaf::Nat if leaf_bytes(leaf, index_bytes) == 4 => {
-            Scalar::I64(i32::from_ne_bytes(first(c)) as i64)
-        }
-        Leaf::Index(_) | Leaf::Nat => Scalar::I64(i64::from_ne_bytes(first(c))),
-        Leaf::Scalar(t) => match t {
-            ScalarType::Bool => Scalar::Bool(c[0] != 0),
-            ScalarType::Int => Scalar::Int(i32::from_ne_bytes(first(c))),
-            ScalarType::I32 => Scalar::I32(i32::from_ne_bytes(first(c))),
-            ScalarType::I8 => Scalar::I8(c[0] as i8),
-            ScalarType::I16 => Scalar::I16(i16::from_ne_bytes(first(c))),
-            ScalarType::I64 => Scalar::I64(i64::from_ne_bytes(first(c))),
-            ScalarType::U8 => Scalar::U8(c[0]),
-            ScalarType::U16 => Scalar::U16(u16::from_ne_bytes(first(c))),
-            ScalarType::U32 => Scalar::U32(u32::from_ne_bytes(first(c))),
-            ScalarType::U64 => Scalar::U64(u64::from_ne_bytes(first(c))),
-            ScalarType::F32 => Scalar::F32(f32::from_ne_bytes(first(c))),
-            ScalarType::F16 => Scalar::F16(half::f16::from_ne_bytes(first(c))),
-            ScalarType::Bf16 => Scalar::Bf16(half::bf16::from_ne_bytes(first(c))),
-            ScalarType::F64 => Scalar::F64(f64::from_ne_bytes(first(c))),
-        },
-    }
 }
 
 /// A part of a result: where it is in the result's tuple (`false`: first component,
@@ -746,7 +570,7 @@ impl Output {
     pub fn from_buffers(
         ty: &DataType,
         buffers: &[&[u8]],
-        index_bytes: usize,
+        width: IndexWidth,
     ) -> Result<Output, String> {
         let layouts = buffers_of(ty)?;
         if layouts.len() != buffers.len() {
@@ -759,7 +583,7 @@ impl Output {
         let mut arrays = layouts
             .iter()
             .zip(buffers)
-            .map(|(l, b)| Array::from_bytes(b, &l.elem, &l.shape, index_bytes).map(Some))
+            .map(|(l, b)| Array::from_bytes(b, &l.elem, &l.shape, width).map(Some))
             .collect::<Result<Vec<_>, _>>()?;
         let parts = parts_of(ty)
             .iter()
@@ -789,6 +613,9 @@ impl Output {
 mod tests {
     use super::*;
 
+    const W32: IndexWidth = IndexWidth::Bits32;
+    const W64: IndexWidth = IndexWidth::Bits64;
+
     fn pair(a: DataType, b: DataType) -> DataType {
         DataType::pair(a, b)
     }
@@ -798,36 +625,36 @@ mod tests {
     }
 
     #[test]
-    fn c_layout_pads_as_c_does() {
+    fn buffers_are_laid_out_as_the_code_generator_lays_them_out() {
         let t = pair(
             DataType::Scalar(ScalarType::I8),
             DataType::Scalar(ScalarType::F64),
         );
-        let l = CLayout::of(&t, 8).unwrap();
-        assert_eq!((l.size, l.align), (16, 8));
-        assert_eq!(l.fields.iter().map(|f| f.0).collect::<Vec<_>>(), [0, 8]);
-        // ((f32, i8), i16): the inner struct is 8 bytes, aligned to 4
-        let inner = pair(DataType::f32(), DataType::Scalar(ScalarType::I8));
-        let t = pair(inner, DataType::Scalar(ScalarType::I16));
-        let l = CLayout::of(&t, 8).unwrap();
-        assert_eq!((l.size, l.align), (12, 4));
-        assert_eq!(l.fields.iter().map(|f| f.0).collect::<Vec<_>>(), [0, 4, 8]);
+        assert_eq!(element_bytes(&t, W64).unwrap(), 16);
         // indices are the code's index type
         let t = pair(DataType::Index(5.into()), DataType::f32());
-        assert_eq!(CLayout::of(&t, 8).unwrap().size, 16);
-        assert_eq!(CLayout::of(&t, 4).unwrap().size, 8);
+        assert_eq!(element_bytes(&t, W64).unwrap(), 16);
+        assert_eq!(element_bytes(&t, W32).unwrap(), 8);
         // naturals are 64-bit whatever the index width
         let t = pair(DataType::NatType, DataType::f32());
-        assert_eq!(CLayout::of(&t, 4).unwrap().size, 16);
+        assert_eq!(element_bytes(&t, W32).unwrap(), 16);
         let big = Array {
             elem: DataType::NatType,
             shape: vec![1],
             data: vec![Scalar::I64(1 << 40)],
         };
-        let bytes = big.to_bytes(4).unwrap();
+        let bytes = big.to_bytes(W32).unwrap();
         assert_eq!(bytes.len(), 8);
-        let back = Array::from_bytes(&bytes, &DataType::NatType, &[1], 4).unwrap();
+        let back = Array::from_bytes(&bytes, &DataType::NatType, &[1], W32).unwrap();
         assert_eq!(back.data, [Scalar::I64(1 << 40)]);
+        // an index that does not fit 32 bits is an error, not a truncation
+        let far = Array {
+            elem: DataType::Index(arith::Nat::cst(1 << 40)),
+            shape: vec![1],
+            data: vec![Scalar::I64(1 << 35)],
+        };
+        assert!(far.to_bytes(W32).is_err());
+        assert_eq!(far.to_bytes(W64).unwrap(), (1i64 << 35).to_ne_bytes());
     }
 
     #[test]
@@ -849,10 +676,10 @@ mod tests {
             shape: vec![2],
             data,
         };
-        let bytes = a.to_bytes(8).unwrap();
+        let bytes = a.to_bytes(W64).unwrap();
         // (f32, (i8, int64_t)): the inner struct is 16 bytes at offset 8
         assert_eq!(bytes.len(), 2 * 24);
-        assert_eq!(Array::from_bytes(&bytes, &elem, &[2], 8).unwrap(), a);
+        assert_eq!(Array::from_bytes(&bytes, &elem, &[2], W64).unwrap(), a);
         let v = a.to_value().unwrap();
         assert_eq!(
             v.to_string(),
@@ -883,9 +710,9 @@ mod tests {
         // compiled code: one buffer per array, the scalar alone
         let layouts = buffers_of(&ty).unwrap();
         assert_eq!(layouts.len(), 3);
-        let bytes: Vec<Vec<u8>> = out.parts.iter().map(|p| p.to_bytes(8).unwrap()).collect();
+        let bytes: Vec<Vec<u8>> = out.parts.iter().map(|p| p.to_bytes(W64).unwrap()).collect();
         let slices: Vec<&[u8]> = bytes.iter().map(Vec::as_slice).collect();
-        assert_eq!(Output::from_buffers(&ty, &slices, 8).unwrap(), out);
+        assert_eq!(Output::from_buffers(&ty, &slices, W64).unwrap(), out);
     }
 
     #[test]
@@ -896,69 +723,45 @@ mod tests {
         let out = Output::from_value(&value, &ty).unwrap();
         assert_eq!(out.parts.len(), 2);
         let whole = Array::from_value(&value, &ty).unwrap();
-        let bytes = whole.to_bytes(8).unwrap();
+        let bytes = whole.to_bytes(W64).unwrap();
         assert_eq!(bytes.len(), 16);
-        assert_eq!(Output::from_buffers(&ty, &[&bytes], 8).unwrap(), out);
+        assert_eq!(Output::from_buffers(&ty, &[&bytes], W64).unwrap(), out);
     }
 
     fn vec(t: DataType, lanes: i64) -> DataType {
         DataType::vector(t, lanes)
     }
 
-    fn offsets(l: &CLayout) -> Vec<usize> {
-        l.fields.iter().map(|f| f.0).collect()
-    }
-
     #[test]
     fn vectors_are_laid_out_as_c_lays_out_gcc_and_opencl_vectors() {
-        let f64_ = DataType::Scalar(ScalarType::F64);
-        let i8_ = DataType::Scalar(ScalarType::I8);
-        let i32_ = DataType::Scalar(ScalarType::I32);
-        // float4: 16 bytes aligned to 16, one leaf per lane
-        let l = CLayout::of(&vec(DataType::f32(), 4), 8).unwrap();
-        assert_eq!((l.size, l.align), (16, 16));
-        assert_eq!(offsets(&l), [0, 4, 8, 12]);
-        // the sizes, alignments and offsets gcc gives these structs (x86-64)
-        let cases = [
-            // struct { float4 a; float b; }: 32 bytes, b at 16
-            (pair(vec(DataType::f32(), 4), DataType::f32()), 32, 16, 16),
-            // struct { int8_t a; double2 v; }: v at 16
-            (pair(i8_.clone(), vec(f64_, 2)), 32, 16, 16),
-            // struct { int2 v; int8_t a; }: a at 8, 16 bytes aligned to 8
-            (pair(vec(i32_, 2), i8_), 16, 8, 8),
-        ];
-        for (t, size, align, second) in cases {
-            let l = CLayout::of(&t, 8).unwrap();
-            assert_eq!((l.size, l.align), (size, align), "{t}");
-            let DataType::Pair(a, _) = &t else {
-                unreachable!()
-            };
-            let first_leaves = leaves(a).unwrap().len();
-            assert_eq!(l.fields[first_leaves].0, second, "{t}");
-        }
-        // struct { struct { float4 a; float b; } x; float c; }: 48 bytes, c at 32
-        let nested = pair(
-            pair(vec(DataType::f32(), 4), DataType::f32()),
-            DataType::f32(),
-        );
-        let l = CLayout::of(&nested, 8).unwrap();
-        assert_eq!((l.size, l.align), (48, 16));
-        assert_eq!(offsets(&l), [0, 4, 8, 12, 16, 32]);
+        // struct { float4 a; float b; }: 32 bytes, b at 16 (the padding is zero)
+        let elem = pair(vec(DataType::f32(), 4), DataType::f32());
+        let a = Array {
+            elem: elem.clone(),
+            shape: vec![1],
+            data: f32s(&[1.0, 2.0, 3.0, 4.0, 5.0]),
+        };
+        let bytes = a.to_bytes(W64).unwrap();
+        assert_eq!(bytes.len(), 32);
+        assert_eq!(f32::from_ne_bytes(first(&bytes[12..])), 4.0);
+        assert_eq!(f32::from_ne_bytes(first(&bytes[16..])), 5.0);
+        assert!(bytes[20..].iter().all(|&b| b == 0));
+        assert_eq!(Array::from_bytes(&bytes, &elem, &[1], W64).unwrap(), a);
     }
 
     #[test]
     fn vectors_the_code_cannot_hold_as_the_boundary_would_are_refused() {
         // 3 lanes: OpenCL's float3 takes 16 bytes, the code generator has no 3-lane vectors
-        let err = CLayout::of(&vec(DataType::f32(), 3), 8).unwrap_err();
+        let err = element_bytes(&vec(DataType::f32(), 3), W64).unwrap_err();
         assert!(err.contains("`vec[f32, 3]` has 3 lanes"), "{err}");
         // a wide vector alone is laid out (an array of them is contiguous whatever its
         // alignment), in a tuple its alignment depends on C's flags
-        assert_eq!(CLayout::of(&vec(DataType::f32(), 8), 8).unwrap().size, 32);
+        assert_eq!(element_bytes(&vec(DataType::f32(), 8), W64).unwrap(), 32);
         let t = pair(
             DataType::f32(),
             pair(DataType::f32(), vec(DataType::f32(), 8)),
         );
-        let err = CLayout::of(&t, 8).unwrap_err();
+        let err = element_bytes(&t, W64).unwrap_err();
         assert!(err.contains("holds the vector `vec[f32, 8]`"), "{err}");
         // vectors of tuples or of vectors are no records
         let err = leaves(&vec(pair(DataType::f32(), DataType::f32()), 2)).unwrap_err();
@@ -983,9 +786,9 @@ mod tests {
             a.to_value().unwrap().to_string(),
             "[<0.0, 1.0, 2.0, 3.0>, <4.0, 5.0, 6.0, 7.0>]"
         );
-        let bytes = a.to_bytes(8).unwrap();
+        let bytes = a.to_bytes(W64).unwrap();
         assert_eq!(bytes.len(), 32);
-        assert_eq!(Array::from_bytes(&bytes, &a.elem, &[2], 8).unwrap(), a);
+        assert_eq!(Array::from_bytes(&bytes, &a.elem, &[2], W64).unwrap(), a);
         // one buffer of float4 for compiled code
         let layouts = buffers_of(&ty).unwrap();
         assert_eq!(layouts.len(), 1);
@@ -1002,10 +805,10 @@ mod tests {
         let a =
             Array::from_value(&Value::array(vec![v]), &DataType::array(1, elem.clone())).unwrap();
         assert_eq!(a.data.len(), 3);
-        let bytes = a.to_bytes(8).unwrap();
+        let bytes = a.to_bytes(W64).unwrap();
         assert_eq!(bytes.len(), 16);
         assert_eq!(f64::from_ne_bytes(first(&bytes[8..])), 3.0);
-        assert_eq!(Array::from_bytes(&bytes, &elem, &[1], 8).unwrap(), a);
+        assert_eq!(Array::from_bytes(&bytes, &elem, &[1], W64).unwrap(), a);
         assert_eq!(a.select(&[false]).unwrap().elem, vec(DataType::f32(), 2));
         assert_eq!(a.select(&[true]).unwrap().data, [Scalar::F64(3.0)]);
     }

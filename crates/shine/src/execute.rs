@@ -6,9 +6,10 @@
 //! the module's launches ([`crate::gpu`]). Both sit behind one [`Runner`], so that
 //! [`Executable::run`], [`Executable::bench`] and [`Executable::verify`] are written once.
 
-use crate::boundary::{self, Array, BufferLayout, CLayout, Output};
+use crate::boundary::{self, Array, BufferLayout, Output};
 use crate::inputs::{bind, Inputs};
 use crate::{limits, verify, Artifact, Code, Error, Phrase, Setting, SourceFile, Stage, Target};
+use codegen::gpu::IndexWidth;
 use rise::infer::Instance;
 use rise::DataType;
 use runtime::{Buffer, RuntimeError, Timing};
@@ -149,7 +150,7 @@ impl InProcessRun {
     fn call(&self, outputs: &mut [Buffer], inputs: &[&Buffer]) -> Result<(), RuntimeError> {
         // SAFETY: `Executable::with_built` allocates the buffers from the layouts of the
         // bound inputs and result at exactly these sizes (`Array::to_bytes`,
-        // `boundary::buffers_of`, `CLayout`), the layouts the generated code reads and writes.
+        // `boundary::buffers_of`, `boundary::element_bytes`), the layouts the generated code reads and writes.
         unsafe { self.library.run_outputs(outputs, inputs, &self.sizes) }
     }
 }
@@ -213,8 +214,8 @@ pub struct Executable {
     runner: Box<dyn Runner>,
     /// The result's buffers ([`boundary::buffers_of`]).
     outputs: Vec<Buffer>,
-    /// See [`Executable::index_bits`].
-    index_bits: u32,
+    /// The width of the code's indices ([`Executable::index_bits`]).
+    index_width: IndexWidth,
     /// The C compiler of the run (the interpreter compiles foreign functions with it).
     cc: String,
 }
@@ -265,18 +266,14 @@ impl Executable {
             Code::C(_) => None,
             Code::Gpu(module) => Some(module.index_width(&bound.sizes)),
         };
-        let index_bits = match gpu_width {
-            Some(codegen::gpu::IndexWidth::Bits32) => 32,
-            _ => 64,
-        };
-        let index_bytes = index_bits as usize / 8;
+        let index_width = gpu_width.unwrap_or(IndexWidth::Bits64);
         let def = artifact.def();
         let buffers: Vec<Buffer> = bound
             .inputs
             .iter()
             .enumerate()
             .map(|(i, a)| {
-                let bytes = a.to_bytes(index_bytes).map_err(|e| {
+                let bytes = a.to_bytes(index_width).map_err(|e| {
                     format!("parameter {} of `{def}` (`{}`): {e}", i + 1, a.data_type())
                 })?;
                 Ok(Buffer::from_bytes(&bytes))
@@ -285,9 +282,8 @@ impl Executable {
         let outputs = layouts
             .iter()
             .map(|l| {
-                let size = CLayout::of(&l.elem, index_bytes)
-                    .map_err(|e| format!("the result of `{def}`: {e}"))?
-                    .size;
+                let size = boundary::element_bytes(&l.elem, index_width)
+                    .map_err(|e| format!("the result of `{def}`: {e}"))?;
                 Ok(Buffer::zeroed(l.shape.iter().product::<usize>() * size))
             })
             .collect::<Result<Vec<_>, String>>()?;
@@ -327,7 +323,7 @@ impl Executable {
             result: bound.result,
             runner,
             outputs,
-            index_bits,
+            index_width,
             cc: options.cc.clone(),
         })
     }
@@ -335,7 +331,7 @@ impl Executable {
     /// The width of the index arithmetic of the run's code: 64 bits in C; on GPUs, 64
     /// only where the sizes of the run need it (`GpuModule::index_width`).
     pub fn index_bits(&self) -> u32 {
-        self.index_bits
+        8 * self.index_width.bytes() as u32
     }
 
     /// The inputs, in the order of the definition's value parameters.
@@ -376,7 +372,7 @@ impl Executable {
     /// The result of the last run.
     pub fn result(&self) -> Result<Output, Error> {
         let bytes: Vec<&[u8]> = self.outputs.iter().map(Buffer::as_bytes).collect();
-        Output::from_buffers(&self.result, &bytes, self.index_bits as usize / 8)
+        Output::from_buffers(&self.result, &bytes, self.index_width)
             .map_err(|e| Error::from(format!("the result of `{}`: {e}", self.def)).at(Stage::Run))
     }
 

@@ -13,6 +13,7 @@ use rise::{AddrSpace, DataType};
 
 use super::views::show_path;
 use super::{canonical, Env, Lowerer, Res, STACK_LIMIT};
+use crate::abi;
 use crate::ast::{self, BinOp, Decl, Expr, Scalar, Stmt, Type, UnOp};
 use crate::ctypes::vector_elem_lanes;
 use crate::error::{malformed, unsupported, CodegenError};
@@ -185,10 +186,11 @@ impl Lowerer {
                 continue;
             };
             indexed.insert(leaf.suffix.clone());
+            let leaf_bytes = data_bytes(&leaf.elem)?;
             let bytes = count
                 .as_cst()
                 .and_then(|c| u64::try_from(c).ok())
-                .map(|c| (c, c.saturating_mul(data_bytes(&leaf.elem))));
+                .map(|c| (c, c.saturating_mul(leaf_bytes)));
             match bytes {
                 Some((c, b)) if *addr == AddrSpace::Local => {
                     let limit = 48 * 1024;
@@ -396,18 +398,11 @@ fn decl(ty: Type, name: &str, array_len: Option<u64>, init: Option<Expr>) -> Dec
     }
 }
 
-/// Approximate size in bytes of one element of flat data (for the stack limit).
-fn data_bytes(dt: &DataType) -> u64 {
-    match dt {
-        DataType::Scalar(s) => u64::from(s.bits().div_ceil(8)),
-        // `natType` is 64-bit; an index at most (the index type of a GPU run may be 64-bit)
-        DataType::NatType | DataType::Index(_) => 8,
-        DataType::Vector(n, t) => {
-            n.as_cst().and_then(|c| u64::try_from(c).ok()).unwrap_or(1) * data_bytes(t)
-        }
-        DataType::Pair(a, b) => 2 * data_bytes(a).max(data_bytes(b)),
-        _ => 8,
-    }
+/// The most bytes one element of flat data takes on any target (for the limits of stack and
+/// local memory): its layout with vectors aligned to their size and 64-bit indices (the index
+/// type of a GPU run may be 64-bit).
+fn data_bytes(dt: &DataType) -> Res<u64> {
+    Ok(abi::gpu_layout(dt, abi::IndexWidth::Bits64)?.size)
 }
 
 /// `ty` without its `k` outer array dimensions.
