@@ -374,7 +374,7 @@ fn peel(t: &DataType) -> (Vec<Nat>, &DataType) {
 /// The numpy dtype of a scalar the fast path passes as it is (`int` as int32; not f16).
 fn plain(s: ScalarType) -> Option<ScalarType> {
     match s {
-        ScalarType::F16 => None,
+        ScalarType::F16 | ScalarType::Bf16 => None,
         ScalarType::Int => Some(ScalarType::I32),
         s => Some(s),
     }
@@ -404,6 +404,8 @@ fn descr(py: Python<'_>, t: ScalarType) -> PyResult<Bound<'_, PyArrayDescr>> {
         ScalarType::U32 => dtype::<u32>(py),
         ScalarType::U64 => dtype::<u64>(py),
         ScalarType::F16 => PyArrayDescr::new(py, "float16")?,
+        // bf16 bit patterns, as the .npy boundary reads and writes them
+        ScalarType::Bf16 => dtype::<u16>(py),
         ScalarType::F32 => dtype::<f32>(py),
         ScalarType::F64 => dtype::<f64>(py),
     })
