@@ -45,6 +45,34 @@ fast_math=False, cflags=None, cc="gcc", budget=None, unchecked_indices=False) ->
 ``eval(source_or_path, def_name, *arrays, cc="gcc", **sizes)``
     The reference interpreter on the same inputs: what compiled code must agree with.
 
+``explore(source_or_path, def_name, strategy_file, template, target="c", *, params,
+require=(), verify_sizes, time_sizes=None, methods=("solver",), budget=None, time=None,
+log=None, resume=None, seed=1, runs=5) -> ExploreResult``
+    Tunes the parameters of a strategy template, as ``shine explore --param`` does:
+    ``template`` is an expression over ``strategy_file``'s definitions naming the parameters
+    (``"mmSplitK(tm, tn, rm, rn, kb, wm, wn)"``); ``params`` gives each a list of values, a
+    value, or an expression of those before it (``{"tm": [64, 128], "rm": [4, 8], "wm":
+    "tm/rm"}``; a parameter the template does not name is a size of the program);
+    ``require`` lists conditions (``"wm*wn<=1024"``). Every candidate is compiled once,
+    verified against the interpreter at the first of ``verify_sizes`` (a dict of sizes or a
+    list of them, cheapest first) its size constraints admit, and timed (median of ``runs``)
+    at every set of ``time_sizes`` (default: the first verification set) it admits.
+    ``methods`` (``"solver"``, ``"random"``, ``"evolutionary"``) run in turn, each for
+    ``budget`` candidates and/or ``time`` seconds (one is needed). ``log`` writes the
+    command line's JSON-lines log, ``resume`` continues one. The GIL is released while it
+    runs; Ctrl-C (``KeyboardInterrupt``) stops it between candidates. Errors in the request
+    raise ``ValueError`` or ``shine.Error`` (messages name the command line's options).
+
+``ExploreResult``
+    ``best``: per time size set, the best candidate (``None`` where none ran), a dict of
+    ``ms``, ``params``, ``sizes`` (the set and the size parameters), ``method`` and
+    ``strategy`` (a strategy file defining ``best``); ``best_on_every_set``,
+    ``sum_of_set_bests``, ``time_sizes``. ``best_kernel(i)`` compiles the best of set ``i``
+    (``None``: the best on every set) as a ``Kernel``. Counts: ``candidates`` (``valid`` +
+    ``failed``), ``failures_by_cause`` (failed candidates and failures at a set, by cause),
+    ``raw_assignments``, ``valid_assignments``; ``methods`` (a summary per method) and
+    ``records`` (every candidate, as the log has it).
+
 Errors are ``shine.Error``, whose message is the rendered diagnostic with its source
 excerpt, as the command line prints it: ``CompileError`` (program, strategy, code generation,
 C compiler), ``InputError`` (inputs that do not fit the parameters, ``out=``),
@@ -60,22 +88,26 @@ from ._shine import (
     CompileError,
     Error,
     ExecutionError,
+    ExploreResult,
     InputError,
     Kernel,
     __version__,
     cache_dir,
     compile,
     eval,
+    explore,
 )
 
 __all__ = [
     "CompileError",
     "Error",
     "ExecutionError",
+    "ExploreResult",
     "InputError",
     "Kernel",
     "__version__",
     "cache_dir",
     "compile",
     "eval",
+    "explore",
 ]

@@ -125,7 +125,6 @@ pub fn compile(
         fast_math,
         ..RunOptions::default()
     };
-    let explanation = explain(&strategy, &origin, target);
     let recipe = Recipe {
         program,
         def: def_name.to_string(),
@@ -134,6 +133,38 @@ pub fn compile(
         target,
         options,
     };
+    kernel_of(py, recipe, run_options)
+}
+
+/// A kernel of `strategy_file`'s definition `apply` applied to `def_name` of `program`, with
+/// the library's default options (`shine.explore`'s best candidates).
+pub(crate) fn compile_from_strategy(
+    py: Python<'_>,
+    program: SourceFile,
+    def_name: &str,
+    strategy_file: SourceFile,
+    apply: &str,
+    target: Target,
+) -> PyResult<Kernel> {
+    let recipe = Recipe {
+        program,
+        def: def_name.to_string(),
+        strategy: StrategySource {
+            file: strategy_file,
+            apply: apply.to_string(),
+        },
+        origin: Origin::File,
+        target,
+        options: Options::default(),
+    };
+    kernel_of(py, recipe, RunOptions::default())
+}
+
+/// The kernel of a recipe: the front end's result from the cache or compiled, then built.
+fn kernel_of(py: Python<'_>, recipe: Recipe, run_options: RunOptions) -> PyResult<Kernel> {
+    let target = recipe.target;
+    let fast_math = run_options.fast_math;
+    let explanation = explain(&recipe.strategy, &recipe.origin, target);
     let mut warnings = Vec::new();
     // C and OpenMP code that may run in this process: the front end's result may be cached
     let key = (!target.is_gpu() && !fast_math).then(|| recipe.key());
@@ -271,7 +302,7 @@ fn build(
 
 /// The program or strategy file `x`: a path (`os.PathLike`, or a string naming a `.EXT`
 /// file on one line), or the text itself (called `unnamed` in messages).
-fn source_file(x: &Bound<'_, PyAny>, ext: &str, unnamed: &str) -> PyResult<SourceFile> {
+pub(crate) fn source_file(x: &Bound<'_, PyAny>, ext: &str, unnamed: &str) -> PyResult<SourceFile> {
     let read =
         |path: std::path::PathBuf| SourceFile::read(&path).map_err(|e| raise(Stage::Compile, e));
     if let Ok(text) = x.extract::<String>() {

@@ -2,6 +2,8 @@
 //! `__init__.py` re-exports it and documents the API.
 //!
 //! * [`kernel`]: `compile`, the `Kernel` it returns, and `eval` (the interpreter);
+//! * [`tuning`]: `explore`, the tuning of a strategy template's parameters, and the
+//!   `ExploreResult` it returns;
 //! * [`fast`]: the fast path of a call on C and OpenMP code loaded in this process;
 //! * [`convert`]: the general path's conversions, through the library's `.npy` boundary;
 //! * [`cache`]: the on-disk cache of compiled kernels;
@@ -14,6 +16,7 @@ mod convert;
 mod errors;
 mod fast;
 mod kernel;
+mod tuning;
 
 /// The directory of the kernel cache: `$SHINE_CACHE_DIR`, or `~/.cache/shine`.
 #[pyfunction]
@@ -28,6 +31,8 @@ fn _shine(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<kernel::Kernel>()?;
     m.add_function(wrap_pyfunction!(kernel::compile, m)?)?;
     m.add_function(wrap_pyfunction!(kernel::eval, m)?)?;
+    m.add_class::<tuning::ExploreResult>()?;
+    m.add_function(wrap_pyfunction!(tuning::explore, m)?)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     m.add_function(wrap_pyfunction!(cache_dir, m)?)?;
     Ok(())

@@ -8,21 +8,32 @@
 //!    are generated ([`constraints`]);
 //! 4. the constraints are solved with pumpkin-solver and the valid mappings
 //!    enumerated in randomized order ([`solve`]), or searched otherwise ([`search`]);
-//! 5. every candidate is an ordinary ELEVATE strategy ([`strategy`]) that the caller
-//!    compiles, verifies and times (the `shine explore` command).
+//! 5. every candidate is an ordinary ELEVATE strategy ([`strategy`]), compiled, verified
+//!    and timed through the `shine` facade ([`mapping`]: [`mapping::run`] drives the
+//!    methods, [`mapping::Mapper::evaluate_candidate`] evaluates one candidate).
 //!
 //! When the middle strategy is a template that fixes the mapping itself (a tiled
 //! matrix product, say), [`params`] searches its numeric parameters instead: values,
-//! derived parameters and requirements, enumerated or searched by the same methods.
+//! derived parameters and requirements, enumerated or searched by the same methods
+//! ([`tune`]: [`tune::run`], [`tune::Tuner::evaluate_candidate`]).
+//!
+//! Both engines take a request ([`mapping::Search`], [`tune::Tuning`], over an
+//! [`engine::Run`]), report their progress to an [`engine::Progress`] (the command
+//! line's progress bars, Python's signal checks), write and resume a [`log`], and return
+//! a result value; `shine explore` and `shine.explore` in Python are their front ends.
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
 pub mod constraints;
+pub mod engine;
+pub mod log;
+pub mod mapping;
 pub mod params;
 pub mod search;
 pub mod solve;
 pub mod strategy;
 pub mod tree;
+pub mod tune;
 pub mod tuning;
 
 use constraints::{Constraint, Options};

@@ -30,6 +30,25 @@ impl Method {
             Method::Evolutionary => "evolutionary",
         }
     }
+
+    /// Every method.
+    pub const ALL: [Method; 3] = [Method::Solver, Method::Random, Method::Evolutionary];
+
+    /// The method of a name (as [`Method::name`] gives it); an error names the others.
+    pub fn named(name: &str) -> Result<Method, String> {
+        Method::ALL
+            .into_iter()
+            .find(|m| m.name() == name)
+            .ok_or_else(|| {
+                format!("no search method is named `{name}` (solver, random, evolutionary)")
+            })
+    }
+}
+
+impl std::fmt::Display for Method {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.pad(self.name())
+    }
 }
 
 /// The most mappings enumerated for one choice of split sizes.

@@ -1,27 +1,22 @@
-//! `shine explore`: automatic parallel mapping and tuning (CC'22; the `explore` crate).
+//! `shine explore`: automatic parallel mapping and tuning (CC'22), the command line of
+//! the `explore` crate's engines ([`explore::mapping`], [`explore::tune`]).
 //!
-//! Every candidate the search proposes is an ELEVATE strategy; it is written to a
-//! strategy file, compiled and run like `shine run --strategy F --apply candidate`:
-//! first verified against the interpreter at the `--nat` sizes, then timed at every
-//! `--time-nat` size set (the layers of a network, say; the time of a candidate is
-//! the sum of their medians). Failures are counted by cause. Several methods
-//! (`--search solver --search random --search evolutionary`) run one after the
-//! other in the same call, each with the same budget, and are compared at the end.
+//! The arguments become a request; the engine reports its progress here (progress
+//! bars and notes on stderr), and its result is printed: the table of the best
+//! candidates on stderr, a JSON summary on stdout, `-o` and `--plot` written.
 
 use crate::cli::{emit, parse_nat_binding, CliError};
 use clap::{Args, ValueEnum};
-use explore::constraints::{count_by_family, Options};
-use explore::search::{Method, Searcher};
-use explore::strategy::{Flavor, StrategyFile};
+use explore::engine::{Limits, MethodSummary, Phase, Progress, Run, Standing};
+use explore::mapping::{CheckReport, Search, SearchResult};
+use explore::search::Method;
+use explore::strategy::StrategyFile;
 use explore::tuning::Bindings;
-use explore::{Candidate, Problem};
-use rise::infer::prepare_def;
 use serde_json::json;
-use shine::{Artifact, Executable, Inputs, RunOptions, SourceFile, Stage, StrategySource, Target};
-use std::collections::BTreeMap;
+use shine::{SourceFile, Target};
 use std::io::Write;
+use std::ops::ControlFlow;
 use std::path::PathBuf;
-use std::time::Instant;
 
 /// A search method on the command line.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -154,43 +149,16 @@ fn parse_count(s: &str) -> Result<usize, String> {
     }
 }
 
-/// What happened to one candidate.
-#[derive(Clone, Debug)]
-struct Outcome {
-    ms: Option<f64>,
-    cause: Option<String>,
-}
-
-/// The cause of a failed candidate (the paper's §5.3 breakdown): the pipeline stage that
-/// failed, refined by what the message says where a stage has several causes.
-pub(crate) fn cause_of(error: &shine::Error) -> &'static str {
-    let m = error.to_string().to_lowercase();
-    let refined = || {
-        if m.contains("while launching") {
-            Some("launch configuration")
-        } else if m.contains("barrier") {
-            Some("synchronizability")
-        } else if m.contains("threads") && m.contains("work-group") {
-            Some("work-group size")
-        } else if m.contains("memory") {
-            Some("memory")
-        } else {
-            None
+impl From<explore::engine::Error> for CliError {
+    fn from(e: explore::engine::Error) -> CliError {
+        match e {
+            explore::engine::Error::Shine(e) => CliError::from(e),
+            explore::engine::Error::Message(m) => CliError::from(m),
         }
-    };
-    match error.stage() {
-        Stage::Verify => "wrong result",
-        Stage::Internal => "internal error",
-        Stage::Check | Stage::Rewrite => "rewrite",
-        Stage::Codegen => refined().unwrap_or("code generation"),
-        Stage::Build => refined().unwrap_or("compile error"),
-        Stage::Input | Stage::Run | Stage::Output | Stage::Other => {
-            refined().unwrap_or("run error")
-        }
-        _ => "run error",
     }
 }
 
+/// A size set, `h=4,w=28`.
 pub(crate) fn parse_set(s: &str) -> Result<Bindings, CliError> {
     s.split(',')
         .filter(|p| !p.trim().is_empty())
@@ -198,372 +166,8 @@ pub(crate) fn parse_set(s: &str) -> Result<Bindings, CliError> {
         .collect()
 }
 
-/// The program, its strategy file and the evaluation settings.
-struct Session<'a> {
-    args: &'a ExploreArgs,
-    program: SourceFile,
-    problem: Problem,
-    verify_set: Bindings,
-    time_sets: Vec<Bindings>,
-    counter: usize,
-}
-
-/// A candidate compiled: `candidate` of the strategy file, applied to the definition.
-pub(crate) fn compile_candidate(
-    args: &ExploreArgs,
-    program: &SourceFile,
-    strategy: SourceFile,
-) -> Result<Artifact, shine::Error> {
-    let strategy = StrategySource {
-        file: strategy,
-        apply: "candidate".into(),
-    };
-    let options = shine::Options {
-        budget: args.rewrite_budget,
-        ..shine::Options::default()
-    };
-    shine::compile(program, &args.def, Some(&strategy), args.target, &options)
-}
-
-/// The median time of the artifact on random inputs of the sizes `nats`.
-pub(crate) fn time_candidate(
-    args: &ExploreArgs,
-    artifact: &Artifact,
-    nats: &Bindings,
-) -> Result<f64, shine::Error> {
-    let inputs = Inputs::Random { seed: args.seed };
-    let mut exe = Executable::new(artifact, inputs, nats, &RunOptions::default())?;
-    exe.run()?;
-    Ok(exe.bench(args.runs, 1)?.code.median_ms)
-}
-
-/// Whether a method has used its budget (`--budget` candidates or `--time` seconds).
-pub(crate) fn out_of_budget(args: &ExploreArgs, done: usize, start: Instant) -> bool {
-    args.budget.is_some_and(|b| done >= b)
-        || args
-            .time
-            .is_some_and(|t| start.elapsed().as_secs_f64() >= t)
-}
-
-/// The progress bar of one search method.
-pub(crate) fn progress_bar(args: &ExploreArgs, method: Method) -> indicatif::ProgressBar {
-    let bar = indicatif::ProgressBar::new(args.budget.unwrap_or(0) as u64);
-    bar.set_style(
-        indicatif::ProgressStyle::with_template(
-            "{prefix} [{elapsed_precise}] {bar:30} {pos}/{len} {msg}",
-        )
-        .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
-    );
-    bar.set_prefix(method.name());
-    bar
-}
-
-impl Session<'_> {
-    /// The candidate's strategy file and the definitions it adds to the user's.
-    fn strategy_file(&mut self, c: &Candidate) -> Result<(SourceFile, String), String> {
-        let space = self.problem.space(&c.splits)?;
-        let defs = self.problem.strategy(&space, &c.mapping, "candidate")?;
-        let text = self.problem.file.with(&defs);
-        self.counter += 1;
-        Ok((
-            SourceFile::new(format!("c{}.elv", self.counter), text),
-            defs,
-        ))
-    }
-
-    /// Verifies (and unless `verify_only`, times) a candidate.
-    fn evaluate(&mut self, c: &Candidate, verify_only: bool) -> (Outcome, String) {
-        let (strategy, defs) = match self.strategy_file(c) {
-            Ok(x) => x,
-            Err(e) => {
-                return (
-                    Outcome {
-                        ms: None,
-                        cause: Some(format!("rewrite: {e}")),
-                    },
-                    String::new(),
-                )
-            }
-        };
-        let fail = |e: shine::Error| Outcome {
-            ms: None,
-            cause: Some(format!("{}: {}", cause_of(&e), first_line(&e.to_string()))),
-        };
-        let verify_inputs = Inputs::Random {
-            seed: self.args.seed,
-        };
-        let verified = compile_candidate(self.args, &self.program, strategy).and_then(|artifact| {
-            let options = RunOptions::default();
-            shine::verify(&artifact, verify_inputs, &self.verify_set, &options)?;
-            Ok(artifact)
-        });
-        let artifact = match verified {
-            Ok(artifact) => artifact,
-            Err(e) => return (fail(e), defs),
-        };
-        if verify_only {
-            return (
-                Outcome {
-                    ms: None,
-                    cause: None,
-                },
-                defs,
-            );
-        }
-        let mut total = 0.0;
-        for set in &self.time_sets {
-            match time_candidate(self.args, &artifact, set) {
-                Ok(ms) => total += ms,
-                Err(e) => return (fail(e), defs),
-            }
-            if self.args.cutoff.is_some_and(|c| total > c) {
-                return (
-                    Outcome {
-                        ms: None,
-                        cause: Some(format!("too slow: over {total:.3} ms after some size sets")),
-                    },
-                    defs,
-                );
-            }
-        }
-        (
-            Outcome {
-                ms: Some(total),
-                cause: None,
-            },
-            defs,
-        )
-    }
-}
-
-pub(crate) fn first_line(s: &str) -> String {
-    s.lines()
-        .find(|l| l.contains("error"))
-        .or_else(|| s.lines().next())
-        .unwrap_or("")
-        .trim()
-        .to_string()
-}
-
-/// One evaluated candidate of a method.
-#[derive(Clone, Debug)]
-struct Row {
-    method: &'static str,
-    candidate: Candidate,
-    ms: Option<f64>,
-    failure: Option<String>,
-    elapsed: f64,
-    strategy: String,
-}
-
-fn options_for(args: &ExploreArgs) -> (Options, Flavor) {
-    let (target, fusion) = (args.target, args.fusion_heuristic);
-    let mut o = if args.paper_constraints {
-        Options::paper()
-    } else {
-        Options::shine()
-    };
-    o.dims = args.dims.clamp(1, 3);
-    if fusion {
-        o.families
-            .push(explore::constraints::Family::SequentialFusion);
-    }
-    match target {
-        Target::OpenMp | Target::C => {
-            o.work_groups = false;
-            o.dims = 1;
-            (o, Flavor::OpenMp)
-        }
-        Target::Cuda => (o, Flavor::Cuda),
-        Target::OpenCl => (o, Flavor::OpenCl),
-    }
-}
-
-/// `shine explore PROG.rise --def D ...`
-pub fn explore(args: &ExploreArgs) -> Result<(), CliError> {
-    let source = SourceFile::read(&args.program)?;
-    let checked = source.check()?;
-    let prepared = prepare_def(&checked, &args.def).map_err(|d| source.error(d))?;
-    let user = match &args.strategy {
-        Some(p) => SourceFile::read(p)?.text,
-        None => String::new(),
-    };
-    let sizes: Vec<String> = rise::infer::size_params(&prepared.scheme)
-        .iter()
-        .map(|n| n.to_string())
-        .collect();
-    let verify_set: Bindings = args.nats.clone();
-    check_set_names(args, "--nat", &verify_set, &sizes)?;
-    let time_sets: Vec<Bindings> = if args.time_nats.is_empty() {
-        vec![verify_set.clone()]
-    } else {
-        let sets: Vec<Bindings> = args
-            .time_nats
-            .iter()
-            .map(|s| parse_set(s))
-            .collect::<Result<_, _>>()?;
-        for set in &sets {
-            check_set_names(args, "--time-nat", set, &sizes)?;
-        }
-        sets
-    };
-    for path in args.output.iter().chain(&args.plot) {
-        shine::files::check_writable(path)?;
-    }
-    if !args.params.is_empty() {
-        return crate::explore_tune::tune(args, source, user, &sizes, verify_set, time_sets);
-    }
-    if args.budget.is_none() && args.time.is_none() && !args.check_constraints {
-        return Err(
-            "give a budget (--budget N candidates) or a time (--time SECONDS)"
-                .to_string()
-                .into(),
-        );
-    }
-    let mut all_sets = time_sets.clone();
-    all_sets.push(verify_set.clone());
-    let (options, flavor) = options_for(args);
-    let space = json!({
-        "search": "mappings",
-        "nats": verify_set,
-        "time_nats": time_sets,
-        "dims": args.dims,
-        "paper_constraints": args.paper_constraints,
-        "fusion_heuristic": args.fusion_heuristic,
-    });
-    let header = crate::explore_log::header(args, &source.text, &user, space);
-    let problem = Problem::new(
-        StrategyFile { user },
-        args.apply.as_deref().unwrap_or("DFNF"),
-        prepared.body.clone(),
-        flavor,
-        options,
-        all_sets,
-        dpia::gpu::MAX_WORK_GROUP_SIZE,
-        args.rewrite_budget,
-    )
-    .map_err(|e| CliError::from(format!("cannot prepare the search: {e}")))?;
-    let mut session = Session {
-        args,
-        program: source,
-        problem,
-        verify_set,
-        time_sets,
-        counter: 0,
-    };
-    if args.check_constraints {
-        return check_constraints(&mut session);
-    }
-    search(&mut session, &header)
-}
-
-/// Checks that every size a set names (`--nat`, `--time-nat`, `--verify-nat`) is a size
-/// of the definition, before anything is compiled.
-pub(crate) fn check_set_names(
-    args: &ExploreArgs,
-    option: &str,
-    set: &Bindings,
-    sizes: &[String],
-) -> Result<(), CliError> {
-    match set.iter().find(|(k, _)| !sizes.contains(k)) {
-        None => Ok(()),
-        Some((k, _)) => Err(format!(
-            "{option} names `{k}`, which is no size of `{}` (its sizes: {})",
-            args.def,
-            if sizes.is_empty() {
-                "none".to_string()
-            } else {
-                sizes.join(", ")
-            }
-        )
-        .into()),
-    }
-}
-
-/// The most raw assignments `--check-constraints` compiles and verifies.
-const CHECK_LIMIT: usize = 4096;
-
-/// Compiles and verifies every raw assignment of the unsplit program (at most
-/// [`CHECK_LIMIT`], and within `--budget` or `--time`); compares the set that works
-/// with the solver's.
-fn check_constraints(s: &mut Session) -> Result<(), CliError> {
-    let splits = vec![1; s.problem.base_tree().maps.len()];
-    let space = s.problem.space(&splits).map_err(CliError::from)?;
-    let n = space.tree.maps.len();
-    let raw_count = u32::try_from(n)
-        .ok()
-        .and_then(|n| space.domain.len().checked_pow(n))
-        .filter(|&r| r <= CHECK_LIMIT)
-        .ok_or_else(|| {
-            CliError::from(format!(
-                "--check-constraints compiles every raw assignment: {n} maps of {} choices \
-                 each are more than {CHECK_LIMIT}; check a smaller program (or --dims 1)",
-                space.domain.len()
-            ))
-        })?;
-    let raw = explore::solve::all_assignments(n, &space.domain);
-    let mut rng = explore::solve::seeded_rng(s.args.seed);
-    let mut solver =
-        explore::solve::enumerate(n, &space.domain, &space.constraints, usize::MAX, &mut rng);
-    solver.sort();
-    let (mut lost, mut wrong, mut works) = (Vec::new(), Vec::new(), 0usize);
-    let mut causes: BTreeMap<String, usize> = BTreeMap::new();
-    let start = Instant::now();
-    let mut checked = 0usize;
-    for a in &raw {
-        if out_of_budget(s.args, checked, start) {
-            break;
-        }
-        let c = Candidate {
-            splits: splits.clone(),
-            mapping: a.clone(),
-        };
-        let (outcome, _) = s.evaluate(&c, true);
-        checked += 1;
-        let ok = outcome.cause.is_none();
-        let valid = solver.binary_search(a).is_ok();
-        if let Some(cause) = &outcome.cause {
-            *causes
-                .entry(cause.split(':').next().unwrap_or("").to_string())
-                .or_default() += 1;
-        }
-        works += ok as usize;
-        if ok && !valid {
-            lost.push(json!({"mapping": a}));
-        }
-        if !ok && valid {
-            wrong.push(json!({"mapping": a, "cause": outcome.cause}));
-        }
-    }
-    if checked < raw_count {
-        emit_err(&format!(
-            "stopped after {checked} of {raw_count} raw assignments (--budget or --time)"
-        ));
-    }
-    let families: BTreeMap<String, usize> = count_by_family(&space.constraints)
-        .into_iter()
-        .map(|(f, n)| (format!("{} {}", f.number(), f.name()), n))
-        .collect();
-    emit(
-        &json!({
-            "maps": n,
-            "raw": raw_count,
-            "checked": checked,
-            "complete": checked == raw_count,
-            "solver_valid": solver.len(),
-            "compiled_and_verified": works,
-            "valid_but_failed": wrong,
-            "works_but_excluded": lost,
-            "failures_by_cause": causes,
-            "constraints": families,
-        })
-        .to_string(),
-    );
-    Ok(())
-}
-
 /// The search methods of the run (default: the solver).
-pub(crate) fn methods_of(args: &ExploreArgs) -> Vec<Method> {
+fn methods_of(args: &ExploreArgs) -> Vec<Method> {
     if args.search.is_empty() {
         vec![Method::Solver]
     } else {
@@ -571,199 +175,201 @@ pub(crate) fn methods_of(args: &ExploreArgs) -> Vec<Method> {
     }
 }
 
-/// The search method a log names.
-pub(crate) fn method_named(name: &str) -> Result<Method, CliError> {
-    [Method::Solver, Method::Random, Method::Evolutionary]
-        .into_iter()
-        .find(|m| m.name() == name)
-        .ok_or_else(|| CliError::from(format!("the log names no search method: `{name}`")))
-}
-
-/// Prints the statistics of the unsplit space (the paper's figures) and returns them.
-fn space_statistics(
-    s: &mut Session,
-) -> Result<serde_json::Map<String, serde_json::Value>, CliError> {
-    let splits = vec![1; s.problem.base_tree().maps.len()];
-    let base = s.problem.space(&splits).map_err(CliError::from)?;
-    let mut stats = serde_json::Map::new();
-    let families: BTreeMap<String, usize> = count_by_family(&base.constraints)
-        .into_iter()
-        .map(|(f, n)| (format!("{} {}", f.number(), f.name()), n))
-        .collect();
-    stats.insert("maps".into(), base.tree.maps.len().into());
-    stats.insert("constraints".into(), json!(families));
-    stats.insert(
-        "split_choices".into(),
-        json!(s
-            .problem
-            .split_domains()
-            .iter()
-            .map(|d| d.len())
-            .collect::<Vec<_>>()),
-    );
-    emit_err(&format!(
-        "{} maps, {} constraints ({}), split sizes per map: {:?}",
-        base.tree.maps.len(),
-        base.constraints.len(),
-        families
-            .iter()
-            .map(|(k, v)| format!("{k}: {v}"))
-            .collect::<Vec<_>>()
-            .join(", "),
-        s.problem.split_domains()
-    ));
-    Ok(stats)
-}
-
-/// Counts a failure by its cause (the text before the first `:`).
-pub(crate) fn count_cause(causes: &mut BTreeMap<String, usize>, failure: &str) {
-    *causes
-        .entry(failure.split(':').next().unwrap_or("").to_string())
-        .or_default() += 1;
-}
-
-fn search(s: &mut Session, header: &serde_json::Value) -> Result<(), CliError> {
-    let args = s.args;
-    let mut stats = space_statistics(s)?;
-    let previous = match &args.resume {
-        Some(p) => resumed_rows(&crate::explore_log::read(p, header)?)?,
-        None => Vec::new(),
+/// What both engines are given, from the arguments.
+fn run_of(args: &ExploreArgs) -> Result<Run, CliError> {
+    let program = SourceFile::read(&args.program)?;
+    let strategy = match &args.strategy {
+        Some(p) => Some(SourceFile::read(p)?),
+        None => None,
     };
-    let mut log = crate::explore_log::Log::open(args, header)?;
-    let mut causes: BTreeMap<String, usize> = BTreeMap::new();
-    for r in &previous {
-        if let Some(f) = &r.failure {
-            count_cause(&mut causes, f);
-        }
-    }
-    let mut rows: Vec<Row> = previous.clone();
-    let mut summaries = Vec::new();
-    for method in methods_of(args) {
-        let resumed: Vec<&Row> = previous
-            .iter()
-            .filter(|r| r.method == method.name())
-            .collect();
-        let mut searcher = Searcher::new(method, args.seed);
-        for r in &resumed {
-            searcher.report(&r.candidate, r.ms.map(|t| 1.0 / t));
-        }
-        let mut done = resumed.len();
-        // the search time goes on from where the log's left off
-        let offset = resumed.iter().map(|r| r.elapsed).fold(0.0, f64::max);
-        let bar = progress_bar(args, method);
-        bar.set_position(done as u64);
-        let start = Instant::now();
-        let mut mine: Vec<Row> = resumed.into_iter().cloned().collect();
-        let mut evaluated = 0usize;
-        let stopped = loop {
-            if out_of_budget(args, done, start) {
-                break None;
-            }
-            let Some(prop) = searcher.next(&s.problem) else {
-                break None;
-            };
-            let (outcome, defs) = s.evaluate(&prop.candidate, false);
-            searcher.report(&prop.candidate, outcome.ms.map(|t| 1.0 / t));
-            done += 1;
-            evaluated += 1;
-            let elapsed = offset + start.elapsed().as_secs_f64();
-            if let Some(c) = &outcome.cause {
-                count_cause(&mut causes, c);
-            }
-            let line = json!({
-                "method": method.name(),
-                "splits": prop.candidate.splits,
-                "mapping": prop.candidate.mapping,
-                "ms": outcome.ms,
-                "failure": outcome.cause,
-                "draws": prop.draws,
-                "elapsed_s": elapsed,
-                "strategy": defs,
-            });
-            mine.push(Row {
-                method: method.name(),
-                candidate: prop.candidate.clone(),
-                ms: outcome.ms,
-                failure: outcome.cause,
-                elapsed,
-                strategy: defs,
-            });
-            if let Err(e) = crate::explore_log::record(&mut log, &line) {
-                break Some(e);
-            }
-            bar.set_position(done as u64);
-            bar.set_message(progress_message(&mine));
-        };
-        bar.finish_and_clear();
-        if let Some(e) = stopped {
-            return Err(e);
-        }
-        let summary = method_summary(method, &searcher, &mine, evaluated, start);
-        emit_err(&format!("{summary}"));
-        summaries.push(summary);
-        rows.extend(mine.into_iter().skip(done - evaluated));
-    }
-    report(s, &rows)?;
-    stats.insert("methods".into(), json!(summaries));
-    stats.insert("failures_by_cause".into(), json!(causes));
-    emit(&serde_json::Value::Object(stats).to_string());
-    Ok(())
+    let mut run = Run::new(program, &args.def, args.target);
+    run.strategy = strategy;
+    run.methods = methods_of(args);
+    run.limits = Limits {
+        budget: args.budget,
+        time: args.time,
+    };
+    run.seed = args.seed;
+    run.runs = args.runs;
+    run.rewrite_budget = args.rewrite_budget;
+    run.log = args.log.clone();
+    run.resume = args.resume.clone();
+    Ok(run)
 }
 
-/// The progress bar's message: valid candidates and the best time so far.
-fn progress_message(rows: &[Row]) -> String {
-    let valid = rows.iter().filter(|r| r.ms.is_some()).count();
-    let best = rows
+/// `shine explore PROG.rise --def D ...`
+pub fn explore(args: &ExploreArgs) -> Result<(), CliError> {
+    let run = run_of(args)?;
+    let time_nats: Vec<Bindings> = args
+        .time_nats
         .iter()
-        .filter_map(|r| r.ms)
-        .fold(f64::INFINITY, f64::min);
-    format!("valid {valid}, best {best:.4} ms")
+        .map(|s| parse_set(s))
+        .collect::<Result<_, _>>()?;
+    for path in args.output.iter().chain(&args.plot) {
+        shine::files::check_writable(path)?;
+    }
+    if !args.params.is_empty() {
+        return crate::explore_tune::tune(args, run, time_nats);
+    }
+    let search = Search {
+        run,
+        apply: args.apply.clone(),
+        nats: args.nats.clone(),
+        time_nats,
+        dims: args.dims,
+        paper_constraints: args.paper_constraints,
+        fusion_heuristic: args.fusion_heuristic,
+        cutoff: args.cutoff,
+    };
+    if args.check_constraints {
+        let mut bars = Bars::new(args.budget);
+        let report = explore::mapping::check_constraints(&search, &mut bars)?;
+        emit(&check_json(&report).to_string());
+        return Ok(());
+    }
+    let mut bars = Bars::new(args.budget);
+    let result = explore::mapping::run(&search, &mut bars)?;
+    drop(bars);
+    report(args, &search, &result)
 }
 
-/// The summary of one method: `rows` are its candidates, resumed and new (`evaluated`
-/// of them new, evaluated since `start`).
-fn method_summary(
-    method: Method,
-    searcher: &Searcher,
-    rows: &[Row],
-    evaluated: usize,
-    start: Instant,
-) -> serde_json::Value {
-    let secs = start.elapsed().as_secs_f64();
-    let best = rows
-        .iter()
-        .filter_map(|r| r.ms)
-        .fold(f64::INFINITY, f64::min);
-    let t90 = rows
-        .iter()
-        .find(|r| r.ms.is_some_and(|m| m <= best / 0.9))
-        .map(|r| r.elapsed);
-    let mut summary = json!({
-        "method": method.name(),
-        "candidates": evaluated,
-        "resumed": rows.len() - evaluated,
-        "valid": rows.iter().filter(|r| r.ms.is_some()).count(),
-        "best_ms": best.is_finite().then_some(best),
-        "seconds": secs,
-        "candidates_per_s": evaluated as f64 / secs.max(1e-9),
-        "time_to_90pct_best_s": t90,
+/// The JSON of `--check-constraints`.
+fn check_json(r: &CheckReport) -> serde_json::Value {
+    json!({
+        "maps": r.maps,
+        "raw": r.raw,
+        "checked": r.checked,
+        "complete": r.complete(),
+        "solver_valid": r.solver_valid,
+        "compiled_and_verified": r.compiled_and_verified,
+        "valid_but_failed": r.valid_but_failed.iter()
+            .map(|(a, f)| json!({"mapping": a, "cause": f.to_string()}))
+            .collect::<Vec<_>>(),
+        "works_but_excluded": r.works_but_excluded.iter()
+            .map(|a| json!({"mapping": a}))
+            .collect::<Vec<_>>(),
+        "failures_by_cause": r.failures_by_cause,
+        "constraints": r.constraints,
+    })
+}
+
+/// The progress of a run on stderr: a bar per search method, notes and summaries as
+/// lines.
+pub(crate) struct Bars {
+    budget: Option<usize>,
+    bar: Option<indicatif::ProgressBar>,
+}
+
+impl Bars {
+    pub(crate) fn new(budget: Option<usize>) -> Bars {
+        Bars { budget, bar: None }
+    }
+
+    fn clear(&mut self) {
+        if let Some(bar) = self.bar.take() {
+            bar.finish_and_clear();
+        }
+    }
+
+    /// The progress bar of one search method.
+    fn start(&mut self, method: Method, resumed: usize) {
+        let bar = indicatif::ProgressBar::new(self.budget.unwrap_or(0) as u64);
+        bar.set_style(
+            indicatif::ProgressStyle::with_template(
+                "{prefix} [{elapsed_precise}] {bar:30} {pos}/{len} {msg}",
+            )
+            .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
+        );
+        bar.set_prefix(method.name());
+        bar.set_position(resumed as u64);
+        self.bar = Some(bar);
+    }
+}
+
+impl Drop for Bars {
+    fn drop(&mut self) {
+        self.clear();
+    }
+}
+
+/// The summary of a method as JSON; `best_key` names its best time.
+pub(crate) fn summary_json(s: &MethodSummary, best_key: &str) -> serde_json::Value {
+    let mut v = json!({
+        "method": s.method.name(),
+        "candidates": s.candidates,
+        "resumed": s.resumed,
+        "valid": s.valid,
+        best_key: s.best_ms,
+        "seconds": s.seconds,
+        "candidates_per_s": s.candidates_per_s(),
+        "time_to_90pct_best_s": s.time_to_90pct_best_s,
     });
-    if method == Method::Random && searcher.draws > 0 {
-        summary["raw_draws"] = searcher.draws.into();
-        summary["valid_fraction"] = (searcher.valid_draws as f64 / searcher.draws as f64).into();
+    if let Some((draws, valid)) = s.random_draws {
+        v["raw_draws"] = draws.into();
+        v["valid_fraction"] = (valid as f64 / draws as f64).into();
     }
-    summary
+    v
 }
 
-/// The table of the best candidates (resumed and new alike), the best strategy
-/// (`-o`) and the plot (`--plot`).
-fn report(s: &Session, rows: &[Row]) -> Result<(), CliError> {
-    let args = s.args;
-    let mut ok: Vec<&Row> = rows.iter().filter(|r| r.ms.is_some()).collect();
-    ok.sort_by(|a, b| {
-        a.ms.unwrap_or(f64::MAX)
-            .total_cmp(&b.ms.unwrap_or(f64::MAX))
-    });
+impl Bars {
+    fn phase(&mut self, phase: Phase<'_>, best_key: &str) {
+        match phase {
+            Phase::Note(text) => emit_err(text),
+            Phase::MethodStarted { method, resumed } => self.start(method, resumed),
+            Phase::MethodDone(summary) => {
+                self.clear();
+                emit_err(&summary_json(summary, best_key).to_string());
+            }
+        }
+    }
+
+    fn candidate(&mut self, standing: &Standing, message: String) -> ControlFlow<()> {
+        if let Some(bar) = &self.bar {
+            bar.set_position(standing.done as u64);
+            bar.set_message(message);
+        }
+        ControlFlow::Continue(())
+    }
+}
+
+impl Progress<explore::mapping::Record> for Bars {
+    fn on_phase(&mut self, phase: Phase<'_>) {
+        self.phase(phase, "best_ms");
+    }
+
+    fn on_candidate(
+        &mut self,
+        _: &explore::mapping::Record,
+        standing: &Standing,
+    ) -> ControlFlow<()> {
+        let best = standing.best_ms.unwrap_or(f64::INFINITY);
+        self.candidate(
+            standing,
+            format!("valid {}, best {best:.4} ms", standing.valid),
+        )
+    }
+}
+
+impl Progress<explore::tune::Record> for Bars {
+    fn on_phase(&mut self, phase: Phase<'_>) {
+        self.phase(phase, "sum_of_set_bests_ms");
+    }
+
+    fn on_candidate(&mut self, _: &explore::tune::Record, standing: &Standing) -> ControlFlow<()> {
+        let best = standing
+            .best_ms
+            .map_or("-".into(), |t| format!("{t:.4} ms"));
+        self.candidate(
+            standing,
+            format!("valid {}, sum of per-set bests {best}", standing.valid),
+        )
+    }
+}
+
+/// The table of the best candidates (resumed and new alike), the best strategy (`-o`),
+/// the plot (`--plot`) and the JSON summary.
+fn report(args: &ExploreArgs, search: &Search, result: &SearchResult) -> Result<(), CliError> {
+    let ok = result.ranked();
     let mut table = String::from("rank  method        ms         GFLOP/s  splits / mapping\n");
     for (i, r) in ok.iter().take(10).enumerate() {
         let ms = r.ms.unwrap_or(0.0);
@@ -774,7 +380,7 @@ fn report(s: &Session, rows: &[Row]) -> Result<(), CliError> {
         table.push_str(&format!(
             "{:<5} {:<13} {:<10.4} {gf}  {:?} / {:?}\n",
             i + 1,
-            r.method,
+            r.method.name(),
             ms,
             r.candidate.splits,
             r.candidate.mapping
@@ -790,53 +396,46 @@ fn report(s: &Session, rows: &[Row]) -> Result<(), CliError> {
             .into());
         };
         let defs = best.strategy.replacen("def candidate", "def best", 1);
-        let text = s.problem.file.with(&format!(
+        let file = StrategyFile {
+            user: search.run.user_strategy().to_string(),
+        };
+        let text = file.with(&format!(
             "// shine explore: {} on {} ({:.4} ms, {})\n{defs}",
             args.def,
             args.target,
             best.ms.unwrap_or(0.0),
-            best.method
+            best.method.name()
         ));
         shine::files::write_whole(path, text.as_bytes())?;
     }
     if let Some(path) = &args.plot {
-        let points: Vec<PlotPoint> = rows.iter().map(|r| (r.method, r.elapsed, r.ms)).collect();
+        let points: Vec<PlotPoint> = result
+            .records
+            .iter()
+            .map(|r| (r.method.name(), r.elapsed_s, r.ms))
+            .collect();
         shine::files::write_whole(path, plot(&points).as_bytes())?;
     }
+    let summaries: Vec<serde_json::Value> = result
+        .methods
+        .iter()
+        .map(|s| summary_json(s, "best_ms"))
+        .collect();
+    emit(
+        &json!({
+            "maps": result.stats.maps,
+            "constraints": result.stats.constraints,
+            "split_choices": result.stats.split_domains.iter().map(Vec::len).collect::<Vec<_>>(),
+            "methods": summaries,
+            "failures_by_cause": result.failures_by_cause,
+        })
+        .to_string(),
+    );
     Ok(())
 }
 
 pub(crate) fn emit_err(s: &str) {
     let _ = writeln!(std::io::stderr().lock(), "{s}");
-}
-
-/// The candidates of a log's records (`--resume`).
-fn resumed_rows(records: &[serde_json::Value]) -> Result<Vec<Row>, CliError> {
-    records.iter().map(resumed_row).collect()
-}
-
-/// One candidate of a log.
-fn resumed_row(v: &serde_json::Value) -> Result<Row, CliError> {
-    let ints = |k: &str| -> Result<Vec<i64>, CliError> {
-        v[k].as_array()
-            .and_then(|a| a.iter().map(|x| x.as_i64()).collect::<Option<Vec<_>>>())
-            .ok_or_else(|| CliError::from(format!("a record of the log has no `{k}`: {v}")))
-    };
-    let mapping = ints("mapping")?
-        .into_iter()
-        .map(|x| i32::try_from(x).map_err(|_| CliError::from(format!("a bad mapping: {v}"))))
-        .collect::<Result<_, _>>()?;
-    Ok(Row {
-        method: method_named(v["method"].as_str().unwrap_or(""))?.name(),
-        candidate: Candidate {
-            splits: ints("splits")?,
-            mapping,
-        },
-        ms: v["ms"].as_f64(),
-        failure: v["failure"].as_str().map(String::from),
-        elapsed: v["elapsed_s"].as_f64().unwrap_or(0.0),
-        strategy: v["strategy"].as_str().unwrap_or("").to_string(),
-    })
 }
 
 /// A point of the plot: method, seconds into its search, the time of what was found then.

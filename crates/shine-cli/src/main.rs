@@ -8,7 +8,6 @@ mod bench_row;
 mod cli;
 mod compile_cmd;
 mod explore_cmd;
-mod explore_log;
 mod explore_tune;
 mod fsmooth_cmd;
 mod rewrite_cmd;

@@ -1,10 +1,9 @@
-//! The log of `shine explore` (`--log`, `--resume`): JSON lines, the first a header that
+//! The log of a run (`shine explore --log`, `--resume`): JSON lines, the first a header that
 //! identifies the run (program, definition, target, strategy and search space), then one
 //! line per candidate. A log is resumed only by a run it identifies; a last line cut
 //! short by a crash is skipped with a warning, and cut off before appending.
 
-use crate::cli::CliError;
-use crate::explore_cmd::{emit_err, ExploreArgs};
+use crate::engine::{Error, Run};
 use serde_json::{json, Value};
 use std::fs::File;
 use std::io::{Read, Seek, SeekFrom, Write};
@@ -17,17 +16,18 @@ const LOG_VERSION: u64 = 1;
 /// The fields of a header that must agree for a log to be resumed or appended to.
 const IDENTITY: [&str; 6] = ["program", "def", "target", "strategy", "apply", "space"];
 
-/// The header of this run: what identifies it. `space` describes the search space.
-pub(crate) fn header(args: &ExploreArgs, program: &str, user: &str, space: Value) -> Value {
+/// The header of a run: what identifies it. `apply` is the middle strategy or template
+/// as given (`None`: the default), `space` describes the search space.
+pub fn header(run: &Run, apply: Option<&str>, space: Value) -> Value {
     json!({
         "kind": LOG_KIND,
         "version": LOG_VERSION,
-        "program": fingerprint(program),
-        "program_file": args.program.display().to_string(),
-        "def": args.def,
-        "target": args.target.to_string(),
-        "strategy": args.strategy.as_ref().map(|_| fingerprint(user)),
-        "apply": args.apply,
+        "program": fingerprint(&run.program.text),
+        "program_file": run.program.name,
+        "def": run.def,
+        "target": run.target.to_string(),
+        "strategy": run.strategy.as_ref().map(|s| fingerprint(&s.text)),
+        "apply": apply,
         "space": space,
     })
 }
@@ -41,16 +41,21 @@ fn fingerprint(text: &str) -> String {
     format!("{hash:016x}")
 }
 
-/// The candidate records of the log `path` of this run (`--resume`); an error says why
-/// the log cannot be resumed by this run.
-pub(crate) fn read(path: &Path, mine: &Value) -> Result<Vec<Value>, CliError> {
+/// The candidate records of the log `path` of this run (`resume`); an error says why
+/// the log cannot be resumed by this run. Warnings go to `note`.
+pub fn read(path: &Path, mine: &Value, note: &mut dyn FnMut(&str)) -> Result<Vec<Value>, Error> {
     let text = std::fs::read_to_string(path)
-        .map_err(|e| CliError::from(format!("cannot read `{}`: {e}", path.display())))?;
-    parse(path, &text, mine)
+        .map_err(|e| Error::from(format!("cannot read `{}`: {e}", path.display())))?;
+    parse(path, &text, mine, note)
 }
 
 /// The records of a log's text after its header, which must be `mine`.
-fn parse(path: &Path, text: &str, mine: &Value) -> Result<Vec<Value>, CliError> {
+fn parse(
+    path: &Path,
+    text: &str,
+    mine: &Value,
+    note: &mut dyn FnMut(&str),
+) -> Result<Vec<Value>, Error> {
     let lines: Vec<(usize, &str)> = text
         .lines()
         .enumerate()
@@ -61,7 +66,7 @@ fn parse(path: &Path, text: &str, mine: &Value) -> Result<Vec<Value>, CliError> 
         let value = match serde_json::from_str::<Value>(line) {
             Ok(v) if v.is_object() => v,
             Ok(_) | Err(_) if k + 1 == lines.len() && k > 0 => {
-                emit_err(&format!(
+                note(&format!(
                     "warning: {}:{}: the last line is incomplete (a run stopped while \
                      writing it?); skipped",
                     path.display(),
@@ -82,7 +87,7 @@ fn parse(path: &Path, text: &str, mine: &Value) -> Result<Vec<Value>, CliError> 
 }
 
 /// Checks that a log's header is that of this run; the error says what differs.
-fn check_header(path: &Path, theirs: &Value, mine: &Value) -> Result<(), CliError> {
+fn check_header(path: &Path, theirs: &Value, mine: &Value) -> Result<(), Error> {
     if theirs["kind"] != LOG_KIND {
         return Err(format!(
             "`{}` has no header record (a log of an older shine, or no log of shine \
@@ -136,19 +141,17 @@ fn difference(key: &str, theirs: &Value, mine: &Value) -> String {
 }
 
 /// The log being written (`--log`): every record is written whole and checked.
-pub(crate) struct Log {
+pub struct Log {
     file: File,
     path: PathBuf,
 }
 
 impl Log {
-    /// Opens `--log` for appending: a new or empty file gets this run's header; an
-    /// existing log must be of this run, and an incomplete last line is cut off.
-    pub(crate) fn open(args: &ExploreArgs, mine: &Value) -> Result<Option<Log>, CliError> {
-        let Some(path) = &args.log else {
-            return Ok(None);
-        };
-        let cannot = |e: std::io::Error| CliError::from(cannot_write(path, &e));
+    /// Opens the log `path` for appending: a new or empty file gets this run's header; an
+    /// existing log must be of this run, and an incomplete last line is cut off (warnings
+    /// go to `note`).
+    pub fn open(path: &Path, mine: &Value, note: &mut dyn FnMut(&str)) -> Result<Log, Error> {
+        let cannot = |e: std::io::Error| Error::from(cannot_write(path, &e));
         let mut file = std::fs::OpenOptions::new()
             .create(true)
             .read(true)
@@ -158,45 +161,45 @@ impl Log {
         let mut text = String::new();
         if file.metadata().is_ok_and(|m| m.is_file()) {
             file.read_to_string(&mut text)
-                .map_err(|e| CliError::from(format!("cannot read `{}`: {e}", path.display())))?;
+                .map_err(|e| Error::from(format!("cannot read `{}`: {e}", path.display())))?;
         }
         let mut log = Log {
             file,
-            path: path.clone(),
+            path: path.to_path_buf(),
         };
         if text.trim().is_empty() {
             log.record(mine)?;
         } else {
-            parse(path, &text, mine)?;
-            log.cut_incomplete_line(&text)?;
+            parse(path, &text, mine, note)?;
+            log.cut_incomplete_line(&text, note)?;
         }
-        Ok(Some(log))
+        Ok(log)
     }
 
     /// Cuts off a last line without its newline (a run stopped while writing it).
-    fn cut_incomplete_line(&mut self, text: &str) -> Result<(), CliError> {
+    fn cut_incomplete_line(&mut self, text: &str, note: &mut dyn FnMut(&str)) -> Result<(), Error> {
         if text.ends_with('\n') {
             return Ok(());
         }
         let keep = text.rfind('\n').map_or(0, |i| i + 1);
-        emit_err(&format!(
+        note(&format!(
             "warning: `{}`: cutting off its incomplete last line",
             self.path.display()
         ));
         self.file
             .set_len(keep as u64)
             .and_then(|()| self.file.seek(SeekFrom::End(0)).map(drop))
-            .map_err(|e| CliError::from(cannot_write(&self.path, &e)))
+            .map_err(|e| Error::from(cannot_write(&self.path, &e)))
     }
 
     /// Appends one record as one line.
-    pub(crate) fn record(&mut self, value: &Value) -> Result<(), CliError> {
+    pub fn record(&mut self, value: &Value) -> Result<(), Error> {
         let line = format!("{value}\n");
         self.file
             .write_all(line.as_bytes())
             .and_then(|()| self.file.flush())
             .map_err(|e| {
-                CliError::from(format!(
+                Error::from(format!(
                     "{}; the search stops here (the log so far is valid)",
                     cannot_write(&self.path, &e)
                 ))
@@ -209,7 +212,7 @@ fn cannot_write(path: &Path, e: &std::io::Error) -> String {
 }
 
 /// Writes `record` to the log if there is one.
-pub(crate) fn record(log: &mut Option<Log>, value: &Value) -> Result<(), CliError> {
+pub fn record(log: &mut Option<Log>, value: &Value) -> Result<(), Error> {
     match log {
         Some(log) => log.record(value),
         None => Ok(()),
@@ -229,16 +232,16 @@ mod tests {
     fn a_log_of_another_run_is_refused_and_a_cut_last_line_skipped() {
         let p = Path::new("run.jsonl");
         let text = format!("{}\n{{\"ms\": 1}}\n{{\"ms\": 2}}\n{{\"ms", head("f"));
-        let records = parse(p, &text, &head("f")).expect("this run's log");
+        let records = parse(p, &text, &head("f"), &mut |_| {}).expect("this run's log");
         assert_eq!(records.len(), 2);
-        let e = parse(p, &text, &head("g")).expect_err("another definition");
-        assert!(e.0.contains("the def differs"), "{}", e.0);
+        let e = parse(p, &text, &head("g"), &mut |_| {}).expect_err("another definition");
+        assert!(e.to_string().contains("the def differs"), "{e}");
         let old = "{\"method\": \"solver\", \"ms\": 1}\n";
-        let e = parse(p, old, &head("f")).expect_err("no header");
-        assert!(e.0.contains("no header record"), "{}", e.0);
+        let e = parse(p, old, &head("f"), &mut |_| {}).expect_err("no header");
+        assert!(e.to_string().contains("no header record"), "{e}");
         let broken = format!("{}\n{{\"ms\n{{\"ms\": 2}}\n", head("f"));
         assert!(
-            parse(p, &broken, &head("f")).is_err(),
+            parse(p, &broken, &head("f"), &mut |_| {}).is_err(),
             "a broken middle line"
         );
     }

@@ -1,0 +1,735 @@
+//! Tuning the numeric parameters of a strategy template (`shine explore --param`).
+//!
+//! The template names parameters (`mmSplitK(tm, tn, rm, rn, kb, wm, wn)`); a [`Tuning`]
+//! gives their values or derives them and restricts them ([`crate::params`]). Parameters
+//! the template does not name are sizes of the program (the number of chunks a reduction
+//! is split into, say). Every candidate is compiled once, verified against the
+//! interpreter at the first verification size set its size constraints admit (give the
+//! cheapest first; a candidate no set admits is a failure), then timed at every time set
+//! it admits ([`Tuner::evaluate_candidate`]): the best candidate is kept per set (a layer
+//! of a network gets its own tiles), and the sum of the per-set bests is the figure of
+//! the search. Several methods run one after the other with the same budget ([`run`]).
+
+use crate::engine::{
+    count_cause, listed, Error, Failure, MethodSummary, Phase, Progress, Run, Standing,
+};
+use crate::log::{self, Log};
+use crate::params::{
+    names, substitute, Assignment, ParamSearch, ParamSpace, Stop, ENUMERATION_LIMIT, RAW_LIMIT,
+};
+use crate::search::Method;
+use crate::tuning::Bindings;
+use serde_json::{json, Value};
+use shine::{Artifact, SourceFile};
+use std::collections::BTreeMap;
+use std::ops::ControlFlow;
+use std::time::{Duration, Instant};
+
+/// A tuning: the run, the template and its parameter space, and the size sets.
+#[derive(Clone, Debug)]
+pub struct Tuning {
+    /// The program, target, methods, budget and log.
+    pub run: Run,
+    /// The strategy template, an expression over the user's strategy file that names
+    /// the parameters (`mmSplitK(tm, tn, rm, rn, kb, wm, wn)`).
+    pub template: String,
+    /// The parameters: `NAME=V1,V2,...` or `NAME=EXPR` (derived from those before it).
+    pub params: Vec<String>,
+    /// Requirements on the parameters, `wm*wn<=1024`.
+    pub requires: Vec<String>,
+    /// The first size set to verify at (may be empty: then `verify_nats` only).
+    pub nats: Bindings,
+    /// Further size sets to verify at, in order (give the cheapest first).
+    pub verify_nats: Vec<Bindings>,
+    /// The size sets to time at (empty: `nats`).
+    pub time_nats: Vec<Bindings>,
+}
+
+impl Tuning {
+    /// The size sets candidates are timed at.
+    pub fn time_sets(&self) -> Vec<Bindings> {
+        if self.time_nats.is_empty() {
+            vec![self.nats.clone()]
+        } else {
+            self.time_nats.clone()
+        }
+    }
+}
+
+/// What happened to a candidate.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Evaluation {
+    /// Why it failed as a whole (not compiled, not verified, no set timed), if it did.
+    pub failure: Option<Failure>,
+    /// Its time (ms) per time set: `None` where it does not apply or failed there.
+    pub ms: Vec<Option<f64>>,
+    /// Why it failed at a set it applies to.
+    pub set_failures: Vec<Option<Failure>>,
+}
+
+impl Evaluation {
+    /// A candidate that failed as a whole, at `sets` time sets.
+    fn failed(failure: Failure, sets: usize) -> Evaluation {
+        Evaluation {
+            failure: Some(failure),
+            ms: vec![None; sets],
+            set_failures: vec![None; sets],
+        }
+    }
+}
+
+/// One candidate, evaluated in this run or read from the log: a line of the log.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Record {
+    /// The method that proposed it.
+    pub method: Method,
+    /// The values of the parameters.
+    pub assignment: Assignment,
+    /// What happened to it.
+    pub evaluation: Evaluation,
+    /// Seconds into its method's search (the log's included).
+    pub elapsed_s: f64,
+    /// The candidate as a strategy definition, `def candidate = ...`.
+    pub strategy: String,
+    /// Whether it was read from the log.
+    pub resumed: bool,
+}
+
+impl Record {
+    /// The record as a line of the log.
+    pub fn to_json(&self) -> Value {
+        let texts = |fs: &[Option<Failure>]| -> Vec<Option<String>> {
+            fs.iter()
+                .map(|f| f.as_ref().map(ToString::to_string))
+                .collect()
+        };
+        json!({
+            "method": self.method.name(),
+            "params": self.assignment.iter().map(|(k, v)| (k.clone(), json!(v))).collect::<serde_json::Map<_, _>>(),
+            "ms_per_set": self.evaluation.ms,
+            "failure": self.evaluation.failure.as_ref().map(ToString::to_string),
+            "set_failures": texts(&self.evaluation.set_failures),
+            "elapsed_s": self.elapsed_s,
+            "strategy": self.strategy,
+        })
+    }
+
+    /// A line of the log as a candidate of `space` timed at `sets` size sets.
+    pub fn from_json(v: &Value, space: &ParamSpace, sets: usize) -> Result<Record, Error> {
+        let bad = |what: &str| Error::from(format!("a record of the log has {what}: {v}"));
+        let assignment: Assignment = space
+            .params
+            .iter()
+            .map(|p| {
+                v["params"][p.name()]
+                    .as_i64()
+                    .map(|x| (p.name().to_string(), x))
+                    .ok_or_else(|| bad(&format!("no value of `{}`", p.name())))
+            })
+            .collect::<Result<_, _>>()?;
+        let ms: Vec<Option<f64>> = v["ms_per_set"]
+            .as_array()
+            .map(|a| a.iter().map(Value::as_f64).collect())
+            .unwrap_or_default();
+        let set_failures: Vec<Option<Failure>> = v["set_failures"]
+            .as_array()
+            .map(|a| a.iter().map(|x| x.as_str().map(Failure::parse)).collect())
+            .unwrap_or_default();
+        if ms.len() != sets || set_failures.len() != sets {
+            return Err(bad(&format!("not one time per size set ({sets})")));
+        }
+        Ok(Record {
+            method: method_of_log(v)?,
+            assignment,
+            strategy: v["strategy"].as_str().unwrap_or("").to_string(),
+            evaluation: Evaluation {
+                failure: v["failure"].as_str().map(Failure::parse),
+                ms,
+                set_failures,
+            },
+            elapsed_s: v["elapsed_s"].as_f64().unwrap_or(0.0),
+            resumed: true,
+        })
+    }
+
+    /// Whether it was compiled, verified and timed at some set.
+    pub fn is_valid(&self) -> bool {
+        self.evaluation.failure.is_none()
+    }
+}
+
+/// The method a record of a log names.
+pub(crate) fn method_of_log(v: &Value) -> Result<Method, Error> {
+    let name = v["method"].as_str().unwrap_or("");
+    Method::named(name)
+        .map_err(|_| Error::from(format!("the log names no search method: `{name}`")))
+}
+
+/// The best candidate found for one time set (or, as `best_on_every_set`, the best
+/// that ran at every set: `ms` is then its total).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Best {
+    /// Its time (ms).
+    pub ms: f64,
+    /// The values of the parameters.
+    pub assignment: Assignment,
+    /// The method that found it.
+    pub method: Method,
+    /// The candidate as a strategy definition, `def candidate = ...`.
+    pub strategy: String,
+}
+
+impl Best {
+    /// Its strategy as the definition `name` (`best_1`) instead of `candidate`.
+    pub fn definition(&self, name: &str) -> String {
+        self.strategy
+            .replacen("def candidate", &format!("def {name}"), 1)
+    }
+}
+
+/// A point of the plot: a method, seconds into its search, and the sum of its per-set
+/// bests then.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Point {
+    /// The method.
+    pub method: Method,
+    /// Seconds into its search.
+    pub elapsed_s: f64,
+    /// The sum of its per-set bests (`None`: some set has none yet).
+    pub best_ms: Option<f64>,
+}
+
+/// What a tuning found.
+#[derive(Clone, Debug)]
+pub struct TuningResult {
+    /// The size sets timed at.
+    pub time_sets: Vec<Bindings>,
+    /// The parameters that are sizes of the program (a candidate runs with its values).
+    pub size_params: Vec<String>,
+    /// The raw assignments of the space (the product of the value lists).
+    pub raw_assignments: u128,
+    /// The valid assignments enumerated.
+    pub valid_assignments: usize,
+    /// The best candidate per time set, over every method and the log.
+    pub bests: Vec<Option<Best>>,
+    /// The best candidate that ran at every set (its `ms`: the total).
+    pub best_on_every_set: Option<Best>,
+    /// The summary of each method run.
+    pub methods: Vec<MethodSummary>,
+    /// Failures by cause, of candidates and of candidates at a set.
+    pub failures_by_cause: BTreeMap<String, usize>,
+    /// The points of the plot, in order.
+    pub points: Vec<Point>,
+    /// Every candidate, the log's first.
+    pub records: Vec<Record>,
+    /// Whether the progress stopped the run early.
+    pub interrupted: bool,
+}
+
+impl TuningResult {
+    /// The sum of the per-set bests (`None` if some set has none).
+    pub fn sum_of_set_bests(&self) -> Option<f64> {
+        sum_of(&self.bests)
+    }
+
+    /// The sizes the best of set `k` runs at: the set and its size parameters.
+    pub fn sizes_of(&self, k: usize) -> Option<Bindings> {
+        let best = self.bests.get(k)?.as_ref()?;
+        Some(with_sizes(
+            &self.time_sets[k],
+            &self.size_params,
+            &best.assignment,
+        ))
+    }
+
+    /// The values of the size parameters in `a` (`--nat` bindings of the candidate).
+    pub fn size_values(&self, a: &Assignment) -> Bindings {
+        with_sizes(&Vec::new(), &self.size_params, a)
+    }
+}
+
+/// `set` with the values of `a` of the parameters that are sizes.
+fn with_sizes(set: &Bindings, sizes: &[String], a: &Assignment) -> Bindings {
+    let mut out = set.clone();
+    out.extend(a.iter().filter(|(k, _)| sizes.contains(k)).cloned());
+    out
+}
+
+fn sum_of(bests: &[Option<Best>]) -> Option<f64> {
+    bests.iter().map(|b| b.as_ref().map(|b| b.ms)).sum()
+}
+
+/// A tuning prepared: its space checked, its size sets known. Evaluates candidates.
+pub struct Tuner {
+    run: Run,
+    template: String,
+    space: ParamSpace,
+    /// Parameters that are sizes of the program.
+    sizes: Vec<String>,
+    verify_sets: Vec<Bindings>,
+    time_sets: Vec<Bindings>,
+    counter: usize,
+}
+
+/// Whether an error says that sizes do not satisfy the code's constraints.
+fn not_applicable(e: &shine::Error) -> bool {
+    e.to_string().contains("size constraint of")
+}
+
+impl Tuner {
+    /// Checks a tuning: the program, the size sets' names, the parameter space, the
+    /// limits; nothing is compiled.
+    pub fn new(t: &Tuning) -> Result<Tuner, Error> {
+        let (_, program_sizes) = t.run.prepare()?;
+        t.run.check_set_names("--nat", &t.nats, &program_sizes)?;
+        let time_sets = t.time_sets();
+        for set in &t.time_nats {
+            t.run.check_set_names("--time-nat", set, &program_sizes)?;
+        }
+        let space = ParamSpace::parse(&t.params, &t.requires)?;
+        t.run.limits.require()?;
+        let sizes = size_parameters(t, &space, &program_sizes)?;
+        let verify_sets = verification_sets(t, &program_sizes)?;
+        for set in verify_sets.iter().chain(&time_sets) {
+            if let Some((k, _)) = set.iter().find(|(k, _)| sizes.contains(k)) {
+                return Err(
+                    format!("`{k}` is both a tuned parameter and a size given in a set").into(),
+                );
+            }
+        }
+        Ok(Tuner {
+            run: t.run.clone(),
+            template: t.template.clone(),
+            space,
+            sizes,
+            verify_sets,
+            time_sets,
+            counter: 0,
+        })
+    }
+
+    /// The parameters that are sizes of the program.
+    pub fn size_params(&self) -> &[String] {
+        &self.sizes
+    }
+
+    /// The size sets a candidate is verified at, in order.
+    pub fn verify_sets(&self) -> &[Bindings] {
+        &self.verify_sets
+    }
+
+    /// The size sets a candidate is timed at.
+    pub fn time_sets(&self) -> &[Bindings] {
+        &self.time_sets
+    }
+
+    /// The parameter space.
+    pub fn space(&self) -> &ParamSpace {
+        &self.space
+    }
+
+    /// The candidate of `a` as a strategy definition, `def candidate = ...`.
+    pub fn strategy(&self, a: &Assignment) -> String {
+        format!("def candidate = {}", substitute(&self.template, a))
+    }
+
+    /// `set` with the size parameters of `a`.
+    pub fn sizes(&self, set: &Bindings, a: &Assignment) -> Bindings {
+        with_sizes(set, &self.sizes, a)
+    }
+
+    fn compile(&mut self, defs: &str) -> Result<Artifact, shine::Error> {
+        self.counter += 1;
+        let file = SourceFile::new(
+            format!("candidate{}.elv", self.counter),
+            format!("{}\n{defs}\n", self.run.user_strategy()),
+        );
+        self.run.compile_candidate(file)
+    }
+
+    /// Evaluates one candidate: compiles it once, verifies it at the first verification
+    /// set its size constraints admit, times it at each time set it admits.
+    pub fn evaluate_candidate(&mut self, a: &Assignment) -> Evaluation {
+        let n = self.time_sets.len();
+        let artifact = match self.compile(&self.strategy(a)) {
+            Ok(x) => x,
+            Err(e) => return Evaluation::failed(Failure::of(&e), n),
+        };
+        if let Err(failure) = self.verify(&artifact, a) {
+            return Evaluation::failed(failure, n);
+        }
+        let mut ev = Evaluation {
+            failure: None,
+            ms: vec![None; n],
+            set_failures: vec![None; n],
+        };
+        for (k, set) in self.time_sets.iter().enumerate() {
+            match self.run.time_at(&artifact, &self.sizes(set, a)) {
+                Ok(ms) => ev.ms[k] = Some(ms),
+                Err(e) if not_applicable(&e) => {}
+                Err(e) => ev.set_failures[k] = Some(Failure::of(&e)),
+            }
+        }
+        if ev.ms.iter().all(Option::is_none) {
+            ev.failure = Some(
+                ev.set_failures
+                    .iter()
+                    .flatten()
+                    .next()
+                    .cloned()
+                    .unwrap_or_else(|| {
+                        Failure::new(
+                            "not applicable",
+                            "no time set satisfies its size constraints",
+                        )
+                    }),
+            );
+        }
+        ev
+    }
+
+    /// Verifies at the first verification set the artifact's size constraints admit.
+    fn verify(&self, artifact: &Artifact, a: &Assignment) -> Result<(), Failure> {
+        for set in &self.verify_sets {
+            match self.run.verify_at(artifact, &self.sizes(set, a)) {
+                Ok(()) => return Ok(()),
+                Err(e) if not_applicable(&e) => {}
+                Err(e) => return Err(Failure::of(&e)),
+            }
+        }
+        Err(Failure::new(
+            "not verified",
+            "no verification size set satisfies its size constraints (add one with --verify-nat)",
+        ))
+    }
+}
+
+/// The parameters of `space` that are sizes of the program (not named by the template);
+/// an error if one is no size of the definition either.
+fn size_parameters(
+    t: &Tuning,
+    space: &ParamSpace,
+    program_sizes: &[String],
+) -> Result<Vec<String>, Error> {
+    let sizes: Vec<String> = space
+        .params
+        .iter()
+        .map(|p| p.name().to_string())
+        .filter(|n| !names(&t.template, n))
+        .collect();
+    match sizes.iter().find(|n| !program_sizes.contains(n)) {
+        None => Ok(sizes),
+        Some(n) => Err(format!(
+            "--param `{n}` names neither a parameter of the --apply strategy `{}` nor \
+             a size of `{}` (its sizes: {})",
+            t.template,
+            t.run.def,
+            listed(program_sizes)
+        )
+        .into()),
+    }
+}
+
+/// The size sets candidates are verified at: `nats`, then every `verify_nats` set.
+fn verification_sets(t: &Tuning, program_sizes: &[String]) -> Result<Vec<Bindings>, Error> {
+    let mut sets: Vec<Bindings> = Vec::new();
+    if !t.nats.is_empty() {
+        sets.push(t.nats.clone());
+    }
+    for set in &t.verify_nats {
+        t.run.check_set_names("--verify-nat", set, program_sizes)?;
+        sets.push(set.clone());
+    }
+    if sets.is_empty() {
+        return Err("give sizes to verify candidates at (--nat or --verify-nat)".into());
+    }
+    Ok(sets)
+}
+
+/// The valid assignments of the space, enumerated within [`RAW_LIMIT`] raw ones and the
+/// run's time; notes how far the enumeration went.
+fn valid_assignments(
+    tuner: &Tuner,
+    progress: &mut dyn Progress<Record>,
+) -> Result<Vec<Assignment>, Error> {
+    let space = &tuner.space;
+    let deadline = tuner
+        .run
+        .limits
+        .time
+        .and_then(|t| Duration::try_from_secs_f64(t).ok())
+        .and_then(|t| Instant::now().checked_add(t));
+    let e = space.enumerate(RAW_LIMIT, deadline);
+    let raw = space.raw_count();
+    progress.on_phase(Phase::Note(&format!(
+        "{} parameters ({} of them sizes of the program: {}), {raw} raw assignments, {} valid{}",
+        space.params.len(),
+        tuner.sizes.len(),
+        listed(&tuner.sizes),
+        e.valid.len(),
+        if e.stop.is_some() { " found" } else { "" }
+    )));
+    let why = match e.stop {
+        None => None,
+        Some(Stop::ValidLimit) => Some(format!("the first {ENUMERATION_LIMIT} valid ones")),
+        Some(Stop::RawLimit) => Some(format!("the limit of {RAW_LIMIT} raw assignments")),
+        Some(Stop::Deadline) => Some("the time of --time".to_string()),
+    };
+    if let (Some(why), false) = (&why, e.valid.is_empty()) {
+        progress.on_phase(Phase::Note(&format!(
+            "the enumeration stopped after {} of {raw} raw assignments ({why}): the search \
+             proposes from the valid ones found",
+            e.examined
+        )));
+    }
+    if e.valid.is_empty() {
+        return Err(match why {
+            None => "no assignment of the parameters meets the requirements".to_string(),
+            Some(why) => format!(
+                "none of the {} raw assignments examined ({why}) meets the requirements",
+                e.examined
+            ),
+        }
+        .into());
+    }
+    Ok(e.valid)
+}
+
+/// The header of a tuning's log: what identifies it.
+fn header(t: &Tuning, tuner: &Tuner) -> Value {
+    log::header(
+        &t.run,
+        Some(&t.template),
+        json!({
+            "search": "parameters",
+            "params": t.params,
+            "requires": t.requires,
+            "nats": t.nats,
+            "verify_nats": tuner.verify_sets,
+            "time_nats": tuner.time_sets,
+        }),
+    )
+}
+
+/// What the search found so far, over every method: the best candidate per time set,
+/// the best on every set, the failures by cause and the points of the plot.
+struct Tally {
+    bests: Vec<Option<Best>>,
+    best_all: Option<Best>,
+    /// The first time found per set: the scores of the evolutionary search are relative
+    /// to them.
+    norms: Vec<Option<f64>>,
+    causes: BTreeMap<String, usize>,
+    points: Vec<Point>,
+}
+
+impl Tally {
+    fn new(sets: usize) -> Tally {
+        Tally {
+            bests: vec![None; sets],
+            best_all: None,
+            norms: vec![None; sets],
+            causes: BTreeMap::new(),
+            points: Vec::new(),
+        }
+    }
+
+    /// Counts a candidate, in the tally and in `mine` (its method's best per set);
+    /// returns its score for the search (`None`: it failed).
+    fn record(&mut self, mine: &mut [Option<Best>], c: &Record) -> Option<f64> {
+        let best = |ms: f64| Best {
+            ms,
+            assignment: c.assignment.clone(),
+            method: c.method,
+            strategy: c.strategy.clone(),
+        };
+        let mut score = 0.0;
+        for (k, ms) in c.evaluation.ms.iter().enumerate() {
+            let Some(ms) = *ms else { continue };
+            let norm = *self.norms[k].get_or_insert(ms);
+            score += norm / ms;
+            for b in [&mut mine[k], &mut self.bests[k]] {
+                if b.as_ref().is_none_or(|b| ms < b.ms) {
+                    *b = Some(best(ms));
+                }
+            }
+        }
+        if let Some(total) = c.evaluation.ms.iter().copied().sum::<Option<f64>>() {
+            if self.best_all.as_ref().is_none_or(|b| total < b.ms) {
+                self.best_all = Some(best(total));
+            }
+        }
+        let failures = c.evaluation.failure.iter();
+        for f in failures.chain(c.evaluation.set_failures.iter().flatten()) {
+            count_cause(&mut self.causes, &f.to_string());
+        }
+        self.points.push(Point {
+            method: c.method,
+            elapsed_s: c.elapsed_s,
+            best_ms: sum_of(mine),
+        });
+        c.is_valid().then_some(score)
+    }
+}
+
+/// A tuning in progress: the tuner, the space's valid assignments, the tally and the log.
+struct Session<'a> {
+    tuner: Tuner,
+    valid: Vec<Assignment>,
+    tally: Tally,
+    log: Option<Log>,
+    records: Vec<Record>,
+    progress: &'a mut dyn Progress<Record>,
+    interrupted: bool,
+}
+
+/// Runs a tuning: every method in turn, within the limits; candidates of the log
+/// (`resume`) count towards the budget, are not re-run and are ranked with the new ones.
+pub fn run(t: &Tuning, progress: &mut dyn Progress<Record>) -> Result<TuningResult, Error> {
+    let tuner = Tuner::new(t)?;
+    let header = header(t, &tuner);
+    let sets = tuner.time_sets.len();
+    let previous: Vec<Record> = match &t.run.resume {
+        Some(p) => log::read(p, &header, &mut |m| progress.on_phase(Phase::Note(m)))?
+            .iter()
+            .map(|v| Record::from_json(v, &tuner.space, sets))
+            .collect::<Result<_, _>>()?,
+        None => Vec::new(),
+    };
+    let log = match &t.run.log {
+        Some(p) => Some(Log::open(p, &header, &mut |m| {
+            progress.on_phase(Phase::Note(m))
+        })?),
+        None => None,
+    };
+    let valid = valid_assignments(&tuner, progress)?;
+    let mut s = Session {
+        tuner,
+        valid,
+        tally: Tally::new(sets),
+        log,
+        records: previous.clone(),
+        progress,
+        interrupted: false,
+    };
+    let mut summaries = Vec::new();
+    for &method in &t.run.methods {
+        if s.interrupted {
+            break;
+        }
+        summaries.push(s.method(method, &previous)?);
+    }
+    // the log's candidates of methods not run now are ranked too
+    let mut others: Vec<Option<Best>> = vec![None; sets];
+    for r in previous
+        .iter()
+        .filter(|r| !t.run.methods.contains(&r.method))
+    {
+        s.tally.record(&mut others, r);
+    }
+    Ok(TuningResult {
+        raw_assignments: s.tuner.space.raw_count(),
+        valid_assignments: s.valid.len(),
+        time_sets: s.tuner.time_sets.clone(),
+        size_params: s.tuner.sizes.clone(),
+        bests: s.tally.bests,
+        best_on_every_set: s.tally.best_all,
+        methods: summaries,
+        failures_by_cause: s.tally.causes,
+        points: s.tally.points,
+        records: s.records,
+        interrupted: s.interrupted,
+    })
+}
+
+impl Session<'_> {
+    /// Runs one method (after its candidates of the log) and summarizes it.
+    fn method(&mut self, method: Method, previous: &[Record]) -> Result<MethodSummary, Error> {
+        let run = self.tuner.run.clone();
+        let sets = self.tuner.time_sets.len();
+        let mut search = ParamSearch::new(&self.tuner.space, &self.valid, method, run.seed);
+        let mut mine: Vec<Option<Best>> = vec![None; sets];
+        let (mut done, mut valid, mut offset) = (0usize, 0usize, 0.0f64);
+        for r in previous.iter().filter(|r| r.method == method) {
+            let score = self.tally.record(&mut mine, r);
+            search.report(&r.assignment, score);
+            done += 1;
+            valid += score.is_some() as usize;
+            offset = offset.max(r.elapsed_s);
+        }
+        let resumed = done;
+        self.progress
+            .on_phase(Phase::MethodStarted { method, resumed });
+        let start = Instant::now();
+        while !run.limits.reached(done, start) {
+            let Some(a) = search.propose() else {
+                break;
+            };
+            let evaluation = self.tuner.evaluate_candidate(&a);
+            done += 1;
+            let record = Record {
+                method,
+                strategy: self.tuner.strategy(&a),
+                assignment: a,
+                evaluation,
+                elapsed_s: offset + start.elapsed().as_secs_f64(),
+                resumed: false,
+            };
+            let score = self.tally.record(&mut mine, &record);
+            search.report(&record.assignment, score);
+            valid += score.is_some() as usize;
+            log::record(&mut self.log, &record.to_json())?;
+            let standing = Standing {
+                done,
+                valid,
+                best_ms: sum_of(&mine),
+            };
+            let flow = self.progress.on_candidate(&record, &standing);
+            self.records.push(record);
+            if flow == ControlFlow::Break(()) {
+                self.interrupted = true;
+                break;
+            }
+        }
+        let summary = self.summary(
+            method,
+            &search,
+            &mine,
+            (done - resumed, resumed, valid),
+            start,
+        );
+        self.progress.on_phase(Phase::MethodDone(&summary));
+        Ok(summary)
+    }
+
+    /// The summary of a method: `counts` are its new, resumed and valid candidates.
+    fn summary(
+        &self,
+        method: Method,
+        search: &ParamSearch,
+        mine: &[Option<Best>],
+        (candidates, resumed, valid): (usize, usize, usize),
+        start: Instant,
+    ) -> MethodSummary {
+        let final_sum = sum_of(mine);
+        let t90 = final_sum.and_then(|f| {
+            self.tally
+                .points
+                .iter()
+                .filter(|p| p.method == method)
+                .find(|p| p.best_ms.is_some_and(|s| s <= f / 0.9))
+                .map(|p| p.elapsed_s)
+        });
+        MethodSummary {
+            method,
+            candidates,
+            resumed,
+            valid,
+            best_ms: final_sum,
+            seconds: start.elapsed().as_secs_f64(),
+            time_to_90pct_best_s: t90,
+            random_draws: (method == Method::Random && search.draws > 0)
+                .then_some((search.draws, search.valid_draws)),
+        }
+    }
+}
