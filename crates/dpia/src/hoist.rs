@@ -293,6 +293,7 @@ pub(crate) fn map_exp(e: &Exp, f: &dyn Fn(&Exp) -> Option<Exp>) -> Exp {
         K::MakeVector(xs) => K::MakeVector(xs.iter().map(m).collect()),
         K::At(a, i) => K::At(m(a), m(i)),
         K::Foreign(fun, args) => K::Foreign(fun.clone(), args.iter().map(m).collect()),
+        K::Shuffle(a, s) => K::Shuffle(m(a), *s),
     };
     Exp::new(kind, e.ty.clone())
 }

@@ -60,6 +60,7 @@ pub fn exp_children(x: &Exp) -> Vec<&Exp> {
         | Generate(_, a)
         | AsVector(_, a)
         | VectorFromScalar(a)
+        | Shuffle(a, _)
         | Lane(a, _) => vec![a],
         Pad(_, _, PadMode::Cst(c), a) => vec![c, a],
         Pad(_, _, _, a) => vec![a],

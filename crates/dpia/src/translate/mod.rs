@@ -37,6 +37,7 @@ mod loops;
 mod places;
 mod prims;
 mod vectorize;
+mod warp;
 
 use loops::{check_unrolled, is_loop_app};
 pub(crate) use places::exp_vars;
