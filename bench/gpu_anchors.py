@@ -17,7 +17,8 @@ every target and every anchor, one after the other, the order reversed every oth
   OpenCL profiling events, after one untimed run); in the first round also `--output`, and the
   result is compared with the reference (relative error ||out - ref|| / ||ref||, float64);
 * `cublas_sgemm` (torch.mm, TF32 off), `cublas_sgemv` (torch.mv), `cublas_sdot` (torch.dot),
-  `torch_asum` (torch.linalg.vector_norm(x, 1): one reduction kernel, BLAS asum),
+  `torch_asum` (torch.linalg.vector_norm(x, 1): one reduction kernel, BLAS asum), `torch_sum`
+  (torch.sum),
   `cudnn_conv` (torch.nn.functional.conv2d, padding 1, NCHW, TF32 off, cudnn.benchmark on: the
   VGG cases; shine's operands are the same numbers in vgg.rise's layout, see vgg_nchw),
   `d2d_copy` (a device-to-device copy of as many elements as the case's output, `y.copy_(x)`:
@@ -49,6 +50,7 @@ TOLERANCE = {  # largest relative error ||out - ref|| / ||ref|| accepted
     "mv": 1e-5,
     "dot": 1e-4,  # 2^24 products summed in f32 (partial sums, then their sum)
     "asum": 1e-4,  # likewise, absolute values
+    "sum": 1e-4,  # likewise, the values themselves
     "jacobi2d5_clamped": 1e-6,
     "heat3d_clamped": 1e-6,
     "vgg_conv": 1e-5,  # up to 4,608 products per output summed in f32
@@ -85,6 +87,8 @@ def reference(name, xs):
         return torch.dot(xs[0], xs[1])
     if name == "asum":
         return torch.sum(torch.abs(xs[0]))
+    if name == "sum":
+        return torch.sum(xs[0])
     if name == "jacobi2d5_clamped":
         p = pad_edge(xs[0], [0, 1])
         return 0.2 * (p[:-2, 1:-1] + p[1:-1, :-2] + p[1:-1, 1:-1] + p[1:-1, 2:] + p[2:, 1:-1])
@@ -275,6 +279,10 @@ class Case:
                 (x,) = self.dev
                 f = lambda: torch.linalg.vector_norm(x, ord=1)  # noqa: E731
                 check = f
+            elif name == "torch_sum":
+                (x,) = self.dev
+                f = lambda: torch.sum(x)  # noqa: E731
+                check = f
             elif name == "cudnn_conv":
                 x, w = vgg_nchw(self.dev)
                 torch.backends.cudnn.benchmark = True  # cuDNN picks its fastest algorithm
@@ -344,7 +352,9 @@ def main():
             case = Case(cspec, tmp, args)
             log(f"== {cspec['title']} (inputs and reference: {time.time() - t0:.1f} s)")
             targets = args.targets.split(",") if args.targets else cspec["targets"]
-            items = [("shine", v, t) for v in cspec["variants"] for t in targets]
+            items = [
+                ("shine", v, t) for v in cspec["variants"] for t in targets if t in v.get("targets", targets)
+            ]
             if not args.no_anchors:
                 items += [("anchor", a, None) for a in cspec["anchors"]]
             samples = {i: [] for i in range(len(items))}

@@ -105,6 +105,38 @@ def workGroupTree = toMapWorkGroup(0) @ outermost(isMap) ;;
   toMapLocal(0) @ outermost(isMap) @ body @ argument @ function ;;
   toMem(local)  @ argument @ outermost(function(argOf(iterate, id))) @ body @ argument @ function
 
+// reduceBlocks with the last steps in registers (issue 27): within a work-group of b
+// work-items (b a multiple of 32, at most 1024), every warp reduces its 32 lanes'
+// strided partial results by shuffles (reduceWarp: `__shfl_xor_sync` in the
+// interpreter's butterfly order; each lane computes its own partial result first),
+// the b/32 results of the warps go to local memory, and one warp reduces those (padded
+// with the neutral element to 32): one barrier instead of log2 b. The second kernel
+// does the same over the g partial results. CUDA only (OpenCL would need sub-groups).
+//
+//   shine run examples/dot.rise --def dot --strategy examples/gpu.elv \
+//     --apply "reduceBlocksWarp(1024, 256)" --target cuda --nat n=1000003 --random 1 --verify
+def reduceBlocksWarp(g, b) = DFNF ;
+  blockWarpPartials(g, b) @ outermost(appliedReduce) ;;
+  toMem(global)           @ argument @ outermost(appliedReduce) ;;
+  blockWarpPartials(1, b) @ outermost(appliedReduce) ;;
+  toMem(global)           @ argument @ outermost(appliedReduce) ;;
+  lowerToC
+
+// At a `reduce f z xs`: the reduction of g partial results, one per work-group, each
+// reduced by the warps of its b work-items (reduceBlocksWarp).
+def blockWarpPartials(g, b) = partialReduce(g) ;;
+  partialReduceStrided(b) @ body @ argument @ function @ argument ;;
+  reduceByWarps           @ argument ;;
+  workGroupWarps          @ argument @ argument
+
+// At `map (fun c => map W2 (split 32 (padCst 0 p z (map W1 (split 32 ys))))) cs` (after
+// reduceByWarps): a work-group per chunk, its warps reducing 32 values each (W1), their
+// results in local memory, then one warp over those (W2).
+def workGroupWarps = toMapWorkGroup(0) @ outermost(isMap) ;;
+  toMapWarp @ outermost(isMap) @ body @ argument @ function ;;
+  toMapWarp @ outermost(isMap) @ body @ argument @ function ;;
+  toMem(local) @ argument @ outermost(applied(padCst)) @ body @ argument @ function
+
 // Matrix multiplication with 2-D register blocking (the register blocking of
 // LIFT's CGO'17 matmul, without its local-memory tiles): the result is tiled in
 // 4x4 blocks, the reduction over k moved outside the block's loops so that its

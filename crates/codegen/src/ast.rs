@@ -321,6 +321,10 @@ pub enum Expr {
     /// A thread index or count of a GPU launch, in dimension 0, 1 or 2 (OpenCL
     /// `get_local_id(d)`, CUDA `threadIdx.x`, ...).
     Gpu(GpuIndex, u8),
+    /// The value of the scalar expression in another lane of the warp, all 32 lanes
+    /// taking part (CUDA `__shfl_xor_sync(0xffffffffu, e, o)` for lane `l xor o`,
+    /// `__shfl_sync(0xffffffffu, e, k)` for lane `k`).
+    Shuffle(Box<Expr>, dpia::Shuffle),
     /// Stores the value (an `int`) where the pointer points, atomically, and yields
     /// what was there (C `__atomic_exchange_n`, OpenCL `atomic_xchg`, CUDA `atomicExch`).
     AtomicExchange(Box<Expr>, Box<Expr>),
@@ -345,6 +349,12 @@ pub enum GpuIndex {
     LocalId,
     /// The number of threads of a work-group (`get_local_size`, `blockDim.x`).
     LocalSize,
+    /// The index of the thread's warp in its block (CUDA `threadIdx.x / 32`; dimension 0).
+    WarpId,
+    /// The number of warps of a block (CUDA `blockDim.x / 32`; dimension 0).
+    NumWarps,
+    /// The thread's lane in its warp (CUDA `threadIdx.x % 32`; dimension 0).
+    LaneId,
 }
 
 impl Expr {
@@ -626,6 +636,7 @@ fn expr_idents(e: &Expr, out: &mut std::collections::BTreeSet<String>) {
             expr_idents(b, out);
         }
         Expr::Member(a, _)
+        | Expr::Shuffle(a, _)
         | Expr::Lane(a, _)
         | Expr::Unary(_, a)
         | Expr::Cast(_, a)
@@ -666,6 +677,7 @@ impl Expr {
             Expr::AtomicCompareExchange(p, a, b) => Expr::AtomicCompareExchange(r(p), r(a), r(b)),
             Expr::Member(a, f) => Expr::Member(r(a), f.clone()),
             Expr::Lane(a, k) => Expr::Lane(r(a), *k),
+            Expr::Shuffle(a, s) => Expr::Shuffle(r(a), *s),
             Expr::Unary(op, a) => Expr::Unary(*op, r(a)),
             Expr::Cast(t, a) => Expr::Cast(t.clone(), r(a)),
             Expr::VectorValue(t, a) => Expr::VectorValue(t.clone(), r(a)),
@@ -733,6 +745,7 @@ fn expr_nodes(e: &Expr) -> usize {
             expr_nodes(a) + expr_nodes(b)
         }
         Expr::Member(a, _)
+        | Expr::Shuffle(a, _)
         | Expr::Lane(a, _)
         | Expr::Unary(_, a)
         | Expr::Cast(_, a)

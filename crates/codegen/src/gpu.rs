@@ -48,9 +48,17 @@
 //! (`operator+(float4, float4)`, with a scalar on either side, ...). Lanes are
 //! `.s0` .. `.sf` (OpenCL) and `.x` .. `.w` (CUDA), and must be constants.
 //!
+//! # Warps (CUDA)
+//! `mapWarp` is a loop over the warps of a block (`threadIdx.x / 32`, striding by
+//! `blockDim.x / 32`, or one iteration per warp where it has as many), `mapLane` the
+//! 32 lanes of a warp (`threadIdx.x % 32`); `reduceWarp` prints the shuffles
+//! `v = f(v, __shfl_xor_sync(0xffffffffu, v, o))` for `o` = 16 .. 1, then
+//! `__shfl_sync(0xffffffffu, v, 0)` (see `dpia::gpu` for where they may sit). OpenCL
+//! refuses them (it would need sub-groups).
+//!
 //! # Not supported yet (each an error naming it)
 //! Vectors of other element types or lane counts, a vector lane chosen at run
-//! time, `bool` buffers, `mapWarp` and `mapLane`, local memory of a size that is
+//! time, `bool` buffers, `mapWarp` and `mapLane` on OpenCL, local memory of a size that is
 //! not a constant, pairs holding arrays as input or temporary buffers (a result
 //! that is a tuple of arrays is one output buffer per array, as on C and OpenMP).
 

@@ -6,7 +6,7 @@
 //! The GPU dialects ([`Target::OpenCl`], [`Target::Cuda`]) spell what the AST
 //! marks: kernels (`kernel`, `extern "C" __global__`), address spaces of pointers
 //! and declarations (`global`, `local` / `__shared__`), thread indices
-//! ([`Expr::Gpu`]), barriers, scalar type names (`long`, `uchar` / `long long`),
+//! ([`Expr::Gpu`], warps and lanes), warp shuffles ([`Expr::Shuffle`]), barriers, scalar type names (`long`, `uchar` / `long long`),
 //! `restrict` (`__restrict__` in CUDA), vector lanes ([`Expr::Lane`]) and
 //! conversions ([`Expr::Convert`]).
 //!
@@ -406,6 +406,7 @@ fn doc(e: &Expr, d: Target) -> (String, u8) {
             P_POSTFIX,
         ),
         Expr::Member(a, f) => (format!("{}.{f}", operand(a, P_POSTFIX, d)), P_POSTFIX),
+        Expr::Shuffle(a, s) => (shuffle(&expr_in(a, d), *s, d), P_POSTFIX),
         Expr::Lane(a, k) => {
             let v = operand(a, P_POSTFIX, d);
             (format!("{v}{}", Dialect::of(d).lane(*k)), P_POSTFIX)
@@ -566,11 +567,26 @@ fn opencl_vector_args(a: &VectorAccess) -> Vec<Expr> {
     }
 }
 
+/// A warp shuffle of the value `v`, all 32 lanes taking part: CUDA's with the full
+/// mask; OpenCL's sub-group functions (the code generator emits neither for OpenCL nor
+/// C, which it refuses warps for).
+fn shuffle(v: &str, s: dpia::Shuffle, d: Target) -> String {
+    match (d, s) {
+        (Target::Cuda, dpia::Shuffle::Xor(o)) => format!("__shfl_xor_sync(0xffffffffu, {v}, {o})"),
+        (Target::Cuda, dpia::Shuffle::From(k)) => format!("__shfl_sync(0xffffffffu, {v}, {k})"),
+        (_, dpia::Shuffle::Xor(o)) => format!("sub_group_shuffle_xor({v}, {o})"),
+        (_, dpia::Shuffle::From(k)) => format!("sub_group_shuffle({v}, {k})"),
+    }
+}
+
 /// A thread index or count.
 fn gpu_index(index: GpuIndex, dim: u8, d: Target) -> (String, u8) {
     if d == Target::Cuda {
         let c = ["x", "y", "z"][usize::from(dim.min(2))];
         let text = match index {
+            GpuIndex::WarpId => format!("threadIdx.{c} / 32"),
+            GpuIndex::NumWarps => format!("blockDim.{c} / 32"),
+            GpuIndex::LaneId => format!("threadIdx.{c} % 32"),
             GpuIndex::LocalId => return (format!("threadIdx.{c}"), P_POSTFIX),
             GpuIndex::LocalSize => return (format!("blockDim.{c}"), P_POSTFIX),
             GpuIndex::GroupId => return (format!("blockIdx.{c}"), P_POSTFIX),
@@ -591,6 +607,9 @@ fn gpu_index(index: GpuIndex, dim: u8, d: Target) -> (String, u8) {
         GpuIndex::NumGroups => "get_num_groups",
         GpuIndex::LocalId => "get_local_id",
         GpuIndex::LocalSize => "get_local_size",
+        GpuIndex::WarpId => return ("get_sub_group_id()".into(), P_POSTFIX),
+        GpuIndex::NumWarps => return ("get_num_sub_groups()".into(), P_POSTFIX),
+        GpuIndex::LaneId => return ("get_sub_group_local_id()".into(), P_POSTFIX),
     };
     (format!("{f}({dim})"), P_POSTFIX)
 }

@@ -170,6 +170,19 @@ fn enter(pos: &Pos, var: &Var, count: &Nat, kind: LoopKind, origin: &str, launch
                 ));
             }
         }
+        LoopKind::Gpu(ParLevel::Warp) => {
+            inner.thread_vars.push(var.clone());
+            let warps = launch.local_sizes[0].map(|t| t / 32);
+            if warps.is_none() || count.as_cst() != warps {
+                let warps = warps.map_or("a number of".to_string(), |w| w.to_string());
+                inner.divergent.get_or_insert(format!(
+                    "inside the `{origin}` loop, whose {count} iterations are spread over {warps} \
+                     warps, so that not every warp runs the same number of iterations"
+                ));
+            }
+        }
+        // exactly one iteration per lane (checked by `gpu::prepare`)
+        LoopKind::Gpu(ParLevel::Lane) => inner.thread_vars.push(var.clone()),
         LoopKind::Gpu(ParLevel::Global(_)) => {
             inner.thread_vars.push(var.clone());
             inner.divergent.get_or_insert(format!(

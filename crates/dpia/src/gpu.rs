@@ -30,6 +30,15 @@
 //!    rejection of a barrier in divergent control flow.
 //!
 //! `mapPar` (CPU threads) in a GPU program is an error: it says to run on a CPU.
+//!
+//! **Warps** (CUDA): `mapWarp` loops sit inside work-group loops and outside thread
+//! loops, `mapLane` loops (exactly 32 iterations) inside `mapWarp` loops; a kernel
+//! with them has work-groups of a constant multiple of 32 threads in dimension 0
+//! only (a constant-count `mapWarp` loop asks for 32 threads per iteration). A warp
+//! shuffle (`reduceWarp`) must sit inside a `mapWarp` loop and outside `mapLocal`,
+//! `mapGlobal` and `mapLane` loops, so that all 32 lanes of its warp reach it
+//! together. The lanes of a warp may write the same value to the same place (a warp
+//! reduction's result).
 
 use std::collections::HashMap;
 
@@ -173,6 +182,8 @@ struct Shape {
     global: [Vec<Nat>; 3],
     group: [Vec<Nat>; 3],
     local: [Vec<Nat>; 3],
+    /// The kernel has `mapWarp` or `mapLane` loops.
+    warps: bool,
 }
 
 fn kernel(
@@ -224,6 +235,9 @@ fn kernel(
     } else {
         Launch::Single
     };
+    if shape.warps {
+        check_whole_warps(&name, &launch)?;
+    }
 
     // Every thread would write memory outside the loops that spread the threads.
     let thread_dims: Vec<(u8, &'static str)> = (0..3u8)
@@ -248,7 +262,10 @@ fn kernel(
             _ => false,
         },
         &|kind, addr, origin| match (kind, addr) {
-            (LoopKind::Gpu(ParLevel::Local(_)), AddrSpace::Local) => Ok(Expand::Yes),
+            (
+                LoopKind::Gpu(ParLevel::Local(_) | ParLevel::Warp | ParLevel::Lane),
+                AddrSpace::Local,
+            ) => Ok(Expand::Yes),
             (LoopKind::Gpu(ParLevel::Global(_)), AddrSpace::Local) => Err(GpuError::new(
                 format!(
                     "local memory inside the `{origin}` loop: the work-items of a `mapGlobal` \
@@ -297,6 +314,7 @@ fn levels(
     shape: &mut Shape,
 ) -> Result<(), GpuError> {
     match c {
+        Comm::Assign(_, e) if has_shuffle(e) => check_shuffle_position(stack),
         Comm::Skip | Comm::Assign(..) | Comm::Barrier { .. } => Ok(()),
         Comm::Seq(cs) => cs.iter().try_for_each(|c| levels(c, stack, sizes, shape)),
         Comm::New { body, .. } => levels(body, stack, sizes, shape),
@@ -311,14 +329,11 @@ fn levels(
                 return levels(body, stack, sizes, shape);
             };
             let d = usize::from(level.dim());
-            if let Some((_, outer)) = stack.iter().find(|(l, _)| {
-                l == level
-                    || matches!(
-                        (l, level),
-                        (ParLevel::Local(_), ParLevel::WorkGroup(_))
-                            | (ParLevel::Global(_), ParLevel::WorkGroup(_))
-                    )
-            }) {
+            if *origin == "reduceWarp" {
+                // the lane loop of a warp reduction: its shuffles follow
+                check_shuffle_position(stack)?;
+            }
+            if let Some((_, outer)) = stack.iter().find(|(l, _)| misnested(*l, *level)) {
                 return Err(GpuError::new(
                     format!("a `{origin}` loop inside a `{outer}` loop cannot be run on a GPU"),
                     Some("nest work-group loops outside thread loops, and each level and dimension once"),
@@ -333,13 +348,18 @@ fn levels(
                     Some("parallel loops must have a number of iterations given by the program's sizes"),
                 ));
             }
-            let list = match level {
-                ParLevel::Global(_) => &mut shape.global[d],
-                ParLevel::WorkGroup(_) => &mut shape.group[d],
-                ParLevel::Local(_) => &mut shape.local[d],
+            let (list, threads) = match level {
+                ParLevel::Global(_) => (&mut shape.global[d], Some(count.clone())),
+                ParLevel::WorkGroup(_) => (&mut shape.group[d], Some(count.clone())),
+                ParLevel::Local(_) => (&mut shape.local[d], Some(count.clone())),
+                ParLevel::Warp | ParLevel::Lane => {
+                    shape.warps = true;
+                    warp_level(*level, origin, count, stack)?;
+                    (&mut shape.local[0], warp_threads(*level, count))
+                }
             };
-            if !list.contains(count) {
-                list.push(count.clone());
+            if let Some(t) = threads.filter(|t| !list.contains(t)) {
+                list.push(t);
             }
             stack.push((*level, origin));
             let r = levels(body, stack, sizes, shape);
@@ -347,6 +367,134 @@ fn levels(
             r
         }
     }
+}
+
+/// Whether a loop of `inner` may not sit inside a loop of `outer`: each level once,
+/// work-groups outside threads, warps inside work-groups only, lanes inside warps.
+fn misnested(outer: ParLevel, inner: ParLevel) -> bool {
+    use ParLevel::*;
+    outer == inner
+        || matches!(
+            (outer, inner),
+            (Local(_) | Global(_) | Warp | Lane, WorkGroup(_))
+                | (Local(_) | Global(_) | Lane, Warp)
+                | (Local(_) | Global(_), Lane)
+                | (Warp | Lane, Local(_) | Global(_))
+        )
+}
+
+/// Checks a `mapWarp` or `mapLane` loop: a lane loop has exactly 32 iterations and
+/// sits inside a warp loop.
+fn warp_level(
+    level: ParLevel,
+    origin: &str,
+    count: &Nat,
+    stack: &[(ParLevel, &'static str)],
+) -> Result<(), GpuError> {
+    if level != ParLevel::Lane {
+        return Ok(());
+    }
+    if count.as_cst() != Some(32) {
+        return Err(GpuError::new(
+            format!(
+                "a `{origin}` loop over the lanes of a warp has {count} iterations; it must have \
+                 exactly 32, one per lane"
+            ),
+            Some("split the array by 32 (split 32) and map the lanes over the inner 32 elements"),
+        ));
+    }
+    if !stack.iter().any(|(l, _)| *l == ParLevel::Warp) {
+        return Err(GpuError::new(
+            format!(
+                "a `{origin}` loop outside every `mapWarp` loop: every warp of the work-group \
+                 would run the same lanes"
+            ),
+            Some("put the lane loop inside a mapWarp loop"),
+        ));
+    }
+    Ok(())
+}
+
+/// The threads per work-group that a `mapWarp` or `mapLane` loop of `count`
+/// iterations asks for: 32 per warp (at most [`MAX_WORK_GROUP_SIZE`]) for a constant
+/// count, a warp for the lanes; `None` for a warp loop of a count that is not a
+/// constant (another loop of the kernel must give the work-group its size).
+fn warp_threads(level: ParLevel, count: &Nat) -> Option<Nat> {
+    match level {
+        ParLevel::Lane => Some(Nat::cst(32)),
+        _ => count
+            .as_cst()
+            .map(|c| Nat::cst((c.max(1) * 32).min(MAX_WORK_GROUP_SIZE))),
+    }
+}
+
+/// Refuses a kernel with warp or lane loops whose work-groups are not whole warps
+/// along dimension 0: a shuffle needs all 32 lanes of its warp, and warp `w` is the
+/// threads `32*w .. 32*w + 31` of dimension 0.
+fn check_whole_warps(name: &str, launch: &Launch) -> Result<(), GpuError> {
+    let threads = match launch {
+        Launch::Groups { threads, .. } => threads,
+        _ => {
+            return Err(GpuError::new(
+                format!("the kernel `{name}` has `mapWarp` loops but no work-groups"),
+                Some("put the mapWarp loops inside mapWorkGroup loops"),
+            ))
+        }
+    };
+    let whole = matches!(threads[0].as_cst(), Some(t) if t > 0 && t % 32 == 0)
+        && threads[1].as_cst() == Some(1)
+        && threads[2].as_cst() == Some(1);
+    if whole {
+        return Ok(());
+    }
+    Err(GpuError::new(
+        format!(
+            "the kernel `{name}` has `mapWarp`/`mapLane` loops, so its work-groups must be a \
+             constant number of whole warps (a multiple of 32 threads) in dimension 0 only, but \
+             they are {} x {} x {}",
+            threads[0], threads[1], threads[2]
+        ),
+        Some("give the kernel's mapLocal(0) loops a multiple of 32 iterations, and no mapLocal(1) or mapLocal(2) loops"),
+    ))
+}
+
+/// Whether an expression moves values between lanes (a warp shuffle).
+fn has_shuffle(e: &Exp) -> bool {
+    let mut found = false;
+    Node::Exp(e).visit(&mut |n| {
+        found |= matches!(n, Node::Exp(x) if matches!(*x.kind, ExpKind::Shuffle(..)))
+    });
+    found
+}
+
+/// Refuses a warp shuffle that not all 32 lanes of a warp may reach together: it must
+/// sit inside a `mapWarp` loop (whose iterations are the same for the lanes of a warp)
+/// and outside the loops that spread the iterations over single threads (`mapLocal`,
+/// `mapGlobal`, `mapLane`), whose bounds may leave some lanes out.
+fn check_shuffle_position(stack: &[(ParLevel, &'static str)]) -> Result<(), GpuError> {
+    let help = Some(
+        "put reduceWarp directly inside a mapWarp loop (the reduceToWarp rule, then toMapWarp on the map around it)",
+    );
+    if let Some((_, origin)) = stack
+        .iter()
+        .find(|(l, _)| matches!(l, ParLevel::Local(_) | ParLevel::Global(_) | ParLevel::Lane))
+    {
+        return Err(GpuError::new(
+            format!(
+                "a warp reduction (`reduceWarp`) inside a `{origin}` loop: its shuffles need all 32 \
+                 lanes of the warp, and that loop may run them in some lanes only"
+            ),
+            help,
+        ));
+    }
+    if !stack.iter().any(|(l, _)| *l == ParLevel::Warp) {
+        return Err(GpuError::new(
+            "a warp reduction (`reduceWarp`) outside every `mapWarp` loop: every warp of the \
+             work-group would compute it and write its result",
+            help,
+        ));
+    }
+    Ok(())
 }
 
 /// Rejects writes to local or global memory that every thread of a dimension makes.
@@ -364,7 +512,12 @@ fn shared_writes(
         Comm::New { body, .. } => shared_writes(body, inside, thread_dims, spaces),
         Comm::For { kind, body, .. } => {
             let dim = match kind {
-                LoopKind::Gpu(l @ (ParLevel::Global(_) | ParLevel::Local(_))) => Some(l.dim()),
+                // the lanes of a warp write the same value where a warp loop's
+                // iteration writes outside its lane loops (a warp reduction's result)
+                LoopKind::Gpu(
+                    l
+                    @ (ParLevel::Global(_) | ParLevel::Local(_) | ParLevel::Warp | ParLevel::Lane),
+                ) => Some(l.dim()),
                 _ => None,
             };
             inside.extend(dim);

@@ -169,6 +169,21 @@ pub enum ExpKind {
     /// A call of a foreign function (a scalar function written in C, `rise::foreign`) on
     /// scalar arguments, one per parameter.
     Foreign(std::sync::Arc<rise::ForeignFun>, Vec<Exp>),
+    /// The value another lane of the warp holds in the scalar the expression reads (a
+    /// 32- or 64-bit number): CUDA `__shfl_xor_sync(0xffffffff, e, o)` or
+    /// `__shfl_sync(0xffffffff, e, k)`. Every one of the warp's 32 lanes must execute it
+    /// together (`reduceWarp`; [`crate::gpu::prepare`] refuses one that a divergent
+    /// loop could reach).
+    Shuffle(Exp, Shuffle),
+}
+
+/// Which lane a [`ExpKind::Shuffle`] reads.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Shuffle {
+    /// Lane `l xor o` for lane `l` (a butterfly step).
+    Xor(u32),
+    /// Lane `k` for every lane (a broadcast).
+    From(u32),
 }
 
 /// Somewhere to write data of type `ty` (`acc[dt]`).
@@ -238,6 +253,8 @@ pub enum LoopKind {
 /// | [`ParLevel::Global`] | global work-items (`mapGlobal`) | all threads of the grid |
 /// | [`ParLevel::WorkGroup`] | work-groups (`mapWorkGroup`) | blocks (`mapBlock`) |
 /// | [`ParLevel::Local`] | work-items of a work-group (`mapLocal`) | threads of a block (`mapThread`) |
+/// | [`ParLevel::Warp`] | — (sub-groups: not supported) | the warps of a block (`mapWarp`) |
+/// | [`ParLevel::Lane`] | — (sub-groups: not supported) | the 32 lanes of a warp (`mapLane`) |
 ///
 /// The OpenCL and the CUDA primitives of a level translate to the same loop, so a
 /// program lowered with either compiles to both targets.
@@ -249,11 +266,16 @@ pub enum ParLevel {
     WorkGroup(u8),
     /// The threads of one work-group / block (`mapLocal(d)`, `mapThread(d)`).
     Local(u8),
+    /// The warps of a block (`mapWarp`): warp `w` is the threads `32*w .. 32*w + 31` of
+    /// dimension 0 (`threadIdx.x / 32`), striding when there are more iterations than
+    /// warps.
+    Warp,
+    /// The 32 lanes of a warp (`mapLane`, exactly 32 iterations: `threadIdx.x % 32`).
+    Lane,
 }
 
 impl LoopKind {
-    /// The loop of a lowered pattern, as its row in the primitive table gives it;
-    /// `None` for the levels the back end does not have yet (warps, lanes).
+    /// The loop of a lowered pattern, as its row in the primitive table gives it.
     pub fn of(l: rise::primitives::Loop) -> Option<LoopKind> {
         use rise::primitives::Loop;
         Some(match l {
@@ -263,16 +285,29 @@ impl LoopKind {
             Loop::Global(d) => LoopKind::Gpu(ParLevel::Global(d)),
             Loop::WorkGroup(d) => LoopKind::Gpu(ParLevel::WorkGroup(d)),
             Loop::Local(d) => LoopKind::Gpu(ParLevel::Local(d)),
-            Loop::Warp | Loop::Lane => return None,
+            Loop::Warp => LoopKind::Gpu(ParLevel::Warp),
+            Loop::Lane => LoopKind::Gpu(ParLevel::Lane),
         })
     }
 }
 
 impl ParLevel {
-    /// The dimension (0, 1 or 2).
+    /// The dimension (0, 1 or 2); warps and lanes divide dimension 0.
     pub fn dim(self) -> u8 {
         match self {
             ParLevel::Global(d) | ParLevel::WorkGroup(d) | ParLevel::Local(d) => d,
+            ParLevel::Warp | ParLevel::Lane => 0,
+        }
+    }
+
+    /// The primitive that names the level (for messages).
+    pub fn name(self) -> &'static str {
+        match self {
+            ParLevel::Global(_) => "mapGlobal",
+            ParLevel::WorkGroup(_) => "mapWorkGroup",
+            ParLevel::Local(_) => "mapLocal",
+            ParLevel::Warp => "mapWarp",
+            ParLevel::Lane => "mapLane",
         }
     }
 
@@ -409,6 +444,8 @@ impl fmt::Display for Exp {
                 let args: Vec<String> = args.iter().map(|a| a.to_string()).collect();
                 write!(f, "{}({})", fun.name, args.join(", "))
             }
+            Shuffle(a, self::Shuffle::Xor(o)) => write!(f, "shuffleXor({a}, {o})"),
+            Shuffle(a, self::Shuffle::From(k)) => write!(f, "shuffle({a}, {k})"),
         }
     }
 }

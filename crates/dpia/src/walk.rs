@@ -62,6 +62,7 @@ pub fn exp_children(x: &Exp) -> Vec<&Exp> {
         | Generate(_, a)
         | AsVector(_, a)
         | VectorFromScalar(a)
+        | Shuffle(a, _)
         | Lane(a, _) => vec![a],
         Pad(_, _, PadMode::Cst(c), a) => vec![c, a],
         Pad(_, _, _, a) => vec![a],
@@ -123,6 +124,7 @@ pub fn map_exp_children(x: &Exp, f: &mut dyn FnMut(&Exp) -> Exp) -> Exp {
         K::MakeVector(xs) => K::MakeVector(xs.iter().map(&mut *f).collect()),
         K::At(a, i) => K::At(f(a), f(i)),
         K::Foreign(fun, args) => K::Foreign(fun.clone(), args.iter().map(&mut *f).collect()),
+        K::Shuffle(a, s) => K::Shuffle(f(a), *s),
     };
     Exp::new(kind, x.ty.clone())
 }

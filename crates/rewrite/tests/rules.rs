@@ -123,6 +123,9 @@ const REDUCTION_CASES: &[Case] = &[
     ("DFNF ; treeReduce @ outermost(appliedMap)", "def f : {n: nat} -> n.8.f32 -> n.f32 = fun xs => map (fun r => reduce add 0.0f r) xs", &[("n", 3)]),
     ("DFNF ; partialReduce(2) @ outermost(appliedReduce) ; treeReduce @ outermost(appliedMap)", "def f : 32.f32 -> f32 = fun xs => reduce mul 1.0f xs", &[]),
     ("DFNF ; reduceToWarp @ outermost(appliedReduce)", "def f : {n: nat} -> n.32.f32 -> n.f32 = fun xs => map (fun w => reduce (fun a b => b + a) 0.0f w) xs", &[("n", 3)]),
+    ("DFNF ; reduceByWarps @ outermost(appliedMap)", "def f : {n: nat} -> n.96.f32 -> n.f32 = fun xs => map (fun r => reduce add 0.0f r) xs", &[("n", 2)]),
+    ("DFNF ; reduceByWarps @ outermost(appliedMap)", "def f : {n: nat} -> n.32.i32 -> n.i32 = fun xs => map (fun r => reduce max (-2147483648i32) r) xs", &[("n", 3)]),
+    ("DFNF ; partialReduceStrided(64) @ outermost(appliedReduce) ; partialReduce(1) @ outermost(appliedReduce) ; reduceByWarps @ outermost(appliedMap)", "def f : {n: nat} -> n.f32 -> f32 = fun xs => reduce add 0.0f xs", &[("n", 100)]),
 ];
 
 #[test]

@@ -440,9 +440,10 @@ primitives! {
     Reduce "reduce" : "{n: nat} -> {t: data} -> (t -> t -> t) -> t -> n.t -> t" => sem::reduce, Lower("lower it to reduceSeq (e.g. with lowerToC or toReduceSeq)");
     /// `reduceWarp f xs`: the 32 values of a warp's lanes (one each, inside `mapWarp`)
     /// reduced by shuffles in butterfly order (steps 16, 8, 4, 2, 1: `v[j] := f v[j]
-    /// v[j xor o]`), `f` associative and commutative; every lane gets the result. The
-    /// `reduceToWarp` rule introduces it from `reduce` over 32 values.
-    ReduceWarp "reduceWarp" : "{t: data} -> (t -> t -> t) -> 32.t -> t" => sem::reduce_warp, NotYet("a warp reduction is compiled for CUDA only: put it directly inside mapWarp");
+    /// v[j xor o]`); the result is lane 0's, and every lane gets it. The
+    /// `reduceToWarp` rule introduces it from `reduce` over 32 values. Compiled for
+    /// CUDA only (`__shfl_xor_sync`), inside a `mapWarp` loop.
+    ReduceWarp "reduceWarp" : "{t: data} -> (t -> t -> t) -> 32.t -> t" => sem::reduce_warp;
     /// Inclusive prefix scan, sequentially: `acc_i = f x_i acc_(i-1)`, `acc_(-1) = init`.
     ScanSeq "scanSeq" : "{n: nat} -> {s t: data} -> (s -> t -> t) -> t -> n.s -> n.t" => sem::scan_seq;
     /// `iterate k f` applies `f` `k` times, each time shrinking the array by `n`.

@@ -125,10 +125,13 @@ impl Lowerer {
             out.push(Stmt::Comment(format!("{origin} (no iterations)")));
             return Ok(());
         }
+        if matches!(level, ParLevel::Warp | ParLevel::Lane) {
+            return self.warp_loop(env, var, count, level, origin, body, out);
+        }
         let (id, size, base) = match level {
             ParLevel::Global(_) => (GpuIndex::GlobalId, GpuIndex::GlobalSize, "gid"),
             ParLevel::WorkGroup(_) => (GpuIndex::GroupId, GpuIndex::NumGroups, "wg"),
-            ParLevel::Local(_) => (GpuIndex::LocalId, GpuIndex::LocalSize, "lid"),
+            _ => (GpuIndex::LocalId, GpuIndex::LocalSize, "lid"),
         };
         let dim = level.dim();
         let name = self.names.fresh(&format!("{base}{dim}"));
@@ -190,10 +193,82 @@ impl Lowerer {
         Ok(())
     }
 
-    /// Whether some `mapLocal` loop was lowered to one iteration per work-item: the
-    /// kernel must then be launched with exactly its work-group size.
+    /// A loop over the warps of a work-group (`mapWarp`: warp `w` runs the iterations
+    /// `w, w + warps, ...`, or exactly its own where there are as many as warps) or
+    /// over the 32 lanes of a warp (`mapLane`: every lane its own). CUDA only: OpenCL
+    /// would need sub-groups.
+    #[allow(clippy::too_many_arguments)]
+    fn warp_loop(
+        &mut self,
+        env: &Env,
+        var: &Var,
+        count: &Nat,
+        level: ParLevel,
+        origin: &str,
+        body: &Comm,
+        out: &mut Vec<Stmt>,
+    ) -> Res<()> {
+        if self.target != crate::Target::Cuda {
+            return unsupported(format!(
+                "`{origin}` runs on the warps of a CUDA block: compile for CUDA (--target cuda); \
+                 OpenCL would need sub-groups (cl_khr_subgroups), which shine does not use yet"
+            ));
+        }
+        self.warp_loops = true;
+        let (id, base) = match level {
+            ParLevel::Lane => (GpuIndex::LaneId, "lane"),
+            _ => (GpuIndex::WarpId, "warp"),
+        };
+        let name = self.names.fresh(base);
+        let inner = self.loop_scope(env, var, count, &name);
+        let mut stmts = Vec::new();
+        self.comm(&inner, body, &mut stmts)?;
+        let warps = self.threads[0].map(|t| t / 32);
+        let own = match level {
+            ParLevel::Lane => count.as_cst() == Some(32),
+            _ => count.as_cst().is_some() && count.as_cst() == warps,
+        };
+        if own {
+            let each = if level == ParLevel::Lane {
+                "lane"
+            } else {
+                "warp"
+            };
+            out.push(Stmt::Comment(format!(
+                "{origin} (one iteration per {each})"
+            )));
+            let mut block = vec![Stmt::Decl(Decl {
+                ty: Type::Scalar(Scalar::Index),
+                name,
+                array_len: None,
+                init: Some(Expr::Gpu(id, 0)),
+                addr: ast::AddrSpace::Default,
+            })];
+            block.extend(stmts);
+            out.push(Stmt::Block(block));
+            return Ok(());
+        }
+        if level == ParLevel::Lane {
+            return unsupported(format!(
+                "a `{origin}` loop of {count} iterations: a warp has exactly 32 lanes"
+            ));
+        }
+        out.push(Stmt::Comment(origin.to_string()));
+        out.push(Stmt::For(For {
+            var: name,
+            start: Expr::Gpu(id, 0),
+            end: self.nat(env, count)?,
+            step: Expr::Gpu(GpuIndex::NumWarps, 0),
+            body: stmts,
+            pragma: None,
+        }));
+        Ok(())
+    }
+
+    /// Whether some `mapLocal` loop was lowered to one iteration per work-item, or the
+    /// kernel has warp loops: it must then be launched with exactly its work-group size.
     pub fn exact_threads(&self) -> bool {
-        !self.thread_vars.is_empty()
+        !self.thread_vars.is_empty() || self.warp_loops
     }
 
     fn assign(&mut self, env: &Env, acc: &Acc, exp: &Exp, out: &mut Vec<Stmt>) -> Res<()> {

@@ -108,6 +108,9 @@ pub struct Lowerer {
     pub foreign: crate::foreign::Foreign,
     /// The code the unrolled loops have generated so far (see [`unroll`]).
     unroll: unroll::UnrollBudget,
+    /// Whether the kernel has `mapWarp` or `mapLane` loops (warp `w` is threads
+    /// `32*w .. 32*w+31`: the launch must give exactly the threads it names).
+    warp_loops: bool,
 }
 
 /// An index read from data where an assignment writes (`scatter`): the C variable

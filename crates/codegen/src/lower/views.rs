@@ -82,6 +82,7 @@ impl Lowerer {
                 | K::Lane(..)
                 | K::MakeVector(_)
                 | K::At(..)
+                | K::Shuffle(..)
                 | K::Foreign(..) => false,
                 _ => true,
             };
@@ -182,6 +183,11 @@ impl Lowerer {
                     .map(|a| self.value(env, a, &[]))
                     .collect::<Result<Vec<_>, _>>()?;
                 value(Expr::call(&name, args))
+            }
+            K::Shuffle(a, shuffle) => {
+                no_path(e, path)?;
+                let v = self.value(env, a, &[])?;
+                value(Expr::Shuffle(Box::new(v), *shuffle))
             }
             K::Select(c, a, b) => {
                 let cpath = if matches!(c.ty, DataType::Vector(..)) {
@@ -851,6 +857,7 @@ fn exp_name(e: &Exp) -> &'static str {
         K::MakeVector(_) => "makeVector",
         K::At(..) => "idx (at an index read from data)",
         K::Foreign(..) => "foreign function",
+        K::Shuffle(..) => "warp shuffle",
     }
 }
 

@@ -125,7 +125,7 @@ impl Translator {
     /// The accumulator `acc` (read as `read`) updated to `f args(read)`: in place
     /// where the update reads each part of it before writing that part, otherwise
     /// computed aside and copied over it.
-    fn update(
+    pub(super) fn update(
         &self,
         f: &Expr,
         env: &Env,

@@ -38,6 +38,7 @@ mod loops;
 mod places;
 mod prims;
 mod vectorize;
+mod warp;
 
 use loops::{check_unrolled, is_loop_app};
 use places::{acc_place, same_place, updates_in_place_safely};

@@ -137,6 +137,7 @@ fn reads(
         | ExpKind::Select(..)
         | ExpKind::Cast(_)
         | ExpKind::Math(..)
+        | ExpKind::Shuffle(..)
         | ExpKind::Foreign(..) => {
             let whole = path.filter(|p| p.is_empty());
             exp_children(x)

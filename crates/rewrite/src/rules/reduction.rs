@@ -201,3 +201,64 @@ pub(super) fn reduce_to_warp(name: String) -> S {
         finish(app2(prim(Prim::ReduceWarp), r.op.clone(), r.xs.clone()), e)
     })
 }
+
+/// `reduceByWarps`: every reduction of a map over `b` values (`b` a multiple of 32, at
+/// most 1024: a work-group's partial results, one per work-item) becomes a reduction by
+/// warps: each group of 32 values by a warp (`reduceWarp`), then the `b/32` results of
+/// the warps, padded with the neutral element to 32, by one more warp. Where the values
+/// are `map r ys`, each lane computes `r` of its own element, so that nothing is stored
+/// before the first warp reduction.
+pub(super) fn reduce_by_warps(name: String) -> S {
+    rule(name.clone(), move |e: &Expr, ctx| {
+        let (m, args) = applied(e, |p| p.is_map(), 2).ok_or_else(Failure::not_applicable)?;
+        let (b, body) = as_lambda(args[0]).ok_or_else(Failure::not_applicable)?;
+        let Some(r) = reduction(&name, body)? else {
+            return Err(Failure::not_applicable());
+        };
+        let (n, _) =
+            r.xs.ty()
+                .and_then(array)
+                .ok_or_else(Failure::not_applicable)?;
+        let warps = match n.as_cst() {
+            Some(v) if (32..=1024).contains(&v) && v % 32 == 0 => v / 32,
+            _ => {
+                return Err(Failure::Aborted(format!(
+                    "{name}: the reduction is over {n} values, not a constant multiple of 32 \
+                     between 32 and 1024 (the work-items of a work-group, by whole warps)"
+                )))
+            }
+        };
+        let xs = crate::term::retype_under(b, r.xs);
+        let (w1, w2) = (ctx.env.fresh("w"), ctx.env.fresh("w"));
+        let first = warp_reductions(r.op, &xs, &w1);
+        let second = app2(
+            map_prim(),
+            lambda(&w2, app2(prim(Prim::ReduceWarp), r.op.clone(), var(&w2))),
+            app(
+                split(32),
+                app(pad_cst(0, Nat::cst(32 - warps), r.init.clone()), first),
+            ),
+        );
+        let rhs = app(join(), app2(prim(m), lambda(b, second), args[1].clone()));
+        finish(rhs, e)
+    })
+}
+
+/// `xs` split by 32 and every 32 values reduced by a warp: `map (fun w => reduceWarp
+/// f w) (split 32 xs)`, or for `xs = map g ys` with the lanes computing `g`:
+/// `map (fun w => reduceWarp f (map g w)) (split 32 ys)`.
+fn warp_reductions(f: &Expr, xs: &Expr, w: &str) -> Expr {
+    let (lanes, ys) = match applied(xs, |p| p == Prim::Map, 2) {
+        Some((_, a)) => (app2(map_prim(), a[0].clone(), var(w)), a[1].clone()),
+        None => (var(w), xs.clone()),
+    };
+    app2(
+        map_prim(),
+        lambda(w, app2(prim(Prim::ReduceWarp), f.clone(), lanes)),
+        app(split(32), ys),
+    )
+}
+
+fn map_prim() -> Expr {
+    prim(Prim::Map)
+}

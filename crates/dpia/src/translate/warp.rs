@@ -1,0 +1,130 @@
+//! `reduceWarp f xs`: the 32 lanes of a warp combine their values by shuffles.
+//!
+//! Every lane computes its own element of `xs` (lane `l` element `l`), into a
+//! private scalar: a `mapLane` loop of the 32 lanes. When `xs` is a map (`map g ys`
+//! or `mapLane g ys`), lane `l` computes `g ys[l]` itself, so that nothing is stored
+//! (a warp's partial results stay in registers). Then the butterfly of the
+//! interpreter, step by step (`o` = 16, 8, 4, 2, 1): `other := shuffleXor(v, o);
+//! v := f v other`, lane `l` holding exactly the interpreter's `v[l]` after each
+//! step; the shuffled value goes to a variable of its own first, so that the
+//! shuffle is never inside a conditional that `f` may contain. Finally every lane
+//! takes lane 0's value (the interpreter's result; for a commutative `f` every
+//! lane has it already), and every lane writes or passes on the result.
+
+use super::*;
+
+/// The butterfly's steps, as in the interpreter (`rise::interp`'s `reduce_warp`).
+const STEPS: [u32; 5] = [16, 8, 4, 2, 1];
+
+impl Translator {
+    /// `reduceWarp f xs` (`vals` = `[f, xs]`), `e` its application.
+    pub(super) fn reduce_warp(&self, e: &Expr, vals: &[Expr], env: &Env, out: Out) -> R<Comm> {
+        let t = data_type(e)?;
+        check_shuffled(e, &t)?;
+        let ident = Ident {
+            name: self.fresh("acc"),
+            ty: t.clone(),
+        };
+        let acc = Acc::new(AccKind::Var(ident.clone()), t.clone());
+        let read = Exp::new(ExpKind::Var(ident.clone()), t.clone());
+        let mut body = vec![self.lane_values(&vals[1], env, &acc)?];
+        for o in STEPS {
+            body.push(self.butterfly_step(&vals[0], env, &read, &acc, o)?);
+        }
+        let lane0 = Exp::new(ExpKind::Shuffle(read.clone(), Shuffle::From(0)), t.clone());
+        body.push(self.assign(&acc, &lane0));
+        body.push(match out {
+            Out::Acc(a) => self.assign(a, &read),
+            Out::Con(k) => k(read)?,
+        });
+        Ok(Comm::New {
+            ident,
+            addr: AddrSpace::Private,
+            body: Box::new(Comm::Seq(body)),
+        })
+    }
+
+    /// The loop of the 32 lanes, lane `l` writing element `l` of `xs` to `acc`.
+    fn lane_values(&self, xs: &Expr, env: &Env, acc: &Acc) -> R<Comm> {
+        let lane = self.loop_var(&Nat::cst(32));
+        let at_lane = |ys: Exp| {
+            let (_, elem) = array_dt(&ys.ty, xs)?;
+            Ok(Exp::new(ExpKind::Idx(ys, Nat::var(&lane)), elem))
+        };
+        let body = match mapped(xs) {
+            Some((g, ys)) => self.tr(
+                ys,
+                env,
+                Out::Con(&|ys| self.call(g, env, vec![Value::Data(at_lane(ys)?)], Out::Acc(acc))),
+            )?,
+            None => self.tr(xs, env, Out::Con(&|ys| Ok(self.assign(acc, &at_lane(ys)?))))?,
+        };
+        Ok(Comm::For {
+            var: lane,
+            count: Nat::cst(32),
+            kind: LoopKind::Gpu(ParLevel::Lane),
+            origin: Prim::ReduceWarp.name(),
+            body: Box::new(body),
+        })
+    }
+
+    /// One step of the butterfly: `other := shuffleXor(v, o); v := f v other`.
+    fn butterfly_step(&self, f: &Expr, env: &Env, read: &Exp, acc: &Acc, o: u32) -> R<Comm> {
+        let other = Ident {
+            name: self.fresh("other"),
+            ty: read.ty.clone(),
+        };
+        let other_acc = Acc::new(AccKind::Var(other.clone()), read.ty.clone());
+        let other_read = Exp::new(ExpKind::Var(other.clone()), read.ty.clone());
+        let shuffled = Exp::new(
+            ExpKind::Shuffle(read.clone(), Shuffle::Xor(o)),
+            read.ty.clone(),
+        );
+        let args = |v: &Exp| vec![Value::Data(v.clone()), Value::Data(other_read.clone())];
+        let step = self.update(f, env, &args, read, acc)?;
+        Ok(Comm::New {
+            ident: other,
+            addr: AddrSpace::Private,
+            body: Box::new(Comm::Seq(vec![self.assign(&other_acc, &shuffled), step])),
+        })
+    }
+}
+
+/// `g` and `ys` of `xs` = `map g ys` or `mapLane g ys`.
+fn mapped(xs: &Expr) -> Option<(&Expr, &Expr)> {
+    let (head, args) = xs.spine();
+    let ExprKind::Prim(p) = head.kind() else {
+        return None;
+    };
+    if !matches!(p, Prim::Map | Prim::MapLane) {
+        return None;
+    }
+    let values: Vec<&Expr> = args
+        .iter()
+        .filter_map(|a| match a {
+            Arg::Value(v) => Some(*v),
+            Arg::Type(_) => None,
+        })
+        .collect();
+    match values[..] {
+        [g, ys] => Some((g, ys)),
+        _ => None,
+    }
+}
+
+/// Refuses a value a shuffle cannot move: CUDA shuffles 32- and 64-bit integers
+/// and floats.
+fn check_shuffled(e: &Expr, t: &DataType) -> R<()> {
+    use rise::ScalarType as S;
+    match t {
+        DataType::Scalar(S::Int | S::I32 | S::U32 | S::I64 | S::U64 | S::F32 | S::F64) => Ok(()),
+        _ => Err(TranslateError::at(
+            e,
+            format!(
+                "`reduceWarp` over values of type {t}: a warp shuffle moves 32- and 64-bit \
+                 integers and floats (int, i32, u32, i64, u64, f32, f64) only"
+            ),
+            Some("reduce other types with reduceSeq, or cast the values first"),
+        )),
+    }
+}
