@@ -303,12 +303,14 @@ impl GpuModule {
     /// where every index extent is at most 2^30, else 64.
     ///
     /// Why that suffices: an index the kernels compute is the flat position of an
-    /// element in an array of the program (one in memory or a view of one: split, join,
-    /// transpose, slide, pad), a sum of non-negative terms each at most that position,
-    /// or such a position less a pad's offset; a loop counts the elements of an array
-    /// or runs a count that is itself an extent. So every value computed in the index
-    /// type is bounded by twice the largest extent. An extent that cannot be evaluated
-    /// (it mentions a variable that is not a size) asks for 64 bits.
+    /// element in memory, a sum of non-negative terms each at most that position, or such
+    /// a position less a pad's offset; an index into one dimension of a type (a view
+    /// remaps indices dimension by dimension); a flat position in the outermost dimension
+    /// a view forms (`i*n + j` of `split` and `slide` below its operand's length, `i / m`
+    /// of `join` below its result's); a loop counts the elements of an array or runs a
+    /// count that is itself an extent; a size computed as a value is one. So every value
+    /// computed in the index type is bounded by twice the largest extent. An extent that
+    /// cannot be evaluated (it mentions a variable that is not a size) asks for 64 bits.
     pub fn index_width(&self, values: &[i64]) -> IndexWidth {
         let fits = |n: &Nat| {
             n.eval(&|v: &Var| {
@@ -543,11 +545,18 @@ pub fn generate_gpu_with(
     Ok(module)
 }
 
-/// The extents [`GpuModule::index_width`] bounds: the element counts of the types of
-/// every memory and every view the kernels read or write, the counts of their loops,
-/// and the bounds `n` of `idx[n]` values; distinct, in the order found.
+/// The extents [`GpuModule::index_width`] bounds, distinct, in the order found: the element
+/// counts of every memory (inputs, output, temporaries, `new`), the counts of the loops, every
+/// array dimension of every type the kernels read or write, the bounds `n` of `idx[n]`
+/// values, the sizes computed as values, and for every view the outermost dimensions of its
+/// operand and its result (the only flat positions a view computes: `i*n + j` of `split`
+/// and `slide`, `i / m` of `join`, `i*n` of `asVector`). A view's whole element count is not
+/// an extent: the 3x3x3 windows of `slide3` over 512^3 points are 27 * 2^27 elements, but no
+/// index reaches that; only a `reorder`, whose function may compute anything below its
+/// operand's count times its own, adds whole counts.
 fn index_extents(gp: &GpuProgram) -> Vec<Nat> {
     use dpia::walk::Node;
+    use dpia::{AccKind, ExpKind};
     let mut out: Vec<Nat> = Vec::new();
     let mut add = |n: Nat| {
         let n = n.simplify();
@@ -557,36 +566,88 @@ fn index_extents(gp: &GpuProgram) -> Vec<Nat> {
     };
     let idents = gp.inputs.iter().chain(&gp.temporaries).chain([&gp.output]);
     for id in idents {
-        type_extents(&id.ty, &mut add);
+        add_count(&id.ty, &mut add);
     }
     for k in &gp.kernels {
         Node::Comm(&k.body).visit(&mut |node| match node {
-            Node::Exp(e) => type_extents(&e.ty, &mut add),
-            Node::Acc(a) => type_extents(&a.ty, &mut add),
+            Node::Exp(e) => {
+                dimensions(&e.ty, &mut add);
+                match &*e.kind {
+                    ExpKind::Nat(n) => add(n.clone()),
+                    ExpKind::View(v, a) => view_extents(v, &a.ty, &e.ty, &mut add),
+                    ExpKind::AsVector(_, a) => view_extents_outer(&a.ty, &e.ty, &mut add),
+                    _ => {}
+                }
+            }
+            Node::Acc(a) => {
+                dimensions(&a.ty, &mut add);
+                match &*a.kind {
+                    AccKind::View(v, b) => view_extents(v, &b.ty, &a.ty, &mut add),
+                    AccKind::AsVector(_, b) => view_extents_outer(&b.ty, &a.ty, &mut add),
+                    _ => {}
+                }
+            }
             Node::Comm(Comm::For { count, .. }) => add(count.clone()),
-            Node::Comm(Comm::New { ident, .. }) => type_extents(&ident.ty, &mut add),
+            Node::Comm(Comm::New { ident, .. }) => add_count(&ident.ty, &mut add),
             Node::Comm(_) => {}
         });
     }
     out
 }
 
-/// Calls `add` with the element count of `ty` (arrays, vectors and pairs flattened)
-/// and the bound of every index type in it.
-fn type_extents(ty: &DataType, add: &mut dyn FnMut(Nat)) {
-    fn count(ty: &DataType, add: &mut dyn FnMut(Nat)) -> Nat {
-        match ty {
-            DataType::Array(n, t) | DataType::Vector(n, t) => n.clone() * count(t, add),
-            DataType::Pair(a, b) => count(a, add) + count(b, add),
-            DataType::Index(n) => {
-                add(n.clone());
-                Nat::cst(1)
-            }
-            _ => Nat::cst(1),
+/// The index extents of view `v` from `operand` to `result` (see [`index_extents`]).
+fn view_extents(v: &dpia::View, operand: &DataType, result: &DataType, add: &mut dyn FnMut(Nat)) {
+    view_extents_outer(operand, result, add);
+    if let dpia::View::Reorder(..) = v {
+        add_count(operand, add);
+        add_count(result, add);
+    }
+}
+
+/// The outermost dimensions of `operand` and `result`.
+fn view_extents_outer(operand: &DataType, result: &DataType, add: &mut dyn FnMut(Nat)) {
+    for t in [operand, result] {
+        if let DataType::Array(n, _) | DataType::Vector(n, _) = t {
+            add(n.clone());
         }
     }
-    let n = count(ty, add);
-    add(n);
+}
+
+/// Calls `add` with every array and vector dimension of `ty` and the bound of every index
+/// type in it.
+fn dimensions(ty: &DataType, add: &mut dyn FnMut(Nat)) {
+    match ty {
+        DataType::Array(n, t) | DataType::Vector(n, t) => {
+            add(n.clone());
+            dimensions(t, add);
+        }
+        DataType::Pair(a, b) => {
+            dimensions(a, add);
+            dimensions(b, add);
+        }
+        DataType::Index(n) => add(n.clone()),
+        _ => {}
+    }
+}
+
+/// Calls `add` with the element count of `ty` and the bound of every index type in it.
+fn add_count(ty: &DataType, add: &mut dyn FnMut(Nat)) {
+    let count = element_count(ty, add);
+    add(count);
+}
+
+/// The element count of `ty` (arrays, vectors and pairs flattened); `add` gets the bound of
+/// every index type in it.
+fn element_count(ty: &DataType, add: &mut dyn FnMut(Nat)) -> Nat {
+    match ty {
+        DataType::Array(n, t) | DataType::Vector(n, t) => n.clone() * element_count(t, add),
+        DataType::Pair(a, b) => element_count(a, add) + element_count(b, add),
+        DataType::Index(n) => {
+            add(n.clone());
+            Nat::cst(1)
+        }
+        _ => Nat::cst(1),
+    }
 }
 
 /// Rejects the data types the GPU back ends do not handle yet.
