@@ -9,10 +9,10 @@ use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyTuple};
 use shine::inputs::Given;
 use shine::{
-    schedules, Artifact, BuiltC, Code, Executable, Inputs, Options, RunOptions, SourceFile,
+    schedules, Artifact, Built, Code, Executable, Inputs, Options, RunOptions, SourceFile,
     StrategySource, Target,
 };
-use std::sync::OnceLock;
+use std::sync::{Arc, OnceLock};
 
 /// A compiled definition, called like a function on numpy arrays.
 #[pyclass(module = "shine", frozen)]
@@ -28,8 +28,8 @@ pub struct Kernel {
     options: RunOptions,
     /// The strategy that lowered the definition and where it comes from (`--explain`).
     explanation: String,
-    /// C code, built once; `None` for GPU code.
-    built: Option<BuiltC>,
+    /// The code built once: C as a library or a module, GPU kernels on their first call.
+    built: Option<Built>,
     /// The fast path: C code loaded in this process whose parameters are plain arrays.
     fast: Option<FastPlan>,
 }
@@ -178,7 +178,7 @@ fn kernel_of(py: Python<'_>, recipe: Recipe, run_options: RunOptions) -> PyResul
                 .detach(|| recipe.compile())
                 .map_err(|e| raise(Stage::Compile, e))?;
             let (built, fast) = build(py, &artifact, &run_options, &mut warnings)?;
-            if let (Some(key), Some(BuiltC::Library(_)), Code::C(module)) =
+            if let (Some(key), Some(Built::Library(_)), Code::C(module)) =
                 (&key, &built, &artifact.code)
             {
                 store_front_end(key, &artifact, module);
@@ -229,7 +229,7 @@ fn from_front_end(
         source: front.source,
         options,
         explanation,
-        built: Some(BuiltC::Library(cached.library)),
+        built: Some(Built::Library(cached.library)),
         fast,
     })
 }
@@ -273,15 +273,16 @@ fn build(
     artifact: &Artifact,
     options: &RunOptions,
     warnings: &mut Vec<String>,
-) -> PyResult<(Option<BuiltC>, Option<FastPlan>)> {
+) -> PyResult<(Option<Built>, Option<FastPlan>)> {
     let Code::C(module) = &artifact.code else {
-        return Ok((None, None));
+        // GPU kernels: built by the device's compiler on the first call, kept for the next
+        return Ok((Some(Built::Gpu(Arc::default())), None));
     };
     let compile_error = |e: shine::Error| raise(Stage::Compile, e);
     let foreign = !artifact.lowered.checked.foreign.is_empty();
     if foreign || options.fast_math {
         let built = py
-            .detach(|| BuiltC::module(artifact, options))
+            .detach(|| Built::module(artifact, options))
             .map_err(compile_error)?;
         return Ok((Some(built), None));
     }
@@ -297,7 +298,7 @@ fn build(
         .map(|v| v.name().to_string())
         .collect();
     let fast = FastPlan::of(artifact.def(), &artifact.lowered.scheme, &sizes);
-    Ok((Some(BuiltC::Library(cached.library)), fast))
+    Ok((Some(Built::Library(cached.library)), fast))
 }
 
 /// The program or strategy file `x`: a path (`os.PathLike`, or a string naming a `.EXT`
@@ -375,7 +376,7 @@ impl Kernel {
             .map(|(i, x)| convert::as_ndarray(&x, i + 1))
             .collect::<PyResult<Vec<_>>>()?;
         let nats = nats(sizes)?;
-        if let (Some(plan), Some(BuiltC::Library(library))) = (&self.fast, &self.built) {
+        if let (Some(plan), Some(Built::Library(library))) = (&self.fast, &self.built) {
             if let Outcome::Done(result) = plan.call(library, &inputs, &nats, out)? {
                 return Ok(result);
             }
@@ -416,7 +417,18 @@ impl Kernel {
     /// or fast math), rather than in a child process or on a GPU device.
     #[getter]
     fn in_process(&self) -> bool {
-        matches!(self.built, Some(BuiltC::Library(_)))
+        matches!(self.built, Some(Built::Library(_)))
+    }
+
+    /// How many times the GPU kernels were built by the device's compiler (0 for C, and
+    /// before the first call; then one per index width the calls' sizes needed, 32 or 64
+    /// bits): calls reuse the build.
+    #[getter]
+    fn device_builds(&self) -> usize {
+        match &self.built {
+            Some(Built::Gpu(builds)) => builds.count(),
+            _ => 0,
+        }
     }
 
     /// The schedule: which strategy lowered the definition and where it comes from (what
@@ -426,12 +438,10 @@ impl Kernel {
     }
 
     fn __repr__(&self) -> String {
-        let how = if self.in_process() {
-            "in process"
-        } else if self.built.is_some() {
-            "child process"
-        } else {
-            "device"
+        let how = match self.built {
+            Some(Built::Library(_)) => "in process",
+            Some(Built::Module(_)) => "child process",
+            Some(Built::Gpu(_)) | None => "device",
         };
         format!(
             "<shine.Kernel {} ({}, {how})>",

@@ -1,6 +1,7 @@
 """Kernels called on numpy arrays: every dtype of the .npy boundary, tuples, vectors, indices,
 out=, DLPack, agreement with the interpreter, errors."""
 
+import os
 from pathlib import Path
 
 import numpy as np
@@ -15,7 +16,7 @@ SCHEDULES = Path(__file__).resolve().parents[2] / "crates" / "shine" / "src" / "
 SCALARS = {
     "bool": np.bool_, "i8": np.int8, "i16": np.int16, "i32": np.int32, "i64": np.int64,
     "u8": np.uint8, "u16": np.uint16, "u32": np.uint32, "u64": np.uint64,
-    "f32": np.float32, "f64": np.float64, "int": np.int32,
+    "f32": np.float32, "f64": np.float64, "int": np.int32, "f16": np.float16,
 }
 
 SAXPY = """
@@ -269,3 +270,25 @@ def test_a_program_file_by_path(tmp_path):
     for given in (path, str(path)):
         k = shine.compile(given, "saxpy")
         assert k(np.float32(1), np.ones(2, np.float32), np.ones(2, np.float32)).tolist() == [2, 2]
+
+
+@pytest.mark.skipif(os.environ.get("SHINE_SKIP_OPENCL") == "1", reason="SHINE_SKIP_OPENCL=1")
+def test_gpu_kernels_are_built_once_and_reused():
+    k = shine.compile(SAXPY, "saxpy", target="opencl")
+    assert not k.in_process and k.device_builds == 0 and "device" in repr(k)
+    rng = np.random.default_rng(3)
+    for n in (1, 7, 1000, 7):
+        x, y = random(n, np.float32, rng), random(n, np.float32, rng)
+        np.testing.assert_allclose(k(np.float32(2), x, y),
+                                   shine.eval(SAXPY, "saxpy", np.float32(2), x, y), rtol=1e-6)
+    # every size here fits 32-bit indices: one build for the four calls
+    assert k.device_builds == 1
+
+
+def test_bf16_as_bit_patterns_in_and_out():
+    prog = "def twice : {n: nat} -> n.bf16 -> n.bf16 = fun xs => xs |> map (fun x => x + x)"
+    bits = np.array([0x3F80, 0x4049, 0x0000, 0xBF00], dtype=np.uint16)  # 1.0, 3.140625, 0, -0.5
+    got = shine.compile(prog, "twice", target="c")(bits)
+    assert got.dtype == np.uint16
+    assert np.array_equal(got, np.array([0x4000, 0x40C9, 0x0000, 0xBF80], dtype=np.uint16))
+    assert np.array_equal(got, shine.eval(prog, "twice", bits))

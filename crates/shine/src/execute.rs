@@ -113,23 +113,27 @@ struct NativeRun {
     sizes: Vec<i64>,
 }
 
-/// C or OpenMP code built once, to run on many inputs ([`Executable::with_built`]).
+/// Code built once, to run on many inputs ([`Executable::with_built`]).
 #[derive(Clone)]
-pub enum BuiltC {
-    /// An executable, run as a child process for every run ([`runtime::Module`]).
+pub enum Built {
+    /// C or OpenMP code as an executable, run as a child process for every run
+    /// ([`runtime::Module`]).
     Module(Arc<runtime::Module>),
-    /// A shared library loaded into this process, its entry point called directly
-    /// ([`runtime::SharedLibrary`]): microseconds a run, but a crash of the code ends this
-    /// process, and code built with fast math sets this process's floating-point state.
+    /// C or OpenMP code as a shared library loaded into this process, its entry point called
+    /// directly ([`runtime::SharedLibrary`]): microseconds a run, but a crash of the code ends
+    /// this process, and code built with fast math sets this process's floating-point state.
     Library(Arc<runtime::SharedLibrary>),
+    /// OpenCL or CUDA kernels, built by the device's compiler on the first run that needs
+    /// each index width and kept for the next ([`crate::gpu::GpuBuilds`]).
+    Gpu(Arc<crate::gpu::GpuBuilds>),
 }
 
-impl BuiltC {
+impl Built {
     /// The C code of `artifact` built as a [`runtime::Module`] with the compiler and flags of
     /// `options`.
-    pub fn module(artifact: &Artifact, options: &RunOptions) -> Result<BuiltC, Error> {
+    pub fn module(artifact: &Artifact, options: &RunOptions) -> Result<Built, Error> {
         match &artifact.code {
-            Code::C(module) => Ok(BuiltC::Module(Arc::new(build_c(module, options)?))),
+            Code::C(module) => Ok(Built::Module(Arc::new(build_c(module, options)?))),
             Code::Gpu(_) => Err(Error::from(format!(
                 "`{}` is compiled for {}, not C",
                 artifact.def(),
@@ -241,7 +245,7 @@ impl Executable {
         inputs: Inputs,
         nats: &[(String, i64)],
         options: &RunOptions,
-        built: Option<BuiltC>,
+        built: Option<Built>,
     ) -> Result<Executable, Error> {
         Executable::bind_and_build(artifact, inputs, nats, options, built)
             .map_err(|e| e.at(Stage::Input))
@@ -253,7 +257,7 @@ impl Executable {
         inputs: Inputs,
         nats: &[(String, i64)],
         options: &RunOptions,
-        built: Option<BuiltC>,
+        built: Option<Built>,
     ) -> Result<Executable, Error> {
         options.check(artifact.target)?;
         let bound = bind(artifact, inputs, nats)?;
@@ -288,11 +292,11 @@ impl Executable {
             })
             .collect::<Result<Vec<_>, String>>()?;
         let runner: Box<dyn Runner> = match (&artifact.code, built) {
-            (Code::C(_), Some(BuiltC::Library(library))) => Box::new(InProcessRun {
+            (Code::C(_), Some(Built::Library(library))) => Box::new(InProcessRun {
                 library,
                 sizes: bound.sizes,
             }),
-            (Code::C(_), Some(BuiltC::Module(module))) => Box::new(NativeRun {
+            (Code::C(_), Some(Built::Module(module))) => Box::new(NativeRun {
                 module,
                 sizes: bound.sizes,
             }),
@@ -300,14 +304,25 @@ impl Executable {
                 module: Arc::new(build_c(module, options).map_err(|e| e.at(Stage::Build))?),
                 sizes: bound.sizes,
             }),
-            (Code::Gpu(module), _) => {
+            (Code::C(_), Some(Built::Gpu(_))) => {
+                return Err(Error::from(format!(
+                    "`{}` is C code, but GPU kernels were given to run it (internal error)",
+                    artifact.def()
+                )))
+            }
+            (Code::Gpu(module), built) => {
                 let width = module.index_width(&bound.sizes);
                 let sizes = (bound.sizes.as_slice(), width);
+                let builds = match built {
+                    Some(Built::Gpu(builds)) => builds,
+                    _ => Arc::new(crate::gpu::GpuBuilds::default()),
+                };
                 crate::gpu::load(
                     module,
                     sizes,
                     (outputs.len(), buffers.len()),
                     options.fast_math,
+                    &builds,
                 )
                 .map_err(|e| {
                     foreign_note(e, &bound.instance.expr, module.target).at(Stage::Build)

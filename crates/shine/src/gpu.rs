@@ -18,6 +18,7 @@ use crate::Error;
 use codegen::gpu::IndexWidth;
 use codegen::{GpuKernel, GpuModule, KernelParam, LaunchDims, Target};
 use runtime::{Buffer, CudaLaunch, GpuProgram, KernelArg, OpenClLaunch, RuntimeError};
+use std::sync::Arc;
 
 /// The OpenCL build options used unless `SHINE_OPENCL_OPTIONS` gives others: let the
 /// compiler contract `a * b + c` into one fused multiply-add, as NVRTC does by default.
@@ -35,42 +36,89 @@ pub(crate) fn load(
     (sizes, width): (&[i64], IndexWidth),
     (outputs, inputs): (usize, usize),
     fast_math: bool,
+    builds: &GpuBuilds,
 ) -> Result<Box<dyn Runner>, Error> {
-    Ok(match module.target {
-        Target::C | Target::OpenMp => {
-            return Err(Error::from(format!(
-                "`{}` is not a GPU target (internal error)",
-                module.target
-            )))
-        }
-        Target::OpenCl => {
-            let device = runtime::OpenClDevice::from_env().map_err(runtime_error)?;
-            let options = build_options(Target::OpenCl, fast_math, width);
-            let program = runtime::OpenClProgram::build(&device, &module.source, &options)
-                .map_err(runtime_error)?;
-            let max_threads = device.max_work_group_size();
-            Box::new(GpuRun::plan(
-                program,
-                module,
-                (sizes, width),
-                (outputs, inputs),
-                max_threads,
-            )?)
-        }
-        Target::Cuda => {
-            let device = runtime::CudaDevice::open(0).map_err(runtime_error)?;
-            let options = build_options(Target::Cuda, fast_math, width);
-            let program = runtime::CudaProgram::build(&device, &module.source, &options)
-                .map_err(runtime_error)?;
-            Box::new(GpuRun::plan(
-                program,
-                module,
-                (sizes, width),
-                (outputs, inputs),
-                CUDA_MAX_THREADS,
-            )?)
-        }
+    let buffers = (outputs, inputs);
+    Ok(match builds.get_or_build(module, width, fast_math)? {
+        GpuBuild::OpenCl(program, max_threads) => Box::new(GpuRun::plan(
+            program,
+            module,
+            (sizes, width),
+            buffers,
+            max_threads,
+        )?),
+        GpuBuild::Cuda(program) => Box::new(GpuRun::plan(
+            program,
+            module,
+            (sizes, width),
+            buffers,
+            CUDA_MAX_THREADS,
+        )?),
     })
+}
+
+/// The kernels of one GPU module built by the device's compiler, once per index width: runs
+/// at many sizes (a Python kernel called again and again) build them once or twice, not every
+/// time. The builds are for one module and one choice of fast math.
+#[derive(Default)]
+pub struct GpuBuilds {
+    built: std::sync::Mutex<Vec<(IndexWidth, GpuBuild)>>,
+}
+
+/// Kernels built for one index width.
+#[derive(Clone)]
+enum GpuBuild {
+    /// An OpenCL program and the most work-items a work-group of its device may have.
+    OpenCl(Arc<runtime::OpenClProgram>, usize),
+    /// A CUDA module.
+    Cuda(Arc<runtime::CudaProgram>),
+}
+
+impl GpuBuilds {
+    /// How many builds were made: one per index width runs have needed so far.
+    pub fn count(&self) -> usize {
+        self.built.lock().map_or(0, |b| b.len())
+    }
+
+    /// The kernels of `module` built with indices of `width`: those built before, or built
+    /// now (on the device `SHINE_OPENCL_DEVICE` names, or CUDA device 0).
+    fn get_or_build(
+        &self,
+        module: &GpuModule,
+        width: IndexWidth,
+        fast_math: bool,
+    ) -> Result<GpuBuild, Error> {
+        let mut built = self
+            .built
+            .lock()
+            .map_err(|_| Error::from("an earlier build of these kernels panicked".to_string()))?;
+        if let Some((_, b)) = built.iter().find(|(w, _)| *w == width) {
+            return Ok(b.clone());
+        }
+        let options = build_options(module.target, fast_math, width);
+        let build = match module.target {
+            Target::C | Target::OpenMp => {
+                return Err(Error::from(format!(
+                    "`{}` is not a GPU target (internal error)",
+                    module.target
+                )))
+            }
+            Target::OpenCl => {
+                let device = runtime::OpenClDevice::from_env().map_err(runtime_error)?;
+                let program = runtime::OpenClProgram::build(&device, &module.source, &options)
+                    .map_err(runtime_error)?;
+                GpuBuild::OpenCl(Arc::new(program), device.max_work_group_size())
+            }
+            Target::Cuda => {
+                let device = runtime::CudaDevice::open(0).map_err(runtime_error)?;
+                let program = runtime::CudaProgram::build(&device, &module.source, &options)
+                    .map_err(runtime_error)?;
+                GpuBuild::Cuda(Arc::new(program))
+            }
+        };
+        built.push((width, build.clone()));
+        Ok(build)
+    }
 }
 
 /// The build options of the kernels of a GPU `target` with indices of `width`: the
@@ -188,7 +236,7 @@ pub fn plan<L: FromLaunchDims>(
 
 /// A GPU program on its device with its launches planned for one set of sizes.
 struct GpuRun<P: GpuProgram> {
-    program: P,
+    program: Arc<P>,
     plan: HostPlan<P::Launch>,
 }
 
@@ -198,7 +246,7 @@ where
 {
     /// The program with its launches planned ([`plan`]).
     fn plan(
-        program: P,
+        program: Arc<P>,
         module: &GpuModule,
         sizes: (&[i64], IndexWidth),
         buffers: (usize, usize),

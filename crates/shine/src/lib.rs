@@ -39,7 +39,7 @@ mod verify;
 
 pub use boundary::{Array, Output};
 pub use error::{Error, Stage};
-pub use execute::{program_status, BuiltC, Executable, RunOptions, Timings, FAST_MATH_CFLAG};
+pub use execute::{program_status, Built, Executable, RunOptions, Timings, FAST_MATH_CFLAG};
 pub use inputs::{Given, Inputs};
 pub use phrase::{Phrase, Setting};
 pub use pipeline::{

@@ -273,7 +273,7 @@ fn npy_bytes_round_trip_and_evaluate_fits_them_as_a_run_does() {
 
 #[test]
 fn code_built_once_runs_on_many_inputs_in_this_process_or_a_child() {
-    use shine::BuiltC;
+    use shine::Built;
     use std::sync::Arc;
     let strategy = mv_parallel_outer();
     let artifact = compile(
@@ -294,8 +294,8 @@ fn code_built_once_runs_on_many_inputs_in_this_process_or_a_child() {
     )
     .unwrap();
     let options = RunOptions::default();
-    let child = BuiltC::module(&artifact, &options).unwrap();
-    let in_process = BuiltC::Library(Arc::new(library));
+    let child = Built::module(&artifact, &options).unwrap();
+    let in_process = Built::Library(Arc::new(library));
     for seed in [1, 2] {
         let want = verify(&artifact, Inputs::Random { seed }, &nats(), &options).unwrap();
         for built in [&child, &in_process] {
