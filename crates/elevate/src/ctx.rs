@@ -79,10 +79,15 @@ pub struct Ctx<P: Program> {
 
 /// What the location-tracking run records to explain a failure.
 pub(crate) struct Why<P: Program> {
-    /// The last step that failed by itself, with the term it failed on.
-    pub last: Option<(Strategy<P>, P)>,
+    /// The last step that failed by itself, with the term it failed on and the reason the
+    /// rule gave, if any.
+    pub last: Option<(Strategy<P>, P, Option<String>)>,
     /// The last failure a rule passed on from a strategy it applied itself.
     pub latest: Option<Explanation<P>>,
+    /// The last step that failed with a reason ([`crate::Failure::not_applicable_because`]),
+    /// the term it failed on and the reason: told when the explanation has no reason of its
+    /// own (a traversal that tried the rule everywhere fails after it).
+    pub reasoned: Option<(P, String)>,
     /// For each outermost rule of those failures, the one inside the most rules (the
     /// first such): where that rule got furthest.
     pub deepest: HashMap<String, Explanation<P>>,
@@ -93,6 +98,7 @@ impl<P: Program> Default for Why<P> {
         Why {
             last: None,
             latest: None,
+            reasoned: None,
             deepest: HashMap::new(),
         }
     }
@@ -261,8 +267,21 @@ impl<P: Program> Ctx<P> {
 
     /// The failure of `s` on `p`, by itself (not passed on from a strategy it applied).
     pub(crate) fn failure(&mut self, s: &Strategy<P>, p: &P) -> Failure<P> {
+        self.failure_because(s, p, None)
+    }
+
+    /// [`Ctx::failure`] with the reason the rule gave.
+    pub(crate) fn failure_because(
+        &mut self,
+        s: &Strategy<P>,
+        p: &P,
+        reason: Option<String>,
+    ) -> Failure<P> {
         if self.track_locations {
-            self.why.last = Some((s.clone(), p.clone()));
+            if let Some(r) = &reason {
+                self.why.reasoned = Some((p.clone(), r.clone()));
+            }
+            self.why.last = Some((s.clone(), p.clone(), reason));
         }
         Failure::NotApplicable {
             strategy: Some(s.clone()),
@@ -291,6 +310,7 @@ impl<P: Program> Ctx<P> {
                 within: vec![entry],
                 step,
                 term: self.term_of(inner),
+                reason: self.reason_of(inner),
             },
         };
         let outermost = explanation.within[0].0.clone();
@@ -310,8 +330,17 @@ impl<P: Program> Ctx<P> {
         self.why
             .last
             .as_ref()
-            .filter(|(t, _)| t == s)
-            .map(|(_, p)| p.clone())
+            .filter(|(t, _, _)| t == s)
+            .map(|(_, p, _)| p.clone())
+    }
+
+    /// The reason `s` gave when it last failed by itself, if it was the last step to fail so.
+    fn reason_of(&self, s: &Strategy<P>) -> Option<String> {
+        self.why
+            .last
+            .as_ref()
+            .filter(|(t, _, _)| t == s)
+            .and_then(|(_, _, r)| r.clone())
     }
 
     /// `f` with its explanation: the last failure a rule passed on, if it involves `f`'s
@@ -343,8 +372,18 @@ impl<P: Program> Ctx<P> {
                 within: Vec::new(),
                 step: name,
                 term: self.term_of(&s),
+                reason: self.reason_of(&s),
             },
         };
+        let mut explanation = explanation;
+        if explanation.reason.is_none() {
+            explanation.reason = self.why.reasoned.as_ref().map(|(term, reason)| {
+                format!(
+                    "{reason} (at `{}`)",
+                    crate::result::abbreviated(&term.to_string())
+                )
+            });
+        }
         Failure::NotApplicable {
             strategy: Some(s),
             location,

@@ -279,7 +279,14 @@ impl<P: Program> Ctx<P> {
     /// Completes a failure a rule or traversal returned without naming itself.
     fn fill_in(&mut self, f: Failure<P>, s: &Strategy<P>, p: &P) -> Failure<P> {
         match f {
-            Failure::NotApplicable { strategy: None, .. } => self.failure(s, p),
+            Failure::NotApplicable {
+                strategy: None,
+                explanation,
+                ..
+            } => {
+                let reason = explanation.and_then(|e| e.reason.clone());
+                self.failure_because(s, p, reason)
+            }
             Failure::NotApplicable {
                 strategy: Some(inner),
                 location: None,

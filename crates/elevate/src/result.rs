@@ -52,6 +52,22 @@ impl<P: Program> Failure<P> {
         }
     }
 
+    /// The failure of a rule that does not apply here for a reason worth telling (an
+    /// operator the rule cannot reassociate, say): an ordinary failure (`<+` tries the next
+    /// strategy), and the reason appears in the explanation when nothing else applies.
+    pub fn not_applicable_because(reason: impl Into<String>) -> Failure<P> {
+        Failure::NotApplicable {
+            strategy: None,
+            location: None,
+            explanation: Some(Arc::new(Explanation {
+                within: Vec::new(),
+                step: String::new(),
+                term: None,
+                reason: Some(reason.into()),
+            })),
+        }
+    }
+
     /// The innermost step that failed and the term it failed on, if recorded.
     pub fn explanation(&self) -> Option<&Explanation<P>> {
         match self {
@@ -141,6 +157,8 @@ pub struct Explanation<P: Program> {
     pub step: String,
     /// The term it failed on, when known.
     pub term: Option<P>,
+    /// Why it does not apply there, when the rule says ([`Failure::not_applicable_because`]).
+    pub reason: Option<String>,
 }
 
 /// The most characters of a term an explanation shows.
@@ -162,12 +180,15 @@ impl<P: Program> Explanation<P> {
         if let Some(term) = &self.term {
             out.push_str(&format!(" to `{}`", abbreviated(&term.to_string())));
         }
+        if let Some(reason) = &self.reason {
+            out.push_str(&format!(": {reason}"));
+        }
         out
     }
 }
 
 /// `text` on one line, cut at [`TERM_CHARS`] characters.
-fn abbreviated(text: &str) -> String {
+pub(crate) fn abbreviated(text: &str) -> String {
     let line = text.split_whitespace().collect::<Vec<_>>().join(" ");
     if line.chars().count() <= TERM_CHARS {
         return line;

@@ -134,7 +134,8 @@ fn every_reduction_rule_preserves_meaning_on_random_inputs() {
 }
 
 /// A reduction whose operator is not known to be associative and commutative, or
-/// whose initial value is not its neutral element, is refused with the reason.
+/// whose initial value is not its neutral element, is refused with the reason (an ordinary
+/// failure that explains itself, so that `<+` can fall back).
 #[test]
 fn reduction_rules_refuse_other_operators_with_the_reason() {
     let refusals = [
@@ -165,7 +166,15 @@ fn reduction_rules_refuse_other_operators_with_the_reason() {
             .expect("the strategy parses");
         let mut ctx = elevate::Ctx::new(rise::NameGen::avoiding(&p.body));
         let failure = ctx.run(&s, &p.body).expect_err("the rule refuses");
-        let message = failure.to_string();
+        assert!(
+            !failure.is_abort(),
+            "an ordinary failure: `<+` may try another strategy"
+        );
+        let why = failure
+            .explanation()
+            .map(|e| e.render())
+            .unwrap_or_default();
+        let message = format!("{failure}: {why}");
         assert!(
             message.contains(strategy.split('(').next().unwrap_or_default()),
             "{message}"
@@ -214,4 +223,21 @@ fn every_rule_has_a_case() {
         "rules that no case in tests/rules.rs applies: {}",
         uncovered.join(", ")
     );
+}
+
+/// A refusal is not an abort: `partialReduce(4) <+ id` keeps a reduction it cannot
+/// reassociate as it is.
+#[test]
+fn a_refused_reduction_falls_back_with_left_choice() {
+    let registry = rewrite::library::registry();
+    let module = elv::load("", &registry).expect("the empty file loads");
+    let program = "def f : {n: nat} -> n.f32 -> f32 = fun xs => reduce (fun a b => a - b) 0.0f xs";
+    let checked = rise::infer::check_source(program).expect("the program checks");
+    let p = rise::infer::prepare_def(&checked, "f").expect("f is defined");
+    let s = module
+        .expression("DFNF ; (partialReduce(4) <+ id) @ outermost(appliedReduce)")
+        .expect("the strategy parses");
+    let mut ctx = elevate::Ctx::new(rise::NameGen::avoiding(&p.body));
+    let kept = ctx.run(&s, &p.body).expect("the fallback applies");
+    assert!(!kept.to_string().contains("split"), "{kept}");
 }

@@ -62,22 +62,24 @@ struct Reduction<'a> {
 }
 
 /// `e` as a `reduce` these rules may reassociate: `Ok(None)` when it is no
-/// `reduce` (the rule does not apply), an abort naming the rule and the reason
-/// when its operator or initial value is not one they accept.
+/// `reduce` (the rule does not apply), a failure naming the rule and the reason
+/// when its operator or initial value is not one they accept (an ordinary failure:
+/// `partialReduce(8) <+ id` keeps the sequential reduction; the reason shows when
+/// nothing applies).
 fn reduction<'a>(rule: &str, e: &'a Expr) -> Result<Option<Reduction<'a>>, Failure<Expr>> {
     let Some((_, args)) = applied(e, |p| p == Prim::Reduce, 3) else {
         return Ok(None);
     };
     let (op, init, xs) = (args[0], args[1], args[2]);
     let Some(p) = associative_commutative(op) else {
-        return Err(Failure::Aborted(format!(
+        return Err(Failure::not_applicable_because(format!(
             "{rule}: the operator `{op}` is not known to be associative and commutative \
              (add, mul, min, max, or a lambda that is exactly one of them), so its \
              reduction cannot be reassociated"
         )));
     };
     if !is_neutral(p, init) {
-        return Err(Failure::Aborted(format!(
+        return Err(Failure::not_applicable_because(format!(
             "{rule}: the initial value `{init}` is not the neutral element of `{}` \
              (every partial reduction starts from it and the padding is made of it)",
             p.name()
@@ -152,7 +154,7 @@ pub(super) fn tree_reduce(name: String) -> S {
         let k = match n.as_cst() {
             Some(v) if v >= 2 && (v as u64).is_power_of_two() => v.trailing_zeros(),
             _ => {
-                return Err(Failure::Aborted(format!(
+                return Err(Failure::not_applicable_because(format!(
                     "{name}: the reduction is over {n} values, not a constant power of two \
                      (at least 2)"
                 )))
@@ -222,7 +224,7 @@ pub(super) fn reduce_by_warps(name: String) -> S {
         let warps = match n.as_cst() {
             Some(v) if (32..=1024).contains(&v) && v % 32 == 0 => v / 32,
             _ => {
-                return Err(Failure::Aborted(format!(
+                return Err(Failure::not_applicable_because(format!(
                     "{name}: the reduction is over {n} values, not a constant multiple of 32 \
                      between 32 and 1024 (the work-items of a work-group, by whole warps)"
                 )))
