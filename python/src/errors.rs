@@ -77,7 +77,7 @@ impl Raisable for shine::Error {
 }
 
 /// A setting the library names, as the package's functions take it.
-fn keyword_of(setting: &shine::Setting) -> String {
+pub fn keyword_of(setting: &shine::Setting) -> String {
     use shine::Setting;
     match setting {
         Setting::Size(n) => format!("`{n}=V`"),
@@ -87,6 +87,12 @@ fn keyword_of(setting: &shine::Setting) -> String {
         Setting::Compiler => "`cc=`".into(),
         Setting::Strategy => "`strategy=`".into(),
         Setting::GeneratedSource => "the kernel's `source` is the generated source".into(),
+        Setting::SearchBudget => "`budget=`".into(),
+        Setting::SearchTime => "`time=`".into(),
+        Setting::SearchSizes | Setting::VerifySizes => "`verify_sizes=`".into(),
+        Setting::TimeSizes => "`time_sizes=`".into(),
+        Setting::Parameter(n) => format!("`params[\"{n}\"]`"),
+        Setting::Template => "the template".into(),
         other => other.library_name(),
     }
 }

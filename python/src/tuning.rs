@@ -76,7 +76,10 @@ pub fn explore(
     }
     let result = result.map_err(|e| match e {
         ::explore::engine::Error::Shine(e) => raise(Stage::Compile, e),
-        ::explore::engine::Error::Message(m) => raise(Stage::Unknown, format!("error: {m}")),
+        ::explore::engine::Error::Message(m) => raise(
+            Stage::Unknown,
+            format!("error: {}", m.render(&crate::errors::keyword_of)),
+        ),
     })?;
     Ok(ExploreResult { tuning, result })
 }

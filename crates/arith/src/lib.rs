@@ -183,6 +183,13 @@ impl Nat {
         int_bound(self, Dir::Lo)
     }
 
+    /// A proven symbolic upper bound: an expression `B` with `self <= B` for every value of
+    /// the variables within their ranges, with ranged variables eliminated where the
+    /// reasoning can (the expression itself when it cannot).
+    pub fn upper_bound_expr(&self) -> Nat {
+        bounds::bound(self, Dir::Hi, &mut bounds::Ctx::new())
+    }
+
     /// A proven constant (inclusive) upper bound, if any.
     pub fn upper_bound(&self) -> Option<i64> {
         int_bound(self, Dir::Hi)

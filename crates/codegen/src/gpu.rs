@@ -548,7 +548,7 @@ pub fn generate_gpu_with(
 /// The extents [`GpuModule::index_width`] bounds, distinct, in the order found: the element
 /// counts of every memory (inputs, output, temporaries, `new`), the counts of the loops, every
 /// array dimension of every type the kernels read or write, the bounds `n` of `idx[n]`
-/// values, the sizes computed as values, and for every view the outermost dimensions of its
+/// values, the values computed from sizes (`n * m` as data), and for every view the outermost dimensions of its
 /// operand and its result (the only flat positions a view computes: `i*n + j` of `split`
 /// and `slide`, `i / m` of `join`, `i*n` of `asVector`). A view's whole element count is not
 /// an extent: the 3x3x3 windows of `slide3` over 512^3 points are 27 * 2^27 elements, but no
@@ -573,7 +573,9 @@ fn index_extents(gp: &GpuProgram) -> Vec<Nat> {
             Node::Exp(e) => {
                 dimensions(&e.ty, &mut add);
                 match &*e.kind {
-                    ExpKind::Nat(n) => add(n.clone()),
+                    // a constant is printed as a literal; one of sizes and loop variables
+                    // is computed, at most its bound in the sizes
+                    ExpKind::Nat(n) if !n.free_vars().is_empty() => add(n.upper_bound_expr()),
                     ExpKind::View(v, a) => view_extents(v, &a.ty, &e.ty, &mut add),
                     ExpKind::AsVector(_, a) => view_extents_outer(&a.ty, &e.ty, &mut add),
                     _ => {}

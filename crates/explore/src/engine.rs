@@ -4,7 +4,10 @@
 
 use crate::search::Method;
 use crate::tuning::Bindings;
-use shine::{Artifact, Executable, Inputs, RunOptions, SourceFile, Stage, StrategySource, Target};
+use shine::{
+    Artifact, Executable, Inputs, Phrase, RunOptions, Setting, SourceFile, Stage, StrategySource,
+    Target,
+};
 use std::collections::BTreeMap;
 use std::fmt;
 use std::ops::ControlFlow;
@@ -16,8 +19,10 @@ use std::time::Instant;
 pub enum Error {
     /// The program or the strategy file is wrong (rendered with its source excerpt).
     Shine(shine::Error),
-    /// The request is wrong, or a file cannot be read or written.
-    Message(String),
+    /// The request is wrong, or a file cannot be read or written: a message that may name
+    /// settings of the request, which each front end spells its own way
+    /// ([`shine::Phrase::render`]).
+    Message(Phrase),
 }
 
 impl fmt::Display for Error {
@@ -39,13 +44,19 @@ impl From<shine::Error> for Error {
 
 impl From<String> for Error {
     fn from(m: String) -> Error {
-        Error::Message(m)
+        Error::Message(Phrase::from(m))
     }
 }
 
 impl From<&str> for Error {
     fn from(m: &str) -> Error {
-        Error::Message(m.to_string())
+        Error::Message(Phrase::from(m))
+    }
+}
+
+impl From<Phrase> for Error {
+    fn from(m: Phrase) -> Error {
+        Error::Message(m)
     }
 }
 
@@ -138,18 +149,19 @@ impl Run {
     /// names the set in the message (`--nat`, `--time-nat`, `--verify-nat`).
     pub fn check_set_names(
         &self,
-        option: &str,
+        option: Setting,
         set: &Bindings,
         sizes: &[String],
     ) -> Result<(), Error> {
         match set.iter().find(|(k, _)| !sizes.contains(k)) {
             None => Ok(()),
-            Some((k, _)) => Err(format!(
-                "{option} names `{k}`, which is no size of `{}` (its sizes: {})",
-                self.def,
-                listed(sizes)
-            )
-            .into()),
+            Some((k, _)) => Err(Phrase::from(option)
+                .then(format!(
+                    " names `{k}`, which is no size of `{}` (its sizes: {})",
+                    self.def,
+                    listed(sizes)
+                ))
+                .into()),
         }
     }
 
@@ -196,7 +208,12 @@ impl Limits {
     /// An error unless a budget or a time is given.
     pub fn require(&self) -> Result<(), Error> {
         if self.budget.is_none() && self.time.is_none() {
-            return Err("give a budget (--budget N candidates) or a time (--time SECONDS)".into());
+            return Err(Phrase::from("give a budget (")
+                .then(Setting::SearchBudget)
+                .then(" candidates) or a time (")
+                .then(Setting::SearchTime)
+                .then(")")
+                .into());
         }
         Ok(())
     }

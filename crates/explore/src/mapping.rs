@@ -18,7 +18,7 @@ use crate::tune::method_of_log;
 use crate::tuning::Bindings;
 use crate::{Candidate, Problem};
 use serde_json::{json, Value};
-use shine::{SourceFile, Target};
+use shine::{Phrase, Setting, SourceFile, Target};
 use std::collections::BTreeMap;
 use std::ops::ControlFlow;
 use std::time::Instant;
@@ -223,9 +223,10 @@ impl Mapper {
     /// middle strategy applied).
     pub fn new(s: &Search) -> Result<Mapper, Error> {
         let (prepared, sizes) = s.run.prepare()?;
-        s.run.check_set_names("--nat", &s.nats, &sizes)?;
+        s.run
+            .check_set_names(Setting::SearchSizes, &s.nats, &sizes)?;
         for set in &s.time_nats {
-            s.run.check_set_names("--time-nat", set, &sizes)?;
+            s.run.check_set_names(Setting::TimeSizes, set, &sizes)?;
         }
         let time_sets = s.time_sets();
         let mut all_sets = time_sets.clone();
@@ -545,11 +546,12 @@ pub fn check_constraints(
         .and_then(|n| space.domain.len().checked_pow(n))
         .filter(|&r| r <= CHECK_LIMIT)
         .ok_or_else(|| {
-            Error::from(format!(
-                "--check-constraints compiles every raw assignment: {n} maps of {} choices \
-                 each are more than {CHECK_LIMIT}; check a smaller program (or --dims 1)",
+            Error::from(Phrase::from(Setting::CheckConstraints).then(format!(
+                " compiles every raw assignment: {n} maps of {} choices each are more than \
+                 {CHECK_LIMIT}; check a smaller program (or search one dimension of \
+                 parallelism)",
                 space.domain.len()
-            ))
+            )))
         })?;
     let raw = crate::solve::all_assignments(n, &space.domain);
     let mut rng = crate::solve::seeded_rng(s.run.seed);
@@ -596,7 +598,7 @@ pub fn check_constraints(
     }
     if report.checked < raw_count {
         progress.on_phase(Phase::Note(&format!(
-            "stopped after {} of {raw_count} raw assignments (--budget or --time)",
+            "stopped after {} of {raw_count} raw assignments (the budget or the time limit)",
             report.checked
         )));
     }

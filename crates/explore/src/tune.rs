@@ -20,7 +20,7 @@ use crate::params::{
 use crate::search::Method;
 use crate::tuning::Bindings;
 use serde_json::{json, Value};
-use shine::{Artifact, SourceFile};
+use shine::{Artifact, Phrase, Setting, SourceFile};
 use std::collections::BTreeMap;
 use std::ops::ControlFlow;
 use std::time::{Duration, Instant};
@@ -281,10 +281,12 @@ impl Tuner {
     /// limits; nothing is compiled.
     pub fn new(t: &Tuning) -> Result<Tuner, Error> {
         let (_, program_sizes) = t.run.prepare()?;
-        t.run.check_set_names("--nat", &t.nats, &program_sizes)?;
+        t.run
+            .check_set_names(Setting::SearchSizes, &t.nats, &program_sizes)?;
         let time_sets = t.time_sets();
         for set in &t.time_nats {
-            t.run.check_set_names("--time-nat", set, &program_sizes)?;
+            t.run
+                .check_set_names(Setting::TimeSizes, set, &program_sizes)?;
         }
         let space = ParamSpace::parse(&t.params, &t.requires)?;
         t.run.limits.require()?;
@@ -399,7 +401,7 @@ impl Tuner {
         }
         Err(Failure::new(
             "not verified",
-            "no verification size set satisfies its size constraints (add one with --verify-nat)",
+            "no verification size set satisfies its size constraints (add a size set it admits)",
         ))
     }
 }
@@ -419,14 +421,16 @@ fn size_parameters(
         .collect();
     match sizes.iter().find(|n| !program_sizes.contains(n)) {
         None => Ok(sizes),
-        Some(n) => Err(format!(
-            "--param `{n}` names neither a parameter of the --apply strategy `{}` nor \
-             a size of `{}` (its sizes: {})",
-            t.template,
-            t.run.def,
-            listed(program_sizes)
-        )
-        .into()),
+        Some(n) => Err(Phrase::from(Setting::Parameter(n.clone()))
+            .then(" names neither a parameter of ")
+            .then(Setting::Template)
+            .then(format!(
+                " `{}` nor a size of `{}` (its sizes: {})",
+                t.template,
+                t.run.def,
+                listed(program_sizes)
+            ))
+            .into()),
     }
 }
 
@@ -437,11 +441,17 @@ fn verification_sets(t: &Tuning, program_sizes: &[String]) -> Result<Vec<Binding
         sets.push(t.nats.clone());
     }
     for set in &t.verify_nats {
-        t.run.check_set_names("--verify-nat", set, program_sizes)?;
+        t.run
+            .check_set_names(Setting::VerifySizes, set, program_sizes)?;
         sets.push(set.clone());
     }
     if sets.is_empty() {
-        return Err("give sizes to verify candidates at (--nat or --verify-nat)".into());
+        return Err(Phrase::from("give sizes to verify candidates at (")
+            .then(Setting::SearchSizes)
+            .then(" or ")
+            .then(Setting::VerifySizes)
+            .then(")")
+            .into());
     }
     Ok(sets)
 }
@@ -473,7 +483,7 @@ fn valid_assignments(
         None => None,
         Some(Stop::ValidLimit) => Some(format!("the first {ENUMERATION_LIMIT} valid ones")),
         Some(Stop::RawLimit) => Some(format!("the limit of {RAW_LIMIT} raw assignments")),
-        Some(Stop::Deadline) => Some("the time of --time".to_string()),
+        Some(Stop::Deadline) => Some("the time limit".to_string()),
     };
     if let (Some(why), false) = (&why, e.valid.is_empty()) {
         progress.on_phase(Phase::Note(&format!(

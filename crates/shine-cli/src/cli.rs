@@ -42,6 +42,14 @@ pub fn flag_of(setting: &shine::Setting) -> String {
         Setting::Strategy => "--strategy S.elv --apply NAME".into(),
         Setting::OutputFiles => "--output".into(),
         Setting::Selection => "--select".into(),
+        Setting::SearchBudget => "--budget N".into(),
+        Setting::SearchTime => "--time SECONDS".into(),
+        Setting::SearchSizes => "--nat".into(),
+        Setting::VerifySizes => "--verify-nat".into(),
+        Setting::TimeSizes => "--time-nat".into(),
+        Setting::Parameter(n) => format!("--param `{n}`"),
+        Setting::Template => "the --apply strategy".into(),
+        Setting::CheckConstraints => "--check-constraints".into(),
         Setting::GeneratedSource => "`shine compile` with the same program, --def, strategy and \
                                      --target writes the generated C source (`-o FILE.c`)"
             .into(),

@@ -153,7 +153,7 @@ impl From<explore::engine::Error> for CliError {
     fn from(e: explore::engine::Error) -> CliError {
         match e {
             explore::engine::Error::Shine(e) => CliError::from(e),
-            explore::engine::Error::Message(m) => CliError::from(m),
+            explore::engine::Error::Message(m) => CliError::from(m.render(&crate::cli::flag_of)),
         }
     }
 }

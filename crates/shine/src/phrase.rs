@@ -40,6 +40,26 @@ pub enum Setting {
     OutputFiles,
     /// The location a selection is made at ([`select::select`](crate::select::select)).
     Selection,
+    /// The most candidates a search compiles (`explore`'s `Limits::budget`): the command
+    /// line's `--budget`.
+    SearchBudget,
+    /// The most seconds a search runs (`explore`'s `Limits::time`): `--time`.
+    SearchTime,
+    /// The sizes a search verifies and times candidates at (`nats` of `explore`'s requests):
+    /// `--nat`.
+    SearchSizes,
+    /// Further size sets a tuning verifies candidates at (`Tuning::verify_nats`):
+    /// `--verify-nat`.
+    VerifySizes,
+    /// The size sets a search times candidates at (`time_nats`): `--time-nat`.
+    TimeSizes,
+    /// A parameter of a tuning (`Tuning::params`), by name: `--param NAME=...`.
+    Parameter(String),
+    /// The strategy template a tuning fills in (`Tuning::template`): `--apply`.
+    Template,
+    /// Checking the mapping constraints on every raw assignment
+    /// (`explore::mapping::check_constraints`): `--check-constraints`.
+    CheckConstraints,
     /// Where the generated source can be read: the artifact's code
     /// ([`Artifact::code`](crate::Artifact::code)); the command line writes it with
     /// `shine compile ... -o FILE`.
@@ -59,6 +79,14 @@ impl Setting {
             Setting::Strategy => "a `StrategySource`".into(),
             Setting::OutputFiles => "output".into(),
             Setting::Selection => "the selection's location".into(),
+            Setting::SearchBudget => "`Limits::budget`".into(),
+            Setting::SearchTime => "`Limits::time`".into(),
+            Setting::SearchSizes => "the request's `nats`".into(),
+            Setting::VerifySizes => "`Tuning::verify_nats`".into(),
+            Setting::TimeSizes => "the request's `time_nats`".into(),
+            Setting::Parameter(n) => format!("the parameter `{n}` of `Tuning::params`"),
+            Setting::Template => "`Tuning::template`".into(),
+            Setting::CheckConstraints => "`explore::mapping::check_constraints`".into(),
             Setting::GeneratedSource => {
                 "the artifact's code (`Artifact::code`) is the generated source".into()
             }

@@ -83,3 +83,17 @@ fn a_view_flattened_by_join_counts_whole() {
     assert_eq!(at(1000), IndexWidth::Bits32);
     assert_eq!(at(47_000), IndexWidth::Bits64);
 }
+
+/// A natural number computed from a loop variable (`indexAsNat i + 5` for `i < n`) is
+/// bounded by the loop's range, not refused for naming a variable that is no size.
+#[test]
+fn values_of_loop_variables_are_bounded_by_their_ranges() {
+    let program = SourceFile::new(
+        "shift.rise",
+        "def shift : {n: nat} -> n.f32 -> n.natType =
+           fun xs => generate (fun (i: idx[n]) => indexAsNat i + (5 : natType)) |> map (fun v => v)",
+    );
+    let at = |n| width(program.clone(), "shift", "global1d", &[("n", n)]);
+    assert_eq!(at(1000), IndexWidth::Bits32);
+    assert_eq!(at(1 << 31), IndexWidth::Bits64);
+}
