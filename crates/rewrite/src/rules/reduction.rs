@@ -137,20 +137,37 @@ fn partial(name: String, p: i64, strided: bool) -> S {
     })
 }
 
+/// `map (fun b => reduce f z xs) ys` where the reduction is one these rules accept: the
+/// map, its arguments, the bound variable, the reduction and the length of `xs`.
+struct MappedReduction<'a> {
+    m: Prim,
+    args: Vec<&'a Expr>,
+    b: &'a rise::types::Name,
+    r: Reduction<'a>,
+    n: Nat,
+}
+
+/// `e` as a [`MappedReduction`]; the rule does not apply otherwise.
+fn mapped_reduction<'a>(name: &str, e: &'a Expr) -> Result<MappedReduction<'a>, Failure<Expr>> {
+    let (m, args) = applied(e, |p| p.is_map(), 2).ok_or_else(Failure::not_applicable)?;
+    let (b, body) = as_lambda(args[0]).ok_or_else(Failure::not_applicable)?;
+    let Some(r) = reduction(name, body)? else {
+        return Err(Failure::not_applicable());
+    };
+    let (n, _) =
+        r.xs.ty()
+            .and_then(array)
+            .ok_or_else(Failure::not_applicable)?;
+    let n = n.clone();
+    Ok(MappedReduction { m, args, b, r, n })
+}
+
 /// `treeReduce`: every reduction of a map over `2^k` values becomes `k` steps that
 /// halve the values (pairwise reductions), as a work-group reduces its work-items'
 /// partial results in local memory.
 pub(super) fn tree_reduce(name: String) -> S {
     rule(name.clone(), move |e: &Expr, ctx| {
-        let (m, args) = applied(e, |p| p.is_map(), 2).ok_or_else(Failure::not_applicable)?;
-        let (b, body) = as_lambda(args[0]).ok_or_else(Failure::not_applicable)?;
-        let Some(r) = reduction(&name, body)? else {
-            return Err(Failure::not_applicable());
-        };
-        let (n, _) =
-            r.xs.ty()
-                .and_then(array)
-                .ok_or_else(Failure::not_applicable)?;
+        let MappedReduction { m, args, b, r, n } = mapped_reduction(&name, e)?;
         let k = match n.as_cst() {
             Some(v) if v >= 2 && (v as u64).is_power_of_two() => v.trailing_zeros(),
             _ => {
@@ -212,15 +229,7 @@ pub(super) fn reduce_to_warp(name: String) -> S {
 /// before the first warp reduction.
 pub(super) fn reduce_by_warps(name: String) -> S {
     rule(name.clone(), move |e: &Expr, ctx| {
-        let (m, args) = applied(e, |p| p.is_map(), 2).ok_or_else(Failure::not_applicable)?;
-        let (b, body) = as_lambda(args[0]).ok_or_else(Failure::not_applicable)?;
-        let Some(r) = reduction(&name, body)? else {
-            return Err(Failure::not_applicable());
-        };
-        let (n, _) =
-            r.xs.ty()
-                .and_then(array)
-                .ok_or_else(Failure::not_applicable)?;
+        let MappedReduction { m, args, b, r, n } = mapped_reduction(&name, e)?;
         let warps = match n.as_cst() {
             Some(v) if (32..=1024).contains(&v) && v % 32 == 0 => v / 32,
             _ => {
