@@ -46,6 +46,7 @@ use crate::barriers;
 pub use crate::error::GpuError;
 use crate::hoist::{hoist, Expand};
 use crate::imperative::*;
+use crate::limits::MAX_ITERATE_STEPS;
 use crate::query::{acc_root, free_in_type, has_gpu_loop};
 use crate::walk::Node;
 use arith::{Nat, Var};
@@ -134,6 +135,7 @@ pub fn prepare(p: &Program) -> Result<GpuProgram, GpuError> {
 
     let mut items = Vec::new();
     flatten(body, &mut items);
+    let items = expand_kernel_loops(items)?;
     let mut groups: Vec<Vec<Comm>> = Vec::new();
     let mut last_parallel = true;
     for item in items {
@@ -574,6 +576,51 @@ fn reject_cpu_loops(c: &Comm) -> Result<(), GpuError> {
         )),
         None => Ok(()),
     }
+}
+
+/// The host runs kernels one after another and has no loops: the loop of an
+/// `iterate` whose step has parallel loops (one kernel per step) is expanded into
+/// its steps, up to [`MAX_ITERATE_STEPS`] of them; more is an error.
+fn expand_kernel_loops(items: Vec<Comm>) -> Result<Vec<Comm>, GpuError> {
+    let mut out = Vec::new();
+    for item in items {
+        match item {
+            Comm::For {
+                count,
+                kind: LoopKind::Seq,
+                origin: "iterate",
+                body,
+                ..
+            } if has_gpu_loop(&body) => {
+                let mut steps = Vec::new();
+                flatten(*body, &mut steps);
+                let repeats = count
+                    .as_cst()
+                    .filter(|c| c.saturating_mul(steps.len() as i64) <= MAX_ITERATE_STEPS)
+                    .ok_or_else(|| too_many_kernels(&count, steps.len()))?;
+                for _ in 0..repeats {
+                    out.extend(steps.iter().cloned());
+                }
+            }
+            item => out.push(item),
+        }
+    }
+    Ok(out)
+}
+
+/// The error for an `iterate` loop of `count` iterations of `steps` kernels each.
+fn too_many_kernels(count: &Nat, steps: usize) -> GpuError {
+    GpuError::new(
+        format!(
+            "`iterate` of more than {MAX_ITERATE_STEPS} steps with parallel loops in its step: a GPU \
+             program launches one kernel per step and its host runs no loops ({count} iterations \
+             of {steps} steps)"
+        ),
+        Some(
+            "iterate at most 64 times on OpenCL and CUDA (split the iterations over several calls), \
+             or compile for c or openmp",
+        ),
+    )
 }
 
 fn flatten(c: Comm, out: &mut Vec<Comm>) {

@@ -15,8 +15,13 @@
 /// The most iterations one unrolled loop (`mapSeqUnroll`, `reduceSeqUnroll`) may have.
 pub const MAX_UNROLLED_ITERATIONS: i64 = 4096;
 
-/// The most iterations `iterate k f` may expand into (its `k`).
+/// The most iterations `iterate k f` may expand into (its `k`) when its step
+/// changes the size (a tree reduction halves it).
 pub const MAX_ITERATE_STEPS: i64 = 64;
+
+/// The most iterations `iterate k f` whose step keeps the size is expanded into;
+/// a larger `k` (any constant) is a run-time loop over two buffers.
+pub const MAX_EXPANDED_SAME_SIZE_STEPS: i64 = 8;
 
 /// The most nodes (statements and expressions) of the C syntax tree the code
 /// generator builds for one program, unrolled loops included.

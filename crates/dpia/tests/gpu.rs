@@ -506,3 +506,37 @@ fn work_groups_larger_than_a_gpu_runs_are_rejected() {
     let err = prepare(&rows_program(32, 32)).unwrap_err();
     assert!(err.to_string().contains("64 x 32 x 1 = 2048"), "{err}");
 }
+
+/// `out[i] += 1` on the GPU (one kernel), `repeats` times in an `iterate` loop.
+fn iterate_loop_of_kernels(repeats: i64) -> Program {
+    let n = Var::new("n");
+    let nn = Nat::var(&n);
+    let x = ident("x", DataType::array(nn.clone(), f32t()));
+    let out = ident("out", DataType::array(nn.clone(), f32t()));
+    let i = v("i", &nn);
+    let step = lp(
+        &i,
+        nn.clone(),
+        G0,
+        "mapGlobal(0)",
+        Comm::Assign(
+            at_acc(write(&out), Nat::var(&i)),
+            add(at(read(&out), Nat::var(&i)), one()),
+        ),
+    );
+    let r = v("r", &Nat::cst(repeats));
+    let body = lp(&r, Nat::cst(repeats), LoopKind::Seq, "iterate", step);
+    program(&[&n], &out, &[&x], body)
+}
+
+#[test]
+fn an_iterate_loop_of_kernels_is_expanded_into_kernels_up_to_64() {
+    let g = prepare(&iterate_loop_of_kernels(5)).unwrap();
+    assert_eq!(g.kernels.len(), 5);
+    assert!(g
+        .kernels
+        .iter()
+        .all(|k| !k.body.to_string().contains("iterate")));
+    let err = prepare(&iterate_loop_of_kernels(65)).unwrap_err();
+    assert!(err.to_string().contains("more than 64 steps"), "{err}");
+}

@@ -136,3 +136,53 @@ fn indices_read_from_data_are_accesses_at_run_time_indices() {
     assert!(text.contains("// reduceSeq"), "{text}");
     assert!(text.contains("[at "), "{text}");
 }
+
+/// `def` of the RISE source `src` lowered with `lowerToC` and translated.
+fn translated_source(src: &str, def: &str) -> Result<dpia::Program, dpia::TranslateError> {
+    let checked = rise::infer::check_source(src).unwrap();
+    let p = prepare_def(&checked, def).unwrap();
+    let registry = rewrite::library::registry();
+    let module = elv::load("def s = lowerToC", &registry).unwrap();
+    let s = module.expression("s").unwrap();
+    let mut ctx = Ctx::new(NameGen::avoiding(&p.body));
+    let e = ctx.run(&s, &p.body).unwrap();
+    dpia::translate(def, &e, &p.scheme)
+}
+
+/// A smoothing step that keeps the size, iterated `k` times.
+fn smoothing(k: u32) -> String {
+    format!(
+        "def f : {{n: nat}} -> n.f32 -> n.f32 = fun xs => xs |> iterate {k} (fun (l: nat) => \
+         fun ys => ys |> padCst 1 1 0.0f |> (fun p => zip (take l p) (drop 2 p)) \
+         |> map (fun w => fst w + snd w))"
+    )
+}
+
+#[test]
+fn a_long_iterate_of_a_step_that_keeps_the_size_is_a_loop_over_two_buffers() {
+    for (k, copies, pairs) in [(10, 4, 4), (11, 5, 4), (500, 4, 249)] {
+        let text = translated_source(&smoothing(k), "f")
+            .unwrap()
+            .body
+            .to_string();
+        assert_eq!(text.matches("// mapSeq").count(), copies, "{text}");
+        assert_eq!(text.matches("// iterate").count(), 1, "{text}");
+        assert!(text.contains(&format!("< {pairs}")), "{text}");
+        assert_eq!(text.matches("new global buf").count(), 2, "{text}");
+    }
+}
+
+#[test]
+fn short_and_size_changing_iterates_stay_expanded() {
+    let text = translated_source(&smoothing(8), "f")
+        .unwrap()
+        .body
+        .to_string();
+    assert_eq!(text.matches("// mapSeq").count(), 8, "{text}");
+    assert!(!text.contains("// iterate"), "{text}");
+    let halving = "def f : {m: nat} -> (m*512).f32 -> m.f32 = fun xs => xs |> iterate 9 \
+                   (fun (l: nat) => fun ys => ys |> split 2 |> map (reduce add 0.0f))";
+    let text = translated_source(halving, "f").unwrap().body.to_string();
+    assert_eq!(text.matches("// reduceSeq").count(), 9, "{text}");
+    assert!(!text.contains("// iterate"), "{text}");
+}

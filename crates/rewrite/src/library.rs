@@ -112,6 +112,17 @@ pub fn registry() -> Registry<Expr> {
             strat(applied_prim(p))
         },
     );
+    r.add_named(
+        "isPrim",
+        &[("prim", Symbol)],
+        "the node is the primitive itself, its type-level arguments applied or not",
+        |a| {
+            let name = a[0].as_symbol()?;
+            let p =
+                Prim::from_name(name).ok_or_else(|| format!("`{name}` is not a RISE primitive"))?;
+            strat(is_prim(p))
+        },
+    );
     r.set_group("rule");
     for rule in RULES {
         add_rule(&mut r, rule);

@@ -33,8 +33,16 @@ def outermostLoops(s) = isLoop ; try(s) <+ all(outermostLoops(s))
 def storeReadScatters =
   normalize(isApp(isApp(isMap)) ; argument(applied(scatter) ; storeInMemory(applied(scatter), lowerToC)))
 
+// A sequential scan or an iteration: a loop that writes its whole result to memory.
+def scanOrIterate = applied(scanSeq) <+ applied(iterate)
+
+// A `scanSeq` or `iterate` whose result is read (an argument of anything but `toMem`:
+// `map f (scanSeq g init xs)`, a time loop read by a stencil) is stored where it stands.
+def storeReadLoops =
+  normalize(isApp(not(isPrim(toMem))) ; argument(scanOrIterate ; storeInMemory(scanOrIterate, lowerToC)))
+
 // Sequential: every loop that writes memory a sequential loop, every stage stored.
-def storeEveryStage = DFNF ; lowerToC ; storeStages ; storeReadScatters ; lowerToC
+def storeEveryStage = DFNF ; lowerToC ; storeStages ; storeReadScatters ; storeReadLoops ; lowerToC
 
 // OpenMP: storeEveryStage with the outermost loop of every stage and of the result
 // in parallel (`parallel for`); loops inside them stay sequential.

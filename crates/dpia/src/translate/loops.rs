@@ -2,7 +2,9 @@
 //! buffers and the sequential reductions with their accumulators.
 
 use super::*;
-use crate::limits::{unroll_advice, MAX_ITERATE_STEPS, MAX_UNROLLED_ITERATIONS};
+use crate::limits::{
+    unroll_advice, MAX_EXPANDED_SAME_SIZE_STEPS, MAX_ITERATE_STEPS, MAX_UNROLLED_ITERATIONS,
+};
 
 impl Translator {
     /// `iterate k f xs` written to `out`, with double buffering (RISE & Shine
@@ -12,7 +14,9 @@ impl Translator {
     /// last writes straight into `out`, so nothing is copied. The number of
     /// iterations must be a constant: the iterations are expanded here, which
     /// resolves Listing 12's pointer swap at compile time (iteration `i` writes
-    /// buffer `i mod 2`) and gives every iteration constant sizes.
+    /// buffer `i mod 2`) and gives every iteration constant sizes. A step that
+    /// keeps the size (`n = 1`) repeated more than [`MAX_EXPANDED_SAME_SIZE_STEPS`]
+    /// times is a loop instead ([`Translator::iterate_loop`]).
     pub(super) fn iterate(
         &self,
         e: &Expr,
@@ -21,12 +25,21 @@ impl Translator {
         env: &Env,
         out: &Acc,
     ) -> R<Comm> {
+        let (m, elem) = array_dt(&out.ty, e)?;
+        let n = iterate_factor(&vals[0])?;
+        let same_size = n.as_cst() == Some(1);
+        if let Some(k) = k
+            .as_cst()
+            .filter(|k| same_size && *k > MAX_EXPANDED_SAME_SIZE_STEPS)
+        {
+            return self.iterate_loop(k, vals, env, out, (&m, &elem));
+        }
         let Some(k) = k.as_cst().filter(|k| (0..=MAX_ITERATE_STEPS).contains(k)) else {
             return Err(TranslateError::at(
                 e,
                 format!(
                     "`iterate {k}`: the number of iterations must be a constant between 0 and \
-                     {MAX_ITERATE_STEPS}"
+                     {MAX_ITERATE_STEPS} (any constant when the step keeps the size)"
                 ),
                 None,
             ));
@@ -34,8 +47,6 @@ impl Translator {
         if k == 0 {
             return self.tr(&vals[1], env, Out::Acc(out));
         }
-        let (m, elem) = array_dt(&out.ty, e)?;
-        let n = iterate_factor(&vals[0])?;
         let len = |i: i64| n.pow(&Nat::cst(k - 1 - i)) * m.clone();
         self.tr(
             &vals[1],
@@ -82,6 +93,75 @@ impl Translator {
                         current = r;
                     }
                 }
+                Ok(buffers
+                    .iter()
+                    .rev()
+                    .fold(Comm::Seq(steps), |body, buf| Comm::New {
+                        ident: buf.clone(),
+                        addr: addr.clone(),
+                        body: Box::new(body),
+                    }))
+            }),
+        )
+    }
+
+    /// `iterate k f xs` whose step keeps the size `m` (of `elem`s), for `k > 2`, as a
+    /// run-time loop over two buffers: the first step reads `xs` and writes buffer 0,
+    /// a loop of `(k - 2) / 2` iterations applies the step twice (buffer 0 into 1,
+    /// then 1 into 0), an odd step left over writes buffer 1, and the last step
+    /// writes `out`. The generated code holds at most five copies of the step,
+    /// whatever `k`, and copies nothing.
+    fn iterate_loop(
+        &self,
+        k: i64,
+        vals: &[Expr],
+        env: &Env,
+        out: &Acc,
+        (m, elem): (&Nat, &DataType),
+    ) -> R<Comm> {
+        let ty = DataType::array(m.clone(), elem.clone());
+        let step = |from: &Exp, to: &Acc| {
+            self.call_at_nat(
+                &vals[0],
+                env,
+                m,
+                vec![Value::Data(from.clone())],
+                Out::Acc(to),
+            )
+        };
+        self.tr(
+            &vals[1],
+            env,
+            Out::Con(&|input| {
+                let addr = match self.space_of(&input) {
+                    Some(a @ (AddrSpace::Local | AddrSpace::Private)) => a,
+                    _ => AddrSpace::Global,
+                };
+                let buffers = [0, 1].map(|_| Ident {
+                    name: self.fresh("buf"),
+                    ty: ty.clone(),
+                });
+                let write = |b: usize| Acc::new(AccKind::Var(buffers[b].clone()), ty.clone());
+                let read = |b: usize| Exp::new(ExpKind::Var(buffers[b].clone()), ty.clone());
+                let pairs = Nat::cst((k - 2) / 2);
+                let twice = Comm::Seq(vec![step(&read(0), &write(1))?, step(&read(1), &write(0))?]);
+                let mut steps = vec![
+                    step(&input, &write(0))?,
+                    Comm::For {
+                        var: self.loop_var(&pairs),
+                        count: pairs,
+                        kind: LoopKind::Seq,
+                        origin: "iterate",
+                        body: Box::new(twice),
+                    },
+                ];
+                let last = if (k - 2) % 2 == 1 {
+                    steps.push(step(&read(0), &write(1))?);
+                    1
+                } else {
+                    0
+                };
+                steps.push(step(&read(last), out)?);
                 Ok(buffers
                     .iter()
                     .rev()
