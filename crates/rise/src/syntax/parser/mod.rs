@@ -94,7 +94,11 @@ pub fn parse_program(source: &str) -> Result<Program, Diagnostic> {
                 .into());
             }
         }
-        Ok(Program { defs, foreign })
+        Ok(Program {
+            defs,
+            foreign,
+            warnings: p.warnings,
+        })
     };
     program().map_err(|e| *e)
 }
@@ -129,6 +133,11 @@ struct ExprParser {
     nesting: usize,
     /// The foreign functions declared so far, by name.
     foreign: HashMap<String, Arc<ForeignFun>>,
+    /// The names of the program's definitions (each `def NAME`): inside the file they
+    /// win over a primitive of that name.
+    def_names: HashSet<String>,
+    /// Warnings so far.
+    warnings: Vec<Diagnostic>,
 }
 
 /// Results inside the parser: the error is boxed to keep the frames of the
@@ -162,6 +171,13 @@ impl ExprParser {
                 _ => None,
             })
             .collect();
+        let def_names = tokens
+            .windows(2)
+            .filter_map(|w| match (&w[0].0, &w[1].0) {
+                (Token::Def, Token::Ident(s)) => Some(s.clone()),
+                _ => None,
+            })
+            .collect();
         Ok(ExprParser {
             p: Parser::new(tokens, source.len()),
             scope: Vec::new(),
@@ -169,6 +185,8 @@ impl ExprParser {
             source_idents,
             nesting: 0,
             foreign: HashMap::new(),
+            def_names,
+            warnings: Vec::new(),
         })
     }
 
@@ -179,12 +197,17 @@ impl ExprParser {
         let start = self.p.expect(&Token::Def, "`def`")?;
         let (name, name_span) = self.p.ident("the name of the definition")?;
         if DIMENSIONED.contains(&name.as_str()) || Prim::from_name(&name).is_some() {
-            return Err(Diagnostic::new(
-                name_span,
-                format!("`{name}` is a primitive and cannot be redefined"),
-            )
-            .with_label("choose another name")
-            .into());
+            self.warnings.push(
+                Diagnostic::new(
+                    name_span,
+                    format!("the definition `{name}` shadows the primitive `{name}`"),
+                )
+                .with_label(format!("in this file, `{name}` is this definition"))
+                .with_note(format!(
+                    "every use of `{name}` in this file means this definition; rename it to \
+                     use the primitive"
+                )),
+            );
         }
         let annot = if self.p.eat(&Token::Colon) {
             Some(self.parse_type_annotation()?)
