@@ -20,18 +20,6 @@ use std::process::{Command, Output};
 mod support;
 use support::{shine_in as shine, targets};
 
-const INTEGERS: [ScalarType; 9] = [
-    ScalarType::I8,
-    ScalarType::U8,
-    ScalarType::I16,
-    ScalarType::U16,
-    ScalarType::I32,
-    ScalarType::U32,
-    ScalarType::I64,
-    ScalarType::U64,
-    ScalarType::Int,
-];
-
 const SIZES: [usize; 3] = [1, 7, 13];
 
 /// The operators on `x` and `y` (`y` is never 0), each a row of the result, and their

@@ -1412,7 +1412,7 @@ mod operators {
                 Value::bool(x <= y),
                 Value::bool(x >= y),
                 Value::bool(x != y),
-                Value::bool(x < y && (x > y || x == y)),
+                Value::bool(x < y && x >= y),
             ]);
             prop_assert_eq!(out.to_string(), want.to_string());
         }

@@ -7,8 +7,9 @@
 //!                                        -- a C function (crate::foreign); the body is verbatim
 //! expr    := binary                      -- `fun` may start any operand
 //! binary  := unary (op unary)*           -- precedence climbing, all left-associative:
-//!                                        --   * / %  >  + -  >  < > ==  >  >>  >  |>
-//! unary   := '-' unary | '!' unary | app -- `-3` is a negative literal
+//!                                        --   * / %  >  + -  >  << >>  >  < <= > >=  >  == !=
+//!                                        --   >  &  >  ^  >  |  >  &&  >  ||  >  >>>  >  |>
+//! unary   := '-' unary | '!' unary | '~' unary | app -- `-3`, `-inff` are negative literals
 //! app     := atom atom* lambda?          -- juxtaposition; a trailing `fun` is the last argument
 //! lambda  := 'fun' param+ '=>' expr      -- extends as far right as possible
 //! param   := ident | '(' ident+ ':' (kind | type) ')'
@@ -17,10 +18,11 @@
 //! ```
 //!
 //! The AST has no infix nodes: operators become applications of primitives
-//! (`a + b` is `add a b`), `x |> f` is `f x`, and `f >> g` is `fun x => g (f x)`
+//! (`a + b` is `add a b`), `x |> f` is `f x`, and `f >>> g` is `fun x => g (f x)`
 //! with a name `x` that occurs nowhere in the source. A parameter annotated with a
 //! kind (`fun (n: nat) => e`) makes a dependent lambda. An identifier bound by an
-//! enclosing `fun` is a variable; otherwise a primitive name is that primitive and
+//! enclosing `fun` or naming a `def` of the program is a variable (a definition may shadow
+//! a primitive, with a warning); `inf`/`nan` with a float suffix are literals; otherwise a primitive name is that primitive and
 //! any other name is a variable (a definition or an address space), resolved by
 //! the type checker. A name declared by an earlier `foreign` is that foreign function
 //! ([`ExprKind::Foreign`](crate::ExprKind::Foreign)), which must not shadow a primitive or a
