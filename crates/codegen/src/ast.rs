@@ -167,6 +167,8 @@ pub enum UnOp {
     Neg,
     /// `!x`
     Not,
+    /// `~x`
+    BitNot,
     /// `*p`
     Deref,
     /// `&x`
@@ -188,6 +190,14 @@ pub enum BinOp {
     Sub,
     /// `<<`
     Shl,
+    /// `>>`
+    Shr,
+    /// `&`
+    BitAnd,
+    /// `^`
+    BitXor,
+    /// `|`
+    BitOr,
     /// `<`
     Lt,
     /// `<=`
@@ -216,6 +226,10 @@ impl BinOp {
             BinOp::Add => "+",
             BinOp::Sub => "-",
             BinOp::Shl => "<<",
+            BinOp::Shr => ">>",
+            BinOp::BitAnd => "&",
+            BinOp::BitXor => "^",
+            BinOp::BitOr => "|",
             BinOp::Lt => "<",
             BinOp::Le => "<=",
             BinOp::Gt => ">",
@@ -232,9 +246,12 @@ impl BinOp {
         match self {
             BinOp::Mul | BinOp::Div | BinOp::Mod => 13,
             BinOp::Add | BinOp::Sub => 12,
-            BinOp::Shl => 11,
+            BinOp::Shl | BinOp::Shr => 11,
             BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge => 10,
             BinOp::Eq | BinOp::Ne => 9,
+            BinOp::BitAnd => 8,
+            BinOp::BitXor => 7,
+            BinOp::BitOr => 6,
             BinOp::And => 5,
             BinOp::Or => 4,
         }

@@ -68,11 +68,14 @@ pub enum EntryStatus {
     /// A `natType` `+`, `-` or `*` left the natural numbers ([`checked_nat`]): above
     /// 2^63 - 1, or below 0.
     NotNatural = 7,
+    /// An integer `<<` or `>>` had an amount that is negative or not below the width of
+    /// its type ([`shift`]).
+    ShiftOutOfRange = 8,
 }
 
 impl EntryStatus {
     /// Every status, in number order.
-    pub const ALL: [EntryStatus; 8] = [
+    pub const ALL: [EntryStatus; 9] = [
         EntryStatus::Computed,
         EntryStatus::DivisionByZero,
         EntryStatus::RemainderByZero,
@@ -81,6 +84,7 @@ impl EntryStatus {
         EntryStatus::DuplicatePosition,
         EntryStatus::CastOutOfRange,
         EntryStatus::NotNatural,
+        EntryStatus::ShiftOutOfRange,
     ];
 
     /// The number the generated code returns (or stores in its status flag).
@@ -118,6 +122,10 @@ impl EntryStatus {
             EntryStatus::NotNatural => {
                 "a `natType` `+`, `-` or `*` is not a natural number (above 2^63 - 1, or \
                  below 0; `shine eval` names the values)"
+            }
+            EntryStatus::ShiftOutOfRange => {
+                "integer shift amount out of range (negative, or not below the width of its \
+                 type; `shine eval` names the value)"
             }
         }
     }
@@ -208,8 +216,84 @@ fn constant(e: &Expr) -> Option<i64> {
     }
 }
 
-/// The helpers a module's divisions call: `(type, remainder?)`.
-pub type Helpers = BTreeSet<(Scalar, bool)>;
+/// An integer operation that C leaves undefined for some operands, computed by a helper
+/// that checks them and sets the status flag.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Checked {
+    /// `/`
+    Div,
+    /// `%`
+    Rem,
+    /// `<<`
+    Shl,
+    /// `>>`
+    Shr,
+}
+
+impl Checked {
+    fn short_name(self) -> &'static str {
+        match self {
+            Checked::Div => "div",
+            Checked::Rem => "rem",
+            Checked::Shl => "shl",
+            Checked::Shr => "shr",
+        }
+    }
+}
+
+/// The helpers a module's divisions and shifts call: `(type, operation)`.
+pub type Helpers = BTreeSet<(Scalar, Checked)>;
+
+/// `a & b`, `a | b`, `a ^ b` on integers of type `s` (a promoted narrow result is cast back).
+pub fn bitwise(op: BinOp, s: Scalar, a: Expr, b: Expr) -> Expr {
+    let e = Expr::binary(op, a, b);
+    if is_narrow(s) {
+        e.cast(Type::Scalar(s))
+    } else {
+        e
+    }
+}
+
+/// `~a` on integers of type `s` (a promoted narrow result is cast back).
+pub fn bit_not(s: Scalar, a: Expr) -> Expr {
+    let e = Expr::unary(UnOp::BitNot, a);
+    if is_narrow(s) {
+        e.cast(Type::Scalar(s))
+    } else {
+        e
+    }
+}
+
+/// The width of an integer type in bits.
+fn width(s: Scalar) -> i64 {
+    8 * s.bytes() as i64
+}
+
+/// `a << b` or `a >> b` (`right`) on integers of type `s`: inline where `b` is a constant
+/// in `0..width`, else a call of a helper (recorded in `used`) that sets the status flag
+/// to [`EntryStatus::ShiftOutOfRange`] for another amount. `<<` computes in the unsigned
+/// type and converts back (two's complement wrapping); `>>` on signed types is arithmetic.
+pub fn shift(right: bool, s: Scalar, a: Expr, b: Expr, used: &mut Helpers) -> Expr {
+    if constant(&b).is_some_and(|k| (0..width(s)).contains(&k)) {
+        return shift_in_range(right, s, a, b);
+    }
+    let op = if right { Checked::Shr } else { Checked::Shl };
+    used.insert((s, op));
+    Expr::call(&helper_name(s, op), vec![a, b, Expr::ident(STATUS)])
+}
+
+/// The shift of `a` by an amount known to be in `0..width`.
+fn shift_in_range(right: bool, s: Scalar, a: Expr, b: Expr) -> Expr {
+    let t = Type::Scalar(s);
+    if right {
+        let e = Expr::binary(BinOp::Shr, a, b);
+        return if is_narrow(s) { e.cast(t) } else { e };
+    }
+    if !is_narrow(s) && is_unsigned(s) {
+        return Expr::binary(BinOp::Shl, a, b);
+    }
+    Expr::binary(BinOp::Shl, a.cast(Type::Scalar(wrap_type(s))), b).cast(t)
+}
 
 /// `a / b` or `a % b` (`rem`) on integers of type `s`: plain C where the divisor is a
 /// constant other than 0 and -1, else a call of a helper (recorded in `used`).
@@ -223,16 +307,13 @@ pub fn divide(rem: bool, s: Scalar, a: Expr, b: Expr, used: &mut Helpers) -> Exp
             e
         };
     }
-    used.insert((s, rem));
-    Expr::call(&helper_name(s, rem), vec![a, b, Expr::ident(STATUS)])
+    let checked = if rem { Checked::Rem } else { Checked::Div };
+    used.insert((s, checked));
+    Expr::call(&helper_name(s, checked), vec![a, b, Expr::ident(STATUS)])
 }
 
-fn helper_name(s: Scalar, rem: bool) -> String {
-    format!(
-        "shine_{}_{}",
-        if rem { "rem" } else { "div" },
-        short_name(s)
-    )
+fn helper_name(s: Scalar, op: Checked) -> String {
+    format!("shine_{}_{}", op.short_name(), short_name(s))
 }
 
 /// A scalar type in the names of helpers (`i32`, `f32`, `nat`).
@@ -276,7 +357,73 @@ pub fn status_type() -> Type {
 /// }
 /// ```
 pub fn helpers(used: &Helpers) -> Vec<Function> {
-    used.iter().map(|&(s, rem)| helper(s, rem)).collect()
+    used.iter()
+        .map(|&(s, op)| match op {
+            Checked::Div => helper(s, false),
+            Checked::Rem => helper(s, true),
+            Checked::Shl => shift_helper(s, false),
+            Checked::Shr => shift_helper(s, true),
+        })
+        .collect()
+}
+
+/// The parameters `(a, b, status)` of a helper on two operands of type `s`.
+fn binary_params(s: Scalar) -> Vec<Param> {
+    let t = Type::Scalar(s);
+    vec![
+        Param {
+            ty: t.clone(),
+            name: "a".into(),
+        },
+        Param {
+            ty: t,
+            name: "b".into(),
+        },
+        Param {
+            ty: status_type(),
+            name: STATUS.into(),
+        },
+    ]
+}
+
+/// ```c
+/// static inline int32_t shine_shl_i32(int32_t a, int32_t b, int *status) {
+///   if (b < 0 || b >= 32) { *status = 8; return 0; }
+///   return (int32_t)((uint32_t)a << b);
+/// }
+/// ```
+fn shift_helper(s: Scalar, right: bool) -> Function {
+    let t = Type::Scalar(s);
+    let (a, b) = (Expr::ident("a"), Expr::ident("b"));
+    let too_far = Expr::binary(BinOp::Ge, b.clone(), Expr::Int(width(s)));
+    let outside = if is_unsigned(s) {
+        too_far
+    } else {
+        Expr::binary(
+            BinOp::Or,
+            Expr::binary(BinOp::Lt, b.clone(), Expr::Int(0)),
+            too_far,
+        )
+    };
+    let flag = Expr::Int(i64::from(EntryStatus::ShiftOutOfRange.code()));
+    let body = vec![
+        Stmt::If(
+            outside,
+            vec![
+                Stmt::Assign(Expr::unary(UnOp::Deref, Expr::ident(STATUS)), flag),
+                Stmt::Return(Some(Expr::Int(0).cast(t.clone()))),
+            ],
+            vec![],
+        ),
+        Stmt::Return(Some(shift_in_range(right, s, a, b))),
+    ];
+    Function {
+        kind: FnKind::Helper,
+        name: helper_name(s, if right { Checked::Shr } else { Checked::Shl }),
+        ret: t,
+        params: binary_params(s),
+        body,
+    }
 }
 
 fn helper(s: Scalar, rem: bool) -> Function {
@@ -311,7 +458,7 @@ fn helper(s: Scalar, rem: bool) -> Function {
     body.push(Stmt::Return(Some(q)));
     Function {
         kind: FnKind::Helper,
-        name: helper_name(s, rem),
+        name: helper_name(s, if rem { Checked::Rem } else { Checked::Div }),
         ret: t.clone(),
         params: vec![
             Param {
@@ -1058,7 +1205,7 @@ mod tests {
         for s in EntryStatus::ALL {
             assert_eq!(EntryStatus::from_code(s.code()), Some(s));
         }
-        assert_eq!(EntryStatus::from_code(8), None);
+        assert_eq!(EntryStatus::from_code(9), None);
         assert_eq!(
             EntryStatus::DivisionByZero.message(),
             "integer division by zero"

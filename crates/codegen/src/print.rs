@@ -462,6 +462,7 @@ fn doc(e: &Expr, d: Target) -> (String, u8) {
             let sym = match op {
                 UnOp::Neg => "-",
                 UnOp::Not => "!",
+                UnOp::BitNot => "~",
                 UnOp::Deref => "*",
                 UnOp::AddrOf => "&",
             };

@@ -88,11 +88,20 @@ impl Diagnostic {
 
     /// Renders the diagnostic with the source excerpt it points at, without colours.
     pub fn render(&self, file_name: &str, source: &str) -> String {
-        use ariadne::{Config, Label, Report, ReportKind, Source};
+        self.render_as(ariadne::ReportKind::Error, file_name, source)
+    }
+
+    /// Renders the diagnostic as a warning (`Warning: ...`), with its source excerpt.
+    pub fn render_warning(&self, file_name: &str, source: &str) -> String {
+        self.render_as(ariadne::ReportKind::Warning, file_name, source)
+    }
+
+    fn render_as(&self, kind: ariadne::ReportKind, file_name: &str, source: &str) -> String {
+        use ariadne::{Config, Label, Report, Source};
         let len = source.len();
         let start = (self.span.start as usize).min(len);
         let end = (self.span.end as usize).clamp(start, len);
-        let mut report = Report::build(ReportKind::Error, (file_name, start..end))
+        let mut report = Report::build(kind, (file_name, start..end))
             .with_config(Config::default().with_color(false))
             .with_message(&self.message)
             .with_label(

@@ -149,6 +149,7 @@ fn status_kind(status: i32) -> &'static str {
         Some(S::DuplicatePosition) => "duplicate-position",
         Some(S::CastOutOfRange) => "cast-out-of-range",
         Some(S::NotNatural) => "not-natural",
+        Some(S::ShiftOutOfRange) => "shift-out-of-range",
         Some(S::Computed) | None => "unknown-status",
     }
 }

@@ -71,6 +71,8 @@ pub enum UnOp {
     Neg,
     /// Boolean negation.
     Not,
+    /// Bitwise complement (integers).
+    BitNot,
 }
 
 /// A binary scalar (or elementwise vector) operation.
@@ -92,6 +94,26 @@ pub enum BinOp {
     Lt,
     /// `==` (result `bool`)
     Eq,
+    /// `<=` (result `bool`)
+    Le,
+    /// `>=` (result `bool`)
+    Ge,
+    /// `!=` (result `bool`)
+    Ne,
+    /// `&&` on `bool` (short-circuit: the right operand only where the left one holds)
+    And,
+    /// `||` on `bool` (short-circuit)
+    Or,
+    /// `&` (integers)
+    BitAnd,
+    /// `|` (integers)
+    BitOr,
+    /// `^` (integers)
+    BitXor,
+    /// `<<` (integers; wraps; an amount outside `0..width` is an error)
+    Shl,
+    /// `>>` (integers; arithmetic on signed types; an amount outside `0..width` is an error)
+    Shr,
 }
 
 /// How a [`ExpKind::Pad`] fills the indices outside its operand.

@@ -401,7 +401,7 @@ mod tests {
         assert!(e.alpha_eq(&parsed("fun a b => a b")));
         assert!(!e.alpha_eq(&parsed("fun a b => b a")));
         let comp = b.compose(map(var("f")), join());
-        assert!(comp.alpha_eq(&parsed("map f >> join")));
+        assert!(comp.alpha_eq(&parsed("map f >>> join")));
     }
 
     #[test]

@@ -431,6 +431,8 @@ pub struct Program {
     pub defs: Vec<Def>,
     /// The foreign functions declared (`foreign f (x: f32) : f32 { ... }`), in source order.
     pub foreign: Vec<Arc<ForeignFun>>,
+    /// Warnings about the source (a definition that shadows a primitive), in source order.
+    pub warnings: Vec<crate::span::Diagnostic>,
 }
 
 impl Program {

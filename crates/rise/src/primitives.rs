@@ -183,6 +183,17 @@ impl Domain {
     }
 }
 
+impl Prim {
+    /// The bitwise operations and shifts, whose `{t: data}` must be an integer type
+    /// (checked after inference, as the math functions' domains are).
+    pub fn integer_only(self) -> bool {
+        matches!(
+            self,
+            Prim::BitAnd | Prim::BitOr | Prim::BitXor | Prim::BitNot | Prim::Shl | Prim::Shr
+        )
+    }
+}
+
 impl MathFn {
     /// The type scheme: `{t: data} -> t -> ... -> t` with one `t` per operand
     /// (the domain is checked after inference, see [`Domain`]).
@@ -377,8 +388,30 @@ primitives! {
     Gt "gt" : COMPARE => sem::gt;
     /// `<`
     Lt "lt" : COMPARE => sem::lt;
+    /// `<=`
+    Le "le" : COMPARE => sem::le;
+    /// `>=`
+    Ge "ge" : COMPARE => sem::ge;
     /// `==`
     Equal "equal" : COMPARE => sem::equal;
+    /// `!=` (true when a NaN is involved)
+    NotEqual "notEqual" : COMPARE => sem::not_equal;
+    /// `&&`: `b` only where `a` holds (a failed `b` is discarded when `a` is false).
+    And "and" : "bool -> bool -> bool" => sem::and;
+    /// `||`: `b` only where `a` does not hold.
+    Or "or" : "bool -> bool -> bool" => sem::or;
+    /// `&` on integers.
+    BitAnd "bitAnd" : BINARY => sem::bit_and;
+    /// `|` on integers.
+    BitOr "bitOr" : BINARY => sem::bit_or;
+    /// `^` on integers.
+    BitXor "bitXor" : BINARY => sem::bit_xor;
+    /// `~` on integers.
+    BitNot "bitNot" : UNARY => sem::bit_not;
+    /// `<<` on integers: wraps (two's complement); an amount outside `0..width` is an error.
+    Shl "shl" : BINARY => sem::shl;
+    /// `>>` on integers: arithmetic on signed types; an amount outside `0..width` is an error.
+    Shr "shr" : BINARY => sem::shr;
     /// Conversion between scalar types (C semantics).
     Cast "cast" : "{s t: data} -> s -> t" => sem::cast;
     /// An index as a run-time natural number.

@@ -38,7 +38,7 @@ const EXAMPLES: &[&str] = &[
     "def jacobi3 : {n: nat} -> n.f32 -> n.f32 =\n  \
      fun xs => xs |> padClamp 1 1 |> slide 3 1 |> map (fun nbh => reduce add 0.0f nbh)",
     "def f = fun (n: nat) (x: n.idx[n]) (a: addrSpace) => toMem a (mapGlobal(0) (fun y => -y) x) (fun z => (z, !true))",
-    "def g = (f >> g >> mapLocal 1 h) (x : (f32, vec[f32, 4])) - 3u16 * 1.5f16 % 2 == 0 < 1",
+    "def g = (f >>> g >>> mapLocal 1 h) (x : (f32, vec[f32, 4])) - 3u16 * 1.5f16 % 2 == 0 < 1",
 ];
 
 /// Tokens of RISE (and some near misses), with identifiers of every role.
@@ -50,6 +50,7 @@ const VOCABULARY: &[&str] = &[
     "=>",
     "->",
     "|>",
+    ">>>",
     ">>",
     "(",
     ")",
@@ -186,7 +187,7 @@ fn deep_nesting() -> impl Strategy<Value = String> {
         ("2^", ""),
         ("{n: nat} -> ", ""),
         ("(", ").f32"),
-        ("x >> ", ""),
+        ("x >>> ", ""),
         ("fun (n: nat) => ", ""),
     ];
     let layer = prop::sample::select(OPEN);

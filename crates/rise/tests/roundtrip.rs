@@ -214,6 +214,7 @@ proptest! {
         let program = Program {
             defs,
             foreign: Vec::new(),
+            warnings: Vec::new(),
         };
         let printed = print_program(&program);
         let back = parse_program(&printed)

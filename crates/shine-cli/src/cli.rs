@@ -71,10 +71,19 @@ pub struct CheckArgs {
     pub program: PathBuf,
 }
 
+/// Reads a RISE program and prints the parser's warnings about it on stderr.
+pub fn read_program(path: &std::path::Path) -> Result<SourceFile, CliError> {
+    let source = SourceFile::read(path)?;
+    for warning in source.warnings() {
+        eprint!("{warning}");
+    }
+    Ok(source)
+}
+
 /// `shine check PROG.rise`: one line per definition, `name : type`, then one
 /// `  where CONSTRAINT` line for each size constraint it has.
 pub fn check(args: &CheckArgs) -> Result<(), CliError> {
-    let source = SourceFile::read(&args.program)?;
+    let source = read_program(&args.program)?;
     let checked = source.check()?;
     let foreign = checked
         .foreign
@@ -160,7 +169,7 @@ pub fn parse_nat_binding(s: &str) -> Result<(String, i64), String> {
 /// `shine eval PROG.rise --def NAME ...`: the reference interpreter through the library
 /// ([`shine::evaluate`]), on the `--input` files or random inputs from the `--random` seed.
 pub fn eval(args: &EvalArgs) -> Result<(), CliError> {
-    let source = SourceFile::read(&args.program)?;
+    let source = read_program(&args.program)?;
     let inputs = match args.random {
         Some(seed) => Inputs::Random { seed },
         None => Inputs::Arrays(read_inputs(&args.inputs)?),

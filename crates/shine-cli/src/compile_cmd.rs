@@ -84,7 +84,7 @@ impl ProgramArgs {
 
     /// The program, the strategy and where it comes from.
     fn read(&self) -> Result<(SourceFile, StrategySource, Origin), CliError> {
-        let program = SourceFile::read(&self.program)?;
+        let program = crate::cli::read_program(&self.program)?;
         Ok(match (&self.strategy, &self.apply) {
             (Some(path), Some(apply)) => (
                 program,

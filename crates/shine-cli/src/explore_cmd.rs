@@ -177,7 +177,7 @@ fn methods_of(args: &ExploreArgs) -> Vec<Method> {
 
 /// What both engines are given, from the arguments.
 fn run_of(args: &ExploreArgs) -> Result<Run, CliError> {
-    let program = SourceFile::read(&args.program)?;
+    let program = crate::cli::read_program(&args.program)?;
     let strategy = match &args.strategy {
         Some(p) => Some(SourceFile::read(p)?),
         None => None,

@@ -44,7 +44,7 @@ pub struct RewriteArgs {
 
 /// `shine rewrite PROG.rise --def NAME [--strategy S.elv] --apply SNAME [--select LOC]`
 pub fn rewrite(args: &RewriteArgs) -> Result<(), CliError> {
-    let program = SourceFile::read(&args.program)?;
+    let program = crate::cli::read_program(&args.program)?;
     let file = match &args.strategy {
         Some(path) => SourceFile::read(path)?,
         None => shine::schedules::file(),

@@ -44,6 +44,19 @@ impl SourceFile {
         }
     }
 
+    /// The parser's warnings about the text (a definition that shadows a primitive),
+    /// rendered with their source excerpts; none where the text does not parse.
+    pub fn warnings(&self) -> Vec<String> {
+        match rise::syntax::parse_program(&self.text) {
+            Ok(program) => program
+                .warnings
+                .iter()
+                .map(|w| w.render_warning(&self.name, &self.text))
+                .collect(),
+            Err(_) => Vec::new(),
+        }
+    }
+
     /// Parses and type-checks the text as a RISE program.
     pub fn check(&self) -> Result<CheckedProgram, Error> {
         let program = rise::syntax::parse_program(&self.text).map_err(|d| self.error(d))?;

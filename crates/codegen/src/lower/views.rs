@@ -132,6 +132,10 @@ impl Lowerer {
                     (dpia::UnOp::Neg, Some(s)) if intops::is_int(s) => intops::negate(s, v),
                     (dpia::UnOp::Neg, _) => Expr::unary(UnOp::Neg, v),
                     (dpia::UnOp::Not, _) => Expr::unary(UnOp::Not, v),
+                    (dpia::UnOp::BitNot, Some(s)) if intops::is_int(s) => intops::bit_not(s, v),
+                    (dpia::UnOp::BitNot, _) => {
+                        return unsupported("`~` on values other than integer scalars")
+                    }
                 })
             }
             K::Binary(op, a, b) => {
@@ -157,6 +161,20 @@ impl Lowerer {
                     }
                     (BinOp::Div | BinOp::Mod, Some(s)) => {
                         intops::divide(cop == BinOp::Mod, s, va, vb, &mut self.divisions)
+                    }
+                    (BinOp::BitAnd | BinOp::BitOr | BinOp::BitXor, Some(s)) => {
+                        intops::bitwise(cop, s, va, vb)
+                    }
+                    (BinOp::Shl | BinOp::Shr, Some(s)) => {
+                        intops::shift(cop == BinOp::Shr, s, va, vb, &mut self.divisions)
+                    }
+                    (
+                        BinOp::BitAnd | BinOp::BitOr | BinOp::BitXor | BinOp::Shl | BinOp::Shr,
+                        None,
+                    ) => {
+                        return unsupported(
+                            "bitwise operations and shifts on vectors: compute them lane by lane",
+                        )
                     }
                     (BinOp::Div | BinOp::Mod, None)
                         if matches!(a.ty, DataType::Vector(..)) && is_int_data(&a.ty) =>
@@ -699,6 +717,19 @@ fn binop(op: dpia::BinOp, operand: &DataType) -> Res<BinOp> {
         B::Gt => BinOp::Gt,
         B::Lt => BinOp::Lt,
         B::Eq => BinOp::Eq,
+        B::Le => BinOp::Le,
+        B::Ge => BinOp::Ge,
+        B::Ne => BinOp::Ne,
+        B::And => BinOp::And,
+        B::Or => BinOp::Or,
+        B::BitAnd | B::BitOr | B::BitXor | B::Shl | B::Shr if !is_int_data(operand) => {
+            return unsupported("bitwise operations and shifts on values other than integers")
+        }
+        B::BitAnd => BinOp::BitAnd,
+        B::BitOr => BinOp::BitOr,
+        B::BitXor => BinOp::BitXor,
+        B::Shl => BinOp::Shl,
+        B::Shr => BinOp::Shr,
     })
 }
 

@@ -66,11 +66,16 @@ impl Translator {
         match p {
             // ---- scalar operations --------------------------------------------
             Id => self.tr(&vals[0], env, out),
-            Neg | Not => self.data(&vals, env, out, &|xs| {
-                let op = if p == Neg { UnOp::Neg } else { UnOp::Not };
+            Neg | Not | BitNot => self.data(&vals, env, out, &|xs| {
+                let op = match p {
+                    Neg => UnOp::Neg,
+                    Not => UnOp::Not,
+                    _ => UnOp::BitNot,
+                };
                 Ok(view(ExpKind::Unary(op, xs[0].clone())))
             }),
-            Add | Sub | Mul | Div | Mod | Gt | Lt | Equal => self.data(&vals, env, out, &|xs| {
+            Add | Sub | Mul | Div | Mod | Gt | Lt | Le | Ge | Equal | NotEqual | And | Or
+            | BitAnd | BitOr | BitXor | Shl | Shr => self.data(&vals, env, out, &|xs| {
                 let op = match p {
                     Add => BinOp::Add,
                     Sub => BinOp::Sub,
@@ -79,6 +84,16 @@ impl Translator {
                     Mod => BinOp::Mod,
                     Gt => BinOp::Gt,
                     Lt => BinOp::Lt,
+                    Le => BinOp::Le,
+                    Ge => BinOp::Ge,
+                    NotEqual => BinOp::Ne,
+                    And => BinOp::And,
+                    Or => BinOp::Or,
+                    BitAnd => BinOp::BitAnd,
+                    BitOr => BinOp::BitOr,
+                    BitXor => BinOp::BitXor,
+                    Shl => BinOp::Shl,
+                    Shr => BinOp::Shr,
                     _ => BinOp::Eq,
                 };
                 Ok(view(ExpKind::Binary(op, xs[0].clone(), xs[1].clone())))

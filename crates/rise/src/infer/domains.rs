@@ -12,7 +12,7 @@
 use crate::expr::{Expr, ExprKind};
 use crate::primitives::{MathFn, Prim};
 use crate::span::Diagnostic;
-use crate::types::{DataType, Type};
+use crate::types::{DataType, ScalarType, Type};
 
 /// Checks every math function in `e` whose operand type is known: a scalar of its
 /// domain, or a vector of such scalars. Type variables pass. And every `cast` whose
@@ -21,6 +21,9 @@ pub(super) fn check_math_domains(e: &Expr) -> Result<(), Diagnostic> {
     if let (ExprKind::Prim(p), Some(Type::Fun(operand, result))) = (e.kind(), e.ty()) {
         if let Some(f) = p.math() {
             check_operand(f, e, operand)?;
+        }
+        if p.integer_only() {
+            check_integer_operand(*p, e, operand)?;
         }
         if *p == Prim::Cast {
             check_cast_result(e, result)?;
@@ -86,4 +89,21 @@ fn refused(f: MathFn, e: &Expr, found: &str) -> Diagnostic {
     .with_note(
         "math functions apply to scalars of their domain and, elementwise, to vectors of them",
     )
+}
+
+/// The bitwise operations and shifts take integer scalars (`bool`, floats, vectors and
+/// `natType` are refused).
+fn check_integer_operand(p: Prim, e: &Expr, operand: &Type) -> Result<(), Diagnostic> {
+    match operand {
+        Type::Data(DataType::Var(_)) => Ok(()),
+        Type::Data(DataType::Scalar(s)) if !s.is_float() && *s != ScalarType::Bool => Ok(()),
+        other => Err(Diagnostic::new(
+            e.span(),
+            format!("`{}` takes an integer value, found {other}", p.name()),
+        )
+        .with_note(
+            "`& | ^ ~ << >>` apply to the integer types i8..i64, u8..u64 and int \
+             (`cast` a value to one first)",
+        )),
+    }
 }

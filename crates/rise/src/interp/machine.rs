@@ -842,14 +842,32 @@ impl Machine {
 /// Whether a primitive reads the scalars, `natType` values or indices it is applied to
 /// (arithmetic, comparisons, casts, math, `natAsIndex`, ...), so that a failed operand
 /// fails its result. Lane-wise operations on vectors see failed lanes in their
-/// semantics; `select`, `idx`, `gather`, `scatter` and `equal` handle failed values
+/// semantics; `select`, `idx`, `gather`, `scatter`, `equal`, `notEqual`, `and` and `or` handle failed values
 /// themselves; every other primitive only moves values.
 fn strict_in_operands(prim: Prim) -> bool {
     use Prim::*;
     prim.math().is_some()
         || matches!(
             prim,
-            Neg | Add | Sub | Mul | Div | Mod | Not | Gt | Lt | Cast | IndexAsNat | NatAsIndex
+            Neg | Add
+                | Sub
+                | Mul
+                | Div
+                | Mod
+                | Not
+                | Gt
+                | Lt
+                | Le
+                | Ge
+                | BitAnd
+                | BitOr
+                | BitXor
+                | BitNot
+                | Shl
+                | Shr
+                | Cast
+                | IndexAsNat
+                | NatAsIndex
         )
 }
 

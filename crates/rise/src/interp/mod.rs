@@ -55,7 +55,7 @@ pub mod value;
 mod tests;
 
 pub use machine::{Machine, MAX_DEPTH};
-pub use scalar::{BinOp, Scalar};
+pub use scalar::{BinOp, BitOp, Scalar};
 pub use sem::{PrimCall, Semantics};
 pub use value::{flat_layout, Flat, Function, Value, MAX_ARRAY_LEN};
 

@@ -93,6 +93,56 @@ macro_rules! int_op {
     }};
 }
 
+/// The bitwise operations and shifts on integer scalars.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BitOp {
+    /// `&`
+    And,
+    /// `|`
+    Or,
+    /// `^`
+    Xor,
+    /// `<<` (wraps: the bits shifted out of the type are lost)
+    Shl,
+    /// `>>` (arithmetic on signed types)
+    Shr,
+}
+
+impl BitOp {
+    /// The primitive's name.
+    pub fn name(self) -> &'static str {
+        match self {
+            BitOp::And => "bitAnd",
+            BitOp::Or => "bitOr",
+            BitOp::Xor => "bitXor",
+            BitOp::Shl => "shl",
+            BitOp::Shr => "shr",
+        }
+    }
+}
+
+/// Applies a bitwise operation or shift to integers of one type; a shift amount outside
+/// `0..width` is an error (C leaves it undefined).
+macro_rules! bit_op {
+    ($op:expr, $x:expr, $y:expr, $ty:expr) => {{
+        let (x, y) = ($x, $y);
+        let bits = (std::mem::size_of_val(&x) * 8) as i128;
+        let amount = y as i128;
+        match $op {
+            BitOp::And => Ok(x & y),
+            BitOp::Or => Ok(x | y),
+            BitOp::Xor => Ok(x ^ y),
+            BitOp::Shl | BitOp::Shr if !(0..bits).contains(&amount) => Err(format!(
+                "integer shift amount out of range: {amount} is not in 0..{} for {}",
+                bits - 1,
+                $ty.name()
+            )),
+            BitOp::Shl => Ok(x.wrapping_shl(amount as u32)),
+            BitOp::Shr => Ok(x.wrapping_shr(amount as u32)),
+        }
+    }};
+}
+
 /// Applies a float operation in the precision of the operands.
 macro_rules! float_op {
     ($op:expr, $x:expr, $y:expr) => {{
@@ -232,6 +282,61 @@ impl Scalar {
                     op.name(),
                     a.ty().name(),
                     b.ty().name()
+                ))
+            }
+        })
+    }
+
+    /// `self op other` for a bitwise operation or shift: both operands of one integer
+    /// type; a shift amount outside `0..width` of the type is an error.
+    pub fn bitwise(self, op: BitOp, other: Scalar) -> Result<Scalar, String> {
+        use Scalar::*;
+        let ty = self.ty();
+        Ok(match (self, other) {
+            (Int(x), Int(y)) => Int(bit_op!(op, x, y, ty)?),
+            (I8(x), I8(y)) => I8(bit_op!(op, x, y, ty)?),
+            (I16(x), I16(y)) => I16(bit_op!(op, x, y, ty)?),
+            (I32(x), I32(y)) => I32(bit_op!(op, x, y, ty)?),
+            (I64(x), I64(y)) => I64(bit_op!(op, x, y, ty)?),
+            (U8(x), U8(y)) => U8(bit_op!(op, x, y, ty)?),
+            (U16(x), U16(y)) => U16(bit_op!(op, x, y, ty)?),
+            (U32(x), U32(y)) => U32(bit_op!(op, x, y, ty)?),
+            (U64(x), U64(y)) => U64(bit_op!(op, x, y, ty)?),
+            (a, b) if a.ty() == b.ty() => {
+                return Err(format!(
+                    "`{}` takes an integer value, found {}",
+                    op.name(),
+                    a.ty().name()
+                ))
+            }
+            (a, b) => {
+                return Err(format!(
+                    "`{}` applied to operands of different types ({} and {})",
+                    op.name(),
+                    a.ty().name(),
+                    b.ty().name()
+                ))
+            }
+        })
+    }
+
+    /// `~self` on integers.
+    pub fn bit_not(self) -> Result<Scalar, String> {
+        use Scalar::*;
+        Ok(match self {
+            Int(x) => Int(!x),
+            I8(x) => I8(!x),
+            I16(x) => I16(!x),
+            I32(x) => I32(!x),
+            I64(x) => I64(!x),
+            U8(x) => U8(!x),
+            U16(x) => U16(!x),
+            U32(x) => U32(!x),
+            U64(x) => U64(!x),
+            other => {
+                return Err(format!(
+                    "`bitNot` takes an integer value, found {}",
+                    other.ty().name()
                 ))
             }
         })

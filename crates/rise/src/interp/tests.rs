@@ -157,6 +157,17 @@ fn primitive_cases() -> Vec<Case> {
         case("fun x y => not (gt x y)", vec![Value::f32(1.0), Value::f32(2.0)], Value::bool(true)),
         case("fun x y => lt x y", vec![Value::f64(1.0), Value::f64(2.0)], Value::bool(true)),
         case("fun x y => equal x y", vec![Value::int(3), Value::int(3)], Value::bool(true)),
+        case("fun x y => le x y", vec![Value::f32(2.0), Value::f32(2.0)], Value::bool(true)),
+        case("fun x y => ge x y", vec![Value::int(1), Value::int(2)], Value::bool(false)),
+        case("fun x y => notEqual x y", vec![Value::f64(f64::NAN), Value::f64(f64::NAN)], Value::bool(true)),
+        case("fun x y => and x y", vec![Value::bool(true), Value::bool(false)], Value::bool(false)),
+        case("fun x y => or x y", vec![Value::bool(false), Value::bool(true)], Value::bool(true)),
+        case("fun x y => bitAnd x y", vec![Value::int(12), Value::int(10)], Value::int(8)),
+        case("fun x y => bitOr x y", vec![Value::int(12), Value::int(10)], Value::int(14)),
+        case("fun x y => bitXor x y", vec![Value::int(12), Value::int(10)], Value::int(6)),
+        case("fun x => bitNot x", vec![Value::int(0)], Value::int(-1)),
+        case("fun x y => shl x y", vec![Value::int(-1), Value::int(31)], Value::int(i32::MIN)),
+        case("fun x y => shr x y", vec![Value::int(-8), Value::int(2)], Value::int(-2)),
         case("fun (x: f32) => (cast x : int)", vec![Value::f32(-2.75)], Value::int(-2)),
         case(
             "fun (xs: 4.f32) => (generate (fun i => idx (natAsIndex 4 (indexAsNat i)) xs) : 4.f32)",
@@ -1359,4 +1370,69 @@ fn foreign_calls_without_an_evaluator_are_errors() {
     );
     let err = run_foreign("inReduce", &[1.0], None).unwrap_err();
     assert!(err.contains("cannot be evaluated here"), "{err}");
+}
+
+// ---- the C operators against Rust's semantics ------------------------------------------
+
+mod operators {
+    use super::*;
+    use crate::interp::{BitOp, Scalar};
+    use proptest::prelude::*;
+
+    proptest! {
+        #[test]
+        fn i8_bitwise_and_shifts_match_rust(x: i8, y: i8, k in 0i8..8) {
+            let (sx, sy, sk) = (Scalar::I8(x), Scalar::I8(y), Scalar::I8(k));
+            prop_assert_eq!(sx.bitwise(BitOp::And, sy), Ok(Scalar::I8(x & y)));
+            prop_assert_eq!(sx.bitwise(BitOp::Or, sy), Ok(Scalar::I8(x | y)));
+            prop_assert_eq!(sx.bitwise(BitOp::Xor, sy), Ok(Scalar::I8(x ^ y)));
+            prop_assert_eq!(sx.bitwise(BitOp::Shl, sk), Ok(Scalar::I8(((x as u8) << k) as i8)));
+            prop_assert_eq!(sx.bitwise(BitOp::Shr, sk), Ok(Scalar::I8(x >> k)));
+            prop_assert_eq!(sx.bit_not(), Ok(Scalar::I8(!x)));
+        }
+
+        #[test]
+        fn u64_shifts_match_rust_and_refuse_the_width(x: u64, k in 0u64..64, far in 64u64..) {
+            prop_assert_eq!(Scalar::U64(x).bitwise(BitOp::Shl, Scalar::U64(k)), Ok(Scalar::U64(x << k)));
+            prop_assert_eq!(Scalar::U64(x).bitwise(BitOp::Shr, Scalar::U64(k)), Ok(Scalar::U64(x >> k)));
+            prop_assert!(Scalar::U64(x).bitwise(BitOp::Shl, Scalar::U64(far)).is_err());
+        }
+
+        #[test]
+        fn i32_negative_shifts_are_errors(x: i32, k in i32::MIN..0) {
+            prop_assert!(Scalar::I32(x).bitwise(BitOp::Shl, Scalar::I32(k)).is_err());
+            prop_assert!(Scalar::I32(x).bitwise(BitOp::Shr, Scalar::I32(k)).is_err());
+        }
+
+        #[test]
+        fn f32_comparisons_are_ieee(x in proptest::num::f32::ANY, y in proptest::num::f32::ANY) {
+            let src = "fun x y => makeArray 4 (le x y) (ge x y) (notEqual x y) (and (lt x y) (or (gt x y) (equal x y)))";
+            let out = run(&format!("def main = {src}"), &[Value::f32(x), Value::f32(y)]);
+            let want = Value::array(vec![
+                Value::bool(x <= y),
+                Value::bool(x >= y),
+                Value::bool(x != y),
+                Value::bool(x < y && x >= y),
+            ]);
+            prop_assert_eq!(out.to_string(), want.to_string());
+        }
+    }
+
+    #[test]
+    fn and_or_discard_a_failed_right_operand_they_do_not_need() {
+        let src = "def main = fun (x: i32) => makeArray 2 (and (lt x 0i32) (equal (div 1i32 x) 1i32)) (or (equal x 0i32) (equal (div 1i32 x) 1i32))";
+        let out = run(src, &[Value::Scalar(Scalar::I32(0))]);
+        assert_eq!(out.to_string(), "[false, true]");
+    }
+
+    #[test]
+    fn a_shift_by_the_width_fails_the_value() {
+        let src = "def main = fun (x: i32) => shl x 32i32";
+        let err = try_run(src, "main", &[Value::Scalar(Scalar::I32(1))], &[]).unwrap_err();
+        assert!(
+            err.to_string()
+                .contains("integer shift amount out of range"),
+            "{err}"
+        );
+    }
 }

@@ -46,9 +46,39 @@ pub enum Token {
     /// `|>`
     #[token("|>")]
     Pipe,
-    /// `>>`
-    #[token(">>")]
+    /// `>>>` (function composition)
+    #[token(">>>")]
     Compose,
+    /// `>>` (shift right)
+    #[token(">>")]
+    Shr,
+    /// `<<` (shift left)
+    #[token("<<")]
+    Shl,
+    /// `<=`
+    #[token("<=")]
+    Le,
+    /// `>=`
+    #[token(">=")]
+    Ge,
+    /// `!=`
+    #[token("!=")]
+    NotEq,
+    /// `&&`
+    #[token("&&")]
+    AndAnd,
+    /// `||`
+    #[token("||")]
+    OrOr,
+    /// `&`
+    #[token("&")]
+    Amp,
+    /// `|`
+    #[token("|")]
+    Bar,
+    /// `~`
+    #[token("~")]
+    Tilde,
     /// `(`
     #[token("(")]
     LParen,
@@ -135,7 +165,17 @@ impl Token {
             Token::FatArrow => "=>",
             Token::Arrow => "->",
             Token::Pipe => "|>",
-            Token::Compose => ">>",
+            Token::Compose => ">>>",
+            Token::Shr => ">>",
+            Token::Shl => "<<",
+            Token::Le => "<=",
+            Token::Ge => ">=",
+            Token::NotEq => "!=",
+            Token::AndAnd => "&&",
+            Token::OrOr => "||",
+            Token::Amp => "&",
+            Token::Bar => "|",
+            Token::Tilde => "~",
             Token::LParen => "(",
             Token::RParen => ")",
             Token::LBrace => "{",

@@ -2,7 +2,7 @@
 
 use super::{PrimCall, R};
 use crate::interp::machine::Machine;
-use crate::interp::scalar::{BinOp, Scalar};
+use crate::interp::scalar::{BinOp, BitOp, Scalar};
 use crate::interp::value::Value;
 use crate::primitives::MathFn;
 use crate::types::{DataType, ScalarType};
@@ -184,6 +184,104 @@ pub fn lt(_: &mut Machine, c: &PrimCall) -> R<Value> {
     Ok(Value::bool(compare(c)? == Some(Ordering::Less)))
 }
 
+/// `le x y` (`<=`); false when a NaN is involved.
+pub fn le(_: &mut Machine, c: &PrimCall) -> R<Value> {
+    let o = compare(c)?;
+    Ok(Value::bool(matches!(
+        o,
+        Some(Ordering::Less | Ordering::Equal)
+    )))
+}
+
+/// `ge x y` (`>=`); false when a NaN is involved.
+pub fn ge(_: &mut Machine, c: &PrimCall) -> R<Value> {
+    let o = compare(c)?;
+    Ok(Value::bool(matches!(
+        o,
+        Some(Ordering::Greater | Ordering::Equal)
+    )))
+}
+
+/// `notEqual x y` (`!=`): the negation of [`equal`] (true when a NaN is involved).
+pub fn not_equal(m: &mut Machine, c: &PrimCall) -> R<Value> {
+    match equal(m, c)? {
+        Value::Scalar(Scalar::Bool(b)) => Ok(Value::bool(!b)),
+        other => Ok(other),
+    }
+}
+
+/// `a && b` and `a || b`: `b` is the result where `a` does not decide it (`short` is
+/// the value of `a` that decides); a failed `a` fails the result, a failed `b` only
+/// where it is the result.
+fn logical(c: &PrimCall, short: bool) -> R<Value> {
+    match c.arg(0)? {
+        Value::Failed(_) => c.arg(0).cloned(),
+        Value::Scalar(Scalar::Bool(a)) if *a == short => Ok(Value::bool(short)),
+        Value::Scalar(Scalar::Bool(_)) => match c.arg(1)? {
+            b @ (Value::Failed(_) | Value::Scalar(Scalar::Bool(_))) => Ok(b.clone()),
+            b => Err(c.error(format!("expected a bool, got {}", b.describe()))),
+        },
+        a => Err(c.error(format!("expected a bool, got {}", a.describe()))),
+    }
+}
+
+/// `and a b` (`&&`), short-circuit: `false` when `a` is, whatever `b` is.
+pub fn and(_: &mut Machine, c: &PrimCall) -> R<Value> {
+    logical(c, false)
+}
+
+/// `or a b` (`||`), short-circuit: `true` when `a` is, whatever `b` is.
+pub fn or(_: &mut Machine, c: &PrimCall) -> R<Value> {
+    logical(c, true)
+}
+
+/// A bitwise operation or shift on integers of one type; a shift amount outside
+/// `0..width` is a data-dependent error (a failed value), as a division by zero.
+fn bitwise(c: &PrimCall, op: BitOp) -> R<Value> {
+    match (c.arg(0)?, c.arg(1)?) {
+        (Value::Scalar(x), Value::Scalar(y)) => match x.bitwise(op, *y) {
+            Ok(r) => Ok(Value::Scalar(r)),
+            // operands of one integer type: only a shift amount out of range fails
+            Err(m) if x.ty() == y.ty() && is_integer(x.ty()) => c.fail(m),
+            Err(m) => Err(c.error(m)),
+        },
+        (a, b) => Err(c.error(format!(
+            "not defined on {} and {}",
+            a.describe(),
+            b.describe()
+        ))),
+    }
+}
+
+/// `bitAnd x y` (`&`) on integers.
+pub fn bit_and(_: &mut Machine, c: &PrimCall) -> R<Value> {
+    bitwise(c, BitOp::And)
+}
+/// `bitOr x y` (`|`) on integers.
+pub fn bit_or(_: &mut Machine, c: &PrimCall) -> R<Value> {
+    bitwise(c, BitOp::Or)
+}
+/// `bitXor x y` (`^`) on integers.
+pub fn bit_xor(_: &mut Machine, c: &PrimCall) -> R<Value> {
+    bitwise(c, BitOp::Xor)
+}
+/// `shl x k` (`<<`): wraps; `k` outside `0..width` is an error.
+pub fn shl(_: &mut Machine, c: &PrimCall) -> R<Value> {
+    bitwise(c, BitOp::Shl)
+}
+/// `shr x k` (`>>`): arithmetic on signed types; `k` outside `0..width` is an error.
+pub fn shr(_: &mut Machine, c: &PrimCall) -> R<Value> {
+    bitwise(c, BitOp::Shr)
+}
+
+/// `bitNot x` (`~`) on integers.
+pub fn bit_not(_: &mut Machine, c: &PrimCall) -> R<Value> {
+    match c.arg(0)? {
+        Value::Scalar(x) => x.bit_not().map(Value::Scalar).map_err(|m| c.error(m)),
+        v => Err(c.error(format!("not defined on {}", v.describe()))),
+    }
+}
+
 /// `equal x y` (`==`): IEEE equality on floats, structural on arrays, pairs, vectors;
 /// failed when an operand contains a failed value.
 pub fn equal(_: &mut Machine, c: &PrimCall) -> R<Value> {
@@ -253,4 +351,9 @@ pub fn nat_as_index(_: &mut Machine, c: &PrimCall) -> R<Value> {
         Value::Nat(x) => c.fail(format!("{x} is not an index into {n} elements")),
         v => Err(c.error(format!("expected a natType value, got {}", v.describe()))),
     }
+}
+
+/// An integer type (not `bool`, not a float).
+fn is_integer(t: ScalarType) -> bool {
+    !t.is_float() && t != ScalarType::Bool
 }

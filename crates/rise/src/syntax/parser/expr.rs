@@ -21,19 +21,31 @@ enum BinOp {
     Prim(Prim),
 }
 
-/// The binary operator a token denotes, with its precedence (higher binds tighter).
+/// The binary operator a token denotes, with its precedence (higher binds tighter): C's
+/// order below `>>>` and `|>`.
 fn binary_op(t: &Token) -> Option<(u8, BinOp)> {
+    let prim = |prec, p| (prec, BinOp::Prim(p));
     Some(match t {
         Token::Pipe => (1, BinOp::Pipe),
         Token::Compose => (2, BinOp::Compose),
-        Token::Lt => (3, BinOp::Prim(Prim::Lt)),
-        Token::Gt => (3, BinOp::Prim(Prim::Gt)),
-        Token::EqEq => (3, BinOp::Prim(Prim::Equal)),
-        Token::Plus => (4, BinOp::Prim(Prim::Add)),
-        Token::Minus => (4, BinOp::Prim(Prim::Sub)),
-        Token::Star => (5, BinOp::Prim(Prim::Mul)),
-        Token::Slash => (5, BinOp::Prim(Prim::Div)),
-        Token::Percent => (5, BinOp::Prim(Prim::Mod)),
+        Token::OrOr => prim(3, Prim::Or),
+        Token::AndAnd => prim(4, Prim::And),
+        Token::Bar => prim(5, Prim::BitOr),
+        Token::Caret => prim(6, Prim::BitXor),
+        Token::Amp => prim(7, Prim::BitAnd),
+        Token::EqEq => prim(8, Prim::Equal),
+        Token::NotEq => prim(8, Prim::NotEqual),
+        Token::Lt => prim(9, Prim::Lt),
+        Token::Gt => prim(9, Prim::Gt),
+        Token::Le => prim(9, Prim::Le),
+        Token::Ge => prim(9, Prim::Ge),
+        Token::Shl => prim(10, Prim::Shl),
+        Token::Shr => prim(10, Prim::Shr),
+        Token::Plus => prim(11, Prim::Add),
+        Token::Minus => prim(11, Prim::Sub),
+        Token::Star => prim(12, Prim::Mul),
+        Token::Slash => prim(12, Prim::Div),
+        Token::Percent => prim(12, Prim::Mod),
         _ => return None,
     })
 }
@@ -136,7 +148,7 @@ impl ExprParser {
         }
     }
 
-    /// `-e`, `!e` (any number of them) before an application; `-3` is a literal.
+    /// `-e`, `!e`, `~e` (any number of them) before an application; `-3` is a literal.
     fn parse_unary(&mut self) -> R<Sub> {
         let mut prefixes = Vec::new();
         let head = loop {
@@ -151,8 +163,22 @@ impl ExprParser {
                     self.p.bump();
                     break Some(self.parse_number(true, span)?);
                 }
+                Some(Token::Minus) if self.negative_special_float() => {
+                    self.p.bump();
+                    let end = self.p.span();
+                    let lit = match self.p.bump() {
+                        Some(Token::Ident(name)) => special_float(&name),
+                        _ => None,
+                    };
+                    let Some(Literal::Float(v, t)) = lit else {
+                        return Err(self.p.error_expected("`inf` or `nan`").into());
+                    };
+                    let e = Expr::new(ExprKind::Lit(Literal::Float(-v, t)), span.to(end));
+                    break Some((e, 1));
+                }
                 Some(Token::Minus) => prefixes.push((Prim::Neg, span)),
                 Some(Token::Bang) => prefixes.push((Prim::Not, span)),
+                Some(Token::Tilde) => prefixes.push((Prim::BitNot, span)),
                 _ => break None,
             }
             check_depth(prefixes.len(), span)?;
@@ -166,6 +192,19 @@ impl ExprParser {
             e = app(Expr::new(ExprKind::Prim(p), op_span), e, span);
         }
         Ok((e, depth))
+    }
+
+    /// Whether the `-` at the cursor is followed by a literal `inf...` or `nan...` (not a
+    /// variable or definition of that name): `-inff` is a literal, as `-3` is.
+    fn negative_special_float(&self) -> bool {
+        match self.p.peek_at(1) {
+            Some(Token::Ident(name)) => {
+                special_float(name).is_some()
+                    && !self.scope.iter().any(|n| **n == **name)
+                    && !self.def_names.contains(name)
+            }
+            _ => false,
+        }
     }
 
     /// `f a b ...` (from `head` if given), with an optional trailing `fun` argument; or a lambda.
@@ -358,8 +397,11 @@ impl ExprParser {
 
     /// A name: a bound variable, a primitive (with its dimension, if it takes one) or a free variable.
     fn resolve(&mut self, name: String, span: Span) -> R<Expr> {
-        if self.scope.iter().any(|n| **n == *name) {
+        if self.scope.iter().any(|n| **n == *name) || self.def_names.contains(&name) {
             return Ok(Expr::new(ExprKind::Var(name.into()), span));
+        }
+        if let Some(lit) = special_float(&name) {
+            return Ok(Expr::new(ExprKind::Lit(lit), span));
         }
         if DIMENSIONED.contains(&name.as_str()) {
             let (dim, end) = self.parse_dimension(&name, span)?;
@@ -452,4 +494,24 @@ impl Param {
             Param::Dep(b) => &b.name,
         }
     }
+}
+
+/// The literals `inf` and `nan` with a float type suffix, as numbers take them: `inf` and
+/// `nan` are `f64`, `inff`/`nanf` (or `inff32`) `f32`, `inff16`, `infbf16`, `inff64`, ...
+/// (`-inff` is a negation). `None` for any other name.
+pub(super) fn special_float(name: &str) -> Option<Literal> {
+    use crate::types::ScalarType as S;
+    let (value, suffix) = if let Some(rest) = name.strip_prefix("inf") {
+        (f64::INFINITY, rest)
+    } else {
+        (f64::NAN, name.strip_prefix("nan")?)
+    };
+    let ty = match suffix {
+        "" | "f64" => S::F64,
+        "f" | "f32" => S::F32,
+        "f16" => S::F16,
+        "bf16" => S::Bf16,
+        _ => return None,
+    };
+    Some(Literal::Float(value, ty))
 }

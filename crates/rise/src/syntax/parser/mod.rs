@@ -7,8 +7,9 @@
 //!                                        -- a C function (crate::foreign); the body is verbatim
 //! expr    := binary                      -- `fun` may start any operand
 //! binary  := unary (op unary)*           -- precedence climbing, all left-associative:
-//!                                        --   * / %  >  + -  >  < > ==  >  >>  >  |>
-//! unary   := '-' unary | '!' unary | app -- `-3` is a negative literal
+//!                                        --   * / %  >  + -  >  << >>  >  < <= > >=  >  == !=
+//!                                        --   >  &  >  ^  >  |  >  &&  >  ||  >  >>>  >  |>
+//! unary   := '-' unary | '!' unary | '~' unary | app -- `-3`, `-inff` are negative literals
 //! app     := atom atom* lambda?          -- juxtaposition; a trailing `fun` is the last argument
 //! lambda  := 'fun' param+ '=>' expr      -- extends as far right as possible
 //! param   := ident | '(' ident+ ':' (kind | type) ')'
@@ -17,10 +18,11 @@
 //! ```
 //!
 //! The AST has no infix nodes: operators become applications of primitives
-//! (`a + b` is `add a b`), `x |> f` is `f x`, and `f >> g` is `fun x => g (f x)`
+//! (`a + b` is `add a b`), `x |> f` is `f x`, and `f >>> g` is `fun x => g (f x)`
 //! with a name `x` that occurs nowhere in the source. A parameter annotated with a
 //! kind (`fun (n: nat) => e`) makes a dependent lambda. An identifier bound by an
-//! enclosing `fun` is a variable; otherwise a primitive name is that primitive and
+//! enclosing `fun` or naming a `def` of the program is a variable (a definition may shadow
+//! a primitive, with a warning); `inf`/`nan` with a float suffix are literals; otherwise a primitive name is that primitive and
 //! any other name is a variable (a definition or an address space), resolved by
 //! the type checker. A name declared by an earlier `foreign` is that foreign function
 //! ([`ExprKind::Foreign`](crate::ExprKind::Foreign)), which must not shadow a primitive or a
@@ -94,7 +96,11 @@ pub fn parse_program(source: &str) -> Result<Program, Diagnostic> {
                 .into());
             }
         }
-        Ok(Program { defs, foreign })
+        Ok(Program {
+            defs,
+            foreign,
+            warnings: p.warnings,
+        })
     };
     program().map_err(|e| *e)
 }
@@ -129,6 +135,11 @@ struct ExprParser {
     nesting: usize,
     /// The foreign functions declared so far, by name.
     foreign: HashMap<String, Arc<ForeignFun>>,
+    /// The names of the program's definitions (each `def NAME`): inside the file they
+    /// win over a primitive of that name.
+    def_names: HashSet<String>,
+    /// Warnings so far.
+    warnings: Vec<Diagnostic>,
 }
 
 /// Results inside the parser: the error is boxed to keep the frames of the
@@ -162,6 +173,13 @@ impl ExprParser {
                 _ => None,
             })
             .collect();
+        let def_names = tokens
+            .windows(2)
+            .filter_map(|w| match (&w[0].0, &w[1].0) {
+                (Token::Def, Token::Ident(s)) => Some(s.clone()),
+                _ => None,
+            })
+            .collect();
         Ok(ExprParser {
             p: Parser::new(tokens, source.len()),
             scope: Vec::new(),
@@ -169,6 +187,8 @@ impl ExprParser {
             source_idents,
             nesting: 0,
             foreign: HashMap::new(),
+            def_names,
+            warnings: Vec::new(),
         })
     }
 
@@ -179,12 +199,17 @@ impl ExprParser {
         let start = self.p.expect(&Token::Def, "`def`")?;
         let (name, name_span) = self.p.ident("the name of the definition")?;
         if DIMENSIONED.contains(&name.as_str()) || Prim::from_name(&name).is_some() {
-            return Err(Diagnostic::new(
-                name_span,
-                format!("`{name}` is a primitive and cannot be redefined"),
-            )
-            .with_label("choose another name")
-            .into());
+            self.warnings.push(
+                Diagnostic::new(
+                    name_span,
+                    format!("the definition `{name}` shadows the primitive `{name}`"),
+                )
+                .with_label(format!("in this file, `{name}` is this definition"))
+                .with_note(format!(
+                    "every use of `{name}` in this file means this definition; rename it to \
+                     use the primitive"
+                )),
+            );
         }
         let annot = if self.p.eat(&Token::Colon) {
             Some(self.parse_type_annotation()?)

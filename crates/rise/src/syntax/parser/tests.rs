@@ -283,12 +283,12 @@ fn shadowing() {
 
 #[test]
 fn composition() {
-    let e = parse("f >> g >> h");
+    let e = parse("f >>> g >>> h");
     // (f >> g) >> h = fun b => h ((fun a => g (f a)) b)
     let inner = lam("a", ap(var("g"), ap(var("f"), var("a"))));
     assert_eq!(e, lam("b", ap(var("h"), ap(inner, var("b")))));
     // the fresh name avoids every identifier of the source
-    let e = parse("fun x_0 => x_0 >> x_1");
+    let e = parse("fun x_0 => x_0 >>> x_1");
     let ExprKind::Lambda(_, _, body) = e.kind() else {
         panic!()
     };
@@ -298,7 +298,7 @@ fn composition() {
     assert_eq!(&**x, "x_2");
     // `>>` binds tighter than `|>`, looser than arithmetic
     assert_eq!(
-        parse("x |> f >> g"),
+        parse("x |> f >>> g"),
         ap(lam("a", ap(var("g"), ap(var("f"), var("a")))), var("x"))
     );
 }
@@ -359,7 +359,6 @@ fn error_spans() {
         ("def f = ()", ")", "expected an expression inside"),
         ("def f = (a, b, c)", ",", "expected `)`"),
         ("def f : f32 -> = x", "=", "expected a data type"),
-        ("def map = 3", "map", "is a primitive"),
         ("def f = fun => x", "=>", "expected a parameter name"),
         ("def f = x $ y", "$", "unexpected character"),
         ("def f = fun (x) => x", ")", "expected `:`"),
@@ -387,7 +386,7 @@ fn deep_nesting_is_an_error_not_a_crash() {
         // long chains build deep trees without deep recursion of the parser
         format!("def f = x{}", " + x".repeat(n)),
         format!("def f = x{}", " |> f".repeat(n)),
-        format!("def f = x{}", " >> f".repeat(n)),
+        format!("def f = x{}", " >>> f".repeat(n)),
         format!("def f = f{}", " x".repeat(n)),
         format!("def f = fun{} => x", " x".repeat(n)),
         format!("def f = fun x => x{}", " |> fun x => x".repeat(n)),
@@ -542,4 +541,31 @@ fn foreign_declarations_are_checked() {
     let src = "foreign f (x: 4.f32) : f32 { return 0; }";
     let e = err(src);
     assert_eq!(&src[e.span.start as usize..e.span.end as usize], "4.f32");
+}
+
+#[test]
+fn a_definition_shadows_a_primitive_with_a_warning() {
+    let p = parse_program("def fabs = fun x => x\ndef g = fun y => fabs (-inff) < nan").unwrap();
+    assert_eq!(p.warnings.len(), 1);
+    assert!(p.warnings[0]
+        .message
+        .contains("shadows the primitive `fabs`"));
+    let shown = format!("{:?}", p.defs[1].body);
+    assert!(shown.contains("Var(\"fabs\")"), "{shown}");
+}
+
+#[test]
+fn operators_follow_c_precedence() {
+    let same = |a: &str, b: &str| {
+        let (x, y) = (parse(a), parse(b));
+        assert!(x.alpha_eq(&y), "{a} is not {b}");
+    };
+    same("a || b && c", "or a (and b c)");
+    same("a | b ^ c & d", "bitOr a (bitXor b (bitAnd c d))");
+    same("a & b == c", "bitAnd a (equal b c)");
+    same("a != b < c", "notEqual a (lt b c)");
+    same("a <= b << c + d", "le a (shl b (add c d))");
+    same("a >= b >> c", "ge a (shr b c)");
+    same("~a & !b", "bitAnd (bitNot a) (not b)");
+    same("-inff", "(-inff)");
 }

@@ -53,14 +53,10 @@ fn float(v: f64, t: ScalarType) -> (String, u8) {
         _ => "",
     };
     if !v.is_finite() {
-        let num = if v.is_nan() {
-            "0.0"
-        } else if v > 0.0 {
-            "1.0"
-        } else {
-            "-1.0"
-        };
-        return (format!("({num}{suffix} / 0.0{suffix})"), ATOM);
+        let name = if v.is_nan() { "nan" } else { "inf" };
+        let sign = if v < 0.0 { "-" } else { "" };
+        let prec = if sign.is_empty() { ATOM } else { UNARY };
+        return (format!("{sign}{name}{suffix}"), prec);
     }
     // `Debug` prints the shortest text that reads back as the same value.
     let mut text = match t {

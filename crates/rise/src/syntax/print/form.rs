@@ -1,7 +1,7 @@
 //! The shape a node prints in: infix, pair, prefix operator, pipe chain or application, and
 //! what decides it (which applications are processing stages, which primitives are partial).
 
-use super::{ADD, APP, CMP, MUL, PIPE, TOP};
+use super::{ADD, AND, APP, BIT_AND, BIT_OR, BIT_XOR, CMP, EQ, MUL, OR, PIPE, SHIFT, TOP};
 use crate::expr::{Arg, Expr, ExprKind, Literal};
 use crate::primitives::Prim;
 use crate::types::Type;
@@ -12,7 +12,7 @@ pub(super) enum Form<'a> {
     Infix(&'static str, u8, &'a Expr, &'a Expr),
     /// `(a, b)`
     Pair(&'a Expr, &'a Expr),
-    /// `-x`, `!x`
+    /// `-x`, `!x`, `~x`
     Unary(&'static str, &'a Expr),
     /// `a |> f`
     Pipe(&'a Expr, &'a Expr),
@@ -31,7 +31,17 @@ fn infix(p: Prim) -> Option<(&'static str, u8)> {
         Prim::Mod => ("%", MUL),
         Prim::Lt => ("<", CMP),
         Prim::Gt => (">", CMP),
-        Prim::Equal => ("==", CMP),
+        Prim::Le => ("<=", CMP),
+        Prim::Ge => (">=", CMP),
+        Prim::Equal => ("==", EQ),
+        Prim::NotEqual => ("!=", EQ),
+        Prim::Shl => ("<<", SHIFT),
+        Prim::Shr => (">>", SHIFT),
+        Prim::BitAnd => ("&", BIT_AND),
+        Prim::BitXor => ("^", BIT_XOR),
+        Prim::BitOr => ("|", BIT_OR),
+        Prim::And => ("&&", AND),
+        Prim::Or => ("||", OR),
         _ => return None,
     })
 }
@@ -54,6 +64,7 @@ pub(super) fn form(e: &Expr) -> Form<'_> {
     match f.as_prim() {
         Some(Prim::Neg) if !starts_with_number(a) => return Form::Unary("-", a),
         Some(Prim::Not) => return Form::Unary("!", a),
+        Some(Prim::BitNot) => return Form::Unary("~", a),
         _ => {}
     }
     if is_pipe(f, a) {

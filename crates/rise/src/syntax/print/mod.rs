@@ -50,12 +50,20 @@ const WIDTH: usize = 100;
 // Precedence levels of printed text, loosest first.
 const TOP: u8 = 0; // `fun ... => ...`
 const PIPE: u8 = 1; // `|>`
-const CMP: u8 = 3; // `<` `>` `==`   (2 is `>>`, which is never printed)
-const ADD: u8 = 4; // `+` `-`
-const MUL: u8 = 5; // `*` `/` `%`
-const UNARY: u8 = 6; // `-x` `!x`, negative literals
-const APP: u8 = 7; // `f x`
-const ATOM: u8 = 8; // names, literals, parenthesised forms
+                    // (2 is `>>>`, which is never printed)
+const OR: u8 = 3; // `||`
+const AND: u8 = 4; // `&&`
+const BIT_OR: u8 = 5; // `|`
+const BIT_XOR: u8 = 6; // `^`
+const BIT_AND: u8 = 7; // `&`
+const EQ: u8 = 8; // `==` `!=`
+const CMP: u8 = 9; // `<` `<=` `>` `>=`
+const SHIFT: u8 = 10; // `<<` `>>`
+const ADD: u8 = 11; // `+` `-`
+const MUL: u8 = 12; // `*` `/` `%`
+const UNARY: u8 = 13; // `-x` `!x` `~x`, negative literals
+const APP: u8 = 14; // `f x`
+const ATOM: u8 = 15; // names, literals, parenthesised forms
 
 /// Prints an expression in the surface syntax.
 pub fn print_expr(e: &Expr) -> String {
