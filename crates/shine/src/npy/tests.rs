@@ -23,7 +23,17 @@ fn roundtrips_every_type() {
         };
         let path = dir.path().join(format!("{}.npy", t.name()));
         write(&path, &array).unwrap();
-        assert_eq!(read(&path).unwrap(), array, "{}", t.name());
+        // bf16 (which numpy lacks) is written as its bit patterns, `<u2`, and read back so
+        let expected = if t == ScalarType::Bf16 {
+            NpyArray {
+                elem: ScalarType::U16,
+                shape: vec![2, 3],
+                data: vec![Scalar::U16(0); 6],
+            }
+        } else {
+            array
+        };
+        assert_eq!(read(&path).unwrap(), expected, "{}", t.name());
     }
 }
 
