@@ -321,7 +321,9 @@ impl<'g> Elaborator<'g> {
                 self.dep_apply(f, arg, span)
             }
             Type::Fun(param, result) => {
-                let a = self.check(a, param)?;
+                let a = self
+                    .check(a, param)
+                    .map_err(|d| shift_of_functions_hint(&f, d))?;
                 if let Some(need) = crate::constraints::of_application(&f, param, &a) {
                     self.u.require(need, span, None);
                 }
@@ -650,4 +652,23 @@ const MISSING_MATH_FUNCTIONS: &[&str] = &[
 fn expected_arg(a: &Expr, what: &str) -> Diagnostic {
     Diagnostic::new(a.span(), format!("expected {what} as this argument"))
         .with_label("this argument is given to an explicit type-level parameter")
+}
+
+/// A type error in an operand of `<<` or `>>` that is a function gets a note: they shift
+/// integers, and `>>>` composes functions (it was `>>` before the shifts existed).
+fn shift_of_functions_hint(f: &Expr, d: Diagnostic) -> Diagnostic {
+    let mut head = f;
+    while let ExprKind::App(g, _) | ExprKind::DepApp(g, _) = head.kind() {
+        head = g;
+    }
+    let is_shift = matches!(head.kind(), ExprKind::Prim(Prim::Shl | Prim::Shr));
+    let found_function = d
+        .message
+        .rsplit_once("found `")
+        .is_some_and(|(_, found)| found.contains("->"));
+    if is_shift && found_function {
+        d.with_note("`<<` and `>>` shift integers; `f >>> g` composes functions")
+    } else {
+        d
+    }
 }

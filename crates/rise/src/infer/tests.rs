@@ -618,3 +618,26 @@ fn shown_sizes_compute_constants_and_keep_symbols() {
     );
     assert!(shown_size(&Nat::cst(7).div_exact(&Nat::cst(2))).contains("7/2, not a whole number"));
 }
+
+#[test]
+fn shifting_functions_points_to_composition() {
+    let src = "def f : {n: nat} -> n.f32 -> n.f32 = \
+               fun xs => xs |> (map (fun x => x + 1.0f) >> map (fun x => x * 2.0f))";
+    let program = parse_program(src).expect("parses");
+    let err = check_program(&program).expect_err("functions are not shifted");
+    assert!(
+        err.notes
+            .iter()
+            .any(|n| n.contains("`f >>> g` composes functions")),
+        "{:?}",
+        err.notes
+    );
+    let src = "def g : i32 -> i32 = fun x => x >> 1.5f";
+    let program = parse_program(src).expect("parses");
+    let err = check_program(&program).expect_err("a float shift amount");
+    assert!(
+        !err.notes.iter().any(|n| n.contains(">>>")),
+        "{:?}",
+        err.notes
+    );
+}
