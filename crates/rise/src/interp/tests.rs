@@ -1436,3 +1436,10 @@ mod operators {
         );
     }
 }
+
+#[test]
+fn let_computes_its_value_once_for_the_body() {
+    let src = "def main : {n: nat} -> n.f32 -> n.f32 = fun xs => \
+               let s = xs |> reduce add 0.0f in xs |> map (fun x => x / s)";
+    assert_eq!(to_f32s(&run(src, &[f32s(&[1.0, 3.0])])), vec![0.25, 0.75]);
+}

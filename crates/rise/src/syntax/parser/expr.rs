@@ -212,11 +212,15 @@ impl ExprParser {
         let (mut head, mut depth) = match head {
             Some(h) => h,
             None if self.p.peek() == Some(&Token::Fun) => return self.parse_lambda(),
+            None if self.at_let() => return self.parse_let(),
             None => self.parse_atom()?,
         };
         loop {
             let at = self.p.span();
             let (arg, d) = match self.p.peek() {
+                Some(Token::Ident(w)) if w == "in" && self.lets_open > 0 => {
+                    return Ok((head, depth))
+                }
                 Some(t) if starts_atom(t) => self.parse_atom()?,
                 Some(Token::Fun) => self.parse_lambda()?,
                 _ => return Ok((head, depth)),
@@ -227,6 +231,48 @@ impl ExprParser {
             // After a `fun` argument nothing can follow: its body extended as far as it could.
             head = app(head, arg, span);
         }
+    }
+
+    /// Whether `let NAME =` starts here (`let` alone is the primitive `let v f`).
+    fn at_let(&self) -> bool {
+        matches!(self.p.peek(), Some(Token::Ident(w)) if w == "let")
+            && matches!(self.p.peek_at(1), Some(Token::Ident(_)))
+            && self.p.peek_at(2) == Some(&Token::Eq)
+    }
+
+    /// `let x = e in body`: the primitive `let e (fun x => body)`, which computes `e` once
+    /// and stores it (generated code too: it is not inlined into every use of `x`).
+    fn parse_let(&mut self) -> R<Sub> {
+        let start = self.p.span();
+        self.p.bump();
+        let (name, name_span) = self.p.ident("the name `let` binds")?;
+        self.p.expect(&Token::Eq, "`=`")?;
+        self.lets_open += 1;
+        let value = self.expr();
+        self.lets_open -= 1;
+        let (value, value_depth) = value?;
+        match self.p.peek() {
+            Some(Token::Ident(w)) if w == "in" => {
+                self.p.bump();
+            }
+            _ => {
+                return Err(self
+                    .p
+                    .error_expected("`in` and the body of the `let`")
+                    .into())
+            }
+        }
+        self.scope.push(name.clone().into());
+        let body = self.expr();
+        self.scope.pop();
+        let params = vec![(Param::Value(name.into(), None), name_span)];
+        let (lambda, lambda_depth) = build_lambda(start, params, body?)?;
+        let depth = lambda_depth.max(value_depth) + 1;
+        check_depth(depth, start)?;
+        let span = start.to(lambda.span()).to(value.span());
+        let let_prim = Expr::new(ExprKind::Prim(Prim::Let), start);
+        let bound = app(let_prim, value, span);
+        Ok((app(bound, lambda, span), depth + 1))
     }
 
     /// `fun params => body`

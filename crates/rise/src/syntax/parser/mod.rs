@@ -133,6 +133,8 @@ struct ExprParser {
     source_idents: HashSet<String>,
     /// Current nesting depth (parser recursion).
     nesting: usize,
+    /// How many `let x = e in body` wait for their `in` (which then ends an application).
+    lets_open: usize,
     /// The foreign functions declared so far, by name.
     foreign: HashMap<String, Arc<ForeignFun>>,
     /// The names of the program's definitions (each `def NAME`): inside the file they
@@ -186,6 +188,7 @@ impl ExprParser {
             names: NameGen::new(),
             source_idents,
             nesting: 0,
+            lets_open: 0,
             foreign: HashMap::new(),
             def_names,
             warnings: Vec::new(),

@@ -569,3 +569,31 @@ fn operators_follow_c_precedence() {
     same("~a & !b", "bitAnd (bitNot a) (not b)");
     same("-inff", "(-inff)");
 }
+
+#[test]
+fn let_binds_a_value_for_its_body() {
+    // `let x = e in body` is the primitive `let e (fun x => body)`
+    assert_eq!(
+        parse("let x = 1 + 2 in x * x"),
+        ap2(
+            prim(Prim::Let),
+            ap2(prim(Prim::Add), int(1), int(2)),
+            lam("x", ap2(prim(Prim::Mul), var("x"), var("x")))
+        )
+    );
+    // nested, and the primitive `let v f` written out is the same
+    assert_eq!(
+        parse("let a = 1 in let b = a in b"),
+        ap2(
+            prim(Prim::Let),
+            int(1),
+            lam("a", ap2(prim(Prim::Let), var("a"), lam("b", var("b"))))
+        )
+    );
+    assert_eq!(
+        parse("let 1 (fun v => v)"),
+        ap2(prim(Prim::Let), int(1), lam("v", var("v")))
+    );
+    let e = err("def f = fun y => let x = y");
+    assert!(e.message.contains("`in`"), "{}", e.message);
+}
