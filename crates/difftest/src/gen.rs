@@ -263,13 +263,56 @@ impl<'r> Gen<'r> {
         out
     }
 
+    /// A bitwise operator or a shift on the integer type `s`: shift amounts are literals
+    /// below the width, and now and then any value of the type (which may stop the program).
+    fn bit_op(&mut self, s: Scalar, t: &Ty, env: &[Entry], d: u32) -> Node {
+        let a = self.gen(t, env, d);
+        match self.rng.range(0, 6) {
+            0 => Node::op(t.clone(), "(~$0)", vec![a]),
+            1..=3 => {
+                let b = self.gen(t, env, d);
+                let op = *self.rng.pick(&["&", "|", "^"]);
+                Node::op(t.clone(), format!("($0 {op} $1)"), vec![a, b])
+            }
+            _ => {
+                let op = *self.rng.pick(&["<<", ">>"]);
+                if self.rng.chance(15) {
+                    let b = self.gen(t, env, d);
+                    return Node::op(t.clone(), format!("($0 {op} $1)"), vec![a, b]);
+                }
+                let amount = s.literal(self.rng.range(0, s.bits() - 1) as u64);
+                Node::op(t.clone(), format!("($0 {op} {amount})"), vec![a])
+            }
+        }
+    }
+
     fn gen_scalar(&mut self, s: Scalar, t: &Ty, env: &[Entry], d: u32) -> Node {
         if s == Scalar::Bool {
+            if self.rng.chance(20) {
+                // logical operators (short-circuit on every target)
+                let a = self.gen(t, env, d);
+                if self.rng.chance(25) {
+                    return Node::op(t.clone(), "(!$0)", vec![a]);
+                }
+                let b = self.gen(t, env, d);
+                let op = *self.rng.pick(&["($0 && $1)", "($0 || $1)"]);
+                return Node::op(t.clone(), op, vec![a, b]);
+            }
             let c = Ty::S(self.scalar());
             let a = self.gen(&c, env, d);
             let b = self.gen(&c, env, d);
-            let op = *self.rng.pick(&["($0 < $1)", "($0 > $1)", "($0 == $1)"]);
+            let op = *self.rng.pick(&[
+                "($0 < $1)",
+                "($0 > $1)",
+                "($0 == $1)",
+                "($0 <= $1)",
+                "($0 >= $1)",
+                "($0 != $1)",
+            ]);
             return Node::op(t.clone(), op, vec![a, b]);
+        }
+        if s.is_int() && self.rng.chance(8) {
+            return self.bit_op(s, t, env, d);
         }
         match self.rng.range(0, 25) {
             0..=5 => {

@@ -76,6 +76,17 @@ impl Scalar {
         !self.is_float() && self != Scalar::Bool
     }
 
+    /// The width in bits of an integer type (0 for the others).
+    pub fn bits(self) -> i64 {
+        match self {
+            Scalar::I8 | Scalar::U8 => 8,
+            Scalar::I16 | Scalar::U16 => 16,
+            Scalar::Int | Scalar::I32 | Scalar::U32 => 32,
+            Scalar::I64 | Scalar::U64 => 64,
+            Scalar::Bool | Scalar::F32 | Scalar::F64 => 0,
+        }
+    }
+
     /// The largest value a literal of this type may have.
     pub fn max_literal(self) -> u64 {
         match self {
