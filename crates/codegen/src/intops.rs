@@ -459,21 +459,8 @@ fn helper(s: Scalar, rem: bool) -> Function {
     Function {
         kind: FnKind::Helper,
         name: helper_name(s, if rem { Checked::Rem } else { Checked::Div }),
-        ret: t.clone(),
-        params: vec![
-            Param {
-                ty: t.clone(),
-                name: "a".into(),
-            },
-            Param {
-                ty: t,
-                name: "b".into(),
-            },
-            Param {
-                ty: status_type(),
-                name: STATUS.into(),
-            },
-        ],
+        ret: t,
+        params: binary_params(s),
         body,
     }
 }
