@@ -255,6 +255,27 @@ def ref_group_sum(x, group):
     return f64(x).reshape(-1, group).sum(axis=1)
 
 
+def cases_dot_f16(rng):
+    for n in (1, 5, 17, 0):
+        yield f"n={n}", [rand(rng, n).astype(np.float16), rand(rng, n).astype(np.float16)], {}
+
+
+def bf16_bits(x):
+    """bfloat16 bit patterns (the .npy form of bf16) of f32 values, truncated."""
+    return (np.asarray(x, dtype=F32).view(np.uint32) >> 16).astype(np.uint16)
+
+
+def bf16_values(bits):
+    return (bits.astype(np.uint32) << 16).view(F32)
+
+
+def cases_mm_16(to16):
+    def cases(rng):
+        for m, n, k in ((5, 7, 3), (1, 1, 1), (2, 9, 6)):
+            yield f"m={m} n={n} k={k}", [to16(rand(rng, m, k)), to16(rand(rng, k, n))], {}
+    return cases
+
+
 def cases_mv(rng):
     for n, m in ((1, 4), (3, 5), (6, 2), (7, 7)):
         yield f"{n}x{m}", [rand(rng, n, m), rand(rng, m)], {}
@@ -559,6 +580,11 @@ REFERENCES = {
     "dotPartial": (cases_chunks(2), lambda x, y: (f64(x) * f64(y)).reshape(-1, 256).sum(axis=1)),
     "asumPartial": (cases_chunks(1), lambda x: np.abs(f64(x)).reshape(-1, 256).sum(axis=1)),
     "dotTwoKernels": (cases_chunks(2), ref_dot),
+    "sum": (cases_asum, lambda x: f64(x).sum()),
+    "dotHalf": (cases_dot_f16, lambda x, y: ref_dot(x.astype(F32), y.astype(F32))),
+    "mmHalf": (cases_mm_16(lambda a: a.astype(np.float16)),
+               lambda a, b: ref_mm(a.astype(F32), b.astype(F32))),
+    "mmBf16": (cases_mm_16(bf16_bits), lambda a, b: ref_mm(bf16_values(a), bf16_values(b))),
     "mmTiled": (cases_mm_tiled, ref_mm),
     "rowPrefixSums": (CASES_2D, lambda x: np.cumsum(f64(x), axis=1)),
     "treeSum": (cases_treesum(8), lambda x: ref_group_sum(x, 8)),
