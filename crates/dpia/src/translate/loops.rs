@@ -52,13 +52,7 @@ impl Translator {
             &vals[1],
             env,
             Out::Con(&|input| {
-                // The buffers live where the input is stored when that is local or
-                // private memory (a work-group's tree reduction stays in local memory:
-                // `toMem local` on iterate's input says so), in global memory otherwise.
-                let addr = match self.space_of(&input) {
-                    Some(a @ (AddrSpace::Local | AddrSpace::Private)) => a,
-                    _ => AddrSpace::Global,
-                };
+                let addr = self.iterate_buffer_space(&input);
                 // buffer b holds the results of the iterations i with i mod 2 = b (but the last)
                 let buffers: Vec<Ident> = (0..(k - 1).min(2))
                     .map(|b| Ident {
@@ -93,16 +87,19 @@ impl Translator {
                         current = r;
                     }
                 }
-                Ok(buffers
-                    .iter()
-                    .rev()
-                    .fold(Comm::Seq(steps), |body, buf| Comm::New {
-                        ident: buf.clone(),
-                        addr: addr.clone(),
-                        body: Box::new(body),
-                    }))
+                Ok(in_buffers(&buffers, &addr, Comm::Seq(steps)))
             }),
         )
+    }
+
+    /// Where `iterate`'s buffers live: where its input is stored when that is local or
+    /// private memory (a work-group's tree reduction stays in local memory: `toMem local`
+    /// on iterate's input says so), in global memory otherwise.
+    fn iterate_buffer_space(&self, input: &Exp) -> AddrSpace {
+        match self.space_of(input) {
+            Some(a @ (AddrSpace::Local | AddrSpace::Private)) => a,
+            _ => AddrSpace::Global,
+        }
     }
 
     /// `iterate k f xs` whose step keeps the size `m` (of `elem`s), for `k > 2`, as a
@@ -133,10 +130,7 @@ impl Translator {
             &vals[1],
             env,
             Out::Con(&|input| {
-                let addr = match self.space_of(&input) {
-                    Some(a @ (AddrSpace::Local | AddrSpace::Private)) => a,
-                    _ => AddrSpace::Global,
-                };
+                let addr = self.iterate_buffer_space(&input);
                 let buffers = [0, 1].map(|_| Ident {
                     name: self.fresh("buf"),
                     ty: ty.clone(),
@@ -162,14 +156,7 @@ impl Translator {
                     0
                 };
                 steps.push(step(&read(last), out)?);
-                Ok(buffers
-                    .iter()
-                    .rev()
-                    .fold(Comm::Seq(steps), |body, buf| Comm::New {
-                        ident: buf.clone(),
-                        addr: addr.clone(),
-                        body: Box::new(body),
-                    }))
+                Ok(in_buffers(&buffers, &addr, Comm::Seq(steps)))
             }),
         )
     }
@@ -372,4 +359,13 @@ pub(super) fn check_unrolled(e: &Expr, p: Prim, kind: LoopKind, count: &Nat) -> 
         }
         _ => Ok(()),
     }
+}
+
+/// `body` inside a `new` of each of `buffers` in `addr`, the first outermost.
+fn in_buffers(buffers: &[Ident], addr: &AddrSpace, body: Comm) -> Comm {
+    buffers.iter().rev().fold(body, |body, buf| Comm::New {
+        ident: buf.clone(),
+        addr: addr.clone(),
+        body: Box::new(body),
+    })
 }
