@@ -16,13 +16,12 @@
 //! `SHINE_TEST_GPU=1`, CUDA.
 
 use shine::rise::interp::Scalar;
-use shine::rise::{DataType, ScalarType};
-use shine::Array;
+use shine::rise::ScalarType;
 use std::path::Path;
 use std::process::Output;
 
 mod support;
-use support::{shine_in as shine, targets};
+use support::{shine_in as shine, targets, write_scalars as write};
 
 /// The integer types of the table (`natType` is [`NAT`]).
 const INTEGERS: [ScalarType; 9] = [
@@ -72,16 +71,6 @@ fn float_scalar(float: ScalarType, v: f64) -> Scalar {
         ScalarType::F32 => Scalar::F32(v as f32),
         _ => Scalar::F64(v),
     }
-}
-
-fn write(dir: &Path, name: &str, elem: ScalarType, data: Vec<Scalar>) -> String {
-    let array = Array {
-        elem: DataType::Scalar(elem),
-        shape: vec![data.len()],
-        data,
-    };
-    shine::npy::write(&dir.join(name), &array).expect("writes the input");
-    name.to_string()
 }
 
 /// `shine ARGS` in `dir`; its output and its standard output and error as one text.

@@ -15,7 +15,7 @@ use shine::Array;
 use std::path::Path;
 
 mod support;
-use support::{shine_in as shine, targets};
+use support::{shine_in as shine, targets, write_scalars as write};
 
 /// The two 16-bit float types.
 const HALVES: [ScalarType; 2] = [ScalarType::F16, ScalarType::Bf16];
@@ -124,16 +124,6 @@ fn pairs(t: ScalarType, n: usize) -> (Vec<Scalar>, Vec<Scalar>) {
     xs.truncate(n);
     ys.truncate(n);
     (xs, ys)
-}
-
-fn write(dir: &Path, name: &str, elem: ScalarType, data: Vec<Scalar>) -> String {
-    let array = Array {
-        elem: DataType::Scalar(elem),
-        shape: vec![data.len()],
-        data,
-    };
-    shine::npy::write(&dir.join(name), &array).expect("writes the input");
-    name.to_string()
 }
 
 /// The result of `shine eval` (no target) or `shine run --target t` of `def` on `inputs`,

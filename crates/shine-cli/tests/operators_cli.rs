@@ -12,13 +12,12 @@
 //! `SHINE_TEST_GPU=1`, CUDA (`f16` is refused by OpenCL devices without `cl_khr_fp16`).
 
 use shine::rise::interp::Scalar;
-use shine::rise::{DataType, ScalarType};
-use shine::Array;
+use shine::rise::ScalarType;
 use std::path::Path;
 use std::process::{Command, Output};
 
 mod support;
-use support::{shine_in as shine, targets};
+use support::{shine_in as shine, targets, write_scalars as write};
 
 const SIZES: [usize; 3] = [1, 7, 13];
 
@@ -146,16 +145,6 @@ fn int(t: ScalarType, v: i128) -> Scalar {
         ScalarType::U64 => Scalar::U64(v as u64),
         _ => Scalar::from_int(t, v as i64).expect("in range"),
     }
-}
-
-fn write(dir: &Path, name: &str, elem: ScalarType, data: Vec<Scalar>) -> String {
-    let array = Array {
-        elem: DataType::Scalar(elem),
-        shape: vec![data.len()],
-        data,
-    };
-    shine::npy::write(&dir.join(name), &array).expect("writes the input");
-    name.to_string()
 }
 
 fn run(dir: &Path, def: &str, target: Option<&str>, inputs: &[&str]) -> (Output, String) {

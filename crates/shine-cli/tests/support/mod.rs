@@ -59,3 +59,20 @@ pub fn shine_in(dir: &Path, args: &[&str]) -> (Output, String) {
     );
     (out, text)
 }
+
+/// Writes `data`, one-dimensional arrays of the scalar type `elem`, as the `.npy` file `name`
+/// in `dir`; returns `name` (commands run in `dir`).
+pub fn write_scalars(
+    dir: &Path,
+    name: &str,
+    elem: shine::rise::ScalarType,
+    data: Vec<shine::rise::interp::Scalar>,
+) -> String {
+    let array = shine::Array {
+        elem: shine::rise::DataType::Scalar(elem),
+        shape: vec![data.len()],
+        data,
+    };
+    shine::npy::write(&dir.join(name), &array).expect("writes the input");
+    name.to_string()
+}
