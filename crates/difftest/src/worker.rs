@@ -511,24 +511,9 @@ fn run_program<P: GpuProgram>(
     output: &mut runtime::Buffer,
     inputs: &[&runtime::Buffer],
 ) -> Result<Vec<u8>, runtime::RuntimeError> {
-    let outputs = std::slice::from_mut(output);
-    let status = program.run_with_status(
-        &plan.launches,
-        outputs,
-        inputs,
-        &plan.temporaries,
-        plan.status,
-    )?;
-    if status != 0 {
-        return Err(runtime::RuntimeError::ProgramStatus {
-            entry: m
-                .kernels
-                .first()
-                .map_or_else(String::new, |k| k.name.clone()),
-            status,
-        });
-    }
-    Ok(outputs[0].as_bytes().to_vec())
+    let entry = m.kernels.first().map_or("", |k| k.name.as_str());
+    plan.run(program, std::slice::from_mut(output), inputs, entry)?;
+    Ok(output.as_bytes().to_vec())
 }
 
 #[cfg(test)]

@@ -186,6 +186,34 @@ pub struct HostPlan<L> {
     pub status: usize,
 }
 
+impl<L> HostPlan<L> {
+    /// Runs `program` by this plan on `outputs` and `inputs`: a status flag the code set is
+    /// [`RuntimeError::ProgramStatus`] of `entry` (how messages name the program).
+    pub fn run<P: GpuProgram<Launch = L>>(
+        &self,
+        program: &P,
+        outputs: &mut [Buffer],
+        inputs: &[&Buffer],
+        entry: &str,
+    ) -> Result<(), RuntimeError> {
+        let status = program.run_with_status(
+            &self.launches,
+            outputs,
+            inputs,
+            &self.temporaries,
+            self.status,
+        )?;
+        if status == 0 {
+            Ok(())
+        } else {
+            Err(RuntimeError::ProgramStatus {
+                entry: entry.to_string(),
+                status,
+            })
+        }
+    }
+}
+
 /// Plans the launches of `module` for the size values `sizes` (in the order of
 /// `module.sizes`), passed to the kernels as integers of `width` (the module's
 /// `index_width` for these sizes, or a wider one), with `outputs` output buffers (one per
@@ -297,22 +325,8 @@ impl Buffers<'_> {
 
 impl<P: GpuProgram> Runner for GpuRun<P> {
     fn run(&mut self, outputs: &mut [Buffer], inputs: &[&Buffer]) -> Result<(), RuntimeError> {
-        let plan = &self.plan;
-        let flag = self.program.run_with_status(
-            &plan.launches,
-            outputs,
-            inputs,
-            &plan.temporaries,
-            plan.status,
-        )?;
-        if flag == 0 {
-            Ok(())
-        } else {
-            Err(RuntimeError::ProgramStatus {
-                entry: "the GPU program".into(),
-                status: flag,
-            })
-        }
+        self.plan
+            .run(&*self.program, outputs, inputs, "the GPU program")
     }
 
     fn bench(
