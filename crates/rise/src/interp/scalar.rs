@@ -276,14 +276,7 @@ impl Scalar {
             (F32(x), F32(y)) => F32(float_op!(op, x, y)),
             (F64(x), F64(y)) => F64(float_op!(op, x, y)),
             (Bool(_), Bool(_)) => return Err(format!("`{}` is not defined on bool", op.name())),
-            (a, b) => {
-                return Err(format!(
-                    "`{}` applied to operands of different types ({} and {})",
-                    op.name(),
-                    a.ty().name(),
-                    b.ty().name()
-                ))
-            }
+            (a, b) => return Err(mixed_types(op.name(), a.ty(), b.ty())),
         })
     }
 
@@ -309,14 +302,7 @@ impl Scalar {
                     a.ty().name()
                 ))
             }
-            (a, b) => {
-                return Err(format!(
-                    "`{}` applied to operands of different types ({} and {})",
-                    op.name(),
-                    a.ty().name(),
-                    b.ty().name()
-                ))
-            }
+            (a, b) => return Err(mixed_types(op.name(), a.ty(), b.ty())),
         })
     }
 
@@ -381,12 +367,7 @@ impl Scalar {
             ));
         }
         if let Some(other) = args.iter().find(|a| a.ty() != ty) {
-            return Err(format!(
-                "`{}` applied to operands of different types ({} and {})",
-                f.name(),
-                ty.name(),
-                other.ty().name()
-            ));
+            return Err(mixed_types(f.name(), ty, other.ty()));
         }
         if !f.domain().admits(ty) {
             return Err(format!(
@@ -523,6 +504,15 @@ impl fmt::Display for Scalar {
             other => each_int!(*other, x => write!(f, "{x}"), else Ok(())),
         }
     }
+}
+
+/// The error of an operation `name` on operands of the types `a` and `b`, which differ.
+fn mixed_types(name: &str, a: ScalarType, b: ScalarType) -> String {
+    format!(
+        "`{name}` applied to operands of different types ({} and {})",
+        a.name(),
+        b.name()
+    )
 }
 
 #[cfg(test)]
