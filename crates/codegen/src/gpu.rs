@@ -505,6 +505,7 @@ pub fn generate_gpu_with(
         preamble.push("#pragma OPENCL EXTENSION cl_khr_fp64 : enable".to_string());
     }
     preamble.extend(crate::halfs::prelude(target, l.halfs));
+    preamble.extend(l.tensor.prelude());
     preamble.extend(l.foreign.prelude(target).1);
     for (elem, lanes) in l.types.builtin_vectors() {
         preamble.extend(Dialect::of(target).vector_operators(elem, lanes)?);

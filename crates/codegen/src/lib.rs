@@ -78,6 +78,7 @@ mod names;
 mod nat_expr;
 pub mod print;
 mod target;
+mod tensor;
 
 pub use ctypes::spell as spell_c_types;
 pub use error::CodegenError;

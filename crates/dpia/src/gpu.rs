@@ -316,7 +316,7 @@ fn levels(
     shape: &mut Shape,
 ) -> Result<(), GpuError> {
     match c {
-        Comm::Assign(_, e) if has_shuffle(e) => check_shuffle_position(stack),
+        Comm::Assign(_, e) if has_shuffle(e) => check_collective_position(stack, "reduceWarp"),
         Comm::Skip | Comm::Assign(..) | Comm::Barrier { .. } => Ok(()),
         Comm::Seq(cs) => cs.iter().try_for_each(|c| levels(c, stack, sizes, shape)),
         Comm::New { body, .. } => levels(body, stack, sizes, shape),
@@ -331,9 +331,10 @@ fn levels(
                 return levels(body, stack, sizes, shape);
             };
             let d = usize::from(level.dim());
-            if *origin == "reduceWarp" {
-                // the lane loop of a warp reduction: its shuffles follow
-                check_shuffle_position(stack)?;
+            if matches!(*origin, "reduceWarp" | "mmaSync") {
+                // the lane loop of a warp reduction (its shuffles follow) or of a
+                // tensor-core multiply (every lane runs it, together)
+                check_collective_position(stack, origin)?;
             }
             if let Some((_, outer)) = stack.iter().find(|(l, _)| misnested(*l, *level)) {
                 return Err(GpuError::new(
@@ -469,30 +470,44 @@ fn has_shuffle(e: &Exp) -> bool {
     found
 }
 
-/// Refuses a warp shuffle that not all 32 lanes of a warp may reach together: it must
-/// sit inside a `mapWarp` loop (whose iterations are the same for the lanes of a warp)
-/// and outside the loops that spread the iterations over single threads (`mapLocal`,
-/// `mapGlobal`, `mapLane`), whose bounds may leave some lanes out.
-fn check_shuffle_position(stack: &[(ParLevel, &'static str)]) -> Result<(), GpuError> {
-    let help = Some(
-        "put reduceWarp directly inside a mapWarp loop (the reduceToWarp rule, then toMapWarp on the map around it)",
-    );
-    if let Some((_, origin)) = stack
+/// Refuses a warp shuffle or tensor-core multiply (`origin`: `reduceWarp`, `mmaSync`)
+/// that not all 32 lanes of a warp may reach together: it must sit inside a `mapWarp`
+/// loop (whose iterations are the same for the lanes of a warp) and outside the loops
+/// that spread the iterations over single threads (`mapLocal`, `mapGlobal`, `mapLane`),
+/// whose bounds may leave some lanes out.
+fn check_collective_position(
+    stack: &[(ParLevel, &'static str)],
+    origin: &str,
+) -> Result<(), GpuError> {
+    let (what, help) = if origin == "mmaSync" {
+        (
+            "a tensor-core multiply (`mmaSync`)",
+            Some("put mmaSync inside a mapWarp loop, outside mapLane, mapLocal and mapGlobal loops"),
+        )
+    } else {
+        (
+            "a warp reduction (`reduceWarp`)",
+            Some("put reduceWarp directly inside a mapWarp loop (the reduceToWarp rule, then toMapWarp on the map around it)"),
+        )
+    };
+    if let Some((_, outer)) = stack
         .iter()
         .find(|(l, _)| matches!(l, ParLevel::Local(_) | ParLevel::Global(_) | ParLevel::Lane))
     {
         return Err(GpuError::new(
             format!(
-                "a warp reduction (`reduceWarp`) inside a `{origin}` loop: its shuffles need all 32 \
-                 lanes of the warp, and that loop may run them in some lanes only"
+                "{what} inside a `{outer}` loop: it needs all 32 lanes of the warp, and that \
+                 loop may run it in some lanes only"
             ),
             help,
         ));
     }
     if !stack.iter().any(|(l, _)| *l == ParLevel::Warp) {
         return Err(GpuError::new(
-            "a warp reduction (`reduceWarp`) outside every `mapWarp` loop: every warp of the \
-             work-group would compute it and write its result",
+            format!(
+                "{what} outside every `mapWarp` loop: every warp of the work-group would \
+                 compute it and write its result"
+            ),
             help,
         ));
     }

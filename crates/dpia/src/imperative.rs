@@ -197,6 +197,12 @@ pub enum ExpKind {
     /// together (`reduceWarp`; [`crate::gpu::prepare`] refuses one that a divergent
     /// loop could reach).
     Shuffle(Exp, Shuffle),
+    /// A warp's tensor-core multiply-accumulate (`mmaSync`, CUDA `mma.sync` m16n8k16): this
+    /// lane's 8 elements of `A` and 4 of `B` (`f16` or `bf16`) and 4 of `C` (`f32`), 16
+    /// operands in the order of the lane's registers (`rise::fragments`); its value is the
+    /// lane's 4 elements of `D` (`vec[f32, 4]`). All 32 lanes of the warp must execute it
+    /// together (inside a `mapWarp` loop, in the lane loop of its own `mmaSync`).
+    Mma(Vec<Exp>),
 }
 
 /// Which lane a [`ExpKind::Shuffle`] reads.
@@ -468,6 +474,10 @@ impl fmt::Display for Exp {
             }
             Shuffle(a, self::Shuffle::Xor(o)) => write!(f, "shuffleXor({a}, {o})"),
             Shuffle(a, self::Shuffle::From(k)) => write!(f, "shuffle({a}, {k})"),
+            Mma(xs) => {
+                let xs: Vec<String> = xs.iter().map(|x| x.to_string()).collect();
+                write!(f, "mma({})", xs.join(", "))
+            }
         }
     }
 }

@@ -10,6 +10,7 @@ pub mod builder;
 pub mod constraints;
 pub mod expr;
 pub mod foreign;
+pub mod fragments;
 pub mod infer;
 pub mod interp;
 pub mod primitives;

@@ -477,6 +477,16 @@ primitives! {
     /// `reduceToWarp` rule introduces it from `reduce` over 32 values. Compiled for
     /// CUDA only (`__shfl_xor_sync`), inside a `mapWarp` loop.
     ReduceWarp "reduceWarp" : "{t: data} -> (t -> t -> t) -> 32.t -> t" => sem::reduce_warp;
+    /// `mmaSync a b c`: a warp's tensor-core multiply-accumulate `D = A·B + C` of a 16×16
+    /// tile `A` and a 16×8 tile `B` of `f16` or `bf16` with a 16×8 `f32` accumulator `C`,
+    /// each given as its *fragment*: row `l` is what lane `l` holds (the layouts of
+    /// [`crate::fragments`]; the views `fragA`, `fragB`, `fragC`, `unfragC` make and undo
+    /// them). The products are exact and their sum with `C` is rounded to `f32` once in the
+    /// interpreter; the tensor cores sum in an order and with roundings of their own, so
+    /// compiled results agree within the `f32` tolerance. Compiled for CUDA only
+    /// (`mma.sync.aligned.m16n8k16`, compute capability 8.0 or newer), inside a
+    /// `mapWarp` loop and outside `mapLane` loops.
+    MmaSync "mmaSync" : "{t: data} -> 32.8.t -> 32.4.t -> 32.4.f32 -> 32.4.f32" => sem::mma_sync;
     /// Inclusive prefix scan, sequentially: `acc_i = f x_i acc_(i-1)`, `acc_(-1) = init`.
     ScanSeq "scanSeq" : "{n: nat} -> {s t: data} -> (s -> t -> t) -> t -> n.s -> n.t" => sem::scan_seq;
     /// `iterate k f` applies `f` `k` times, each time shrinking the array by `n`.

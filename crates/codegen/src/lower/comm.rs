@@ -115,6 +115,13 @@ impl Lowerer {
         body: &Comm,
         out: &mut Vec<Stmt>,
     ) -> Res<()> {
+        if origin == rise::Prim::MmaSync.name() && self.target != crate::Target::Cuda {
+            return unsupported(format!(
+                "`{origin}` runs on NVIDIA tensor cores (mma.sync): compile for CUDA (--target \
+                 cuda); {} has no warp-level matrix instructions shine uses",
+                self.target
+            ));
+        }
         if !self.gpu() {
             return unsupported(format!(
                 "`{origin}` distributes its iterations over GPU threads; compile for OpenCL or CUDA \
@@ -221,6 +228,10 @@ impl Lowerer {
         };
         let name = self.names.fresh(base);
         let inner = self.loop_scope(env, var, count, &name);
+        if level == ParLevel::Lane && count.as_cst() == Some(32) {
+            // the lane's own id: it may index the lane's row of distributed private memory
+            self.thread_vars.insert(name.clone(), super::LANE_DIM);
+        }
         let mut stmts = Vec::new();
         self.comm(&inner, body, &mut stmts)?;
         let warps = self.threads[0].map(|t| t / 32);

@@ -119,11 +119,12 @@ impl Lowerer {
     }
 
     /// Private memory of a GPU work-group whose leading dimensions have as many
-    /// elements as a work-group has threads in some dimensions, allocated outside
-    /// the `mapLocal` loops: if every access indexes those dimensions with the
-    /// local ids, each thread needs only its part (the accumulators of a register
-    /// block: Shine's adjustment of private allocations to the parallel loops that
-    /// index them). The number of such leading dimensions.
+    /// elements as a work-group has threads in some dimensions (or 32, a warp's lanes,
+    /// in a kernel with lane loops), allocated outside the `mapLocal` and `mapLane`
+    /// loops: if every access indexes those dimensions with the local ids (the lane),
+    /// each thread needs only its part (the accumulators of a register block, a
+    /// tensor-core accumulator fragment: Shine's adjustment of private allocations to
+    /// the parallel loops that index them). The number of such leading dimensions.
     fn distributable(&self, env: &Env, addr: &AddrSpace, ty: &DataType) -> Option<usize> {
         if !self.gpu() || *addr != AddrSpace::Private {
             return None;
@@ -138,6 +139,10 @@ impl Lowerer {
             .copied()
             .filter(|&t| t > 1)
             .collect();
+        if self.lane_loops {
+            // a row per lane (`mapLane` and `mmaSync` index it with their lane)
+            counts.push(32);
+        }
         let mut k = 0;
         let mut t = ty;
         while let DataType::Array(n, e) = t {

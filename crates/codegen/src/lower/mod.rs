@@ -104,6 +104,8 @@ pub struct Lowerer {
     pub math: bool,
     /// The 16-bit float helpers the code calls (see [`crate::halfs`]).
     pub halfs: crate::halfs::HalfUse,
+    /// The tensor-core helpers the code calls (see [`crate::tensor`]).
+    pub tensor: crate::tensor::TensorUse,
     /// The foreign functions the program calls, with their C names (see [`crate::foreign`]).
     pub foreign: crate::foreign::Foreign,
     /// The code the unrolled loops have generated so far (see [`unroll`]).
@@ -111,7 +113,14 @@ pub struct Lowerer {
     /// Whether the kernel has `mapWarp` or `mapLane` loops (warp `w` is threads
     /// `32*w .. 32*w+31`: the launch must give exactly the threads it names).
     warp_loops: bool,
+    /// Whether the kernel being lowered has lane loops (`mapLane`, `mmaSync`): private
+    /// memory with a leading dimension of 32 may then be kept by the lanes row by row.
+    lane_loops: bool,
 }
+
+/// The "dimension" [`Lowerer::thread_vars`] records for the lane variable of a lane loop
+/// (threads are dimensions 0, 1 and 2).
+pub(super) const LANE_DIM: u8 = 3;
 
 /// An index read from data where an assignment writes (`scatter`): the C variable
 /// holding it, its value, its bound and the marker of its position, if any.
@@ -240,6 +249,7 @@ impl Lowerer {
         self.mems.clear();
         self.depth.clear();
         self.thread_vars.clear();
+        self.lane_loops = has_lane_loops(body);
         let used = dpia::query::memories_used(body);
         let mut env = Env::default();
         let (mut params, mut refs) = (Vec::new(), Vec::new());
@@ -470,4 +480,19 @@ fn collect_comm_types(c: &Comm, out: &mut Vec<DataType>) {
         Comm::For { body, .. } => collect_comm_types(body, out),
         Comm::Barrier { .. } => {}
     }
+}
+
+/// Whether `body` has a loop over the lanes of a warp.
+fn has_lane_loops(body: &Comm) -> bool {
+    let mut found = false;
+    dpia::walk::Node::Comm(body).visit(&mut |n| {
+        found |= matches!(
+            n,
+            dpia::walk::Node::Comm(Comm::For {
+                kind: dpia::LoopKind::Gpu(dpia::ParLevel::Lane),
+                ..
+            })
+        )
+    });
+    found
 }

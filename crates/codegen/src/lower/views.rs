@@ -83,6 +83,7 @@ impl Lowerer {
                 | K::MakeVector(_)
                 | K::At(..)
                 | K::Shuffle(..)
+                | K::Mma(..)
                 | K::Foreign(..) => false,
                 _ => true,
             };
@@ -206,6 +207,23 @@ impl Lowerer {
                 no_path(e, path)?;
                 let v = self.value(env, a, &[])?;
                 value(Expr::Shuffle(Box::new(v), *shuffle))
+            }
+            K::Mma(operands) => {
+                no_path(e, path)?;
+                if self.target != crate::Target::Cuda {
+                    return unsupported(
+                        "`mmaSync` runs on NVIDIA tensor cores: compile for CUDA (--target cuda)",
+                    );
+                }
+                let tile = match operands.first().map(|a| scalar_of(&a.ty)) {
+                    Some(Ok(Some(s))) if s.is_half() => s,
+                    _ => return malformed("`mmaSync` on tiles that are not f16 or bf16"),
+                };
+                let args = operands
+                    .iter()
+                    .map(|a| self.value(env, a, &[]))
+                    .collect::<Result<Vec<_>, _>>()?;
+                value(Expr::call(&self.tensor.helper(tile), args))
             }
             K::Select(c, a, b) => {
                 let cpath = if matches!(c.ty, DataType::Vector(..)) {
@@ -889,6 +907,7 @@ fn exp_name(e: &Exp) -> &'static str {
         K::At(..) => "idx (at an index read from data)",
         K::Foreign(..) => "foreign function",
         K::Shuffle(..) => "warp shuffle",
+        K::Mma(..) => "mmaSync",
     }
 }
 

@@ -37,6 +37,7 @@ use std::rc::Rc;
 mod loops;
 mod places;
 mod prims;
+mod tensor;
 mod vectorize;
 mod warp;
 

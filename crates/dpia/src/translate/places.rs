@@ -10,11 +10,20 @@ use crate::query::acc_root;
 /// its own accumulator and writes it back to `acc[i]`). Then every part is read
 /// before it is written and it may be updated in place; otherwise a part could be
 /// read after it was overwritten (`(snd acc + x, fst acc)`, a rotation of an array).
+/// A tensor-core multiply (`mmaSync`'s lane loop) reads all of its lane's row before it
+/// writes any of it: the row is the one part it touches.
 pub(super) fn updates_in_place_safely(step: &Comm, name: &str) -> bool {
     fn touched(c: &Comm, name: &str, out: &mut Vec<Option<Vec<PathElem>>>) {
         match c {
             Comm::Skip | Comm::Barrier { .. } => {}
             Comm::Seq(cs) => cs.iter().for_each(|c| touched(c, name, out)),
+            Comm::For {
+                var, body, origin, ..
+            } if *origin == Prim::MmaSync.name() => {
+                let mut inner = Vec::new();
+                touched(body, name, &mut inner);
+                out.extend(lane_rows(inner, var));
+            }
             Comm::New { body, .. } | Comm::For { body, .. } => touched(body, name, out),
             Comm::Assign(a, e) => {
                 places_read(e, name, out);
@@ -29,6 +38,25 @@ pub(super) fn updates_in_place_safely(step: &Comm, name: &str) -> bool {
     match places.split_first() {
         None => true,
         Some((first, rest)) => first.is_some() && rest.iter().all(|p| p == first),
+    }
+}
+
+/// `places` (of an `mmaSync` lane loop whose lane is `lane`) as the one row of the lane
+/// they are all in, if they are (the same path down to an index that is the lane).
+fn lane_rows(places: Vec<Option<Vec<PathElem>>>, lane: &Var) -> Vec<Option<Vec<PathElem>>> {
+    let row = |p: &Option<Vec<PathElem>>| {
+        let p = p.as_ref()?;
+        let at = p
+            .iter()
+            .position(|s| matches!(s, PathElem::Idx(i) if i.as_var() == Some(lane)))?;
+        Some(p[..=at].to_vec())
+    };
+    let rows: Vec<Option<Vec<PathElem>>> = places.iter().map(row).collect();
+    match rows.split_first() {
+        Some((Some(first), rest)) if rest.iter().all(|r| r.as_ref() == Some(first)) => {
+            vec![Some(first.clone())]
+        }
+        _ => places,
     }
 }
 
@@ -138,6 +166,7 @@ fn reads(
         | ExpKind::Cast(_)
         | ExpKind::Math(..)
         | ExpKind::Shuffle(..)
+        | ExpKind::Mma(..)
         | ExpKind::Foreign(..) => {
             let whole = path.filter(|p| p.is_empty());
             exp_children(x)

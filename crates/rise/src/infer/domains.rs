@@ -28,6 +28,9 @@ pub(super) fn check_math_domains(e: &Expr) -> Result<(), Diagnostic> {
         if *p == Prim::Cast {
             check_cast_result(e, result)?;
         }
+        if *p == Prim::MmaSync {
+            check_tensor_operand(e, operand)?;
+        }
     }
     match e.kind() {
         ExprKind::Var(_) | ExprKind::Lit(_) | ExprKind::Prim(_) | ExprKind::Foreign(_) => Ok(()),
@@ -93,6 +96,28 @@ fn refused(f: MathFn, e: &Expr, found: &str) -> Diagnostic {
 
 /// The bitwise operations and shifts take integer scalars (`bool`, floats, vectors and
 /// `natType` are refused).
+/// `mmaSync`'s tiles are `f16` or `bf16` (`32.8.t` with `t` one of them).
+fn check_tensor_operand(e: &Expr, operand: &Type) -> Result<(), Diagnostic> {
+    let elem = match operand {
+        Type::Data(DataType::Array(_, row)) => match &**row {
+            DataType::Array(_, t) => &**t,
+            t => t,
+        },
+        _ => return Ok(()),
+    };
+    match elem {
+        DataType::Var(_) | DataType::Scalar(ScalarType::F16 | ScalarType::Bf16) => Ok(()),
+        other => Err(Diagnostic::new(
+            e.span(),
+            format!("`mmaSync` multiplies f16 or bf16 tiles, found elements of type {other}"),
+        )
+        .with_note(
+            "the tensor cores' m16n8k16 shape takes 16-bit floats with an f32 accumulator: \
+             `cast` the tiles to f16 or bf16 first",
+        )),
+    }
+}
+
 fn check_integer_operand(p: Prim, e: &Expr, operand: &Type) -> Result<(), Diagnostic> {
     match operand {
         Type::Data(DataType::Var(_)) => Ok(()),

@@ -294,6 +294,18 @@ fn primitive_cases() -> Vec<Case> {
             }))],
             Value::f32(30.0),
         ),
+        // every element of D: 0.5 + 16 products 1 * 2 (the layouts: tests/fragments.rs)
+        case(
+            "fun a b c => mmaSync a b c",
+            {
+                let frag = |per_lane: usize, x: Value| {
+                    Value::array(vec![Value::array(vec![x; per_lane]); 32])
+                };
+                let h = |x: f32| Value::Scalar(Scalar::F16(f16::from_f32(x)));
+                vec![frag(8, h(1.0)), frag(4, h(2.0)), frag(4, Value::f32(0.5))]
+            },
+            Value::array(vec![f32s(&[32.5; 4]); 32]),
+        ),
     ];
     // ---- math functions: exactly known values (and the cases that tell precisions apart)
     let f = Value::f32;

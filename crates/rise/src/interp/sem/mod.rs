@@ -35,10 +35,12 @@
 mod arrays;
 mod patterns;
 mod scalar_ops;
+mod tensor;
 
 pub use arrays::*;
 pub use patterns::*;
 pub use scalar_ops::*;
+pub use tensor::*;
 
 use super::machine::{Machine, PrimApp, TypeEnv};
 use super::scalar::Scalar;
