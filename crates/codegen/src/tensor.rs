@@ -108,7 +108,8 @@ mod tests {
         assert_eq!(u.helper(Scalar::Bf16), "shine_mma_m16n8k16_bf16");
         let text = u.prelude().join("\n");
         assert!(text.contains("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32"));
-        assert!(text.contains("__bfloat16_as_ushort(a0)) | ((unsigned)(__bfloat16_as_ushort(a1)) << 16)"));
+        assert!(text
+            .contains("__bfloat16_as_ushort(a0)) | ((unsigned)(__bfloat16_as_ushort(a1)) << 16)"));
         assert!(!text.contains("shine_mma_m16n8k16_f16("));
     }
 }

@@ -482,7 +482,9 @@ fn check_collective_position(
     let (what, help) = if origin == "mmaSync" {
         (
             "a tensor-core multiply (`mmaSync`)",
-            Some("put mmaSync inside a mapWarp loop, outside mapLane, mapLocal and mapGlobal loops"),
+            Some(
+                "put mmaSync inside a mapWarp loop, outside mapLane, mapLocal and mapGlobal loops",
+            ),
         )
     } else {
         (

@@ -30,7 +30,10 @@ fn run(def: &str, inputs: Vec<Value>) -> Value {
     let src = source();
     let render = |d: rise::Diagnostic| d.render("tensor.rise", &src);
     let program = rise::infer::check_source(&src).unwrap_or_else(|d| panic!("{}", render(d)));
-    let types: Vec<rise::DataType> = inputs.iter().map(|v| v.data_type().expect("data")).collect();
+    let types: Vec<rise::DataType> = inputs
+        .iter()
+        .map(|v| v.data_type().expect("data"))
+        .collect();
     let instance = rise::infer::instantiate_def(&program, def, &types, &[])
         .unwrap_or_else(|d| panic!("{}", render(d)));
     let f = interp::eval(&instance.expr).unwrap_or_else(|e| panic!("{}", render(e.into())));
@@ -51,11 +54,20 @@ fn scalar_at(v: &Value, r: usize, c: usize) -> Scalar {
         .expect("scalar")
 }
 
+/// A view's name, its tile's rows and columns, elements per lane, and its layout.
+type ViewCase = (
+    &'static str,
+    usize,
+    usize,
+    usize,
+    fn(usize, usize) -> (usize, usize),
+);
+
 /// Each view puts tile element `(r, c)` (the value `r * 100 + c`) where the layout says.
 #[test]
 fn views_follow_the_isa_layouts() {
     let tile = |rows, cols| matrix(rows, cols, |r, c| Value::int((r * 100 + c) as i32));
-    let cases: [(&str, usize, usize, usize, fn(usize, usize) -> (usize, usize)); 3] = [
+    let cases: [ViewCase; 3] = [
         ("viewA", M, K, fragments::A_PER_LANE, fragments::a_element),
         ("viewB", K, N, fragments::B_PER_LANE, fragments::b_element),
         ("viewC", M, N, fragments::C_PER_LANE, fragments::c_element),
@@ -80,8 +92,9 @@ fn views_follow_the_isa_layouts() {
 /// 16-bit floats of every finite magnitude a product stays finite for: a sign, an
 /// exponent in `-14..=12` and any mantissa, as f64.
 fn half_value() -> impl Strategy<Value = f64> {
-    (any::<bool>(), -14i32..=12, 0u32..1024)
-        .prop_map(|(neg, e, m)| (if neg { -1.0 } else { 1.0 }) * (1.0 + m as f64 / 1024.0) * 2f64.powi(e))
+    (any::<bool>(), -14i32..=12, 0u32..1024).prop_map(|(neg, e, m)| {
+        (if neg { -1.0 } else { 1.0 }) * (1.0 + m as f64 / 1024.0) * 2f64.powi(e)
+    })
 }
 
 fn tiles() -> impl Strategy<Value = (Vec<f64>, Vec<f64>, Vec<f32>)> {
@@ -154,5 +167,8 @@ fn f32_tiles_are_refused() {
     );
     let err = rise::infer::check_source(&src).expect_err("refused");
     let text = err.render("tensor.rise", &src);
-    assert!(text.contains("`mmaSync` multiplies f16 or bf16 tiles"), "{text}");
+    assert!(
+        text.contains("`mmaSync` multiplies f16 or bf16 tiles"),
+        "{text}"
+    );
 }

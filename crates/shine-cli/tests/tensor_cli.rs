@@ -15,7 +15,7 @@ fn root() -> &'static Path {
 /// `mmWarps` of examples/tensor.rise at the element type `t` (f16 or bf16).
 fn mm_warps_at(t: &str) -> String {
     let text = std::fs::read_to_string(root().join("examples/tensor.rise")).expect("example");
-    let start = text.find("def mmWarps").expect("mmWarps");
+    let start = text.find("\ndef mmWarps").expect("mmWarps");
     text[start..].replace(".f16", &format!(".{t}"))
 }
 
@@ -64,7 +64,10 @@ fn placed(body: &str) -> String {
 fn compile_fails(program: &str, target: &str, want: &str) {
     let (ok, text) = shine_on(program, &["compile", "--def", "p", "--target", target]);
     assert!(!ok, "{program} compiled for {target}:\n{text}");
-    assert!(text.contains(want), "{program} ({target}): expected `{want}` in\n{text}");
+    assert!(
+        text.contains(want),
+        "{program} ({target}): expected `{want}` in\n{text}"
+    );
 }
 
 #[test]
@@ -101,5 +104,8 @@ fn mma_on_f32_tiles_is_a_type_error() {
     let program = "def p : 16.16.f32 -> 16.8.f32 -> 16.8.f32 -> 16.8.f32 = fun a b c =>\n  \
                    unfragC (mmaSync (fragA a) (fragB b) (fragC c))\n";
     let (ok, text) = shine_on(program, &["check"]);
-    assert!(!ok && text.contains("`mmaSync` multiplies f16 or bf16 tiles"), "{text}");
+    assert!(
+        !ok && text.contains("`mmaSync` multiplies f16 or bf16 tiles"),
+        "{text}"
+    );
 }

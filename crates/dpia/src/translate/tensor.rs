@@ -61,7 +61,10 @@ impl Translator {
         operands.extend(row(b, B_PER_LANE)?);
         operands.extend(row(c, C_PER_LANE)?);
         let f32 = DataType::Scalar(rise::ScalarType::F32);
-        let lanes = DataType::Vector(Nat::cst(C_PER_LANE as i64), std::sync::Arc::new(f32.clone()));
+        let lanes = DataType::Vector(
+            Nat::cst(C_PER_LANE as i64),
+            std::sync::Arc::new(f32.clone()),
+        );
         let d = Ident {
             name: self.fresh("d"),
             ty: lanes.clone(),

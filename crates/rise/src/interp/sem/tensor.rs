@@ -25,7 +25,8 @@ pub fn mma_sync(_: &mut Machine, c: &PrimCall) -> R<Value> {
             let t = scalar(c, x)?.ty();
             if !matches!(t, ScalarType::F16 | ScalarType::Bf16) {
                 return Err(c.error(format!(
-                    "the operands' elements must be f16 or bf16, found {}", t.name()
+                    "the operands' elements must be f16 or bf16, found {}",
+                    t.name()
                 )));
             }
         }
@@ -53,7 +54,10 @@ pub fn mma_sync(_: &mut Machine, c: &PrimCall) -> R<Value> {
             let (r, n) = fragments::c_element(l, i);
             let s = scalar(c, x)?;
             if s.ty() != ScalarType::F32 {
-                return Err(c.error(format!("the accumulator must be f32, found {}", s.ty().name())));
+                return Err(c.error(format!(
+                    "the accumulator must be f32, found {}",
+                    s.ty().name()
+                )));
             }
             tc[r][n] = s.as_f64();
         }
