@@ -12,11 +12,10 @@ fn root() -> &'static Path {
     Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../.."))
 }
 
-/// `mmWarps` of examples/tensor.rise at the element type `t` (f16 or bf16).
-fn mm_warps_at(t: &str) -> String {
+/// The definitions of examples/tensor.rise at the element type `t` (f16 or bf16).
+fn tensor_example_at(t: &str) -> String {
     let text = std::fs::read_to_string(root().join("examples/tensor.rise")).expect("example");
-    let start = text.find("\ndef mmWarps").expect("mmWarps");
-    text[start..].replace(".f16", &format!(".{t}"))
+    text.replace(".f16", &format!(".{t}"))
 }
 
 /// `shine` on `program` (written to a temporary directory) with `args`.
@@ -35,19 +34,27 @@ fn mm_warps_verifies_on_cuda() {
         return;
     }
     for t in ["f16", "bf16"] {
-        let program = mm_warps_at(t);
-        for (m, n, k) in [(1, 1, 1), (3, 2, 5), (2, 3, 17), (8, 4, 64)] {
+        let program = tensor_example_at(t);
+        for (def, (m, n, k)) in [
+            ("mmWarps", (1, 1, 1)),
+            ("mmWarps", (3, 2, 5)),
+            ("mmWarps", (2, 3, 17)),
+            ("mmWarps", (8, 4, 64)),
+            ("mmWarpTiles", (1, 1, 1)),
+            ("mmWarpTiles", (3, 2, 5)),
+            ("mmWarpTiles", (2, 1, 17)),
+        ] {
             let sizes = [format!("m={m}"), format!("n={n}"), format!("k={k}")];
             let (ok, text) = shine_on(
                 &program,
                 &[
-                    "run", "--def", "mmWarps", "--target", "cuda", "--nat", &sizes[0], "--nat",
+                    "run", "--def", def, "--target", "cuda", "--nat", &sizes[0], "--nat",
                     &sizes[1], "--nat", &sizes[2], "--random", "5", "--verify",
                 ],
             );
             assert!(
                 ok && text.contains("verified against the interpreter"),
-                "{t} m={m} n={n} k={k}:\n{text}"
+                "{def} {t} m={m} n={n} k={k}:\n{text}"
             );
         }
     }
