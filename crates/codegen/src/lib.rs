@@ -79,6 +79,7 @@ mod nat_expr;
 pub mod print;
 mod target;
 mod tensor;
+pub mod vecmath;
 
 pub use ctypes::spell as spell_c_types;
 pub use error::CodegenError;
@@ -216,7 +217,10 @@ pub fn lower_with(program: &dpia::Program, options: Options) -> Result<Lowered, 
                 }
                 all
             }),
-        preamble: halfs::prelude(Target::C, l.halfs),
+        preamble: halfs::prelude(Target::C, l.halfs)
+            .into_iter()
+            .chain(vecmath::prelude(&l.vecmath))
+            .collect(),
         typedefs: l.types.into_defs(),
         functions: l
             .foreign

@@ -500,7 +500,9 @@ fn doc(e: &Expr, d: Target) -> (String, u8) {
 /// A math function as the call that spells it in `d`: the C99 name, with the
 /// suffix `f` for `float` in C and CUDA (`sqrtf`), OpenCL's overloaded builtin
 /// (`sqrt`, on vectors too); `rsqrt`, which C lacks, is `1.0f / sqrtf(x)` there.
-/// `abs`, `min` and `max` of floats are `fabs`, `fmin`, `fmax`.
+/// `abs`, `min` and `max` of floats are `fabs`, `fmin`, `fmax`. In C and OpenMP, the
+/// functions of `float` with a kernel of shine's own call it (`shine_expf`, see
+/// [`crate::vecmath`]).
 fn math_call(f: MathFn, elem: Scalar, args: &[Expr], d: Target) -> Expr {
     let name = match f {
         MathFn::Abs => "fabs",
@@ -516,6 +518,10 @@ fn math_call(f: MathFn, elem: Scalar, args: &[Expr], d: Target) -> Expr {
             name.to_string()
         }
     };
+    let kernel = crate::vecmath::c_name(f).filter(|_| single);
+    if let (Some(kernel), Target::C | Target::OpenMp) = (kernel, d) {
+        return Expr::call(kernel, args.to_vec());
+    }
     match (f, d) {
         (MathFn::Rsqrt, Target::C | Target::OpenMp) => Expr::binary(
             BinOp::Div,

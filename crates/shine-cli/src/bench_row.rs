@@ -127,6 +127,17 @@ pub struct Row {
     pub foreign_cpus: Option<f64>,
     /// The rounds the two sides alternated in.
     pub rounds: usize,
+    /// Shine's billions of floating-point operations per second at its median (cases that
+    /// give their `flops`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub shine_gflops: Option<f64>,
+    /// The machine's peak FMA throughput at this thread count, measured in the same run
+    /// (the widest vectors), in GFLOP/s.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub peak_gflops: Option<f64>,
+    /// `shine_gflops` over `peak_gflops`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub peak_fraction: Option<f64>,
 }
 
 impl Row {
@@ -211,6 +222,7 @@ pub fn table(rows: &[Row]) -> String {
         "anchor median ms",
         "anchor/shine",
         "verified",
+        "of peak",
         "foreign CPUs",
     ];
     let mut lines: Vec<Vec<String>> = Vec::new();
@@ -251,6 +263,8 @@ pub fn table(rows: &[Row]) -> String {
             anchor_median,
             row.ratio.map_or("-".into(), |r| format!("{r:.2}")),
             verified.to_string(),
+            row.peak_fraction
+                .map_or("-".into(), |f| format!("{:.0}%", f * 100.0)),
             row.foreign_cpus.map_or("-".into(), |x| format!("{x:.2}")),
         ]);
     }

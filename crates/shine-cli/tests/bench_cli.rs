@@ -94,6 +94,27 @@ fn small_cases_run_verified_at_one_and_two_threads() {
     assert_eq!(rows[0]["nats"]["k"], 32);
     assert_eq!(rows[0]["anchor"], "numpy_matmul");
     assert_eq!(rows[2]["strategy"], "tiledVecPar");
+    // the peak FMA throughput, measured at each thread count; the matmul's fraction of it
+    for t in ["1", "2"] {
+        let peaks = report["peak_fma"][t]
+            .as_array()
+            .expect("peaks per thread count");
+        for p in peaks {
+            assert!(p["gflops"].as_f64().is_some_and(|g| g > 0.0), "{p}");
+        }
+        if let Some(widest) = peaks.iter().max_by_key(|p| p["lanes"].as_u64()) {
+            let row = &rows[if t == "1" { 0 } else { 1 }];
+            assert_eq!(row["peak_gflops"], widest["gflops"], "{row}");
+            let flops = 2.0 * 64.0 * 64.0 * 32.0;
+            let gflops = flops / (row["shine_median_ms"].as_f64().expect("median") * 1e6);
+            let fraction = row["peak_fraction"].as_f64().expect("fraction");
+            assert!((fraction - gflops / widest["gflops"].as_f64().expect("peak")).abs() < 1e-9);
+        }
+    }
+    assert!(
+        rows[2].get("peak_fraction").is_none(),
+        "the blur gives no flops"
+    );
 }
 
 #[test]

@@ -106,6 +106,8 @@ pub struct Lowerer {
     pub halfs: crate::halfs::HalfUse,
     /// The tensor-core helpers the code calls (see [`crate::tensor`]).
     pub tensor: crate::tensor::TensorUse,
+    /// The `float` math functions the code calls that have kernels in C (see [`crate::vecmath`]).
+    pub vecmath: crate::vecmath::Used,
     /// The foreign functions the program calls, with their C names (see [`crate::foreign`]).
     pub foreign: crate::foreign::Foreign,
     /// The code the unrolled loops have generated so far (see [`unroll`]).

@@ -496,12 +496,16 @@ impl Lowerer {
                 .into_iter()
                 .map(|a| halfs::widen(s, a, &mut self.halfs))
                 .collect();
+            self.vecmath.note(f);
             let single = Expr::Math {
                 f,
                 elem: Scalar::Float,
                 args,
             };
             return Ok(halfs::narrow(s, single, &mut self.halfs));
+        }
+        if s == Scalar::Float {
+            self.vecmath.note(f);
         }
         Ok(Expr::Math { f, elem: s, args })
     }

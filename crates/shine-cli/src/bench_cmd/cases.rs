@@ -22,6 +22,9 @@ pub(super) struct Case {
     pub(super) quick: bool,
     pub(super) seed: u64,
     pub(super) note: Option<String>,
+    /// The floating-point operations of one run, as a product of numbers and sizes
+    /// (`2*m*n*k`): the row then reports shine's fraction of the machine's peak.
+    pub(super) flops: Option<String>,
 }
 
 pub(super) fn load_cases(path: &Path) -> Result<Vec<Case>, CliError> {
@@ -78,6 +81,7 @@ fn parse_case(c: &Value) -> Result<Case, String> {
         quick: c.get("quick").and_then(Value::as_bool).unwrap_or(false),
         seed: c.get("seed").and_then(Value::as_u64).unwrap_or(1),
         note: text("note"),
+        flops: text("flops"),
         name,
     })
 }
@@ -148,6 +152,7 @@ pub(super) fn user_case(program: &Path, args: &CpuArgs) -> Result<Case, CliError
         quick: true,
         seed: 1,
         note: None,
+        flops: None,
     })
 }
 

@@ -22,6 +22,7 @@
 mod cases;
 mod cpu_worker;
 mod noise;
+mod peak;
 mod session;
 mod settings;
 mod workers;
@@ -219,6 +220,8 @@ fn cpu(args: &CpuArgs) -> Result<(), CliError> {
 
     let mut rows: Vec<(usize, Row)> = Vec::new();
     let mut hellos = Map::new();
+    let mut peaks = Map::new();
+    let peak_exe = peak::build(dir.path(), &args.cc);
     let total = cases.len() * args.threads.len();
     let mut done = 0;
     for &threads in &args.threads {
@@ -235,6 +238,8 @@ fn cpu(args: &CpuArgs) -> Result<(), CliError> {
             }
             None => None,
         };
+        let peak = measure_peak(&peak_exe, threads);
+        peaks.insert(threads.to_string(), peak_json(&peak));
         let mut session = Session {
             settings: &settings,
             shine,
@@ -250,7 +255,8 @@ fn cpu(args: &CpuArgs) -> Result<(), CliError> {
                 "[{done}/{total}] {} at {threads} thread(s)",
                 case.name
             ));
-            let row = session.run_case(case, threads);
+            let mut row = session.run_case(case, threads);
+            set_peak_fraction(&mut row, case, &peak);
             progress(&format!("    {}", row.summary_line()));
             rows.push((index, row));
         }
@@ -277,6 +283,7 @@ fn cpu(args: &CpuArgs) -> Result<(), CliError> {
             },
             "machine": machine_info(),
             "anchor_workers": hellos,
+            "peak_fma": peaks,
             "rows": rows,
         });
         let text = serde_json::to_string_pretty(&report).unwrap_or_default();
@@ -284,6 +291,54 @@ fn cpu(args: &CpuArgs) -> Result<(), CliError> {
         progress(&format!("wrote {}", path.display()));
     }
     failed_cases(&rows)
+}
+
+/// The machine's peak at `threads` threads (see [`peak`]), with a progress line.
+fn measure_peak(exe: &Result<PathBuf, String>, threads: usize) -> Result<Vec<peak::Peak>, String> {
+    let peaks = exe.clone().and_then(|exe| peak::measure(&exe, threads));
+    match &peaks {
+        Ok(ps) => {
+            let each: Vec<String> = ps
+                .iter()
+                .map(|p| format!("{} {:.1} GFLOP/s", p.isa, p.gflops))
+                .collect();
+            progress(&format!(
+                "peak FMA throughput at {threads} thread(s): {}",
+                if each.is_empty() {
+                    "no AVX2 or AVX-512".to_string()
+                } else {
+                    each.join(", ")
+                }
+            ));
+        }
+        Err(e) => progress(&format!("peak FMA throughput at {threads} thread(s): {e}")),
+    }
+    peaks
+}
+
+fn peak_json(peak: &Result<Vec<peak::Peak>, String>) -> Value {
+    match peak {
+        Ok(ps) => serde_json::to_value(ps).unwrap_or(Value::Null),
+        Err(e) => json!({ "error": e }),
+    }
+}
+
+/// Shine's GFLOP/s and its fraction of the peak, for a case that gives its `flops`.
+fn set_peak_fraction(row: &mut Row, case: &Case, peak: &Result<Vec<peak::Peak>, String>) {
+    let (Some(formula), Some(median_ms)) = (&case.flops, row.shine_median_ms) else {
+        return;
+    };
+    match peak::flops(formula, &case.nats) {
+        Ok(flops) => {
+            let gflops = flops / (median_ms * 1e6);
+            row.shine_gflops = Some(gflops);
+            if let Some(p) = peak.as_ref().ok().and_then(|ps| peak::widest(ps)) {
+                row.peak_gflops = Some(p.gflops);
+                row.peak_fraction = Some(gflops / p.gflops);
+            }
+        }
+        Err(e) => row.error = Some(e),
+    }
 }
 
 /// An error naming the rows that failed: an error of either side, or a result not verified.
