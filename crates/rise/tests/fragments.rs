@@ -127,33 +127,38 @@ fn check_product(got: &Value, a: &[f64], b: &[f64], c: &[f32]) -> Result<(), Tes
     Ok(())
 }
 
+/// `def` (a tile multiply of 16-bit tiles) on the tiles `a`, `b` rounded to the 16-bit
+/// type by `to_half`, and `c`, checked against the product.
+fn tiles_multiply(
+    def: &str,
+    to_half: fn(f64) -> Scalar,
+    (a, b, c): (Vec<f64>, Vec<f64>, Vec<f32>),
+) -> Result<(), TestCaseError> {
+    let rounded = |xs: &[f64]| -> Vec<f64> { xs.iter().map(|&x| to_half(x).as_f64()).collect() };
+    let (a, b) = (rounded(&a), rounded(&b));
+    let h = |x: f64| Value::Scalar(to_half(x));
+    let got = run(
+        def,
+        vec![
+            matrix(M, K, |r, k| h(a[r * K + k])),
+            matrix(K, N, |k, n| h(b[k * N + n])),
+            matrix(M, N, |r, n| Value::f32(c[r * N + n])),
+        ],
+    );
+    check_product(&got, &a, &b, &c)
+}
+
 proptest! {
     #![proptest_config(ProptestConfig { cases: 48, ..ProptestConfig::default() })]
 
     #[test]
-    fn f16_tiles_multiply_like_matrices((a, b, c) in tiles()) {
-        let a: Vec<f64> = a.iter().map(|&x| f16::from_f64(x).to_f64()).collect();
-        let b: Vec<f64> = b.iter().map(|&x| f16::from_f64(x).to_f64()).collect();
-        let h = |x: f64| Value::Scalar(Scalar::F16(f16::from_f64(x)));
-        let got = run("tileF16", vec![
-            matrix(M, K, |r, k| h(a[r * K + k])),
-            matrix(K, N, |k, n| h(b[k * N + n])),
-            matrix(M, N, |r, n| Value::f32(c[r * N + n])),
-        ]);
-        check_product(&got, &a, &b, &c)?;
+    fn f16_tiles_multiply_like_matrices(t in tiles()) {
+        tiles_multiply("tileF16", |x| Scalar::F16(f16::from_f64(x)), t)?;
     }
 
     #[test]
-    fn bf16_tiles_multiply_like_matrices((a, b, c) in tiles()) {
-        let a: Vec<f64> = a.iter().map(|&x| bf16::from_f64(x).to_f64()).collect();
-        let b: Vec<f64> = b.iter().map(|&x| bf16::from_f64(x).to_f64()).collect();
-        let h = |x: f64| Value::Scalar(Scalar::Bf16(bf16::from_f64(x)));
-        let got = run("tileBf16", vec![
-            matrix(M, K, |r, k| h(a[r * K + k])),
-            matrix(K, N, |k, n| h(b[k * N + n])),
-            matrix(M, N, |r, n| Value::f32(c[r * N + n])),
-        ]);
-        check_product(&got, &a, &b, &c)?;
+    fn bf16_tiles_multiply_like_matrices(t in tiles()) {
+        tiles_multiply("tileBf16", |x| Scalar::Bf16(bf16::from_f64(x)), t)?;
     }
 }
 
