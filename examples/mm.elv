@@ -69,3 +69,51 @@ def anySize = baseline ;; padOutput ;; packPaddedB ;;
 // `anySize` with the row tiles in parallel.
 def anySizeParallel = anySize ;;
   parallel @ outermost(isMap) @ argument @ body @ argument @ outermost(isToMem)
+
+// BLIS-like (issue 30): an mr x nr block of the result in registers, computed as k
+// rank-1 updates: per step of k, mr broadcast elements of a packed sliver of A times
+// nr/16 vectors of 16 of a packed panel of B, accumulated by vector FMAs (the block's
+// loops unrolled, so its accumulators are scalars to gcc and live in vector
+// registers). B is packed into nr-wide panels (k x nr each, as `arrayPacking`) and A
+// into mr-row slivers stored k-major (k x mr each: the mr elements of one step are
+// consecutive), both copies in parallel. The panels are the outer loop, in parallel,
+// and the slivers the inner one: a panel stays in the L2 cache while the slivers
+// stream past it. Any size: the rows of A and the columns of B are padded to
+// multiples of mr and nr by repeating the last one (`padMap`, as `anySize`), the
+// result is computed into a padded buffer and copied out. nr a multiple of 16
+// (AVX-512's f32 vectors); `blis(6, 64)` holds 24 accumulators. Not blocked for the
+// caches along k (no KC): every block runs over the whole k.
+//
+//   shine run examples/mm.rise --def mm --strategy examples/mm.elv \
+//     --apply "blis(6, 64) ; lowerToC" --target openmp --nat m=37 --nat n=65 --nat k=19 --random 1 --verify
+def padBlocks(mr, nr) =
+  padMap(nr) @ outermost(appliedMap) @ body @ argument @ function @ outermost(appliedMap) ;;
+  layoutFission @ outermost(appliedMap) ;;
+  padMap(mr) @ argument @ outermost(appliedMap)
+def packPanels(nr) = storeInMemory(applied(padClamp) ; isApp(isTranspose) @ argument,
+    permuteB(nr) ;;
+    vectorize(16) @ innermost(appliedMap) ;;
+    parallel      @ outermost(isMap) @ argument @ argument) @ inLambda
+def packSlivers(mr) = storeInMemory(applied(padClamp),
+    permuteB(mr) ;; parallel @ outermost(isMap) @ argument @ argument)
+// At the computation (below both packs): columns outside rows, blocks of nr columns
+// and mr rows, the reduction over k outside the block's rows and columns, the
+// block's rows and vectors unrolled.
+def registerBlocks(mr, nr) =
+  interchange(0) ;;
+  tile(nr, mr)     @ outermost(mapNest(2)) ;;
+  fissionReduceMap @ outermost(appliedReduce) ;;
+  reorder([1, 2, 4, 3, 5]) ;;
+  reorder([1, 2, 5, 3, 4]) ;;
+  vectorize(16)    @ innermost(appliedMap) ;;
+  unroll @ function @ function @ innermost(appliedMap) @ reduceOp @ innermost(appliedReduce) ;;
+  unroll @ function @ function @ outermost(appliedMap) @ reduceOp @ innermost(appliedReduce)
+// The operator of a reduction `reduce op init xs`.
+def reduceOp(s) = s @ argument @ function @ function
+// The body of the function a toMem passes its stored value to.
+def underMem(s) = s @ body @ argument @ outermost(isToMem)
+def blis(mr, nr) = baseline ;; padBlocks(mr, nr) ;; packPanels(nr) ;;
+  underMem(packSlivers(mr)) ;;
+  underMem(registerBlocks(mr, nr) @ argument @ outermost(isToMem)) ;;
+  underMem(computeIntoPadded) ;;
+  underMem(parallel @ outermost(isMap) @ argument @ body @ argument @ outermost(isToMem))

@@ -1,0 +1,195 @@
+//! `blis` of examples/mm.elv (issue 30 item 1): the BLIS-like matrix multiplication
+//! (packed A slivers and B panels, an mr x nr register block of rank-1 updates) matches
+//! the interpreter on C and OpenMP at sizes that are and are not multiples of its
+//! blocks, also under AddressSanitizer and UndefinedBehaviorSanitizer; its inner loop
+//! is the unrolled block of vector FMAs over registers; a width that is not a multiple
+//! of the vectors is refused with the failing step.
+
+use std::process::{Command, Output};
+
+fn shine() -> Command {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_shine"));
+    c.current_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/../.."));
+    c
+}
+
+fn run(args: &[&str]) -> Output {
+    shine().args(args).output().expect("shine runs")
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+/// `shine run` of `mm` under `strategy` at m x n x k on `target`, verified.
+fn verify(strategy: &str, target: &str, (m, n, k): (u64, u64, u64), sanitize: bool) {
+    let sizes = [format!("m={m}"), format!("n={n}"), format!("k={k}")];
+    let mut args = vec![
+        "run",
+        "examples/mm.rise",
+        "--def",
+        "mm",
+        "--strategy",
+        "examples/mm.elv",
+        "--apply",
+        strategy,
+        "--target",
+        target,
+        "--random",
+        "3",
+        "--verify",
+    ];
+    for s in &sizes {
+        args.extend(["--nat", s]);
+    }
+    if sanitize {
+        args.push("--sanitize");
+    }
+    let o = run(&args);
+    let err = stderr(&o);
+    assert!(
+        o.status.success() && err.contains("verified against the interpreter"),
+        "{strategy} on {target} at {m}x{n}x{k}: {err}"
+    );
+}
+
+/// Sizes that are multiples of the blocks of `blis(6, 64)` and sizes that are not.
+const SIZES: [(u64, u64, u64); 5] = [
+    (1, 1, 1),
+    (7, 7, 7),
+    (37, 65, 19),
+    (12, 128, 16),
+    (43, 97, 130),
+];
+
+#[test]
+fn blis_matches_the_interpreter_on_c_and_openmp() {
+    for target in ["c", "openmp"] {
+        for size in SIZES {
+            verify("blis(6, 64) ; lowerToC", target, size, false);
+        }
+    }
+}
+
+#[test]
+fn blis_with_other_blocks_matches_the_interpreter() {
+    for strategy in ["blis(14, 32) ; lowerToC", "blis(4, 48) ; lowerToC"] {
+        verify(strategy, "openmp", (37, 65, 19), false);
+    }
+}
+
+#[test]
+fn blis_is_clean_under_the_sanitizers() {
+    for size in [(1, 1, 1), (37, 65, 19)] {
+        verify("blis(6, 64) ; lowerToC", "openmp", size, true);
+    }
+}
+
+#[test]
+fn blis_keeps_its_block_in_vector_registers_of_fma_updates() {
+    let o = run(&[
+        "compile",
+        "examples/mm.rise",
+        "--def",
+        "mm",
+        "--strategy",
+        "examples/mm.elv",
+        "--apply",
+        "blis(6, 64) ; lowerToC",
+        "--target",
+        "openmp",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let code = String::from_utf8_lossy(&o.stdout);
+    // the reduction over k holds 6 x 4 unrolled vector updates of constant
+    // accumulator slots, each a broadcast element of A times a vector of B
+    let body = code.split("// reduceSeq").nth(1).expect("a reduction loop");
+    let body = body.split("// copy").next().unwrap_or(body);
+    let updates = body.matches("*(float16_u *)&acc").count();
+    assert_eq!(updates, 24, "{body}");
+    assert!(
+        body.contains("mapSeqUnroll (unrolled: 6 iterations)"),
+        "{body}"
+    );
+    assert_eq!(
+        body.matches("for (").count(),
+        1,
+        "only the loop over k: {body}"
+    );
+    // both operands packed, in parallel
+    assert_eq!(
+        code.matches("#pragma omp parallel for").count(),
+        3,
+        "{code}"
+    );
+}
+
+#[test]
+fn blis_refuses_a_width_that_is_no_multiple_of_the_vectors() {
+    let o = run(&[
+        "compile",
+        "examples/mm.rise",
+        "--def",
+        "mm",
+        "--strategy",
+        "examples/mm.elv",
+        "--apply",
+        "blis(14, 20) ; lowerToC",
+        "--target",
+        "c",
+    ]);
+    assert!(!o.status.success());
+    let err = stderr(&o);
+    assert!(
+        err.contains("packPanels") || err.contains("permuteB(nr)"),
+        "{err}"
+    );
+}
+
+/// The result of `mm` under `strategy` at 1000³ (random inputs of seed 3) on OpenMP.
+fn result_at_1000(strategy: &str, dir: &std::path::Path) -> Vec<f64> {
+    let out = dir.join(format!(
+        "{}.npy",
+        strategy.replace([' ', ';', ',', '(', ')'], "_")
+    ));
+    let out_arg = out.display().to_string();
+    let mut args = vec![
+        "run",
+        "examples/mm.rise",
+        "--def",
+        "mm",
+        "--strategy",
+        "examples/mm.elv",
+        "--apply",
+        strategy,
+        "--target",
+        "openmp",
+        "--random",
+        "3",
+        "--output",
+        &out_arg,
+    ];
+    for s in ["m=1000", "n=1000", "k=1000"] {
+        args.extend(["--nat", s]);
+    }
+    let o = run(&args);
+    assert!(o.status.success(), "{strategy}: {}", stderr(&o));
+    let array = shine::npy::read(&out).expect("a readable result");
+    assert_eq!(array.shape, vec![1000, 1000], "{strategy}");
+    array.data.iter().map(|x| x.as_f64()).collect()
+}
+
+/// At 1000³ (no block divides it) the interpreter is too slow for a test: `blis` is
+/// compared with `anySizeParallel` on the same random inputs, element by element
+/// (numpy's tolerance for f32 sums of 1000 products, as `shine bench cpu` uses).
+#[test]
+fn blis_agrees_with_any_size_parallel_at_1000_cubed() {
+    let dir = tempfile::TempDir::new().expect("a temporary directory");
+    let got = result_at_1000("blis(6, 64) ; lowerToC", dir.path());
+    let want = result_at_1000("anySizeParallel ; lowerToC", dir.path());
+    let bad = got
+        .iter()
+        .zip(&want)
+        .position(|(g, w)| (g - w).abs() > 1e-3 + 1e-4 * w.abs());
+    assert_eq!(bad, None, "first differing element (of {})", got.len());
+}
