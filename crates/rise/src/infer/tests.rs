@@ -641,3 +641,40 @@ fn shifting_functions_points_to_composition() {
         err.notes
     );
 }
+
+// ---- constraints of iterate's step (issue 28) -------------------------------------
+
+/// A step that keeps the size puts its constraints on the iterate's size, whatever the
+/// count: jacobi's `padClamp 1 1 >>> slide 3 1` needs `l >= 1`, here `n >= 1`.
+#[test]
+fn a_same_size_step_constrains_the_iterated_size() {
+    let step = "(fun (l: nat) => padClamp 1 1 >>> slide 3 1 >>> map (reduce add 0.0f))";
+    for count in ["1", "100", "k"] {
+        let src = format!(
+            "def f : {{n k: nat}} -> n.f32 -> n.f32 = fun xs => xs |> iterate {count} {step}"
+        );
+        assert_eq!(constraints_of(&src), ["n >= 1"], "iterate {count}");
+    }
+}
+
+/// A shrinking step with a constant count is constrained at each size it is applied at.
+#[test]
+fn a_shrinking_step_is_constrained_at_each_size() {
+    let src = "def f : {n: nat} -> (n*4).f32 -> n.f32 = fun xs => xs |> iterate 2 \
+               (fun (l: nat) => fun (ys: (l*2).f32) => ys |> take l |> split 3 |> join)";
+    assert_eq!(constraints_of(src), ["3 divides n", "3 divides n*2"]);
+}
+
+/// A shrinking step iterated a number of times known only at run time is applied at
+/// sizes no parameter names: its constraint stays an error naming its binder.
+#[test]
+fn a_shrinking_step_iterated_a_size_parameter_times_is_still_an_error() {
+    let (msg, _) = error_of(
+        "def f : {n k: nat} -> (n*2^k).f32 -> n.f32 = fun xs => xs |> iterate k \
+         (fun (l: nat) => fun (ys: (l*2).f32) => ys |> take l |> split 3 |> join)",
+    );
+    assert!(
+        msg.contains("on `l`, which is not a size parameter"),
+        "{msg}"
+    );
+}
