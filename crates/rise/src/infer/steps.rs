@@ -95,15 +95,12 @@ fn collect_steps(e: &Expr, out: &mut Vec<Step>) {
     }
 }
 
-/// `e` as `iterate k f` with `f` a dependent lambda: its step.
+/// `e` as `iterate k f`: its step.
 fn iterate_step(e: &Expr) -> Option<Step> {
     let (head, args) = e.spine();
     let (Some(Prim::Iterate), [Arg::Type(TypeArg::Nat(k)), Arg::Value(f)]) =
         (head.as_prim(), &args[..])
     else {
-        return None;
-    };
-    let ExprKind::DepLambda(binder, _) = f.kind() else {
         return None;
     };
     let Some(Type::Fun(_, result)) = e.ty() else {
@@ -112,7 +109,7 @@ fn iterate_step(e: &Expr) -> Option<Step> {
     let Some(DataType::Array(m, _)) = result.as_data() else {
         return None;
     };
-    let factor = input_factor(f)?;
+    let (binder, factor) = binder_and_factor(f)?;
     let sizes = if factor.as_cst() == Some(1) {
         vec![m.clone()]
     } else {
@@ -125,13 +122,14 @@ fn iterate_step(e: &Expr) -> Option<Step> {
     };
     Some(Step {
         span: f.span(),
-        binder: binder.name.clone(),
+        binder,
         sizes,
     })
 }
 
-/// The `n` of a step `(l: nat) -> (l*n).t -> l.t`: its input length at `l = 1`.
-fn input_factor(f: &Expr) -> Option<Nat> {
+/// The size binder `l` of a step `(l: nat) -> (l*n).t -> l.t` (a lambda's, or the one a
+/// definition's scheme was instantiated with) and its `n`: its input length at `l = 1`.
+fn binder_and_factor(f: &Expr) -> Option<(Name, Nat)> {
     let Some(Type::DepFun { binder, body, .. }) = f.ty() else {
         return None;
     };
@@ -145,5 +143,5 @@ fn input_factor(f: &Expr) -> Option<Nat> {
     let one = move |x: &str, kind: Kind| {
         (x == &*name && kind == Kind::Nat).then(|| TypeArg::Nat(Nat::cst(1)))
     };
-    Some(subst_nat(len, &one))
+    Some((binder.name.clone(), subst_nat(len, &one)))
 }

@@ -657,6 +657,14 @@ fn a_same_size_step_constrains_the_iterated_size() {
     }
 }
 
+/// A step that is a definition typed `(l: nat) -> l.f32 -> l.f32`: its constraint, instantiated at its use, is on the iterated size.
+#[test]
+fn a_step_defined_apart_constrains_the_iterated_size() {
+    let src = "def step : (l: nat) -> l.f32 -> l.f32 = fun (l: nat) => padClamp 1 1 >>> slide 3 1 >>> map (reduce add 0.0f)\n\
+               def f : {n: nat} -> n.f32 -> n.f32 = fun xs => xs |> iterate 20 step";
+    assert_eq!(constraints_of(src), ["n >= 1"]);
+}
+
 /// A shrinking step with a constant count is constrained at each size it is applied at.
 #[test]
 fn a_shrinking_step_is_constrained_at_each_size() {
