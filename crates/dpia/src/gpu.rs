@@ -610,6 +610,20 @@ fn expand_kernel_loops(items: Vec<Comm>) -> Result<Vec<Comm>, GpuError> {
 
 /// The error for an `iterate` loop of `count` iterations of `steps` kernels each.
 fn too_many_kernels(count: &Nat, steps: usize) -> GpuError {
+    if count.as_cst().is_none() {
+        return GpuError::new(
+            format!(
+                "`iterate` with a number of steps known only at run time ({count} iterations of \
+                 {steps} steps) and parallel loops in its step cannot be compiled for OpenCL or \
+                 CUDA: a GPU program launches one kernel per step and its host runs no loops"
+            ),
+            Some(
+                "compile for c or openmp, make the count a constant of at most 64, or store the \
+                 iterate's result where it is read (`map g (iterate t f xs)`: the default \
+                 schedule then runs the whole loop in one kernel)",
+            ),
+        );
+    }
     GpuError::new(
         format!(
             "`iterate` of more than {MAX_ITERATE_STEPS} steps with parallel loops in its step: a GPU \

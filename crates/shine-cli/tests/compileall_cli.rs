@@ -1,5 +1,6 @@
 //! Programs ported from PolyBench and PyTorch shapes compile with no `--strategy` (issue 28):
-//! a Jacobi time loop whose step pads and slides, a histogram (`generate` of a reduction),
+//! a Jacobi time loop whose step pads and slides, also with a count `t` given at run time,
+//! a histogram (`generate` of a reduction),
 //! and the cases below. Each runs against the interpreter (`--verify`) on C, OpenMP,
 //! OpenCL (PoCL) and, with `SHINE_TEST_GPU=1`, CUDA, at sizes 1, 7, 13 and a large odd one.
 
@@ -18,6 +19,10 @@ def jacobi100 : {n: nat} -> n.f32 -> n.f32 = fun xs =>
 def jacobi100Scaled : {n: nat} -> n.f32 -> n.f32 = fun xs =>
   xs |> iterate 100 (fun (l: nat) => padCst 1 1 0.0f >>> slide 3 1 >>> map (reduce add 0.0f))
      |> map (fun y => y * 0.5f)
+def jacobiT : {n t: nat} -> n.f32 -> n.f32 = fun xs => xs |> iterate t jacobiStep
+def jacobiTScaled : {n t: nat} -> n.f32 -> n.f32 = fun xs => xs |> iterate t jacobiStep |> map (fun y => y * 2.0f)
+def treeSumT : {n t: nat} -> (n*2^t).f32 -> n.f32 = fun xs =>
+  xs |> iterate t (fun (l: nat) => fun ys => ys |> split 2 |> map (reduce add 0.0f))
 def histogram : {n: nat} -> n.i32 -> 8.i32 = fun xs =>
   generate (fun i => reduce add 0i32 (map (fun x => select (x == (cast (indexAsNat i) : i32)) 1i32 0i32) xs))
 def histogramScaled : {n: nat} -> n.i32 -> 8.i32 = fun xs =>
@@ -34,15 +39,25 @@ fn program_dir() -> tempfile::TempDir {
     dir
 }
 
-/// `shine run` of `def` at size `n` on `target` with no strategy, verified: whether it
-/// succeeded, and its output.
-fn run(dir: &tempfile::TempDir, def: &str, target: &str, n: u32) -> (bool, String) {
-    let n = format!("n={n}");
-    let args = [
-        "run", "p.rise", "--def", def, "--target", target, "--nat", &n, "--random", "3", "--verify",
-    ];
+/// `shine run` of `def` at the sizes `nats` (`n=7`, ...) on `target` with no strategy,
+/// verified: whether it succeeded, and its output.
+fn run(dir: &tempfile::TempDir, def: &str, target: &str, nats: &[String]) -> (bool, String) {
+    let mut args = vec!["run", "p.rise", "--def", def, "--target", target];
+    for nat in nats {
+        args.extend(["--nat", nat]);
+    }
+    args.extend(["--random", "3", "--verify"]);
     let (out, text) = support::shine_in(dir.path(), &args);
     (out.status.success(), text)
+}
+
+/// Asserts that `def` verifies at the sizes `nats` on `target`.
+fn verifies(dir: &tempfile::TempDir, def: &str, target: &str, nats: &[String]) {
+    let (ok, text) = run(dir, def, target, nats);
+    assert!(
+        ok && text.contains("verified against the interpreter"),
+        "{def} --target {target} {nats:?}: {text}"
+    );
 }
 
 /// Asserts that each of `defs` verifies at every size on every target of `targets`.
@@ -51,14 +66,75 @@ fn verify_all(defs: &[&str], targets: &[&str]) {
     for target in targets {
         for def in defs {
             for n in SIZES {
-                let (ok, text) = run(&dir, def, target, n);
-                assert!(
-                    ok && text.contains("verified against the interpreter"),
-                    "{def} --target {target} n={n}: {text}"
-                );
+                verifies(&dir, def, target, &[format!("n={n}")]);
             }
         }
     }
+}
+
+/// The run-time counts of the tests: none, one step, an even and an odd number of double
+/// steps, and a long time loop.
+const RUN_TIME_COUNTS: [u32; 5] = [0, 1, 2, 7, 100];
+
+/// Asserts that `def` (sizes `n` and `t`) verifies at every size and count on `target`.
+fn verify_counts(dir: &tempfile::TempDir, def: &str, target: &str) {
+    for n in SIZES {
+        for t in RUN_TIME_COUNTS {
+            verifies(dir, def, target, &[format!("n={n}"), format!("t={t}")]);
+        }
+    }
+}
+
+#[test]
+fn an_iterate_count_known_at_run_time_verifies_on_c_and_openmp() {
+    let dir = program_dir();
+    for target in ["c", "openmp"] {
+        for def in ["jacobiT", "jacobiTScaled"] {
+            verify_counts(&dir, def, target);
+        }
+    }
+}
+
+#[test]
+fn an_iterate_count_known_at_run_time_runs_in_one_gpu_kernel_or_is_refused() {
+    let dir = program_dir();
+    for target in support::targets() {
+        if !matches!(target, "opencl" | "cuda") {
+            continue;
+        }
+        verify_counts(&dir, "jacobiTScaled", target);
+        let (ok, text) = run(&dir, "jacobiT", target, &["n=7".into(), "t=3".into()]);
+        assert!(
+            !ok && text.contains("known only at run time") && text.contains("OpenCL or CUDA"),
+            "jacobiT --target {target}: {text}"
+        );
+    }
+}
+
+#[test]
+fn a_run_time_count_of_a_step_that_changes_the_size_is_refused() {
+    let dir = program_dir();
+    let args = ["compile", "p.rise", "--def", "treeSumT", "--target", "c"];
+    let (out, text) = support::shine_in(dir.path(), &args);
+    assert!(
+        !out.status.success() && text.contains("needs a step that keeps the size"),
+        "{text}"
+    );
+}
+
+/// The C code of `def` with no strategy.
+fn c_code(dir: &tempfile::TempDir, def: &str) -> String {
+    let args = ["compile", "p.rise", "--def", def, "--target", "c"];
+    let (out, text) = support::shine_in(dir.path(), &args);
+    assert!(out.status.success(), "{def}: {text}");
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+#[test]
+fn a_run_time_count_is_a_loop_of_t_over_2_double_steps() {
+    let code = c_code(&program_dir(), "jacobiT");
+    assert!(code.contains("< t / 2;"), "{code}");
+    assert!(code.contains("< t % 2;"), "{code}");
 }
 
 #[test]
