@@ -1,8 +1,9 @@
 //! Programs ported from PolyBench and PyTorch shapes compile with no `--strategy` (issue 28):
 //! a Jacobi time loop whose step pads and slides, also with a count `t` given at run time,
-//! a histogram (`generate` of a reduction),
-//! and the cases below. Each runs against the interpreter (`--verify`) on C, OpenMP,
-//! OpenCL (PoCL) and, with `SHINE_TEST_GPU=1`, CUDA, at sizes 1, 7, 13 and a large odd one.
+//! a histogram (`generate` of a reduction), pooling with stride 2 that drops the remainder,
+//! and private arrays of a run-time size on GPUs. Each runs against the interpreter
+//! (`--verify`) on C, OpenMP, OpenCL (PoCL) and, with `SHINE_TEST_GPU=1`, CUDA, at sizes
+//! 1, 7, 13 and a large odd one (pooling: 3 for 1, smaller than a window, an error).
 
 mod support;
 
@@ -23,6 +24,11 @@ def jacobiT : {n t: nat} -> n.f32 -> n.f32 = fun xs => xs |> iterate t jacobiSte
 def jacobiTScaled : {n t: nat} -> n.f32 -> n.f32 = fun xs => xs |> iterate t jacobiStep |> map (fun y => y * 2.0f)
 def treeSumT : {n t: nat} -> (n*2^t).f32 -> n.f32 = fun xs =>
   xs |> iterate t (fun (l: nat) => fun ys => ys |> split 2 |> map (reduce add 0.0f))
+def maxPool : {h: nat} -> h.f32 -> ((h-2)/2+1).f32 = fun xs =>
+  xs |> take ((h-2)/2*2+2) |> slide 2 2 |> map (reduce (fun a b => fmax a b) (-inff))
+def avgPool3 : {h: nat} -> h.h.f32 -> ((h-3)/2+1).((h-3)/2+1).f32 = fun img =>
+  img |> take ((h-3)/2*2+3) |> map (take ((h-3)/2*2+3)) |> slide2 3 2
+      |> map2 (fun w => (w |> join |> reduce add 0.0f) / 9.0f)
 def histogram : {n: nat} -> n.i32 -> 8.i32 = fun xs =>
   generate (fun i => reduce add 0i32 (map (fun x => select (x == (cast (indexAsNat i) : i32)) 1i32 0i32) xs))
 def histogramScaled : {n: nat} -> n.i32 -> 8.i32 = fun xs =>
@@ -120,6 +126,22 @@ fn a_run_time_count_of_a_step_that_changes_the_size_is_refused() {
         !out.status.success() && text.contains("needs a step that keeps the size"),
         "{text}"
     );
+}
+
+/// Pooling with stride 2 over odd sizes (PyTorch's `(h - k) / s + 1` windows); an input
+/// smaller than a window is a size error, as in PyTorch.
+#[test]
+fn pooling_that_drops_the_remainder_verifies_on_every_target() {
+    let dir = program_dir();
+    for target in support::targets() {
+        for def in ["maxPool", "avgPool3"] {
+            for h in [3, 7, 13, 201] {
+                verifies(&dir, def, target, &[format!("h={h}")]);
+            }
+            let (ok, text) = run(&dir, def, target, &["h=1".into()]);
+            assert!(!ok && text.contains("size constraint"), "{def} h=1: {text}");
+        }
+    }
 }
 
 /// The C code of `def` with no strategy.
