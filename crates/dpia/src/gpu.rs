@@ -106,7 +106,7 @@ pub struct GpuProgram {
 pub fn prepare(p: &Program) -> Result<GpuProgram, GpuError> {
     reject_cpu_loops(&p.body)?;
     let (temps, body) = hoist(
-        p.body.clone(),
+        run_time_sized_private_to_global(p.body.clone()),
         &|_, a| *a == AddrSpace::Global,
         &|kind, _, _| {
             Ok(if matches!(kind, LoopKind::Gpu(_)) {
@@ -176,6 +176,48 @@ pub fn prepare(p: &Program) -> Result<GpuProgram, GpuError> {
         temporaries,
         kernels,
     })
+}
+
+/// `c` with every private array whose size is known only at run time (the accumulator of
+/// a reduction over rows of `n` elements) in global memory instead: a GPU's private memory
+/// needs a constant size, so the host allocates it, one part per work-item (the hoisting
+/// that follows expands it by the parallel loops around it, as any global memory).
+fn run_time_sized_private_to_global(c: Comm) -> Comm {
+    match c {
+        Comm::New { ident, addr, body } => {
+            let run_time_sized = addr == AddrSpace::Private
+                && matches!(ident.ty, DataType::Array(..))
+                && !free_in_type(&ident.ty).is_empty();
+            Comm::New {
+                ident,
+                addr: if run_time_sized {
+                    AddrSpace::Global
+                } else {
+                    addr
+                },
+                body: Box::new(run_time_sized_private_to_global(*body)),
+            }
+        }
+        Comm::Seq(cs) => Comm::Seq(
+            cs.into_iter()
+                .map(run_time_sized_private_to_global)
+                .collect(),
+        ),
+        Comm::For {
+            var,
+            count,
+            kind,
+            origin,
+            body,
+        } => Comm::For {
+            var,
+            count,
+            kind,
+            origin,
+            body: Box::new(run_time_sized_private_to_global(*body)),
+        },
+        c @ (Comm::Skip | Comm::Assign(..) | Comm::Barrier { .. }) => c,
+    }
 }
 
 /// What the loops of a kernel are.

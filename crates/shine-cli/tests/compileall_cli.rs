@@ -29,6 +29,17 @@ def maxPool : {h: nat} -> h.f32 -> ((h-2)/2+1).f32 = fun xs =>
 def avgPool3 : {h: nat} -> h.h.f32 -> ((h-3)/2+1).((h-3)/2+1).f32 = fun img =>
   img |> take ((h-3)/2*2+3) |> map (take ((h-3)/2*2+3)) |> slide2 3 2
       |> map2 (fun w => (w |> join |> reduce add 0.0f) / 9.0f)
+def columnSums : {n m: nat} -> m.n.f32 -> n.f32 = fun a =>
+  a |> reduceSeq (fun acc row => zip acc row |> map (fun p => fst p + snd p)) (generate (fun i => 0.0f))
+def rowRecurrences : {n m: nat} -> m.n.f32 -> m.f32 = fun a => a |> map (fun row =>
+  row |> reduceSeq (fun acc x => zip acc row |> map (fun p => fst p * 0.5f + snd p * x)) (generate (fun i => 0.0f))
+      |> reduce add 0.0f)
+def trisolv : {n: nat} -> n.n.f32 -> n.f32 -> n.f32 = fun l b =>
+  zip l b |> zip (generate (fun i => i)) |> reduceSeq (fun x r =>
+    generate (fun j => select (indexAsNat j == indexAsNat (fst r))
+      ((snd (snd r) - reduce add 0.0f (zip (fst (snd r)) x |> map (fun p => fst p * snd p)))
+         / idx (fst r) (fst (snd r)))
+      (idx j x))) (generate (fun i => 0.0f))
 def histogram : {n: nat} -> n.i32 -> 8.i32 = fun xs =>
   generate (fun i => reduce add 0i32 (map (fun x => select (x == (cast (indexAsNat i) : i32)) 1i32 0i32) xs))
 def histogramScaled : {n: nat} -> n.i32 -> 8.i32 = fun xs =>
@@ -142,6 +153,42 @@ fn pooling_that_drops_the_remainder_verifies_on_every_target() {
             assert!(!ok && text.contains("size constraint"), "{def} h=1: {text}");
         }
     }
+}
+
+/// Accumulators of `n` elements (a size known only at run time): private arrays on C and
+/// OpenMP, global scratch allocated by the host, one part per work-item, on GPUs.
+#[test]
+fn accumulators_of_a_run_time_size_verify_on_every_target() {
+    let dir = program_dir();
+    // the interpreter takes n^3 (trisolv) and m*n^2 steps: 101 is their large odd size
+    for target in support::targets() {
+        for n in [1, 7, 13, 101] {
+            verifies(&dir, "trisolv", target, &[format!("n={n}")]);
+            for def in ["columnSums", "rowRecurrences"] {
+                verifies(&dir, def, target, &[format!("n={n}"), "m=5".into()]);
+            }
+        }
+    }
+}
+
+#[test]
+fn a_gpu_accumulator_of_a_run_time_size_is_scratch_the_host_allocates() {
+    let dir = program_dir();
+    let args = [
+        "compile",
+        "p.rise",
+        "--def",
+        "rowRecurrences",
+        "--target",
+        "opencl",
+    ];
+    let (out, text) = support::shine_in(dir.path(), &args);
+    assert!(out.status.success(), "{text}");
+    assert!(text.contains("temporaries `acc"), "{text}");
+    assert!(
+        text.contains("[gid0 * n + "),
+        "one part per work-item:\n{text}"
+    );
 }
 
 /// The C code of `def` with no strategy.
