@@ -106,7 +106,7 @@ pub struct GpuProgram {
 pub fn prepare(p: &Program) -> Result<GpuProgram, GpuError> {
     reject_cpu_loops(&p.body)?;
     let (temps, body) = hoist(
-        p.body.clone(),
+        run_time_sized_private_to_global(p.body.clone()),
         &|_, a| *a == AddrSpace::Global,
         &|kind, _, _| {
             Ok(if matches!(kind, LoopKind::Gpu(_)) {
@@ -176,6 +176,48 @@ pub fn prepare(p: &Program) -> Result<GpuProgram, GpuError> {
         temporaries,
         kernels,
     })
+}
+
+/// `c` with every private array whose size is known only at run time (the accumulator of
+/// a reduction over rows of `n` elements) in global memory instead: a GPU's private memory
+/// needs a constant size, so the host allocates it, one part per work-item (the hoisting
+/// that follows expands it by the parallel loops around it, as any global memory).
+fn run_time_sized_private_to_global(c: Comm) -> Comm {
+    match c {
+        Comm::New { ident, addr, body } => {
+            let run_time_sized = addr == AddrSpace::Private
+                && matches!(ident.ty, DataType::Array(..))
+                && !free_in_type(&ident.ty).is_empty();
+            Comm::New {
+                ident,
+                addr: if run_time_sized {
+                    AddrSpace::Global
+                } else {
+                    addr
+                },
+                body: Box::new(run_time_sized_private_to_global(*body)),
+            }
+        }
+        Comm::Seq(cs) => Comm::Seq(
+            cs.into_iter()
+                .map(run_time_sized_private_to_global)
+                .collect(),
+        ),
+        Comm::For {
+            var,
+            count,
+            kind,
+            origin,
+            body,
+        } => Comm::For {
+            var,
+            count,
+            kind,
+            origin,
+            body: Box::new(run_time_sized_private_to_global(*body)),
+        },
+        c @ (Comm::Skip | Comm::Assign(..) | Comm::Barrier { .. }) => c,
+    }
 }
 
 /// What the loops of a kernel are.
@@ -627,6 +669,20 @@ fn expand_kernel_loops(items: Vec<Comm>) -> Result<Vec<Comm>, GpuError> {
 
 /// The error for an `iterate` loop of `count` iterations of `steps` kernels each.
 fn too_many_kernels(count: &Nat, steps: usize) -> GpuError {
+    if count.as_cst().is_none() {
+        return GpuError::new(
+            format!(
+                "`iterate` with a number of steps known only at run time ({count} iterations of \
+                 {steps} steps) and parallel loops in its step cannot be compiled for OpenCL or \
+                 CUDA: a GPU program launches one kernel per step and its host runs no loops"
+            ),
+            Some(
+                "compile for c or openmp, make the count a constant of at most 64, or store the \
+                 iterate's result where it is read (`map g (iterate t f xs)`: the default \
+                 schedule then runs the whole loop in one kernel)",
+            ),
+        );
+    }
     GpuError::new(
         format!(
             "`iterate` of more than {MAX_ITERATE_STEPS} steps with parallel loops in its step: a GPU \

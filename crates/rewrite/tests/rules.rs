@@ -17,6 +17,7 @@ const CASES: &[Case] = &[
     ("DFNF ; transposeMove @ topDown", "def f : {n m: nat} -> n.m.f32 -> m.n.f32 = fun xs => map (map (fun x => x + 1.0f)) (transpose xs)", &[("n", 3), ("m", 4)]),
     ("DFNF ; splitJoin(4) @ outermost(appliedMap)", "def f : {n: nat} -> (n*4).f32 -> (n*4).f32 = fun xs => map (fun x => x * x) xs", &[("n", 3)]),
     ("DFNF ; mapFusion @ topDown", "def f : {n: nat} -> n.f32 -> n.f32 = fun xs => map (fun x => x + 1.0f) (map (fun x => x * 3.0f) xs)", &[("n", 7)]),
+    ("generateToMap @ topDown", "def f : {n: nat} -> n.i32 -> 5.i32 = fun xs => generate (fun i => xs |> map (fun x => select (x < (cast (indexAsNat i) : i32)) 1i32 0i32) |> reduce add 0i32)", &[("n", 9)]),
     ("DFNF ; mapFission @ topDown", "def f : {n: nat} -> n.f32 -> n.f32 = fun xs => map (fun x => neg (x * 3.0f)) xs", &[("n", 7)]),
     ("DFNF ; fuseReduceMap @ topDown", "def f : {n: nat} -> n.f32 -> f32 = fun xs => reduce add 0.0f (map (fun x => x * x) xs)", &[("n", 9)]),
     ("DFNF ; fissionReduceMap @ topDown", "def f : {n: nat} -> n.f32 -> f32 = fun xs => reduceSeq (fun acc x => acc + x * x) 1.0f xs", &[("n", 9)]),

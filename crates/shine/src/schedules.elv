@@ -21,6 +21,10 @@ def needsMemory = isReduce <+ applied(scanSeq) <+ applied(iterate) <+ isToMem
 // function needs memory.
 def stage = applied(map) ; (needsMemory @ topDown) @ argument @ function
 
+// A `generate` whose function needs memory (a histogram: `generate (fun i => reduce ...)`)
+// cannot be a view: it becomes a map over the indices, a stage like any other.
+def generatesWithLoops = normalize((applied(generate) ; (needsMemory @ topDown) @ argument) ; generateToMap)
+
 // Every stage stored, outermost first; each is lowered as the program's result is.
 def storeStages = normalize(storeInMemory(stage, lowerToC))
 
@@ -42,7 +46,7 @@ def storeReadLoops =
   normalize(isApp(not(isPrim(toMem))) ; argument(scanOrIterate ; storeInMemory(scanOrIterate, lowerToC)))
 
 // Sequential: every loop that writes memory a sequential loop, every stage stored.
-def storeEveryStage = DFNF ; lowerToC ; storeStages ; storeReadScatters ; storeReadLoops ; lowerToC
+def storeEveryStage = DFNF ; generatesWithLoops ; lowerToC ; storeStages ; storeReadScatters ; storeReadLoops ; lowerToC
 
 // OpenMP: storeEveryStage with the outermost loop of every stage and of the result
 // in parallel (`parallel for`); loops inside them stay sequential.

@@ -28,20 +28,24 @@ impl Translator {
         let (m, elem) = array_dt(&out.ty, e)?;
         let n = iterate_factor(&vals[0])?;
         let same_size = n.as_cst() == Some(1);
-        if let Some(k) = k
-            .as_cst()
-            .filter(|k| same_size && *k > MAX_EXPANDED_SAME_SIZE_STEPS)
-        {
-            return self.iterate_loop(k, vals, env, out, (&m, &elem));
+        match k.as_cst() {
+            Some(k) if same_size && k > MAX_EXPANDED_SAME_SIZE_STEPS => {
+                return self.iterate_loop(k, vals, env, out, (&m, &elem));
+            }
+            None if same_size => return self.iterate_run_time(k, vals, env, out, (&m, &elem)),
+            _ => {}
         }
         let Some(k) = k.as_cst().filter(|k| (0..=MAX_ITERATE_STEPS).contains(k)) else {
             return Err(TranslateError::at(
                 e,
                 format!(
-                    "`iterate {k}`: the number of iterations must be a constant between 0 and \
-                     {MAX_ITERATE_STEPS} (any constant when the step keeps the size)"
+                    "`iterate {k}`: the number of iterations of a step that changes the size \
+                     must be a constant between 0 and {MAX_ITERATE_STEPS}"
                 ),
-                None,
+                Some(
+                    "a count known only at run time (a size parameter) needs a step that keeps \
+                     the size, `(l: nat) -> l.t -> l.t`",
+                ),
             ));
         };
         if k == 0 {
@@ -156,6 +160,60 @@ impl Translator {
                     0
                 };
                 steps.push(step(&read(last), out)?);
+                Ok(in_buffers(&buffers, &addr, Comm::Seq(steps)))
+            }),
+        )
+    }
+
+    /// `iterate k f xs` whose step keeps the size `m` (of `elem`s) and whose count `k` is
+    /// known only at run time (a size parameter): `xs` is copied into buffer 0, a loop of
+    /// `k / 2` iterations applies the step twice (buffer 0 into 1, then 1 into 0), and a
+    /// loop of `k mod 2` iterations applies the last step into `out`, or one of
+    /// `1 - k mod 2` copies buffer 0 there. The code holds three copies of the step.
+    fn iterate_run_time(
+        &self,
+        k: &Nat,
+        vals: &[Expr],
+        env: &Env,
+        out: &Acc,
+        (m, elem): (&Nat, &DataType),
+    ) -> R<Comm> {
+        let ty = DataType::array(m.clone(), elem.clone());
+        let step = |from: &Exp, to: &Acc| {
+            self.call_at_nat(
+                &vals[0],
+                env,
+                m,
+                vec![Value::Data(from.clone())],
+                Out::Acc(to),
+            )
+        };
+        let repeat = |count: Nat, body: Comm| Comm::For {
+            var: self.loop_var(&count),
+            count,
+            kind: LoopKind::Seq,
+            origin: "iterate",
+            body: Box::new(body),
+        };
+        self.tr(
+            &vals[1],
+            env,
+            Out::Con(&|input| {
+                let addr = self.iterate_buffer_space(&input);
+                let buffers = [0, 1].map(|_| Ident {
+                    name: self.fresh("buf"),
+                    ty: ty.clone(),
+                });
+                let write = |b: usize| Acc::new(AccKind::Var(buffers[b].clone()), ty.clone());
+                let read = |b: usize| Exp::new(ExpKind::Var(buffers[b].clone()), ty.clone());
+                let twice = Comm::Seq(vec![step(&read(0), &write(1))?, step(&read(1), &write(0))?]);
+                let odd = k.modulo(&Nat::cst(2));
+                let steps = vec![
+                    self.assign(&write(0), &input),
+                    repeat(k.floor_div(&Nat::cst(2)), twice),
+                    repeat(odd.clone(), step(&read(0), out)?),
+                    repeat(Nat::cst(1) - odd, self.assign(out, &read(0))),
+                ];
                 Ok(in_buffers(&buffers, &addr, Comm::Seq(steps)))
             }),
         )

@@ -17,6 +17,7 @@
 mod domains;
 mod elaborate;
 mod local;
+mod steps;
 mod unify;
 
 pub use local::{prepare_def, type_local, Prepared};
@@ -154,6 +155,7 @@ fn check_program_here(program: &Program) -> Result<CheckedProgram, Diagnostic> {
             }
         }
         let checked = check_def(def, &globals).and_then(|(ty, body, obligations)| {
+            let obligations = steps::at_iterate_sizes(&body, obligations);
             let constraints = settle(&def.name, &ty, obligations)?;
             Ok((ty, body, constraints))
         });

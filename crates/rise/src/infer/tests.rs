@@ -596,11 +596,31 @@ fn a_constant_size_that_is_not_a_whole_number_is_said_to_be_one() {
          def g : 5.f32 -> 3.2.f32 = fun xs => halves xs",
     );
     let all = format!("{message}\n{notes}");
-    assert!(
-        all.contains("`5 /^ 2` (that is 5/2, not a whole number"),
-        "{all}"
-    );
+    assert!(all.contains("`5/2`, not a whole number"), "{all}");
     assert!(all.contains("`3`"), "{all}");
+    assert!(!all.contains("/^"), "{all}");
+}
+
+/// A strided window's count in a type error is written as the user writes sizes, without
+/// the internal exact division `/^`, with the idiom that drops the remainder.
+#[test]
+fn a_strided_slide_mismatch_shows_sizes_with_slash_and_the_idiom() {
+    let src =
+        "def pool : {n: nat} -> n.f32 -> n.f32 = fun xs => xs |> slide 3 2 |> map (reduce add 0.0f)";
+    let program = parse_program(src).expect("parses");
+    let err = check_program(&program).expect_err("must not type-check");
+    let all = err.render("test", src);
+    assert!(!all.contains("/^"), "{all}");
+    assert!(all.contains("found `((n-1)/2).f32`"), "{all}");
+    assert!(all.contains("take ((h-k)/s*s+k)"), "{all}");
+}
+
+/// The idiom: taking the windows' span first gives `(n-k)/s+1` windows, for any `n >= k`.
+#[test]
+fn strided_windows_that_drop_the_remainder_type_check() {
+    let src = "def pool : {n: nat} -> n.f32 -> ((n-3)/2+1).f32 = fun xs => \
+               xs |> take ((n-3)/2*2+3) |> slide 3 2 |> map (reduce add 0.0f)";
+    assert_eq!(type_of(src), "{n: nat} -> n.f32 -> ((n-3)/2+1).f32");
 }
 
 #[test]
@@ -612,11 +632,8 @@ fn shown_sizes_compute_constants_and_keep_symbols() {
     );
     assert_eq!(shown_size(&Nat::cst(8).div_exact(&Nat::cst(2))), "`4`");
     let n = Nat::var(&arith::Var::new("n"));
-    assert_eq!(
-        shown_size(&n.div_exact(&Nat::cst(2))),
-        format!("`{}`", n.div_exact(&Nat::cst(2)))
-    );
-    assert!(shown_size(&Nat::cst(7).div_exact(&Nat::cst(2))).contains("7/2, not a whole number"));
+    assert_eq!(shown_size(&n.div_exact(&Nat::cst(2))), "`n/2`");
+    assert!(shown_size(&Nat::cst(7).div_exact(&Nat::cst(2))).contains("`7/2`, not a whole number"));
 }
 
 #[test]
@@ -639,5 +656,50 @@ fn shifting_functions_points_to_composition() {
         !err.notes.iter().any(|n| n.contains(">>>")),
         "{:?}",
         err.notes
+    );
+}
+
+// ---- constraints of iterate's step (issue 28) -------------------------------------
+
+/// A step that keeps the size puts its constraints on the iterate's size, whatever the
+/// count: jacobi's `padClamp 1 1 >>> slide 3 1` needs `l >= 1`, here `n >= 1`.
+#[test]
+fn a_same_size_step_constrains_the_iterated_size() {
+    let step = "(fun (l: nat) => padClamp 1 1 >>> slide 3 1 >>> map (reduce add 0.0f))";
+    for count in ["1", "100", "k"] {
+        let src = format!(
+            "def f : {{n k: nat}} -> n.f32 -> n.f32 = fun xs => xs |> iterate {count} {step}"
+        );
+        assert_eq!(constraints_of(&src), ["n >= 1"], "iterate {count}");
+    }
+}
+
+/// A step that is a definition typed `(l: nat) -> l.f32 -> l.f32`: its constraint, instantiated at its use, is on the iterated size.
+#[test]
+fn a_step_defined_apart_constrains_the_iterated_size() {
+    let src = "def step : (l: nat) -> l.f32 -> l.f32 = fun (l: nat) => padClamp 1 1 >>> slide 3 1 >>> map (reduce add 0.0f)\n\
+               def f : {n: nat} -> n.f32 -> n.f32 = fun xs => xs |> iterate 20 step";
+    assert_eq!(constraints_of(src), ["n >= 1"]);
+}
+
+/// A shrinking step with a constant count is constrained at each size it is applied at.
+#[test]
+fn a_shrinking_step_is_constrained_at_each_size() {
+    let src = "def f : {n: nat} -> (n*4).f32 -> n.f32 = fun xs => xs |> iterate 2 \
+               (fun (l: nat) => fun (ys: (l*2).f32) => ys |> take l |> split 3 |> join)";
+    assert_eq!(constraints_of(src), ["3 divides n", "3 divides n*2"]);
+}
+
+/// A shrinking step iterated a number of times known only at run time is applied at
+/// sizes no parameter names: its constraint stays an error naming its binder.
+#[test]
+fn a_shrinking_step_iterated_a_size_parameter_times_is_still_an_error() {
+    let (msg, _) = error_of(
+        "def f : {n k: nat} -> (n*2^k).f32 -> n.f32 = fun xs => xs |> iterate k \
+         (fun (l: nat) => fun (ys: (l*2).f32) => ys |> take l |> split 3 |> join)",
+    );
+    assert!(
+        msg.contains("on `l`, which is not a size parameter"),
+        "{msg}"
     );
 }

@@ -144,17 +144,20 @@ impl Unifier {
                     self.zonk(expected).to_string(),
                     self.zonk(found).to_string(),
                 );
-                let e = unknowns_as_blanks(&raw_e);
-                let f = unknowns_as_blanks(&raw_f);
-                let why = unknowns_as_blanks(&why);
+                let e = exact_division_as_slash(&unknowns_as_blanks(&raw_e));
+                let f = exact_division_as_slash(&unknowns_as_blanks(&raw_f));
+                let why = exact_division_as_slash(&unknowns_as_blanks(&why));
                 let mut d =
                     Diagnostic::new(span, format!("type mismatch: expected `{e}`, found `{f}`"))
                         .with_label(format!("this has type `{f}`"));
                 if why != format!("`{e}` and `{f}`") {
                     d = d.with_note(format!("cannot unify {why}"));
                 }
-                if e != raw_e || f != raw_f {
+                if unknowns_as_blanks(&raw_e) != raw_e || unknowns_as_blanks(&raw_f) != raw_f {
                     d = d.with_note("`_` is a size or type not known at this point");
+                }
+                if raw_e.contains(EXACT_DIVISION) || raw_f.contains(EXACT_DIVISION) {
+                    d = d.with_note(EXACT_DIVISION_NOTE);
                 }
                 d
             })
@@ -447,14 +450,28 @@ fn data_mentions(d: &DataType, x: &str) -> bool {
     found
 }
 
-/// `text` with the inference's unknowns (`?n_4`, `?d_12`) written `_`, as a user reads a
-/// type that is not known yet (`expected `_._`, found `f32``).
+/// How the printer writes an exact division (`n /^ 2`, the size of `split 2` or of the
+/// windows of `slide k 2`): valid only where the divisor divides the dividend.
+const EXACT_DIVISION: &str = " /^ ";
+
+/// What a type error says of the exact divisions it shows as `/`.
+const EXACT_DIVISION_NOTE: &str = "a size `a/b` of `split b` or `slide k b` is a whole number \
+    only where `b` divides `a` (`shine check` lists such constraints); to drop the remainder, \
+    as PyTorch's pooling does with `(h - k) / s + 1` windows, take the windows' span first: \
+    `xs |> take ((h-k)/s*s+k) |> slide k s` (docs/language.md)";
+
+/// `text` with every exact division written `/`, as a user writes sizes: where the
+/// division is exact (which the type's constraints require), it is C's `/`.
+fn exact_division_as_slash(text: &str) -> String {
+    text.replace(EXACT_DIVISION, "/")
+}
+
 /// A size as messages show it: quoted, its value computed where it is a constant (`2*3+4`
 /// is `10`), and a constant that is not a whole number (`7 /^ 2`, an exact division whose
 /// divisor does not divide its dividend) said to be one, with its value as a fraction.
 pub(crate) fn shown_size(n: &Nat) -> String {
     if !n.free_vars().is_empty() {
-        return format!("`{n}`");
+        return format!("`{}`", exact_division_as_slash(&n.to_string()));
     }
     match n.eval(&|_| None) {
         Ok(v) => format!("`{v}`"),
@@ -462,13 +479,15 @@ pub(crate) fn shown_size(n: &Nat) -> String {
             numerator,
             denominator,
         }) => format!(
-            "`{n}` (that is {numerator}/{denominator}, not a whole number: the exact division \
-             `/^` needs its divisor to divide its dividend)"
+            "`{numerator}/{denominator}`, not a whole number (a `split` or strided `slide` needs \
+             its divisor to divide the size)"
         ),
-        Err(_) => format!("`{n}`"),
+        Err(_) => format!("`{}`", exact_division_as_slash(&n.to_string())),
     }
 }
 
+/// `text` with the inference's unknowns (`?n_4`, `?d_12`) written `_`, as a user reads a
+/// type that is not known yet (`expected `_._`, found `f32``).
 fn unknowns_as_blanks(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     let mut chars = text.char_indices().peekable();
