@@ -120,49 +120,21 @@ impl Translator {
         out: &Acc,
         (m, elem): (&Nat, &DataType),
     ) -> R<Comm> {
-        let ty = DataType::array(m.clone(), elem.clone());
-        let step = |from: &Exp, to: &Acc| {
-            self.call_at_nat(
-                &vals[0],
-                env,
-                m,
-                vec![Value::Data(from.clone())],
-                Out::Acc(to),
-            )
-        };
-        self.tr(
-            &vals[1],
-            env,
-            Out::Con(&|input| {
-                let addr = self.iterate_buffer_space(&input);
-                let buffers = [0, 1].map(|_| Ident {
-                    name: self.fresh("buf"),
-                    ty: ty.clone(),
-                });
-                let write = |b: usize| Acc::new(AccKind::Var(buffers[b].clone()), ty.clone());
-                let read = |b: usize| Exp::new(ExpKind::Var(buffers[b].clone()), ty.clone());
-                let pairs = Nat::cst((k - 2) / 2);
-                let twice = Comm::Seq(vec![step(&read(0), &write(1))?, step(&read(1), &write(0))?]);
-                let mut steps = vec![
-                    step(&input, &write(0))?,
-                    Comm::For {
-                        var: self.loop_var(&pairs),
-                        count: pairs,
-                        kind: LoopKind::Seq,
-                        origin: "iterate",
-                        body: Box::new(twice),
-                    },
-                ];
-                let last = if (k - 2) % 2 == 1 {
-                    steps.push(step(&read(0), &write(1))?);
-                    1
-                } else {
-                    0
-                };
-                steps.push(step(&read(last), out)?);
-                Ok(in_buffers(&buffers, &addr, Comm::Seq(steps)))
-            }),
-        )
+        self.ping_pong(vals, env, (m, elem), &|input, b| {
+            let twice = b.twice()?;
+            let mut steps = vec![
+                b.step(input, &b.write(0))?,
+                b.repeat(Nat::cst((k - 2) / 2), twice),
+            ];
+            let last = if (k - 2) % 2 == 1 {
+                steps.push(b.step(&b.read(0), &b.write(1))?);
+                1
+            } else {
+                0
+            };
+            steps.push(b.step(&b.read(last), out)?);
+            Ok(steps)
+        })
     }
 
     /// `iterate k f xs` whose step keeps the size `m` (of `elem`s) and whose count `k` is
@@ -178,43 +150,46 @@ impl Translator {
         out: &Acc,
         (m, elem): (&Nat, &DataType),
     ) -> R<Comm> {
+        self.ping_pong(vals, env, (m, elem), &|input, b| {
+            let twice = b.twice()?;
+            let odd = k.modulo(&Nat::cst(2));
+            Ok(vec![
+                self.assign(&b.write(0), input),
+                b.repeat(k.floor_div(&Nat::cst(2)), twice),
+                b.repeat(odd.clone(), b.step(&b.read(0), out)?),
+                b.repeat(Nat::cst(1) - odd, self.assign(out, &b.read(0))),
+            ])
+        })
+    }
+
+    /// The two buffers of an `iterate` whose step keeps the size `m` (of `elem`s): the
+    /// input `vals[1]` translated, then the commands `steps` makes of it and of the
+    /// buffers, inside the buffers' allocations (where [`Self::iterate_buffer_space`] says).
+    fn ping_pong(
+        &self,
+        vals: &[Expr],
+        env: &Env,
+        (m, elem): (&Nat, &DataType),
+        steps: &dyn Fn(&Exp, &PingPong) -> R<Vec<Comm>>,
+    ) -> R<Comm> {
         let ty = DataType::array(m.clone(), elem.clone());
-        let step = |from: &Exp, to: &Acc| {
-            self.call_at_nat(
-                &vals[0],
-                env,
-                m,
-                vec![Value::Data(from.clone())],
-                Out::Acc(to),
-            )
-        };
-        let repeat = |count: Nat, body: Comm| Comm::For {
-            var: self.loop_var(&count),
-            count,
-            kind: LoopKind::Seq,
-            origin: "iterate",
-            body: Box::new(body),
-        };
         self.tr(
             &vals[1],
             env,
             Out::Con(&|input| {
                 let addr = self.iterate_buffer_space(&input);
-                let buffers = [0, 1].map(|_| Ident {
-                    name: self.fresh("buf"),
-                    ty: ty.clone(),
-                });
-                let write = |b: usize| Acc::new(AccKind::Var(buffers[b].clone()), ty.clone());
-                let read = |b: usize| Exp::new(ExpKind::Var(buffers[b].clone()), ty.clone());
-                let twice = Comm::Seq(vec![step(&read(0), &write(1))?, step(&read(1), &write(0))?]);
-                let odd = k.modulo(&Nat::cst(2));
-                let steps = vec![
-                    self.assign(&write(0), &input),
-                    repeat(k.floor_div(&Nat::cst(2)), twice),
-                    repeat(odd.clone(), step(&read(0), out)?),
-                    repeat(Nat::cst(1) - odd, self.assign(out, &read(0))),
-                ];
-                Ok(in_buffers(&buffers, &addr, Comm::Seq(steps)))
+                let buffers = PingPong {
+                    translator: self,
+                    f: &vals[0],
+                    env,
+                    m,
+                    idents: [0, 1].map(|_| Ident {
+                        name: self.fresh("buf"),
+                        ty: ty.clone(),
+                    }),
+                };
+                let body = Comm::Seq(steps(&input, &buffers)?);
+                Ok(in_buffers(&buffers.idents, &addr, body))
             }),
         )
     }
@@ -420,6 +395,58 @@ pub(super) fn check_unrolled(e: &Expr, p: Prim, kind: LoopKind, count: &Nat) -> 
 }
 
 /// `body` inside a `new` of each of `buffers` in `addr`, the first outermost.
+/// The two buffers of a same-size `iterate` ([`Translator::ping_pong`]) and its step `f`.
+struct PingPong<'a> {
+    translator: &'a Translator,
+    f: &'a Expr,
+    env: &'a Env,
+    /// The size the step keeps.
+    m: &'a Nat,
+    idents: [Ident; 2],
+}
+
+impl PingPong<'_> {
+    fn read(&self, b: usize) -> Exp {
+        let id = &self.idents[b];
+        Exp::new(ExpKind::Var(id.clone()), id.ty.clone())
+    }
+
+    fn write(&self, b: usize) -> Acc {
+        let id = &self.idents[b];
+        Acc::new(AccKind::Var(id.clone()), id.ty.clone())
+    }
+
+    /// The step applied to `from`, written to `to`.
+    fn step(&self, from: &Exp, to: &Acc) -> R<Comm> {
+        self.translator.call_at_nat(
+            self.f,
+            self.env,
+            self.m,
+            vec![Value::Data(from.clone())],
+            Out::Acc(to),
+        )
+    }
+
+    /// Two steps: buffer 0 into 1, then 1 into 0.
+    fn twice(&self) -> R<Comm> {
+        Ok(Comm::Seq(vec![
+            self.step(&self.read(0), &self.write(1))?,
+            self.step(&self.read(1), &self.write(0))?,
+        ]))
+    }
+
+    /// `body` repeated `count` times, sequentially.
+    fn repeat(&self, count: Nat, body: Comm) -> Comm {
+        Comm::For {
+            var: self.translator.loop_var(&count),
+            count,
+            kind: LoopKind::Seq,
+            origin: "iterate",
+            body: Box::new(body),
+        }
+    }
+}
+
 fn in_buffers(buffers: &[Ident], addr: &AddrSpace, body: Comm) -> Comm {
     buffers.iter().rev().fold(body, |body, buf| Comm::New {
         ident: buf.clone(),
