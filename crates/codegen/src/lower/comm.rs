@@ -174,29 +174,17 @@ impl Lowerer {
             // As many iterations as the work-group has threads in this dimension: every
             // thread runs exactly one, its own (the launch has exactly that many threads,
             // `GpuKernel::exact_threads`). No loop: fewer registers live across the body.
-            out.push(Stmt::Comment(format!(
-                "{origin} (one iteration per work-item)"
-            )));
-            let mut block = vec![Stmt::Decl(Decl {
-                ty: Type::Scalar(Scalar::Index),
-                name,
-                array_len: None,
-                init: Some(Expr::Gpu(id, dim)),
-                addr: ast::AddrSpace::Default,
-            })];
-            block.extend(stmts);
-            out.push(Stmt::Block(block));
+            own_iteration(origin, "work-item", name, Expr::Gpu(id, dim), stmts, out);
             return Ok(());
         }
-        out.push(Stmt::Comment(origin.to_string()));
-        out.push(Stmt::For(For {
-            var: name,
-            start: Expr::Gpu(id, dim),
-            end: self.nat(env, count)?,
-            step: Expr::Gpu(size, dim),
-            body: stmts,
-            pragma: None,
-        }));
+        let end = self.nat(env, count)?;
+        strided(
+            origin,
+            name,
+            (Expr::Gpu(id, dim), end, Expr::Gpu(size, dim)),
+            stmts,
+            out,
+        );
         Ok(())
     }
 
@@ -228,35 +216,19 @@ impl Lowerer {
         };
         let name = self.names.fresh(base);
         let inner = self.loop_scope(env, var, count, &name);
-        if level == ParLevel::Lane && count.as_cst() == Some(32) {
-            // the lane's own id: it may index the lane's row of distributed private memory
-            self.thread_vars.insert(name.clone(), super::LANE_DIM);
-        }
-        let mut stmts = Vec::new();
-        self.comm(&inner, body, &mut stmts)?;
         let warps = self.threads[0].map(|t| t / 32);
         let own = match level {
             ParLevel::Lane => count.as_cst() == Some(32),
             _ => count.as_cst().is_some() && count.as_cst() == warps,
         };
+        if own && level == ParLevel::Lane {
+            // the lane's own id: it may index the lane's row of distributed private memory
+            self.thread_vars.insert(name.clone(), super::LANE_DIM);
+        }
+        let mut stmts = Vec::new();
+        self.comm(&inner, body, &mut stmts)?;
         if own {
-            let each = if level == ParLevel::Lane {
-                "lane"
-            } else {
-                "warp"
-            };
-            out.push(Stmt::Comment(format!(
-                "{origin} (one iteration per {each})"
-            )));
-            let mut block = vec![Stmt::Decl(Decl {
-                ty: Type::Scalar(Scalar::Index),
-                name,
-                array_len: None,
-                init: Some(Expr::Gpu(id, 0)),
-                addr: ast::AddrSpace::Default,
-            })];
-            block.extend(stmts);
-            out.push(Stmt::Block(block));
+            own_iteration(origin, base, name, Expr::Gpu(id, 0), stmts, out);
             return Ok(());
         }
         if level == ParLevel::Lane {
@@ -264,15 +236,9 @@ impl Lowerer {
                 "a `{origin}` loop of {count} iterations: a warp has exactly 32 lanes"
             ));
         }
-        out.push(Stmt::Comment(origin.to_string()));
-        out.push(Stmt::For(For {
-            var: name,
-            start: Expr::Gpu(id, 0),
-            end: self.nat(env, count)?,
-            step: Expr::Gpu(GpuIndex::NumWarps, 0),
-            body: stmts,
-            pragma: None,
-        }));
+        let end = self.nat(env, count)?;
+        let step = Expr::Gpu(GpuIndex::NumWarps, 0);
+        strided(origin, name, (Expr::Gpu(id, 0), end, step), stmts, out);
         Ok(())
     }
 
@@ -345,4 +311,47 @@ impl Lowerer {
             }
         }
     }
+}
+
+/// A parallel loop of which every thread (`each`: work-item, warp, lane) runs exactly one
+/// iteration, its own, the one `id` names: a block declaring the loop variable, no loop.
+fn own_iteration(
+    origin: &str,
+    each: &str,
+    name: String,
+    id: Expr,
+    stmts: Vec<Stmt>,
+    out: &mut Vec<Stmt>,
+) {
+    out.push(Stmt::Comment(format!(
+        "{origin} (one iteration per {each})"
+    )));
+    let mut block = vec![Stmt::Decl(Decl {
+        ty: Type::Scalar(Scalar::Index),
+        name,
+        array_len: None,
+        init: Some(id),
+        addr: ast::AddrSpace::Default,
+    })];
+    block.extend(stmts);
+    out.push(Stmt::Block(block));
+}
+
+/// A parallel loop whose thread runs the iterations `start, start + step, ...` below `end`.
+fn strided(
+    origin: &str,
+    var: String,
+    (start, end, step): (Expr, Expr, Expr),
+    body: Vec<Stmt>,
+    out: &mut Vec<Stmt>,
+) {
+    out.push(Stmt::Comment(origin.to_string()));
+    out.push(Stmt::For(For {
+        var,
+        start,
+        end,
+        step,
+        body,
+        pragma: None,
+    }));
 }
