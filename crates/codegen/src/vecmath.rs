@@ -19,6 +19,28 @@ use rise::primitives::MathFn;
 /// correctly rounded value (the interpreter's, which is correctly or nearly correctly rounded).
 pub const ULP_BOUND: u32 = 2;
 
+/// The distance of two floats in units in the last place, the measure of [`ULP_BOUND`]: the
+/// number of floats between them (0 for two NaNs, `u32::MAX` for a NaN against a number).
+pub fn ulp_distance(a: f32, b: f32) -> u32 {
+    if a.is_nan() || b.is_nan() {
+        return if a.is_nan() && b.is_nan() {
+            0
+        } else {
+            u32::MAX
+        };
+    }
+    // the floats in order as integers: negative ones mirrored below zero
+    let key = |x: f32| {
+        let u = x.to_bits();
+        if u >> 31 == 1 {
+            -i64::from(u & 0x7fff_ffff)
+        } else {
+            i64::from(u)
+        }
+    };
+    u32::try_from((key(a) - key(b)).unsigned_abs()).unwrap_or(u32::MAX)
+}
+
 /// The bit-cast helpers the kernels share.
 const BITS: &str = include_str!("vecmath/bits.c");
 

@@ -9,7 +9,8 @@ use common::*;
 use std::path::Path;
 use std::process::Command;
 
-use codegen::{generate, vecmath, CModule, Target};
+use codegen::vecmath::{self, ulp_distance};
+use codegen::{generate, CModule, Target};
 use dpia::{Exp, ExpKind, LoopKind};
 use rise::primitives::MathFn;
 
@@ -79,27 +80,6 @@ fn random_values(count: usize, seed: u64) -> Vec<f32> {
             }
         })
         .collect()
-}
-
-/// The distance of two floats in units in the last place (0 for two NaNs, `u32::MAX` for a
-/// NaN against a number).
-fn ulps(a: f32, b: f32) -> u32 {
-    if a.is_nan() || b.is_nan() {
-        return if a.is_nan() && b.is_nan() {
-            0
-        } else {
-            u32::MAX
-        };
-    }
-    let key = |x: f32| {
-        let u = x.to_bits();
-        if u >> 31 == 1 {
-            -i64::from(u & 0x7fff_ffff)
-        } else {
-            i64::from(u)
-        }
-    };
-    u32::try_from((key(a) - key(b)).unsigned_abs()).unwrap_or(u32::MAX)
 }
 
 /// Compiles `m` with `flags` and a `main` that reads the input floats' bits from `in.bin`
@@ -179,7 +159,8 @@ fn check_kernel(f: MathFn, target: Target, kind: LoopKind) {
         let exact = w == 0.0 || w.abs() == 1.0 || w.is_infinite() || w.is_nan();
         let bound = if exact { 0 } else { vecmath::ULP_BOUND };
         assert!(
-            ulps(g, w) <= bound && (w.is_nan() || g.is_sign_negative() == w.is_sign_negative()),
+            ulp_distance(g, w) <= bound
+                && (w.is_nan() || g.is_sign_negative() == w.is_sign_negative()),
             "{} {x:e} on {target:?}: got {g:e}, the interpreter {:e}",
             f.name(),
             want(x)
@@ -189,7 +170,7 @@ fn check_kernel(f: MathFn, target: Target, kind: LoopKind) {
         .iter()
         .zip(&got)
         .enumerate()
-        .map(|(k, (&x, &g))| (ulps(g, want(x)), k))
+        .map(|(k, (&x, &g))| (ulp_distance(g, want(x)), k))
         .max()
         .unwrap_or((0, 0));
     assert!(

@@ -5,27 +5,23 @@
 //! is the unrolled block of vector FMAs over registers; a width that is not a multiple
 //! of the vectors is refused with the failing step.
 
-use std::process::{Command, Output};
+mod support;
 
-fn shine() -> Command {
-    let mut c = Command::new(env!("CARGO_BIN_EXE_shine"));
-    c.current_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/../.."));
-    c
+use std::path::Path;
+use support::shine_in;
+
+/// `shine ARGS` in the repository root (the examples are named from it).
+fn run(args: &[&str]) -> (std::process::Output, String) {
+    shine_in(
+        Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../..")),
+        args,
+    )
 }
 
-fn run(args: &[&str]) -> Output {
-    shine().args(args).output().expect("shine runs")
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
-}
-
-/// `shine run` of `mm` under `strategy` at m x n x k on `target`, verified.
-fn verify(strategy: &str, target: &str, (m, n, k): (u64, u64, u64), sanitize: bool) {
-    let sizes = [format!("m={m}"), format!("n={n}"), format!("k={k}")];
-    let mut args = vec![
-        "run",
+/// `shine COMMAND` of examples/mm.rise's `mm` under `strategy` of examples/mm.elv on `target`.
+fn mm_args<'a>(command: &'a str, strategy: &'a str, target: &'a str) -> Vec<&'a str> {
+    vec![
+        command,
         "examples/mm.rise",
         "--def",
         "mm",
@@ -35,21 +31,24 @@ fn verify(strategy: &str, target: &str, (m, n, k): (u64, u64, u64), sanitize: bo
         strategy,
         "--target",
         target,
-        "--random",
-        "3",
-        "--verify",
-    ];
+    ]
+}
+
+/// `shine run` of `mm` under `strategy` at m x n x k on `target`, verified.
+fn verify(strategy: &str, target: &str, (m, n, k): (u64, u64, u64), sanitize: bool) {
+    let sizes = [format!("m={m}"), format!("n={n}"), format!("k={k}")];
+    let mut args = mm_args("run", strategy, target);
+    args.extend(["--random", "3", "--verify"]);
     for s in &sizes {
         args.extend(["--nat", s]);
     }
     if sanitize {
         args.push("--sanitize");
     }
-    let o = run(&args);
-    let err = stderr(&o);
+    let (o, text) = run(&args);
     assert!(
-        o.status.success() && err.contains("verified against the interpreter"),
-        "{strategy} on {target} at {m}x{n}x{k}: {err}"
+        o.status.success() && text.contains("verified against the interpreter"),
+        "{strategy} on {target} at {m}x{n}x{k}: {text}"
     );
 }
 
@@ -87,19 +86,8 @@ fn blis_is_clean_under_the_sanitizers() {
 
 #[test]
 fn blis_keeps_its_block_in_vector_registers_of_fma_updates() {
-    let o = run(&[
-        "compile",
-        "examples/mm.rise",
-        "--def",
-        "mm",
-        "--strategy",
-        "examples/mm.elv",
-        "--apply",
-        "blis(6, 64) ; lowerToC",
-        "--target",
-        "openmp",
-    ]);
-    assert!(o.status.success(), "{}", stderr(&o));
+    let (o, text) = run(&mm_args("compile", "blis(6, 64) ; lowerToC", "openmp"));
+    assert!(o.status.success(), "{text}");
     let code = String::from_utf8_lossy(&o.stdout);
     // the reduction over k holds 6 x 4 unrolled vector updates of constant
     // accumulator slots, each a broadcast element of A times a vector of B
@@ -126,54 +114,28 @@ fn blis_keeps_its_block_in_vector_registers_of_fma_updates() {
 
 #[test]
 fn blis_refuses_a_width_that_is_no_multiple_of_the_vectors() {
-    let o = run(&[
-        "compile",
-        "examples/mm.rise",
-        "--def",
-        "mm",
-        "--strategy",
-        "examples/mm.elv",
-        "--apply",
-        "blis(14, 20) ; lowerToC",
-        "--target",
-        "c",
-    ]);
+    let (o, text) = run(&mm_args("compile", "blis(14, 20) ; lowerToC", "c"));
     assert!(!o.status.success());
-    let err = stderr(&o);
     assert!(
-        err.contains("packPanels") || err.contains("permuteB(nr)"),
-        "{err}"
+        text.contains("packPanels") || text.contains("permuteB(nr)"),
+        "{text}"
     );
 }
 
 /// The result of `mm` under `strategy` at 1000³ (random inputs of seed 3) on OpenMP.
-fn result_at_1000(strategy: &str, dir: &std::path::Path) -> Vec<f64> {
+fn result_at_1000(strategy: &str, dir: &Path) -> Vec<f64> {
     let out = dir.join(format!(
         "{}.npy",
         strategy.replace([' ', ';', ',', '(', ')'], "_")
     ));
     let out_arg = out.display().to_string();
-    let mut args = vec![
-        "run",
-        "examples/mm.rise",
-        "--def",
-        "mm",
-        "--strategy",
-        "examples/mm.elv",
-        "--apply",
-        strategy,
-        "--target",
-        "openmp",
-        "--random",
-        "3",
-        "--output",
-        &out_arg,
-    ];
+    let mut args = mm_args("run", strategy, "openmp");
+    args.extend(["--random", "3", "--output", &out_arg]);
     for s in ["m=1000", "n=1000", "k=1000"] {
         args.extend(["--nat", s]);
     }
-    let o = run(&args);
-    assert!(o.status.success(), "{strategy}: {}", stderr(&o));
+    let (o, text) = run(&args);
+    assert!(o.status.success(), "{strategy}: {text}");
     let array = shine::npy::read(&out).expect("a readable result");
     assert_eq!(array.shape, vec![1000, 1000], "{strategy}");
     array.data.iter().map(|x| x.as_f64()).collect()

@@ -13,8 +13,7 @@ use std::path::Path;
 mod support;
 use support::{shine_in, write_scalars};
 
-/// The kernels' documented bound against the interpreter (`codegen::vecmath::ULP_BOUND`).
-const ULP_BOUND: u32 = 2;
+use codegen::vecmath::{ulp_distance, ULP_BOUND};
 
 const FUNCTIONS: &[&str] = &["exp", "log", "tanh", "erf"];
 
@@ -79,25 +78,6 @@ fn randoms(count: usize) -> Vec<f32> {
             }
         })
         .collect()
-}
-
-fn ulps(a: f32, b: f32) -> u32 {
-    if a.is_nan() || b.is_nan() {
-        return if a.is_nan() && b.is_nan() {
-            0
-        } else {
-            u32::MAX
-        };
-    }
-    let key = |x: f32| {
-        let u = x.to_bits();
-        if u >> 31 == 1 {
-            -i64::from(u & 0x7fff_ffff)
-        } else {
-            i64::from(u)
-        }
-    };
-    u32::try_from((key(a) - key(b)).unsigned_abs()).unwrap_or(u32::MAX)
 }
 
 fn read(path: &Path) -> Vec<f32> {
@@ -168,7 +148,7 @@ fn kernels_agree_with_the_interpreter_on_c_and_openmp() {
                     let bound = if exact { 0 } else { ULP_BOUND };
                     let sign = w.is_nan() || g.is_sign_negative() == w.is_sign_negative();
                     assert!(
-                        ulps(*g, *w) <= bound && sign,
+                        ulp_distance(*g, *w) <= bound && sign,
                         "{f} {x:e} on {target}: got {g:e}, the interpreter {w:e}"
                     );
                 }
@@ -186,7 +166,7 @@ fn gelu_agrees_with_the_interpreter() {
             let xs = read(&dir.path().join("random.npy"));
             for ((x, g), w) in xs.iter().zip(&got).zip(&want) {
                 // `1 + tanh` and `1 + erf` cancel for negative x: an absolute bound there
-                let close = ulps(*g, *w) <= 8 || (g - w).abs() <= 1e-6 * x.abs().max(1.0);
+                let close = ulp_distance(*g, *w) <= 8 || (g - w).abs() <= 1e-6 * x.abs().max(1.0);
                 assert!(close, "{def} on {target}: got {g:e}, the interpreter {w:e}");
             }
         }
