@@ -36,7 +36,8 @@ impl HalfUse {
         self.f16 || self.bf16
     }
 
-    fn mark(&mut self, s: Scalar) {
+    /// Records that the code uses values of `s` (a 16-bit type: its header is included).
+    pub(crate) fn mark(&mut self, s: Scalar) {
         match s {
             Scalar::F16 => self.f16 = true,
             Scalar::Bf16 => self.bf16 = true,

@@ -224,11 +224,7 @@ impl Lowerer {
                     .map(|a| self.value(env, a, &[]))
                     .collect::<Result<Vec<_>, _>>()?;
                 // the helper's parameters are of the 16-bit type: its header is included
-                if tile == Scalar::Bf16 {
-                    self.halfs.bf16 = true;
-                } else {
-                    self.halfs.f16 = true;
-                }
+                self.halfs.mark(tile);
                 value(Expr::call(&self.tensor.helper(tile), args))
             }
             K::Select(c, a, b) => {
