@@ -310,7 +310,7 @@ impl Printer {
         let d = self.dialect;
         let parallel = f.pragma == Some(Pragma::ParallelFor);
         if parallel && self.parallel_depth == 0 && d == Target::OpenMp {
-            self.line(depth, "#pragma omp parallel for");
+            self.line(depth, omp_parallel_for(f));
         }
         let step = match &f.step {
             Expr::Int(1) => format!("{}++", f.var),
@@ -706,6 +706,25 @@ fn float_literal(v: f64, single: bool, d: Target) -> (String, u8) {
     (text, prec)
 }
 
+/// Fewer iterations than this (a constant trip count) keep OpenMP's static schedule: one
+/// block each, nothing to rebalance.
+const FEW_ITERATIONS: i64 = 64;
+
+/// The pragma of an OpenMP parallel loop: `schedule(guided)` where the iterations are many
+/// or not known (chunks that shrink as the loop ends, so that a thread slowed by a busy core
+/// leaves the rest to the others; the first chunks are as large as static's), the static
+/// default for a few.
+fn omp_parallel_for(f: &For) -> &'static str {
+    match (&f.start, &f.end) {
+        (Expr::Int(start), Expr::Int(end))
+            if end.checked_sub(*start).is_some_and(|n| n < FEW_ITERATIONS) =>
+        {
+            "#pragma omp parallel for"
+        }
+        _ => "#pragma omp parallel for schedule(guided)",
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -899,5 +918,23 @@ mod tests {
             float_literal(f64::INFINITY, true, Target::C).0,
             "__builtin_inff()"
         );
+    }
+
+    #[test]
+    fn an_openmp_loop_of_many_or_unknown_iterations_is_scheduled_guided() {
+        let lp = |start: Expr, end: Expr| For {
+            var: "i".into(),
+            start,
+            end,
+            step: Expr::Int(1),
+            body: Vec::new(),
+            pragma: Some(Pragma::ParallelFor),
+        };
+        let few = lp(Expr::Int(0), Expr::Int(FEW_ITERATIONS - 1));
+        assert_eq!(omp_parallel_for(&few), "#pragma omp parallel for");
+        let many = lp(Expr::Int(0), Expr::Int(FEW_ITERATIONS));
+        assert!(omp_parallel_for(&many).ends_with("schedule(guided)"));
+        let unknown = lp(Expr::Int(0), id("n"));
+        assert!(omp_parallel_for(&unknown).ends_with("schedule(guided)"));
     }
 }

@@ -343,15 +343,18 @@ pub fn store_in_memory(what: S, how: S) -> S {
 /// Replaces every occurrence of `term` by `by`, except where a binder between
 /// the root and the occurrence rebinds one of `term`'s `free` variables (there
 /// it is another term).
-struct Replace<'a> {
-    term: &'a Expr,
-    free: Vec<Name>,
-    by: &'a Expr,
+pub(crate) struct Replace<'a> {
+    /// The term replaced.
+    pub(crate) term: &'a Expr,
+    /// Its free variables.
+    pub(crate) free: Vec<Name>,
+    /// What replaces it.
+    pub(crate) by: &'a Expr,
 }
 
 impl Replace<'_> {
     /// `e` with the occurrences replaced; `bound` holds the names bound on the way down.
-    fn within(&self, e: &Expr, bound: &mut Vec<Name>) -> Expr {
+    pub(crate) fn within(&self, e: &Expr, bound: &mut Vec<Name>) -> Expr {
         if e.alpha_eq(self.term) && !self.free.iter().any(|v| bound.contains(v)) {
             return self.by.clone();
         }

@@ -212,7 +212,14 @@ fn rules_preserve_meaning_with_sibling_and_repeated_subterms() {
 /// Every row of the rule table applies in some case above (which checks its meaning).
 #[test]
 fn every_rule_has_a_case() {
-    let all = [CASES, GPU_CASES, REDUCTION_CASES, SIBLING_CASES].concat();
+    let all = [
+        CASES,
+        GPU_CASES,
+        REDUCTION_CASES,
+        SIBLING_CASES,
+        SHARING_CASES,
+    ]
+    .concat();
     let applied = common::rules_applied(&all);
     let uncovered: Vec<String> = rewrite::rules::RULES
         .iter()
@@ -241,4 +248,57 @@ fn a_refused_reduction_falls_back_with_left_choice() {
     let mut ctx = elevate::Ctx::new(rise::NameGen::avoiding(&p.body));
     let kept = ctx.run(&s, &p.body).expect("the fallback applies");
     assert!(!kept.to_string().contains("split"), "{kept}");
+}
+
+/// The rules that compute a value once (crates/rewrite/src/rules/sharing.rs): a row's
+/// reduction bound outside the map over the row, a value computed twice bound once, an
+/// array read twice stored; at sizes 1 and more.
+const SHARING_CASES: &[Case] = &[
+    ("DFNF ; hoistInvariant @ topDown", "def f : {m n: nat} -> m.n.f32 -> m.n.f32 = fun xs => map (fun row => map (fun x => x / reduce add 0.0f row) row) xs", &[("m", 3), ("n", 5)]),
+    ("DFNF ; normalize(hoistInvariant)", "def f : {m n: nat} -> m.n.f32 -> m.n.f32 = fun xs => map (fun row => map (fun x => (x - reduce fmax (-inff) row) * rsqrt (reduce add 1.0f (map (fun y => y * y) row) / (cast n : f32))) row) xs", &[("m", 2), ("n", 1)]),
+    ("DFNF ; normalize(hoistInvariant)", "def f : {n m: nat} -> n.f32 -> m.f32 -> n.m.f32 = fun xs ys => map (fun x => map (fun y => x * y + reduce add 0.0f ys) ys) xs", &[("n", 3), ("m", 4)]),
+    ("DFNF ; normalize(shareRepeated)", "def f : {n: nat} -> n.f32 -> n.f32 = fun xs => zip (map (fun x => exp x) xs) (map (fun x => exp x) xs) |> map (fun p => fst p * snd p)", &[("n", 5)]),
+    ("DFNF ; normalize(shareRepeated)", "def f : {m n: nat} -> m.n.f32 -> m.f32 = fun xs => map (fun row => reduce add 0.0f row * reduce add 0.0f row - reduce add 0.0f (map (fun x => x * x) row)) xs", &[("m", 3), ("n", 4)]),
+    ("DFNF ; normalize(storeShared)", "def f : {n: nat} -> n.f32 -> n.f32 = fun xs => let (map (fun x => exp x) xs) (fun es => map (fun e => e / reduce add 0.0f es) es)", &[("n", 6)]),
+    ("DFNF ; normalize(hoistInvariant) ; normalize(shareRepeated) ; normalize(storeShared) ; lowerToC", "def f : {m n: nat} -> m.n.f32 -> m.n.f32 = fun xs => map (fun row => map (fun e => e / reduce add 0.0f (map (fun x => exp (x - reduce fmax (-inff) row)) row)) (map (fun x => exp (x - reduce fmax (-inff) row)) row)) xs", &[("m", 2), ("n", 7)]),
+];
+
+#[test]
+fn sharing_rules_preserve_meaning_on_random_inputs() {
+    common::check_all(SHARING_CASES);
+}
+
+/// The sharing rules leave alone what they must not move: a value that can fail (an
+/// integer division, a cast to an integer, a foreign call), which computed ahead of need
+/// would stop a program that gives a result; a value that depends on the mapped element;
+/// an array nobody reads twice; a view.
+#[test]
+fn sharing_rules_refuse_what_they_must_not_move() {
+    let refusals = [
+        ("hoistInvariant", "def f : {n: nat} -> n.int -> n.int -> n.int = fun xs ys => map (fun x => select (x > 0) (x / reduce (fun a b => a / b) 1 ys) 0) xs"),
+        ("hoistInvariant", "def f : {n: nat} -> n.int -> n.int -> n.int = fun xs ys => map (fun x => x + reduce add 0 (map (fun y => 7 / y) ys)) xs"),
+        ("hoistInvariant", "def f : {n: nat} -> n.f32 -> n.f32 -> n.i32 = fun xs ys => map (fun x => reduce add 0i32 (map (fun y => (cast y : i32)) ys)) xs"),
+        ("hoistInvariant", "def f : {n: nat} -> n.f32 -> n.f32 = fun xs => map (fun x => reduce add x xs) xs"),
+        ("hoistInvariant", "def f : {n: nat} -> n.f32 -> n.n.f32 = fun xs => map (fun x => map (fun y => y * 2.0f) xs) xs"),
+        ("shareRepeated", "def f : {n: nat} -> n.int -> int = fun xs => reduce add 0 (map (fun x => 7 / x) xs) + reduce add 0 (map (fun x => 7 / x) xs)"),
+        ("shareRepeated", "def f : {n: nat} -> n.f32 -> n.f32 = fun xs => zip (take n xs) (take n xs) |> map (fun p => fst p + snd p)"),
+        ("storeShared", "def f : {n: nat} -> n.f32 -> n.f32 = fun xs => let (map (fun x => exp x) xs) (fun es => map (fun e => e * 2.0f) es)"),
+        ("storeShared", "def f : {n: nat} -> n.f32 -> n.f32 = fun xs => let (take n xs) (fun ys => zip ys ys |> map (fun p => fst p * snd p))"),
+    ];
+    let registry = rewrite::library::registry();
+    let module = elv::load("", &registry).expect("the empty file loads");
+    for (rule, program) in refusals {
+        let checked = rise::infer::check_source(program).expect("the program checks");
+        let p = rise::infer::prepare_def(&checked, "f").expect("f is defined");
+        let s = module
+            .expression(&format!("DFNF ; {rule} @ topDown"))
+            .expect("the strategy parses");
+        let mut ctx = elevate::Ctx::new(rise::NameGen::avoiding(&p.body));
+        let result = ctx.run(&s, &p.body);
+        assert!(
+            result.is_err(),
+            "{rule} applied to {program}: {}",
+            result.map(|e| e.to_string()).unwrap_or_default()
+        );
+    }
 }

@@ -43,7 +43,9 @@ pub struct ProgramArgs {
     #[arg(long)]
     pub unchecked_indices: bool,
     /// Say on stderr which strategy lowers the definition and where it comes from (the
-    /// default schedule of the target when no --strategy is given).
+    /// default schedule of the target when no --strategy is given), and what it made of the
+    /// definition: values computed once, arrays stored, loops left sequential and why,
+    /// transcendental functions computed per element.
     #[arg(long)]
     pub explain: bool,
 }
@@ -64,22 +66,35 @@ impl ProgramArgs {
     pub fn compile(&self) -> Result<Artifact, CliError> {
         let (program, strategy, origin) = self.read()?;
         self.explain(&strategy, origin);
-        shine::compile(
+        let artifact = shine::compile(
             &program,
             &self.def,
             Some(&strategy),
             self.target,
             &self.options(),
         )
-        .map_err(|e| self.noted(e, &strategy, origin))
+        .map_err(|e| self.noted(e, &strategy, origin))?;
+        self.explain_lowered(&artifact.lowered);
+        Ok(artifact)
     }
 
     /// The definition through the front end only ([`shine::lower`]).
     pub fn lower(&self) -> Result<Lowered, CliError> {
         let (program, strategy, origin) = self.read()?;
         self.explain(&strategy, origin);
-        shine::lower(&program, &self.def, Some(&strategy), &self.options())
-            .map_err(|e| self.noted(e, &strategy, origin))
+        let lowered = shine::lower(&program, &self.def, Some(&strategy), &self.options())
+            .map_err(|e| self.noted(e, &strategy, origin))?;
+        self.explain_lowered(&lowered);
+        Ok(lowered)
+    }
+
+    /// `--explain`: what the schedule made of the definition, on stderr.
+    fn explain_lowered(&self, lowered: &Lowered) {
+        if self.explain {
+            for line in shine::explain::lowered_program(&lowered.rise) {
+                eprintln_text(&format!("  {line}"));
+            }
+        }
     }
 
     /// The program, the strategy and where it comes from.

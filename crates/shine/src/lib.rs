@@ -24,6 +24,7 @@
 pub mod boundary;
 mod error;
 mod execute;
+pub mod explain;
 pub mod files;
 pub mod foreign;
 pub mod gpu;

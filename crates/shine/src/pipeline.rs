@@ -171,6 +171,9 @@ pub struct Lowered {
     /// constraints and those the strategy added (`32 divides m` after a `split 32`), over the
     /// sizes of `scheme`. The code is only run on sizes that satisfy them.
     pub constraints: Vec<SizeConstraint>,
+    /// The definition as the strategy lowered it (RISE), which `--explain` describes
+    /// ([`crate::explain`]).
+    pub rise: rise::Expr,
     /// The lowered definition in imperative DPIA.
     pub dpia: dpia::Program,
 }
@@ -286,6 +289,7 @@ pub fn lower(
         def: def.to_string(),
         scheme: prepared.scheme,
         constraints,
+        rise: lowered,
         dpia,
     })
 }

@@ -45,8 +45,15 @@ def scanOrIterate = applied(scanSeq) <+ applied(iterate)
 def storeReadLoops =
   normalize(isApp(not(isPrim(toMem))) ; argument(scanOrIterate ; storeInMemory(scanOrIterate, lowerToC)))
 
+// Every value computed once: a reduction that a mapped function computes without its
+// argument (a row's sum in `map (fun x => x / sum row) row`) bound once outside the map,
+// a value a function computes twice bound once, and an array bound so that it is read
+// more than once (softmax's `exp (x - max)`, read by the sum and by the division) stored.
+// Only values that cannot fail are moved (no integer division, cast to an integer, index from data...).
+def computeOnce = normalize(hoistInvariant) ; normalize(shareRepeated) ; normalize(storeShared)
+
 // Sequential: every loop that writes memory a sequential loop, every stage stored.
-def storeEveryStage = DFNF ; generatesWithLoops ; lowerToC ; storeStages ; storeReadScatters ; storeReadLoops ; lowerToC
+def storeEveryStage = DFNF ; generatesWithLoops ; computeOnce ; lowerToC ; storeStages ; storeReadScatters ; storeReadLoops ; lowerToC
 
 // OpenMP: storeEveryStage with the outermost loop of every stage and of the result
 // in parallel (`parallel for`); loops inside them stay sequential.

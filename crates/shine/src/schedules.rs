@@ -6,7 +6,7 @@
 //!
 //! | target | default | what it does |
 //! | --- | --- | --- |
-//! | `c` | `storeEveryStage` | every stage stored (Halide's `compute_root`), sequential loops |
+//! | `c` | `storeEveryStage` | every value computed once (`computeOnce`: a row's reduction bound outside the map over the row, an array read twice stored), every stage stored (Halide's `compute_root`), sequential loops |
 //! | `openmp` | `storeEveryStagePar` | the same, the outermost loop of every stage `parallel for` |
 //! | `opencl`, `cuda` | `storeEveryStageGpu` | the same, that loop over the global work-items |
 
@@ -23,7 +23,7 @@ pub const FILE_NAME: &str = "<built-in schedules.elv>";
 pub const SCHEDULES: &[(&str, &str)] = &[
     (
         "storeEveryStage",
-        "every stage stored at the outermost level where it does not change; sequential loops (default for c)",
+        "every value computed once (a reduction a mapped function does not need its argument for bound outside the map, an array read twice stored), every stage stored at the outermost level where it does not change; sequential loops (default for c)",
     ),
     (
         "storeEveryStagePar",

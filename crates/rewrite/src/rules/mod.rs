@@ -26,6 +26,7 @@ mod lambda;
 mod lowering;
 mod movement;
 mod reduction;
+mod sharing;
 mod stencil;
 
 use table::{next_arg, printed_name};
@@ -83,6 +84,11 @@ rules_table! {
         toReduceSeq = to_reduce_seq(): "reduce ↦ reduceSeq",
         unroll = unroll(): "map, mapSeq ↦ mapSeqUnroll;  reduce, reduceSeq ↦ reduceSeqUnroll",
         toMem = to_mem(a: Space): "e ↦ toMem a e (fun x => x)",
+    }
+    "computing a value once (the default schedules; values that cannot fail: no integer division, shift, natType arithmetic, cast to an integer, index read from data, scatter or foreign call)" in sharing {
+        hoistInvariant = hoist_invariant(): "map (fun x => B[e]) xs ↦ let e (fun v => map (fun x => B[v]) xs)   (e the first sub-expression of B, top-down, that mentions neither x nor a variable bound in B, holds a reduction, is no array and cannot fail; every occurrence of e replaced)",
+        shareRepeated = share_repeated(): "fun x => B[e, e] ↦ fun x => let e (fun v => B[v, v])   (e the first sub-expression of B, top-down, that occurs twice or more, mentions no variable bound in B, is no view, holds a reduction or a map that computes, and cannot fail)",
+        storeShared = store_shared(): "let e (fun v => b) ↦ toMem global e (fun v => b)   (e an array that is no view, v read twice or more in b, or once inside a function a loop calls)",
     }
     "GPU parallelism (RISE & Shine §III-C; CC'22)" in lowering {
         toMapGlobal = to_map_global(d: Dim): "map ↦ mapGlobal(d)",

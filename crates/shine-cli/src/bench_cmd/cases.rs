@@ -56,9 +56,10 @@ fn parse_case(c: &Value) -> Result<Case, String> {
         None => None,
     };
     if let Some(s) = &shine {
-        if s.strategy_file.is_some() != s.strategy.is_some() {
+        // `strategy` alone names a built-in schedule (`shine strategies`)
+        if s.strategy_file.is_some() && s.strategy.is_none() {
             return Err(format!(
-                "`{name}`: give both `strategy_file` and `strategy`, or neither"
+                "`{name}`: a `strategy_file` needs a `strategy` (or give `strategy` alone: a built-in schedule)"
             ));
         }
     }
