@@ -43,6 +43,9 @@ fn mm_warps_verifies_on_cuda() {
             ("mmWarpTiles", (1, 1, 1)),
             ("mmWarpTiles", (3, 2, 5)),
             ("mmWarpTiles", (2, 1, 17)),
+            ("mmShared", (1, 1, 1)),
+            ("mmShared", (3, 2, 5)),
+            ("mmShared", (2, 1, 17)),
         ] {
             let sizes = [format!("m={m}"), format!("n={n}"), format!("k={k}")];
             let (ok, text) = shine_on(

@@ -221,9 +221,14 @@ impl Lowerer {
             ParLevel::Lane => count.as_cst() == Some(32),
             _ => count.as_cst().is_some() && count.as_cst() == warps,
         };
-        if own && level == ParLevel::Lane {
-            // the lane's own id: it may index the lane's row of distributed private memory
-            self.thread_vars.insert(name.clone(), super::LANE_DIM);
+        if own {
+            // the warp's or the lane's own id: it may index its part of distributed private
+            // memory
+            let dim = match level {
+                ParLevel::Lane => super::LANE_DIM,
+                _ => super::WARP_DIM,
+            };
+            self.thread_vars.insert(name.clone(), dim);
         }
         let mut stmts = Vec::new();
         self.comm(&inner, body, &mut stmts)?;

@@ -119,12 +119,13 @@ impl Lowerer {
     }
 
     /// Private memory of a GPU work-group whose leading dimensions have as many
-    /// elements as a work-group has threads in some dimensions (or 32, a warp's lanes,
-    /// in a kernel with lane loops), allocated outside the `mapLocal` and `mapLane`
-    /// loops: if every access indexes those dimensions with the local ids (the lane),
-    /// each thread needs only its part (the accumulators of a register block, a
-    /// tensor-core accumulator fragment: Shine's adjustment of private allocations to
-    /// the parallel loops that index them). The number of such leading dimensions.
+    /// elements as a work-group has threads in some dimensions (or, in a kernel with
+    /// lane loops, then as many as it has warps and 32, or 32: its warps and their
+    /// lanes), allocated outside the `mapLocal`, `mapWarp` and `mapLane` loops: if every
+    /// access indexes those dimensions with the local ids (the warp, the lane), each
+    /// thread needs only its part (the accumulators of a register block, tensor-core
+    /// accumulator fragments: Shine's adjustment of private allocations to the parallel
+    /// loops that index them). The number of such leading dimensions.
     fn distributable(&self, env: &Env, addr: &AddrSpace, ty: &DataType) -> Option<usize> {
         if !self.gpu() || *addr != AddrSpace::Private {
             return None;
@@ -139,10 +140,6 @@ impl Lowerer {
             .copied()
             .filter(|&t| t > 1)
             .collect();
-        if self.lane_loops {
-            // a row per lane (`mapLane` and `mmaSync` index it with their lane)
-            counts.push(32);
-        }
         let mut k = 0;
         let mut t = ty;
         while let DataType::Array(n, e) = t {
@@ -152,6 +149,16 @@ impl Lowerer {
             counts.remove(p);
             k += 1;
             t = e;
+        }
+        if self.lane_loops {
+            // a part per warp (a `mapWarp` of one iteration per warp indexes it with its
+            // warp), then a row per lane (`mapLane` and `mmaSync` index it with their lane)
+            let warps = self.threads[0].map(|t| t / 32).filter(|&w| w > 1);
+            k += match leading_sizes(t) {
+                [Some(w), Some(32)] if Some(w) == warps => 2,
+                [Some(32), _] => 1,
+                _ => 0,
+            };
         }
         (k > 0).then_some(k)
     }
@@ -427,5 +434,16 @@ pub(super) fn zero(s: Scalar) -> Expr {
         },
         Scalar::Int => Expr::Int(0),
         s => Expr::Int(0).cast(Type::Scalar(s)),
+    }
+}
+
+/// The constant sizes of the two outermost dimensions of `t` (`None` where there is none).
+fn leading_sizes(t: &DataType) -> [Option<i64>; 2] {
+    match t {
+        DataType::Array(n, e) => match &**e {
+            DataType::Array(m, _) => [n.as_cst(), m.as_cst()],
+            _ => [n.as_cst(), None],
+        },
+        _ => [None, None],
     }
 }

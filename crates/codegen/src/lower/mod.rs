@@ -116,13 +116,17 @@ pub struct Lowerer {
     /// `32*w .. 32*w+31`: the launch must give exactly the threads it names).
     warp_loops: bool,
     /// Whether the kernel being lowered has lane loops (`mapLane`, `mmaSync`): private
-    /// memory with a leading dimension of 32 may then be kept by the lanes row by row.
+    /// memory with a leading dimension of 32 (or of as many warps as a work-group has, then
+    /// 32) may then be kept by the warps and lanes row by row.
     lane_loops: bool,
 }
 
 /// The "dimension" [`Lowerer::thread_vars`] records for the lane variable of a lane loop
 /// (threads are dimensions 0, 1 and 2).
 pub(super) const LANE_DIM: u8 = 3;
+/// The "dimension" [`Lowerer::thread_vars`] records for the warp variable of a `mapWarp`
+/// loop of one iteration per warp.
+pub(super) const WARP_DIM: u8 = 4;
 
 /// An index read from data where an assignment writes (`scatter`): the C variable
 /// holding it, its value, its bound and the marker of its position, if any.
