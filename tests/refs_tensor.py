@@ -1,0 +1,37 @@
+"""NumPy references for examples/tensor.rise: the tensor-core tile multiply-accumulate and
+the matrix products built on it, c + a·b and a·b of f16 matrices in float64 (every product
+of two f16 values is exact; the interpreter rounds each tile's sum to f32).
+Loaded by tests/numpy_check.py (`load_more_references`)."""
+
+import numpy as np
+
+from numpy_check import f64, rand
+
+
+def f16(rng, *shape):
+    return rand(rng, *shape).astype(np.float16)
+
+
+def cases_tile(rng):
+    for label in ("tile 1", "tile 2"):
+        yield label, [f16(rng, 16, 16), f16(rng, 16, 8), rand(rng, 16, 8)], {}
+
+
+def cases_tiled(tm, tn, tk, counts):
+    """Matrices of (m*tm) x (k*tk) and (k*tk) x (n*tn) for the tile counts (m, n, k)."""
+    def cases(rng):
+        for m, n, k in counts:
+            yield f"m={m} n={n} k={k}", [f16(rng, m * tm, k * tk), f16(rng, k * tk, n * tn)], {}
+    return cases
+
+
+def ref_mm(a, b):
+    return f64(a) @ f64(b)
+
+
+REFERENCES = {
+    "mmaTile": (cases_tile, lambda a, b, c: f64(c) + f64(a) @ f64(b)),
+    "mmWarps": (cases_tiled(16, 32, 16, ((1, 1, 1), (2, 1, 3), (1, 2, 2))), ref_mm),
+    "mmWarpTiles": (cases_tiled(64, 64, 16, ((1, 1, 1), (1, 1, 3))), ref_mm),
+    "mmShared": (cases_tiled(64, 64, 32, ((1, 1, 1), (1, 2, 1))), ref_mm),
+}
