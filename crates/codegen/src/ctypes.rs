@@ -99,6 +99,14 @@ impl Types {
             return Ok(Type::Named(name.clone()));
         }
         let def = match dt {
+            DataType::Vector(..)
+                if self.target == Target::Cuda && moved_half_vector(dt).is_some() =>
+            {
+                let (_, lanes) = moved_half_vector(dt).unwrap_or((Scalar::F16, 8));
+                let name = cuda_half_vector(lanes).to_string();
+                self.by_type.insert(dt.clone(), name.clone());
+                return Ok(Type::Named(name));
+            }
             DataType::Vector(..) if self.target.is_gpu() => {
                 let (elem, lanes) = vector_elem_lanes(dt)?;
                 let name = Dialect::of(self.target).builtin_vector(elem, lanes, dt)?;
@@ -220,6 +228,28 @@ pub fn vector_shape(dt: &DataType) -> Result<(Scalar, u32), CodegenError> {
     Ok((elem, lanes))
 }
 
+/// A vector of 2, 4 or 8 16-bit floats: in CUDA it is moved whole (loaded, stored, copied:
+/// `unsigned`, `uint2`, `uint4` of the same 4, 8 or 16 bytes) and its lanes are read one by
+/// one; it is never computed with (16-bit floats are computed one value at a time). The
+/// element type and the lanes, `None` for other types.
+pub fn moved_half_vector(dt: &DataType) -> Option<(Scalar, u32)> {
+    let DataType::Vector(n, t) = dt else {
+        return None;
+    };
+    let elem = scalar_of(t).ok()??;
+    let lanes = u32::try_from(n.as_cst()?).ok()?;
+    (elem.is_half() && matches!(lanes, 2 | 4 | 8)).then_some((elem, lanes))
+}
+
+/// The CUDA type moving a vector of `lanes` 16-bit floats ([`moved_half_vector`]).
+fn cuda_half_vector(lanes: u32) -> &'static str {
+    match lanes {
+        2 => "unsigned",
+        4 => "uint2",
+        _ => "uint4",
+    }
+}
+
 /// Element and constant lane count of a vector type of numbers.
 pub fn vector_elem_lanes(dt: &DataType) -> Result<(Scalar, u32), CodegenError> {
     let DataType::Vector(n, t) = dt else {
@@ -234,7 +264,8 @@ pub fn vector_elem_lanes(dt: &DataType) -> Result<(Scalar, u32), CodegenError> {
         }
         Some(s) if s.is_half() => {
             return unsupported(format!(
-                "vectors of {} (16-bit floats are computed one value at a time: use an array)",
+                "vectors of {} here (16-bit floats are computed one value at a time: use an \
+                 array; CUDA moves vectors of 2, 4 or 8 of them whole, without computing)",
                 show_type(t)
             ))
         }

@@ -68,7 +68,7 @@ use rise::DataType;
 
 use crate::abi;
 use crate::ast::{FnKind, Function, Type, Unit};
-use crate::ctypes::{vector_elem_lanes, Types};
+use crate::ctypes::{moved_half_vector, vector_elem_lanes, Types};
 use crate::error::{unsupported, CodegenError};
 use crate::layout::{self, show_type};
 use crate::lower::Lowerer;
@@ -497,9 +497,19 @@ pub fn generate_gpu_with(
             })
         })
         .collect::<Result<Vec<_>, _>>()?;
-    let uses_double = all_types(&gp)
+    let types = all_types(&gp);
+    let uses_double = types
         .iter()
         .any(|t| mentions(t, &|s| s == rise::ScalarType::F64));
+    // a kernel that only moves 16-bit floats still names their type: its header
+    for (half, s) in [
+        (rise::ScalarType::F16, crate::ast::Scalar::F16),
+        (rise::ScalarType::Bf16, crate::ast::Scalar::Bf16),
+    ] {
+        if types.iter().any(|t| mentions(t, &|x| x == half)) {
+            l.halfs.mark(s);
+        }
+    }
     let mut preamble = Vec::new();
     if (uses_double || l.foreign.uses_f64()) && target == Target::OpenCl {
         preamble.push("#pragma OPENCL EXTENSION cl_khr_fp64 : enable".to_string());
@@ -711,6 +721,7 @@ fn all_types(gp: &GpuProgram) -> Vec<DataType> {
 /// Every vector type in `t` must be one of the target's builtin vector types.
 fn check_vectors(t: &DataType, target: Target) -> Result<(), CodegenError> {
     match t {
+        DataType::Vector(..) if target == Target::Cuda && moved_half_vector(t).is_some() => Ok(()),
         DataType::Vector(..) => {
             let (elem, lanes) = vector_elem_lanes(t)?;
             Dialect::of(target)

@@ -48,6 +48,8 @@ pub struct Place {
     pub fields: Vec<&'static str>,
     /// The vector lane.
     pub lane: Option<Nat>,
+    /// The number of lanes of the vector [`Place::lane`] is a lane of.
+    pub lanes: Option<Nat>,
     /// The data type found there.
     pub ty: DataType,
 }
@@ -102,6 +104,7 @@ pub fn locate(dt: &DataType, path: &[PathElem]) -> Result<Place, CodegenError> {
         flat: None,
         fields: Vec::new(),
         lane: None,
+        lanes: None,
         ty: dt.clone(),
     };
     for step in path {
@@ -121,8 +124,9 @@ pub fn locate(dt: &DataType, path: &[PathElem]) -> Result<Place, CodegenError> {
                 }
                 place.ty = if fst { (**a).clone() } else { (**b).clone() };
             }
-            (DataType::Vector(_, t), PathElem::Lane(l)) => {
+            (DataType::Vector(n, t), PathElem::Lane(l)) => {
                 place.lane = Some(l.clone());
+                place.lanes = Some(n.clone());
                 place.ty = (**t).clone();
             }
             _ => {

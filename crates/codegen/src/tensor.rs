@@ -1,9 +1,9 @@
 //! The tensor-core multiply-accumulate `mmaSync` in CUDA: one helper per operand type,
-//! `shine_mma_m16n8k16_f16` and `shine_mma_m16n8k16_bf16`, taking a lane's 8 elements of
-//! `A`, 4 of `B` and 4 of `C` (in the order of `rise::fragments`) and returning its 4
-//! elements of `D` as a `float4`. The helper packs each pair of 16-bit values into one
-//! 32-bit register (the lower half first, as the PTX ISA lays out `.f16x2`/`.bf16x2`) and
-//! issues `mma.sync.aligned.m16n8k16.row.col.f32.<t>.<t>.f32`. It exists from compute
+//! `shine_mma_m16n8k16_f16` and `shine_mma_m16n8k16_bf16`, taking a lane's registers of
+//! `A` (4) and `B` (2), each two 16-bit elements in `rise::fragments`' order (the lower
+//! half first, as the PTX ISA lays out `.f16x2`/`.bf16x2`; `shine_pack_f16` makes one of
+//! two values), and 4 elements of `C`, and returning its 4 elements of `D` as a `float4`.
+//! It issues `mma.sync.aligned.m16n8k16.row.col.f32.<t>.<t>.f32`. It exists from compute
 //! capability 8.0 on; an older device fails to compile the module with a message saying so.
 
 use crate::ast::Scalar;
@@ -36,6 +36,13 @@ impl TensorUse {
         format!("shine_mma_m16n8k16_{}", operand(s).0)
     }
 
+    /// The helper packing two values of `s` (`f16` or `bf16`) into one 32-bit register,
+    /// the first in the lower half (as `.f16x2`/`.bf16x2` registers hold them).
+    pub fn pack(&mut self, s: Scalar) -> String {
+        self.helper(s);
+        format!("shine_pack_{}", operand(s).0)
+    }
+
     /// The source lines defining the helpers used (after the 16-bit types' includes).
     pub fn prelude(&self) -> Vec<String> {
         let used: Vec<Scalar> = [(self.f16, Scalar::F16), (self.bf16, Scalar::Bf16)]
@@ -62,38 +69,19 @@ impl TensorUse {
 
 fn helper_source(s: Scalar) -> String {
     let (ptx, ty, bits) = operand(s);
-    let params = |name: &str, n: usize, t: &str| {
-        (0..n)
-            .map(|i| format!("{t} {name}{i}"))
-            .collect::<Vec<_>>()
-            .join(", ")
-    };
-    let pack = |name: &str, i: usize| {
-        format!(
-            "(unsigned)({bits}({name}{i})) | ((unsigned)({bits}({name}{})) << 16)",
-            i + 1
-        )
-    };
     format!(
-        "__device__ __forceinline__ float4 shine_mma_m16n8k16_{ptx}({a}, {b}, {c}) {{\n  \
-         unsigned ra0 = {a0}, ra1 = {a1}, ra2 = {a2}, ra3 = {a3};\n  \
-         unsigned rb0 = {b0}, rb1 = {b1};\n  \
+        "__device__ __forceinline__ unsigned shine_pack_{ptx}({ty} lo, {ty} hi) {{\n  \
+         return (unsigned)({bits}(lo)) | ((unsigned)({bits}(hi)) << 16);\n}}\n\
+         __device__ __forceinline__ float4 shine_mma_m16n8k16_{ptx}(unsigned a0, unsigned a1, \
+         unsigned a2, unsigned a3, unsigned b0, unsigned b1, float c0, float c1, float c2, \
+         float c3) {{\n  \
          float4 d;\n  \
          asm volatile(\"mma.sync.aligned.m16n8k16.row.col.f32.{ptx}.{ptx}.f32 \
          {{%0, %1, %2, %3}}, {{%4, %5, %6, %7}}, {{%8, %9}}, {{%10, %11, %12, %13}};\"\n    \
          : \"=f\"(d.x), \"=f\"(d.y), \"=f\"(d.z), \"=f\"(d.w)\n    \
-         : \"r\"(ra0), \"r\"(ra1), \"r\"(ra2), \"r\"(ra3), \"r\"(rb0), \"r\"(rb1),\n      \
+         : \"r\"(a0), \"r\"(a1), \"r\"(a2), \"r\"(a3), \"r\"(b0), \"r\"(b1),\n      \
          \"f\"(c0), \"f\"(c1), \"f\"(c2), \"f\"(c3));\n  \
-         return d;\n}}",
-        a = params("a", 8, ty),
-        b = params("b", 4, ty),
-        c = params("c", 4, "float"),
-        a0 = pack("a", 0),
-        a1 = pack("a", 2),
-        a2 = pack("a", 4),
-        a3 = pack("a", 6),
-        b0 = pack("b", 0),
-        b1 = pack("b", 2),
+         return d;\n}}"
     )
 }
 
@@ -108,8 +96,9 @@ mod tests {
         assert_eq!(u.helper(Scalar::Bf16), "shine_mma_m16n8k16_bf16");
         let text = u.prelude().join("\n");
         assert!(text.contains("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32"));
-        assert!(text
-            .contains("__bfloat16_as_ushort(a0)) | ((unsigned)(__bfloat16_as_ushort(a1)) << 16)"));
+        assert!(text.contains(
+            "(unsigned)(__bfloat16_as_ushort(lo)) | ((unsigned)(__bfloat16_as_ushort(hi)) << 16)"
+        ));
         assert!(!text.contains("shine_mma_m16n8k16_f16("));
     }
 }

@@ -649,6 +649,7 @@ impl Prim {
                 | AsScalar
                 | Idx
                 | Lane
+                | Reorder
         )
     }
 

@@ -2,6 +2,8 @@
 //! (with `SHINE_TEST_GPU=1`: f16 and bf16, at sizes of one tile and of odd and prime tile
 //! counts, verified against the interpreter), and every place it cannot run is refused
 //! with a message: outside a `mapWarp` loop, inside a `mapLane` loop, on C and OpenCL.
+//! Vectors of 16-bit floats (the tiles' 16-byte copies) are moved whole on CUDA and refused
+//! elsewhere and in arithmetic.
 
 mod support;
 
@@ -46,6 +48,9 @@ fn mm_warps_verifies_on_cuda() {
             ("mmShared", (1, 1, 1)),
             ("mmShared", (3, 2, 5)),
             ("mmShared", (2, 1, 17)),
+            ("mmLarge", (1, 1, 1)),
+            ("mmLarge", (3, 2, 5)),
+            ("mmLarge", (1, 3, 7)),
         ] {
             let sizes = [format!("m={m}"), format!("n={n}"), format!("k={k}")];
             let (ok, text) = shine_on(
@@ -117,5 +122,64 @@ fn mma_on_f32_tiles_is_a_type_error() {
     assert!(
         !ok && text.contains("`mmaSync` multiplies f16 or bf16 tiles"),
         "{text}"
+    );
+}
+
+/// A work-group copies 256 elements of `t` as 32 vectors of 8 through local memory, then
+/// reads them back element by element in another order.
+fn vector_copy(t: &str) -> String {
+    format!(
+        "def p : {{n: nat}} -> (n*256).{t} -> (n*256).{t} = fun a =>\n  \
+         a |> split 256 |> mapWorkGroup(0) (fun x =>\n    \
+         toMem local (x |> asVector 8 |> mapLocal(0) (fun v => v)) (fun s =>\n      \
+         s |> asScalar |> split 32 |> transpose |> mapLocal(0) (mapSeq (fun y => y))\n      \
+         |> transpose |> join))\n  |> join\n"
+    )
+}
+
+#[test]
+fn vectors_of_16_bit_floats_are_moved_whole_on_cuda() {
+    for t in ["f16", "bf16"] {
+        let program = vector_copy(t);
+        let (ok, text) = shine_on(&program, &["compile", "--def", "p", "--target", "cuda"]);
+        assert!(ok, "{text}");
+        assert!(text.contains("__shared__ __align__(16) uint4"), "{text}");
+        assert!(text.contains("= *(const uint4 *)&a["), "{text}");
+        // the kernel computes nothing with 16-bit floats but names their type
+        let header = if t == "f16" {
+            "cuda_fp16.h"
+        } else {
+            "cuda_bf16.h"
+        };
+        assert!(text.contains(&format!("#include <{header}>")), "{text}");
+        if test_gpu() {
+            for n in [1, 3, 7] {
+                let size = format!("n={n}");
+                let (ok, text) = shine_on(
+                    &program,
+                    &[
+                        "run", "--def", "p", "--target", "cuda", "--nat", &size, "--random", "2",
+                        "--verify",
+                    ],
+                );
+                assert!(
+                    ok && text.contains("verified against the interpreter"),
+                    "{t} n={n}:\n{text}"
+                );
+            }
+        }
+    }
+    compile_fails(&vector_copy("f16"), "opencl", "vectors of f16 here");
+    compile_fails(&vector_copy("f16"), "c", "vectors of f16");
+}
+
+#[test]
+fn vectors_of_16_bit_floats_are_not_computed_with() {
+    let program = "def p : {n: nat} -> (n*8).f16 -> (n*8).f16 = fun a =>\n  \
+                   a |> asVector 8 |> mapGlobal(0) (fun v => v + v) |> asScalar\n";
+    compile_fails(
+        program,
+        "cuda",
+        "vectors of 16-bit floats are only moved (loaded, stored, copied)",
     );
 }

@@ -1,7 +1,9 @@
 //! Index-remapping views compiled through `dpia::View` (issue 15): `reorder` was
 //! added as one variant with its equation, one translation arm and these tests.
 //! Every case runs on C, OpenMP and OpenCL (PoCL) against the interpreter at sizes
-//! 0, 1 and 7; an index function that may leave the array is refused.
+//! 0, 1 and 7; an index function that may leave the array is refused. A `reorder` of a
+//! constant number of elements whose `finv` is checked, element by element, to be the
+//! inverse of `f` is written through `finv` (inside a `map` too).
 
 use std::process::Command;
 
@@ -13,6 +15,14 @@ def reverseWrite : {n: nat} -> n.f32 -> n.f32 =
 def reversePairs : {n: nat} -> n.f32 -> n.i32 -> n.f32 =
   fun xs ys => zip (reorder (fun i => n - 1 - i) (fun i => n - 1 - i) xs) ys
     |> map (fun p => fst p * 2.0f + (cast (snd p) : f32))
+def swizzleWrite : {n: nat} -> (n*32).f32 -> (n*32).f32 =
+  fun xs => xs |> split 32 |> mapSeq (fun b => b |> mapSeq (fun x => x + 1.0f)
+    |> reorder (fun p => (p / 8) * 8 + (p % 8 + 8 - p / 8) % 8) (fun i => (i / 8) * 8 + (i % 8 + i / 8) % 8))
+    |> join
+def wrongInverseWrite : {n: nat} -> (n*8).f32 -> (n*8).f32 =
+  fun xs => xs |> split 8 |> mapSeq (fun b => b |> mapSeq (fun x => x + 1.0f)
+    |> reorder (fun i => (i + 1) % 8) (fun i => i))
+    |> join
 def shiftOut : {n: nat} -> n.f32 -> n.f32 =
   fun xs => xs |> reorder (fun i => i + 1) (fun i => i - 1) |> map (fun x => x * 2.0f)
 ";
@@ -53,7 +63,14 @@ fn run(dir: &tempfile::TempDir, def: &str, target: &str, n: u32) -> std::process
 #[test]
 fn reorder_reads_and_writes_agree_with_the_interpreter() {
     let dir = files();
-    for def in ["reverseRead", "reverseWrite", "reversePairs"] {
+    // the blocks of `swizzleWrite` are written through `finv` (checked to be the inverse
+    // of `f` element by element)
+    for def in [
+        "reverseRead",
+        "reverseWrite",
+        "reversePairs",
+        "swizzleWrite",
+    ] {
         for target in ["c", "openmp", "opencl"] {
             for n in [0, 1, 7] {
                 let out = run(&dir, def, target, n);
@@ -93,5 +110,18 @@ fn reorder_out_of_range_is_refused_at_compile_time() {
     assert!(
         err.contains("cannot prove that the index function"),
         "{err}"
+    );
+}
+
+#[test]
+fn a_write_through_a_wrong_inverse_is_not_trusted() {
+    // `finv` is not the inverse of `f`: the blocks are not written through it; the
+    // block must be stored first and copied through `f`, and without that it is refused
+    let dir = files();
+    let out = run(&dir, "wrongInverseWrite", "c", 3);
+    let text = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        !out.status.success() && text.contains("is read but not stored anywhere"),
+        "{text}"
     );
 }

@@ -15,7 +15,7 @@ use super::views::show_path;
 use super::{canonical, Env, Lowerer, Res, STACK_LIMIT};
 use crate::abi;
 use crate::ast::{self, BinOp, Decl, Expr, Scalar, Stmt, Type, UnOp};
-use crate::ctypes::vector_elem_lanes;
+use crate::ctypes::{moved_half_vector, scalar_of, vector_elem_lanes};
 use crate::error::{malformed, unsupported, CodegenError};
 use crate::layout::{self, locate, show_type, PathElem, Place};
 
@@ -186,6 +186,7 @@ impl Lowerer {
                 .value_type(&canonical(&leaf.elem), &mut self.names)?;
             let Some(count) = leaf.count else {
                 let init = match &leaf.elem {
+                    t if moved_half_vector(t).is_some() => Some(Expr::ZeroInit(None)),
                     DataType::Vector(..) => {
                         let (s, lanes) = vector_elem_lanes(&leaf.elem)?;
                         let zeros = Expr::VectorLit(elem.clone(), vec![zero(s); lanes as usize]);
@@ -374,6 +375,19 @@ impl Lowerer {
             e = e.member(f);
         }
         if let Some(l) = &p.place.lane {
+            if let Some(half) = scalar_of(&p.place.ty)?.filter(|s| s.is_half()) {
+                // a lane of a vector of 16-bit floats (moved whole, in CUDA): its element
+                // through a pointer to the vector's first
+                let to = Box::new(Type::Scalar(half));
+                let ptr = Type::Pointer {
+                    to,
+                    is_const: false,
+                    restrict: false,
+                    addr: ast::AddrSpace::Default,
+                };
+                let first = Expr::unary(ast::UnOp::AddrOf, e).cast(ptr);
+                return Ok(first.index(self.nat(env, l)?));
+            }
             e = match (self.target, l.as_cst()) {
                 (t, _) if !t.is_gpu() => e.index(self.nat(env, l)?),
                 (_, Some(k)) if (0..16).contains(&k) => e.lane(k as u32),

@@ -30,6 +30,7 @@
 //! * `vector`: whole vectors: loads, stores and vector operations.
 
 mod comm;
+mod fragments;
 mod memory;
 mod unroll;
 mod vector;

@@ -12,8 +12,9 @@ use super::memory::MemPlace;
 use super::views::{cons, one_index, outer_len, Read};
 use super::{canonical, Env, Lowerer, Res};
 use crate::ast::{BinOp, Expr, Type, VectorAccess};
-use crate::ctypes::{vector_elem_lanes, vector_shape};
-use crate::error::malformed;
+use crate::ctypes::{moved_half_vector, vector_elem_lanes, vector_shape};
+use crate::error::{malformed, unsupported};
+use crate::layout::show_type;
 use crate::layout::{PathElem, Place};
 use crate::Target;
 
@@ -214,6 +215,9 @@ impl Lowerer {
         vty: &DataType,
     ) -> Res<Option<VectorAccess>> {
         let vty = canonical(vty);
+        if let Some((_, lanes)) = moved_half_vector(&vty) {
+            return self.half_vector_access(env, first, &vty, lanes).map(Some);
+        }
         let (_, lanes) = vector_elem_lanes(&vty)?;
         let ty = match self.target {
             // GCC vectors through their variant of element alignment
@@ -238,6 +242,51 @@ impl Lowerer {
             first: self.place_expr(env, first)?,
             whole,
         }))
+    }
+
+    /// A vector of 16-bit floats moved whole ([`moved_half_vector`]): CUDA only, and only
+    /// at an address provably aligned to its size (its lanes are not loaded one by one).
+    fn half_vector_access(
+        &mut self,
+        env: &Env,
+        first: &MemPlace,
+        vty: &DataType,
+        lanes: u32,
+    ) -> Res<VectorAccess> {
+        if self.target != Target::Cuda {
+            return unsupported(format!(
+                "{} in {}: vectors of 16-bit floats are moved whole in CUDA only",
+                show_type(vty),
+                self.target.title()
+            ));
+        }
+        if !vector_aligned(first, lanes) {
+            return unsupported(format!(
+                "{} read or written at `{}[{}]`, an address not provably aligned to the \
+                 vector's size (an aligned array, an index that is a multiple of {lanes})",
+                show_type(vty),
+                first.base,
+                first
+                    .place
+                    .flat
+                    .as_ref()
+                    .map_or("0".into(), |f| f.to_string())
+            ));
+        }
+        let n = Nat::cst(i64::from(lanes));
+        let whole = match &first.place.flat {
+            Some(flat) => (
+                Expr::ident(&first.base),
+                self.nat(env, &flat.floor_div(&n))?,
+            ),
+            None => (Expr::ident(&first.base), Expr::Int(0)),
+        };
+        Ok(VectorAccess {
+            ty: Some(self.types.value_type(vty, &mut self.names)?),
+            lanes,
+            first: self.place_expr(env, first)?,
+            whole: Some(whole),
+        })
     }
 
     /// A lane variable `0 <= l < lanes`, for proving loads and stores

@@ -13,7 +13,9 @@ use super::memory::MemPlace;
 use super::vector::{path_mentions, place_mentions};
 use super::{canonical, Env, Lowerer, Res};
 use crate::ast::{BinOp, Expr, Scalar, Type, UnOp};
-use crate::ctypes::{lane_count, scalar, scalar_of, vector_elem_lanes, vector_shape};
+use crate::ctypes::{
+    lane_count, moved_half_vector, scalar, scalar_of, vector_elem_lanes, vector_shape,
+};
 use crate::error::{malformed, unsupported};
 use crate::halfs;
 use crate::intops;
@@ -91,6 +93,14 @@ impl Lowerer {
                 mode.failed = true;
                 return value(Expr::Int(0));
             }
+        }
+        if path.is_empty() && moved_half_vector(&e.ty).is_some() && computes(e) {
+            return unsupported(format!(
+                "{} computed with `{}`: vectors of 16-bit floats are only moved (loaded, \
+                 stored, copied) and read lane by lane; compute with their elements",
+                show_type(&e.ty),
+                exp_name(e)
+            ));
         }
         match &*e.kind {
             K::Var(id) => {
@@ -219,11 +229,15 @@ impl Lowerer {
                     Some(Ok(Some(s))) if s.is_half() => s,
                     _ => return malformed("`mmaSync` on tiles that are not f16 or bf16"),
                 };
-                let args = operands
-                    .iter()
-                    .map(|a| self.value(env, a, &[]))
-                    .collect::<Result<Vec<_>, _>>()?;
-                // the helper's parameters are of the 16-bit type: its header is included
+                if operands.len() != 16 {
+                    return malformed("`mmaSync` with other than 8 + 4 + 4 operands");
+                }
+                // A and B as 32-bit registers of two 16-bit values, C as it is
+                let mut args = self.fragment_registers(env, &operands[..12], tile)?;
+                for c in &operands[12..] {
+                    args.push(self.value(env, c, &[])?);
+                }
+                // the 16-bit type's header is included (the packing helpers use it)
                 self.halfs.mark(tile);
                 value(Expr::call(&self.tensor.helper(tile), args))
             }
@@ -758,6 +772,24 @@ fn binop(op: dpia::BinOp, operand: &DataType) -> Res<BinOp> {
 }
 
 /// Whether data of type `dt` holds a 16-bit float.
+/// Whether `e` computes its value (rather than reading or viewing memory).
+fn computes(e: &Exp) -> bool {
+    use ExpKind as K;
+    matches!(
+        &*e.kind,
+        K::Binary(..)
+            | K::Unary(..)
+            | K::Math(..)
+            | K::Select(..)
+            | K::Cast(_)
+            | K::MakeVector(_)
+            | K::VectorFromScalar(_)
+            | K::Lit(_)
+            | K::Shuffle(..)
+            | K::Foreign(..)
+    )
+}
+
 fn mentions_half(dt: &DataType) -> bool {
     match dt {
         DataType::Scalar(s) => s.is_half(),

@@ -725,6 +725,9 @@ impl Translator {
         if let Out::Acc(a) = out {
             let write = match &v {
                 View::AsScalar(n) => Some(AccKind::AsVector(n.clone(), a.clone())),
+                View::Reorder(..) => {
+                    reorder_inverse(args, &len).map(|w| AccKind::View(w, a.clone()))
+                }
                 _ => v.inverse().map(|w| AccKind::View(w, a.clone())),
             };
             if let Some(kind) = write {
@@ -767,6 +770,29 @@ fn reorder_function(e: &Expr, args: &[Arg], n: &Nat) -> R<View> {
         ));
     }
     Ok(View::Reorder(v, body))
+}
+
+/// The view writing through `reorder f finv` on `n` elements: `finv`, where `n` is a
+/// constant (at most 65536) and `f (finv i) = i` with `finv i` in `0..n` for every `i` of
+/// `0..n`, checked one by one. Otherwise `None`, and the write copies through `f`.
+fn reorder_inverse(args: &[Arg], n: &Nat) -> Option<View> {
+    let mut fs = args.iter().filter_map(|a| match a {
+        Arg::Type(TypeArg::NatToNat(rise::types::NatToNat::Lambda(v, body))) => {
+            Some((v.clone(), body.clone()))
+        }
+        _ => None,
+    });
+    let (f, finv) = (fs.next()?, fs.next()?);
+    let len = n.as_cst().filter(|&c| (0..=65536).contains(&c))?;
+    let apply = |(v, body): &(Var, Nat), i: i64| body.eval(&|w: &Var| (w == v).then_some(i)).ok();
+    (0..len)
+        .all(|i| {
+            apply(&finv, i)
+                .filter(|j| (0..len).contains(j))
+                .and_then(|j| apply(&f, j))
+                == Some(i)
+        })
+        .then_some(View::Reorder(finv.0, finv.1))
 }
 
 /// The operand type of a math function, checked again (the type checker refuses
