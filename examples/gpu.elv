@@ -137,6 +137,40 @@ def workGroupWarps = toMapWorkGroup(0) @ outermost(isMap) ;;
   toMapWarp @ outermost(isMap) @ body @ argument @ function ;;
   toMem(local) @ argument @ outermost(applied(padCst)) @ body @ argument @ function
 
+// Row reductions at bandwidth (issue 27): `map (fun row => reduce f z (...row...)) rows`
+// (mv's dot products) with every row read coalesced. A work-group of b work-items per
+// row, work-item i summing the row's elements i, i+b, ... (partialReduceStrided), the b
+// sums reduced by a tree in local memory (workGroupTree). Any row length (the tail is
+// padded with the neutral element); b a power of two; OpenCL and CUDA.
+//
+//   shine run examples/mv.rise --def mv --strategy examples/gpu.elv \
+//     --apply "rowsByWorkGroups(256)" --target opencl --nat n=7 --nat m=1001 --random 1 --verify
+def rowsByWorkGroups(b) = DFNF ;
+  partialReduceStrided(b) @ outermost(appliedReduce) ;;
+  treeReduce              @ outermost(appliedMap) ;;
+  workGroupTree           @ argument @ body @ body ;;
+  lowerToC
+
+// rowsByWorkGroups with the b sums reduced by warp shuffles (reduceByWarps: each warp
+// its 32 lanes, then one warp the b/32 results through local memory); b a multiple of
+// 32 up to 1024. CUDA only.
+def rowsByWarps(b) = DFNF ;
+  partialReduceStrided(b) @ outermost(appliedReduce) ;;
+  reduceByWarps           @ outermost(appliedMap) ;;
+  workGroupWarps          @ argument @ body @ body ;;
+  lowerToC
+
+// A warp per row, w rows per work-group: lane l sums the row's elements l, l+32, ...
+// and the warp's 32 sums meet by shuffles (reduceToWarp); no local memory, no barrier.
+// The number of rows a multiple of w (refused otherwise); CUDA only.
+def rowPerWarp(w) = DFNF ;
+  partialReduceStrided(32) @ outermost(appliedReduce) ;;
+  reduceToWarp             @ outermost(appliedReduce) ;;
+  splitJoinMap(w)          @ outermost(appliedMap) ;;
+  toMapWorkGroup(0)        @ outermost(isMap) ;;
+  toMapWarp                @ outermost(isMap) ;;
+  lowerToC
+
 // Matrix multiplication with 2-D register blocking (the register blocking of
 // LIFT's CGO'17 matmul, without its local-memory tiles): the result is tiled in
 // 4x4 blocks, the reduction over k moved outside the block's loops so that its
