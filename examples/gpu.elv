@@ -171,6 +171,41 @@ def rowPerWarp(w) = DFNF ;
   toMapWarp                @ outermost(isMap) ;;
   lowerToC
 
+// Row normalizations at bandwidth (issue 27): softmax, layer norm and RMS norm of
+// norms.rise with a work-group per row. The default schedules' `let`s (computeOnce: the
+// row's maximum, mean or sum of squares bound once; softmax's exponentials stored)
+// stay; every reduction a `let` binds becomes b strided partial results and a tree in
+// local memory (letTree), whose one result every work-item then reads; the row's
+// elementwise maps are spread over the work-items. Any row length; b a power of two.
+//
+//   shine run examples/norms.rise --def softmax --strategy examples/gpu.elv \
+//     --apply "rowsNorm(256)" --target opencl --nat m=7 --nat n=1001 --random 1 --verify
+def rowsNorm(b) = DFNF ; computeValuesOnce ;
+  toMapWorkGroup(0)  @ outermost(isMap) ;;
+  letTree(b)         @ outermost(applied(let)) ;;
+  try(letTree(b)     @ outermost(applied(let))) ;;
+  lowerToC
+
+// The default schedules' computeOnce (`shine strategies --show`).
+def computeValuesOnce = normalize(hoistInvariant) ; normalize(shareRepeated) ; normalize(storeShared)
+
+// At `let C[reduce f z xs] (fun h => B)`: the reduction of b strided partial results
+// (their work-items in dimension 0), a tree of log2 b steps in local memory, its one
+// result `r` bound for the value (`join (mapSeq (fun r => let C[r] (fun h => B)) tree)`),
+// and B's map spread over the work-items.
+def letTree(b) =
+  partialReduceStrided(b) @ outermost(appliedReduce) @ argument @ function ;;
+  treeReduceLet ;;
+  // the one-element map over the tree's result
+  toMapSeq      @ function @ function @ argument ;;
+  // the partial results, then every step of the tree; both in local memory
+  toMapLocal(0) @ function @ function @ argument @ argument @ argument ;;
+  toMapLocal(0) @ outermost(isMap) @ argument @ function @ argument @ argument ;;
+  toMem(local)  @ argument @ argument @ argument ;;
+  toMem(local)  @ argument @ argument ;;
+  // B, where it is a map
+  try(toMapLocal(0) @ function @ function) @ body @ argument @ body @ argument @ function @ argument
+
 // Matrix multiplication with 2-D register blocking (the register blocking of
 // LIFT's CGO'17 matmul, without its local-memory tiles): the result is tiled in
 // 4x4 blocks, the reduction over k moved outside the block's loops so that its

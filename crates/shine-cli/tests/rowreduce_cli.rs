@@ -2,9 +2,11 @@
 //! of examples/gpu.elv that read every row coalesced — `rowsByWorkGroups(b)` (a work-group
 //! per row, a local-memory tree), on OpenCL (PoCL here) and, with `SHINE_TEST_GPU=1`, CUDA;
 //! `rowsByWarps(b)` and `rowPerWarp(w)` (warp shuffles), CUDA only — and `mvT` (y = Aᵀx)
-//! under `global1d`, a work-item per column. Each is verified against the interpreter at
-//! sizes 1, 7, odd and prime; the sizes a strategy does not admit are refused with the
-//! constraint, and OpenCL refuses the warp strategies.
+//! under `global1d`, a work-item per column; softmax, layer norm and RMS norm of
+//! examples/norms.rise under `rowsNorm(b)` (a work-group per row, its maximum, mean or sum
+//! by a local-memory tree). Each is verified against the interpreter at sizes 1, 7, odd
+//! and prime; the sizes a strategy does not admit are refused with the constraint, and
+//! OpenCL refuses the warp strategies.
 
 mod support;
 
@@ -28,18 +30,18 @@ fn gpu_targets() -> Vec<&'static str> {
     ts
 }
 
-/// `shine run` of `def` of examples/mv.rise under `strategy` of examples/gpu.elv with the
-/// sizes `nats` (`n=3`, ...): its success and its output.
-fn run_mv(
+/// `shine run --verify` of `def` of `program` under `strategy` of examples/gpu.elv with
+/// the sizes `nats` (`n=3`, ...): its success and its output.
+fn run_in(
+    program: &str,
     target: &str,
     def: &str,
     strategy: &str,
     nats: &[String],
-    verify: bool,
 ) -> (bool, String) {
     let mut args = vec![
         "run",
-        "examples/mv.rise",
+        program,
         "--def",
         def,
         "--strategy",
@@ -50,25 +52,41 @@ fn run_mv(
         target,
         "--random",
         "5",
+        "--verify",
     ];
     for nat in nats {
         args.extend(["--nat", nat.as_str()]);
-    }
-    if verify {
-        args.push("--verify");
     }
     let (out, text) = shine_in(root(), &args);
     (out.status.success(), text)
 }
 
-/// [`run_mv`] with `--verify`; panics with the output unless it verified.
-fn verified(target: &str, def: &str, strategy: &str, (a, b): (&str, &str), (x, y): (i64, i64)) {
+/// [`run_in`] on examples/mv.rise.
+fn run_mv(target: &str, def: &str, strategy: &str, nats: &[String]) -> (bool, String) {
+    run_in("examples/mv.rise", target, def, strategy, nats)
+}
+
+/// [`run_in`] with the two sizes `a = x`, `b = y`; panics with the output unless it verified.
+fn verified_in(
+    program: &str,
+    target: &str,
+    def: &str,
+    strategy: &str,
+    (a, b): (&str, &str),
+    (x, y): (i64, i64),
+) {
     let nats = [format!("{a}={x}"), format!("{b}={y}")];
-    let (ok, text) = run_mv(target, def, strategy, &nats, true);
+    let (ok, text) = run_in(program, target, def, strategy, &nats);
     assert!(
         ok && text.contains("verified against the interpreter"),
-        "{target} {def} {strategy} {a}={x} {b}={y}:\n{text}"
+        "{target} {def} {strategy} {a}={x} {b}={y}:\n{}",
+        text.chars().take(4000).collect::<String>()
     );
+}
+
+/// [`verified_in`] on examples/mv.rise.
+fn verified(target: &str, def: &str, strategy: &str, names: (&str, &str), sizes: (i64, i64)) {
+    verified_in("examples/mv.rise", target, def, strategy, names, sizes);
 }
 
 /// Rows × row lengths: 1, 7, odd and prime lengths, shorter and longer than a work-group.
@@ -94,6 +112,49 @@ fn mv_transposed_verifies_with_a_work_item_per_column() {
     }
 }
 
+/// Rows × row lengths for the normalizations.
+const NORM_SIZES: &[(i64, i64)] = &[(1, 1), (7, 7), (3, 1031), (2, 257), (5, 13)];
+
+#[test]
+fn rows_norm_verifies_softmax_layer_norm_and_rms_norm_at_any_size() {
+    for target in gpu_targets() {
+        for def in ["softmax", "layerNorm", "rmsNorm"] {
+            for b in ["rowsNorm(256)", "rowsNorm(2)"] {
+                for &size in NORM_SIZES {
+                    verified_in("examples/norms.rise", target, def, b, ("m", "n"), size);
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn rows_norm_reduces_each_row_by_two_trees_in_a_work_group() {
+    // softmax: two trees (the maximum, the sum), each log2 256 steps in local memory
+    let (out, code) = shine_in(
+        root(),
+        &[
+            "compile",
+            "examples/norms.rise",
+            "--def",
+            "softmax",
+            "--strategy",
+            "examples/gpu.elv",
+            "--apply",
+            "rowsNorm(256)",
+            "--target",
+            "cuda",
+        ],
+    );
+    assert!(out.status.success(), "{code}");
+    assert_eq!(
+        code.matches("__syncthreads();").count(),
+        2 * 8 + 4,
+        "{code}"
+    );
+    assert!(code.contains("m work-groups"), "{code}");
+}
+
 /// The warp strategies: run only with `SHINE_TEST_GPU=1`.
 #[test]
 fn warp_strategies_verify_mv_on_cuda() {
@@ -113,7 +174,7 @@ fn warp_strategies_verify_mv_on_cuda() {
 #[test]
 fn row_per_warp_refuses_a_row_count_not_a_multiple_of_its_rows_per_work_group() {
     let nats = ["n=7".to_string(), "m=5".to_string()];
-    let (ok, text) = run_mv("cuda", "mv", "rowPerWarp(8)", &nats, true);
+    let (ok, text) = run_mv("cuda", "mv", "rowPerWarp(8)", &nats);
     assert!(!ok, "{text}");
     assert!(text.contains("8 must divide n, but n = 7"), "{text}");
 }
@@ -125,7 +186,7 @@ fn opencl_refuses_the_warp_strategies() {
     }
     let nats = ["n=8".to_string(), "m=5".to_string()];
     for strategy in ["rowsByWarps(64)", "rowPerWarp(8)"] {
-        let (ok, text) = run_mv("opencl", "mv", strategy, &nats, true);
+        let (ok, text) = run_mv("opencl", "mv", strategy, &nats);
         assert!(!ok, "{strategy}: {text}");
         assert!(
             text.contains("`mapWarp` runs on the warps of a CUDA block"),
