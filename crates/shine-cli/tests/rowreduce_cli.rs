@@ -119,10 +119,34 @@ const NORM_SIZES: &[(i64, i64)] = &[(1, 1), (7, 7), (3, 1031), (2, 257), (5, 13)
 fn rows_norm_verifies_softmax_layer_norm_and_rms_norm_at_any_size() {
     for target in gpu_targets() {
         for def in ["softmax", "layerNorm", "rmsNorm"] {
-            for b in ["rowsNorm(256)", "rowsNorm(2)"] {
-                for &size in NORM_SIZES {
-                    verified_in("examples/norms.rise", target, def, b, ("m", "n"), size);
-                }
+            for &size in NORM_SIZES {
+                verified_in(
+                    "examples/norms.rise",
+                    target,
+                    def,
+                    "rowsNorm(256)",
+                    ("m", "n"),
+                    size,
+                );
+            }
+            // a tree of one step (b = 2), and more partial results than a row has elements
+            for size in [(7, 7), (2, 13)] {
+                verified_in(
+                    "examples/norms.rise",
+                    target,
+                    def,
+                    "rowsNorm(2)",
+                    ("m", "n"),
+                    size,
+                );
+                verified_in(
+                    "examples/norms.rise",
+                    target,
+                    def,
+                    "rowsNorm(32)",
+                    ("m", "n"),
+                    size,
+                );
             }
         }
     }
