@@ -171,6 +171,24 @@ def rowPerWarp(w) = DFNF ;
   toMapWarp                @ outermost(isMap) ;;
   lowerToC
 
+// mvT's columns (`map (fun col => reduce ...) (transpose mat)`) with the reduction split
+// in p chunks of consecutive rows (partialReduce): a first kernel of n x p work-items, the
+// columns over dimension 0 (neighbouring work-items read neighbouring elements of a row),
+// the chunks over dimension 1, their partial sums stored in global memory (mapFission,
+// toMem); a second kernel sums each column's p partial sums. Any size.
+//
+//   shine run examples/mv.rise --def mvT --strategy examples/gpu.elv \
+//     --apply "columnsSplitK(32)" --target opencl --nat m=1031 --nat n=7 --random 1 --verify
+def columnsSplitK(p) = DFNF ;
+  partialReduce(p) @ outermost(appliedReduce) ;;
+  mapFission       @ outermost(appliedMap) ;;
+  toMem(global)    @ argument @ outermost(appliedMap) ;;
+  // the second kernel's map, then the columns, then the chunks
+  toMapGlobal(0)   @ outermost(isMap) ;;
+  toMapGlobal(0)   @ outermost(isMap) ;;
+  toMapGlobal(1)   @ outermost(isMap) ;;
+  lowerToC
+
 // Row normalizations at bandwidth (issue 27): softmax, layer norm and RMS norm of
 // norms.rise with a work-group per row. The default schedules' `let`s (computeOnce: the
 // row's maximum, mean or sum of squares bound once; softmax's exponentials stored)

@@ -108,6 +108,8 @@ fn mv_transposed_verifies_with_a_work_item_per_column() {
     for target in gpu_targets() {
         for &(m, n) in &[(1, 1), (7, 7), (1031, 3), (13, 257)] {
             verified(target, "mvT", "global1d", ("m", "n"), (m, n));
+            verified(target, "mvT", "columnsSplitK(32)", ("m", "n"), (m, n));
+            verified(target, "mvT", "columnsSplitK(7)", ("m", "n"), (m, n));
         }
     }
 }
@@ -256,6 +258,31 @@ fn every_strategy_reads_a_row_with_neighbouring_work_items_at_neighbouring_eleme
     assert!(
         per_warp.contains("mat[wg0 * m * 8 + warp * m + lane + i6 * 32]"),
         "{per_warp}"
+    );
+    // mvT split over k: neighbouring work-items (dimension 0) read neighbouring columns
+    let (out, split) = shine_in(
+        root(),
+        &[
+            "compile",
+            "examples/mv.rise",
+            "--def",
+            "mvT",
+            "--strategy",
+            "examples/gpu.elv",
+            "--apply",
+            "columnsSplitK(32)",
+            "--target",
+            "cuda",
+        ],
+    );
+    assert!(out.status.success(), "{split}");
+    assert!(
+        split.contains("mat[gid0 + gid1 * n * ((m + 31) / 32) + i5 * n]"),
+        "{split}"
+    );
+    assert!(
+        split.contains("Launch 2: mvT_k1 with at least n work-items"),
+        "{split}"
     );
     // a warp per row needs neither local memory nor a barrier
     assert!(
