@@ -19,7 +19,9 @@ every target and every anchor, one after the other, the order reversed every oth
   result is compared with the reference (relative error ||out - ref|| / ||ref||, float64);
 * `cublas_sgemm` (torch.mm, TF32 off), `cublas_hgemm` (torch.mm of float16 operands with f32
   accumulation, reduced-precision reductions off; its float16 result is checked against the
-  case's `anchor_tolerance`), `cublas_sgemv` (torch.mv), `cublas_sdot` (torch.dot),
+  case's `anchor_tolerance`), `cublas_sgemv` (torch.mv), `cublas_sgemv_t` (torch.mv of the transpose, a view: cuBLAS's
+  transposed sgemv), `torch_softmax` (torch.softmax(x, dim=1)), `torch_layer_norm`
+  (torch.nn.functional.layer_norm over the last dimension, eps 1e-5), `cublas_sdot` (torch.dot),
   `torch_asum` (torch.linalg.vector_norm(x, 1): one reduction kernel, BLAS asum), `torch_sum`
   (torch.sum),
   `cudnn_conv` (torch.nn.functional.conv2d, padding 1, NCHW, TF32 off, cudnn.benchmark on: the
@@ -52,6 +54,9 @@ TOLERANCE = {  # largest relative error ||out - ref|| / ||ref|| accepted
     "matmul": 1e-5,
     "hgemm": 1e-4,  # f16 products (exact) summed in f32 by the tensor cores, up to 8192 of them
     "mv": 1e-5,
+    "mvT": 1e-4,  # a column's sum of up to 16384 products in sequence (one work-item per column)
+    "softmax": 1e-5,
+    "layer_norm": 1e-5,
     "dot": 1e-4,  # 2^24 products summed in f32 (partial sums, then their sum)
     "asum": 1e-4,  # likewise, absolute values
     "sum": 1e-4,  # likewise, the values themselves
@@ -87,6 +92,12 @@ def reference(name, xs):
         return xs[0] @ xs[1]
     if name == "mv":
         return xs[0] @ xs[1]
+    if name == "mvT":
+        return xs[0].t() @ xs[1]
+    if name == "softmax":
+        return torch.softmax(xs[0], dim=1)
+    if name == "layer_norm":
+        return torch.nn.functional.layer_norm(xs[0], (xs[0].shape[1],), eps=1e-5)
     if name == "dot":
         return torch.dot(xs[0], xs[1])
     if name == "asum":
@@ -285,6 +296,19 @@ class Case:
                 y = torch.empty(a.shape[0], device="cuda")
                 f = lambda: torch.mv(a, x, out=y)  # noqa: E731
                 check = lambda: y  # noqa: E731
+            elif name == "cublas_sgemv_t":
+                a, x = self.dev
+                y = torch.empty(a.shape[1], device="cuda")
+                f = lambda: torch.mv(a.t(), x, out=y)  # noqa: E731
+                check = lambda: y  # noqa: E731
+            elif name == "torch_softmax":
+                (x,) = self.dev
+                f = lambda: torch.softmax(x, dim=1)  # noqa: E731
+                check = f
+            elif name == "torch_layer_norm":
+                (x,) = self.dev
+                f = lambda: torch.nn.functional.layer_norm(x, (x.shape[1],), eps=1e-5)  # noqa: E731
+                check = f
             elif name == "cublas_sdot":
                 x, y = self.dev
                 f = lambda: torch.dot(x, y)  # noqa: E731

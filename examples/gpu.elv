@@ -137,6 +137,93 @@ def workGroupWarps = toMapWorkGroup(0) @ outermost(isMap) ;;
   toMapWarp @ outermost(isMap) @ body @ argument @ function ;;
   toMem(local) @ argument @ outermost(applied(padCst)) @ body @ argument @ function
 
+// Row reductions at bandwidth (issue 27): `map (fun row => reduce f z (...row...)) rows`
+// (mv's dot products) with every row read coalesced. A work-group of b work-items per
+// row, work-item i summing the row's elements i, i+b, ... (partialReduceStrided), the b
+// sums reduced by a tree in local memory (workGroupTree). Any row length (the tail is
+// padded with the neutral element); b a power of two; OpenCL and CUDA.
+//
+//   shine run examples/mv.rise --def mv --strategy examples/gpu.elv \
+//     --apply "rowsByWorkGroups(256)" --target opencl --nat n=7 --nat m=1001 --random 1 --verify
+def rowsByWorkGroups(b) = DFNF ;
+  partialReduceStrided(b) @ outermost(appliedReduce) ;;
+  treeReduce              @ outermost(appliedMap) ;;
+  workGroupTree           @ argument @ body @ body ;;
+  lowerToC
+
+// rowsByWorkGroups with the b sums reduced by warp shuffles (reduceByWarps: each warp
+// its 32 lanes, then one warp the b/32 results through local memory); b a multiple of
+// 32 up to 1024. CUDA only.
+def rowsByWarps(b) = DFNF ;
+  partialReduceStrided(b) @ outermost(appliedReduce) ;;
+  reduceByWarps           @ outermost(appliedMap) ;;
+  workGroupWarps          @ argument @ body @ body ;;
+  lowerToC
+
+// A warp per row, w rows per work-group: lane l sums the row's elements l, l+32, ...
+// and the warp's 32 sums meet by shuffles (reduceToWarp); no local memory, no barrier.
+// The number of rows a multiple of w (refused otherwise); CUDA only.
+def rowPerWarp(w) = DFNF ;
+  partialReduceStrided(32) @ outermost(appliedReduce) ;;
+  reduceToWarp             @ outermost(appliedReduce) ;;
+  splitJoinMap(w)          @ outermost(appliedMap) ;;
+  toMapWorkGroup(0)        @ outermost(isMap) ;;
+  toMapWarp                @ outermost(isMap) ;;
+  lowerToC
+
+// mvT's columns (`map (fun col => reduce ...) (transpose mat)`) with the reduction split
+// in p chunks of consecutive rows (partialReduce): a first kernel of n x p work-items, the
+// columns over dimension 0 (neighbouring work-items read neighbouring elements of a row),
+// the chunks over dimension 1, their partial sums stored in global memory (mapFission,
+// toMem); a second kernel sums each column's p partial sums. Any size.
+//
+//   shine run examples/mv.rise --def mvT --strategy examples/gpu.elv \
+//     --apply "columnsSplitK(32)" --target opencl --nat m=1031 --nat n=7 --random 1 --verify
+def columnsSplitK(p) = DFNF ;
+  partialReduce(p) @ outermost(appliedReduce) ;;
+  mapFission       @ outermost(appliedMap) ;;
+  toMem(global)    @ argument @ outermost(appliedMap) ;;
+  // the second kernel's map, then the columns, then the chunks
+  toMapGlobal(0)   @ outermost(isMap) ;;
+  toMapGlobal(0)   @ outermost(isMap) ;;
+  toMapGlobal(1)   @ outermost(isMap) ;;
+  lowerToC
+
+// Row normalizations at bandwidth (issue 27): softmax, layer norm and RMS norm of
+// norms.rise with a work-group per row. The default schedules' `let`s (computeOnce: the
+// row's maximum, mean or sum of squares bound once; softmax's exponentials stored)
+// stay; every reduction a `let` binds becomes b strided partial results and a tree in
+// local memory (letTree), whose one result every work-item then reads; the row's
+// elementwise maps are spread over the work-items. Any row length; b a power of two.
+//
+//   shine run examples/norms.rise --def softmax --strategy examples/gpu.elv \
+//     --apply "rowsNorm(256)" --target opencl --nat m=7 --nat n=1001 --random 1 --verify
+def rowsNorm(b) = DFNF ; computeValuesOnce ;
+  toMapWorkGroup(0)  @ outermost(isMap) ;;
+  letTree(b)         @ outermost(applied(let)) ;;
+  try(letTree(b)     @ outermost(applied(let))) ;;
+  lowerToC
+
+// The default schedules' computeOnce (`shine strategies --show`).
+def computeValuesOnce = normalize(hoistInvariant) ; normalize(shareRepeated) ; normalize(storeShared)
+
+// At `let C[reduce f z xs] (fun h => B)`: the reduction of b strided partial results
+// (their work-items in dimension 0), a tree of log2 b steps in local memory, its one
+// result `r` bound for the value (`join (mapSeq (fun r => let C[r] (fun h => B)) tree)`),
+// and B's map spread over the work-items.
+def letTree(b) =
+  partialReduceStrided(b) @ outermost(appliedReduce) @ argument @ function ;;
+  treeReduceLet ;;
+  // the one-element map over the tree's result
+  toMapSeq      @ function @ function @ argument ;;
+  // the partial results, then every step of the tree; both in local memory
+  toMapLocal(0) @ function @ function @ argument @ argument @ argument ;;
+  toMapLocal(0) @ outermost(isMap) @ argument @ function @ argument @ argument ;;
+  toMem(local)  @ argument @ argument @ argument ;;
+  toMem(local)  @ argument @ argument ;;
+  // B, where it is a map
+  try(toMapLocal(0) @ function @ function) @ body @ argument @ body @ argument @ function @ argument
+
 // Matrix multiplication with 2-D register blocking (the register blocking of
 // LIFT's CGO'17 matmul, without its local-memory tiles): the result is tiled in
 // 4x4 blocks, the reduction over k moved outside the block's loops so that its

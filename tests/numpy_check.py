@@ -281,6 +281,11 @@ def cases_mv(rng):
         yield f"{n}x{m}", [rand(rng, n, m), rand(rng, m)], {}
 
 
+def cases_mvT(rng):
+    for m, n in ((1, 4), (3, 5), (6, 2), (7, 7)):
+        yield f"{m}x{n}", [rand(rng, m, n), rand(rng, m)], {}
+
+
 def cases_mm(rng):
     for m, n, k in ((5, 7, 3), (1, 1, 1), (4, 4, 4), (2, 9, 6), (8, 3, 1), (3, 3, 0)):
         yield f"m={m} n={n} k={k}", [rand(rng, m, k), rand(rng, k, n)], {}
@@ -553,6 +558,7 @@ REFERENCES = {
     "gcdPartial": (cases_gcd_partial, ref_gcd_partial),
     "gemv": (cases_gemv, ref_gemv),
     "mv": (cases_mv, ref_mv),
+    "mvT": (cases_mvT, lambda a, x: f64(a).T @ f64(x)),
     "mm": (cases_mm, ref_mm),
     "jacobi3": (cases_jacobi3, ref_jacobi3),
     "jacobi2d5": (CASES_2D, ref_jacobi2d5),

@@ -123,6 +123,8 @@ const REDUCTION_CASES: &[Case] = &[
     ("DFNF ; partialReduce(4) @ outermost(appliedReduce) ; partialReduceStrided(8) @ innermost(appliedReduce)", "def f : {n: nat} -> n.f32 -> f32 = fun xs => reduce (fun a b => a + b) 0.0f xs", &[("n", 37)]),
     ("DFNF ; treeReduce @ outermost(appliedMap)", "def f : {n: nat} -> n.8.f32 -> n.f32 = fun xs => map (fun r => reduce add 0.0f r) xs", &[("n", 3)]),
     ("DFNF ; partialReduce(2) @ outermost(appliedReduce) ; treeReduce @ outermost(appliedMap)", "def f : 32.f32 -> f32 = fun xs => reduce mul 1.0f xs", &[]),
+    ("DFNF ; treeReduceLet @ outermost(applied(let))", "def f : {n: nat} -> n.8.f32 -> n.8.f32 = fun xs => map (fun r => let (reduce fmax (-inff) r + 1.0f) (fun m => map (fun x => x - m) r)) xs", &[("n", 3)]),
+    ("DFNF ; partialReduceStrided(4) @ outermost(appliedReduce) ; treeReduceLet @ outermost(applied(let))", "def f : {n: nat} -> n.f32 -> n.f32 = fun xs => let (reduce add 0.0f xs) (fun s => map (fun x => x / s) xs)", &[("n", 13)]),
     ("DFNF ; reduceToWarp @ outermost(appliedReduce)", "def f : {n: nat} -> n.32.f32 -> n.f32 = fun xs => map (fun w => reduce (fun a b => b + a) 0.0f w) xs", &[("n", 3)]),
     ("DFNF ; reduceByWarps @ outermost(appliedMap)", "def f : {n: nat} -> n.96.f32 -> n.f32 = fun xs => map (fun r => reduce add 0.0f r) xs", &[("n", 2)]),
     ("DFNF ; reduceByWarps @ outermost(appliedMap)", "def f : {n: nat} -> n.32.i32 -> n.i32 = fun xs => map (fun r => reduce max (-2147483648i32) r) xs", &[("n", 3)]),
@@ -182,6 +184,30 @@ fn reduction_rules_refuse_other_operators_with_the_reason() {
         );
         assert!(message.contains(reason), "{strategy} on {body}: {message}");
     }
+}
+
+/// `treeReduceLet` refuses a `let` whose result is no array (the tree's one result is
+/// mapped over and joined), saying so.
+#[test]
+fn tree_reduce_let_refuses_a_scalar_result() {
+    let program = "def f : 8.f32 -> f32 = fun xs => let (reduce add 0.0f xs) (fun s => s * 2.0f)";
+    let checked = rise::infer::check_source(program).expect("the program checks");
+    let p = rise::infer::prepare_def(&checked, "f").expect("f is defined");
+    let registry = rewrite::library::registry();
+    let module = elv::load("", &registry).expect("the empty file loads");
+    let s = module
+        .expression("DFNF ; treeReduceLet @ outermost(applied(let))")
+        .expect("the strategy parses");
+    let mut ctx = elevate::Ctx::new(rise::NameGen::avoiding(&p.body));
+    let failure = ctx.run(&s, &p.body).expect_err("the rule refuses");
+    let why = failure
+        .explanation()
+        .map(|e| e.render())
+        .unwrap_or_default();
+    assert!(
+        why.contains("treeReduceLet: the `let`'s result is no array"),
+        "{failure}: {why}"
+    );
 }
 
 /// The same rules and scheduling functions on programs with sibling sub-terms (two maps

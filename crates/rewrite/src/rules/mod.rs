@@ -111,6 +111,7 @@ rules_table! {
         partialReduce = partial_reduce(p: Size): "reduce f z (xs : n.t) ↦ reduce f z (map (fun c => reduce f z c) (split ⌈n/p⌉ (padCst 0 (⌈n/p⌉·p − n) z xs)))   (p chunks of consecutive elements; no padCst when p divides n)",
         partialReduceStrided = partial_reduce_strided(p: Size): "reduce f z (xs : n.t) ↦ reduce f z (map (fun c => reduce f z c) (transpose (split p (padCst 0 (⌈n/p⌉·p − n) z xs))))   (part i is xs[i], xs[i+p], ...: coalesced reads when the parts are work-items)",
         treeReduce = tree_reduce(): "map (fun b => reduce f z (e : 2^k.t)) xs ↦ join (map (fun b => iterate k (fun (l: nat) => fun ys => map (fun c => reduce f z c) (split 2 ys)) e) xs)   (k ≥ 1)",
+        treeReduceLet = tree_reduce_let(): "let C[reduce f z (e : 2^k.t)] (fun h => B) ↦ join (map (fun r => let C[r] (fun h => B)) (iterate k (fun (l: nat) => fun ys => map (fun c => reduce f z c) (split 2 ys)) e))   (the first reduce of the value, top-down and under no lambda; the let's result an array; k ≥ 1)",
         reduceToWarp = reduce_to_warp(): "reduce f z (xs : 32.t) ↦ reduceWarp f xs   (a warp's 32 lanes combine their values by shuffles)",
         reduceByWarps = reduce_by_warps(): "map (fun c => reduce f z (e : b.t)) xs ↦ join (map (fun c => map (fun w => reduceWarp f w) (split 32 (padCst 0 (32 − b/32) z (map (fun w => reduceWarp f w) (split 32 e))))) xs)   (b a multiple of 32 up to 1024; for e = map g ys the first warps reduce map g w over split 32 ys: each lane computes g of its element)",
     }

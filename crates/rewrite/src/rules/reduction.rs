@@ -4,7 +4,8 @@
 //!
 //! Every rule here reassociates (and reorders) the operator's applications, so it
 //! holds only for an operator known to be associative and commutative: the builtin
-//! `add`, `mul`, `min`, `max`, or a lambda that is exactly one of them
+//! `add`, `mul`, `min`, `max`, `fmin`, `fmax` (which ignore a NaN operand, as a
+//! maximum that starts from `-inf` does), or a lambda that is exactly one of them
 //! (`fun a b => a + b`). Its initial value must be that operator's neutral element
 //! (`0` for `add`, `1` for `mul`, `+inf`/`-inf` or the type's largest/smallest
 //! value for `min`/`max`), since every partial reduction starts from it and the
@@ -21,9 +22,14 @@ use rise::builder::*;
 use rise::{Binder, Expr, ExprKind, Kind, Literal, Prim};
 
 /// The operator of a reduction if it is known to be associative and commutative
-/// (`add`, `mul`, `min`, `max`, or a lambda that is exactly one of them).
+/// (`add`, `mul`, `min`, `max`, `fmin`, `fmax`, or a lambda that is exactly one of them).
 fn associative_commutative(op: &Expr) -> Option<Prim> {
-    let is_ac = |p: Prim| matches!(p, Prim::Add | Prim::Mul | Prim::Min | Prim::Max);
+    let is_ac = |p: Prim| {
+        matches!(
+            p,
+            Prim::Add | Prim::Mul | Prim::Min | Prim::Max | Prim::Fmin | Prim::Fmax
+        )
+    };
     if let Some(a) = prim_app(op) {
         return (a.args.is_empty() && is_ac(a.prim)).then_some(a.prim);
     }
@@ -45,8 +51,8 @@ fn is_neutral(p: Prim, z: &Expr) -> bool {
         (Prim::Add, Literal::Int(v, _)) => *v == 0,
         (Prim::Mul, Literal::Float(v, _)) => *v == 1.0,
         (Prim::Mul, Literal::Int(v, _)) => *v == 1,
-        (Prim::Min, Literal::Float(v, _)) => *v == f64::INFINITY,
-        (Prim::Max, Literal::Float(v, _)) => *v == f64::NEG_INFINITY,
+        (Prim::Min | Prim::Fmin, Literal::Float(v, _)) => *v == f64::INFINITY,
+        (Prim::Max | Prim::Fmax, Literal::Float(v, _)) => *v == f64::NEG_INFINITY,
         (Prim::Min, Literal::Int(v, t)) => t.int_range().is_some_and(|(_, hi)| *v as i128 == hi),
         (Prim::Max, Literal::Int(v, t)) => t.int_range().is_some_and(|(lo, _)| *v as i128 == lo),
         _ => false,
@@ -74,7 +80,7 @@ fn reduction<'a>(rule: &str, e: &'a Expr) -> Result<Option<Reduction<'a>>, Failu
     let Some(p) = associative_commutative(op) else {
         return Err(Failure::not_applicable_because(format!(
             "{rule}: the operator `{op}` is not known to be associative and commutative \
-             (add, mul, min, max, or a lambda that is exactly one of them), so its \
+             (add, mul, min, max, fmin, fmax, or a lambda that is exactly one of them), so its \
              reduction cannot be reassociated"
         )));
     };
@@ -168,39 +174,124 @@ fn mapped_reduction<'a>(name: &str, e: &'a Expr) -> Result<MappedReduction<'a>, 
 pub(super) fn tree_reduce(name: String) -> S {
     rule(name.clone(), move |e: &Expr, ctx| {
         let MappedReduction { m, args, b, r, n } = mapped_reduction(&name, e)?;
-        let k = match n.as_cst() {
-            Some(v) if v >= 2 && (v as u64).is_power_of_two() => v.trailing_zeros(),
-            _ => {
-                return Err(Failure::not_applicable_because(format!(
-                    "{name}: the reduction is over {n} values, not a constant power of two \
-                     (at least 2)"
-                )))
-            }
-        };
-        let (l, ys, pr) = (
-            ctx.env.fresh("l"),
-            ctx.env.fresh("ys"),
-            ctx.env.fresh("pair"),
-        );
-        let pairwise = lambda(
-            &pr,
-            apps(prim(Prim::Reduce), [r.op.clone(), r.init.clone(), var(&pr)]),
-        );
-        let step = Expr::new(
-            ExprKind::DepLambda(
-                Binder::new(l.clone(), Kind::Nat),
-                lambda(&ys, app(map(pairwise), app(split(2), var(&ys)))),
-            ),
-            rise::Span::default(),
-        );
+        let k = tree_depth(&name, &n)?;
         let tree = app2(
             dep_app_nat(prim(Prim::Iterate), i64::from(k)),
-            step,
+            halving_step(&r, ctx),
             crate::term::retype_under(b, r.xs),
         );
         let rhs = app(join(), app2(prim(m), lambda(b, tree), args[1].clone()));
         finish(rhs, e)
     })
+}
+
+/// `treeReduceLet`: the reduction of `2^k` values in the value a `let` binds becomes the
+/// same `k` halving steps, their one result bound for the value (softmax's row maximum,
+/// layer norm's mean: every work-item of the work-group then reads it). The first
+/// reduction of the value, top-down and under no lambda; the `let`'s result an array
+/// (the one-element map over the tree's result is joined away).
+pub(super) fn tree_reduce_let(name: String) -> S {
+    rule(name.clone(), move |e: &Expr, ctx| {
+        let Some(a) = prim_app(e).filter(|a| a.prim == Prim::Let && a.args.len() == 2) else {
+            return Err(Failure::not_applicable());
+        };
+        let (value, then) = (a.args[0], a.args[1]);
+        if e.ty().and_then(array).is_none() {
+            return Err(Failure::not_applicable_because(format!(
+                "{name}: the `let`'s result is no array (the tree's one result is mapped over \
+                 and joined)"
+            )));
+        }
+        let Some(found) = first_reduce(value) else {
+            return Err(Failure::not_applicable());
+        };
+        let Some(r) = reduction(&name, found)? else {
+            return Err(Failure::not_applicable());
+        };
+        let (n, _) =
+            r.xs.ty()
+                .and_then(array)
+                .ok_or_else(Failure::not_applicable)?;
+        let k = tree_depth(&name, n)?;
+        let result = ctx.env.fresh("r");
+        let var = Expr::typed(
+            ExprKind::Var(result.clone()),
+            found.ty().ok_or_else(Failure::not_applicable)?.clone(),
+            found.span(),
+        );
+        let bound = app2(
+            prim(Prim::Let),
+            replace_node(value, found, &var),
+            then.clone(),
+        );
+        let tree = app2(
+            dep_app_nat(prim(Prim::Iterate), i64::from(k)),
+            halving_step(&r, ctx),
+            r.xs.clone(),
+        );
+        let rhs = app(join(), app2(map_prim(), lambda(&result, bound), tree));
+        finish(rhs, e)
+    })
+}
+
+/// The first `reduce` in `e`, top-down, under no lambda (so that every variable it
+/// mentions is bound where `e` is).
+fn first_reduce(e: &Expr) -> Option<&Expr> {
+    if applied(e, |p| p == Prim::Reduce, 3).is_some() {
+        return Some(e);
+    }
+    match e.kind() {
+        ExprKind::App(f, a) => first_reduce(f).or_else(|| first_reduce(a)),
+        ExprKind::DepApp(f, _) => first_reduce(f),
+        ExprKind::Annot(b, _) => first_reduce(b),
+        _ => None,
+    }
+}
+
+/// `e` with the node `node` (found in it by address, under no lambda) replaced by `by`.
+fn replace_node(e: &Expr, node: &Expr, by: &Expr) -> Expr {
+    if std::ptr::eq(e, node) {
+        return by.clone();
+    }
+    let kind = match e.kind() {
+        ExprKind::App(f, a) => ExprKind::App(replace_node(f, node, by), replace_node(a, node, by)),
+        ExprKind::DepApp(f, x) => ExprKind::DepApp(replace_node(f, node, by), x.clone()),
+        ExprKind::Annot(b, t) => ExprKind::Annot(replace_node(b, node, by), t.clone()),
+        _ => return e.clone(),
+    };
+    Expr::new(kind, e.span())
+}
+
+/// `k` for a reduction over `n = 2^k` values (`k` at least 1).
+fn tree_depth(name: &str, n: &Nat) -> Result<u32, Failure<Expr>> {
+    match n.as_cst() {
+        Some(v) if v >= 2 && (v as u64).is_power_of_two() => Ok(v.trailing_zeros()),
+        _ => Err(Failure::not_applicable_because(format!(
+            "{name}: the reduction is over {n} values, not a constant power of two \
+             (at least 2)"
+        ))),
+    }
+}
+
+/// One step of the tree: `fun (l: nat) => fun ys => map (fun pair => reduce f z pair)
+/// (split 2 ys)`.
+fn halving_step(r: &Reduction, ctx: &mut elevate::Ctx<Expr>) -> Expr {
+    let (l, ys, pr) = (
+        ctx.env.fresh("l"),
+        ctx.env.fresh("ys"),
+        ctx.env.fresh("pair"),
+    );
+    let pairwise = lambda(
+        &pr,
+        apps(prim(Prim::Reduce), [r.op.clone(), r.init.clone(), var(&pr)]),
+    );
+    Expr::new(
+        ExprKind::DepLambda(
+            Binder::new(l.clone(), Kind::Nat),
+            lambda(&ys, app2(map_prim(), pairwise, app(split(2), var(&ys)))),
+        ),
+        rise::Span::default(),
+    )
 }
 
 /// `reduceToWarp`: a reduction of 32 values becomes a warp's reduction

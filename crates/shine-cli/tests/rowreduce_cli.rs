@@ -1,0 +1,293 @@
+//! Row reductions at bandwidth (issue 27): `mv` (a dot product per row) under the strategies
+//! of examples/gpu.elv that read every row coalesced — `rowsByWorkGroups(b)` (a work-group
+//! per row, a local-memory tree), on OpenCL (PoCL here) and, with `SHINE_TEST_GPU=1`, CUDA;
+//! `rowsByWarps(b)` and `rowPerWarp(w)` (warp shuffles), CUDA only — and `mvT` (y = Aᵀx)
+//! under `global1d`, a work-item per column; softmax, layer norm and RMS norm of
+//! examples/norms.rise under `rowsNorm(b)` (a work-group per row, its maximum, mean or sum
+//! by a local-memory tree). Each is verified against the interpreter at sizes 1, 7, odd
+//! and prime; the sizes a strategy does not admit are refused with the constraint, and
+//! OpenCL refuses the warp strategies.
+
+mod support;
+
+use std::path::Path;
+use support::{shine_in, skip_opencl, test_gpu};
+
+/// The repository root (the examples are named from it).
+fn root() -> &'static Path {
+    Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../.."))
+}
+
+/// The GPU targets this machine runs: OpenCL unless skipped, CUDA on a GPU machine.
+fn gpu_targets() -> Vec<&'static str> {
+    let mut ts = Vec::new();
+    if !skip_opencl() {
+        ts.push("opencl");
+    }
+    if test_gpu() {
+        ts.push("cuda");
+    }
+    ts
+}
+
+/// `shine run --verify` of `def` of `program` under `strategy` of examples/gpu.elv with
+/// the sizes `nats` (`n=3`, ...): its success and its output.
+fn run_in(
+    program: &str,
+    target: &str,
+    def: &str,
+    strategy: &str,
+    nats: &[String],
+) -> (bool, String) {
+    let mut args = vec![
+        "run",
+        program,
+        "--def",
+        def,
+        "--strategy",
+        "examples/gpu.elv",
+        "--apply",
+        strategy,
+        "--target",
+        target,
+        "--random",
+        "5",
+        "--verify",
+    ];
+    for nat in nats {
+        args.extend(["--nat", nat.as_str()]);
+    }
+    let (out, text) = shine_in(root(), &args);
+    (out.status.success(), text)
+}
+
+/// [`run_in`] on examples/mv.rise.
+fn run_mv(target: &str, def: &str, strategy: &str, nats: &[String]) -> (bool, String) {
+    run_in("examples/mv.rise", target, def, strategy, nats)
+}
+
+/// [`run_in`] with the two sizes `a = x`, `b = y`; panics with the output unless it verified.
+fn verified_in(
+    program: &str,
+    target: &str,
+    def: &str,
+    strategy: &str,
+    (a, b): (&str, &str),
+    (x, y): (i64, i64),
+) {
+    let nats = [format!("{a}={x}"), format!("{b}={y}")];
+    let (ok, text) = run_in(program, target, def, strategy, &nats);
+    assert!(
+        ok && text.contains("verified against the interpreter"),
+        "{target} {def} {strategy} {a}={x} {b}={y}:\n{}",
+        text.chars().take(4000).collect::<String>()
+    );
+}
+
+/// [`verified_in`] on examples/mv.rise.
+fn verified(target: &str, def: &str, strategy: &str, names: (&str, &str), sizes: (i64, i64)) {
+    verified_in("examples/mv.rise", target, def, strategy, names, sizes);
+}
+
+/// Rows × row lengths: 1, 7, odd and prime lengths, shorter and longer than a work-group.
+const MV_SIZES: &[(i64, i64)] = &[(1, 1), (7, 7), (3, 1031), (13, 257), (5, 33)];
+
+#[test]
+fn rows_by_work_groups_verifies_mv_at_any_size() {
+    for target in gpu_targets() {
+        for b in ["rowsByWorkGroups(256)", "rowsByWorkGroups(32)"] {
+            for &size in MV_SIZES {
+                verified(target, "mv", b, ("n", "m"), size);
+            }
+        }
+    }
+}
+
+#[test]
+fn mv_transposed_verifies_with_a_work_item_per_column() {
+    for target in gpu_targets() {
+        for &(m, n) in &[(1, 1), (7, 7), (1031, 3), (13, 257)] {
+            verified(target, "mvT", "global1d", ("m", "n"), (m, n));
+            verified(target, "mvT", "columnsSplitK(32)", ("m", "n"), (m, n));
+            verified(target, "mvT", "columnsSplitK(7)", ("m", "n"), (m, n));
+        }
+    }
+}
+
+/// Rows × row lengths for the normalizations.
+const NORM_SIZES: &[(i64, i64)] = &[(1, 1), (7, 7), (3, 1031), (2, 257), (5, 13)];
+
+#[test]
+fn rows_norm_verifies_softmax_layer_norm_and_rms_norm_at_any_size() {
+    for target in gpu_targets() {
+        for def in ["softmax", "layerNorm", "rmsNorm"] {
+            for &size in NORM_SIZES {
+                verified_in(
+                    "examples/norms.rise",
+                    target,
+                    def,
+                    "rowsNorm(256)",
+                    ("m", "n"),
+                    size,
+                );
+            }
+            // a tree of one step (b = 2), and more partial results than a row has elements
+            for size in [(7, 7), (2, 13)] {
+                verified_in(
+                    "examples/norms.rise",
+                    target,
+                    def,
+                    "rowsNorm(2)",
+                    ("m", "n"),
+                    size,
+                );
+                verified_in(
+                    "examples/norms.rise",
+                    target,
+                    def,
+                    "rowsNorm(32)",
+                    ("m", "n"),
+                    size,
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn rows_norm_reduces_each_row_by_two_trees_in_a_work_group() {
+    // softmax: two trees (the maximum, the sum), each log2 256 steps in local memory
+    let (out, code) = shine_in(
+        root(),
+        &[
+            "compile",
+            "examples/norms.rise",
+            "--def",
+            "softmax",
+            "--strategy",
+            "examples/gpu.elv",
+            "--apply",
+            "rowsNorm(256)",
+            "--target",
+            "cuda",
+        ],
+    );
+    assert!(out.status.success(), "{code}");
+    assert_eq!(
+        code.matches("__syncthreads();").count(),
+        2 * 8 + 4,
+        "{code}"
+    );
+    assert!(code.contains("m work-groups"), "{code}");
+}
+
+/// The warp strategies: run only with `SHINE_TEST_GPU=1`.
+#[test]
+fn warp_strategies_verify_mv_on_cuda() {
+    if !test_gpu() {
+        return;
+    }
+    for &size in MV_SIZES {
+        verified("cuda", "mv", "rowsByWarps(256)", ("n", "m"), size);
+        verified("cuda", "mv", "rowsByWarps(32)", ("n", "m"), size);
+    }
+    for &size in &[(8, 1), (8, 7), (16, 1031), (24, 257)] {
+        verified("cuda", "mv", "rowPerWarp(8)", ("n", "m"), size);
+    }
+    verified("cuda", "mv", "rowPerWarp(1)", ("n", "m"), (7, 13));
+}
+
+#[test]
+fn row_per_warp_refuses_a_row_count_not_a_multiple_of_its_rows_per_work_group() {
+    let nats = ["n=7".to_string(), "m=5".to_string()];
+    let (ok, text) = run_mv("cuda", "mv", "rowPerWarp(8)", &nats);
+    assert!(!ok, "{text}");
+    assert!(text.contains("8 must divide n, but n = 7"), "{text}");
+}
+
+#[test]
+fn opencl_refuses_the_warp_strategies() {
+    if skip_opencl() {
+        return;
+    }
+    let nats = ["n=8".to_string(), "m=5".to_string()];
+    for strategy in ["rowsByWarps(64)", "rowPerWarp(8)"] {
+        let (ok, text) = run_mv("opencl", "mv", strategy, &nats);
+        assert!(!ok, "{strategy}: {text}");
+        assert!(
+            text.contains("`mapWarp` runs on the warps of a CUDA block"),
+            "{text}"
+        );
+    }
+}
+
+/// `shine compile` of mv under `strategy` to CUDA.
+fn cuda_of(strategy: &str) -> String {
+    let (out, text) = shine_in(
+        root(),
+        &[
+            "compile",
+            "examples/mv.rise",
+            "--def",
+            "mv",
+            "--strategy",
+            "examples/gpu.elv",
+            "--apply",
+            strategy,
+            "--target",
+            "cuda",
+        ],
+    );
+    assert!(out.status.success(), "{strategy}: {text}");
+    text
+}
+
+#[test]
+fn every_strategy_reads_a_row_with_neighbouring_work_items_at_neighbouring_elements() {
+    // the row's element read by a work-item: its local index plus a multiple of b (or 32)
+    let tree = cuda_of("rowsByWorkGroups(256)");
+    assert!(tree.contains("mat[wg0 * m + lid0 + i5 * 256]"), "{tree}");
+    // one barrier per step of the tree (log2 256), none after its last
+    assert_eq!(tree.matches("__syncthreads();").count(), 8, "{tree}");
+    let warps = cuda_of("rowsByWarps(256)");
+    assert!(
+        warps.contains("mat[wg0 * m + warp * 32 + lane + i7 * 256]"),
+        "{warps}"
+    );
+    let per_warp = cuda_of("rowPerWarp(8)");
+    assert!(
+        per_warp.contains("mat[wg0 * m * 8 + warp * m + lane + i6 * 32]"),
+        "{per_warp}"
+    );
+    // mvT split over k: neighbouring work-items (dimension 0) read neighbouring columns
+    let (out, split) = shine_in(
+        root(),
+        &[
+            "compile",
+            "examples/mv.rise",
+            "--def",
+            "mvT",
+            "--strategy",
+            "examples/gpu.elv",
+            "--apply",
+            "columnsSplitK(32)",
+            "--target",
+            "cuda",
+        ],
+    );
+    assert!(out.status.success(), "{split}");
+    assert!(
+        split.contains("mat[gid0 + gid1 * n * ((m + 31) / 32) + i5 * n]"),
+        "{split}"
+    );
+    assert!(
+        split.contains("Launch 2: mvT_k1 with at least n work-items"),
+        "{split}"
+    );
+    // a warp per row needs neither local memory nor a barrier
+    assert!(
+        !per_warp.contains("__shared__") && !per_warp.contains("__syncthreads"),
+        "{per_warp}"
+    );
+    assert_eq!(per_warp.matches("__shfl_xor_sync").count(), 5, "{per_warp}");
+}
