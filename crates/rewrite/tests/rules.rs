@@ -121,6 +121,14 @@ const REDUCTION_CASES: &[Case] = &[
     ("DFNF ; partialReduceStrided(8) @ outermost(appliedReduce)", "def f : {n: nat} -> n.int -> int = fun xs => reduce max (-2147483648) xs", &[("n", 21)]),
     ("DFNF ; partialReduceStrided(5) @ outermost(appliedReduce)", "def f : {n: nat} -> n.f32 -> n.f32 -> f32 = fun xs ys => zip xs ys |> map (fun p => fst p * snd p) |> reduce add 0.0f", &[("n", 1000)]),
     ("DFNF ; partialReduce(4) @ outermost(appliedReduce) ; partialReduceStrided(8) @ innermost(appliedReduce)", "def f : {n: nat} -> n.f32 -> f32 = fun xs => reduce (fun a b => a + b) 0.0f xs", &[("n", 37)]),
+    ("DFNF ; vectorizeReduce(4) @ outermost(appliedReduce)", "def f : {n: nat} -> (n*4).f32 -> f32 = fun xs => reduce add 0.0f xs", &[("n", 5)]),
+    ("DFNF ; vectorizeReduce(8) @ outermost(appliedReduce)", "def f : 8.f32 -> f32 = fun xs => reduce (fun a b => b * a) 1.0f xs", &[]),
+    ("DFNF ; (peelReduce(8) ; vectorizeReduce(8) @ argument @ function) @ outermost(appliedReduce)", "def f : {n: nat} -> n.f32 -> f32 = fun xs => reduce fmax (-inff) xs", &[("n", 1)]),
+    ("DFNF ; (peelReduce(8) ; vectorizeReduce(8) @ argument @ function) @ outermost(appliedReduce)", "def f : {n: nat} -> n.f32 -> f32 = fun xs => reduce fmin inff xs", &[("n", 23)]),
+    ("DFNF ; (peelReduce(4) ; vectorizeReduce(4) @ argument @ function) @ outermost(appliedReduce)", "def f : {n: nat} -> n.i32 -> i32 = fun xs => reduce max (-2147483648i32) xs", &[("n", 7)]),
+    ("DFNF ; (peelReduce(16) ; vectorizeReduce(16) @ argument @ function) @ outermost(appliedReduce)", "def f : {n: nat} -> n.f32 -> n.f32 -> f32 = fun xs ys => zip xs ys |> map (fun p => fst p * snd p) |> reduce add 0.0f", &[("n", 1000)]),
+    ("DFNF ; (peelReduce(32) ; (partialReduce(4) ; vectorizeReduce(8) @ body @ argument @ function @ argument) @ argument @ function) @ outermost(appliedReduce)", "def f : {n: nat} -> n.f32 -> f32 = fun xs => xs |> map abs |> reduce add 0.0f", &[("n", 1003)]),
+    ("DFNF ; vectorizeReduce(4) @ outermost(appliedReduce) @ body @ argument @ function @ outermost(appliedMap)", "def f : {m n: nat} -> m.(n*4).f32 -> m.f32 = fun xs => map (fun r => reduce max (-inff) r) xs", &[("m", 3), ("n", 2)]),
     ("DFNF ; treeReduce @ outermost(appliedMap)", "def f : {n: nat} -> n.8.f32 -> n.f32 = fun xs => map (fun r => reduce add 0.0f r) xs", &[("n", 3)]),
     ("DFNF ; partialReduce(2) @ outermost(appliedReduce) ; treeReduce @ outermost(appliedMap)", "def f : 32.f32 -> f32 = fun xs => reduce mul 1.0f xs", &[]),
     ("DFNF ; treeReduceLet @ outermost(applied(let))", "def f : {n: nat} -> n.8.f32 -> n.8.f32 = fun xs => map (fun r => let (reduce fmax (-inff) r + 1.0f) (fun m => map (fun x => x - m) r)) xs", &[("n", 3)]),
@@ -151,6 +159,16 @@ fn reduction_rules_refuse_other_operators_with_the_reason() {
             "partialReduceStrided(4)",
             "reduce add 1.0f xs",
             "not the neutral element of `add`",
+        ),
+        (
+            "vectorizeReduce(8)",
+            "reduce add 0.0f xs",
+            "not known to be a multiple of 8 (peel the rest first: peelReduce(8))",
+        ),
+        (
+            "vectorizeReduce(4)",
+            "reduce fmax 0.0f xs",
+            "not the neutral element of `fmax`",
         ),
         (
             "reduceToWarp",
@@ -326,5 +344,57 @@ fn sharing_rules_refuse_what_they_must_not_move() {
             "{rule} applied to {program}: {}",
             result.map(|e| e.to_string()).unwrap_or_default()
         );
+    }
+}
+
+/// `vectorizeReduce(v)` after `peelReduce(v)`, alone or in `p` chunks
+/// (`partialReduce(p)` after `peelReduce(p*v)`, the CPU strategies of
+/// examples/reduce.elv), keeps the interpreter's result at any length, for sums
+/// (within the tolerance) and minima and maxima (exactly), on random inputs.
+mod vectorize_reduce_property {
+    use proptest::prelude::*;
+
+    const OPERATORS: &[(&str, &str)] = &[
+        ("add", "0.0f"),
+        ("fmax", "(-inff)"),
+        ("fmin", "inff"),
+        ("(fun a b => a + b)", "0.0f"),
+    ];
+
+    fn strategy(p: i64, v: i64) -> String {
+        if p == 1 {
+            return format!(
+                "DFNF ; (peelReduce({v}) ; vectorizeReduce({v}) @ argument @ function) @ outermost(appliedReduce)"
+            );
+        }
+        format!(
+            "DFNF ; (peelReduce({pv}) ; (partialReduce({p}) ; vectorizeReduce({v}) @ body @ argument @ function @ argument) @ argument @ function) @ outermost(appliedReduce)",
+            pv = p * v
+        )
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(24))]
+        #[test]
+        fn keeps_the_result_at_any_length(
+            op in 0..OPERATORS.len(),
+            v in prop::sample::select(vec![2i64, 4, 8, 16]),
+            p in 1i64..5,
+            n in 1i64..200,
+            seed in 1u64..1000,
+        ) {
+            let (f, z) = OPERATORS[op];
+            let program =
+                format!("def f : {{n: nat}} -> n.f32 -> f32 = fun xs => reduce {f} {z} (map abs xs)");
+            let checked = rise::infer::check_source(&program).expect("the program checks");
+            let def = rise::infer::prepare_def(&checked, "f").expect("f is defined");
+            let registry = rewrite::library::registry();
+            let module = elv::load("", &registry).expect("the empty file loads");
+            let s = module.expression(&strategy(p, v)).expect("the strategy parses");
+            let mut ctx = elevate::Ctx::new(rise::NameGen::avoiding(&def.body));
+            let out = ctx.run(&s, &def.body).expect("the strategy applies");
+            let same = rewrite::check::same_results(&def.body, &out, &def.scheme, &[("n", n)], seed);
+            prop_assert!(same.is_ok(), "{}: {:?}\nafter: {}", strategy(p, v), same, out);
+        }
     }
 }

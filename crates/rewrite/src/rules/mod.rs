@@ -107,9 +107,10 @@ rules_table! {
         copyByWorkItems = copy_by_work_items(): "(e : n1.n0.t) ↦ mapLocal(1) (mapLocal(0) (fun x => x)) e",
         storeLocal = store_local(what: Strat, how: Strat): "b[e] ↦ toMem a s (fun m => b[R(m)/e])   (e the first sub-expression of b, top-down, that what holds for and that mentions nothing bound in b; how rewrites e to R(toMem a s (fun x => x)))",
     }
-    "parallel reductions (RISE & Shine §VI; LIFT partialReduce; op associative and commutative, init its neutral element: floats reassociate within the verification tolerance)" in reduction {
+    "parallel reductions (RISE & Shine §VI; LIFT partialReduce; op associative and commutative, init its neutral element: floats reassociate within the verification tolerance, min and max exact)" in reduction {
         partialReduce = partial_reduce(p: Size): "reduce f z (xs : n.t) ↦ reduce f z (map (fun c => reduce f z c) (split ⌈n/p⌉ (padCst 0 (⌈n/p⌉·p − n) z xs)))   (p chunks of consecutive elements; no padCst when p divides n)",
         partialReduceStrided = partial_reduce_strided(p: Size): "reduce f z (xs : n.t) ↦ reduce f z (map (fun c => reduce f z c) (transpose (split p (padCst 0 (⌈n/p⌉·p − n) z xs))))   (part i is xs[i], xs[i+p], ...: coalesced reads when the parts are work-items)",
+        vectorizeReduce = vectorize_reduce(v: Size): "reduce f z (xs : (m·v).t) ↦ reduceSeq f z (asScalar (makeArray 1 (reduceSeq f (vectorFromScalar z) (asVector v xs))))   (t a scalar: v independent accumulators, lane i reducing xs[i], xs[i+v], ...; v must divide the length: peelReduce(v) first)",
         treeReduce = tree_reduce(): "map (fun b => reduce f z (e : 2^k.t)) xs ↦ join (map (fun b => iterate k (fun (l: nat) => fun ys => map (fun c => reduce f z c) (split 2 ys)) e) xs)   (k ≥ 1)",
         treeReduceLet = tree_reduce_let(): "let C[reduce f z (e : 2^k.t)] (fun h => B) ↦ join (map (fun r => let C[r] (fun h => B)) (iterate k (fun (l: nat) => fun ys => map (fun c => reduce f z c) (split 2 ys)) e))   (the first reduce of the value, top-down and under no lambda; the let's result an array; k ≥ 1)",
         reduceToWarp = reduce_to_warp(): "reduce f z (xs : 32.t) ↦ reduceWarp f xs   (a warp's 32 lanes combine their values by shuffles)",

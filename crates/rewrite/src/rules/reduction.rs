@@ -8,18 +8,19 @@
 //! maximum that starts from `-inf` does), or a lambda that is exactly one of them
 //! (`fun a b => a + b`). Its initial value must be that operator's neutral element
 //! (`0` for `add`, `1` for `mul`, `+inf`/`-inf` or the type's largest/smallest
-//! value for `min`/`max`), since every partial reduction starts from it and the
-//! padding is made of it. Any other operator is refused with a message naming the
+//! value for `min`/`max`, `+inf`/`-inf` for `fmin`/`fmax`), since every partial
+//! reduction starts from it and the padding is made of it. Any other operator is refused with a message naming the
 //! rule and the reason. On floating-point numbers the reassociated sum is not
 //! bitwise the interpreter's left fold: it is accepted within the verification
 //! tolerance (`--verify`'s relative tolerance), as every parallel reduction is.
+//! A minimum or maximum is exact in any order.
 
 use crate::term::{applied, array, as_lambda, finish, is_var, prim_app};
 use crate::S;
 use arith::Nat;
 use elevate::{rule, Failure};
 use rise::builder::*;
-use rise::{Binder, Expr, ExprKind, Kind, Literal, Prim};
+use rise::{Binder, DataType, Expr, ExprKind, Kind, Literal, Prim};
 
 /// The operator of a reduction if it is known to be associative and commutative
 /// (`add`, `mul`, `min`, `max`, `fmin`, `fmax`, or a lambda that is exactly one of them).
@@ -63,6 +64,8 @@ fn is_neutral(p: Prim, z: &Expr) -> bool {
 /// this module accept.
 struct Reduction<'a> {
     op: &'a Expr,
+    /// The operator as a primitive (`fun a b => a + b` is `add`).
+    prim: Prim,
     init: &'a Expr,
     xs: &'a Expr,
 }
@@ -91,7 +94,12 @@ fn reduction<'a>(rule: &str, e: &'a Expr) -> Result<Option<Reduction<'a>>, Failu
             p.name()
         )));
     }
-    Ok(Some(Reduction { op, init, xs }))
+    Ok(Some(Reduction {
+        op,
+        prim: p,
+        init,
+        xs,
+    }))
 }
 
 /// `xs : n.t` padded with `z` at the end to `⌈n/p⌉·p` elements (itself when `n` is
@@ -141,6 +149,53 @@ fn partial(name: String, p: i64, strided: bool) -> S {
         );
         finish(rhs, e)
     })
+}
+
+/// `vectorizeReduce(v)`: a reduction of scalars becomes `v` independent accumulators, the
+/// lanes of one vector (lane `i` reduces the elements `i`, `i+v`, `i+2v`, ...), combined
+/// lane by lane at the end. The length must be a multiple of `v` (peel the rest first with
+/// `peelReduce(v)`); anything else is refused with the reason.
+pub(super) fn vectorize_reduce(name: String, v: i64) -> S {
+    rule(name.clone(), move |e: &Expr, _| {
+        let Some(r) = reduction(&name, e)? else {
+            return Err(Failure::not_applicable());
+        };
+        let (n, t) =
+            r.xs.ty()
+                .and_then(array)
+                .ok_or_else(Failure::not_applicable)?;
+        if !matches!(t, DataType::Scalar(_)) {
+            return Err(Failure::not_applicable_because(format!(
+                "{name}: the reduced elements are of type `{t}`, not scalars (only scalars \
+                 fill the lanes of a vector)"
+            )));
+        }
+        if v < 1 || n.modulo(&Nat::cst(v)).simplify().as_cst() != Some(0) {
+            return Err(Failure::not_applicable_because(format!(
+                "{name}: the length `{n}` of the reduced array is not known to be a multiple \
+                 of {v} (peel the rest first: peelReduce({v}))"
+            )));
+        }
+        finish(lanes_reduction(&r, v), e)
+    })
+}
+
+/// `reduceSeq f z (asScalar (makeArray 1 (reduceSeq f' (vectorFromScalar z) (asVector v
+/// xs))))`, `f'` the operator's primitive (on vectors, lane by lane).
+fn lanes_reduction(r: &Reduction<'_>, v: i64) -> Expr {
+    let lanes = apps(
+        prim(Prim::ReduceSeq),
+        [
+            prim(r.prim),
+            app(prim(Prim::VectorFromScalar), r.init.clone()),
+            app(as_vector(v), r.xs.clone()),
+        ],
+    );
+    let one = app(dep_app_nat(prim(Prim::MakeArray), 1), lanes);
+    apps(
+        prim(Prim::ReduceSeq),
+        [r.op.clone(), r.init.clone(), app(as_scalar(), one)],
+    )
 }
 
 /// `map (fun b => reduce f z xs) ys` where the reduction is one these rules accept: the
