@@ -15,6 +15,8 @@ pub struct TensorUse {
     pub f16: bool,
     /// `mmaSync` on `bf16` tiles.
     pub bf16: bool,
+    /// `B` fragments loaded by `ldmatrix ... .trans` (`shine_ldsm_x2_trans`).
+    pub ldsm_trans: bool,
 }
 
 /// The PTX name of a 16-bit operand type, and how its bits are read in CUDA.
@@ -43,6 +45,16 @@ impl TensorUse {
         format!("shine_pack_{}", operand(s).0)
     }
 
+    /// The helper loading a `B` fragment's two registers from local memory with one
+    /// `ldmatrix.sync.aligned.m8n8.x2.trans.shared.b16`, marked as used: its argument is
+    /// the element lane `l` gives the address of (row `l % 8` of matrix `l / 8`, lanes
+    /// 16 to 31 repeating 0 to 15), its result a `uint2` that the `mmaSync` helpers take
+    /// in place of `b0, b1`.
+    pub fn ldsm_trans(&mut self) -> &'static str {
+        self.ldsm_trans = true;
+        "shine_ldsm_x2_trans"
+    }
+
     /// The source lines defining the helpers used (after the 16-bit types' includes).
     pub fn prelude(&self) -> Vec<String> {
         let used: Vec<Scalar> = [(self.f16, Scalar::F16), (self.bf16, Scalar::Bf16)]
@@ -60,8 +72,14 @@ impl TensorUse {
                 .to_string(),
             "#endif".to_string(),
         ];
-        for s in used {
+        for &s in &used {
             out.push(helper_source(s));
+        }
+        if self.ldsm_trans {
+            out.push(LDSM_TRANS.to_string());
+            for s in used {
+                out.push(b_registers_overload(s));
+            }
         }
         out
     }
@@ -82,6 +100,25 @@ fn helper_source(s: Scalar) -> String {
          : \"r\"(a0), \"r\"(a1), \"r\"(a2), \"r\"(a3), \"r\"(b0), \"r\"(b1),\n      \
          \"f\"(c0), \"f\"(c1), \"f\"(c2), \"f\"(c3));\n  \
          return d;\n}}"
+    )
+}
+
+/// `ldmatrix ... .x2.trans` from a generic pointer into local (shared) memory.
+const LDSM_TRANS: &str =
+    "__device__ __forceinline__ uint2 shine_ldsm_x2_trans(const void *p) {\n  \
+     unsigned a = (unsigned)__cvta_generic_to_shared(p);\n  \
+     uint2 r;\n  \
+     asm volatile(\"ldmatrix.sync.aligned.m8n8.x2.trans.shared.b16 {%0, %1}, [%2];\" \
+     : \"=r\"(r.x), \"=r\"(r.y) : \"r\"(a));\n  \
+     return r;\n}";
+
+/// The `mmaSync` helper of `s` taking `B`'s two registers as one `uint2`.
+fn b_registers_overload(s: Scalar) -> String {
+    let ptx = operand(s).0;
+    format!(
+        "__device__ __forceinline__ float4 shine_mma_m16n8k16_{ptx}(unsigned a0, unsigned a1, \
+         unsigned a2, unsigned a3, uint2 b, float c0, float c1, float c2, float c3) {{\n  \
+         return shine_mma_m16n8k16_{ptx}(a0, a1, a2, a3, b.x, b.y, c0, c1, c2, c3);\n}}"
     )
 }
 

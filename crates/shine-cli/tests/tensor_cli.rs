@@ -183,3 +183,39 @@ fn vectors_of_16_bit_floats_are_not_computed_with() {
         "vectors of 16-bit floats are only moved (loaded, stored, copied)",
     );
 }
+
+#[test]
+fn mm_large_loads_every_fragment_whole() {
+    // `a`'s fragments as 32-bit loads of neighbouring elements, `b`'s by `ldmatrix ...
+    // .trans` from its rotated rows; nothing read element by element and packed
+    let program = std::fs::read_to_string(root().join("examples/tensor.rise")).expect("example");
+    let (ok, text) = shine_on(
+        &program,
+        &["compile", "--def", "mmLarge", "--target", "cuda"],
+    );
+    assert!(ok, "{text}");
+    let kernel = &text[text.find("extern \"C\"").expect("a kernel")..];
+    assert_eq!(
+        kernel.matches("shine_mma_m16n8k16_f16(").count(),
+        32,
+        "{kernel}"
+    );
+    assert_eq!(
+        kernel.matches("shine_ldsm_x2_trans(").count(),
+        32,
+        "{kernel}"
+    );
+    assert_eq!(
+        kernel.matches("*(const unsigned *)&").count(),
+        4 * 32,
+        "{kernel}"
+    );
+    assert!(!kernel.contains("shine_pack_f16("), "{kernel}");
+    assert!(text.contains("ldmatrix.sync.aligned.m8n8.x2.trans.shared.b16"));
+    // the fragments of mmWarps come from global memory: no ldmatrix there
+    let (ok, text) = shine_on(
+        &program,
+        &["compile", "--def", "mmWarps", "--target", "cuda"],
+    );
+    assert!(ok && !text.contains("shine_ldsm_x2_trans("), "{text}");
+}

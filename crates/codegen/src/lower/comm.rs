@@ -231,7 +231,15 @@ impl Lowerer {
             self.thread_vars.insert(name.clone(), dim);
         }
         let mut stmts = Vec::new();
-        self.comm(&inner, body, &mut stmts)?;
+        let mma = level == ParLevel::Lane && origin == rise::Prim::MmaSync.name();
+        let outer_lane = if mma {
+            self.mma_lane.replace(Var::new(name.as_str()))
+        } else {
+            self.mma_lane.clone()
+        };
+        let lowered = self.comm(&inner, body, &mut stmts);
+        self.mma_lane = outer_lane;
+        lowered?;
         if own {
             own_iteration(origin, base, name, Expr::Gpu(id, 0), stmts, out);
             return Ok(());

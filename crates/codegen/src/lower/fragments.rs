@@ -13,17 +13,139 @@ use dpia::Exp;
 use super::memory::MemPlace;
 use super::views::Read;
 use super::{Env, Lowerer, Res};
-use crate::ast::{Expr, Scalar, Type, VectorAccess};
+use crate::ast::{BinOp, Expr, Scalar, Type, VectorAccess};
+use crate::error::CodegenError;
 
 impl Lowerer {
-    /// The 32-bit registers of a fragment given element by element (`values`, an even
-    /// number of operands of the 16-bit type `tile`).
-    pub(super) fn fragment_registers(
+    /// The operands of a tensor-core helper for `A`'s 8 and `B`'s 4 elements (`values`,
+    /// of the 16-bit type `tile`): `A`'s 4 registers, then `B`'s 2 registers or, where
+    /// they are not pairs of neighbours but `B`'s rows are 16 aligned bytes of local
+    /// memory, one `ldmatrix ... .trans` giving both.
+    pub(super) fn mma_operands(
         &mut self,
         env: &Env,
         values: &[Exp],
         tile: Scalar,
     ) -> Res<Vec<Expr>> {
+        let (a, b) = values.split_at(8);
+        let mut args = self.fragment_registers(env, a, tile)?;
+        let b_reads = b
+            .iter()
+            .map(|x| self.read(env, x, &[]))
+            .collect::<Res<Vec<_>>>()?;
+        let pairs_load = b_reads.chunks(2).all(
+            |p| matches!((&p[0], &p[1]), (Read::Mem(lo), Read::Mem(hi)) if neighbours(lo, hi)),
+        );
+        if !pairs_load {
+            if let Some(ldsm) = self.ldsm_trans_b(env, &b_reads, tile)? {
+                args.push(ldsm);
+                return Ok(args);
+            }
+        }
+        args.extend(self.fragment_registers(env, b, tile)?);
+        Ok(args)
+    }
+
+    /// `ldmatrix.sync.aligned.m8n8.x2.trans` for a `B` fragment whose elements `(k, n)`
+    /// lie in local memory with the 8 of each `k` (`n = 0..8`) consecutive and 16-byte
+    /// aligned (`B` stored row by row, `k` outermost): lane `l` gives the address of row
+    /// `l % 8` of matrix `l / 8`, which is where element `i = l % 8` of the fragment's
+    /// operand `2(l / 8) + i % 2` lies for lane `i / 2`. Proven for every lane: the
+    /// operand `j` of lane `4g + t` is `g` elements after that of lane `t`, and that of
+    /// lane `t` is at an index that is a multiple of 8. `None` where not proven.
+    fn ldsm_trans_b(&mut self, env: &Env, reads: &[Read], tile: Scalar) -> Res<Option<Expr>> {
+        let Some(lane) = self.mma_lane.clone() else {
+            return Ok(None);
+        };
+        let places: Vec<&MemPlace> = reads
+            .iter()
+            .filter_map(|r| match r {
+                Read::Mem(p) => Some(p),
+                Read::Value(_) => None,
+            })
+            .collect();
+        let [first, ..] = places.as_slice() else {
+            return Ok(None);
+        };
+        let in_shared = |p: &MemPlace| {
+            p.shared && p.aligned && p.indexed && p.place.fields.is_empty() && p.base == first.base
+        };
+        if places.len() != 4 || !places.iter().all(|p| in_shared(p)) {
+            return Ok(None);
+        }
+        let Some(elements) = places
+            .iter()
+            .map(|p| element(p))
+            .collect::<Option<Vec<Nat>>>()
+        else {
+            return Ok(None);
+        };
+        let at = |e: &Nat, l: i64| e.substitute(&lane, &Nat::cst(l)).simplify();
+        let cst = |n: Nat| n.simplify().as_cst();
+        for e in &elements {
+            for t in 0..4 {
+                let row = at(e, t);
+                if cst(row.modulo(&Nat::cst(8))) != Some(0) {
+                    return Ok(None);
+                }
+                for g in 1..8 {
+                    if cst(&at(e, 4 * g + t) - &row) != Some(g) {
+                        return Ok(None);
+                    }
+                }
+            }
+        }
+        // lane l: row i = l % 8 of matrix q = (l / 8) % 2, the element of operand
+        // j = 2q + i % 2 at lane i / 2
+        let l = Nat::var(&lane);
+        let i = l.modulo(&Nat::cst(8));
+        let q = l.floor_div(&Nat::cst(8)).modulo(&Nat::cst(2));
+        let t = i.floor_div(&Nat::cst(2));
+        let row_of = |e: &Nat| e.substitute(&lane, &t);
+        let offsets: Option<Vec<i64>> = elements
+            .iter()
+            .map(|e| {
+                let d: Vec<Option<i64>> = (0..4)
+                    .map(|s| cst(&at(e, s) - &at(&elements[0], s)))
+                    .collect();
+                d.iter().all(|x| *x == d[0]).then_some(d[0]).flatten()
+            })
+            .collect();
+        let index = match offsets {
+            // the four operands' rows a constant apart: `c1` per odd operand, `c2` per
+            // second matrix
+            Some(c) if c[3] == c[1] + c[2] => self.nat(
+                env,
+                &(row_of(&elements[0]) + i.modulo(&Nat::cst(2)) * c[1] + q * c[2]),
+            )?,
+            // otherwise (a swizzled layout) the operand's row chosen by the lane
+            _ => {
+                let rows = elements
+                    .iter()
+                    .map(|e| self.nat(env, &row_of(e)))
+                    .collect::<Res<Vec<_>>>()?;
+                let is = |n: &Nat, v: i64| {
+                    Ok::<_, CodegenError>(Expr::binary(BinOp::Eq, self.nat(env, n)?, Expr::Int(v)))
+                };
+                let odd = i.modulo(&Nat::cst(2));
+                let first = Expr::ternary(is(&odd, 0)?, rows[0].clone(), rows[1].clone());
+                let second = Expr::ternary(is(&odd, 0)?, rows[2].clone(), rows[3].clone());
+                Expr::ternary(is(&q, 0)?, first, second)
+            }
+        };
+        let half = Type::Pointer {
+            to: Box::new(Type::Scalar(tile)),
+            is_const: false,
+            restrict: false,
+            addr: crate::ast::AddrSpace::Default,
+        };
+        let address = Expr::binary(BinOp::Add, Expr::ident(&first.base).cast(half), index);
+        Ok(Some(Expr::call(self.tensor.ldsm_trans(), vec![address])))
+    }
+
+    /// The 32-bit registers of a fragment given element by element (`values`, an even
+    /// number of operands of the 16-bit type `tile`).
+    fn fragment_registers(&mut self, env: &Env, values: &[Exp], tile: Scalar) -> Res<Vec<Expr>> {
         values
             .chunks(2)
             .map(|pair| {
@@ -66,6 +188,17 @@ impl Lowerer {
             first,
             whole: None,
         }))))
+    }
+}
+
+/// The index of the 16-bit element `p` is, counted in elements of its array (a lane of a
+/// vector counted after the lanes of the vectors before it).
+fn element(p: &MemPlace) -> Option<Nat> {
+    let flat = p.place.flat.as_ref()?;
+    match (&p.place.lane, &p.place.lanes) {
+        (None, _) => Some(flat.clone()),
+        (Some(k), Some(n)) => Some(flat * n + k),
+        (Some(_), None) => None,
     }
 }
 

@@ -51,6 +51,8 @@ pub(super) struct Mem {
     /// local-memory arrays): a vector of at most 16 bytes at an element index
     /// that is a multiple of its lanes is aligned.
     pub(super) aligned: bool,
+    /// It is an array of local (CUDA shared) memory.
+    pub(super) shared: bool,
 }
 
 /// A memory location: a C object and where in it.
@@ -61,6 +63,8 @@ pub(super) struct MemPlace {
     pub(super) place: Place,
     /// The array starts at a 16-byte aligned address ([`Mem::aligned`]).
     pub(super) aligned: bool,
+    /// The array is in local (CUDA shared) memory ([`Mem::shared`]).
+    pub(super) shared: bool,
 }
 
 impl Lowerer {
@@ -279,6 +283,7 @@ impl Lowerer {
             distributed: distributed.map(|k| std::cell::RefCell::new(vec![None; k])),
             // local arrays are declared 16-byte aligned (see `print::decl_in`)
             aligned: self.gpu() && *addr == AddrSpace::Local,
+            shared: self.gpu() && *addr == AddrSpace::Local,
         };
         let shadowed = self.mems.insert(ident.name.clone(), mem);
         let mut stmts = Vec::new();
@@ -323,6 +328,7 @@ impl Lowerer {
             indexed: mem.indexed.contains(&place.leaf),
             place,
             aligned: mem.aligned,
+            shared: mem.shared,
         })
     }
 

@@ -116,6 +116,9 @@ pub struct Lowerer {
     /// Whether the kernel has `mapWarp` or `mapLane` loops (warp `w` is threads
     /// `32*w .. 32*w+31`: the launch must give exactly the threads it names).
     warp_loops: bool,
+    /// The lane variable of the `mmaSync` lane loop being lowered (its operands' indices
+    /// mention it).
+    mma_lane: Option<Var>,
     /// Whether the kernel being lowered has lane loops (`mapLane`, `mmaSync`): private
     /// memory with a leading dimension of 32 (or of as many warps as a work-group has, then
     /// 32) may then be kept by the warps and lanes row by row.
@@ -370,6 +373,7 @@ impl Lowerer {
             distributed: None,
             // the runtimes allocate buffers at 64-byte (OpenCL) or 256-byte (CUDA) alignment
             aligned: self.gpu() && pointer,
+            shared: false,
         };
         self.mems.insert(id.name.clone(), mem);
         Ok(params)

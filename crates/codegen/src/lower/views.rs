@@ -232,8 +232,8 @@ impl Lowerer {
                 if operands.len() != 16 {
                     return malformed("`mmaSync` with other than 8 + 4 + 4 operands");
                 }
-                // A and B as 32-bit registers of two 16-bit values, C as it is
-                let mut args = self.fragment_registers(env, &operands[..12], tile)?;
+                // A and B as 32-bit registers of two 16-bit values (or B by ldmatrix), C as it is
+                let mut args = self.mma_operands(env, &operands[..12], tile)?;
                 for c in &operands[12..] {
                     args.push(self.value(env, c, &[])?);
                 }
