@@ -9,23 +9,11 @@
 mod support;
 
 use std::path::Path;
-use support::{shine_in, skip_opencl, test_gpu};
+use support::{gpu_targets, repo_root, shine_in, skip_opencl, test_gpu};
 
 /// The repository root (the examples are named from it).
 fn root() -> &'static Path {
-    Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../.."))
-}
-
-/// The GPU targets this machine runs: OpenCL unless skipped, CUDA on a GPU machine.
-fn gpu_targets() -> Vec<&'static str> {
-    let mut ts = Vec::new();
-    if !skip_opencl() {
-        ts.push("opencl");
-    }
-    if test_gpu() {
-        ts.push("cuda");
-    }
-    ts
+    repo_root()
 }
 
 /// `shine run` of `def` under `strategy` at size `n`, verified; panics with the output

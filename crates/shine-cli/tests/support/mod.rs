@@ -29,6 +29,19 @@ pub fn targets() -> Vec<&'static str> {
     ts
 }
 
+/// The GPU targets this machine runs: OpenCL unless skipped, CUDA on a GPU machine.
+pub fn gpu_targets() -> Vec<&'static str> {
+    targets()
+        .into_iter()
+        .filter(|t| matches!(*t, "opencl" | "cuda"))
+        .collect()
+}
+
+/// The repository root (the examples are named from it).
+pub fn repo_root() -> &'static Path {
+    Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../.."))
+}
+
 /// [`targets`], each with the name of the strategy it runs under: `cpu` for C, `omp` for
 /// OpenMP, `gpu` for OpenCL and CUDA.
 pub fn targets_with_strategies() -> Vec<(&'static str, &'static str)> {
