@@ -497,19 +497,9 @@ pub fn generate_gpu_with(
             })
         })
         .collect::<Result<Vec<_>, _>>()?;
-    let types = all_types(&gp);
-    let uses_double = types
+    let uses_double = all_types(&gp)
         .iter()
         .any(|t| mentions(t, &|s| s == rise::ScalarType::F64));
-    // a kernel that only moves 16-bit floats still names their type: its header
-    for (half, s) in [
-        (rise::ScalarType::F16, crate::ast::Scalar::F16),
-        (rise::ScalarType::Bf16, crate::ast::Scalar::Bf16),
-    ] {
-        if types.iter().any(|t| mentions(t, &|x| x == half)) {
-            l.halfs.mark(s);
-        }
-    }
     let mut preamble = Vec::new();
     if (uses_double || l.foreign.uses_f64()) && target == Target::OpenCl {
         preamble.push("#pragma OPENCL EXTENSION cl_khr_fp64 : enable".to_string());

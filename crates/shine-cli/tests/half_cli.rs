@@ -37,6 +37,10 @@ fn program() -> String {
         p += &format!(
             "def neg_{t} : {{n: nat}} -> n.{t} -> n.{t} = fun xs => xs |> map (fun x => 0.5{t} - x * 2.0{t})\n"
         );
+        // only moved, never computed with: the code still names the type
+        p += &format!(
+            "def copy_{t} : {{n: nat}} -> n.{t} -> n.{t} = fun xs => xs |> map (fun x => x)\n"
+        );
         for f in ["exp", "sqrt"] {
             p += &format!(
                 "def {f}_{t} : {{n: nat}} -> n.{t} -> n.{t} = fun xs => xs |> map (fun x => {f} x)\n"
@@ -217,7 +221,7 @@ fn arithmetic_rounds_like_the_interpreter_on_every_target() {
                 ScalarType::Bool,
                 &[&x, &y],
             );
-            for f in ["neg", "exp", "sqrt"] {
+            for f in ["neg", "exp", "sqrt", "copy"] {
                 agrees(d, &format!("{f}_{}", t.name()), t, t, &[&x]);
             }
         }

@@ -45,7 +45,7 @@ use rise::DataType;
 use self::memory::{Mem, Role};
 use self::vector::VectorMode;
 use crate::ast::{self, BinOp, Expr, Scalar, Stmt, Type};
-use crate::ctypes::Types;
+use crate::ctypes::{self, Types};
 use crate::error::{unsupported, CodegenError};
 use crate::intops;
 use crate::layout::{self, is_flat, show_type};
@@ -388,10 +388,29 @@ impl Lowerer {
                 self.register(b)
             }
             DataType::Var(_) | DataType::NatToDataApp(..) => layout::unresolved(dt),
-            _ => self
-                .types
-                .value_type(&canonical(dt), &mut self.names)
-                .map(|_| ()),
+            _ => {
+                self.mark_halves(dt)?;
+                self.types
+                    .value_type(&canonical(dt), &mut self.names)
+                    .map(|_| ())
+            }
+        }
+    }
+
+    /// Records the 16-bit float types a value of type `dt` holds: code that names them,
+    /// even only to move their values, needs their header or typedef.
+    fn mark_halves(&mut self, dt: &DataType) -> Res<()> {
+        match dt {
+            DataType::Scalar(s) => {
+                self.halfs.mark(ctypes::scalar(*s)?);
+                Ok(())
+            }
+            DataType::Vector(_, t) => self.mark_halves(t),
+            DataType::Pair(a, b) => {
+                self.mark_halves(a)?;
+                self.mark_halves(b)
+            }
+            _ => Ok(()),
         }
     }
 
