@@ -98,15 +98,12 @@ impl Types {
         if let Some(name) = self.by_type.get(dt) {
             return Ok(Type::Named(name.clone()));
         }
+        if let (Target::Cuda, Some((_, lanes))) = (self.target, moved_half_vector(dt)) {
+            let name = cuda_half_vector(lanes).to_string();
+            self.by_type.insert(dt.clone(), name.clone());
+            return Ok(Type::Named(name));
+        }
         let def = match dt {
-            DataType::Vector(..)
-                if self.target == Target::Cuda && moved_half_vector(dt).is_some() =>
-            {
-                let (_, lanes) = moved_half_vector(dt).unwrap_or((Scalar::F16, 8));
-                let name = cuda_half_vector(lanes).to_string();
-                self.by_type.insert(dt.clone(), name.clone());
-                return Ok(Type::Named(name));
-            }
             DataType::Vector(..) if self.target.is_gpu() => {
                 let (elem, lanes) = vector_elem_lanes(dt)?;
                 let name = Dialect::of(self.target).builtin_vector(elem, lanes, dt)?;

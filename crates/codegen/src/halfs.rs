@@ -11,8 +11,9 @@
 //! them to the helpers [`prelude`] defines: `shine_f16_to_f32`, `shine_f32_to_f16` (and the
 //! `bf16` pair), and for wider sources a rounding to `float` *to odd*
 //! (`shine_f64_to_f32_odd`, `shine_i64_to_f32_odd`, `shine_u64_to_f32_odd`), after which
-//! the rounding to 16 bits is the correctly rounded one. Vectors of them are refused
-//! (`ctypes`).
+//! the rounding to 16 bits is the correctly rounded one. Vectors of them are refused,
+//! except that CUDA moves vectors of 2, 4 or 8 whole without computing with them
+//! (`ctypes::moved_half_vector`).
 
 use crate::ast::{Expr, Scalar, Type};
 use crate::Target;

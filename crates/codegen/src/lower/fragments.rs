@@ -27,17 +27,17 @@ impl Lowerer {
         values: &[Exp],
         tile: Scalar,
     ) -> Res<Vec<Expr>> {
-        let (a, b) = values.split_at(8);
-        let mut args = self.fragment_registers(env, a, tile)?;
-        let b_reads = b
+        let reads = values
             .iter()
             .map(|x| self.read(env, x, &[]))
             .collect::<Res<Vec<_>>>()?;
-        let pairs_load = b_reads.chunks(2).all(
-            |p| matches!((&p[0], &p[1]), (Read::Mem(lo), Read::Mem(hi)) if neighbours(lo, hi)),
-        );
-        if !pairs_load {
-            if let Some(ldsm) = self.ldsm_trans_b(env, &b_reads, tile)? {
+        let (a, b) = reads.split_at(8);
+        let mut args = self.fragment_registers(env, a, tile)?;
+        if !b
+            .chunks(2)
+            .all(|p| pair_of_neighbours(&p[0], &p[1]).is_some())
+        {
+            if let Some(ldsm) = self.ldsm_trans_b(env, b, tile)? {
                 args.push(ldsm);
                 return Ok(args);
             }
@@ -133,61 +133,47 @@ impl Lowerer {
                 Expr::ternary(is(&q, 0)?, first, second)
             }
         };
-        let half = Type::Pointer {
-            to: Box::new(Type::Scalar(tile)),
-            is_const: false,
-            restrict: false,
-            addr: crate::ast::AddrSpace::Default,
-        };
+        let half = Type::ptr(Type::Scalar(tile));
         let address = Expr::binary(BinOp::Add, Expr::ident(&first.base).cast(half), index);
         Ok(Some(Expr::call(self.tensor.ldsm_trans(), vec![address])))
     }
 
-    /// The 32-bit registers of a fragment given element by element (`values`, an even
-    /// number of operands of the 16-bit type `tile`).
-    fn fragment_registers(&mut self, env: &Env, values: &[Exp], tile: Scalar) -> Res<Vec<Expr>> {
-        values
+    /// The 32-bit registers of a fragment given element by element (`reads`, an even
+    /// number of values of the 16-bit type `tile`): one 32-bit load where the two of a
+    /// register are neighbours in memory, else the two values packed.
+    fn fragment_registers(&mut self, env: &Env, reads: &[Read], tile: Scalar) -> Res<Vec<Expr>> {
+        reads
             .chunks(2)
             .map(|pair| {
-                let (lo, hi) = (
-                    self.read(env, &pair[0], &[])?,
-                    self.read(env, &pair[1], &[])?,
-                );
-                if let Some(load) = self.pair_load(env, &lo, &hi)? {
-                    return Ok(load);
+                if let Some(lo) = pair_of_neighbours(&pair[0], &pair[1]) {
+                    return Ok(Expr::VectorLoad(Box::new(VectorAccess {
+                        ty: Some(Type::Named("unsigned".into())),
+                        lanes: 2,
+                        first: self.place_expr(env, lo)?,
+                        whole: None,
+                    })));
                 }
-                let lo = self.read_value(env, lo)?;
-                let hi = self.read_value(env, hi)?;
+                let lo = self.read_value(env, &pair[0])?;
+                let hi = self.read_value(env, &pair[1])?;
                 Ok(Expr::call(&self.tensor.pack(tile), vec![lo, hi]))
             })
             .collect()
     }
 
-    fn read_value(&mut self, env: &Env, r: Read) -> Res<Expr> {
+    fn read_value(&mut self, env: &Env, r: &Read) -> Res<Expr> {
         match r {
-            Read::Mem(p) => self.place_expr(env, &p),
-            Read::Value(v) => Ok(v),
+            Read::Mem(p) => self.place_expr(env, p),
+            Read::Value(v) => Ok(v.clone()),
         }
     }
+}
 
-    /// One 32-bit load of `lo` and `hi` where they are neighbours in memory (`hi` at
-    /// `lo`'s index plus one, in the same array, or the next lane of the same vector),
-    /// `lo`'s index (or lane) is provably even and the array starts aligned (GPU buffers
-    /// and local-memory arrays).
-    fn pair_load(&mut self, env: &Env, lo: &Read, hi: &Read) -> Res<Option<Expr>> {
-        let (Read::Mem(lo), Read::Mem(hi)) = (lo, hi) else {
-            return Ok(None);
-        };
-        if !neighbours(lo, hi) {
-            return Ok(None);
-        }
-        let first = self.place_expr(env, lo)?;
-        Ok(Some(Expr::VectorLoad(Box::new(VectorAccess {
-            ty: Some(Type::Named("unsigned".into())),
-            lanes: 2,
-            first,
-            whole: None,
-        }))))
+/// The first of `lo` and `hi` where they are neighbours in memory ([`neighbours`]): one
+/// 32-bit load reads both.
+fn pair_of_neighbours<'a>(lo: &'a Read, hi: &Read) -> Option<&'a MemPlace> {
+    match (lo, hi) {
+        (Read::Mem(lo), Read::Mem(hi)) if neighbours(lo, hi) => Some(lo),
+        _ => None,
     }
 }
 
@@ -206,26 +192,13 @@ fn element(p: &MemPlace) -> Option<Nat> {
 /// the lane after `lo`'s in the same vector of the array, `lo`'s lane even).
 fn neighbours(lo: &MemPlace, hi: &MemPlace) -> bool {
     let plain = |p: &MemPlace| p.indexed && p.aligned && p.place.fields.is_empty();
-    let (Some(i), Some(j)) = (&lo.place.flat, &hi.place.flat) else {
+    let (Some(i), Some(j)) = (element(lo), element(hi)) else {
         return false;
     };
-    let next = |a: &Nat, b: &Nat| (b - a).simplify().as_cst() == Some(1);
-    let even = |a: &Nat| a.modulo(&Nat::cst(2)).simplify().as_cst() == Some(0);
-    let same = |a: &Nat, b: &Nat| (b - a).simplify().as_cst() == Some(0);
-    if !(plain(lo) && plain(hi) && lo.base == hi.base) {
-        return false;
-    }
-    match (&lo.place.lane, &hi.place.lane) {
-        // elements of an array
-        (None, None) => next(i, j) && even(i),
-        // lanes of vectors of an array (vectors of 16-bit floats moved whole, aligned to
-        // their size): consecutive elements counted in lanes, the first at an even lane
-        (Some(k), Some(l)) => match (&lo.place.lanes, &hi.place.lanes) {
-            (Some(n), Some(m)) if same(n, m) => {
-                next(&(i * n + k), &(j * m + l)) && even(&(i * n + k))
-            }
-            _ => false,
-        },
-        _ => false,
-    }
+    plain(lo)
+        && plain(hi)
+        && lo.base == hi.base
+        && lo.place.lane.is_some() == hi.place.lane.is_some()
+        && (&j - &i).simplify().as_cst() == Some(1)
+        && i.modulo(&Nat::cst(2)).simplify().as_cst() == Some(0)
 }

@@ -384,13 +384,7 @@ impl Lowerer {
             if let Some(half) = scalar_of(&p.place.ty)?.filter(|s| s.is_half()) {
                 // a lane of a vector of 16-bit floats (moved whole, in CUDA): its element
                 // through a pointer to the vector's first
-                let to = Box::new(Type::Scalar(half));
-                let ptr = Type::Pointer {
-                    to,
-                    is_const: false,
-                    restrict: false,
-                    addr: ast::AddrSpace::Default,
-                };
+                let ptr = Type::ptr(Type::Scalar(half));
                 let first = Expr::unary(ast::UnOp::AddrOf, e).cast(ptr);
                 return Ok(first.index(self.nat(env, l)?));
             }

@@ -215,17 +215,20 @@ impl Lowerer {
         vty: &DataType,
     ) -> Res<Option<VectorAccess>> {
         let vty = canonical(vty);
-        if let Some((_, lanes)) = moved_half_vector(&vty) {
-            return self.half_vector_access(env, first, &vty, lanes).map(Some);
-        }
-        let (_, lanes) = vector_elem_lanes(&vty)?;
+        let half = moved_half_vector(&vty);
+        let lanes = match half {
+            Some((_, lanes)) => lanes,
+            None => vector_elem_lanes(&vty)?.1,
+        };
         let ty = match self.target {
-            // GCC vectors through their variant of element alignment
-            Target::C | Target::OpenMp => Some(self.types.unaligned_vector(&vty, &mut self.names)?),
-            Target::OpenCl => None,
             Target::Cuda if vector_aligned(first, lanes) => {
                 Some(self.types.value_type(&vty, &mut self.names)?)
             }
+            // vectors of 16-bit floats are moved whole or not at all
+            _ if half.is_some() => return self.unmoved_half_vector(first, &vty, lanes),
+            // GCC vectors through their variant of element alignment
+            Target::C | Target::OpenMp => Some(self.types.unaligned_vector(&vty, &mut self.names)?),
+            Target::OpenCl => None,
             Target::Cuda => return Ok(None),
         };
         let n = Nat::cst(i64::from(lanes));
@@ -244,15 +247,10 @@ impl Lowerer {
         }))
     }
 
-    /// A vector of 16-bit floats moved whole ([`moved_half_vector`]): CUDA only, and only
-    /// at an address provably aligned to its size (its lanes are not loaded one by one).
-    fn half_vector_access(
-        &mut self,
-        env: &Env,
-        first: &MemPlace,
-        vty: &DataType,
-        lanes: u32,
-    ) -> Res<VectorAccess> {
+    /// The refusal of a vector of 16-bit floats ([`moved_half_vector`]) that cannot be
+    /// moved whole: outside CUDA, or at an address not provably aligned to its size (its
+    /// lanes are not loaded one by one).
+    fn unmoved_half_vector<T>(&self, first: &MemPlace, vty: &DataType, lanes: u32) -> Res<T> {
         if self.target != Target::Cuda {
             return unsupported(format!(
                 "{} in {}: vectors of 16-bit floats are moved whole in CUDA only",
@@ -260,33 +258,17 @@ impl Lowerer {
                 self.target.title()
             ));
         }
-        if !vector_aligned(first, lanes) {
-            return unsupported(format!(
-                "{} read or written at `{}[{}]`, an address not provably aligned to the \
-                 vector's size (an aligned array, an index that is a multiple of {lanes})",
-                show_type(vty),
-                first.base,
-                first
-                    .place
-                    .flat
-                    .as_ref()
-                    .map_or("0".into(), |f| f.to_string())
-            ));
-        }
-        let n = Nat::cst(i64::from(lanes));
-        let whole = match &first.place.flat {
-            Some(flat) => (
-                Expr::ident(&first.base),
-                self.nat(env, &flat.floor_div(&n))?,
-            ),
-            None => (Expr::ident(&first.base), Expr::Int(0)),
-        };
-        Ok(VectorAccess {
-            ty: Some(self.types.value_type(vty, &mut self.names)?),
-            lanes,
-            first: self.place_expr(env, first)?,
-            whole: Some(whole),
-        })
+        unsupported(format!(
+            "{} read or written at `{}[{}]`, an address not provably aligned to the \
+             vector's size (an aligned array, an index that is a multiple of {lanes})",
+            show_type(vty),
+            first.base,
+            first
+                .place
+                .flat
+                .as_ref()
+                .map_or("0".into(), |f| f.to_string())
+        ))
     }
 
     /// A lane variable `0 <= l < lanes`, for proving loads and stores

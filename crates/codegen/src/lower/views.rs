@@ -771,7 +771,6 @@ fn binop(op: dpia::BinOp, operand: &DataType) -> Res<BinOp> {
     })
 }
 
-/// Whether data of type `dt` holds a 16-bit float.
 /// Whether `e` computes its value (rather than reading or viewing memory).
 fn computes(e: &Exp) -> bool {
     use ExpKind as K;
@@ -790,6 +789,7 @@ fn computes(e: &Exp) -> bool {
     )
 }
 
+/// Whether data of type `dt` holds a 16-bit float.
 fn mentions_half(dt: &DataType) -> bool {
     match dt {
         DataType::Scalar(s) => s.is_half(),

@@ -747,13 +747,7 @@ impl Translator {
 /// proven to map `0..n` into itself (the read side needs only `f`; `finv` is not
 /// trusted, a write of the view copies through `f`).
 fn reorder_function(e: &Expr, args: &[Arg], n: &Nat) -> R<View> {
-    let f = args.iter().find_map(|a| match a {
-        Arg::Type(TypeArg::NatToNat(rise::types::NatToNat::Lambda(v, body))) => {
-            Some((v.clone(), body.clone()))
-        }
-        _ => None,
-    });
-    let Some((v, body)) = f else {
+    let Some((v, body)) = index_functions(args).next() else {
         return Err(TranslateError::at(
             e,
             "`reorder` needs its index function written as `fun i => ...`",
@@ -772,16 +766,21 @@ fn reorder_function(e: &Expr, args: &[Arg], n: &Nat) -> R<View> {
     Ok(View::Reorder(v, body))
 }
 
-/// The view writing through `reorder f finv` on `n` elements: `finv`, where `n` is a
-/// constant (at most 65536) and `f (finv i) = i` with `finv i` in `0..n` for every `i` of
-/// `0..n`, checked one by one. Otherwise `None`, and the write copies through `f`.
-fn reorder_inverse(args: &[Arg], n: &Nat) -> Option<View> {
-    let mut fs = args.iter().filter_map(|a| match a {
+/// The index functions given to `reorder` as `fun i => ...`, in order (`f`, then `finv`).
+fn index_functions<'a>(args: &'a [Arg<'a>]) -> impl Iterator<Item = (Var, Nat)> + 'a {
+    args.iter().filter_map(|a| match a {
         Arg::Type(TypeArg::NatToNat(rise::types::NatToNat::Lambda(v, body))) => {
             Some((v.clone(), body.clone()))
         }
         _ => None,
-    });
+    })
+}
+
+/// The view writing through `reorder f finv` on `n` elements: `finv`, where `n` is a
+/// constant (at most 65536) and `f (finv i) = i` with `finv i` in `0..n` for every `i` of
+/// `0..n`, checked one by one. Otherwise `None`, and the write copies through `f`.
+fn reorder_inverse(args: &[Arg], n: &Nat) -> Option<View> {
+    let mut fs = index_functions(args);
     let (f, finv) = (fs.next()?, fs.next()?);
     let len = n.as_cst().filter(|&c| (0..=65536).contains(&c))?;
     let apply = |(v, body): &(Var, Nat), i: i64| body.eval(&|w: &Var| (w == v).then_some(i)).ok();
