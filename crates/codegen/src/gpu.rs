@@ -694,12 +694,14 @@ fn all_types(gp: &GpuProgram) -> Vec<DataType> {
                 out.push(ident.ty.clone());
                 go(body, out);
             }
-            Comm::For { body, .. } => go(body, out),
+            Comm::For { body, .. } | Comm::IfLess { body, .. } | Comm::AsyncCopy(body) => {
+                go(body, out)
+            }
             Comm::Assign(a, e) => {
                 out.push(a.ty.clone());
                 out.push(e.ty.clone());
             }
-            Comm::Skip | Comm::Barrier { .. } => {}
+            Comm::Skip | Comm::Barrier { .. } | Comm::AsyncCommit | Comm::AsyncWait(_) => {}
         }
     }
     for k in &gp.kernels {

@@ -17,6 +17,12 @@ pub struct TensorUse {
     pub bf16: bool,
     /// `B` fragments loaded by `ldmatrix ... .trans` (`shine_ldsm_x2_trans`).
     pub ldsm_trans: bool,
+    /// Asynchronous copies of these sizes in bytes (bit 2, 3, 4: 4, 8, 16 bytes).
+    pub cp_async_sizes: u8,
+    /// `cp.async.commit_group`.
+    pub cp_async_commit: bool,
+    /// `cp.async.wait_group n` for these `n` (bit `n`).
+    pub cp_async_waits: u8,
 }
 
 /// The PTX name of a 16-bit operand type, and how its bits are read in CUDA.
@@ -55,8 +61,89 @@ impl TensorUse {
         "shine_ldsm_x2_trans"
     }
 
+    /// The helper copying `bytes` (4, 8 or 16) from global to local memory asynchronously,
+    /// `shine_cp_async_<bytes>(dst, src)`, marked as used.
+    pub fn cp_async(&mut self, bytes: u64) -> &'static str {
+        match bytes {
+            4 => {
+                self.cp_async_sizes |= 1 << 2;
+                "shine_cp_async_4"
+            }
+            8 => {
+                self.cp_async_sizes |= 1 << 3;
+                "shine_cp_async_8"
+            }
+            _ => {
+                self.cp_async_sizes |= 1 << 4;
+                "shine_cp_async_16"
+            }
+        }
+    }
+
+    /// The helper closing a group of asynchronous copies, marked as used.
+    pub fn cp_async_commit(&mut self) -> &'static str {
+        self.cp_async_commit = true;
+        "shine_cp_async_commit"
+    }
+
+    /// The helper waiting until at most `pending` (below 8) groups are in flight, marked as
+    /// used.
+    pub fn cp_async_wait(&mut self, pending: u32) -> String {
+        let pending = pending.min(7);
+        self.cp_async_waits |= 1 << pending;
+        format!("shine_cp_async_wait_{pending}")
+    }
+
     /// The source lines defining the helpers used (after the 16-bit types' includes).
     pub fn prelude(&self) -> Vec<String> {
+        let mut out = self.mma_prelude();
+        out.extend(self.cp_async_prelude());
+        out
+    }
+
+    /// The asynchronous copy helpers used.
+    fn cp_async_prelude(&self) -> Vec<String> {
+        if self.cp_async_sizes == 0 && !self.cp_async_commit && self.cp_async_waits == 0 {
+            return Vec::new();
+        }
+        let mut out = vec![
+            "// asynchronous copies from global to local (shared) memory: cp.async".to_string(),
+            "#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 800".to_string(),
+            "#error \"reduceSeqPipelined needs cp.async: compute capability 8.0 (sm_80) or newer\""
+                .to_string(),
+            "#endif".to_string(),
+        ];
+        for bytes in [4u32, 8, 16] {
+            if self.cp_async_sizes & (1 << bytes.trailing_zeros()) != 0 {
+                // only 16-byte copies may bypass L1 (.cg)
+                let cache = if bytes == 16 { "cg" } else { "ca" };
+                out.push(format!(
+                    "__device__ __forceinline__ void shine_cp_async_{bytes}(void *dst, const void *src) {{\n  \
+                     asm volatile(\"cp.async.{cache}.shared.global [%0], [%1], {bytes};\" \
+                     :: \"r\"((unsigned)__cvta_generic_to_shared(dst)), \"l\"(src) : \"memory\");\n}}"
+                ));
+            }
+        }
+        if self.cp_async_commit {
+            out.push(
+                "__device__ __forceinline__ void shine_cp_async_commit() {\n  \
+                 asm volatile(\"cp.async.commit_group;\" ::: \"memory\");\n}"
+                    .to_string(),
+            );
+        }
+        for n in 0..8 {
+            if self.cp_async_waits & (1 << n) != 0 {
+                out.push(format!(
+                    "__device__ __forceinline__ void shine_cp_async_wait_{n}() {{\n  \
+                     asm volatile(\"cp.async.wait_group {n};\" ::: \"memory\");\n}}"
+                ));
+            }
+        }
+        out
+    }
+
+    /// The tensor-core helpers used.
+    fn mma_prelude(&self) -> Vec<String> {
         let used: Vec<Scalar> = [(self.f16, Scalar::F16), (self.bf16, Scalar::Bf16)]
             .into_iter()
             .filter_map(|(on, s)| on.then_some(s))

@@ -150,7 +150,30 @@ fn walk(c: Comm, pos: &Pos, launch: &Launch) -> Result<Comm, GpuError> {
                 body: Box::new(body),
             }
         }
-        c @ (Comm::Skip | Comm::Assign(..) | Comm::Barrier { .. }) => c,
+        Comm::IfLess { lhs, rhs, body } => {
+            let mut inner = pos.clone();
+            if let Some(v) = pos
+                .thread_vars
+                .iter()
+                .find(|v| lhs.contains_var(v) || rhs.contains_var(v))
+            {
+                inner.divergent.get_or_insert(format!(
+                    "where `{lhs} < {rhs}`, which depends on the work-item (through `{v}`)"
+                ));
+            }
+            Comm::IfLess {
+                lhs,
+                rhs,
+                body: Box::new(walk(*body, &inner, launch)?),
+            }
+        }
+        // the copies of a pipelined reduction, which places its own waits and barriers
+        c @ (Comm::Skip
+        | Comm::Assign(..)
+        | Comm::Barrier { .. }
+        | Comm::AsyncCopy(_)
+        | Comm::AsyncCommit
+        | Comm::AsyncWait(_)) => c,
     })
 }
 
@@ -207,6 +230,8 @@ fn separate(items: Vec<Comm>, pos: &Pos, launch: &Launch) -> Result<Vec<Comm>, G
     let mut pending = Uses::new();
     for item in items {
         if matches!(item, Comm::Barrier { .. }) {
+            // one the translation placed (a pipelined reduction's)
+            check_position(pos, launch, "a pipelined reduction synchronizes its copies")?;
             pending.clear();
             out.push(item);
             continue;
@@ -381,7 +406,12 @@ fn sync_in(c: &Comm, par: bool) -> Sync {
                 ..s
             }
         }
-        Comm::Skip | Comm::Assign(..) => {
+        Comm::Skip
+        | Comm::Assign(..)
+        | Comm::IfLess { .. }
+        | Comm::AsyncCopy(_)
+        | Comm::AsyncCommit
+        | Comm::AsyncWait(_) => {
             let mut u = Uses::new();
             collect(c, par, &mut u);
             Sync {
@@ -395,9 +425,15 @@ fn sync_in(c: &Comm, par: bool) -> Sync {
 
 fn collect(c: &Comm, par: bool, uses: &mut Uses) {
     match c {
-        Comm::Skip | Comm::Barrier { .. } => {}
+        // an asynchronous copy's writes are ordered by the waits and barriers its
+        // pipelined reduction places (the buffers are its own)
+        Comm::Skip
+        | Comm::Barrier { .. }
+        | Comm::AsyncCopy(_)
+        | Comm::AsyncCommit
+        | Comm::AsyncWait(_) => {}
         Comm::Seq(cs) => cs.iter().for_each(|c| collect(c, par, uses)),
-        Comm::New { body, .. } => collect(body, par, uses),
+        Comm::New { body, .. } | Comm::IfLess { body, .. } => collect(body, par, uses),
         Comm::For { kind, body, .. } => {
             collect(body, par || matches!(kind, LoopKind::Gpu(_)), uses)
         }

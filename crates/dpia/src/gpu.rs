@@ -216,7 +216,17 @@ fn run_time_sized_private_to_global(c: Comm) -> Comm {
             origin,
             body: Box::new(run_time_sized_private_to_global(*body)),
         },
-        c @ (Comm::Skip | Comm::Assign(..) | Comm::Barrier { .. }) => c,
+        Comm::IfLess { lhs, rhs, body } => Comm::IfLess {
+            lhs,
+            rhs,
+            body: Box::new(run_time_sized_private_to_global(*body)),
+        },
+        Comm::AsyncCopy(body) => Comm::AsyncCopy(Box::new(run_time_sized_private_to_global(*body))),
+        c @ (Comm::Skip
+        | Comm::Assign(..)
+        | Comm::Barrier { .. }
+        | Comm::AsyncCommit
+        | Comm::AsyncWait(_)) => c,
     }
 }
 
@@ -359,9 +369,15 @@ fn levels(
 ) -> Result<(), GpuError> {
     match c {
         Comm::Assign(_, e) if has_shuffle(e) => check_collective_position(stack, "reduceWarp"),
-        Comm::Skip | Comm::Assign(..) | Comm::Barrier { .. } => Ok(()),
+        Comm::Skip
+        | Comm::Assign(..)
+        | Comm::Barrier { .. }
+        | Comm::AsyncCommit
+        | Comm::AsyncWait(_) => Ok(()),
         Comm::Seq(cs) => cs.iter().try_for_each(|c| levels(c, stack, sizes, shape)),
-        Comm::New { body, .. } => levels(body, stack, sizes, shape),
+        Comm::New { body, .. } | Comm::IfLess { body, .. } | Comm::AsyncCopy(body) => {
+            levels(body, stack, sizes, shape)
+        }
         Comm::For {
             count,
             kind,
@@ -566,11 +582,13 @@ fn shared_writes(
     spaces: &HashMap<String, AddrSpace>,
 ) -> Result<(), GpuError> {
     match c {
-        Comm::Skip | Comm::Barrier { .. } => Ok(()),
+        Comm::Skip | Comm::Barrier { .. } | Comm::AsyncCommit | Comm::AsyncWait(_) => Ok(()),
         Comm::Seq(cs) => cs
             .iter()
             .try_for_each(|c| shared_writes(c, inside, thread_dims, spaces)),
-        Comm::New { body, .. } => shared_writes(body, inside, thread_dims, spaces),
+        Comm::New { body, .. } | Comm::IfLess { body, .. } | Comm::AsyncCopy(body) => {
+            shared_writes(body, inside, thread_dims, spaces)
+        }
         Comm::For { kind, body, .. } => {
             let dim = match kind {
                 // the lanes of a warp write the same value where a warp loop's

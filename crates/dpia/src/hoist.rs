@@ -141,14 +141,32 @@ fn walk(
             addr,
             body: Box::new(walk(*body, loops, select, expand, found)?),
         },
-        c @ (Comm::Skip | Comm::Assign(..) | Comm::Barrier { .. }) => c,
+        Comm::IfLess { lhs, rhs, body } => Comm::IfLess {
+            lhs,
+            rhs,
+            body: Box::new(walk(*body, loops, select, expand, found)?),
+        },
+        Comm::AsyncCopy(body) => {
+            Comm::AsyncCopy(Box::new(walk(*body, loops, select, expand, found)?))
+        }
+        c @ (Comm::Skip
+        | Comm::Assign(..)
+        | Comm::Barrier { .. }
+        | Comm::AsyncCommit
+        | Comm::AsyncWait(_)) => c,
     })
 }
 
 /// `c` with the memory `name` replaced by the element `indices` of `by`.
 fn replace_comm(c: &Comm, name: &str, by: &Ident, indices: &[Nat]) -> Comm {
     match c {
-        Comm::Skip | Comm::Barrier { .. } => c.clone(),
+        Comm::Skip | Comm::Barrier { .. } | Comm::AsyncCommit | Comm::AsyncWait(_) => c.clone(),
+        Comm::IfLess { lhs, rhs, body } => Comm::IfLess {
+            lhs: lhs.clone(),
+            rhs: rhs.clone(),
+            body: Box::new(replace_comm(body, name, by, indices)),
+        },
+        Comm::AsyncCopy(body) => Comm::AsyncCopy(Box::new(replace_comm(body, name, by, indices))),
         Comm::Seq(cs) => Comm::Seq(
             cs.iter()
                 .map(|c| replace_comm(c, name, by, indices))

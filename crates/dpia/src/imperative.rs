@@ -304,9 +304,11 @@ pub enum ParLevel {
 
 impl LoopKind {
     /// The loop of a lowered pattern, as its row in the primitive table gives it.
+    /// `None` for a pipelined loop, which is not one loop (see `translate::pipeline`).
     pub fn of(l: rise::primitives::Loop) -> Option<LoopKind> {
         use rise::primitives::Loop;
         Some(match l {
+            Loop::Pipelined(_) => return None,
             Loop::Seq => LoopKind::Seq,
             Loop::Unroll => LoopKind::Unroll,
             Loop::Par => LoopKind::Par,
@@ -374,6 +376,28 @@ pub enum Comm {
         local: bool,
         /// Makes writes to global memory visible (within the work-group).
         global: bool,
+    },
+    /// The assignments of `body` issued as asynchronous copies from global to local
+    /// (shared) memory (CUDA `cp.async`): they complete only at a later
+    /// [`Comm::AsyncWait`], and a barrier makes them visible to the work-group. Made only
+    /// by a pipelined reduction (`reduceSeqPipelined`), which places its own waits and
+    /// barriers.
+    AsyncCopy(Box<Comm>),
+    /// Closes the group of asynchronous copies issued since the last one
+    /// (`cp.async.commit_group`).
+    AsyncCommit,
+    /// Waits until at most this many groups of this thread's asynchronous copies are
+    /// still in flight (`cp.async.wait_group`).
+    AsyncWait(u32),
+    /// `body` where `lhs < rhs` (the prefetches of a pipelined reduction past its end are
+    /// skipped).
+    IfLess {
+        /// The left-hand side.
+        lhs: Nat,
+        /// The bound.
+        rhs: Nat,
+        /// What runs where the comparison holds.
+        body: Box<Comm>,
     },
     /// `for var in 0..count { body }` (the variable carries its range).
     For {
@@ -516,6 +540,18 @@ impl Comm {
                     .map(|(_, name)| *name)
                     .collect();
                 writeln!(f, "{pad}barrier({})", fences.join(", "))
+            }
+            Comm::AsyncCopy(body) => {
+                writeln!(f, "{pad}async {{")?;
+                body.write(f, indent + 1)?;
+                writeln!(f, "{pad}}}")
+            }
+            Comm::AsyncCommit => writeln!(f, "{pad}asyncCommit"),
+            Comm::AsyncWait(n) => writeln!(f, "{pad}asyncWait({n})"),
+            Comm::IfLess { lhs, rhs, body } => {
+                writeln!(f, "{pad}if {lhs} < {rhs} {{")?;
+                body.write(f, indent + 1)?;
+                writeln!(f, "{pad}}}")
             }
             Comm::New { ident, addr, body } => {
                 writeln!(f, "{pad}new {addr} {ident}: {} {{", ident.ty)?;

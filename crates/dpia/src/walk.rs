@@ -23,10 +23,15 @@ impl<'a> Node<'a> {
     pub fn children(self) -> Vec<Node<'a>> {
         match self {
             Node::Comm(c) => match c {
-                Comm::Skip | Comm::Barrier { .. } => vec![],
+                Comm::Skip | Comm::Barrier { .. } | Comm::AsyncCommit | Comm::AsyncWait(_) => {
+                    vec![]
+                }
                 Comm::Seq(cs) => cs.iter().map(Node::Comm).collect(),
                 Comm::Assign(a, e) => vec![Node::Acc(a), Node::Exp(e)],
-                Comm::New { body, .. } | Comm::For { body, .. } => vec![Node::Comm(body)],
+                Comm::New { body, .. }
+                | Comm::For { body, .. }
+                | Comm::IfLess { body, .. }
+                | Comm::AsyncCopy(body) => vec![Node::Comm(body)],
             },
             Node::Exp(e) => exp_children(e).into_iter().map(Node::Exp).collect(),
             Node::Acc(a) => {

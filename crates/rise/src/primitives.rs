@@ -243,6 +243,10 @@ pub enum Loop {
     Warp,
     /// CUDA: the lanes of a warp.
     Lane,
+    /// CUDA: one iteration after another, the copies of the next `s - 1` iterations'
+    /// operands into shared memory in flight while this one computes (`s` stages of
+    /// asynchronous copies, `cp.async`).
+    Pipelined(u8),
 }
 
 /// Which index-remapping view a primitive is (its sizes come from its arguments
@@ -525,6 +529,14 @@ primitives! {
     ReduceSeq "reduceSeq" : REDUCE_SEQ => sem::reduce, ReduceLoop(Seq);
     /// A fully unrolled sequential reduction.
     ReduceSeqUnroll "reduceSeqUnroll" : REDUCE_SEQ => sem::reduce, ReduceLoop(Unroll);
+    /// `reduceSeq` whose step begins by copying its element to local (shared) memory
+    /// (`toMem local`, not reading the accumulator): the copies run `s - 1` iterations
+    /// ahead, asynchronously, into `s` buffers (CUDA `cp.async`, 2 stages).
+    ReduceSeqPipelined2 "reduceSeqPipelined(2)" : REDUCE_SEQ => sem::reduce, ReduceLoop(Pipelined(2));
+    /// `reduceSeqPipelined` with 3 stages.
+    ReduceSeqPipelined3 "reduceSeqPipelined(3)" : REDUCE_SEQ => sem::reduce, ReduceLoop(Pipelined(3));
+    /// `reduceSeqPipelined` with 4 stages.
+    ReduceSeqPipelined4 "reduceSeqPipelined(4)" : REDUCE_SEQ => sem::reduce, ReduceLoop(Pipelined(4));
     /// OpenCL: over global work-items, dimension 0.
     MapGlobal0 "mapGlobal(0)" : MAP => sem::map, MapLoop(Global(0));
     /// OpenCL: over global work-items, dimension 1.
@@ -568,6 +580,7 @@ pub const DIMENSIONED: &[&str] = &[
     "mapLocal",
     "mapBlock",
     "mapThread",
+    "reduceSeqPipelined",
 ];
 
 impl Prim {
@@ -655,7 +668,7 @@ impl Prim {
 
     /// Whether this is `reduce` or one of its sequential forms.
     pub fn is_reduce(self) -> bool {
-        matches!(self, Prim::Reduce | Prim::ReduceSeq | Prim::ReduceSeqUnroll)
+        matches!(self.high_level(), Prim::Reduce | Prim::ReduceSeq)
     }
 
     /// Whether its explicit size `n` is the number of its value arguments

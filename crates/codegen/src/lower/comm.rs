@@ -11,7 +11,7 @@ use rise::DataType;
 use super::vector::{contiguous, elem_index};
 use super::views::Dest;
 use super::{Env, Lowerer, Res};
-use crate::ast::{self, BinOp, Decl, Expr, For, GpuIndex, Pragma, Scalar, Stmt, Type};
+use crate::ast::{self, BinOp, Decl, Expr, For, GpuIndex, Pragma, Scalar, Stmt, Type, UnOp};
 use crate::ctypes::scalar_of;
 use crate::error::{malformed, unsupported};
 use crate::layout::{show_type, PathElem};
@@ -33,6 +33,26 @@ impl Lowerer {
                 Ok(())
             }
             Comm::New { ident, addr, body } => self.new_mem(env, ident, addr, body, out),
+            Comm::IfLess { lhs, rhs, body } => self.if_less(env, (lhs, rhs), body, out),
+            Comm::AsyncCopy(body) => {
+                self.require_async_copies()?;
+                self.async_copies = true;
+                let lowered = self.comm(env, body, out);
+                self.async_copies = false;
+                lowered
+            }
+            Comm::AsyncCommit => {
+                self.require_async_copies()?;
+                let commit = self.tensor.cp_async_commit();
+                out.push(Stmt::Expr(Expr::call(commit, Vec::new())));
+                Ok(())
+            }
+            Comm::AsyncWait(pending) => {
+                self.require_async_copies()?;
+                let wait = self.tensor.cp_async_wait(*pending);
+                out.push(Stmt::Expr(Expr::call(&wait, Vec::new())));
+                Ok(())
+            }
             Comm::For {
                 var,
                 count,
@@ -261,7 +281,86 @@ impl Lowerer {
         !self.thread_vars.is_empty() || self.warp_loops
     }
 
+    /// `body` where `lhs < rhs`: as it is where that is proven, nothing where the opposite
+    /// is, an `if` otherwise.
+    fn if_less(
+        &mut self,
+        env: &Env,
+        (lhs, rhs): (&Nat, &Nat),
+        body: &Comm,
+        out: &mut Vec<Stmt>,
+    ) -> Res<()> {
+        let (lhs, rhs) = (env.nat(lhs), env.nat(rhs));
+        if lhs.prove_lt(&rhs) {
+            return self.comm(env, body, out);
+        }
+        if rhs.prove_le(&lhs) {
+            return Ok(());
+        }
+        let mut then = Vec::new();
+        self.comm(env, body, &mut then)?;
+        let cond = Expr::binary(BinOp::Lt, self.nat(env, &lhs)?, self.nat(env, &rhs)?);
+        out.push(Stmt::If(cond, then, Vec::new()));
+        Ok(())
+    }
+
+    /// Asynchronous copies are CUDA's (`cp.async`, compute capability 8.0 or newer).
+    fn require_async_copies(&self) -> Res<()> {
+        if self.target != crate::Target::Cuda {
+            return unsupported(
+                "`reduceSeqPipelined` copies to local memory asynchronously (`cp.async`): \
+                 compile for CUDA (--target cuda), or use reduceSeq",
+            );
+        }
+        Ok(())
+    }
+
+    /// `acc := exp` as one asynchronous copy of 4, 8 or 16 bytes from global to local
+    /// memory: `exp` reads one element (or one aligned vector) of global memory and `acc`
+    /// is local memory.
+    fn async_assign(&mut self, env: &Env, acc: &Acc, exp: &Exp, out: &mut Vec<Stmt>) -> Res<()> {
+        let what = |why: &str| {
+            unsupported::<()>(format!(
+                "`reduceSeqPipelined` copies its tiles with `cp.async`, which {why}: the copy \
+                 `{acc} := {exp}` does not"
+            ))
+        };
+        let bytes = crate::abi::size_of(&acc.ty, crate::abi::IndexWidth::Bits32).unwrap_or(0);
+        if !matches!(bytes, 4 | 8 | 16) {
+            return what("moves 4, 8 or 16 bytes at a time (copy vectors: asVector)");
+        }
+        let mut reads = Vec::new();
+        dpia::query::exp_reads(exp, &mut reads);
+        if reads.iter().any(|r| !self.is_global(r)) {
+            return what("reads global memory");
+        }
+        let Dest::Mem(place) = self.dest(env, acc, &[])? else {
+            return what("writes whole elements of local memory");
+        };
+        if !place.shared {
+            return what("writes local memory");
+        }
+        let source = match self.value(env, exp, &[])? {
+            Expr::VectorLoad(access) if access.ty.is_some() => access.first,
+            read @ Expr::Index(..) => read,
+            _ => return what("reads one element or one aligned vector of global memory"),
+        };
+        let dest = self.place_expr(env, &place)?;
+        let copy = self.tensor.cp_async(bytes);
+        out.push(Stmt::Expr(Expr::call(
+            copy,
+            vec![
+                Expr::unary(UnOp::AddrOf, dest),
+                Expr::unary(UnOp::AddrOf, source),
+            ],
+        )));
+        Ok(())
+    }
+
     fn assign(&mut self, env: &Env, acc: &Acc, exp: &Exp, out: &mut Vec<Stmt>) -> Res<()> {
+        if self.async_copies {
+            return self.async_assign(env, acc, exp, out);
+        }
         let is_value = scalar_of(&acc.ty)?.is_some() || matches!(acc.ty, DataType::Vector(..));
         if !is_value {
             return malformed(format!(

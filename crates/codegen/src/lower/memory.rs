@@ -68,6 +68,12 @@ pub(super) struct MemPlace {
 }
 
 impl Lowerer {
+    /// Whether `name` is global memory: an input, the output or a temporary the host
+    /// allocated (not memory the kernel declares).
+    pub(super) fn is_global(&self, name: &str) -> bool {
+        self.mems.get(name).is_some_and(|m| m.role != Role::Local)
+    }
+
     pub(super) fn new_mem(
         &mut self,
         env: &Env,

@@ -119,6 +119,9 @@ pub struct Lowerer {
     /// The lane variable of the `mmaSync` lane loop being lowered (its operands' indices
     /// mention it).
     mma_lane: Option<Var>,
+    /// Set while the copies of a pipelined reduction are lowered: its assignments are
+    /// asynchronous copies (`cp.async`).
+    async_copies: bool,
     /// Whether the kernel being lowered has lane loops (`mapLane`, `mmaSync`): private
     /// memory with a leading dimension of 32 (or of as many warps as a work-group has, then
     /// 32) may then be kept by the warps and lanes row by row.
@@ -507,8 +510,10 @@ fn collect_comm_types(c: &Comm, out: &mut Vec<DataType>) {
             out.push(ident.ty.clone());
             collect_comm_types(body, out);
         }
-        Comm::For { body, .. } => collect_comm_types(body, out),
-        Comm::Barrier { .. } => {}
+        Comm::For { body, .. } | Comm::IfLess { body, .. } | Comm::AsyncCopy(body) => {
+            collect_comm_types(body, out)
+        }
+        Comm::Barrier { .. } | Comm::AsyncCommit | Comm::AsyncWait(_) => {}
     }
 }
 

@@ -6,6 +6,15 @@ use crate::limits::{
     unroll_advice, MAX_EXPANDED_SAME_SIZE_STEPS, MAX_ITERATE_STEPS, MAX_UNROLLED_ITERATIONS,
 };
 
+/// How the iterations of a sequential reduction run.
+#[derive(Clone, Copy)]
+pub(super) enum Steps {
+    /// A loop of this kind.
+    Loop(LoopKind),
+    /// Pipelined, with this many stages of copies ([`Translator::pipelined`]).
+    Pipelined(u8),
+}
+
 impl Translator {
     /// `iterate k f xs` written to `out`, with double buffering (RISE & Shine
     /// §VI, Listings 12–14): iteration `i` applies `f` at `l = n^(k-1-i) * m`,
@@ -201,7 +210,7 @@ impl Translator {
     pub(super) fn reduce_loop(
         &self,
         p: Prim,
-        kind: LoopKind,
+        steps: Steps,
         f: &Expr,
         env: &Env,
         xs: &Exp,
@@ -209,10 +218,16 @@ impl Translator {
         read: Exp,
         acc: &Acc,
     ) -> R<Comm> {
+        let kind = match steps {
+            Steps::Loop(kind) => kind,
+            Steps::Pipelined(stages) => {
+                return self.pipelined(p, stages, f, env, xs, (n, elem), read, acc)
+            }
+        };
         let i = self.loop_var(n);
         let x = Exp::new(ExpKind::Idx(xs.clone(), Nat::var(&i)), elem.clone());
         let args = |read: &Exp| vec![Value::Data(read.clone()), Value::Data(x.clone())];
-        let step = self.update(f, env, &args, &read, acc)?;
+        let step = self.update(&|o| self.call(f, env, args(&read), Out::Acc(o)), acc)?;
         Ok(Comm::For {
             var: i,
             count: n.clone(),
@@ -225,26 +240,21 @@ impl Translator {
     /// The accumulator `acc` (read as `read`) updated to `f args(read)`: in place
     /// where the update reads each part of it before writing that part, otherwise
     /// computed aside and copied over it.
-    pub(super) fn update(
-        &self,
-        f: &Expr,
-        env: &Env,
-        args: &dyn Fn(&Exp) -> Vec<Value>,
-        read: &Exp,
-        acc: &Acc,
-    ) -> R<Comm> {
-        let step = self.call(f, env, args(read), Out::Acc(acc))?;
+    ///
+    /// `step(o)` writes the new value to `o`.
+    pub(super) fn update(&self, step: &dyn Fn(&Acc) -> R<Comm>, acc: &Acc) -> R<Comm> {
+        let computed = step(acc)?;
         let in_place = acc_place(acc, Vec::new())
-            .is_some_and(|(name, _)| updates_in_place_safely(&step, &name));
+            .is_some_and(|(name, _)| updates_in_place_safely(&computed, &name));
         if in_place {
-            return Ok(step);
+            return Ok(computed);
         }
         let ident = Ident {
             name: self.fresh("next"),
             ty: acc.ty.clone(),
         };
         let next = Acc::new(AccKind::Var(ident.clone()), acc.ty.clone());
-        let computed = self.call(f, env, args(read), Out::Acc(&next))?;
+        let computed = step(&next)?;
         let next_read = Exp::new(ExpKind::Var(ident.clone()), acc.ty.clone());
         Ok(Comm::New {
             ident,
@@ -278,7 +288,10 @@ impl Translator {
             let i = self.loop_var(&n);
             let x = Exp::new(ExpKind::Idx(xs.clone(), Nat::var(&i)), elem.clone());
             let args = |read: &Exp| vec![Value::Data(x.clone()), Value::Data(read.clone())];
-            let step = self.update(&vals[0], env, &args, &read, &acc)?;
+            let step = self.update(
+                &|o| self.call(&vals[0], env, args(&read), Out::Acc(o)),
+                &acc,
+            )?;
             let o = Acc::new(AccKind::Idx(out.clone(), Nat::var(&i)), t.clone());
             let scan = Comm::For {
                 var: i,
@@ -302,7 +315,7 @@ impl Translator {
     pub(super) fn reduce_computed_init(
         &self,
         p: Prim,
-        kind: LoopKind,
+        steps: Steps,
         vals: &[Expr],
         env: &Env,
         out: Out,
@@ -322,7 +335,7 @@ impl Translator {
                 Out::Con(&|xs| {
                     let lp = self.reduce_loop(
                         p,
-                        kind,
+                        steps,
                         &vals[0],
                         env,
                         &xs,

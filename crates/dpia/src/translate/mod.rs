@@ -35,13 +35,14 @@ use std::cell::{Cell, RefCell};
 use std::rc::Rc;
 
 mod loops;
+mod pipeline;
 mod places;
 mod prims;
 mod tensor;
 mod vectorize;
 mod warp;
 
-use loops::{check_unrolled, is_loop_app};
+use loops::{check_unrolled, is_loop_app, Steps};
 use places::{acc_place, same_place, updates_in_place_safely};
 use vectorize::vectorized;
 

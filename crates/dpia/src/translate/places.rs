@@ -15,7 +15,7 @@ use crate::query::acc_root;
 pub(super) fn updates_in_place_safely(step: &Comm, name: &str) -> bool {
     fn touched(c: &Comm, name: &str, out: &mut Vec<Option<Vec<PathElem>>>) {
         match c {
-            Comm::Skip | Comm::Barrier { .. } => {}
+            Comm::Skip | Comm::Barrier { .. } | Comm::AsyncCommit | Comm::AsyncWait(_) => {}
             Comm::Seq(cs) => cs.iter().for_each(|c| touched(c, name, out)),
             Comm::For {
                 var, body, origin, ..
@@ -24,7 +24,10 @@ pub(super) fn updates_in_place_safely(step: &Comm, name: &str) -> bool {
                 touched(body, name, &mut inner);
                 out.extend(lane_rows(inner, var));
             }
-            Comm::New { body, .. } | Comm::For { body, .. } => touched(body, name, out),
+            Comm::New { body, .. }
+            | Comm::For { body, .. }
+            | Comm::IfLess { body, .. }
+            | Comm::AsyncCopy(body) => touched(body, name, out),
             Comm::Assign(a, e) => {
                 places_read(e, name, out);
                 if acc_root(a) == name {

@@ -527,8 +527,9 @@ impl Translator {
         env: &Env,
         out: Out,
     ) -> R<Comm> {
-        let kind = match LoopKind::of(l) {
-            Some(k @ (LoopKind::Seq | LoopKind::Unroll)) => k,
+        let (kind, steps) = match (l, LoopKind::of(l)) {
+            (rise::primitives::Loop::Pipelined(s), _) => (LoopKind::Seq, Steps::Pipelined(s)),
+            (_, Some(k @ (LoopKind::Seq | LoopKind::Unroll))) => (k, Steps::Loop(k)),
             _ => {
                 return Err(TranslateError::at(
                     e,
@@ -545,7 +546,7 @@ impl Translator {
         check_unrolled(e, p, kind, &n)?;
         let f = &vals[0];
         if is_loop_app(&vals[1]) {
-            return self.reduce_computed_init(p, kind, vals, env, out, (&ty, &n, &elem));
+            return self.reduce_computed_init(p, steps, vals, env, out, (&ty, &n, &elem));
         }
         // An array reduced in place: the initial value is read where the
         // result is written (`acc[i] = reduceSeq f acc[i] xs`), so that
@@ -564,7 +565,7 @@ impl Translator {
                         env,
                         Out::Con(&|init| {
                             let reduce_loop = |read: Exp, acc: &Acc| {
-                                self.reduce_loop(p, kind, f, env, &xs, (&n, &elem), read, acc)
+                                self.reduce_loop(p, steps, f, env, &xs, (&n, &elem), read, acc)
                             };
                             if let Some(a) = in_place.filter(|a| same_place(&init, a)) {
                                 return reduce_loop(init.clone(), a);

@@ -81,7 +81,7 @@ impl Translator {
             read.ty.clone(),
         );
         let args = |v: &Exp| vec![Value::Data(v.clone()), Value::Data(other_read.clone())];
-        let step = self.update(f, env, &args, read, acc)?;
+        let step = self.update(&|o| self.call(f, env, args(read), Out::Acc(o)), acc)?;
         Ok(Comm::New {
             ident: other,
             addr: AddrSpace::Private,

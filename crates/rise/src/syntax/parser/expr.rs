@@ -472,10 +472,19 @@ impl ExprParser {
         if parens {
             self.p.bump();
         }
+        // the pipeline's number of stages, or a dimension
+        let (what, allowed): (&str, &[u8]) = if name == "reduceSeqPipelined" {
+            ("the number of stages", &[2, 3, 4])
+        } else {
+            ("the dimension", &[0, 1, 2])
+        };
         let dim = match self.p.peek() {
-            Some(Token::Int(t)) if t == "0" || t == "1" || t == "2" => t.as_bytes()[0] - b'0',
+            Some(Token::Int(t)) if t.len() == 1 && allowed.contains(&(t.as_bytes()[0] - b'0')) => {
+                t.as_bytes()[0] - b'0'
+            }
             _ => {
-                let what = format!("the dimension of `{name}` (0, 1 or 2)");
+                let [a, b, c] = [allowed[0], allowed[1], allowed[2]];
+                let what = format!("{what} of `{name}` ({a}, {b} or {c})");
                 let err = if self.p.at_end() && !parens {
                     Diagnostic::new(name_span, format!("expected {what} after `{name}`"))
                 } else {
@@ -483,7 +492,9 @@ impl ExprParser {
                 };
                 self.p.reset(mark);
                 return Err(err
-                    .with_note(format!("write `{name}(0)`, `{name}(1)` or `{name}(2)`"))
+                    .with_note(format!(
+                        "write `{name}({a})`, `{name}({b})` or `{name}({c})`"
+                    ))
                     .into());
             }
         };
