@@ -35,8 +35,21 @@ fast_math=False, cflags=None, cc="gcc", budget=None, unchecked_indices=False) ->
     C and OpenMP code runs in this process: plain C-contiguous arrays of the parameters'
     exact dtypes are passed without a copy (microseconds a call). Code that calls foreign
     functions, or is built with ``fast_math`` (which would set flush-to-zero in this
-    process), runs in a child process; OpenCL and CUDA code on its device (inputs are copied).
-    Device arrays (a CUDA ``__dlpack__``) are not supported yet.
+    process), runs in a child process; OpenCL and CUDA code on its device (numpy inputs are
+    copied there and back).
+
+    A kernel compiled for ``target="cuda"`` also takes arrays in CUDA memory (PyTorch, CuPy or
+    JAX arrays: a ``__dlpack__`` of device type 2) and uses them in place, without copies:
+    every input then on the device (a scalar as a 0-dimensional tensor), each a C-contiguous
+    array of its parameter's exact dtype (16-bit floats included) on CUDA device 0, the
+    parameters and the result plain arrays (no tuples of arrays' elements, no indices). The
+    result is written to ``out=`` (CUDA arrays) or returned as ``DeviceArray`` objects. Host and
+    device arrays in one call, or CUDA arrays with another target, raise ``InputError``.
+
+``DeviceArray``
+    A result in CUDA memory: ``shape``, ``dtype`` (a name, ``"float32"``), ``nbytes``,
+    ``numpy()`` (a copy in host memory) and the DLPack protocol (``torch.from_dlpack(r)``
+    takes it without a copy; it is freed when the last user lets it go).
 
 ``Kernel.source``, ``Kernel.type``, ``Kernel.explain()``
     The generated code, the definition's type, and the schedule that lowered it (what
@@ -89,6 +102,7 @@ from ._shine import (
     Error,
     ExecutionError,
     ExploreResult,
+    DeviceArray,
     InputError,
     Kernel,
     __version__,
@@ -101,6 +115,7 @@ from ._shine import (
 __all__ = [
     "CompileError",
     "Error",
+    "DeviceArray",
     "ExecutionError",
     "ExploreResult",
     "InputError",

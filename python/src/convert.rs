@@ -29,8 +29,8 @@ pub fn as_ndarray<'py>(x: &Bound<'py, PyAny>, index: usize) -> PyResult<Bound<'p
                     Stage::Input,
                     format!(
                         "error: input {index} is a DLPack array on device type {device} (id \
-                         {id}), not in host memory; device arrays are not supported yet: copy \
-                         it to the host first (`x.cpu()` in PyTorch)"
+                         {id}), not in host memory: copy it to the host first (`x.cpu()` in \
+                         PyTorch); only kernels compiled for CUDA take CUDA arrays"
                     ),
                 ));
             }

@@ -26,35 +26,46 @@ use std::ffi::c_void;
 
 /// One axis of a parameter: a constant extent or a size of the definition.
 #[derive(Clone, Debug)]
-enum Axis {
+pub(crate) enum Axis {
     Const(usize),
     Size(usize),
 }
 
-/// A parameter: its numpy dtype and axes (a vector's lanes the last axis).
+/// A parameter: its numpy dtype and axes (a vector's lanes the last axis), and its element
+/// (a scalar or a vector).
 #[derive(Clone, Debug)]
-struct Param {
-    dtype: ScalarType,
-    axes: Vec<Axis>,
+pub(crate) struct Param {
+    pub dtype: ScalarType,
+    pub axes: Vec<Axis>,
+    pub elem: DataType,
 }
 
-/// A buffer of the result: its numpy dtype and its shape over the sizes.
+/// A buffer of the result: its numpy dtype, its shape over the sizes, and its element.
 #[derive(Clone, Debug)]
-struct OutBuffer {
-    dtype: ScalarType,
-    dims: Vec<Nat>,
+pub(crate) struct OutBuffer {
+    pub dtype: ScalarType,
+    pub dims: Vec<Nat>,
+    pub elem: DataType,
 }
 
 /// What a call on the fast path needs, worked out from the artifact.
 #[derive(Clone, Debug)]
 pub struct FastPlan {
-    def: String,
+    pub(crate) def: String,
     /// The size parameters of the definition, by name.
-    sizes: Vec<String>,
-    params: Vec<Param>,
+    pub(crate) sizes: Vec<String>,
+    pub(crate) params: Vec<Param>,
     /// For each size the code takes (in its order), which of `sizes` it is.
-    code_sizes: Vec<usize>,
-    outputs: Vec<OutBuffer>,
+    pub(crate) code_sizes: Vec<usize>,
+    pub(crate) outputs: Vec<OutBuffer>,
+}
+
+/// Whether a plan takes the 16-bit floats as they are: memory on a GPU holds them as the
+/// kernels do; numpy has no `bf16`, so the fast path leaves both to the general path.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Halves {
+    Refused,
+    AsTheyAre,
 }
 
 /// What came of a call on the fast path.
@@ -70,6 +81,16 @@ impl FastPlan {
     /// `code_sizes` (in its order), `None` where its parameters or result are not plain
     /// arrays.
     pub fn of(def: &str, scheme: &Type, code_sizes: &[String]) -> Option<FastPlan> {
+        FastPlan::with_halves(def, scheme, code_sizes, Halves::Refused)
+    }
+
+    /// [`FastPlan::of`], the 16-bit floats taken or refused as `halves` says.
+    pub(crate) fn with_halves(
+        def: &str,
+        scheme: &Type,
+        code_sizes: &[String],
+        halves: Halves,
+    ) -> Option<FastPlan> {
         let mut t = scheme;
         let mut sizes = Vec::new();
         while let Type::DepFun { binder, body, .. } = t {
@@ -81,7 +102,7 @@ impl FastPlan {
         }
         let mut params = Vec::new();
         while let Type::Fun(p, r) = t {
-            params.push(param(p.as_data()?, &sizes)?);
+            params.push(param(p.as_data()?, &sizes, halves)?);
             t = r;
         }
         let Type::Data(result) = t else { return None };
@@ -91,7 +112,7 @@ impl FastPlan {
             .collect::<Option<Vec<_>>>()?;
         Some(FastPlan {
             def: def.to_string(),
-            outputs: out_buffers(scheme, result)?,
+            outputs: out_buffers(scheme, result, halves)?,
             sizes,
             params,
             code_sizes,
@@ -208,7 +229,7 @@ impl FastPlan {
     }
 
     /// The shape of each buffer of the result at the sizes `values`.
-    fn out_shapes(&self, values: &[Option<i64>]) -> Option<Vec<Vec<usize>>> {
+    pub(crate) fn out_shapes(&self, values: &[Option<i64>]) -> Option<Vec<Vec<usize>>> {
         let env = |v: &arith::Var| {
             let k = self.sizes.iter().position(|s| s == v.name())?;
             values[k]
@@ -293,14 +314,14 @@ struct Pointer(*mut c_void);
 unsafe impl Send for Pointer {}
 
 /// The plan of a parameter of type `t`, `None` unless it is a plain array.
-fn param(t: &DataType, sizes: &[String]) -> Option<Param> {
+fn param(t: &DataType, sizes: &[String], halves: Halves) -> Option<Param> {
     let (mut dims, elem) = peel(t);
     let dtype = match elem {
-        DataType::Scalar(s) => plain(*s)?,
+        DataType::Scalar(s) => plain(*s, halves)?,
         DataType::Vector(lanes, e) => match &**e {
             DataType::Scalar(s) => {
                 dims.push(lanes.clone());
-                plain(*s)?
+                plain(*s, halves)?
             }
             _ => return None,
         },
@@ -314,12 +335,16 @@ fn param(t: &DataType, sizes: &[String]) -> Option<Param> {
             _ => None,
         })
         .collect::<Option<Vec<_>>>()?;
-    Some(Param { dtype, axes })
+    Some(Param {
+        dtype,
+        axes,
+        elem: elem.clone(),
+    })
 }
 
 /// The buffers of the result `result` (of the definition of type `scheme`), as
 /// the library lays them out, each a plain array; `None` otherwise.
-fn out_buffers(scheme: &Type, result: &DataType) -> Option<Vec<OutBuffer>> {
+fn out_buffers(scheme: &Type, result: &DataType, halves: Halves) -> Option<Vec<OutBuffer>> {
     // the library's buffers and parts of the result at some sizes: where each buffer is one
     // part, each is a plain array (no tuple is stored as a C struct)
     let mut t = scheme.clone();
@@ -351,11 +376,15 @@ fn out_buffers(scheme: &Type, result: &DataType) -> Option<Vec<OutBuffer>> {
             let dtype = match elem {
                 DataType::Vector(lanes, e) => {
                     dims.push(lanes.clone());
-                    leaf(e)?
+                    leaf(e, halves)?
                 }
-                e => leaf(e)?,
+                e => leaf(e, halves)?,
             };
-            Some(OutBuffer { dtype, dims })
+            Some(OutBuffer {
+                dtype,
+                dims,
+                elem: elem.clone(),
+            })
         })
         .collect()
 }
@@ -371,11 +400,11 @@ fn peel(t: &DataType) -> (Vec<Nat>, &DataType) {
     (dims, t)
 }
 
-/// The numpy dtype of a scalar the fast path passes as it is (`int` as int32; not the 16-bit
-/// floats, which the general path converts).
-fn plain(s: ScalarType) -> Option<ScalarType> {
+/// The numpy dtype of a scalar the fast path passes as it is (`int` as int32; the 16-bit
+/// floats only as `halves` says: the general path converts them).
+fn plain(s: ScalarType, halves: Halves) -> Option<ScalarType> {
     match s {
-        ScalarType::F16 | ScalarType::Bf16 => None,
+        ScalarType::F16 | ScalarType::Bf16 if halves == Halves::Refused => None,
         ScalarType::Int => Some(ScalarType::I32),
         s => Some(s),
     }
@@ -383,16 +412,16 @@ fn plain(s: ScalarType) -> Option<ScalarType> {
 
 /// The numpy dtype of a leaf of the result: a scalar, or an index or a natural (int64, the C
 /// code's index type).
-fn leaf(t: &DataType) -> Option<ScalarType> {
+fn leaf(t: &DataType, halves: Halves) -> Option<ScalarType> {
     match t {
-        DataType::Scalar(s) => plain(*s),
+        DataType::Scalar(s) => plain(*s, halves),
         DataType::Index(_) | DataType::NatType => Some(ScalarType::I64),
         _ => None,
     }
 }
 
 /// The numpy dtype of a scalar type.
-fn descr(py: Python<'_>, t: ScalarType) -> PyResult<Bound<'_, PyArrayDescr>> {
+pub(crate) fn descr(py: Python<'_>, t: ScalarType) -> PyResult<Bound<'_, PyArrayDescr>> {
     use numpy::dtype;
     Ok(match t {
         ScalarType::Bool => dtype::<bool>(py),
@@ -413,7 +442,11 @@ fn descr(py: Python<'_>, t: ScalarType) -> PyResult<Bound<'_, PyArrayDescr>> {
 }
 
 /// A new C-contiguous numpy array of `shape` and dtype `t`.
-fn empty<'py>(py: Python<'py>, shape: &[usize], t: ScalarType) -> PyResult<Bound<'py, PyAny>> {
+pub(crate) fn empty<'py>(
+    py: Python<'py>,
+    shape: &[usize],
+    t: ScalarType,
+) -> PyResult<Bound<'py, PyAny>> {
     let mut dims: Vec<npyffi::npy_intp> = shape.iter().map(|&d| d as npyffi::npy_intp).collect();
     let descr = descr(py, t)?.into_dtype_ptr();
     // SAFETY: `PyArray_Empty` steals the reference to `descr` and returns a new reference
@@ -437,7 +470,7 @@ fn has_flags(array: &Bound<'_, PyUntypedArray>, flags: std::ffi::c_int) -> bool 
 }
 
 /// The data pointer of a numpy array.
-fn data(array: &Bound<'_, PyUntypedArray>) -> *mut c_void {
+pub(crate) fn data(array: &Bound<'_, PyUntypedArray>) -> *mut c_void {
     // SAFETY: `as_array_ptr` points to the live array object.
     unsafe { (*array.as_array_ptr()).data.cast() }
 }

@@ -2,6 +2,7 @@
 
 use crate::cache;
 use crate::convert;
+use crate::device::{self, CudaCall, Place};
 use crate::errors::{raise, Stage};
 use crate::fast::{FastPlan, Outcome};
 use pyo3::exceptions::PyRuntimeWarning;
@@ -370,12 +371,15 @@ impl Kernel {
         sizes: Option<&Bound<'py, PyDict>>,
     ) -> PyResult<Bound<'py, PyAny>> {
         let py = arrays.py();
+        let nats = nats(sizes)?;
+        if device::place(arrays, out, self.recipe.target, &self.def)? == Place::Cuda {
+            return self.call_on_device(arrays, out, &nats);
+        }
         let inputs = arrays
             .iter()
             .enumerate()
             .map(|(i, x)| convert::as_ndarray(&x, i + 1))
             .collect::<PyResult<Vec<_>>>()?;
-        let nats = nats(sizes)?;
         if let (Some(plan), Some(Built::Library(library))) = (&self.fast, &self.built) {
             if let Outcome::Done(result) = plan.call(library, &inputs, &nats, out)? {
                 return Ok(result);
@@ -461,6 +465,27 @@ impl Kernel {
             .detach(|| self.recipe.compile())
             .map_err(|e| raise(Stage::Compile, e))?;
         Ok(self.artifact.get_or_init(|| artifact))
+    }
+
+    /// A call on arrays in CUDA device memory, used in place ([`crate::device`]).
+    fn call_on_device<'py>(
+        &self,
+        arrays: &Bound<'py, PyTuple>,
+        out: Option<&Bound<'py, PyAny>>,
+        nats: &[(String, i64)],
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let Some(Built::Gpu(builds)) = &self.built else {
+            return Err(raise(
+                Stage::Input,
+                format!("error: `{}` has no GPU kernels (internal error)", self.def),
+            ));
+        };
+        let call = CudaCall {
+            artifact: self.artifact(arrays.py())?,
+            builds,
+            fast_math: self.options.fast_math,
+        };
+        call.call(arrays, out, nats)
     }
 
     /// The general path: the inputs fitted and bound by the library, the code run through

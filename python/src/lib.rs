@@ -6,6 +6,8 @@
 //!   `ExploreResult` it returns;
 //! * [`fast`]: the fast path of a call on C and OpenMP code loaded in this process;
 //! * [`convert`]: the general path's conversions, through the library's `.npy` boundary;
+//! * [`device`]: calls of CUDA kernels on CUDA arrays in place, and `DeviceArray`;
+//! * [`dlpack`]: the DLPack protocol, taking and giving arrays;
 //! * [`cache`]: the on-disk cache of compiled kernels;
 //! * [`errors`]: `shine.Error` and its subclasses by stage.
 
@@ -13,6 +15,8 @@ use pyo3::prelude::*;
 
 mod cache;
 mod convert;
+mod device;
+mod dlpack;
 mod errors;
 mod fast;
 mod kernel;
@@ -29,6 +33,7 @@ fn cache_dir() -> String {
 fn _shine(m: &Bound<'_, PyModule>) -> PyResult<()> {
     errors::register(m)?;
     m.add_class::<kernel::Kernel>()?;
+    m.add_class::<device::DeviceArray>()?;
     m.add_function(wrap_pyfunction!(kernel::compile, m)?)?;
     m.add_function(wrap_pyfunction!(kernel::eval, m)?)?;
     m.add_class::<tuning::ExploreResult>()?;

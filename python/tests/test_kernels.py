@@ -182,8 +182,10 @@ def test_dlpack_inputs_from_host_memory():
     x, y = np.arange(5, dtype=np.float32), np.ones(5, dtype=np.float32)
     got = k(np.float32(2), HostDLPack(x), HostDLPack(y))
     assert got.tolist() == (2 * x + 1).tolist()
-    with pytest.raises(shine.InputError, match="not supported yet"):
+    with pytest.raises(shine.InputError, match='compiled for target c: compile it with target="cuda"'):
         k(np.float32(2), HostDLPack(x, device=(2, 0)), y)
+    with pytest.raises(shine.InputError, match="on device type 10 .* shine takes arrays in host"):
+        k(np.float32(2), HostDLPack(x, device=(10, 0)), y)
 
 
 def test_dlpack_from_torch():

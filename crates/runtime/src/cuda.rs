@@ -8,6 +8,8 @@
 //! The API mirrors the OpenCL one: a [`CudaProgram`] is compiled from CUDA C++ source (kernels
 //! declared `extern "C" __global__` so that their names are not mangled) and runs a sequence
 //! of [`CudaLaunch`]es over buffers named by index, as [`KernelArg::Buffer`] describes.
+//! [`CudaProgram::run_on_device`] runs the same sequence on outputs and inputs already in
+//! device memory (another library's, or a [`CudaMemory`](crate::CudaMemory)), without copies.
 //!
 //! ```no_run
 //! use runtime::{Buffer, CudaDevice, CudaLaunch, CudaProgram, GpuProgram, KernelArg};
@@ -140,6 +142,29 @@ impl CudaDevice {
     pub fn driver_version(&self) -> i32 {
         self.driver_version
     }
+
+    /// A zeroed device allocation of `size` bytes (at least one: the driver allocates no
+    /// empty buffers); `what` names it in messages (`buffer 3`).
+    pub(crate) fn alloc_zeros(
+        &self,
+        size: usize,
+        what: &str,
+    ) -> Result<CudaSlice<u8>, RuntimeError> {
+        self.stream
+            .alloc_zeros::<u8>(size.max(1))
+            .map_err(cuda_error(format!("allocating {what} ({size} bytes)")))
+    }
+
+    /// The stream the device's launches and copies are ordered on.
+    pub(crate) fn stream(&self) -> &Arc<CudaStream> {
+        &self.stream
+    }
+
+    /// Waits until every stream of the device's primary context has finished its work
+    /// (`operation` names what was waited for, in messages).
+    pub(crate) fn synchronize(&self, operation: &str) -> Result<(), RuntimeError> {
+        self.context.synchronize().map_err(cuda_error(operation))
+    }
 }
 
 impl fmt::Display for CudaDevice {
@@ -221,7 +246,7 @@ fn check_libraries() -> Result<(), RuntimeError> {
 }
 
 /// The conversion of a driver error while doing `operation`.
-fn cuda_error(operation: impl Into<String>) -> impl FnOnce(DriverError) -> RuntimeError {
+pub(crate) fn cuda_error(operation: impl Into<String>) -> impl FnOnce(DriverError) -> RuntimeError {
     let operation = operation.into();
     move |error| RuntimeError::Gpu {
         api: "CUDA",
@@ -415,46 +440,24 @@ impl GpuProgram for CudaProgram {
         runs: usize,
     ) -> Result<(Vec<f64>, Vec<f64>, i32), RuntimeError> {
         let sizes = gpu::buffer_sizes(outputs, inputs, temporaries);
-        for launch in launches {
-            launch.check(sizes.len())?;
-        }
+        let functions = self.functions(launches, sizes.len())?;
         let stream = &self.device.stream;
         let context = &self.device.context;
-        let functions = launches
-            .iter()
-            .map(|launch| self.function(launch))
-            .collect::<Result<Vec<_>, _>>()?;
         // Device buffers, in index order: the outputs, the inputs, the temporaries.
         let mut buffers: Vec<CudaSlice<u8>> = Vec::with_capacity(sizes.len());
         for (index, &size) in sizes.iter().enumerate() {
             let host = gpu::host_bytes(index, outputs, inputs).unwrap_or(&[]);
-            let operation = format!("allocating buffer {index} ({size} bytes)");
             let buffer = if host.is_empty() {
-                // At least one byte: the driver does not allocate empty buffers.
-                stream.alloc_zeros::<u8>(size.max(1))
+                self.device.alloc_zeros(size, &format!("buffer {index}"))
             } else {
-                stream.clone_htod(host)
+                stream.clone_htod(host).map_err(cuda_error(format!(
+                    "allocating buffer {index} ({size} bytes)"
+                )))
             };
-            buffers.push(buffer.map_err(cuda_error(operation))?);
+            buffers.push(buffer?);
         }
-        // Every argument as the bytes of its parameter, padded to 8 bytes; the driver reads as
-        // many bytes as the parameter has, which `function` checked to match.
-        let slot = |arg: KernelArg| {
-            let mut slot = [0u8; 8];
-            match arg {
-                KernelArg::Buffer(i) => slot = buffers[i].device_ptr(stream).0.to_ne_bytes(),
-                KernelArg::I32(v) => slot[..4].copy_from_slice(&v.to_ne_bytes()),
-                KernelArg::I64(v) => slot = v.to_ne_bytes(),
-                KernelArg::F32(v) => slot[..4].copy_from_slice(&v.to_ne_bytes()),
-                KernelArg::F64(v) => slot = v.to_ne_bytes(),
-                KernelArg::LocalBytes(_) => {} // rejected by `CudaLaunch::check`
-            }
-            slot
-        };
-        let slots: Vec<Vec<[u8; 8]>> = launches
-            .iter()
-            .map(|launch| launch.args.iter().map(|&arg| slot(arg)).collect())
-            .collect();
+        let addresses: Vec<u64> = buffers.iter().map(|b| b.device_ptr(stream).0).collect();
+        let slots = argument_slots(launches, &addresses);
         let event = |operation: &str| {
             context
                 .new_event(Some(CUevent_flags::CU_EVENT_DEFAULT))
@@ -472,22 +475,10 @@ impl GpuProgram for CudaProgram {
             start_event
                 .record(stream)
                 .map_err(cuda_error("recording an event"))?;
-            for ((function, launch), slots) in functions.iter().zip(launches).zip(&slots) {
-                let mut builder = stream.launch_builder(function);
-                for slot in slots {
-                    builder.arg(slot);
-                }
-                // SAFETY: `function` checked that the kernel has exactly as many parameters as
-                // there are slots and that each has the size of its argument, so the driver
-                // reads only within the slots, which outlive the call (it copies them). Device
-                // pointers come from `buffers`, which stay allocated until the stream has
-                // finished (it is synchronised below and before they are dropped). The kernel's
-                // accesses stay within the buffers by the contract of `CudaProgram::run`.
-                unsafe { builder.launch(launch.config()) }.map_err(cuda_error(format!(
-                    "launching kernel `{}` (grid {:?}, block {:?}, {} bytes of shared memory)",
-                    launch.kernel, launch.grid, launch.block, launch.shared_mem_bytes
-                )))?;
-            }
+            // SAFETY: the slots' device pointers are `buffers`, allocated above with the sizes
+            // the launches were checked against, and alive until after the stream has
+            // finished (it is synchronised below, before they are dropped).
+            unsafe { self.launch_sequence(&functions, launches, &slots) }?;
             end_event
                 .record(stream)
                 .map_err(cuda_error("recording an event"))?;
@@ -513,17 +504,165 @@ impl GpuProgram for CudaProgram {
                 .and_then(|()| stream.synchronize())
                 .map_err(cuda_error(format!("reading back output {index}")))?;
         }
-        let mut flag = 0i32;
-        if let Some(index) = status {
-            let mut bytes = [0u8; 4];
-            stream
-                .memcpy_dtoh(&buffers[index].slice(..4), &mut bytes[..])
-                .and_then(|()| stream.synchronize())
-                .map_err(cuda_error("reading back the status flag"))?;
-            flag = i32::from_ne_bytes(bytes);
-        }
+        let flag = match status {
+            Some(index) => self.read_status(&buffers[index])?,
+            None => 0,
+        };
         Ok((kernel_ms, wall_ms, flag))
     }
+}
+
+/// Memory the caller owns on a CUDA device, by its device address: an output or an input of
+/// [`CudaProgram::run_on_device`] (a PyTorch tensor's storage, a [`CudaMemory`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct DeviceRegion {
+    /// The device address of the first byte.
+    pub address: u64,
+    /// The length in bytes.
+    pub bytes: usize,
+}
+
+impl CudaProgram {
+    /// Runs `launches` once, as [`GpuProgram::run_with_status`] does, on memory that is
+    /// already on the device: `buffers` are the outputs, then the inputs (in the numbering of
+    /// [`KernelArg::Buffer`]), used in place, with nothing copied; the `temporaries` (byte
+    /// sizes) are allocated zeroed here. `status`, a buffer index among the temporaries'
+    /// (4 bytes or more), names the status flag read back after the launches (0 without one).
+    ///
+    /// Synchronisation is conservative: the whole context (every stream of the primary
+    /// context, which PyTorch and CuPy share) is waited for before the launches, so that work
+    /// producing the inputs has finished, and again after them, so that the outputs are
+    /// complete when the call returns.
+    ///
+    /// # Safety
+    /// Every region must be device memory this program's device can access in its primary
+    /// context, valid for reads and writes of `bytes` bytes until the call returns and used
+    /// by no other work meanwhile; the outputs must not overlap the inputs; and the regions
+    /// must be as large as the kernels' accesses (the launches were planned for them).
+    pub unsafe fn run_on_device(
+        &self,
+        launches: &[CudaLaunch],
+        buffers: &[DeviceRegion],
+        temporaries: &[usize],
+        status: Option<usize>,
+    ) -> Result<i32, RuntimeError> {
+        let count = buffers.len() + temporaries.len();
+        if let Some(index) = status {
+            let bytes = index
+                .checked_sub(buffers.len())
+                .and_then(|t| temporaries.get(t));
+            if bytes.is_none_or(|&b| b < 4) {
+                return Err(RuntimeError::InvalidArgument(format!(
+                    "the status flag is buffer {index}, which is not a temporary of 4 bytes or                      more"
+                )));
+            }
+        }
+        let functions = self.functions(launches, count)?;
+        let stream = &self.device.stream;
+        let scratch = temporaries
+            .iter()
+            .enumerate()
+            .map(|(t, &size)| {
+                let index = buffers.len() + t;
+                self.device.alloc_zeros(size, &format!("buffer {index}"))
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        let addresses: Vec<u64> = buffers
+            .iter()
+            .map(|r| r.address)
+            .chain(scratch.iter().map(|b| b.device_ptr(stream).0))
+            .collect();
+        let slots = argument_slots(launches, &addresses);
+        self.device
+            .synchronize("waiting for the work that produces the inputs")?;
+        // SAFETY: the caller vouches for the regions; the temporaries are allocated above and
+        // dropped only after the context has finished (synchronised below).
+        unsafe { self.launch_sequence(&functions, launches, &slots) }?;
+        self.device.synchronize("running the kernels")?;
+        match status {
+            Some(index) => self.read_status(&scratch[index - buffers.len()]),
+            None => Ok(0),
+        }
+    }
+
+    /// The kernels of `launches`, each launch checked (names, dimensions, buffer indices
+    /// below `buffers`) and its arguments checked against its kernel's parameters.
+    fn functions(
+        &self,
+        launches: &[CudaLaunch],
+        buffers: usize,
+    ) -> Result<Vec<CudaFunction>, RuntimeError> {
+        for launch in launches {
+            launch.check(buffers)?;
+        }
+        launches
+            .iter()
+            .map(|launch| self.function(launch))
+            .collect()
+    }
+
+    /// Enqueues every launch once, in order, on the device's stream.
+    ///
+    /// # Safety
+    /// `functions` are the kernels of `launches` ([`CudaProgram::functions`]) and `slots`
+    /// their arguments ([`argument_slots`]), whose device pointers stay valid, for the
+    /// kernels' accesses, until the stream has finished.
+    unsafe fn launch_sequence(
+        &self,
+        functions: &[CudaFunction],
+        launches: &[CudaLaunch],
+        slots: &[Vec<[u8; 8]>],
+    ) -> Result<(), RuntimeError> {
+        let stream = &self.device.stream;
+        for ((function, launch), slots) in functions.iter().zip(launches).zip(slots) {
+            let mut builder = stream.launch_builder(function);
+            for slot in slots {
+                builder.arg(slot);
+            }
+            // SAFETY: `function` checked that the kernel has exactly as many parameters as
+            // there are slots and that each has the size of its argument, so the driver reads
+            // only within the slots, which outlive the call (it copies them). The pointers in
+            // the slots are valid by this function's contract.
+            unsafe { builder.launch(launch.config()) }.map_err(cuda_error(format!(
+                "launching kernel `{}` (grid {:?}, block {:?}, {} bytes of shared memory)",
+                launch.kernel, launch.grid, launch.block, launch.shared_mem_bytes
+            )))?;
+        }
+        Ok(())
+    }
+
+    /// The status flag: the first `int` of `buffer`, read back once the stream is done.
+    fn read_status(&self, buffer: &CudaSlice<u8>) -> Result<i32, RuntimeError> {
+        let stream = &self.device.stream;
+        let mut bytes = [0u8; 4];
+        stream
+            .memcpy_dtoh(&buffer.slice(..4), &mut bytes[..])
+            .and_then(|()| stream.synchronize())
+            .map_err(cuda_error("reading back the status flag"))?;
+        Ok(i32::from_ne_bytes(bytes))
+    }
+}
+
+/// Every launch's arguments as the bytes of its parameters, padded to 8 bytes, a buffer as
+/// its device address in `addresses`; the driver reads as many bytes as the parameter has,
+/// which [`CudaProgram::function`] checked to match.
+fn argument_slots(launches: &[CudaLaunch], addresses: &[u64]) -> Vec<Vec<[u8; 8]>> {
+    let slot = |arg: KernelArg| {
+        let mut slot = [0u8; 8];
+        match arg {
+            KernelArg::Buffer(i) => slot = addresses[i].to_ne_bytes(),
+            KernelArg::I32(v) => slot[..4].copy_from_slice(&v.to_ne_bytes()),
+            KernelArg::I64(v) => slot = v.to_ne_bytes(),
+            KernelArg::F32(v) => slot[..4].copy_from_slice(&v.to_ne_bytes()),
+            KernelArg::F64(v) => slot = v.to_ne_bytes(),
+            KernelArg::LocalBytes(_) => {} // rejected by `CudaLaunch::check`
+        }
+        slot
+    };
+    launches
+        .iter()
+        .map(|launch| launch.args.iter().map(|&arg| slot(arg)).collect())
+        .collect()
 }
 
 impl CudaProgram {

@@ -2,7 +2,9 @@
 //! and in CI) every test but the last prints "skipping: no CUDA driver" and returns; on the GPU
 //! machine they run for real.
 
-use runtime::{Buffer, CudaDevice, CudaLaunch, CudaProgram, GpuProgram, KernelArg, RuntimeError};
+use runtime::{
+    Buffer, CudaDevice, CudaLaunch, CudaMemory, CudaProgram, GpuProgram, KernelArg, RuntimeError,
+};
 use std::slice::from_mut;
 
 /// CUDA device 0, or `None` (after saying so) when this machine cannot run CUDA.
@@ -277,4 +279,74 @@ fn bench_times_the_launch_sequence() {
         timing.kernel.median_ms, timing.wall.median_ms
     );
     assert!(out.as_slice::<f32>().iter().all(|&x| x == 3.0));
+}
+
+/// A kernel that adds two vectors and raises the status flag where `b` is negative.
+const CHECKED_ADD: &str = r#"
+extern "C" __global__ void checked_add(float *out, const float *a, const float *b, int *status,
+                                       int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) { out[i] = a[i] + b[i]; if (b[i] < 0.0f) *status = 7; }
+}
+"#;
+
+/// A launch of `checked_add` over buffers 0 to 2 and the status flag at buffer 3.
+fn checked_add_launch(n: usize) -> CudaLaunch {
+    CudaLaunch::new("checked_add", [(n as u32).div_ceil(64), 1, 1], [64, 1, 1]).args([
+        KernelArg::Buffer(0),
+        KernelArg::Buffer(1),
+        KernelArg::Buffer(2),
+        KernelArg::Buffer(3),
+        KernelArg::I32(n as i32),
+    ])
+}
+
+/// The bytes of `memory`, copied to the host.
+fn host_copy(memory: &CudaMemory) -> Vec<u8> {
+    let mut bytes = vec![0u8; memory.len()];
+    memory.copy_to_host(&mut bytes).unwrap();
+    bytes
+}
+
+#[test]
+fn run_on_device_memory_in_place() {
+    let Some(device) = device() else { return };
+    let program = CudaProgram::build(&device, CHECKED_ADD, "").unwrap();
+    for n in [1usize, 7, 1031] {
+        let a: Vec<f32> = (0..n).map(|i| i as f32).collect();
+        let b: Vec<f32> = (0..n).map(|i| 0.5 * i as f32).collect();
+        let on_device = |v: &[f32]| CudaMemory::from_host(&device, bytemuck::cast_slice(v));
+        let (a_dev, b_dev) = (on_device(&a).unwrap(), on_device(&b).unwrap());
+        let out = CudaMemory::zeroed(&device, n * 4).unwrap();
+        let regions = [out.region(), a_dev.region(), b_dev.region()];
+        // SAFETY: the regions are live allocations of this device of the kernel's extents.
+        let status =
+            unsafe { program.run_on_device(&[checked_add_launch(n)], &regions, &[4], Some(3)) };
+        assert_eq!(status.unwrap(), 0);
+        let expected: Vec<f32> = a.iter().zip(&b).map(|(x, y)| x + y).collect();
+        assert_eq!(host_copy(&out), bytemuck::cast_slice::<f32, u8>(&expected));
+        assert_eq!(host_copy(&a_dev), bytemuck::cast_slice::<f32, u8>(&a));
+    }
+}
+
+#[test]
+fn run_on_device_reports_the_status_flag_and_bad_arguments() {
+    let Some(device) = device() else { return };
+    let program = CudaProgram::build(&device, CHECKED_ADD, "").unwrap();
+    let a = CudaMemory::from_host(&device, bytemuck::cast_slice(&[1.0f32, 2.0])).unwrap();
+    let b = CudaMemory::from_host(&device, bytemuck::cast_slice(&[1.0f32, -2.0])).unwrap();
+    let out = CudaMemory::zeroed(&device, 8).unwrap();
+    let regions = [out.region(), a.region(), b.region()];
+    let launch = [checked_add_launch(2)];
+    // SAFETY: as above.
+    let status = unsafe { program.run_on_device(&launch, &regions, &[4], Some(3)) };
+    assert_eq!(status.unwrap(), 7);
+    // SAFETY: refused before any launch (the flag is not a temporary).
+    let error = unsafe { program.run_on_device(&launch, &regions, &[4], Some(2)) }.unwrap_err();
+    assert!(error.to_string().contains("status flag"), "{error}");
+    // SAFETY: refused before any launch (buffer 3 does not exist).
+    let error = unsafe { program.run_on_device(&launch, &regions, &[], None) }.unwrap_err();
+    assert!(error.to_string().contains("names buffer 3"), "{error}");
+    let error = out.copy_to_host(&mut [0u8; 4]).unwrap_err();
+    assert!(error.to_string().contains("8 bytes"), "{error}");
 }

@@ -80,6 +80,24 @@ impl GpuBuilds {
         self.built.lock().map_or(0, |b| b.len())
     }
 
+    /// The CUDA kernels of `module` (CUDA code) built with indices of `width` on CUDA device
+    /// 0: those built before, or built now. A driver that runs them on memory already on the
+    /// device ([`runtime::CudaProgram::run_on_device`]) plans the launches with [`plan`].
+    pub fn cuda(
+        &self,
+        module: &GpuModule,
+        width: IndexWidth,
+        fast_math: bool,
+    ) -> Result<Arc<runtime::CudaProgram>, Error> {
+        match self.get_or_build(module, width, fast_math)? {
+            GpuBuild::Cuda(program) => Ok(program),
+            GpuBuild::OpenCl(..) => Err(Error::from(format!(
+                "the kernels are {} code, not CUDA",
+                module.target.name()
+            ))),
+        }
+    }
+
     /// The kernels of `module` built with indices of `width`: those built before, or built
     /// now (on the device `SHINE_OPENCL_DEVICE` names, or CUDA device 0).
     fn get_or_build(
