@@ -204,6 +204,28 @@ def rowsNorm(b) = DFNF ; computeValuesOnce ;
   try(letTree(b)     @ outermost(applied(let))) ;;
   lowerToC
 
+// rowsNorm with a warp per row (issue 27), w rows per work-group: every reduction a `let`
+// binds is the warp's (warpReduceLet: lane l reduces the row's elements l, l+32, ...,
+// the 32 results meet by shuffles and every lane gets the value), and the row's
+// elementwise maps are spread over the lanes (mapLane: lane l computes the elements l,
+// l+32, ..., coalesced). No local memory; a value the lanes store and read back (softmax's
+// exponentials) is separated by a warp barrier (`__syncwarp`), not a work-group one. Any
+// row length; the number of rows a multiple of w (refused otherwise); CUDA only.
+//
+//   shine run examples/norms.rise --def softmax --strategy examples/gpu.elv \
+//     --apply "rowsNormWarp(8)" --target cuda --nat m=64 --nat n=1001 --random 1 --verify
+def rowsNormWarp(w) = DFNF ; computeValuesOnce ;
+  splitJoinMap(w)    @ outermost(appliedMap) ;;
+  toMapWorkGroup(0)  @ outermost(isMap) ;;
+  toMapWarp          @ outermost(isMap) ;;
+  letWarp            @ outermost(applied(let)) ;;
+  try(letWarp        @ outermost(applied(let))) ;;
+  lowerToC
+
+// At `let C[reduce f z xs] (fun h => B)`: the reduction by the warp (warpReduceLet), and
+// B's map spread over the lanes.
+def letWarp = warpReduceLet ;; try(toMapLane @ function @ function) @ body @ argument
+
 // The default schedules' computeOnce (`shine strategies --show`).
 def computeValuesOnce = normalize(hoistInvariant) ; normalize(shareRepeated) ; normalize(storeShared)
 

@@ -446,12 +446,14 @@ pub enum Stmt {
     /// C statements printed as they are, line by line (the body of a foreign function).
     Raw(String),
     /// A work-group barrier (OpenCL `barrier(...)`, CUDA `__syncthreads()`), with
-    /// memory fences for local and/or global memory.
+    /// memory fences for local and/or global memory, or a warp's (CUDA `__syncwarp()`).
     Barrier {
         /// Fence local (shared) memory.
         local: bool,
         /// Fence global memory.
         global: bool,
+        /// Only the lanes of one warp (CUDA only).
+        warp: bool,
     },
 }
 

@@ -50,8 +50,9 @@
 //!
 //! # Warps (CUDA)
 //! `mapWarp` is a loop over the warps of a block (`threadIdx.x / 32`, striding by
-//! `blockDim.x / 32`, or one iteration per warp where it has as many), `mapLane` the
-//! 32 lanes of a warp (`threadIdx.x % 32`); `reduceWarp` prints the shuffles
+//! `blockDim.x / 32`, or one iteration per warp where it has as many), `mapLane` a loop
+//! over the 32 lanes of a warp (`threadIdx.x % 32`, striding by 32, or one iteration per
+//! lane where it has 32); `reduceWarp` prints the shuffles
 //! `v = f(v, __shfl_xor_sync(0xffffffffu, v, o))` for `o` = 16 .. 1, then
 //! `__shfl_sync(0xffffffffu, v, 0)` (see `dpia::gpu` for where they may sit). OpenCL
 //! refuses them (it would need sub-groups).

@@ -287,8 +287,13 @@ impl Printer {
             }
             Stmt::Return(None) => self.line(depth, "return;"),
             Stmt::Return(Some(e)) => self.line(depth, &format!("return {};", expr_in(e, d))),
-            Stmt::Barrier { local, global } => {
+            Stmt::Barrier {
+                local,
+                global,
+                warp,
+            } => {
                 let text = match d {
+                    Target::Cuda if *warp => "__syncwarp();".to_string(),
                     Target::Cuda => "__syncthreads();".to_string(),
                     _ => {
                         let mut fences = Vec::new();

@@ -19,6 +19,13 @@
 //! analysed: a barrier may be placed where an index analysis would prove it
 //! unnecessary, never left out where it is needed.
 //!
+//! Inside an iteration of a `mapWarp` loop only the 32 lanes of one warp run, so
+//! they communicate through a *warp* barrier (CUDA `__syncwarp()`, which orders their
+//! memory accesses too), not a work-group one; it synchronizes nothing outside the
+//! warp's iteration. Every lane must reach it, so it may not sit inside a `mapLane`
+//! loop of other than 32 iterations, nor a sequential loop whose count depends on the
+//! lane.
+//!
 //! A barrier must be reached by every thread of the work-group, the same number of
 //! times, or the work-group hangs. The pass knows the launch (how many threads a
 //! work-group has in each dimension) and rejects, with a message naming the loop,
@@ -60,6 +67,14 @@ struct Pos {
     divergent: Option<String>,
     /// Loop variables whose value differs between threads of a work-group.
     thread_vars: Vec<Var>,
+    /// Inside an iteration of a `mapWarp` loop: only its warp's lanes run here, and they
+    /// synchronize by a warp barrier.
+    in_warp: bool,
+    /// Why not every lane of the warp gets here the same number of times (inside a
+    /// `mapWarp` iteration).
+    lane_divergent: Option<String>,
+    /// The variables of the `mapWarp` loops around: the same for every lane of a warp.
+    warp_vars: Vec<Var>,
 }
 
 /// How one memory is accessed by a command.
@@ -115,7 +130,7 @@ fn walk(c: Comm, pos: &Pos, launch: &Launch) -> Result<Comm, GpuError> {
                     Comm::Seq(items) => items.clone(),
                     other => vec![other.clone()],
                 };
-                let Sync { head, tail, .. } = sync_of(&body);
+                let Sync { head, tail, .. } = sync_of(&body, inner.in_warp);
                 // Iterations of a map touch their own part of global memory; only the
                 // local memory a work-group reuses carries over from one to the next.
                 let spaces: HashMap<String, AddrSpace>;
@@ -138,7 +153,7 @@ fn walk(c: Comm, pos: &Pos, launch: &Launch) -> Result<Comm, GpuError> {
                     );
                     check_position(&inner, launch, &what)?;
                     let mut items = items;
-                    items.push(b.barrier());
+                    items.push(b.barrier(inner.in_warp));
                     body = Comm::Seq(items);
                 }
             }
@@ -187,7 +202,7 @@ fn enter(pos: &Pos, var: &Var, count: &Nat, kind: LoopKind, origin: &str, launch
             let threads = launch.local_sizes[usize::from(d)];
             if threads.is_none() || count.as_cst() != threads {
                 let threads = threads.map_or("a number of".to_string(), |t| t.to_string());
-                inner.divergent.get_or_insert(format!(
+                inner.diverge(format!(
                     "inside the `{origin}` loop, whose {count} iterations are spread over {threads} \
                      work-items, so that not every work-item runs the same number of iterations"
                 ));
@@ -203,25 +218,53 @@ fn enter(pos: &Pos, var: &Var, count: &Nat, kind: LoopKind, origin: &str, launch
                      warps, so that not every warp runs the same number of iterations"
                 ));
             }
+            // every lane of the warp runs the iteration
+            inner.in_warp = true;
+            inner.lane_divergent = None;
+            inner.warp_vars.push(var.clone());
         }
-        // exactly one iteration per lane (checked by `gpu::prepare`)
-        LoopKind::Gpu(ParLevel::Lane) => inner.thread_vars.push(var.clone()),
+        LoopKind::Gpu(ParLevel::Lane) => {
+            inner.thread_vars.push(var.clone());
+            if count.as_cst() != Some(32) {
+                inner.diverge(format!(
+                    "inside the `{origin}` loop, whose {count} iterations are spread over the 32 \
+                     lanes of a warp, so that not every lane runs the same number of iterations"
+                ));
+            }
+        }
         LoopKind::Gpu(ParLevel::Global(_)) => {
             inner.thread_vars.push(var.clone());
-            inner.divergent.get_or_insert(format!(
+            inner.diverge(format!(
                 "inside the `{origin}` loop, whose iterations are spread over all work-items"
             ));
         }
         LoopKind::Seq | LoopKind::Unroll | LoopKind::Par => {
             if let Some(v) = pos.thread_vars.iter().find(|v| count.contains_var(v)) {
-                inner.divergent.get_or_insert(format!(
+                let reason = format!(
                     "inside the `{origin}` loop, whose number of iterations ({count}) depends on \
                      the work-item (through `{v}`)"
-                ));
+                );
+                if pos.warp_vars.contains(v) {
+                    // the same for every lane of the warp
+                    inner.divergent.get_or_insert(reason);
+                } else {
+                    inner.diverge(reason);
+                }
             }
         }
     }
     inner
+}
+
+impl Pos {
+    /// Records why not every thread (and so not every lane of a warp) gets here the same
+    /// number of times.
+    fn diverge(&mut self, reason: String) {
+        if self.in_warp {
+            self.lane_divergent.get_or_insert(reason.clone());
+        }
+        self.divergent.get_or_insert(reason);
+    }
 }
 
 /// The commands with barriers where a command conflicts with those since the last barrier.
@@ -236,11 +279,11 @@ fn separate(items: Vec<Comm>, pos: &Pos, launch: &Launch) -> Result<Vec<Comm>, G
             out.push(item);
             continue;
         }
-        let sync = sync_of(&item);
+        let sync = sync_of(&item, pos.in_warp);
         if let Some(b) = conflict(&pending, &sync.head, launch.spaces) {
             let what = format!("work-items communicate through {}", b.describe());
             check_position(pos, launch, &what)?;
-            out.push(b.barrier());
+            out.push(b.barrier(pos.in_warp));
             pending.clear();
         }
         if sync.barrier {
@@ -253,8 +296,12 @@ fn separate(items: Vec<Comm>, pos: &Pos, launch: &Launch) -> Result<Vec<Comm>, G
     Ok(out)
 }
 
-/// An error unless every thread of a work-group reaches a barrier at `pos`.
+/// An error unless every thread of a work-group (inside a `mapWarp` iteration: every lane
+/// of the warp) reaches a barrier at `pos`.
 fn check_position(pos: &Pos, launch: &Launch, what: &str) -> Result<(), GpuError> {
+    if pos.in_warp {
+        return check_warp_position(pos, what);
+    }
     let help = "restructure the program so that the threads communicate between the parallel loops, \
                 at the level of the work-group: give the `mapLocal` loops as many iterations as the \
                 work-group has threads, or store the result with `toMem global` outside the kernel's \
@@ -289,6 +336,23 @@ fn check_position(pos: &Pos, launch: &Launch, what: &str) -> Result<(), GpuError
     Ok(())
 }
 
+/// An error unless every lane of the warp reaches a warp barrier at `pos`.
+fn check_warp_position(pos: &Pos, what: &str) -> Result<(), GpuError> {
+    match &pos.lane_divergent {
+        Some(reason) => Err(GpuError::new(
+            format!(
+                "{what}: a warp barrier is needed there, but it would sit {reason}; a warp \
+                 barrier that not every lane reaches would hang the warp"
+            ),
+            Some(
+                "give the `mapLane` loops 32 iterations, or let the lanes communicate between \
+                 them, at the level of the warp",
+            ),
+        )),
+        None => Ok(()),
+    }
+}
+
 /// A needed barrier: the memories that conflict and the fences they need.
 struct Needed {
     names: Vec<String>,
@@ -297,10 +361,12 @@ struct Needed {
 }
 
 impl Needed {
-    fn barrier(&self) -> Comm {
+    /// The barrier: a warp's (`warp`: inside a `mapWarp` iteration) or the work-group's.
+    fn barrier(&self, warp: bool) -> Comm {
         Comm::Barrier {
             local: self.local,
             global: self.global,
+            warp,
         }
     }
 
@@ -360,13 +426,21 @@ struct Sync {
     barrier: bool,
 }
 
-fn sync_of(c: &Comm) -> Sync {
-    sync_in(c, false)
+///
+/// A warp barrier synchronizes only where the command runs inside a `mapWarp` iteration
+/// (`in_warp`); seen from outside, it is no barrier at all.
+fn sync_of(c: &Comm, in_warp: bool) -> Sync {
+    sync_in(c, false, in_warp)
 }
 
 /// [`sync_of`] for a command inside a parallel loop (`par`) or not.
-fn sync_in(c: &Comm, par: bool) -> Sync {
+fn sync_in(c: &Comm, par: bool, in_warp: bool) -> Sync {
     match c {
+        Comm::Barrier { warp: true, .. } if !in_warp => Sync {
+            head: Uses::new(),
+            tail: Uses::new(),
+            barrier: false,
+        },
         Comm::Barrier { .. } => Sync {
             head: Uses::new(),
             tail: Uses::new(),
@@ -376,7 +450,7 @@ fn sync_in(c: &Comm, par: bool) -> Sync {
             let (mut head, mut tail) = (Uses::new(), Uses::new());
             let mut barrier = false;
             for item in items {
-                let s = sync_in(item, par);
+                let s = sync_in(item, par, in_warp);
                 if !barrier {
                     merge(&mut head, &s.head);
                 }
@@ -393,14 +467,14 @@ fn sync_in(c: &Comm, par: bool) -> Sync {
                 barrier,
             }
         }
-        Comm::New { body, .. } => sync_in(body, par),
+        Comm::New { body, .. } => sync_in(body, par, in_warp),
         // A loop whose body has a barrier: the accesses before the first iteration's
         // first barrier and after the last iteration's last (none if it does not run).
         // The barrier itself runs only if the loop runs at least once.
         Comm::For {
             count, kind, body, ..
         } => {
-            let s = sync_in(body, par || matches!(kind, LoopKind::Gpu(_)));
+            let s = sync_in(body, par || matches!(kind, LoopKind::Gpu(_)), in_warp);
             Sync {
                 barrier: s.barrier && Nat::cst(0).prove_lt(count),
                 ..s

@@ -32,7 +32,8 @@
 //! `mapPar` (CPU threads) in a GPU program is an error: it says to run on a CPU.
 //!
 //! **Warps** (CUDA): `mapWarp` loops sit inside work-group loops and outside thread
-//! loops, `mapLane` loops (exactly 32 iterations) inside `mapWarp` loops; a kernel
+//! loops, `mapLane` loops inside `mapWarp` loops (lane `l` runs the iterations `l`,
+//! `l + 32`, ...: one each for 32 iterations); a kernel
 //! with them has work-groups of a constant multiple of 32 threads in dimension 0
 //! only (a constant-count `mapWarp` loop asks for 32 threads per iteration). A warp
 //! shuffle (`reduceWarp`) must sit inside a `mapWarp` loop and outside `mapLocal`,
@@ -415,7 +416,7 @@ fn levels(
                 ParLevel::Local(_) => (&mut shape.local[d], Some(count.clone())),
                 ParLevel::Warp | ParLevel::Lane => {
                     shape.warps = true;
-                    warp_level(*level, origin, count, stack)?;
+                    warp_level(*level, origin, stack)?;
                     (&mut shape.local[0], warp_threads(*level, count))
                 }
             };
@@ -444,25 +445,14 @@ fn misnested(outer: ParLevel, inner: ParLevel) -> bool {
         )
 }
 
-/// Checks a `mapWarp` or `mapLane` loop: a lane loop has exactly 32 iterations and
-/// sits inside a warp loop.
+/// Checks a `mapWarp` or `mapLane` loop: a lane loop sits inside a warp loop.
 fn warp_level(
     level: ParLevel,
     origin: &str,
-    count: &Nat,
     stack: &[(ParLevel, &'static str)],
 ) -> Result<(), GpuError> {
     if level != ParLevel::Lane {
         return Ok(());
-    }
-    if count.as_cst() != Some(32) {
-        return Err(GpuError::new(
-            format!(
-                "a `{origin}` loop over the lanes of a warp has {count} iterations; it must have \
-                 exactly 32, one per lane"
-            ),
-            Some("split the array by 32 (split 32) and map the lanes over the inner 32 elements"),
-        ));
     }
     if !stack.iter().any(|(l, _)| *l == ParLevel::Warp) {
         return Err(GpuError::new(

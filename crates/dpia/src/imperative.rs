@@ -298,7 +298,8 @@ pub enum ParLevel {
     /// dimension 0 (`threadIdx.x / 32`), striding when there are more iterations than
     /// warps.
     Warp,
-    /// The 32 lanes of a warp (`mapLane`, exactly 32 iterations: `threadIdx.x % 32`).
+    /// The 32 lanes of a warp (`mapLane`: lane `l = threadIdx.x % 32` runs the iterations
+    /// `l`, `l + 32`, ...; exactly its own for 32 iterations).
     Lane,
 }
 
@@ -376,6 +377,9 @@ pub enum Comm {
         local: bool,
         /// Makes writes to global memory visible (within the work-group).
         global: bool,
+        /// Only the 32 lanes of one warp wait (CUDA `__syncwarp()`, inside a `mapWarp`
+        /// iteration), ordering their memory accesses; otherwise the whole work-group.
+        warp: bool,
     },
     /// The assignments of `body` issued as asynchronous copies from global to local
     /// (shared) memory (CUDA `cp.async`): they complete only at a later
@@ -533,13 +537,18 @@ impl Comm {
             Comm::Skip => writeln!(f, "{pad}skip"),
             Comm::Seq(cs) => cs.iter().try_for_each(|c| c.write(f, indent)),
             Comm::Assign(a, e) => writeln!(f, "{pad}{a} := {e}"),
-            Comm::Barrier { local, global } => {
+            Comm::Barrier {
+                local,
+                global,
+                warp,
+            } => {
                 let fences: Vec<&str> = [(*local, "local"), (*global, "global")]
                     .iter()
                     .filter(|(on, _)| *on)
                     .map(|(_, name)| *name)
                     .collect();
-                writeln!(f, "{pad}barrier({})", fences.join(", "))
+                let name = if *warp { "warpBarrier" } else { "barrier" };
+                writeln!(f, "{pad}{name}({})", fences.join(", "))
             }
             Comm::AsyncCopy(body) => {
                 writeln!(f, "{pad}async {{")?;

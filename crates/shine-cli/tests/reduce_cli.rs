@@ -241,9 +241,9 @@ const MISPLACED: &[(&str, &str, &str)] = &[
         "a warp reduction (`reduceWarp`) inside a `mapLane` loop",
     ),
     (
-        "lanes16",
-        "{m: nat} -> m.16.f32 -> m.16.f32 = fun xs => xs |> mapWorkGroup(0) (fun g => g |> split 16 |> mapWarp (fun w => w |> mapLane (fun x => x + 1.0f)) |> join)",
-        "has 16 iterations; it must have exactly 32, one per lane",
+        "laneOutside",
+        "{m: nat} -> m.32.f32 -> m.32.f32 = fun xs => xs |> mapWorkGroup(0) (fun g => g |> mapLane (fun x => x + 1.0f))",
+        "a `mapLane` loop outside every `mapWarp` loop",
     ),
     (
         "partialWarp",

@@ -4,9 +4,11 @@
 //! `rowsByWarps(b)` and `rowPerWarp(w)` (warp shuffles), CUDA only — and `mvT` (y = Aᵀx)
 //! under `global1d`, a work-item per column; softmax, layer norm and RMS norm of
 //! examples/norms.rise under `rowsNorm(b)` (a work-group per row, its maximum, mean or sum
-//! by a local-memory tree). Each is verified against the interpreter at sizes 1, 7, odd
-//! and prime; the sizes a strategy does not admit are refused with the constraint, and
-//! OpenCL refuses the warp strategies.
+//! by a local-memory tree) and `rowsNormWarp(w)` (a warp per row, shuffles; CUDA only, and
+//! here checked through the interpreter: the rewritten program's results are the
+//! original's). Each is verified against the interpreter at sizes 1, 7, odd and prime; the
+//! sizes a strategy does not admit are refused with the constraint, and OpenCL refuses the
+//! warp strategies.
 
 mod support;
 
@@ -278,4 +280,190 @@ fn every_strategy_reads_a_row_with_neighbouring_work_items_at_neighbouring_eleme
         "{per_warp}"
     );
     assert_eq!(per_warp.matches("__shfl_xor_sync").count(), 5, "{per_warp}");
+}
+
+/// The normalizations of examples/norms.rise.
+const NORMS: [&str; 3] = ["softmax", "layerNorm", "rmsNorm"];
+
+/// Rows per work-group × rows × row lengths for `rowsNormWarp`: one element, fewer and more
+/// elements than lanes, odd and prime lengths, a row count not a multiple of 8 (w = 1).
+const WARP_NORM_SIZES: &[(i64, i64, i64)] = &[
+    (1, 1, 1),
+    (8, 32, 1),
+    (8, 8, 33),
+    (4, 12, 13),
+    (1, 7, 1001),
+    (8, 8, 1031),
+];
+
+/// [`WARP_NORM_SIZES`] for the interpreter alone, whose softmax and layer norm take time
+/// quadratic in the row (each element recomputes its row's sums): rows of at most 97.
+const WARP_NORM_SIZES_INTERPRETED: &[(i64, i64, i64)] =
+    &[(1, 1, 1), (8, 32, 1), (8, 8, 33), (4, 12, 13), (1, 7, 97)];
+
+/// `shine eval` of `def` in `program` (relative to `dir`) on the random inputs of seed 5 with
+/// `m` rows of `n` elements: its result.
+fn evaluated(dir: &Path, program: &str, def: &str, (m, n): (i64, i64)) -> Vec<f64> {
+    let out = dir.join(format!("{def}_{m}_{n}.npy"));
+    let (m, n) = (format!("m={m}"), format!("n={n}"));
+    let out_arg = out.to_string_lossy().to_string();
+    let args = [
+        "eval", program, "--def", def, "--nat", &m, "--nat", &n, "--random", "5", "--output",
+        &out_arg,
+    ];
+    let (status, text) = shine_in(dir, &args);
+    assert!(status.status.success(), "{program} {def}: {text}");
+    let array = shine::npy::read(&out).expect("a readable result");
+    array.data.into_iter().map(|x| x.as_f64()).collect()
+}
+
+#[test]
+fn rows_norm_warp_keeps_the_meaning_of_softmax_layer_norm_and_rms_norm() {
+    // the rewritten program (a warp per row, its reductions by shuffles, its maps over the
+    // lanes) evaluated by the interpreter gives the original's results
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let norms = root().join("examples/norms.rise");
+    let norms = norms.to_string_lossy();
+    for def in NORMS {
+        for &(w, m, n) in WARP_NORM_SIZES_INTERPRETED {
+            let strategy = format!("rowsNormWarp({w})");
+            let (out, text) = shine_in(
+                dir.path(),
+                &[
+                    "rewrite",
+                    &norms,
+                    "--def",
+                    def,
+                    "--strategy",
+                    &root().join("examples/gpu.elv").to_string_lossy(),
+                    "--apply",
+                    &strategy,
+                ],
+            );
+            assert!(out.status.success(), "{def} {strategy}: {text}");
+            assert!(
+                text.contains("reduceWarp") && text.contains("mapLane"),
+                "{text}"
+            );
+            let rewritten = format!("{def}_{w}.rise");
+            std::fs::write(dir.path().join(&rewritten), &text).expect("the program is written");
+            let want = evaluated(dir.path(), &norms, def, (m, n));
+            let got = evaluated(dir.path(), &rewritten, def, (m, n));
+            assert_eq!(want.len(), got.len(), "{def} m={m} n={n}");
+            for (i, (a, b)) in want.iter().zip(&got).enumerate() {
+                assert!(
+                    (a - b).abs() <= 1e-5 * a.abs().max(1.0),
+                    "{def} {strategy} m={m} n={n}: element {i} is {b}, the original's {a}"
+                );
+            }
+        }
+    }
+}
+
+/// `rowsNormWarp` on CUDA: run only with `SHINE_TEST_GPU=1`.
+#[test]
+fn rows_norm_warp_verifies_on_cuda() {
+    if !test_gpu() {
+        return;
+    }
+    for def in NORMS {
+        for &(w, m, n) in WARP_NORM_SIZES {
+            let strategy = format!("rowsNormWarp({w})");
+            verified_in(
+                "examples/norms.rise",
+                "cuda",
+                def,
+                &strategy,
+                ("m", "n"),
+                (m, n),
+            );
+        }
+    }
+}
+
+/// `shine compile` of `def` of examples/norms.rise under `strategy` to CUDA.
+fn norm_cuda_of(def: &str, strategy: &str) -> String {
+    let (out, text) = shine_in(
+        root(),
+        &[
+            "compile",
+            "examples/norms.rise",
+            "--def",
+            def,
+            "--strategy",
+            "examples/gpu.elv",
+            "--apply",
+            strategy,
+            "--target",
+            "cuda",
+        ],
+    );
+    assert!(out.status.success(), "{def} {strategy}: {text}");
+    text
+}
+
+#[test]
+fn rows_norm_warp_reduces_by_shuffles_without_local_memory_or_work_group_barriers() {
+    // (definition, reductions the warp does, warp barriers)
+    for (def, reductions, warp_barriers) in
+        [("softmax", 2, 1), ("layerNorm", 2, 0), ("rmsNorm", 1, 0)]
+    {
+        let code = norm_cuda_of(def, "rowsNormWarp(8)");
+        assert_eq!(
+            code.matches("__shfl_xor_sync").count(),
+            5 * reductions,
+            "{def}: {code}"
+        );
+        assert!(
+            !code.contains("__syncthreads") && !code.contains("__shared__"),
+            "{def}: {code}"
+        );
+        // softmax's lanes write its exponentials, then read them back: a warp barrier
+        assert_eq!(
+            code.matches("__syncwarp();").count(),
+            warp_barriers,
+            "{def}: {code}"
+        );
+        assert!(
+            code.contains("m / 8 work-groups (blocks) of 256"),
+            "{def}: {code}"
+        );
+        // lane l reads the row's elements l, l+32, ... and computes the same ones
+        assert!(code.contains("warp * n + lane + i"), "{def}: {code}");
+        assert!(code.contains(" < n; lane_"), "{def}: {code}");
+        assert!(code.contains(" += 32) {"), "{def}: {code}");
+    }
+}
+
+#[test]
+fn rows_norm_warp_refuses_a_row_count_not_a_multiple_of_its_rows_per_work_group() {
+    let nats = ["m=7".to_string(), "n=33".to_string()];
+    let (ok, text) = run_in(
+        "examples/norms.rise",
+        "cuda",
+        "layerNorm",
+        "rowsNormWarp(8)",
+        &nats,
+    );
+    assert!(!ok, "{text}");
+    assert!(text.contains("8 must divide m, but m = 7"), "{text}");
+}
+
+#[test]
+fn rows_norm_warp_is_refused_on_opencl_and_c() {
+    let nats = ["m=8".to_string(), "n=33".to_string()];
+    let mut refusals = vec![("c", "compile for OpenCL or CUDA")];
+    if !skip_opencl() {
+        refusals.push(("opencl", "`mapWarp` runs on the warps of a CUDA block"));
+    }
+    for (target, message) in refusals {
+        let (ok, text) = run_in(
+            "examples/norms.rise",
+            target,
+            "softmax",
+            "rowsNormWarp(8)",
+            &nats,
+        );
+        assert!(!ok && text.contains(message), "{target}: {text}");
+    }
 }

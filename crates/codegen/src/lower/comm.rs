@@ -22,13 +22,21 @@ impl Lowerer {
             Comm::Skip => Ok(()),
             Comm::Seq(cs) => cs.iter().try_for_each(|c| self.comm(env, c, out)),
             Comm::Assign(acc, exp) => self.assign(env, acc, exp, out),
-            Comm::Barrier { local, global } => {
+            Comm::Barrier {
+                local,
+                global,
+                warp,
+            } => {
                 if !self.gpu() {
                     return malformed("a barrier in a program for a CPU");
+                }
+                if *warp && self.target != crate::Target::Cuda {
+                    return malformed("a warp barrier in a program for OpenCL");
                 }
                 out.push(Stmt::Barrier {
                     local: *local,
                     global: *global,
+                    warp: *warp,
                 });
                 Ok(())
             }
@@ -210,7 +218,8 @@ impl Lowerer {
 
     /// A loop over the warps of a work-group (`mapWarp`: warp `w` runs the iterations
     /// `w, w + warps, ...`, or exactly its own where there are as many as warps) or
-    /// over the 32 lanes of a warp (`mapLane`: every lane its own). CUDA only: OpenCL
+    /// over the 32 lanes of a warp (`mapLane`: lane `l` runs the iterations `l`, `l + 32`,
+    /// ..., or exactly its own where there are 32). CUDA only: OpenCL
     /// would need sub-groups.
     #[allow(clippy::too_many_arguments)]
     fn warp_loop(
@@ -264,13 +273,11 @@ impl Lowerer {
             own_iteration(origin, base, name, Expr::Gpu(id, 0), stmts, out);
             return Ok(());
         }
-        if level == ParLevel::Lane {
-            return unsupported(format!(
-                "a `{origin}` loop of {count} iterations: a warp has exactly 32 lanes"
-            ));
-        }
         let end = self.nat(env, count)?;
-        let step = Expr::Gpu(GpuIndex::NumWarps, 0);
+        let step = match level {
+            ParLevel::Lane => Expr::Int(32),
+            _ => Expr::Gpu(GpuIndex::NumWarps, 0),
+        };
         strided(origin, name, (Expr::Gpu(id, 0), end, step), stmts, out);
         Ok(())
     }

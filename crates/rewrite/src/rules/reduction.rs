@@ -289,6 +289,40 @@ pub(super) fn tree_reduce_let(name: String) -> S {
     })
 }
 
+/// `warpReduceLet`: the first reduction of the value a `let` binds becomes a warp's: lane
+/// `l` reduces the elements `l`, `l+32`, ... (padded with the neutral element to a multiple
+/// of 32), and the warp combines the 32 partial results by shuffles (`reduceWarp`), whose
+/// result every lane gets (softmax's row maximum, layer norm's mean with a warp per row).
+/// The first reduction of the value, top-down and under no lambda; any length.
+pub(super) fn warp_reduce_let(name: String) -> S {
+    rule(name.clone(), move |e: &Expr, ctx| {
+        let Some(a) = prim_app(e).filter(|a| a.prim == Prim::Let && a.args.len() == 2) else {
+            return Err(Failure::not_applicable());
+        };
+        let (value, then) = (a.args[0], a.args[1]);
+        let Some(found) = first_reduce(value) else {
+            return Err(Failure::not_applicable());
+        };
+        let Some(r) = reduction(&name, found)? else {
+            return Err(Failure::not_applicable());
+        };
+        let (xs, _) = padded(r.xs, r.init, 32).ok_or_else(Failure::not_applicable)?;
+        let ch = ctx.env.fresh("chunk");
+        let partial = lambda(
+            &ch,
+            apps(prim(Prim::Reduce), [r.op.clone(), r.init.clone(), var(&ch)]),
+        );
+        let lanes = app2(map_prim(), partial, app(transpose(), app(split(32), xs)));
+        let warp = app2(prim(Prim::ReduceWarp), r.op.clone(), lanes);
+        let rhs = app2(
+            prim(Prim::Let),
+            replace_node(value, found, &warp),
+            then.clone(),
+        );
+        finish(rhs, e)
+    })
+}
+
 /// The first `reduce` in `e`, top-down, under no lambda (so that every variable it
 /// mentions is bound where `e` is).
 fn first_reduce(e: &Expr) -> Option<&Expr> {
