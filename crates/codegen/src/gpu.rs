@@ -452,6 +452,11 @@ pub fn generate_gpu_with(
             _ => [None; 3],
         };
         let (mut params, mut refs, body) = l.gpu_kernel(&gp, &k.body)?;
+        let body = if target == Target::Cuda {
+            crate::lower::reuse_operands(body, &mut l.names)
+        } else {
+            body
+        };
         if crate::ast::idents(&body).contains(crate::intops::STATUS) {
             params.push(crate::ast::Param {
                 ty: crate::intops::status_type(),

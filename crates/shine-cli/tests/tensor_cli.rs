@@ -51,6 +51,9 @@ fn mm_warps_verifies_on_cuda() {
             ("mmLarge", (1, 1, 1)),
             ("mmLarge", (3, 2, 5)),
             ("mmLarge", (1, 3, 7)),
+            ("mmWide", (1, 1, 1)),
+            ("mmWide", (2, 1, 3)),
+            ("mmWide", (1, 3, 5)),
         ] {
             let sizes = [format!("m={m}"), format!("n={n}"), format!("k={k}")];
             let (ok, text) = shine_on(
@@ -200,14 +203,16 @@ fn mm_large_loads_every_fragment_whole() {
         32,
         "{kernel}"
     );
+    // each fragment loaded once for the multiplies that share it: per step of k16, the 8
+    // fragments of `b` and the 2 x 4 registers of `a`
     assert_eq!(
         kernel.matches("shine_ldsm_x2_trans(").count(),
-        32,
+        2 * 8,
         "{kernel}"
     );
     assert_eq!(
         kernel.matches("*(const unsigned *)&").count(),
-        4 * 32,
+        2 * 2 * 4,
         "{kernel}"
     );
     assert!(!kernel.contains("shine_pack_f16("), "{kernel}");
@@ -218,4 +223,131 @@ fn mm_large_loads_every_fragment_whole() {
         &["compile", "--def", "mmWarps", "--target", "cuda"],
     );
     assert!(ok && !text.contains("shine_ldsm_x2_trans("), "{text}");
+}
+
+#[test]
+fn mm_wide_copies_the_next_step_while_it_computes() {
+    let program = std::fs::read_to_string(root().join("examples/tensor.rise")).expect("example");
+    let (ok, text) = shine_on(
+        &program,
+        &["compile", "--def", "mmWide", "--target", "cuda"],
+    );
+    assert!(ok, "{text}");
+    let kernel = &text[text.find("extern \"C\"").expect("a kernel")..];
+    // two stages of both tiles: 48 KiB of shared memory
+    assert!(kernel.contains("uint4 stage18[1024]"), "{kernel}");
+    assert!(kernel.contains("uint4 stage19[2048]"), "{kernel}");
+    // the tiles' 16-byte copies are asynchronous, one group per step, the next step's
+    // issued after the wait and the one barrier of the iteration
+    assert!(!kernel.contains("= *(const uint4 *)&"), "{kernel}");
+    assert_eq!(kernel.matches("shine_cp_async_16(").count(), 4, "{kernel}");
+    assert_eq!(
+        kernel.matches("shine_cp_async_commit();").count(),
+        2,
+        "{kernel}"
+    );
+    let k_loop = &kernel[kernel
+        .find("// reduceSeqPipelined(2)\n")
+        .expect("the k loop")..];
+    let wait = k_loop.find("shine_cp_async_wait_0();").expect("a wait");
+    let barrier = k_loop.find("__syncthreads();").expect("a barrier");
+    let prefetch = k_loop.find("shine_cp_async_16(").expect("a prefetch");
+    let multiply = k_loop.find("shine_mma_m16n8k16_f16(").expect("a multiply");
+    assert!(
+        wait < barrier && barrier < prefetch && prefetch < multiply,
+        "{k_loop}"
+    );
+    // no second barrier in the iteration: the next one's wait and barrier order the reuse
+    let after = &k_loop[barrier + 1..];
+    let end = after
+        .find("shine_cp_async_wait_0();")
+        .unwrap_or(after.len());
+    assert!(!after[..end].contains("__syncthreads();"), "{k_loop}");
+    assert!(
+        text.contains("cp.async.cg.shared.global [%0], [%1], 16;"),
+        "{text}"
+    );
+}
+
+/// A reduction over `k` rows of `n` tiles of 64 columns whose step copies its row's tile to
+/// local memory first: `copy` is the copy, `step` the reduction primitive.
+fn column_sums(copy: &str, step: &str) -> String {
+    format!(
+        "def p : {{n k: nat}} -> k.(n*64).f32 -> (n*64).f32 =\n  \
+         fun a => a |> map (split 64) |> transpose |> mapWorkGroup(0) (fun cols =>\n    \
+         cols |> {step} (fun acc row =>\n        \
+         toMem local ({copy}) (fun tile =>\n          \
+         zip acc tile |> mapLocal(0) (fun p => fst p + snd p)))\n      \
+         (generate (fun i => 0.0f) |> mapLocal(0) (fun x => x))\n    \
+         |> mapLocal(0) (fun x => x))\n  |> join\n"
+    )
+}
+
+#[test]
+fn pipelined_column_sums_verify_on_cuda() {
+    if !test_gpu() {
+        return;
+    }
+    let copy = "row |> mapLocal(0) (fun x => x)";
+    for stages in [2, 3, 4] {
+        let program = column_sums(copy, &format!("reduceSeqPipelined({stages})"));
+        for (n, k) in [(1, 1), (1, 2), (3, 7), (2, 13), (1, 0)] {
+            let sizes = [format!("n={n}"), format!("k={k}")];
+            let (ok, text) = shine_on(
+                &program,
+                &[
+                    "run", "--def", "p", "--target", "cuda", "--nat", &sizes[0], "--nat",
+                    &sizes[1], "--random", "3", "--verify", "--output", "out.npy",
+                ],
+            );
+            assert!(
+                ok && text.contains("verified"),
+                "{stages} stages {sizes:?}: {text}"
+            );
+        }
+    }
+}
+
+#[test]
+fn pipelined_copies_are_refused_where_they_cannot_run_ahead() {
+    let copy = "row |> mapLocal(0) (fun x => x)";
+    let pipelined = column_sums(copy, "reduceSeqPipelined(3)");
+    compile_fails(
+        &pipelined,
+        "opencl",
+        "compile for CUDA (--target cuda), or use reduceSeq",
+    );
+    compile_fails(&pipelined, "c", "compile for OpenCL or CUDA");
+    // a copy that computes is not a cp.async
+    let computing = column_sums(
+        "row |> mapLocal(0) (fun x => x * 2.0f)",
+        "reduceSeqPipelined(3)",
+    );
+    compile_fails(
+        &computing,
+        "cuda",
+        "reads one element or one aligned vector of global memory",
+    );
+    // a copy that reads the accumulator cannot be issued before the step that computes it
+    let reads_acc = column_sums(
+        "zip row acc |> mapLocal(0) (fun x => fst x)",
+        "reduceSeqPipelined(2)",
+    );
+    compile_fails(&reads_acc, "cuda", "reads `acc`, so it cannot run ahead");
+    // a step that does not begin with a copy to local memory
+    let no_copy = "def p : {n k: nat} -> k.(n*64).f32 -> (n*64).f32 =\n  \
+        fun a => a |> map (split 64) |> transpose |> mapWorkGroup(0) (fun cols =>\n    \
+        cols |> reduceSeqPipelined(2) (fun acc row => zip acc row |> mapLocal(0) (fun p => fst p + snd p))\n      \
+        (generate (fun i => 0.0f) |> mapLocal(0) (fun x => x)) |> mapLocal(0) (fun x => x))\n  |> join\n";
+    compile_fails(
+        no_copy,
+        "cuda",
+        "does not begin with a copy to local memory",
+    );
+    // stages other than 2, 3, 4
+    compile_fails(
+        &column_sums(copy, "reduceSeqPipelined(5)"),
+        "cuda",
+        "the number of stages of `reduceSeqPipelined` (2, 3 or 4)",
+    );
 }

@@ -31,6 +31,8 @@
 
 mod comm;
 mod fragments;
+mod operands;
+pub(crate) use operands::reuse_operands;
 mod memory;
 mod unroll;
 mod vector;

@@ -132,6 +132,7 @@ impl Translator {
         let barrier = || Comm::Barrier {
             local: true,
             global: false,
+            warp: false,
         };
         let main = Comm::For {
             var: i.clone(),
