@@ -12,8 +12,8 @@ static inline float shine_erff(float x) {
   p = p * x2 - 3.76126289e-01f;
   p = p * x2 + 1.28379166e-01f;
   float small = x + x * p;
-  float ac = a > 0.921875f ? a : 0.921875f;
-  ac = ac < 4.0f ? ac : 4.0f;
+  float ac = shine_vm_select(a > 0.921875f, a, 0.921875f);
+  ac = shine_vm_select(ac < 4.0f, ac, 4.0f);
   float t = 1.0f / ac;
   float r = 2.01898366e-02f;
   r = r * t - 1.22223154e-01f;
@@ -26,6 +26,6 @@ static inline float shine_erff(float x) {
   r = r * t + 5.60961127e-01f;
   r = r * t + 1.64257610e-04f;
   float big = __builtin_copysignf(1.0f - shine_expf(-ac * ac) * r, x);
-  float y = a < 0.921875f ? small : big;
-  return x != x ? x + x : y;
+  float y = shine_vm_select(a < 0.921875f, small, big);
+  return shine_vm_select(x != x, x + x, y);
 }

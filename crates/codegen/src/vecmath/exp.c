@@ -3,8 +3,8 @@
    (q: a minimax fit of degree 5), scaled by 2^n as two powers of two so that a subnormal
    result is rounded once. x is clamped to [-104, 89] (0 and infinity beyond); NaN stays NaN. */
 static inline float shine_expf(float x) {
-  float xc = x > -104.0f ? x : -104.0f;
-  xc = xc < 89.0f ? xc : 89.0f;
+  float xc = shine_vm_select(x > -104.0f, x, -104.0f);
+  xc = shine_vm_select(xc < 89.0f, xc, 89.0f);
   float n = (xc * 1.44269502f + 12582912.0f) - 12582912.0f;
   float r = xc - n * 0.693145752f;
   r = r - n * 1.42860677e-06f;
@@ -20,5 +20,5 @@ static inline float shine_expf(float x) {
   float s1 = shine_vm_float((uint32_t)(k + 127) << 23);
   float s2 = shine_vm_float((uint32_t)(ni - k + 127) << 23);
   float y = p * s1 * s2;
-  return x != x ? x + x : y;
+  return shine_vm_select(x != x, x + x, y);
 }

@@ -11,8 +11,8 @@ static inline float shine_tanhf(float x) {
   p = p * a2 + 1.33332208e-01f;
   p = p * a2 - 3.33333313e-01f;
   float small = a + a * a2 * p;
-  float ac = a < 10.0f ? a : 10.0f;
+  float ac = shine_vm_select(a < 10.0f, a, 10.0f);
   float big = 1.0f - 2.0f / (shine_expf(ac + ac) + 1.0f);
-  float y = __builtin_copysignf(a < 0.625f ? small : big, x);
-  return x != x ? x + x : y;
+  float y = __builtin_copysignf(shine_vm_select(a < 0.625f, small, big), x);
+  return shine_vm_select(x != x, x + x, y);
 }
