@@ -2,6 +2,8 @@
 //! generated loop compiled as the runtime compiles it (`-O3 -march=native`), gives the
 //! interpreter's result at the edge values and stays within `vecmath::ULP_BOUND` of it on
 //! random inputs; the loop is vectorized; with `-ffast-math` the module calls libm instead.
+//! `max` and `min` (C's `fmax` and `fmin`) are exact: on every pair of edge values and on
+//! random pairs they give the interpreter's result (a zero of either sign where it gives 0).
 
 mod common;
 
@@ -14,15 +16,20 @@ use codegen::{generate, CModule, Target};
 use dpia::{Exp, ExpKind, LoopKind};
 use rise::primitives::MathFn;
 
-/// `out[i] = f(x[i])` over `n` floats, as a loop of `kind`.
+/// `out[i] = f(x[i])` (or `f(x[i], y[i])`) over `n` floats, as a loop of `kind`.
 fn map_math(f: MathFn, kind: LoopKind) -> dpia::Program {
     let n = size("n");
-    let x = ident("x", arr(nat(&n), f32t()));
+    let inputs: Vec<_> = ["x", "y"][..f.arity()]
+        .iter()
+        .map(|name| ident(name, arr(nat(&n), f32t())))
+        .collect();
     let out = ident("out", arr(nat(&n), f32t()));
     let i = loop_var("i", &nat(&n));
-    let call = Exp::new(ExpKind::Math(f, vec![idx(read(&x), nat(&i))]), f32t());
+    let args = inputs.iter().map(|x| idx(read(x), nat(&i))).collect();
+    let call = Exp::new(ExpKind::Math(f, args), f32t());
     let body = for_loop(&i, kind, "map", assign(idx_acc(acc(&out), nat(&i)), call));
-    program(&format!("map_{}", f.name()), &[&n], &out, &[&x], body)
+    let inputs: Vec<_> = inputs.iter().collect();
+    program(&format!("map_{}", f.name()), &[&n], &out, &inputs, body)
 }
 
 /// The edge values: zeros, the smallest subnormal, the smallest normal, the largest finite
@@ -83,19 +90,21 @@ fn random_values(count: usize, seed: u64) -> Vec<f32> {
 }
 
 /// Compiles `m` with `flags` and a `main` that reads the input floats' bits from `in.bin`
-/// and writes the output's to `out.bin`; runs it on `xs`; returns the results.
-fn run_bits(m: &CModule, flags: &[&str], xs: &[f32]) -> Vec<f32> {
+/// (the inputs one after the other) and writes the output's to `out.bin`; runs it on
+/// `inputs` (of one length); returns the results.
+fn run_bits(m: &CModule, flags: &[&str], inputs: &[&[f32]]) -> Vec<f32> {
     let dir = tempfile::tempdir().expect("a temporary directory");
+    let n = inputs.first().map_or(0, |xs| xs.len());
     let main = format!(
         "#include <stdio.h>\n#include <stdlib.h>\n#include <stdint.h>\n\
          int {entry}(void *const *buffers, const int64_t *sizes);\n\
          int main(void) {{\n\
-           int64_t n = {n};\n\
-           float *x = malloc(n * 4), *out = malloc(n * 4);\n\
+           int64_t n = {n}, k = {k};\n\
+           float *x = malloc(n * k * 4), *out = malloc(n * 4);\n\
            FILE *f = fopen(\"in.bin\", \"rb\");\n\
-           if (!f || fread(x, 4, n, f) != (size_t)n) return 2;\n\
+           if (!f || fread(x, 4, n * k, f) != (size_t)(n * k)) return 2;\n\
            fclose(f);\n\
-           void *buffers[] = {{out, x}};\n\
+           void *buffers[] = {{out, x, x + n}};\n\
            if ({entry}(buffers, &n) != 0) return 3;\n\
            f = fopen(\"out.bin\", \"wb\");\n\
            if (!f || fwrite(out, 4, n, f) != (size_t)n) return 4;\n\
@@ -104,11 +113,14 @@ fn run_bits(m: &CModule, flags: &[&str], xs: &[f32]) -> Vec<f32> {
            return 0;\n\
          }}\n",
         entry = m.entry,
-        n = xs.len()
+        k = inputs.len()
     );
     write(dir.path(), "module.c", m.source.as_bytes());
     write(dir.path(), "main.c", main.as_bytes());
-    let bytes: Vec<u8> = xs.iter().flat_map(|x| x.to_le_bytes()).collect();
+    let bytes: Vec<u8> = inputs
+        .iter()
+        .flat_map(|xs| xs.iter().flat_map(|x| x.to_le_bytes()))
+        .collect();
     write(dir.path(), "in.bin", &bytes);
     let cc = Command::new("gcc")
         .current_dir(dir.path())
@@ -152,7 +164,7 @@ fn check_kernel(f: MathFn, target: Target, kind: LoopKind) {
     let edges = edge_values();
     let randoms = random_values(100_000, 7 + f as u64);
     let xs: Vec<f32> = edges.iter().chain(&randoms).copied().collect();
-    let got = run_bits(&m, flags, &xs);
+    let got = run_bits(&m, flags, &[&xs]);
     let want = |x: f32| f.eval_f32(&[x]);
     for (&x, &g) in xs.iter().zip(&got).take(edges.len()) {
         let w = want(x);
@@ -183,18 +195,63 @@ fn check_kernel(f: MathFn, target: Target, kind: LoopKind) {
     );
 }
 
+/// Checks `f`'s kernel of two operands (`max`, `min`: exact) on `target` on every pair of
+/// edge values and on random pairs.
+fn check_binary_kernel(f: MathFn, target: Target, kind: LoopKind) {
+    let m = generate(&map_math(f, kind), target).expect("code generation");
+    let kernel = vecmath::c_name(f).expect("a kernel");
+    assert!(m.source.contains(&format!("{kernel}(")), "{}", m.source);
+    let edges = edge_values();
+    let mut xs: Vec<f32> = edges
+        .iter()
+        .flat_map(|&x| edges.iter().map(move |_| x))
+        .collect();
+    let mut ys: Vec<f32> = edges.iter().flat_map(|_| edges.iter().copied()).collect();
+    xs.extend(random_values(20_000, 11));
+    ys.extend(random_values(20_000, 12));
+    let flags: &[&str] = match target {
+        Target::OpenMp => &["-O3", "-march=native", "-fopenmp"],
+        _ => &["-O3", "-march=native"],
+    };
+    let got = run_bits(&m, flags, &[&xs, &ys]);
+    for ((&x, &y), &g) in xs.iter().zip(&ys).zip(&got) {
+        let w = f.eval_f32(&[x, y]);
+        // C leaves the sign of a zero result open (fmax(+0, -0)), as the interpreter does
+        let same =
+            ulp_distance(g, w) == 0 && (w == 0.0 || w.is_nan() || g.to_bits() == w.to_bits());
+        assert!(
+            same,
+            "{} {x:e} {y:e} on {target:?}: got {g:e}, the interpreter {w:e}",
+            f.name()
+        );
+    }
+}
+
+/// The functions of one operand with a kernel (`exp`, `log`, `tanh`, `erf`).
+fn unary_functions() -> impl Iterator<Item = MathFn> {
+    vecmath::functions().filter(|f| f.arity() == 1)
+}
+
 #[test]
 fn kernels_agree_with_the_interpreter_in_c() {
-    for f in vecmath::functions() {
+    for f in unary_functions() {
         check_kernel(f, Target::C, LoopKind::Seq);
     }
 }
 
 #[test]
 fn kernels_agree_with_the_interpreter_in_openmp() {
-    for f in vecmath::functions() {
+    for f in unary_functions() {
         check_kernel(f, Target::OpenMp, LoopKind::Par);
     }
+}
+
+#[test]
+fn max_and_min_agree_with_the_interpreter_exactly() {
+    for f in [MathFn::Max, MathFn::Min, MathFn::Fmax, MathFn::Fmin] {
+        check_binary_kernel(f, Target::C, LoopKind::Seq);
+    }
+    check_binary_kernel(MathFn::Max, Target::OpenMp, LoopKind::Par);
 }
 
 /// gcc vectorizes the loop calling each kernel without `-ffast-math` (`-fopt-info-vec`).
@@ -236,7 +293,7 @@ fn fast_math_calls_libm() {
         m.source
     );
     let xs = random_values(1000, 3);
-    let got = run_bits(&m, &["-O3", "-march=native", "-ffast-math"], &xs);
+    let got = run_bits(&m, &["-O3", "-march=native", "-ffast-math"], &[&xs]);
     for (&x, &g) in xs.iter().zip(&got) {
         let want = MathFn::Tanh.eval_f32(&[x]);
         assert!(

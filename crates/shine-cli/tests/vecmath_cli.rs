@@ -4,7 +4,9 @@
 //! where `exp` overflows and underflows, logarithms of negative numbers, `tanh` and `erf`
 //! saturating) the results are exactly the interpreter's where its value is 0, ±1, infinite
 //! or NaN, and within 2 ulps of it elsewhere and on random inputs (docs/semantics.md).
-//! OpenCL and CUDA keep their builtins (`math_cli.rs`).
+//! OpenCL and CUDA keep their builtins (`math_cli.rs`). `fmax` and `fmin` (`max`, `min` of
+//! floats) are exact on scalars and on whole vectors (`shine_vfmax`, vector operations):
+//! the interpreter's result on every pair of edge values and on random pairs.
 
 use shine::rise::interp::Scalar;
 use shine::rise::ScalarType;
@@ -31,6 +33,20 @@ fn program() -> String {
          def geluErf : {n: nat} -> n.f32 -> n.f32 = fun xs => xs |> map (fun x =>\n  \
          0.5f * x * (1.0f + erf (x * 0.70710677f)))\n",
     );
+    for (f, g) in [
+        ("fmax", "fmax"),
+        ("fmin", "fmin"),
+        ("max", "max"),
+        ("min", "min"),
+    ] {
+        p.push_str(&format!(
+            "def {f}s : {{n: nat}} -> n.f32 -> n.f32 -> n.f32 = fun xs ys =>\n  \
+             zip xs ys |> map (fun p => {g} (fst p) (snd p))\n\
+             def {f}v : {{n: nat}} -> n.f32 -> n.f32 -> n.f32 = fun xs ys =>\n  \
+             zip (asVector 16 xs) (asVector 16 ys) |> map (fun p => {g} (fst p) (snd p)) \
+             |> asScalar\n"
+        ));
+    }
     p
 }
 
@@ -99,23 +115,31 @@ fn shine(dir: &Path, args: &[&str]) -> String {
 /// Runs `def` on `input` for `target` with `--verify`; returns its results and the
 /// interpreter's (`shine eval`).
 fn run_and_eval(dir: &Path, def: &str, input: &str, target: &str) -> (Vec<f32>, Vec<f32>) {
-    let got = format!("{def}_{input}_{target}.npy");
-    let text = shine(
-        dir,
-        &[
-            "run", "vm.rise", "--def", def, "--target", target, "--input", input, "--verify",
-            "--output", &got,
-        ],
-    );
+    run_and_eval_on(dir, def, &[input], target)
+}
+
+/// [`run_and_eval`] of a definition of several inputs.
+fn run_and_eval_on(dir: &Path, def: &str, inputs: &[&str], target: &str) -> (Vec<f32>, Vec<f32>) {
+    let name = inputs.join("_");
+    let got = format!("{def}_{name}_{target}.npy");
+    let with_inputs = |mut args: Vec<&'static str>| {
+        let mut all: Vec<String> = args.drain(..).map(String::from).collect();
+        for input in inputs {
+            all.extend(["--input".to_string(), input.to_string()]);
+        }
+        all
+    };
+    let mut args = with_inputs(vec!["run", "vm.rise", "--verify"]);
+    args.extend(["--def", def, "--target", target, "--output", &got].map(String::from));
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let text = shine(dir, &args);
     assert!(text.contains("verified against the interpreter"), "{text}");
-    let want = format!("{def}_{input}_want.npy");
+    let want = format!("{def}_{name}_want.npy");
     if !dir.join(&want).exists() {
-        shine(
-            dir,
-            &[
-                "eval", "vm.rise", "--def", def, "--input", input, "--output", &want,
-            ],
-        );
+        let mut args = with_inputs(vec!["eval", "vm.rise"]);
+        args.extend(["--def", def, "--output", &want].map(String::from));
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        shine(dir, &args);
     }
     (read(&dir.join(&got)), read(&dir.join(&want)))
 }
@@ -131,6 +155,16 @@ fn setup() -> tempfile::TempDir {
         ScalarType::F32,
         scalars(randoms(20_000)),
     );
+    // every pair of edge values (40 x 40 = 100 vectors of 16), and random pairs
+    let e = edges();
+    let firsts = e.iter().flat_map(|&x| e.iter().map(move |_| x)).collect();
+    let seconds = e.iter().flat_map(|_| e.iter().copied()).collect();
+    write_scalars(dir.path(), "pairs_x.npy", ScalarType::F32, scalars(firsts));
+    write_scalars(dir.path(), "pairs_y.npy", ScalarType::F32, scalars(seconds));
+    let mut others = randoms(40_000);
+    others.reverse();
+    others.truncate(20_000);
+    write_scalars(dir.path(), "random_y.npy", ScalarType::F32, scalars(others));
     dir
 }
 
@@ -171,6 +205,68 @@ fn gelu_agrees_with_the_interpreter() {
             }
         }
     }
+}
+
+#[test]
+fn max_and_min_are_exact_on_scalars_and_vectors() {
+    let dir = setup();
+    for target in ["c", "openmp"] {
+        for f in ["fmax", "fmin", "max", "min"] {
+            for def in [format!("{f}s"), format!("{f}v")] {
+                for inputs in [
+                    ["pairs_x.npy", "pairs_y.npy"],
+                    ["random.npy", "random_y.npy"],
+                ] {
+                    let (got, want) = run_and_eval_on(dir.path(), &def, &inputs, target);
+                    assert_eq!(got.len(), want.len());
+                    for (k, (g, w)) in got.iter().zip(&want).enumerate() {
+                        // the sign of a zero result is open, as in C
+                        let same = g.to_bits() == w.to_bits()
+                            || (g.is_nan() && w.is_nan())
+                            || (*w == 0.0 && *g == 0.0);
+                        assert!(
+                            same,
+                            "{def} on {target}, element {k}: got {g:e}, want {w:e}"
+                        );
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// `fmax` of whole vectors is one macro of vector operations, not a call per lane; of
+/// scalars an inline select; the softmax rows of `rowsVecPar` call no `fmaxf`.
+#[test]
+fn max_of_vectors_is_computed_with_vector_operations() {
+    let dir = setup();
+    let text = shine(
+        dir.path(),
+        &["compile", "vm.rise", "--def", "fmaxv", "--target", "c"],
+    );
+    assert!(text.contains("= shine_vfmax("), "{text}");
+    assert!(!text.contains("fmaxf("), "{text}");
+    let root = concat!(env!("CARGO_MANIFEST_DIR"), "/../..");
+    let text = shine(
+        Path::new(root),
+        &[
+            "compile",
+            "examples/norms.rise",
+            "--def",
+            "softmax",
+            "--strategy",
+            "examples/reduce.elv",
+            "--apply",
+            "rowsVecPar(16)",
+            "--target",
+            "openmp",
+        ],
+    );
+    assert!(
+        text.contains("shine_vfmax(") && text.contains("shine_fmaxf("),
+        "{text}"
+    );
+    assert!(!text.contains(" fmaxf("), "{text}");
 }
 
 /// The generated C calls the kernels, and keeps libm's names in double precision.

@@ -482,6 +482,11 @@ impl Lowerer {
             return malformed(format!("`{}` of {}", f.name(), show_type(&e.ty)));
         };
         let whole_vector = matches!(e.ty, DataType::Vector(..)) && path.is_empty();
+        if whole_vector && matches!(s, Scalar::Float | Scalar::Double) {
+            if let Some(v) = self.vector_math(env, e, f, xs)? {
+                return Ok(v);
+            }
+        }
         if whole_vector && !(self.target == Target::OpenCl && s.is_float()) {
             let vty = env.ty(&e.ty);
             let (_, lanes) = vector_shape(&vty)?;
@@ -518,6 +523,33 @@ impl Lowerer {
             self.vecmath.note(f);
         }
         Ok(Expr::Math { f, elem: s, args })
+    }
+
+    /// `f` of whole vectors of `float` or `double` in C and OpenMP, where it has a macro of
+    /// vector operations ([`crate::vecmath::vector_name`]: `max` and `min`): the call of
+    /// the macro on the operands as values of the vector type; `None` elsewhere.
+    fn vector_math(&mut self, env: &Env, e: &Exp, f: MathFn, xs: &[Exp]) -> Res<Option<Expr>> {
+        if !matches!(self.target, Target::C | Target::OpenMp)
+            || crate::vecmath::vector_name(f).is_none()
+        {
+            return Ok(None);
+        }
+        let t = self
+            .types
+            .value_type(&canonical(&env.ty(&e.ty)), &mut self.names)?;
+        let args = xs
+            .iter()
+            .map(|x| {
+                Ok(Expr::VectorValue(
+                    t.clone(),
+                    Box::new(self.value(env, x, &[])?),
+                ))
+            })
+            .collect::<Res<Vec<_>>>()?;
+        Ok(self
+            .vecmath
+            .note_vector(f)
+            .map(|name| Expr::call(name, args)))
     }
 
     /// `a op b` on values of the 16-bit float type `s`: computed in `float`, an arithmetic
