@@ -173,7 +173,7 @@ fn select_of_every_place_and_as_json() {
 fn select_errors_point_into_the_location() {
     let (ok, _, err) = select("outermost(isMapp)", &[]);
     assert!(!ok);
-    assert!(err.contains("--select:1:11"), "{err}");
+    assert!(err.contains("<location>:1:11"), "{err}");
     assert!(err.contains("did you mean `isMap` or `isApp`?"), "{err}");
     assert!(!err.contains("__selected"), "{err}");
     let (ok, _, err) = shine(&["rewrite", "examples/mm.rise", "--def", "mm"]);

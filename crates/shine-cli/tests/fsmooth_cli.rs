@@ -691,7 +691,7 @@ fn strategy_file_errors_point_into_the_file() {
         &fsmooth(&["simplify", dot, "--strategy", good, "--apply", "nosuch"]),
         "unknown name `nosuch`",
     );
-    assert!(err.contains("--apply:1:1"), "{err}");
+    assert!(err.contains("<strategy>:1:1"), "{err}");
     refused(
         &fsmooth(&["simplify", dot, "--strategy", good, "--apply", "unroll"]),
         "`unroll` has parameters (n); apply it in an expression such as `unroll(n)`",

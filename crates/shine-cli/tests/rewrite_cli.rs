@@ -78,7 +78,7 @@ fn errors_name_the_problem() {
         err.contains("`vectorize(32) @ outermost(isReduce)` is not applicable at the root"),
         "{err}"
     );
-    assert!(err.contains("--apply:1:12"), "{err}");
+    assert!(err.contains("<strategy>:1:12"), "{err}");
     assert!(
         err.contains("as applied: `topDown(isReduce ; vectorize(32))`"),
         "{err}"

@@ -88,14 +88,14 @@ impl StrategySource {
         })
     }
 
-    /// The expression of `--apply` as a source.
+    /// The expression to apply as a source (named `<strategy>` in diagnostics).
     fn inline(&self) -> SourceFile {
-        SourceFile::new("--apply", self.apply.as_str())
+        SourceFile::new("<strategy>", self.apply.as_str())
     }
 
     /// The error of a strategy that failed on `what` (`` `mm` ``, "the program"): the sub-strategy that
     /// failed as the user wrote it, shown at its place in the strategy file (or in the
-    /// `--apply` expression), with its desugared form in a note; the desugared form alone
+    /// expression applied), with its desugared form in a note; the desugared form alone
     /// where the failing strategy was not written by the user (a part of a builtin). A note
     /// names the innermost step that failed and the term it failed on, inside the rules
     /// that applied it ([`elevate::Explanation`]).

@@ -68,7 +68,7 @@ fn located_marker(
         .expression(&format!("{prefix}{location}"))
         .map_err(|ds| {
             let shifted = ds.into_iter().map(|d| without_prefix(d, prefix.len()));
-            SourceFile::new("--select", location).errors(shifted.collect())
+            SourceFile::new("<location>", location).errors(shifted.collect())
         })
 }
 

@@ -6,7 +6,7 @@ use rise::infer::{check_program, CheckedProgram};
 use rise::Diagnostic;
 use std::path::Path;
 
-/// A source text and its name (a path, or `--apply` for an expression given inline).
+/// A source text and its name (a path, or `<strategy>` for an expression given inline).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct SourceFile {
     /// How messages name it.
