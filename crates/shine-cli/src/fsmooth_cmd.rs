@@ -175,7 +175,7 @@ impl Chosen {
                 .strategy(apply)
                 .map_err(|d| file.error(d).to_string())?
         } else {
-            let inline = SourceFile::new("--apply", apply);
+            let inline = SourceFile::new("<strategy>", apply);
             module
                 .expression(apply)
                 .map_err(|ds| inline.errors(ds).to_string())?

@@ -141,7 +141,7 @@ fn flush(run: &mut Vec<Stmt>, out: &mut Vec<Stmt>, names: &mut NameSet) {
                 }
                 let name = names.fresh("frag");
                 out.push(Stmt::Decl(Decl {
-                    ty: operand_type(operands, k),
+                    ty: operand_type(&arg),
                     name: name.clone(),
                     array_len: None,
                     init: Some(arg.clone()),
@@ -160,14 +160,15 @@ fn flush(run: &mut Vec<Stmt>, out: &mut Vec<Stmt>, names: &mut NameSet) {
     }
 }
 
-/// The C type of operand `k` of a multiply helper with `operands` operands: 32-bit registers,
-/// `B`'s two as one `uint2` where there are five (the `ldmatrix` overload).
-fn operand_type(operands: usize, k: usize) -> Type {
-    if operands == 5 && k == 4 {
-        Type::Named("uint2".into())
-    } else {
-        Type::Named("unsigned".into())
-    }
+/// The C type of an operand: the register(s) it is, `uint4` for `A` by `ldmatrix ... .x4`,
+/// `uint2` for `B` by `ldmatrix ... .x2.trans`, a 32-bit register otherwise.
+fn operand_type(operand: &Expr) -> Type {
+    let name = match operand {
+        Expr::Call(f, _) if f == "shine_ldsm_x4" => "uint4",
+        Expr::Call(f, _) if f == "shine_ldsm_x2_trans" => "uint2",
+        _ => "unsigned",
+    };
+    Type::Named(name.into())
 }
 
 /// The variables the run assigns or declares (the multiplies' results, the accumulators).
