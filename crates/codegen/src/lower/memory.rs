@@ -8,7 +8,7 @@
 use std::collections::BTreeSet;
 
 use arith::Nat;
-use dpia::{Comm, Ident};
+use dpia::{Comm, Ident, LoopKind, ParLevel};
 use rise::{AddrSpace, DataType};
 
 use super::views::show_path;
@@ -124,6 +124,9 @@ impl Lowerer {
                 }
                 Err(e) => return Err(e),
             }
+        }
+        if self.gpu() && *addr == AddrSpace::Private {
+            written_by_its_readers(&ident.name, body)?;
         }
         self.allocate(env, ident, addr, ty, None, body, out)
     }
@@ -465,5 +468,77 @@ fn leading_sizes(t: &DataType) -> [Option<i64>; 2] {
             _ => [n.as_cst(), None],
         },
         _ => [None, None],
+    }
+}
+
+/// Private memory that every thread of a GPU kernel keeps whole, written inside a loop whose
+/// iterations are spread over threads (`mapLocal`, `mapWarp`, `mapLane`, `mapGlobal`): each
+/// thread writes only the elements of its own iterations, so the memory may be read only
+/// inside that loop (where the iteration reads what it wrote); read anywhere else, a thread
+/// would read elements another thread wrote into *its* private memory. An error then.
+fn written_by_its_readers(name: &str, body: &Comm) -> Res<()> {
+    let mut uses = PrivateUses::default();
+    uses.collect(name, body, &mut Vec::new());
+    let Some((writer, origin)) = uses.parallel_writes.first().cloned() else {
+        return Ok(());
+    };
+    let outside = uses.parallel_writes.iter().any(|(w, _)| *w != writer)
+        || uses.reads.iter().any(|loops| !loops.contains(&writer));
+    if outside {
+        return unsupported(format!(
+            "`{name}` (a `toMem private`) is private memory written inside a `{origin}` loop, whose iterations \
+             run on different threads, each writing its own elements into its own copy, and \
+             it is read outside that loop, where a thread would need elements of other \
+             threads: keep it in local memory (`toMem local`) so that the threads share it, \
+             or read it inside the loop that writes it"
+        ));
+    }
+    Ok(())
+}
+
+/// Where a private memory is written and read: the thread-parallel loops around each access.
+#[derive(Default)]
+struct PrivateUses {
+    /// The innermost thread-parallel loop (variable, primitive) around each write inside one.
+    parallel_writes: Vec<(String, &'static str)>,
+    /// The thread-parallel loop variables around each read.
+    reads: Vec<Vec<String>>,
+}
+
+impl PrivateUses {
+    fn collect(&mut self, name: &str, c: &Comm, loops: &mut Vec<(String, &'static str)>) {
+        match c {
+            Comm::For {
+                var,
+                kind: LoopKind::Gpu(level),
+                origin,
+                body,
+                ..
+            } if !matches!(level, ParLevel::WorkGroup(_)) => {
+                loops.push((var.name().to_string(), origin));
+                self.collect(name, body, loops);
+                loops.pop();
+            }
+            Comm::For { body, .. }
+            | Comm::New { body, .. }
+            | Comm::IfLess { body, .. }
+            | Comm::AsyncCopy(body) => self.collect(name, body, loops),
+            Comm::Seq(cs) => cs.iter().for_each(|c| self.collect(name, c, loops)),
+            Comm::Assign(acc, exp) => {
+                let mut reads = Vec::new();
+                dpia::query::exp_reads(exp, &mut reads);
+                dpia::query::acc_reads(acc, &mut reads);
+                if reads.iter().any(|r| r == name) {
+                    self.reads
+                        .push(loops.iter().map(|(v, _)| v.clone()).collect());
+                }
+                if dpia::query::acc_root(acc) == name {
+                    if let Some(innermost) = loops.last() {
+                        self.parallel_writes.push(innermost.clone());
+                    }
+                }
+            }
+            Comm::Skip | Comm::Barrier { .. } | Comm::AsyncCommit | Comm::AsyncWait(_) => {}
+        }
     }
 }
