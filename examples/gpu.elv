@@ -222,6 +222,31 @@ def rowsNormWarp(w) = DFNF ; computeValuesOnce ;
   try(letWarp        @ outermost(applied(let))) ;;
   lowerToC
 
+// rowsNormWarp with the row in registers (issue 27): each lane first copies its elements
+// l, l+32, ... of the row into private memory `32.(n/32)` (laneRegisters: `transpose (split
+// 32 row)`, the lane its outer dimension), and every pass (the reductions, the elementwise
+// maps, the normalized write) reads that copy: the row is read from global memory once and
+// written once. A stored array the lanes compute (softmax's exponentials) is kept by them
+// in private memory too (storeByLanes), and the maps run over the lanes' own rows
+// (laneRows). CUDA keeps each lane's n/32 values in registers (`float r[n/32]`, its loops
+// unrolled). For a constant row length n, a multiple of 32 of at most 2048 (a definition
+// of norms.rise with n fixed: softmax1024); any other row is refused with the reason; the
+// number of rows a multiple of w; CUDA only.
+//
+//   shine run examples/norms.rise --def softmax1024 --strategy examples/gpu.elv \
+//     --apply "rowsNormWarpRegs(8)" --target cuda --nat m=64 --random 1 --verify
+def rowsNormWarpRegs(w) = DFNF ; computeValuesOnce ;
+  splitJoinMap(w)    @ outermost(appliedMap) ;;
+  toMapWorkGroup(0)  @ outermost(isMap) ;;
+  toMapWarp          @ outermost(isMap) ;;
+  laneRegisters      @ argument @ function @ outermost(applied(mapWarp)) ;;
+  letWarp            @ outermost(applied(let)) ;;
+  try(letWarp        @ outermost(applied(let))) ;;
+  normalize(laneRows) ;;
+  normalize(storeByLanes) ;;
+  normalize(laneRows) ;;
+  lowerToC
+
 // At `let C[reduce f z xs] (fun h => B)`: the reduction by the warp (warpReduceLet), and
 // B's map spread over the lanes.
 def letWarp = warpReduceLet ;; try(toMapLane @ function @ function) @ body @ argument

@@ -513,6 +513,10 @@ pub enum Pragma {
     /// The iterations are independent and run on parallel threads
     /// (OpenMP: `#pragma omp parallel for`; plain C: nothing).
     ParallelFor,
+    /// The loop has a constant count and indexes registers (a lane's part of distributed
+    /// private memory): unrolled completely, so that every index is a constant (CUDA
+    /// `#pragma unroll`; nothing elsewhere).
+    Unroll,
 }
 
 /// How a function is called.

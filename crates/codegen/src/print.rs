@@ -317,6 +317,9 @@ impl Printer {
         if parallel && self.parallel_depth == 0 && d == Target::OpenMp {
             self.line(depth, omp_parallel_for(f));
         }
+        if f.pragma == Some(Pragma::Unroll) && d == Target::Cuda {
+            self.line(depth, "#pragma unroll");
+        }
         let step = match &f.step {
             Expr::Int(1) => format!("{}++", f.var),
             s => format!("{} += {}", f.var, expr_in(s, d)),

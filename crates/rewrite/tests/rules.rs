@@ -265,6 +265,7 @@ fn every_rule_has_a_case() {
         REDUCTION_CASES,
         SIBLING_CASES,
         SHARING_CASES,
+        LANE_CASES,
     ]
     .concat();
     let applied = common::rules_applied(&all);
@@ -309,6 +310,48 @@ const SHARING_CASES: &[Case] = &[
     ("DFNF ; normalize(storeShared)", "def f : {n: nat} -> n.f32 -> n.f32 = fun xs => let (map (fun x => exp x) xs) (fun es => map (fun e => e / reduce add 0.0f es) es)", &[("n", 6)]),
     ("DFNF ; normalize(hoistInvariant) ; normalize(shareRepeated) ; normalize(storeShared) ; lowerToC", "def f : {m n: nat} -> m.n.f32 -> m.n.f32 = fun xs => map (fun row => map (fun e => e / reduce add 0.0f (map (fun x => exp (x - reduce fmax (-inff) row)) row)) (map (fun x => exp (x - reduce fmax (-inff) row)) row)) xs", &[("m", 2), ("n", 7)]),
 ];
+
+/// The rules that keep a warp's row in its lanes (crates/rewrite/src/rules/lanes.rs): the
+/// row copied as `32.k` and read back, maps over the lanes' rows, stored arrays kept by the
+/// lanes; rows of 32 and 224 elements (k = 1 and the prime 7).
+const LANE_CASES: &[Case] = &[
+    ("DFNF ; laneRegisters @ argument @ function @ outermost(appliedMap)", "def f : {m: nat} -> m.224.f32 -> m.f32 = fun xs => map (fun row => reduce add 0.0f (map (fun x => x * x) row) + reduce fmax (-inff) row) xs", &[("m", 3)]),
+    ("DFNF ; laneRegisters @ argument @ function @ outermost(appliedMap) ; laneRows @ topDown", "def f : {m: nat} -> m.32.f32 -> m.32.f32 = fun xs => map (fun row => mapLane (fun x => x * 2.0f) row) xs", &[("m", 2)]),
+    ("DFNF ; laneRegisters @ argument @ function @ outermost(appliedMap) ; laneRows @ topDown ; storeByLanes @ topDown", "def f : {m: nat} -> m.224.f32 -> m.224.f32 = fun xs => map (fun row => toMem global (let (reduce fmax (-inff) row) (fun h => mapLane (fun x => exp (x - h)) row)) (fun es => map (fun e => e / reduce add 0.0f es) es)) xs", &[("m", 3)]),
+];
+
+#[test]
+fn lane_rules_preserve_meaning_on_random_inputs() {
+    common::check_all(LANE_CASES);
+}
+
+/// `laneRegisters` refuses a row whose length is not a constant multiple of 32 (at most
+/// 2048), with the reason.
+#[test]
+fn lane_registers_refuses_other_rows_with_the_reason() {
+    let registry = rewrite::library::registry();
+    let module = elv::load("", &registry).expect("the empty file loads");
+    for row in ["n", "33", "4096"] {
+        let program = format!(
+            "def f : {{n: nat}} -> 3.{row}.f32 -> 3.f32 = fun xs => map (fun r => reduce add 0.0f r) xs"
+        );
+        let checked = rise::infer::check_source(&program).expect("the program checks");
+        let p = rise::infer::prepare_def(&checked, "f").expect("f is defined");
+        let s = module
+            .expression("DFNF ; laneRegisters @ argument @ function @ outermost(appliedMap)")
+            .expect("the strategy parses");
+        let mut ctx = elevate::Ctx::new(rise::NameGen::avoiding(&p.body));
+        let failure = ctx.run(&s, &p.body).expect_err("the row is refused");
+        let why = failure
+            .explanation()
+            .map(|e| e.render())
+            .unwrap_or_default();
+        assert!(
+            why.contains("laneRegisters") && why.contains("not a constant multiple of 32"),
+            "{row}: {failure}: {why}"
+        );
+    }
+}
 
 #[test]
 fn sharing_rules_preserve_meaning_on_random_inputs() {

@@ -8,7 +8,9 @@
 //! here checked through the interpreter: the rewritten program's results are the
 //! original's). Each is verified against the interpreter at sizes 1, 7, odd and prime; the
 //! sizes a strategy does not admit are refused with the constraint, and OpenCL refuses the
-//! warp strategies.
+//! warp strategies. `rowsNormWarpRegs(w)` (the row in the lanes' registers, read once) runs
+//! the normalizations at constant row lengths of 32, 7 * 32 and 1024: the generated CUDA's
+//! structure, the rewritten programs through the interpreter, and CUDA on a GPU machine.
 
 mod support;
 
@@ -465,5 +467,189 @@ fn rows_norm_warp_is_refused_on_opencl_and_c() {
             &nats,
         );
         assert!(!ok && text.contains(message), "{target}: {text}");
+    }
+}
+
+/// examples/norms.rise with each normalization at the constant row lengths `lengths`
+/// (`softmax224 : {m: nat} -> m.224.f32 -> m.224.f32`), written to `dir`: its path.
+fn norms_with_row_lengths(dir: &Path, lengths: &[i64]) -> String {
+    let mut program =
+        std::fs::read_to_string(root().join("examples/norms.rise")).expect("norms.rise reads");
+    for n in lengths {
+        for def in NORMS {
+            program.push_str(&format!(
+                "\ndef {def}{n} : {{m: nat}} -> m.{n}.f32 -> m.{n}.f32 = fun xs => {def} xs\n"
+            ));
+        }
+    }
+    let path = dir.join("norms_rows.rise");
+    std::fs::write(&path, program).expect("the program is written");
+    path.to_string_lossy().to_string()
+}
+
+/// `shine eval` of `def` in `program` (relative to `dir`) on the random inputs of seed 5
+/// with `m` rows (the row length is the definition's): its result.
+fn evaluated_rows(dir: &Path, program: &str, def: &str, m: i64) -> Vec<f64> {
+    let out = dir.join(format!("{def}_{m}.npy"));
+    let (m, out_arg) = (format!("m={m}"), out.to_string_lossy().to_string());
+    let args = [
+        "eval", program, "--def", def, "--nat", &m, "--random", "5", "--output", &out_arg,
+    ];
+    let (status, text) = shine_in(dir, &args);
+    assert!(status.status.success(), "{program} {def}: {text}");
+    let array = shine::npy::read(&out).expect("a readable result");
+    array.data.into_iter().map(|x| x.as_f64()).collect()
+}
+
+/// Rows per work-group × rows for `rowsNormWarpRegs`: one row, 7 rows (w = 1), 64 rows by 8.
+const REGS_ROWS: &[(i64, i64)] = &[(1, 1), (1, 7), (8, 64)];
+
+#[test]
+fn rows_norm_warp_regs_keeps_the_meaning_of_softmax_layer_norm_and_rms_norm() {
+    // the rewritten program (the row copied once into the lanes' private memory, every
+    // pass reading that copy) evaluated by the interpreter gives the original's results;
+    // rows of 32 and 7 * 32 elements (1024 on CUDA only: the interpreter's softmax is
+    // quadratic in the row)
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let program = norms_with_row_lengths(dir.path(), &[32, 224]);
+    let gpu = root().join("examples/gpu.elv");
+    for n in [32, 224] {
+        for norm in NORMS {
+            let def = format!("{norm}{n}");
+            for &(w, m) in REGS_ROWS {
+                let strategy = format!("rowsNormWarpRegs({w})");
+                let args = [
+                    "rewrite",
+                    program.as_str(),
+                    "--def",
+                    &def,
+                    "--strategy",
+                    &gpu.to_string_lossy(),
+                    "--apply",
+                    &strategy,
+                ];
+                let (out, text) = shine_in(dir.path(), &args);
+                assert!(out.status.success(), "{def} {strategy}: {text}");
+                assert!(text.contains("toMem private"), "{text}");
+                let rewritten = format!("{def}_{w}.rise");
+                std::fs::write(dir.path().join(&rewritten), &text).expect("written");
+                let want = evaluated_rows(dir.path(), &program, &def, m);
+                let got = evaluated_rows(dir.path(), &rewritten, &def, m);
+                assert_eq!(want.len(), got.len(), "{def} m={m}");
+                for (i, (a, b)) in want.iter().zip(&got).enumerate() {
+                    assert!(
+                        (a - b).abs() <= 1e-5 * a.abs().max(1.0),
+                        "{def} {strategy} m={m}: element {i} is {b}, the original's {a}"
+                    );
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn rows_norm_warp_regs_reads_the_row_once_into_registers() {
+    // (definition, private arrays of 32 floats: the row, and softmax's exponentials)
+    for (def, arrays) in [("softmax1024", 2), ("layerNorm1024", 1), ("rmsNorm1024", 1)] {
+        let code = norm_cuda_of(def, "rowsNormWarpRegs(8)");
+        let kernel = &code[code.find("__global__").expect("a kernel")..];
+        // the input is the kernel's second parameter (after the output)
+        let input = kernel
+            .split("const float *__restrict__ ")
+            .nth(1)
+            .and_then(|rest| rest.split([',', ')']).next())
+            .expect("an input parameter");
+        assert_eq!(
+            kernel.matches(&format!("{input}[")).count(),
+            1,
+            "{def}: the input is read once: {code}"
+        );
+        // no global temporaries (softmax's exponentials stay in the lanes' registers)
+        assert!(!code.contains("temporaries"), "{def}: {code}");
+        assert_eq!(kernel.matches("float *__restrict__").count(), 2, "{code}");
+        assert_eq!(
+            kernel
+                .matches("the part of 32.32.f32 of this work-item")
+                .count(),
+            arrays,
+            "{def}: {code}"
+        );
+        let registers = kernel
+            .lines()
+            .filter(|l| l.trim_start().starts_with("float mem") && l.ends_with("[32];"))
+            .count();
+        assert_eq!(registers, arrays, "{def}: {code}");
+        // every loop over the registers is unrolled (a constant index keeps them registers)
+        assert!(code.contains("#pragma unroll"), "{def}: {code}");
+        assert!(
+            !code.contains("__syncwarp") && !code.contains("__shared__"),
+            "{def}: {code}"
+        );
+    }
+}
+
+#[test]
+fn rows_norm_warp_regs_refuses_a_row_length_it_cannot_keep_in_registers() {
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let program = norms_with_row_lengths(dir.path(), &[33, 4096]);
+    let cases = [
+        (
+            root()
+                .join("examples/norms.rise")
+                .to_string_lossy()
+                .to_string(),
+            "softmax".to_string(),
+            "n elements",
+        ),
+        (program.clone(), "layerNorm33".to_string(), "33 elements"),
+        (program, "rmsNorm4096".to_string(), "4096 elements"),
+    ];
+    for (file, def, what) in cases {
+        let args = [
+            "compile",
+            file.as_str(),
+            "--def",
+            &def,
+            "--strategy",
+            "examples/gpu.elv",
+            "--apply",
+            "rowsNormWarpRegs(8)",
+            "--target",
+            "cuda",
+        ];
+        let (out, text) = shine_in(root(), &args);
+        assert!(!out.status.success(), "{def}: {text}");
+        assert!(
+            text.contains(&format!(
+                "laneRegisters: the row has {what}, not a constant multiple of 32"
+            )),
+            "{def}: {text}"
+        );
+    }
+}
+
+/// `rowsNormWarpRegs` on CUDA at rows of 32, 7 * 32 and 1024 elements: run only with
+/// `SHINE_TEST_GPU=1`.
+#[test]
+fn rows_norm_warp_regs_verifies_on_cuda() {
+    if !gpu_targets().contains(&"cuda") {
+        return;
+    }
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let program = norms_with_row_lengths(dir.path(), &[32, 224, 1024]);
+    for n in [32, 224, 1024] {
+        for norm in NORMS {
+            for &(w, m) in REGS_ROWS {
+                let nats = [format!("m={m}")];
+                let strategy = format!("rowsNormWarpRegs({w})");
+                let def = format!("{norm}{n}");
+                let (ok, text) = run_in(&program, "cuda", &def, &strategy, &nats);
+                assert!(
+                    ok && text.contains("verified against the interpreter"),
+                    "{def} {strategy} m={m}:\n{}",
+                    text.chars().take(4000).collect::<String>()
+                );
+            }
+        }
     }
 }

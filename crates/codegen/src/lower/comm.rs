@@ -105,15 +105,28 @@ impl Lowerer {
         let mut stmts = Vec::new();
         self.comm(&inner, body, &mut stmts)?;
         out.push(Stmt::Comment(origin.to_string()));
+        let pragma = self.loop_pragma(kind, &count, &name);
         out.push(Stmt::For(For {
             var: name,
             start: Expr::Int(0),
             end: self.nat(env, &count)?,
             step: Expr::Int(1),
             body: stmts,
-            pragma: (kind == LoopKind::Par).then_some(Pragma::ParallelFor),
+            pragma,
         }));
         Ok(())
+    }
+
+    /// The pragma of a sequential or parallel loop over the C variable `name`: OpenMP's for
+    /// a parallel loop; on a GPU, unrolling for a loop of constant count that indexes
+    /// registers (a thread's part of distributed private memory), which a dynamic index
+    /// would move to local memory.
+    fn loop_pragma(&self, kind: LoopKind, count: &Nat, name: &str) -> Option<Pragma> {
+        if kind == LoopKind::Par {
+            return Some(Pragma::ParallelFor);
+        }
+        let registers = self.register_indices.borrow().contains(name);
+        (self.gpu() && count.as_cst().is_some() && registers).then_some(Pragma::Unroll)
     }
 
     /// The environment of a loop's body: the loop variable `var` renamed to the C

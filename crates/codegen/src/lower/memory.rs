@@ -110,7 +110,11 @@ impl Lowerer {
         if let Some(k) = self.distributable(env, addr, &ty) {
             // Try with every thread keeping only its part; if some access does not
             // fit, allocate the whole memory after all.
-            let saved = (self.names.clone(), self.depth.clone());
+            let saved = (
+                self.names.clone(),
+                self.depth.clone(),
+                self.register_indices.borrow().clone(),
+            );
             let mut attempt = Vec::new();
             let part = strip_dims(&ty, k);
             match self.allocate(env, ident, addr, part, Some(k), body, &mut attempt) {
@@ -120,7 +124,9 @@ impl Lowerer {
                 }
                 Err(_) if self.undistributable.borrow().as_deref() == Some(&ident.name) => {
                     *self.undistributable.borrow_mut() = None;
-                    (self.names, self.depth) = saved;
+                    let indices;
+                    (self.names, self.depth, indices) = saved;
+                    *self.register_indices.borrow_mut() = indices;
                 }
                 Err(e) => return Err(e),
             }
@@ -367,6 +373,12 @@ impl Lowerer {
                 }
             });
         if fits {
+            let mut indices = self.register_indices.borrow_mut();
+            for step in &path[k..] {
+                if let PathElem::Idx(i) = step {
+                    indices.extend(i.free_vars().iter().map(|v| v.name().to_string()));
+                }
+            }
             Ok(&path[k..])
         } else {
             *self.undistributable.borrow_mut() = Some(name.to_string());

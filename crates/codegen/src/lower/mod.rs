@@ -80,6 +80,9 @@ pub struct Lowerer {
     thread_vars: HashMap<String, u8>,
     /// The distributed private memory an access did not fit, if any.
     undistributable: std::cell::RefCell<Option<String>>,
+    /// The C variables that index a thread's part of distributed private memory (its
+    /// registers): a loop of constant count over one is unrolled ([`ast::Pragma::Unroll`]).
+    register_indices: std::cell::RefCell<BTreeSet<String>>,
     /// The GPU language of a GPU kernel, `None` on CPUs. A GPU kernel may have
     /// parallel loops over threads, local memory and barriers, but no heap
     /// allocation; its vectors are the dialect's builtin vector types, loaded and

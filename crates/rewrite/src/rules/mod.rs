@@ -23,6 +23,7 @@ mod table;
 mod algorithmic;
 mod gpu;
 mod lambda;
+mod lanes;
 mod lowering;
 mod movement;
 mod reduction;
@@ -116,6 +117,11 @@ rules_table! {
         warpReduceLet = warp_reduce_let(): "let C[reduce f z (xs : n.t)] (fun h => B) ↦ let C[reduceWarp f (map (fun c => reduce f z c) (transpose (split 32 (padCst 0 (⌈n/32⌉·32 − n) z xs))))] (fun h => B)   (the first reduce of the value, top-down and under no lambda: lane l reduces xs[l], xs[l+32], ..., the warp combines the 32 results by shuffles and every lane gets the value)",
         reduceToWarp = reduce_to_warp(): "reduce f z (xs : 32.t) ↦ reduceWarp f xs   (a warp's 32 lanes combine their values by shuffles)",
         reduceByWarps = reduce_by_warps(): "map (fun c => reduce f z (e : b.t)) xs ↦ join (map (fun c => map (fun w => reduceWarp f w) (split 32 (padCst 0 (32 − b/32) z (map (fun w => reduceWarp f w) (split 32 e))))) xs)   (b a multiple of 32 up to 1024; for e = map g ys the first warps reduce map g w over split 32 ys: each lane computes g of its element)",
+    }
+    "a warp's row kept by its lanes (issue 27; rows of 32·k elements, k a constant of at most 64)" in lanes {
+        laneRegisters = lane_registers(): "fun row => B ↦ fun row => toMem private (mapLane (fun p => mapSeq (fun x => x) p) (transpose (split 32 row))) (fun r => B[join (transpose r)/row])   (row : (32·k).t: lane l copies the elements l, l+32, ... once)",
+        laneRows = lane_rows(): "mapLane f (join (transpose (xs : 32.k.t))) ↦ join (transpose (mapLane (fun p => mapSeq f p) xs))   (lane l computes the elements l, l+32, ... from its own row of xs)",
+        storeByLanes = store_by_lanes(): "toMem a C[join (transpose (xs : 32.k.t))] (fun v => B) ↦ toMem private C[xs] (fun w => B[join (transpose w)/v])   (C a chain of let bodies: each lane keeps its own row)",
     }
 }
 
