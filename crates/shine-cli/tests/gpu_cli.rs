@@ -483,3 +483,40 @@ fn eight_lanes_are_float8_in_opencl_and_an_error_in_cuda() {
         "{stdout}\n{stderr}"
     );
 }
+
+/// Private memory that a thread-parallel loop writes (each thread its own iterations'
+/// elements, into its own copy) and that is read outside that loop would read elements no
+/// thread wrote there: refused on OpenCL and CUDA, whether the loop is `mapLocal` or
+/// `mapLane` (it compiled to wrong results before).
+#[test]
+fn private_memory_written_by_other_threads_is_refused() {
+    let sum = "(es |> reduceSeq (fun a b => a + b) 0.0f)";
+    let by_threads = format!(
+        "def r : {{m: nat}} -> m.64.f32 -> m.64.f32 =\n  fun rows => rows |> mapWorkGroup(0) (fun row =>\n    \
+         toMem private (row |> mapLocal(0) (fun x => x * 2.0f)) (fun es =>\n      \
+         es |> mapLocal(0) (fun e => e + {sum})))\n"
+    );
+    let by_lanes = format!(
+        "def r : {{m: nat}} -> m.32.f32 -> m.32.f32 =\n  fun rows => rows |> split 1 |> mapWorkGroup(0) (fun rs => rs |> mapWarp (fun row =>\n    \
+         toMem private (row |> mapLane (fun x => x * 2.0f)) (fun es =>\n      \
+         es |> mapLane (fun e => e + {sum})))) |> join\n"
+    );
+    for (program, target) in [
+        (&by_threads, "opencl"),
+        (&by_threads, "cuda"),
+        (&by_lanes, "cuda"),
+    ] {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("p.rise"), program).unwrap();
+        let (out, text) = support::shine_in(
+            dir.path(),
+            &["compile", "p.rise", "--def", "r", "--target", target],
+        );
+        assert!(!out.status.success(), "{target}: compiled\n{text}");
+        assert!(
+            text.contains("is private memory written inside a")
+                && text.contains("keep it in local memory (`toMem local`)"),
+            "{target}: {text}"
+        );
+    }
+}

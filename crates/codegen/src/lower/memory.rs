@@ -508,6 +508,13 @@ fn written_by_its_readers(name: &str, body: &Comm) -> Res<()> {
     Ok(())
 }
 
+/// The lane loops of a warp's collective operations, whose lanes end with what they read: a
+/// warp reduction's butterfly leaves every lane the result, a tensor-core multiply's lane
+/// keeps its own row of the accumulator.
+fn is_collective(origin: &str) -> bool {
+    origin == rise::Prim::ReduceWarp.name() || origin == rise::Prim::MmaSync.name()
+}
+
 /// Where a private memory is written and read: the thread-parallel loops around each access.
 #[derive(Default)]
 struct PrivateUses {
@@ -526,7 +533,7 @@ impl PrivateUses {
                 origin,
                 body,
                 ..
-            } if !matches!(level, ParLevel::WorkGroup(_)) => {
+            } if !matches!(level, ParLevel::WorkGroup(_)) && !is_collective(origin) => {
                 loops.push((var.name().to_string(), origin));
                 self.collect(name, body, loops);
                 loops.pop();
