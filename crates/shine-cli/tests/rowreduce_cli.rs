@@ -351,13 +351,7 @@ fn rows_norm_warp_keeps_the_meaning_of_softmax_layer_norm_and_rms_norm() {
             std::fs::write(dir.path().join(&rewritten), &text).expect("the program is written");
             let want = evaluated(dir.path(), &norms, def, (m, n));
             let got = evaluated(dir.path(), &rewritten, def, (m, n));
-            assert_eq!(want.len(), got.len(), "{def} m={m} n={n}");
-            for (i, (a, b)) in want.iter().zip(&got).enumerate() {
-                assert!(
-                    (a - b).abs() <= 1e-5 * a.abs().max(1.0),
-                    "{def} {strategy} m={m} n={n}: element {i} is {b}, the original's {a}"
-                );
-            }
+            assert_agree(&want, &got, &format!("{def} {strategy} m={m} n={n}"));
         }
     }
 }
@@ -535,13 +529,7 @@ fn rows_norm_warp_regs_keeps_the_meaning_of_softmax_layer_norm_and_rms_norm() {
                 std::fs::write(dir.path().join(&rewritten), &text).expect("written");
                 let want = evaluated_rows(dir.path(), &program, &def, m);
                 let got = evaluated_rows(dir.path(), &rewritten, &def, m);
-                assert_eq!(want.len(), got.len(), "{def} m={m}");
-                for (i, (a, b)) in want.iter().zip(&got).enumerate() {
-                    assert!(
-                        (a - b).abs() <= 1e-5 * a.abs().max(1.0),
-                        "{def} {strategy} m={m}: element {i} is {b}, the original's {a}"
-                    );
-                }
+                assert_agree(&want, &got, &format!("{def} {strategy} m={m}"));
             }
         }
     }
@@ -651,5 +639,16 @@ fn rows_norm_warp_regs_verifies_on_cuda() {
                 );
             }
         }
+    }
+}
+
+/// The rewritten program's values `got` agree with the original's `want` (relative 1e-5).
+fn assert_agree(want: &[f64], got: &[f64], what: &str) {
+    assert_eq!(want.len(), got.len(), "{what}");
+    for (i, (a, b)) in want.iter().zip(got).enumerate() {
+        assert!(
+            (a - b).abs() <= 1e-5 * a.abs().max(1.0),
+            "{what}: element {i} is {b}, the original's {a}"
+        );
     }
 }
