@@ -284,6 +284,10 @@ fn primitive_cases() -> Vec<Case> {
         ),
         case("fun xs => reduceSeq (fun acc x => acc * 2.0f + x) 0.0f xs", vec![x4()], Value::f32(26.0)),
         case("fun xs => reduceSeqUnroll (fun acc x => acc - x) 0.0f xs", vec![x4()], Value::f32(-10.0)),
+        // pipelined: the copies run ahead in generated code, the fold is reduceSeq's
+        case("fun xs => reduceSeqPipelined(2) (fun acc x => acc * 2.0f + x) 0.0f xs", vec![x4()], Value::f32(26.0)),
+        case("fun xs => reduceSeqPipelined(3) (fun acc x => acc - x) 0.0f xs", vec![x4()], Value::f32(-10.0)),
+        case("fun xs => reduceSeqPipelined(4) (fun acc x => acc * 3.0f - x) 0.0f xs", vec![x4()], Value::f32(-58.0)),
         // butterfly order: 1e8 meets -1e8 first, so no 1.0 is lost (a left fold gives 15)
         case(
             "fun xs => reduceWarp add xs",
