@@ -15,6 +15,11 @@ def cases_rows(rng):
         yield f"{m}x{n}", [rand(rng, m, n)], {}
 
 
+def cases_rows_1024(rng):
+    for m in (1, 3):
+        yield f"{m}x1024", [rand(rng, m, 1024)], {}
+
+
 def cases_row(rng):
     for n in (1, 7, 13):
         yield f"n={n}", [rand(rng, n)], {}
@@ -57,4 +62,7 @@ REFERENCES = {
     "layerNorm": (cases_rows, ref_layer_norm),
     "rmsNorm": (cases_rows, ref_rms_norm),
     "crossEntropy": (cases_logits_targets, ref_cross_entropy),
+    "softmax1024": (cases_rows_1024, ref_softmax),
+    "layerNorm1024": (cases_rows_1024, ref_layer_norm),
+    "rmsNorm1024": (cases_rows_1024, ref_rms_norm),
 }

@@ -35,4 +35,5 @@ REFERENCES = {
     "mmWarpTiles": (cases_tiled(64, 64, 16, ((1, 1, 1), (1, 1, 3))), ref_mm),
     "mmShared": (cases_tiled(64, 64, 32, ((1, 1, 1), (1, 2, 1))), ref_mm),
     "mmLarge": (cases_tiled(128, 128, 32, ((1, 1, 1), (1, 1, 2))), ref_mm),
+    "mmWide": (cases_tiled(128, 256, 32, ((1, 1, 1), (1, 1, 2))), ref_mm),
 }
