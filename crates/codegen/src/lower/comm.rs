@@ -354,7 +354,12 @@ impl Lowerer {
         if reads.iter().any(|r| !self.is_global(r)) {
             return what("reads global memory");
         }
-        let Dest::Mem(place) = self.dest(env, acc, &[])? else {
+        let dest = self.dest(env, acc, &[])?;
+        if !self.write_indices.is_empty() {
+            self.write_indices.clear();
+            return what("writes at indices known before it runs, not read from data (`scatter`)");
+        }
+        let Dest::Mem(place) = dest else {
             return what("writes whole elements of local memory");
         };
         if !place.shared {

@@ -74,18 +74,13 @@ fn lane_in(items: &[Stmt]) -> Option<&str> {
     let simple = rest
         .iter()
         .all(|s| matches!(s, Stmt::Decl(_) | Stmt::Assign(..) | Stmt::Comment(_)));
-    let multiplies = rest.iter().any(|s| mma_call(s).is_some());
+    let multiplies = rest.iter().any(is_mma_call);
     (lane_id && simple && multiplies).then_some(lane.name.as_str())
 }
 
-/// The multiply helper's name and arguments where `s` assigns its result.
-fn mma_call(s: &Stmt) -> Option<(&str, &[Expr])> {
-    match s {
-        Stmt::Assign(_, Expr::Call(f, args)) if f.starts_with(MMA_HELPER) => {
-            Some((f.as_str(), args.as_slice()))
-        }
-        _ => None,
-    }
+/// Whether `s` assigns the result of a multiply helper.
+fn is_mma_call(s: &Stmt) -> bool {
+    matches!(s, Stmt::Assign(_, Expr::Call(f, _)) if f.starts_with(MMA_HELPER))
 }
 
 /// Appends the run of multiplies (and comments) to `out`, its operands loaded once where
@@ -98,13 +93,8 @@ fn flush(run: &mut Vec<Stmt>, out: &mut Vec<Stmt>, names: &mut NameSet) {
     }
     let written = written(run);
     let lane = names.fresh("lane");
-    out.push(Stmt::Decl(Decl {
-        ty: Type::Scalar(Scalar::Index),
-        name: lane.clone(),
-        array_len: None,
-        init: Some(Expr::Gpu(GpuIndex::LaneId, 0)),
-        addr: crate::ast::AddrSpace::Default,
-    }));
+    // the run's statements, after the shared lane's declaration where they read it
+    let whole = std::mem::take(out);
     let mut loaded: Vec<(Expr, String)> = Vec::new();
     let shared = Expr::Ident(lane.clone());
     for s in run.drain(..) {
@@ -158,6 +148,17 @@ fn flush(run: &mut Vec<Stmt>, out: &mut Vec<Stmt>, names: &mut NameSet) {
         }
         out.push(Stmt::Block(rewritten));
     }
+    let shared_run = std::mem::replace(out, whole);
+    if crate::ast::idents(&shared_run).contains(&lane) {
+        out.push(Stmt::Decl(Decl {
+            ty: Type::Scalar(Scalar::Index),
+            name: lane,
+            array_len: None,
+            init: Some(Expr::Gpu(GpuIndex::LaneId, 0)),
+            addr: crate::ast::AddrSpace::Default,
+        }));
+    }
+    out.extend(shared_run);
 }
 
 /// The C type of operand `k` of a multiply helper with `operands` operands: 32-bit registers,

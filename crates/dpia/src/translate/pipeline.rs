@@ -54,10 +54,9 @@ impl Translator {
                 ),
             ))
         };
-        let Some((step, fenv)) = function(f, env) else {
-            return refuse("its step is not a function written `fun acc x => ...`".into());
-        };
-        let Some((a, x, body)) = two_params(&step) else {
+        let Some(((a, x, body), fenv)) =
+            function(f, env).and_then(|(step, fenv)| Some((two_params(&step)?, fenv)))
+        else {
             return refuse("its step is not a function written `fun acc x => ...`".into());
         };
         let (copies, rest) = match local_copies(&body, &a) {
