@@ -17,6 +17,8 @@ pub struct TensorUse {
     pub bf16: bool,
     /// `B` fragments loaded by `ldmatrix ... .trans` (`shine_ldsm_x2_trans`).
     pub ldsm_trans: bool,
+    /// `A` fragments loaded by `ldmatrix ... .x4` (`shine_ldsm_x4`).
+    pub ldsm_x4: bool,
     /// Asynchronous copies of these sizes in bytes (bit 2, 3, 4: 4, 8, 16 bytes).
     pub cp_async_sizes: u8,
     /// `cp.async.commit_group`.
@@ -59,6 +61,15 @@ impl TensorUse {
     pub fn ldsm_trans(&mut self) -> &'static str {
         self.ldsm_trans = true;
         "shine_ldsm_x2_trans"
+    }
+
+    /// The helper loading an `A` fragment's four registers from local memory with one
+    /// `ldmatrix.sync.aligned.m8n8.x4.shared.b16`, marked as used: its argument is the
+    /// element lane `l` gives the address of (row `l % 8` of matrix `l / 8`), its result a
+    /// `uint4` that the `mmaSync` helpers take in place of `a0, ..., a3`.
+    pub fn ldsm_x4(&mut self) -> &'static str {
+        self.ldsm_x4 = true;
+        "shine_ldsm_x4"
     }
 
     /// The helper copying `bytes` (4, 8 or 16) from global to local memory asynchronously,
@@ -164,9 +175,12 @@ impl TensorUse {
         }
         if self.ldsm_trans {
             out.push(LDSM_TRANS.to_string());
-            for s in used {
-                out.push(b_registers_overload(s));
-            }
+        }
+        if self.ldsm_x4 {
+            out.push(LDSM_X4.to_string());
+        }
+        for s in used {
+            out.extend(register_overloads(s, self.ldsm_x4, self.ldsm_trans));
         }
         out
     }
@@ -199,14 +213,43 @@ const LDSM_TRANS: &str =
      : \"=r\"(r.x), \"=r\"(r.y) : \"r\"(a));\n  \
      return r;\n}";
 
-/// The `mmaSync` helper of `s` taking `B`'s two registers as one `uint2`.
-fn b_registers_overload(s: Scalar) -> String {
+/// `ldmatrix ... .x4` (not transposed) from a generic pointer into local (shared) memory.
+const LDSM_X4: &str = "__device__ __forceinline__ uint4 shine_ldsm_x4(const void *p) {\n  \
+     unsigned a = (unsigned)__cvta_generic_to_shared(p);\n  \
+     uint4 r;\n  \
+     asm volatile(\"ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];\" \
+     : \"=r\"(r.x), \"=r\"(r.y), \"=r\"(r.z), \"=r\"(r.w) : \"r\"(a));\n  \
+     return r;\n}";
+
+/// The `mmaSync` helpers of `s` taking `A`'s four registers as one `uint4` (`x4`) and/or
+/// `B`'s two as one `uint2` (`trans`), as the `ldmatrix` helpers give them.
+fn register_overloads(s: Scalar, x4: bool, trans: bool) -> Vec<String> {
     let ptx = operand(s).0;
-    format!(
-        "__device__ __forceinline__ float4 shine_mma_m16n8k16_{ptx}(unsigned a0, unsigned a1, \
-         unsigned a2, unsigned a3, uint2 b, float c0, float c1, float c2, float c3) {{\n  \
-         return shine_mma_m16n8k16_{ptx}(a0, a1, a2, a3, b.x, b.y, c0, c1, c2, c3);\n}}"
-    )
+    let c = "float c0, float c1, float c2, float c3";
+    let a4 = "unsigned a0, unsigned a1, unsigned a2, unsigned a3";
+    let b2 = "unsigned b0, unsigned b1";
+    let mut forms = Vec::new();
+    if trans {
+        forms.push((format!("{a4}, uint2 b"), "a0, a1, a2, a3, b.x, b.y"));
+    }
+    if x4 {
+        forms.push((format!("uint4 a, {b2}"), "a.x, a.y, a.z, a.w, b0, b1"));
+    }
+    if x4 && trans {
+        forms.push((
+            "uint4 a, uint2 b".to_string(),
+            "a.x, a.y, a.z, a.w, b.x, b.y",
+        ));
+    }
+    forms
+        .into_iter()
+        .map(|(params, args)| {
+            format!(
+                "__device__ __forceinline__ float4 shine_mma_m16n8k16_{ptx}({params}, {c}) {{\n  \
+                 return shine_mma_m16n8k16_{ptx}({args}, c0, c1, c2, c3);\n}}"
+            )
+        })
+        .collect()
 }
 
 #[cfg(test)]

@@ -204,19 +204,18 @@ fn mm_large_loads_every_fragment_whole() {
         "{kernel}"
     );
     // each fragment loaded once for the multiplies that share it: per step of k16, the 8
-    // fragments of `b` and the 2 x 4 registers of `a`
+    // fragments of `b` (`ldmatrix .x2.trans`) and the 2 of `a` (`ldmatrix .x4`, its rows of
+    // 8 consecutive k 16 aligned bytes)
     assert_eq!(
         kernel.matches("shine_ldsm_x2_trans(").count(),
         2 * 8,
         "{kernel}"
     );
-    assert_eq!(
-        kernel.matches("*(const unsigned *)&").count(),
-        2 * 2 * 4,
-        "{kernel}"
-    );
+    assert_eq!(kernel.matches("shine_ldsm_x4(").count(), 2 * 2, "{kernel}");
+    assert!(!kernel.contains("*(const unsigned *)&"), "{kernel}");
     assert!(!kernel.contains("shine_pack_f16("), "{kernel}");
     assert!(text.contains("ldmatrix.sync.aligned.m8n8.x2.trans.shared.b16"));
+    assert!(text.contains("ldmatrix.sync.aligned.m8n8.x4.shared.b16"));
     // the fragments of mmWarps come from global memory: no ldmatrix there
     let (ok, text) = shine_on(
         &program,

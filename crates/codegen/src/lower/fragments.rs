@@ -32,7 +32,10 @@ impl Lowerer {
             .map(|x| self.read(env, x, &[]))
             .collect::<Res<Vec<_>>>()?;
         let (a, b) = reads.split_at(8);
-        let mut args = self.fragment_registers(env, a, tile)?;
+        let mut args = match self.ldsm_a(env, a, tile)? {
+            Some(x4) => vec![x4],
+            None => self.fragment_registers(env, a, tile)?,
+        };
         if !b
             .chunks(2)
             .all(|p| pair_of_neighbours(&p[0], &p[1]).is_some())
@@ -44,6 +47,94 @@ impl Lowerer {
         }
         args.extend(self.fragment_registers(env, b, tile)?);
         Ok(args)
+    }
+
+    /// `ldmatrix.sync.aligned.m8n8.x4` for an `A` fragment whose rows of 8 consecutive `k`
+    /// (register `r`'s 8x8 matrix: rows `8·(r mod 2)..`, columns `8·(r/2)..`) each lie as 16
+    /// consecutive, 16-byte aligned bytes of local memory: lane `l` gives the address of row
+    /// `l % 8` of matrix `l / 8`, the element of register `l / 8` at lane `4·(l % 8)`, and
+    /// receives the 4 registers. Proven for every lane: register `r`'s pair of lane
+    /// `4g + q` is `2q` elements after that of lane `4g`, which is a multiple of 8 (and the
+    /// two of each pair are neighbours). `None` where not proven.
+    fn ldsm_a(&mut self, env: &Env, reads: &[Read], tile: Scalar) -> Res<Option<Expr>> {
+        let Some(lane) = self.mma_lane.clone() else {
+            return Ok(None);
+        };
+        let Some(firsts) = shared_pairs(reads) else {
+            return Ok(None);
+        };
+        let Some(elements) = firsts
+            .iter()
+            .map(|p| element(p))
+            .collect::<Option<Vec<Nat>>>()
+        else {
+            return Ok(None);
+        };
+        let at = |e: &Nat, l: i64| e.substitute(&lane, &Nat::cst(l)).simplify();
+        let cst = |n: Nat| n.simplify().as_cst();
+        for e in &elements {
+            for g in 0..8 {
+                let row = at(e, 4 * g);
+                if cst(row.modulo(&Nat::cst(8))) != Some(0) {
+                    return Ok(None);
+                }
+                for q in 1..4 {
+                    if cst(&at(e, 4 * g + q) - &row) != Some(2 * q) {
+                        return Ok(None);
+                    }
+                }
+            }
+        }
+        // lane l: row i = l % 8 of matrix j = l / 8, register j's pair at lane 4i
+        let l = Nat::var(&lane);
+        let i = l.modulo(&Nat::cst(8));
+        let j = l.floor_div(&Nat::cst(8)).modulo(&Nat::cst(4));
+        let row_of = |e: &Nat| e.substitute(&lane, &(&i * 4));
+        let index = self.lane_choice(env, &elements, &j, &row_of, &at)?;
+        let first = firsts[0];
+        let half = Type::ptr(Type::Scalar(tile));
+        let address = Expr::binary(BinOp::Add, Expr::ident(&first.base).cast(half), index);
+        Ok(Some(Expr::call(self.tensor.ldsm_x4(), vec![address])))
+    }
+
+    /// The element lane `l` gives the address of when it names row `row_of` of matrix
+    /// `which(l)` of `elements`: one expression where the matrices' rows are a constant
+    /// apart (`c1` per odd matrix, `c2` per pair), else the matrix chosen by the lane.
+    fn lane_choice(
+        &mut self,
+        env: &Env,
+        elements: &[Nat],
+        which: &Nat,
+        row_of: &dyn Fn(&Nat) -> Nat,
+        at: &dyn Fn(&Nat, i64) -> Nat,
+    ) -> Res<Expr> {
+        let cst = |n: Nat| n.simplify().as_cst();
+        let offsets: Option<Vec<i64>> = elements
+            .iter()
+            .map(|e| {
+                let d: Vec<Option<i64>> = (0..32)
+                    .map(|s| cst(&at(e, s) - &at(&elements[0], s)))
+                    .collect();
+                d.iter().all(|x| *x == d[0]).then_some(d[0]).flatten()
+            })
+            .collect();
+        if let Some(c) = offsets.filter(|c| c.len() == 4 && c[3] == c[1] + c[2]) {
+            let odd = which.modulo(&Nat::cst(2));
+            let pair = which.floor_div(&Nat::cst(2));
+            return self.nat(env, &(row_of(&elements[0]) + odd * c[1] + pair * c[2]));
+        }
+        let rows = elements
+            .iter()
+            .map(|e| self.nat(env, &row_of(e)))
+            .collect::<Res<Vec<_>>>()?;
+        let is = |this: &mut Self, n: &Nat, v: i64| {
+            Ok::<_, CodegenError>(Expr::binary(BinOp::Eq, this.nat(env, n)?, Expr::Int(v)))
+        };
+        let mut choice = rows[rows.len() - 1].clone();
+        for (k, row) in rows.iter().enumerate().rev().skip(1) {
+            choice = Expr::ternary(is(self, which, k as i64)?, row.clone(), choice);
+        }
+        Ok(choice)
     }
 
     /// `ldmatrix.sync.aligned.m8n8.x2.trans` for a `B` fragment whose elements `(k, n)`
@@ -201,4 +292,18 @@ fn neighbours(lo: &MemPlace, hi: &MemPlace) -> bool {
         && lo.place.lane.is_some() == hi.place.lane.is_some()
         && (&j - &i).simplify().as_cst() == Some(1)
         && i.modulo(&Nat::cst(2)).simplify().as_cst() == Some(0)
+}
+
+/// The first place of every register's pair of `reads` where each pair is two neighbours in
+/// the same aligned array of local memory.
+fn shared_pairs(reads: &[Read]) -> Option<Vec<&MemPlace>> {
+    let firsts = reads
+        .chunks(2)
+        .map(|p| pair_of_neighbours(&p[0], &p[1]))
+        .collect::<Option<Vec<&MemPlace>>>()?;
+    let base = &firsts.first()?.base;
+    firsts
+        .iter()
+        .all(|p| p.shared && &p.base == base)
+        .then_some(firsts)
 }

@@ -12,7 +12,9 @@
 //! distinct operand is loaded once, into a register declared before the first block that
 //! uses it, and the blocks use the register. The blocks' lane ids all read the same lane,
 //! so the operands are compared with one lane variable, declared before the run. An operand
-//! that mentions anything the run writes is left where it is.
+//! that mentions anything the run writes is left where it is. The helpers are `asm volatile`
+//! and stay in the order written, so each load is issued [`LOOKAHEAD`] multiplies before the
+//! first one that needs it.
 
 use std::collections::BTreeSet;
 
@@ -21,6 +23,10 @@ use crate::names::NameSet;
 
 /// The prefix of the tensor-core multiply helpers (see [`crate::tensor`]).
 const MMA_HELPER: &str = "shine_mma_m16n8k16_";
+
+/// How many multiplies ahead of the first that needs it an operand is loaded: a row of
+/// column tiles, so that the next row's fragments are in flight while this row multiplies.
+const LOOKAHEAD: usize = 8;
 
 /// The number of a helper's trailing arguments that are the accumulator `C`.
 const ACCUMULATOR_ARGS: usize = 4;
@@ -97,15 +103,18 @@ fn flush(run: &mut Vec<Stmt>, out: &mut Vec<Stmt>, names: &mut NameSet) {
     let whole = std::mem::take(out);
     let mut loaded: Vec<(Expr, String)> = Vec::new();
     let shared = Expr::Ident(lane.clone());
+    // each statement of the run with the loads its multiply is the first to need
+    let mut pieces: Vec<(Option<Vec<Stmt>>, Stmt)> = Vec::with_capacity(run.len());
     for s in run.drain(..) {
         let Stmt::Block(items) = s else {
-            out.push(s);
+            pieces.push((None, s));
             continue;
         };
         let Some(own_lane) = lane_in(&items).map(str::to_string) else {
-            out.push(Stmt::Block(items));
+            pieces.push((None, Stmt::Block(items)));
             continue;
         };
+        let mut loads = Vec::new();
         let mut rewritten = Vec::with_capacity(items.len());
         for item in items {
             let Stmt::Assign(lhs, Expr::Call(f, args)) = item else {
@@ -130,8 +139,8 @@ fn flush(run: &mut Vec<Stmt>, out: &mut Vec<Stmt>, names: &mut NameSet) {
                     continue;
                 }
                 let name = names.fresh("frag");
-                out.push(Stmt::Decl(Decl {
-                    ty: operand_type(operands, k),
+                loads.push(Stmt::Decl(Decl {
+                    ty: operand_type(&arg),
                     name: name.clone(),
                     array_len: None,
                     init: Some(arg.clone()),
@@ -146,7 +155,22 @@ fn flush(run: &mut Vec<Stmt>, out: &mut Vec<Stmt>, names: &mut NameSet) {
         if !crate::ast::idents(&rewritten[1..]).contains(&own_lane) {
             rewritten.remove(0);
         }
-        out.push(Stmt::Block(rewritten));
+        pieces.push((Some(loads), Stmt::Block(rewritten)));
+    }
+    // the loads issued LOOKAHEAD multiplies before the one that first needs them: the
+    // helpers are `asm volatile`, which keeps them in this order
+    let blocks: Vec<usize> = (0..pieces.len())
+        .filter(|&i| pieces[i].0.is_some())
+        .collect();
+    let mut before: Vec<Vec<Stmt>> = vec![Vec::new(); pieces.len()];
+    for (b, &at) in blocks.iter().enumerate() {
+        let early = blocks[b.saturating_sub(LOOKAHEAD)];
+        let loads = pieces[at].0.take().unwrap_or_default();
+        before[early].extend(loads);
+    }
+    for ((_, s), loads) in pieces.into_iter().zip(before) {
+        out.extend(loads);
+        out.push(s);
     }
     let shared_run = std::mem::replace(out, whole);
     if crate::ast::idents(&shared_run).contains(&lane) {
@@ -161,14 +185,15 @@ fn flush(run: &mut Vec<Stmt>, out: &mut Vec<Stmt>, names: &mut NameSet) {
     out.extend(shared_run);
 }
 
-/// The C type of operand `k` of a multiply helper with `operands` operands: 32-bit registers,
-/// `B`'s two as one `uint2` where there are five (the `ldmatrix` overload).
-fn operand_type(operands: usize, k: usize) -> Type {
-    if operands == 5 && k == 4 {
-        Type::Named("uint2".into())
-    } else {
-        Type::Named("unsigned".into())
-    }
+/// The C type of an operand: the register(s) it is, `uint4` for `A` by `ldmatrix ... .x4`,
+/// `uint2` for `B` by `ldmatrix ... .x2.trans`, a 32-bit register otherwise.
+fn operand_type(operand: &Expr) -> Type {
+    let name = match operand {
+        Expr::Call(f, _) if f == "shine_ldsm_x4" => "uint4",
+        Expr::Call(f, _) if f == "shine_ldsm_x2_trans" => "uint2",
+        _ => "unsigned",
+    };
+    Type::Named(name.into())
 }
 
 /// The variables the run assigns or declares (the multiplies' results, the accumulators).
