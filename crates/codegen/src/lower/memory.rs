@@ -152,6 +152,22 @@ impl Lowerer {
         if env.scope.iter().any(|v| self.thread_vars.contains_key(v)) {
             return None;
         }
+        if self.lane_loops {
+            // a part per warp (a `mapWarp` of one iteration per warp indexes it with its
+            // warp), then a row per lane (`mapLane` and `mmaSync` index it with their lane);
+            // a work-group of one warp may keep a warp dimension of one. The lanes' own
+            // dimensions after that are not threads' (a lane's 32 registers are not 32
+            // threads of a one-warp work-group).
+            let warps = self.threads[0].map(|t| t / 32);
+            let k = match leading_sizes(ty) {
+                [Some(w), Some(32)] if Some(w) == warps => 2,
+                [Some(32), _] => 1,
+                _ => 0,
+            };
+            if k > 0 {
+                return Some(k);
+            }
+        }
         let mut counts: Vec<i64> = self
             .threads
             .iter()
@@ -168,16 +184,6 @@ impl Lowerer {
             counts.remove(p);
             k += 1;
             t = e;
-        }
-        if self.lane_loops {
-            // a part per warp (a `mapWarp` of one iteration per warp indexes it with its
-            // warp), then a row per lane (`mapLane` and `mmaSync` index it with their lane)
-            let warps = self.threads[0].map(|t| t / 32).filter(|&w| w > 1);
-            k += match leading_sizes(t) {
-                [Some(w), Some(32)] if Some(w) == warps => 2,
-                [Some(32), _] => 1,
-                _ => 0,
-            };
         }
         (k > 0).then_some(k)
     }
