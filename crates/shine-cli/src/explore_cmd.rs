@@ -140,11 +140,15 @@ pub struct ExploreArgs {
     /// CUDA devices to time candidates on, one candidate per device at a time: `0,1`
     /// (with --param and --target cuda; default: device 0).
     #[arg(long, value_name = "D,...", value_parser = parse_devices)]
-    pub devices: Option<Vec<usize>>,
+    pub devices: Option<DeviceList>,
 }
 
+/// CUDA device ordinals (`--devices 0,1`).
+#[derive(Clone, Debug)]
+pub struct DeviceList(pub Vec<usize>);
+
 /// CUDA device ordinals, `0,1` (each a number, at least one).
-pub(crate) fn parse_devices(s: &str) -> Result<Vec<usize>, String> {
+pub(crate) fn parse_devices(s: &str) -> Result<DeviceList, String> {
     let devices: Vec<usize> = s
         .split(',')
         .map(|d| {
@@ -159,7 +163,7 @@ pub(crate) fn parse_devices(s: &str) -> Result<Vec<usize>, String> {
     if distinct.len() != devices.len() {
         return Err(format!("`{s}` names a device twice"));
     }
-    Ok(devices)
+    Ok(DeviceList(devices))
 }
 
 /// A positive, finite number (`--time`, `--cutoff`, `--flops`).
@@ -227,7 +231,7 @@ fn run_of(args: &ExploreArgs) -> Result<Run, CliError> {
     run.resume = args.resume.clone();
     run.db = args.db.clone();
     run.jobs = args.jobs;
-    run.devices = args.devices.clone().unwrap_or_default();
+    run.devices = args.devices.clone().map(|d| d.0).unwrap_or_default();
     Ok(run)
 }
 
