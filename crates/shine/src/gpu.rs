@@ -3,8 +3,8 @@
 //! [`codegen::generate_gpu`] prepares the program for a GPU (kernel/host split, hoisting,
 //! barriers) and lists the launches the host makes. Here the kernels are built with the
 //! runtime (OpenCL: the device `SHINE_OPENCL_DEVICE` names, or any; CUDA: NVRTC and the
-//! device `RunOptions::cuda_device` names, 0 by default), the launches planned for the sizes of one run (grids, arguments, temporaries and the
-//! status flag) and run in order by [`runtime::GpuProgram`], the same for both runtimes.
+//! device `RunOptions::cuda_device` names, 0 by default), the launches planned for the sizes
+//! of one run (grids, arguments, temporaries and the status flag) and run in order by [`runtime::GpuProgram`], the same for both runtimes.
 //! The kernels are built with the options in `SHINE_OPENCL_OPTIONS` (default
 //! `-cl-mad-enable`) or `SHINE_NVRTC_OPTIONS` (default none; the architecture of the device is
 //! added unless named), plus `-cl-fast-relaxed-math` / `--use_fast_math` with fast math.
@@ -39,24 +39,23 @@ pub(crate) fn load(
     builds: &GpuBuilds,
 ) -> Result<Box<dyn Runner>, Error> {
     let buffers = (outputs, inputs);
-    Ok(
-        match builds.get_or_build(module, width, fast_math, cuda_device)? {
-            GpuBuild::OpenCl(program, max_threads) => Box::new(GpuRun::plan(
-                program,
-                module,
-                (sizes, width),
-                buffers,
-                max_threads,
-            )?),
-            GpuBuild::Cuda(program) => Box::new(GpuRun::plan(
-                program,
-                module,
-                (sizes, width),
-                buffers,
-                CUDA_MAX_THREADS,
-            )?),
-        },
-    )
+    let build = builds.get_or_build(module, width, fast_math, cuda_device)?;
+    Ok(match build {
+        GpuBuild::OpenCl(program, max_threads) => Box::new(GpuRun::plan(
+            program,
+            module,
+            (sizes, width),
+            buffers,
+            max_threads,
+        )?),
+        GpuBuild::Cuda(program) => Box::new(GpuRun::plan(
+            program,
+            module,
+            (sizes, width),
+            buffers,
+            CUDA_MAX_THREADS,
+        )?),
+    })
 }
 
 /// The kernels of one GPU module built by the device's compiler, once per index width (and
