@@ -4,7 +4,8 @@
 //! barriers) and lists the launches the host makes. Here the kernels are built with the
 //! runtime (OpenCL: the device `SHINE_OPENCL_DEVICE` names, or any; CUDA: NVRTC and the
 //! device `RunOptions::cuda_device` names, 0 by default), the launches planned for the sizes
-//! of one run (grids, arguments, temporaries and the status flag) and run in order by [`runtime::GpuProgram`], the same for both runtimes.
+//! of one run (grids, arguments, temporaries and the status flag) and run in order by
+//! [`runtime::GpuProgram`], the same for both runtimes.
 //! The kernels are built with the options in `SHINE_OPENCL_OPTIONS` (default
 //! `-cl-mad-enable`) or `SHINE_NVRTC_OPTIONS` (default none; the architecture of the device is
 //! added unless named), plus `-cl-fast-relaxed-math` / `--use_fast_math` with fast math.
