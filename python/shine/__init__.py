@@ -60,7 +60,7 @@ fast_math=False, cflags=None, cc="gcc", budget=None, unchecked_indices=False) ->
 
 ``explore(source_or_path, def_name, strategy_file, template, target="c", *, params,
 require=(), verify_sizes, time_sizes=None, methods=("solver",), budget=None, time=None,
-log=None, resume=None, seed=1, runs=5) -> ExploreResult``
+log=None, resume=None, seed=1, runs=5, db=None, jobs=1, devices=None) -> ExploreResult``
     Tunes the parameters of a strategy template, as ``shine explore --param`` does:
     ``template`` is an expression over ``strategy_file``'s definitions naming the parameters
     (``"mmSplitK(tm, tn, rm, rn, kb, wm, wn)"``); ``params`` gives each a list of values, a
@@ -72,7 +72,9 @@ log=None, resume=None, seed=1, runs=5) -> ExploreResult``
     at every set of ``time_sizes`` (default: the first verification set) it admits.
     ``methods`` (``"solver"``, ``"random"``, ``"evolutionary"``) run in turn, each for
     ``budget`` candidates and/or ``time`` seconds (one is needed). ``log`` writes the
-    command line's JSON-lines log, ``resume`` continues one. The GIL is released while it
+    command line's JSON-lines log, ``resume`` continues one. ``db`` (a tuning database kept
+    across calls), ``jobs`` (CPU workers compiling and verifying) and ``devices`` (CUDA
+    devices timing) are ``--db``, ``--jobs`` and ``--devices``. The GIL is released while it
     runs; Ctrl-C (``KeyboardInterrupt``) stops it between candidates. Errors in the request
     raise ``ValueError`` or ``shine.Error`` (messages name the command line's options).
 
@@ -84,7 +86,8 @@ log=None, resume=None, seed=1, runs=5) -> ExploreResult``
     (``None``: the best on every set) as a ``Kernel``. Counts: ``candidates`` (``valid`` +
     ``failed``), ``failures_by_cause`` (failed candidates and failures at a set, by cause),
     ``raw_assignments``, ``valid_assignments``; ``methods`` (a summary per method) and
-    ``records`` (every candidate, as the log has it).
+    ``records`` (every candidate, as the log has it); ``timed`` and ``from_database`` (this
+    call's candidates timed now, and taken from ``db``).
 
 Errors are ``shine.Error``, whose message is the rendered diagnostic with its source
 excerpt, as the command line prints it: ``CompileError`` (program, strategy, code generation,

@@ -93,6 +93,9 @@ pub fn keyword_of(setting: &shine::Setting) -> String {
         Setting::TimeSizes => "`time_sizes=`".into(),
         Setting::Parameter(n) => format!("`params[\"{n}\"]`"),
         Setting::Template => "the template".into(),
+        Setting::TuningDatabase => "`db=`".into(),
+        Setting::Jobs => "`jobs=`".into(),
+        Setting::Devices => "`devices=`".into(),
         other => other.library_name(),
     }
 }

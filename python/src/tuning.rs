@@ -16,11 +16,11 @@ use std::path::PathBuf;
 
 /// `shine.explore(source_or_path, def_name, strategy_file, template, target="c", *, params,
 /// require=(), verify_sizes, time_sizes=None, methods=("solver",), budget=None, time=None,
-/// log=None, resume=None, seed=1, runs=5) -> ExploreResult`.
+/// log=None, resume=None, seed=1, runs=5, db=None, jobs=1, devices=None) -> ExploreResult`.
 #[pyfunction]
 #[pyo3(signature = (source, def_name, strategy_file, template, target="c", *, params,
     require=Vec::new(), verify_sizes, time_sizes=None, methods=None, budget=None, time=None,
-    log=None, resume=None, seed=1, runs=5))]
+    log=None, resume=None, seed=1, runs=5, db=None, jobs=1, devices=None))]
 #[allow(clippy::too_many_arguments)]
 pub fn explore(
     py: Python<'_>,
@@ -40,6 +40,9 @@ pub fn explore(
     resume: Option<PathBuf>,
     seed: u64,
     runs: usize,
+    db: Option<PathBuf>,
+    jobs: usize,
+    devices: Option<Vec<usize>>,
 ) -> PyResult<ExploreResult> {
     let target: Target = target.parse().map_err(PyValueError::new_err)?;
     let program = source_file(source, "rise", "<source>")?;
@@ -52,6 +55,9 @@ pub fn explore(
     run.runs = positive("runs", runs)?;
     run.log = log;
     run.resume = resume;
+    run.db = db;
+    run.jobs = positive("jobs", jobs)?;
+    run.devices = devices.unwrap_or_default();
     let mut verify = size_sets(verify_sizes)?.into_iter();
     let nats = verify
         .next()
@@ -329,6 +335,18 @@ impl ExploreResult {
     #[getter]
     fn raw_assignments(&self) -> u128 {
         self.result.raw_assignments
+    }
+
+    /// Candidates of this call timed now (at one size set or more).
+    #[getter]
+    fn timed(&self) -> usize {
+        self.result.timed
+    }
+
+    /// Candidates of this call whose every outcome came from the tuning database (`db=`).
+    #[getter(from_database)]
+    fn candidates_from_database(&self) -> usize {
+        self.result.from_database
     }
 
     /// The valid assignments of the space enumerated.

@@ -124,3 +124,16 @@ def test_ctrl_c_stops_the_search_between_candidates():
     finally:
         timer.cancel()
     assert time.monotonic() - start < 30
+
+
+def test_a_database_and_workers_are_passed_through(tmp_path):
+    db = str(tmp_path / "tune.db")
+    first = tune(db=db, jobs=2)
+    assert (first.timed, first.from_database) == (3, 0)
+    again = tune(db=db, jobs=2)
+    assert (again.timed, again.from_database) == (0, 4)
+    assert [b and b["params"] for b in again.best] == [b and b["params"] for b in first.best]
+    with pytest.raises(shine.Error, match="devices="):
+        tune(devices=[0])
+    with pytest.raises(ValueError, match="jobs="):
+        tune(jobs=0)

@@ -86,6 +86,14 @@ pub struct Run {
     pub log: Option<PathBuf>,
     /// Continue from this log of the same run.
     pub resume: Option<PathBuf>,
+    /// The tuning database (a tuning only): outcomes found by earlier runs are read from it
+    /// instead of compiled, verified and timed again, and new ones added ([`crate::tunedb`]).
+    pub db: Option<PathBuf>,
+    /// CPU workers that compile and verify candidates at once (a tuning only; 1 or more).
+    pub jobs: usize,
+    /// The CUDA devices (ordinals) candidates are timed on, one candidate per device at a
+    /// time (a tuning on CUDA only; empty: device 0).
+    pub devices: Vec<usize>,
 }
 
 impl Run {
@@ -104,6 +112,9 @@ impl Run {
             rewrite_budget: elevate::DEFAULT_BUDGET,
             log: None,
             resume: None,
+            db: None,
+            jobs: 1,
+            devices: Vec::new(),
         }
     }
 
@@ -137,12 +148,73 @@ impl Run {
         shine::verify(artifact, inputs, nats, &RunOptions::default()).map(drop)
     }
 
-    /// The median time (ms) of the artifact on random inputs of the sizes `nats`.
-    pub fn time_at(&self, artifact: &Artifact, nats: &Bindings) -> Result<f64, shine::Error> {
+    /// The median time (ms) of the artifact on random inputs of the sizes `nats`, on the
+    /// CUDA device `cuda_device` (other targets ignore it).
+    pub fn time_at(
+        &self,
+        artifact: &Artifact,
+        nats: &Bindings,
+        cuda_device: usize,
+    ) -> Result<f64, shine::Error> {
         let inputs = Inputs::Random { seed: self.seed };
-        let mut exe = Executable::new(artifact, inputs, nats, &RunOptions::default())?;
+        let options = RunOptions {
+            cuda_device,
+            ..RunOptions::default()
+        };
+        let mut exe = Executable::new(artifact, inputs, nats, &options)?;
         exe.run()?;
         Ok(exe.bench(self.runs, 1)?.code.median_ms)
+    }
+
+    /// Checks the settings of parallel evaluation: 1 job or more, and `devices` only on
+    /// CUDA, each named once.
+    pub fn check_workers(&self) -> Result<(), Error> {
+        if self.jobs == 0 {
+            return Err(Phrase::from(Setting::Jobs)
+                .then(" must be 1 or more")
+                .into());
+        }
+        if self.devices.is_empty() {
+            return Ok(());
+        }
+        if self.target != Target::Cuda {
+            let chosen = match self.target {
+                Target::OpenCl => "its device is the one SHINE_OPENCL_DEVICE names",
+                _ => "its code runs on this machine's CPU",
+            };
+            return Err(Phrase::from(Setting::Devices)
+                .then(format!(
+                    " chooses CUDA devices, and the target `{}` has none ({chosen})",
+                    self.target
+                ))
+                .into());
+        }
+        let mut seen = self.devices.clone();
+        seen.sort_unstable();
+        seen.dedup();
+        if seen.len() != self.devices.len() {
+            return Err(Phrase::from(Setting::Devices)
+                .then(" names a device twice")
+                .into());
+        }
+        Ok(())
+    }
+
+    /// An error if a setting only a tuning has is given (`what` names the search).
+    pub fn refuse_tuning_settings(&self, what: &str) -> Result<(), Error> {
+        let given = [
+            (self.db.is_some(), Setting::TuningDatabase),
+            (self.jobs > 1, Setting::Jobs),
+            (!self.devices.is_empty(), Setting::Devices),
+        ];
+        match given.into_iter().find(|(on, _)| *on) {
+            None => Ok(()),
+            Some((_, setting)) => Err(Phrase::from(setting)
+                .then(format!(
+                    " is not supported by {what} yet (only by the tuning of parameters)"
+                ))
+                .into()),
+        }
     }
 
     /// Checks that every size `set` names is a size of the definition (`sizes`); `option`
@@ -368,6 +440,9 @@ pub enum Phase<'a> {
     },
     /// A method is done.
     MethodDone(&'a MethodSummary),
+    /// What runs now: candidates compiled and verified by the workers, or one timed (a
+    /// tuning's evaluation of a batch).
+    Running(&'a str),
 }
 
 /// Receives a run's progress: `R` is its record of a candidate. A `Break` from

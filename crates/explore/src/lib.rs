@@ -29,11 +29,13 @@ pub mod engine;
 pub mod log;
 pub mod mapping;
 pub mod params;
+mod pool;
 pub mod search;
 pub mod solve;
 pub mod strategy;
 pub mod tree;
 pub mod tune;
+pub mod tunedb;
 pub mod tuning;
 
 use constraints::{Constraint, Options};

@@ -34,7 +34,7 @@ pub fn header(run: &Run, apply: Option<&str>, space: Value) -> Value {
 
 /// A hash of a text (FNV-1a, 64 bits) in hex: the same text, the same fingerprint on
 /// every machine and build.
-fn fingerprint(text: &str) -> String {
+pub(crate) fn fingerprint(text: &str) -> String {
     let hash = text.bytes().fold(0xcbf2_9ce4_8422_2325_u64, |h, b| {
         (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
     });

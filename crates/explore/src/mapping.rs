@@ -297,7 +297,7 @@ impl Mapper {
         }
         let mut total = 0.0;
         for set in &self.time_sets {
-            match self.run.time_at(&artifact, set) {
+            match self.run.time_at(&artifact, set, 0) {
                 Ok(ms) => total += ms,
                 Err(e) => return (Err(Failure::of(&e)), defs),
             }
@@ -345,6 +345,7 @@ fn families(constraints: &[Constraint]) -> BTreeMap<String, usize> {
 /// log (`resume`) count towards the budget, are not re-run and are ranked with the new.
 pub fn run(s: &Search, progress: &mut dyn Progress<Record>) -> Result<SearchResult, Error> {
     s.run.limits.require()?;
+    s.run.refuse_tuning_settings("the mapping search")?;
     let mut mapper = Mapper::new(s)?;
     let stats = mapper.space_statistics(progress)?;
     let header = s.header();
@@ -537,6 +538,7 @@ pub fn check_constraints(
     s: &Search,
     progress: &mut dyn Progress<Record>,
 ) -> Result<CheckReport, Error> {
+    s.run.refuse_tuning_settings("the mapping search")?;
     let mut mapper = Mapper::new(s)?;
     let splits = vec![1; mapper.problem.base_tree().maps.len()];
     let space = mapper.problem.space(&splits)?;

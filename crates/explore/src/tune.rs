@@ -17,12 +17,15 @@ use crate::log::{self, Log};
 use crate::params::{
     names, substitute, Assignment, ParamSearch, ParamSpace, Stop, ENUMERATION_LIMIT, RAW_LIMIT,
 };
+use crate::pool::{self, Evaluator};
 use crate::search::Method;
+use crate::tunedb::Timed;
 use crate::tuning::Bindings;
 use serde_json::{json, Value};
 use shine::{Artifact, Phrase, Setting, SourceFile};
 use std::collections::BTreeMap;
 use std::ops::ControlFlow;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 /// A tuning: the run, the template and its parameter space, and the size sets.
@@ -69,7 +72,7 @@ pub struct Evaluation {
 
 impl Evaluation {
     /// A candidate that failed as a whole, at `sets` time sets.
-    fn failed(failure: Failure, sets: usize) -> Evaluation {
+    pub(crate) fn failed(failure: Failure, sets: usize) -> Evaluation {
         Evaluation {
             failure: Some(failure),
             ms: vec![None; sets],
@@ -224,6 +227,11 @@ pub struct TuningResult {
     pub records: Vec<Record>,
     /// Whether the progress stopped the run early.
     pub interrupted: bool,
+    /// Candidates of this run whose every outcome came from the tuning database (nothing
+    /// compiled, verified or timed).
+    pub from_database: usize,
+    /// Candidates of this run timed now (at one size set or more).
+    pub timed: usize,
 }
 
 impl TuningResult {
@@ -268,7 +276,7 @@ pub struct Tuner {
     sizes: Vec<String>,
     verify_sets: Vec<Bindings>,
     time_sets: Vec<Bindings>,
-    counter: usize,
+    counter: AtomicUsize,
 }
 
 /// Whether an error says that sizes do not satisfy the code's constraints.
@@ -290,6 +298,7 @@ impl Tuner {
         }
         let space = ParamSpace::parse(&t.params, &t.requires)?;
         t.run.limits.require()?;
+        t.run.check_workers()?;
         let sizes = size_parameters(t, &space, &program_sizes)?;
         let verify_sets = verification_sets(t, &program_sizes)?;
         for set in verify_sets.iter().chain(&time_sets) {
@@ -306,8 +315,13 @@ impl Tuner {
             sizes,
             verify_sets,
             time_sets,
-            counter: 0,
+            counter: AtomicUsize::new(0),
         })
+    }
+
+    /// The run: program, target, limits, database and workers.
+    pub fn run(&self) -> &Run {
+        &self.run
     }
 
     /// The parameters that are sizes of the program.
@@ -340,36 +354,76 @@ impl Tuner {
         with_sizes(set, &self.sizes, a)
     }
 
-    fn compile(&mut self, defs: &str) -> Result<Artifact, shine::Error> {
-        self.counter += 1;
+    fn compile(&self, defs: &str) -> Result<Artifact, shine::Error> {
+        let n = self.counter.fetch_add(1, Ordering::Relaxed) + 1;
         let file = SourceFile::new(
-            format!("candidate{}.elv", self.counter),
+            format!("candidate{n}.elv"),
             format!("{}\n{defs}\n", self.run.user_strategy()),
         );
         self.run.compile_candidate(file)
     }
 
     /// Evaluates one candidate: compiles it once, verifies it at the first verification
-    /// set its size constraints admit, times it at each time set it admits.
-    pub fn evaluate_candidate(&mut self, a: &Assignment) -> Evaluation {
-        let n = self.time_sets.len();
-        let artifact = match self.compile(&self.strategy(a)) {
-            Ok(x) => x,
-            Err(e) => return Evaluation::failed(Failure::of(&e), n),
-        };
-        if let Err(failure) = self.verify(&artifact, a) {
-            return Evaluation::failed(failure, n);
+    /// set its size constraints admit, times it at each time set it admits (on the first
+    /// of the run's devices).
+    pub fn evaluate_candidate(&self, a: &Assignment) -> Evaluation {
+        let device = self.run.devices.first().copied().unwrap_or(0);
+        match self.prepare(a, true) {
+            Err(failure) => Evaluation::failed(failure, self.time_sets.len()),
+            Ok(artifact) => {
+                let times = (0..self.time_sets.len())
+                    .map(|k| Some(self.time_at(&artifact, a, k, device)))
+                    .collect();
+                self.assemble(times)
+            }
         }
+    }
+
+    /// Compiles a candidate and, if `verify`, verifies it (the work of a CPU worker).
+    pub(crate) fn prepare(&self, a: &Assignment, verify: bool) -> Result<Artifact, Failure> {
+        let artifact = self
+            .compile(&self.strategy(a))
+            .map_err(|e| Failure::of(&e))?;
+        if verify {
+            self.verify(&artifact, a)?;
+        }
+        Ok(artifact)
+    }
+
+    /// Times a verified candidate at the time set `k` on the CUDA device `device`.
+    pub(crate) fn time_at(
+        &self,
+        artifact: &Artifact,
+        a: &Assignment,
+        k: usize,
+        device: usize,
+    ) -> Timed {
+        let sizes = self.sizes(&self.time_sets[k], a);
+        match self.run.time_at(artifact, &sizes, device) {
+            Ok(ms) => Timed::Ms {
+                ms,
+                runs: self.run.runs,
+            },
+            Err(e) if not_applicable(&e) => Timed::NotApplicable,
+            Err(e) => Timed::Failed(Failure::of(&e)),
+        }
+    }
+
+    /// The evaluation of a verified candidate of its outcome per time set (`None`: not
+    /// timed there, a failure).
+    pub(crate) fn assemble(&self, times: Vec<Option<Timed>>) -> Evaluation {
+        let n = times.len();
         let mut ev = Evaluation {
             failure: None,
             ms: vec![None; n],
             set_failures: vec![None; n],
         };
-        for (k, set) in self.time_sets.iter().enumerate() {
-            match self.run.time_at(&artifact, &self.sizes(set, a)) {
-                Ok(ms) => ev.ms[k] = Some(ms),
-                Err(e) if not_applicable(&e) => {}
-                Err(e) => ev.set_failures[k] = Some(Failure::of(&e)),
+        for (k, timed) in times.into_iter().enumerate() {
+            match timed {
+                Some(Timed::Ms { ms, .. }) => ev.ms[k] = Some(ms),
+                Some(Timed::NotApplicable) => {}
+                Some(Timed::Failed(f)) => ev.set_failures[k] = Some(f),
+                None => ev.set_failures[k] = Some(Failure::new("internal error", "not timed")),
             }
         }
         if ev.ms.iter().all(Option::is_none) {
@@ -582,9 +636,13 @@ impl Tally {
     }
 }
 
-/// A tuning in progress: the tuner, the space's valid assignments, the tally and the log.
+/// A tuning in progress: the tuner and its evaluator, the space's valid assignments, the
+/// tally and the log.
 struct Session<'a> {
     tuner: Tuner,
+    evaluator: Evaluator,
+    from_database: usize,
+    timed: usize,
     valid: Vec<Assignment>,
     tally: Tally,
     log: Option<Log>,
@@ -613,8 +671,16 @@ pub fn run(t: &Tuning, progress: &mut dyn Progress<Record>) -> Result<TuningResu
         None => None,
     };
     let valid = valid_assignments(&tuner, progress)?;
+    let context = match t.run.db {
+        Some(_) => Some(pool::context(&tuner, &t.template)?),
+        None => None,
+    };
+    let evaluator = Evaluator::new(&tuner, context)?;
     let mut s = Session {
         tuner,
+        evaluator,
+        from_database: 0,
+        timed: 0,
         valid,
         tally: Tally::new(sets),
         log,
@@ -637,6 +703,7 @@ pub fn run(t: &Tuning, progress: &mut dyn Progress<Record>) -> Result<TuningResu
     {
         s.tally.record(&mut others, r);
     }
+    s.note_database();
     Ok(TuningResult {
         raw_assignments: s.tuner.space.raw_count(),
         valid_assignments: s.valid.len(),
@@ -649,6 +716,8 @@ pub fn run(t: &Tuning, progress: &mut dyn Progress<Record>) -> Result<TuningResu
         points: s.tally.points,
         records: s.records,
         interrupted: s.interrupted,
+        from_database: s.from_database,
+        timed: s.timed,
     })
 }
 
@@ -671,34 +740,47 @@ impl Session<'_> {
         self.progress
             .on_phase(Phase::MethodStarted { method, resumed });
         let start = Instant::now();
-        while !run.limits.reached(done, start) {
-            let Some(a) = search.propose() else {
+        'batches: while !run.limits.reached(done, start) {
+            let room = run
+                .limits
+                .budget
+                .map_or(usize::MAX, |b| b.saturating_sub(done));
+            let batch: Vec<Assignment> = (0..self.evaluator.batch_size().min(room))
+                .map_while(|_| search.propose())
+                .collect();
+            if batch.is_empty() {
                 break;
-            };
-            let evaluation = self.tuner.evaluate_candidate(&a);
-            done += 1;
-            let record = Record {
-                method,
-                strategy: self.tuner.strategy(&a),
-                assignment: a,
-                evaluation,
-                elapsed_s: offset + start.elapsed().as_secs_f64(),
-                resumed: false,
-            };
-            let score = self.tally.record(&mut mine, &record);
-            search.report(&record.assignment, score);
-            valid += score.is_some() as usize;
-            log::record(&mut self.log, &record.to_json())?;
-            let standing = Standing {
-                done,
-                valid,
-                best_ms: sum_of(&mine),
-            };
-            let flow = self.progress.on_candidate(&record, &standing);
-            self.records.push(record);
-            if flow == ControlFlow::Break(()) {
-                self.interrupted = true;
-                break;
+            }
+            let outcomes = self
+                .evaluator
+                .evaluate(&self.tuner, &batch, &mut *self.progress)?;
+            for (a, outcome) in batch.into_iter().zip(outcomes) {
+                done += 1;
+                self.from_database += outcome.from_db as usize;
+                self.timed += outcome.timed as usize;
+                let record = Record {
+                    method,
+                    strategy: self.tuner.strategy(&a),
+                    assignment: a,
+                    evaluation: outcome.evaluation,
+                    elapsed_s: offset + start.elapsed().as_secs_f64(),
+                    resumed: false,
+                };
+                let score = self.tally.record(&mut mine, &record);
+                search.report(&record.assignment, score);
+                valid += score.is_some() as usize;
+                log::record(&mut self.log, &record.to_json())?;
+                let standing = Standing {
+                    done,
+                    valid,
+                    best_ms: sum_of(&mine),
+                };
+                let flow = self.progress.on_candidate(&record, &standing);
+                self.records.push(record);
+                if flow == ControlFlow::Break(()) {
+                    self.interrupted = true;
+                    break 'batches;
+                }
             }
         }
         let summary = self.summary(
@@ -710,6 +792,18 @@ impl Session<'_> {
         );
         self.progress.on_phase(Phase::MethodDone(&summary));
         Ok(summary)
+    }
+
+    /// Tells how many candidates came from the tuning database (with one).
+    fn note_database(&mut self) {
+        if !self.evaluator.has_db() {
+            return;
+        }
+        let n = self.records.iter().filter(|r| !r.resumed).count();
+        self.progress.on_phase(Phase::Note(&format!(
+            "{} of {n} candidates from the database, {} timed now",
+            self.from_database, self.timed
+        )));
     }
 
     /// The summary of a method: `counts` are its new, resumed and valid candidates.

@@ -53,6 +53,7 @@ impl Progress<Record> for Recorder {
             Phase::Note(_) => "note".into(),
             Phase::MethodStarted { method, resumed } => format!("start {method} {resumed}"),
             Phase::MethodDone(s) => format!("done {} {}", s.method, s.candidates),
+            Phase::Running(what) => format!("running {what}"),
         });
     }
 
@@ -163,7 +164,7 @@ fn a_tiny_tuning_keeps_the_verified_best_per_set_and_resumes_from_its_log() {
 
 #[test]
 fn one_candidate_is_evaluated_alone_with_its_failure_cause() {
-    let mut tuner = Tuner::new(&tuning(1)).expect("a valid tuning");
+    let tuner = Tuner::new(&tuning(1)).expect("a valid tuning");
     let ok = tuner.evaluate_candidate(&vec![("s".to_string(), 4)]);
     assert!(ok.failure.is_none(), "{ok:?}");
     assert!(ok.ms.iter().all(Option::is_some), "{ok:?}");
@@ -215,4 +216,55 @@ fn bad_requests_are_refused_before_anything_compiles() {
     t.nats = vec![("k".to_string(), 3)];
     let e = Tuner::new(&t).err().expect("k is no size");
     assert!(e.to_string().contains("no size of `scale2d`"), "{e}");
+}
+
+/// With a database, a second run compiles and times nothing and finds the same bests; two
+/// workers verify the same candidates as one.
+#[test]
+fn a_database_keeps_every_outcome_and_workers_agree() {
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let mut t = tuning(3);
+    t.run.db = Some(dir.path().join("tune.db"));
+    t.run.jobs = 2;
+    let mut progress = Recorder::default();
+    let first = explore::tune::run(&t, &mut progress).expect("the tuning runs");
+    assert_eq!((first.timed, first.from_database), (3, 0));
+    assert!(
+        progress.phases.iter().any(|p| p.contains("on 2 workers")),
+        "{:?}",
+        progress.phases
+    );
+    let mut progress = Recorder::default();
+    let again = explore::tune::run(&t, &mut progress).expect("the tuning runs again");
+    assert_eq!((again.timed, again.from_database), (0, 3));
+    assert!(
+        !progress.phases.iter().any(|p| p.starts_with("running")),
+        "{:?}",
+        progress.phases
+    );
+    assert_eq!(again.bests, first.bests);
+    let serial = explore::tune::run(&tuning(3), &mut Recorder::default()).expect("serial");
+    let valid = |r: &explore::tune::TuningResult| {
+        let mut s: Vec<i64> = r
+            .records
+            .iter()
+            .filter(|r| r.is_valid())
+            .map(s_of)
+            .collect();
+        s.sort_unstable();
+        s
+    };
+    assert_eq!(valid(&serial), valid(&first));
+}
+
+#[test]
+fn devices_are_refused_off_cuda_and_jobs_must_be_positive() {
+    let mut t = tuning(1);
+    t.run.devices = vec![0, 1];
+    let e = Tuner::new(&t).err().expect("no devices on C");
+    assert!(e.to_string().contains("chooses CUDA devices"), "{e}");
+    let mut t = tuning(1);
+    t.run.jobs = 0;
+    let e = Tuner::new(&t).err().expect("no workers");
+    assert!(e.to_string().contains("must be 1 or more"), "{e}");
 }

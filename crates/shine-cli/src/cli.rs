@@ -50,6 +50,9 @@ pub fn flag_of(setting: &shine::Setting) -> String {
         Setting::Parameter(n) => format!("--param `{n}`"),
         Setting::Template => "the --apply strategy".into(),
         Setting::CheckConstraints => "--check-constraints".into(),
+        Setting::TuningDatabase => "--db".into(),
+        Setting::Jobs => "--jobs".into(),
+        Setting::Devices => "--devices".into(),
         Setting::GeneratedSource => "`shine compile` with the same program, --def, strategy and \
                                      --target writes the generated C source (`-o FILE.c`)"
             .into(),

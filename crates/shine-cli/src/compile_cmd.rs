@@ -242,6 +242,7 @@ impl RunArgs {
             fast_math: self.fast_math,
             sanitize: self.sanitize,
             verify: self.verify,
+            ..RunOptions::default()
         }
     }
 }

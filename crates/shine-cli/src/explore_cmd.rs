@@ -129,6 +129,41 @@ pub struct ExploreArgs {
     /// whose size constraints it satisfies (give the cheapest first); none: a failure.
     #[arg(long = "verify-nat", value_name = "N=V,...", requires = "params")]
     pub verify_nats: Vec<String>,
+    /// A tuning database kept across runs (SQLite; created if missing; with --param):
+    /// candidates it has outcomes for are not compiled, verified or timed again.
+    #[arg(long = "db", value_name = "tune.db")]
+    pub db: Option<PathBuf>,
+    /// CPU workers that compile and verify candidates at once (with --param); candidates
+    /// are timed one at a time, with nothing else running.
+    #[arg(long, value_name = "N", default_value_t = 1, value_parser = parse_count)]
+    pub jobs: usize,
+    /// CUDA devices to time candidates on, one candidate per device at a time: `0,1`
+    /// (with --param and --target cuda; default: device 0).
+    #[arg(long, value_name = "D,...", value_parser = parse_devices)]
+    pub devices: Option<DeviceList>,
+}
+
+/// CUDA device ordinals (`--devices 0,1`).
+#[derive(Clone, Debug)]
+pub struct DeviceList(pub Vec<usize>);
+
+/// CUDA device ordinals, `0,1` (each a number, at least one).
+pub(crate) fn parse_devices(s: &str) -> Result<DeviceList, String> {
+    let devices: Vec<usize> = s
+        .split(',')
+        .map(|d| {
+            d.trim()
+                .parse::<usize>()
+                .map_err(|_| format!("`{d}` is no device number (give ordinals: `0,1`)"))
+        })
+        .collect::<Result<_, _>>()?;
+    let mut distinct = devices.clone();
+    distinct.sort_unstable();
+    distinct.dedup();
+    if distinct.len() != devices.len() {
+        return Err(format!("`{s}` names a device twice"));
+    }
+    Ok(DeviceList(devices))
 }
 
 /// A positive, finite number (`--time`, `--cutoff`, `--flops`).
@@ -194,6 +229,9 @@ fn run_of(args: &ExploreArgs) -> Result<Run, CliError> {
     run.rewrite_budget = args.rewrite_budget;
     run.log = args.log.clone();
     run.resume = args.resume.clone();
+    run.db = args.db.clone();
+    run.jobs = args.jobs;
+    run.devices = args.devices.clone().map(|d| d.0).unwrap_or_default();
     Ok(run)
 }
 
@@ -314,12 +352,21 @@ pub(crate) fn summary_json(s: &MethodSummary, best_key: &str) -> serde_json::Val
 impl Bars {
     fn phase(&mut self, phase: Phase<'_>, best_key: &str) {
         match phase {
-            Phase::Note(text) => emit_err(text),
+            Phase::Note(text) => self.line(text),
+            Phase::Running(text) => self.line(&format!("running: {text}")),
             Phase::MethodStarted { method, resumed } => self.start(method, resumed),
             Phase::MethodDone(summary) => {
                 self.clear();
                 emit_err(&summary_json(summary, best_key).to_string());
             }
+        }
+    }
+
+    /// A line above the progress bar.
+    fn line(&self, text: &str) {
+        match &self.bar {
+            Some(bar) => bar.suspend(|| emit_err(text)),
+            None => emit_err(text),
         }
     }
 

@@ -157,6 +157,8 @@ fn report(args: &ExploreArgs, tuning: &Tuning, result: &TuningResult) -> Result<
         "valid_assignments": result.valid_assignments,
         "methods": summaries,
         "failures_by_cause": result.failures_by_cause,
+        "timed": result.timed,
+        "from_database": result.from_database,
     });
     summary["per_set"] = json!(per_set);
     summary["sum_of_set_bests_ms"] = json!(total);

@@ -40,7 +40,7 @@ enum Command {
     /// List the built-in schedules and the default schedule of each target; --show prints them.
     Strategies(cli::StrategiesArgs),
     /// Search parallel mappings and tuning parameters (CC'22 constraints); write the best strategy.
-    Explore(explore_cmd::ExploreArgs),
+    Explore(Box<explore_cmd::ExploreArgs>),
     /// F-smooth (thesis §5.7): simplify with ELEVATE strategies, differentiate (forward mode).
     Fsmooth {
         #[command(subcommand)]

@@ -34,6 +34,9 @@ pub struct RunOptions {
     /// The result will be compared with the interpreter: the memory check makes room for the
     /// interpreter's reference.
     pub verify: bool,
+    /// The CUDA device the kernels are built and run on (its ordinal, 0 the first GPU);
+    /// the other targets ignore it.
+    pub cuda_device: usize,
 }
 
 impl Default for RunOptions {
@@ -44,6 +47,7 @@ impl Default for RunOptions {
             fast_math: false,
             sanitize: false,
             verify: false,
+            cuda_device: 0,
         }
     }
 }
@@ -321,7 +325,7 @@ impl Executable {
                     module,
                     sizes,
                     (outputs.len(), buffers.len()),
-                    options.fast_math,
+                    (options.fast_math, options.cuda_device),
                     &builds,
                 )
                 .map_err(|e| {

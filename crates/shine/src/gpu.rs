@@ -2,9 +2,10 @@
 //!
 //! [`codegen::generate_gpu`] prepares the program for a GPU (kernel/host split, hoisting,
 //! barriers) and lists the launches the host makes. Here the kernels are built with the
-//! runtime (OpenCL: the device `SHINE_OPENCL_DEVICE` names, or any; CUDA: NVRTC and device
-//! 0), the launches planned for the sizes of one run (grids, arguments, temporaries and the
-//! status flag) and run in order by [`runtime::GpuProgram`], the same for both runtimes.
+//! runtime (OpenCL: the device `SHINE_OPENCL_DEVICE` names, or any; CUDA: NVRTC and the
+//! device `RunOptions::cuda_device` names, 0 by default), the launches planned for the sizes
+//! of one run (grids, arguments, temporaries and the status flag) and run in order by
+//! [`runtime::GpuProgram`], the same for both runtimes.
 //! The kernels are built with the options in `SHINE_OPENCL_OPTIONS` (default
 //! `-cl-mad-enable`) or `SHINE_NVRTC_OPTIONS` (default none; the architecture of the device is
 //! added unless named), plus `-cl-fast-relaxed-math` / `--use_fast_math` with fast math.
@@ -30,16 +31,17 @@ pub const CUDA_MAX_THREADS: usize = 1024;
 /// Builds the kernels of `module` with indices of `width` (`GpuModule::index_width` of these
 /// sizes) on the device of its runtime and plans its launches for the size values `sizes`,
 /// `outputs` output buffers (one per array of a result that is a tuple of arrays) and
-/// `inputs` input buffers.
+/// `inputs` input buffers, with fast math or not, on a CUDA device (its ordinal).
 pub(crate) fn load(
     module: &GpuModule,
     (sizes, width): (&[i64], IndexWidth),
     (outputs, inputs): (usize, usize),
-    fast_math: bool,
+    (fast_math, cuda_device): (bool, usize),
     builds: &GpuBuilds,
 ) -> Result<Box<dyn Runner>, Error> {
     let buffers = (outputs, inputs);
-    Ok(match builds.get_or_build(module, width, fast_math)? {
+    let build = builds.get_or_build(module, width, fast_math, cuda_device)?;
+    Ok(match build {
         GpuBuild::OpenCl(program, max_threads) => Box::new(GpuRun::plan(
             program,
             module,
@@ -57,12 +59,12 @@ pub(crate) fn load(
     })
 }
 
-/// The kernels of one GPU module built by the device's compiler, once per index width: runs
-/// at many sizes (a Python kernel called again and again) build them once or twice, not every
-/// time. The builds are for one module and one choice of fast math.
+/// The kernels of one GPU module built by the device's compiler, once per index width (and
+/// CUDA device): runs at many sizes (a Python kernel called again and again) build them once
+/// or twice, not every time. The builds are for one module and one choice of fast math.
 #[derive(Default)]
 pub struct GpuBuilds {
-    built: std::sync::Mutex<Vec<(IndexWidth, GpuBuild)>>,
+    built: std::sync::Mutex<Vec<((IndexWidth, usize), GpuBuild)>>,
 }
 
 /// Kernels built for one index width.
@@ -89,7 +91,7 @@ impl GpuBuilds {
         width: IndexWidth,
         fast_math: bool,
     ) -> Result<Arc<runtime::CudaProgram>, Error> {
-        match self.get_or_build(module, width, fast_math)? {
+        match self.get_or_build(module, width, fast_math, 0)? {
             GpuBuild::Cuda(program) => Ok(program),
             GpuBuild::OpenCl(..) => Err(Error::from(format!(
                 "the kernels are {} code, not CUDA",
@@ -99,18 +101,20 @@ impl GpuBuilds {
     }
 
     /// The kernels of `module` built with indices of `width`: those built before, or built
-    /// now (on the device `SHINE_OPENCL_DEVICE` names, or CUDA device 0).
+    /// now (on the device `SHINE_OPENCL_DEVICE` names, or CUDA device `cuda_device`).
     fn get_or_build(
         &self,
         module: &GpuModule,
         width: IndexWidth,
         fast_math: bool,
+        cuda_device: usize,
     ) -> Result<GpuBuild, Error> {
         let mut built = self
             .built
             .lock()
             .map_err(|_| Error::from("an earlier build of these kernels panicked".to_string()))?;
-        if let Some((_, b)) = built.iter().find(|(w, _)| *w == width) {
+        let key = (width, cuda_device);
+        if let Some((_, b)) = built.iter().find(|(k, _)| *k == key) {
             return Ok(b.clone());
         }
         let options = build_options(module.target, fast_math, width);
@@ -128,13 +132,13 @@ impl GpuBuilds {
                 GpuBuild::OpenCl(Arc::new(program), device.max_work_group_size())
             }
             Target::Cuda => {
-                let device = runtime::CudaDevice::open(0).map_err(runtime_error)?;
+                let device = runtime::CudaDevice::open(cuda_device).map_err(runtime_error)?;
                 let program = runtime::CudaProgram::build(&device, &module.source, &options)
                     .map_err(runtime_error)?;
                 GpuBuild::Cuda(Arc::new(program))
             }
         };
-        built.push((width, build.clone()));
+        built.push((key, build.clone()));
         Ok(build)
     }
 }

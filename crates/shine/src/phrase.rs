@@ -60,6 +60,13 @@ pub enum Setting {
     /// Checking the mapping constraints on every raw assignment
     /// (`explore::mapping::check_constraints`): `--check-constraints`.
     CheckConstraints,
+    /// The tuning database a tuning reads and adds to (`explore`'s `Run::db`): `--db`.
+    TuningDatabase,
+    /// The CPU workers that compile and verify candidates (`explore`'s `Run::jobs`):
+    /// `--jobs`.
+    Jobs,
+    /// The CUDA devices candidates are timed on (`explore`'s `Run::devices`): `--devices`.
+    Devices,
     /// Where the generated source can be read: the artifact's code
     /// ([`Artifact::code`](crate::Artifact::code)); the command line writes it with
     /// `shine compile ... -o FILE`.
@@ -87,6 +94,9 @@ impl Setting {
             Setting::Parameter(n) => format!("the parameter `{n}` of `Tuning::params`"),
             Setting::Template => "`Tuning::template`".into(),
             Setting::CheckConstraints => "`explore::mapping::check_constraints`".into(),
+            Setting::TuningDatabase => "`Run::db`".into(),
+            Setting::Jobs => "`Run::jobs`".into(),
+            Setting::Devices => "`Run::devices`".into(),
             Setting::GeneratedSource => {
                 "the artifact's code (`Artifact::code`) is the generated source".into()
             }

@@ -1,0 +1,388 @@
+//! The tuning database (`shine explore --param ... --db tune.db`): what earlier tunings
+//! found, so that a candidate is compiled, verified and timed once per machine.
+//!
+//! The database is a SQLite file. A **context** is what an outcome depends on besides the
+//! candidate: the program (its text's fingerprint), the definition, the user's strategy
+//! file (fingerprint), the template, the target, the device and the versions of shine and
+//! of the C compiler. Under a context, an **outcome** is keyed by the parameter assignment,
+//! the stage and the size set:
+//! * `verify`: compiled and verified at the tuning's verification sets (with the inputs'
+//!   seed), or the failure that stopped it (a compile error, a wrong result);
+//! * `time`: the median time at one time set and the timed runs it is the median of, or
+//!   "not applicable" (the set breaks a size constraint of the code), or the failure.
+//!
+//! Failures are kept like times: a candidate that failed is not tried again. A time measured
+//! with fewer runs than a tuning asks for is measured again. SQLite locks the file, so that
+//! several processes may read and add to one database at once (a write waits up to
+//! [`BUSY_TIMEOUT`] for another); a file that is not a database of this kind, or a corrupted
+//! one, is refused when it is opened.
+
+use crate::engine::{Error, Failure};
+use rusqlite::{params, Connection, ErrorCode, OptionalExtension, TransactionBehavior};
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+/// What the `meta` table says a database is.
+pub const KIND: &str = "shine explore tuning database";
+/// The version of the schema.
+pub const VERSION: i64 = 1;
+/// How long a statement waits for another process's write to end.
+pub const BUSY_TIMEOUT: Duration = Duration::from_secs(60);
+
+/// The schema of a new database.
+const SCHEMA: &str = "
+CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE contexts (
+    id INTEGER PRIMARY KEY,
+    program TEXT NOT NULL, def TEXT NOT NULL, strategy TEXT NOT NULL, template TEXT NOT NULL,
+    target TEXT NOT NULL, device TEXT NOT NULL, version TEXT NOT NULL,
+    UNIQUE (program, def, strategy, template, target, device, version));
+CREATE TABLE outcomes (
+    context INTEGER NOT NULL REFERENCES contexts (id),
+    assignment TEXT NOT NULL, stage TEXT NOT NULL, sizes TEXT NOT NULL,
+    ms REAL, runs INTEGER, failure TEXT, not_applicable INTEGER NOT NULL DEFAULT 0,
+    recorded TEXT NOT NULL DEFAULT (datetime('now')),
+    PRIMARY KEY (context, assignment, stage, sizes));
+";
+
+/// What an outcome depends on besides the candidate and its sizes.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Context {
+    /// The fingerprint of the program's text.
+    pub program: String,
+    /// The definition tuned.
+    pub def: String,
+    /// The fingerprint of the user's strategy file ("" without one).
+    pub strategy: String,
+    /// The strategy template, as given.
+    pub template: String,
+    /// The target.
+    pub target: String,
+    /// The device candidates run on (the CPU's model and threads, or the GPU's name).
+    pub device: String,
+    /// shine's version and the C compiler's (`cc --version`, first line).
+    pub version: String,
+}
+
+/// The outcome of a candidate at a time set.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Timed {
+    /// Its median time (ms) over `runs` timed runs.
+    Ms {
+        /// The median.
+        ms: f64,
+        /// The timed runs.
+        runs: usize,
+    },
+    /// The set breaks a size constraint of the candidate's code.
+    NotApplicable,
+    /// It failed there.
+    Failed(Failure),
+}
+
+/// An open tuning database and the context this run reads and writes.
+pub struct TuneDb {
+    conn: Connection,
+    path: PathBuf,
+    context: i64,
+}
+
+impl TuneDb {
+    /// Opens the database `path` (a new or empty file becomes one) for `context`; an error
+    /// if the file is no tuning database of this version, or is corrupted.
+    pub fn open(path: &Path, context: &Context) -> Result<TuneDb, Error> {
+        let refuse = |why: String| refusal(path, &why);
+        let mut conn = Connection::open(path).map_err(|e| refuse(e.to_string()))?;
+        conn.busy_timeout(BUSY_TIMEOUT)
+            .map_err(|e| refuse(e.to_string()))?;
+        create_or_check(&mut conn).map_err(|e| match e {
+            Opening::Sqlite(e) => refuse(sqlite_reason(&e)),
+            Opening::Foreign(why) => refuse(why),
+        })?;
+        check_integrity(&conn).map_err(refuse)?;
+        let context = context_id(&conn, context).map_err(|e| refuse(sqlite_reason(&e)))?;
+        Ok(TuneDb {
+            conn,
+            path: path.to_path_buf(),
+            context,
+        })
+    }
+
+    /// The outcome of compiling and verifying `assignment` at `sets`, if it is known: `Ok`
+    /// when it was verified.
+    pub fn verification(
+        &self,
+        assignment: &str,
+        sets: &str,
+    ) -> Result<Option<Result<(), Failure>>, Error> {
+        let row = self
+            .conn
+            .query_row(
+                "SELECT failure FROM outcomes WHERE context = ?1 AND assignment = ?2 \
+                 AND stage = 'verify' AND sizes = ?3",
+                params![self.context, assignment, sets],
+                |r| r.get::<_, Option<String>>(0),
+            )
+            .optional()
+            .map_err(|e| self.cannot("read", &e))?;
+        Ok(row.map(|failure| match failure {
+            None => Ok(()),
+            Some(f) => Err(Failure::parse(&f)),
+        }))
+    }
+
+    /// Keeps the outcome of compiling and verifying `assignment` at `sets`.
+    pub fn record_verification(
+        &self,
+        assignment: &str,
+        sets: &str,
+        outcome: &Result<(), Failure>,
+    ) -> Result<(), Error> {
+        let failure = outcome.as_ref().err().map(ToString::to_string);
+        self.put(assignment, ("verify", sets), (None, None, failure, false))
+    }
+
+    /// The outcome of `assignment` at the time set `set`, if it is known.
+    pub fn timing(&self, assignment: &str, set: &str) -> Result<Option<Timed>, Error> {
+        type Row = (Option<f64>, Option<i64>, Option<String>, bool);
+        let row: Option<Row> = self
+            .conn
+            .query_row(
+                "SELECT ms, runs, failure, not_applicable FROM outcomes WHERE context = ?1 \
+                 AND assignment = ?2 AND stage = 'time' AND sizes = ?3",
+                params![self.context, assignment, set],
+                |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)),
+            )
+            .optional()
+            .map_err(|e| self.cannot("read", &e))?;
+        Ok(row.and_then(|(ms, runs, failure, not_applicable)| {
+            match (ms, failure, not_applicable) {
+                (_, _, true) => Some(Timed::NotApplicable),
+                (_, Some(f), _) => Some(Timed::Failed(Failure::parse(&f))),
+                (Some(ms), None, _) => Some(Timed::Ms {
+                    ms,
+                    runs: usize::try_from(runs.unwrap_or(0)).unwrap_or(0),
+                }),
+                (None, None, false) => None,
+            }
+        }))
+    }
+
+    /// Keeps the outcome of `assignment` at the time set `set`.
+    pub fn record_timing(&self, assignment: &str, set: &str, timed: &Timed) -> Result<(), Error> {
+        let row = match timed {
+            Timed::Ms { ms, runs } => (Some(*ms), i64::try_from(*runs).ok(), None, false),
+            Timed::NotApplicable => (None, None, None, true),
+            Timed::Failed(f) => (None, None, Some(f.to_string()), false),
+        };
+        self.put(assignment, ("time", set), row)
+    }
+
+    /// Inserts or replaces one outcome.
+    fn put(
+        &self,
+        assignment: &str,
+        (stage, sizes): (&str, &str),
+        (ms, runs, failure, not_applicable): (Option<f64>, Option<i64>, Option<String>, bool),
+    ) -> Result<(), Error> {
+        self.conn
+            .execute(
+                "INSERT OR REPLACE INTO outcomes \
+                 (context, assignment, stage, sizes, ms, runs, failure, not_applicable) \
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+                params![
+                    self.context,
+                    assignment,
+                    stage,
+                    sizes,
+                    ms,
+                    runs,
+                    failure,
+                    not_applicable
+                ],
+            )
+            .map(drop)
+            .map_err(|e| self.cannot("write", &e))
+    }
+
+    fn cannot(&self, what: &str, e: &rusqlite::Error) -> Error {
+        Error::from(format!(
+            "cannot {what} the tuning database `{}`: {}",
+            self.path.display(),
+            sqlite_reason(e)
+        ))
+    }
+}
+
+/// Why a file cannot be opened as a tuning database.
+enum Opening {
+    Sqlite(rusqlite::Error),
+    Foreign(String),
+}
+
+impl From<rusqlite::Error> for Opening {
+    fn from(e: rusqlite::Error) -> Opening {
+        Opening::Sqlite(e)
+    }
+}
+
+/// Creates the schema in a new database, or checks that of an existing one (one process at
+/// a time: the transaction takes the write lock first).
+fn create_or_check(conn: &mut Connection) -> Result<(), Opening> {
+    let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
+    let tables: Vec<String> = tx
+        .prepare("SELECT name FROM sqlite_master WHERE type = 'table'")?
+        .query_map([], |r| r.get(0))?
+        .collect::<Result<_, _>>()?;
+    if tables.is_empty() {
+        tx.execute_batch(SCHEMA)?;
+        tx.execute(
+            "INSERT INTO meta (key, value) VALUES ('kind', ?1), ('version', ?2)",
+            params![KIND, VERSION.to_string()],
+        )?;
+    } else {
+        check_meta(&tx, &tables)?;
+    }
+    tx.commit()?;
+    Ok(())
+}
+
+/// Checks that an existing database says it is a tuning database of this version.
+fn check_meta(conn: &Connection, tables: &[String]) -> Result<(), Opening> {
+    let foreign = || {
+        Opening::Foreign(format!(
+            "it is a SQLite database of something else (tables: {})",
+            tables.join(", ")
+        ))
+    };
+    if !tables.iter().any(|t| t == "meta") {
+        return Err(foreign());
+    }
+    let value = |key: &str| -> Result<Option<String>, rusqlite::Error> {
+        conn.query_row("SELECT value FROM meta WHERE key = ?1", [key], |r| r.get(0))
+            .optional()
+    };
+    if value("kind")?.as_deref() != Some(KIND) {
+        return Err(foreign());
+    }
+    let version = value("version")?.unwrap_or_default();
+    if version != VERSION.to_string() {
+        return Err(Opening::Foreign(format!(
+            "it is a tuning database of version {version}, this shine reads version {VERSION}"
+        )));
+    }
+    Ok(())
+}
+
+/// SQLite's quick check of the file's structure.
+fn check_integrity(conn: &Connection) -> Result<(), String> {
+    let verdict: String = conn
+        .query_row("PRAGMA quick_check", [], |r| r.get(0))
+        .map_err(|e| sqlite_reason(&e))?;
+    if verdict == "ok" {
+        Ok(())
+    } else {
+        Err(format!("it is corrupted ({verdict})"))
+    }
+}
+
+/// The id of `context`'s row, added if it is new.
+fn context_id(conn: &Connection, c: &Context) -> Result<i64, rusqlite::Error> {
+    let fields = params![c.program, c.def, c.strategy, c.template, c.target, c.device, c.version];
+    conn.execute(
+        "INSERT OR IGNORE INTO contexts (program, def, strategy, template, target, device, \
+         version) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+        fields,
+    )?;
+    conn.query_row(
+        "SELECT id FROM contexts WHERE program = ?1 AND def = ?2 AND strategy = ?3 \
+         AND template = ?4 AND target = ?5 AND device = ?6 AND version = ?7",
+        fields,
+        |r| r.get(0),
+    )
+}
+
+/// An error of SQLite in words (a file that is no database, or a corrupted one, said so).
+fn sqlite_reason(e: &rusqlite::Error) -> String {
+    match e.sqlite_error_code() {
+        Some(ErrorCode::NotADatabase) => "it is not a SQLite database".to_string(),
+        Some(ErrorCode::DatabaseCorrupt) => format!("it is corrupted ({e})"),
+        _ => e.to_string(),
+    }
+}
+
+/// The error of a file that cannot be used as a tuning database.
+fn refusal(path: &Path, why: &str) -> Error {
+    Error::from(format!(
+        "`{}` cannot be used as a tuning database: {why}; give a new file, or one an earlier \
+         tuning wrote",
+        path.display()
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn context(device: &str) -> Context {
+        Context {
+            program: "p".into(),
+            def: "f".into(),
+            strategy: String::new(),
+            template: "t(s)".into(),
+            target: "c".into(),
+            device: device.into(),
+            version: "0.1.0".into(),
+        }
+    }
+
+    #[test]
+    fn outcomes_read_back_per_context() {
+        let dir = tempfile::tempdir().expect("a temporary directory");
+        let path = dir.path().join("t.db");
+        let db = TuneDb::open(&path, &context("cpu")).expect("a new database");
+        let broken = Err(Failure::new("compile error", "x.c:1: error"));
+        db.record_verification("s=2", "n=4", &Ok(()))
+            .expect("written");
+        db.record_verification("s=3", "n=4", &broken)
+            .expect("written");
+        let ms = Timed::Ms { ms: 1.5, runs: 3 };
+        db.record_timing("s=2", "n=64", &ms).expect("written");
+        db.record_timing("s=2", "n=8", &Timed::NotApplicable)
+            .expect("written");
+        drop(db);
+        let db = TuneDb::open(&path, &context("cpu")).expect("reopened");
+        assert_eq!(db.verification("s=2", "n=4").ok(), Some(Some(Ok(()))));
+        assert_eq!(db.verification("s=3", "n=4").ok(), Some(Some(broken)));
+        assert_eq!(db.verification("s=2", "n=8").ok(), Some(None));
+        assert_eq!(db.timing("s=2", "n=64").ok(), Some(Some(ms)));
+        assert_eq!(
+            db.timing("s=2", "n=8").ok(),
+            Some(Some(Timed::NotApplicable))
+        );
+        let other = TuneDb::open(&path, &context("gpu")).expect("another device");
+        assert_eq!(other.verification("s=2", "n=4").ok(), Some(None));
+    }
+
+    #[test]
+    fn foreign_and_broken_files_are_refused() {
+        let dir = tempfile::tempdir().expect("a temporary directory");
+        let text = dir.path().join("log.jsonl");
+        std::fs::write(&text, "{\"kind\": \"shine explore log\"}\n".repeat(40)).expect("w");
+        let e = TuneDb::open(&text, &context("cpu"))
+            .err()
+            .expect("a text file");
+        assert!(e.to_string().contains("not a SQLite database"), "{e}");
+        let other = dir.path().join("other.db");
+        Connection::open(&other)
+            .and_then(|c| c.execute_batch("CREATE TABLE songs (title TEXT);"))
+            .expect("another database");
+        let e = TuneDb::open(&other, &context("cpu"))
+            .err()
+            .expect("foreign");
+        assert!(
+            e.to_string().contains("of something else (tables: songs)"),
+            "{e}"
+        );
+    }
+}
