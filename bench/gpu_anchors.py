@@ -23,7 +23,7 @@ every target and every anchor, one after the other, the order reversed every oth
   transposed sgemv), `torch_softmax` (torch.softmax(x, dim=1)), `torch_layer_norm`
   (torch.nn.functional.layer_norm over the last dimension, eps 1e-5), `cublas_sdot` (torch.dot),
   `torch_asum` (torch.linalg.vector_norm(x, 1): one reduction kernel, BLAS asum), `torch_sum`
-  (torch.sum),
+  (torch.sum), `torch_cumsum` (torch.cumsum(x, 0) in the input's type),
   `cudnn_conv` (torch.nn.functional.conv2d, padding 1, NCHW, TF32 off, cudnn.benchmark on: the
   VGG cases; shine's operands are the same numbers in vgg.rise's layout, see vgg_nchw),
   `d2d_copy` (a device-to-device copy of as many elements as the case's output, `y.copy_(x)`:
@@ -60,6 +60,7 @@ TOLERANCE = {  # largest relative error ||out - ref|| / ||ref|| accepted
     "dot": 1e-4,  # 2^24 products summed in f32 (partial sums, then their sum)
     "asum": 1e-4,  # likewise, absolute values
     "sum": 1e-4,  # likewise, the values themselves
+    "cumsum": 1e-3,  # up to 2^28 running f32 sums (exact for int32 inputs)
     "jacobi2d5_clamped": 1e-6,
     "heat3d_clamped": 1e-6,
     "vgg_conv": 1e-5,  # up to 4,608 products per output summed in f32
@@ -104,6 +105,8 @@ def reference(name, xs):
         return torch.sum(torch.abs(xs[0]))
     if name == "sum":
         return torch.sum(xs[0])
+    if name == "cumsum":
+        return torch.cumsum(xs[0], 0)
     if name == "jacobi2d5_clamped":
         p = pad_edge(xs[0], [0, 1])
         return 0.2 * (p[:-2, 1:-1] + p[1:-1, :-2] + p[1:-1, 1:-1] + p[1:-1, 2:] + p[2:, 1:-1])
@@ -181,11 +184,16 @@ class Case:
         self.spec = spec
         self.name = spec["name"]
         rng = np.random.default_rng(spec.get("seed", 1))
-        dtype = {"float32": np.float32, "float16": np.float16}[spec.get("dtype", "float32")]
+        dtype = {"float32": np.float32, "float16": np.float16, "int32": np.int32}[
+            spec.get("dtype", "float32")
+        ]
         self.paths = []
         self.host = []
         for k, shape in enumerate(spec["inputs"]):
-            x = rng.uniform(-1.0, 1.0, size=shape).astype(dtype)
+            if dtype == np.int32:  # small integers: exact sums that do not wrap
+                x = rng.integers(-4, 4, size=shape).astype(dtype)
+            else:
+                x = rng.uniform(-1.0, 1.0, size=shape).astype(dtype)
             if k in spec.get("zero_border", []):  # a padded image: zeros around rows and columns
                 x[0], x[-1], x[:, 0], x[:, -1] = 0, 0, 0, 0
             p = Path(tmp) / f"{self.name}_in{k}.npy"
@@ -320,6 +328,10 @@ class Case:
             elif name == "torch_sum":
                 (x,) = self.dev
                 f = lambda: torch.sum(x)  # noqa: E731
+                check = f
+            elif name == "torch_cumsum":
+                (x,) = self.dev
+                f = lambda: torch.cumsum(x, 0, dtype=x.dtype)  # noqa: E731
                 check = f
             elif name == "cudnn_conv":
                 x, w = vgg_nchw(self.dev)

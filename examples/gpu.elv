@@ -137,6 +137,28 @@ def workGroupWarps = toMapWorkGroup(0) @ outermost(isMap) ;;
   toMapWarp @ outermost(isMap) @ body @ argument @ function ;;
   toMem(local) @ argument @ outermost(applied(padCst)) @ body @ argument @ function
 
+// A parallel prefix scan derived by rules (issue 27), reduce-then-scan in four kernels:
+// partialScan(g) splits `scanSeq f init xs` into g chunks of ⌈n/g⌉ consecutive elements
+// (the last padded with f's neutral element); the first kernel reduces every chunk (one
+// work-item each), a second of one work-item scans the g sums one behind (chunk j's
+// offset), a third scans every chunk from its offset (one work-item each) into a padded
+// buffer, and a fourth copies the n results out (mapCopy; no copy kernel when n is a
+// constant multiple of g). For scans whose operator is add, mul, min, max, fmin or fmax
+// (inclusive, or exclusive as a scan of the input shifted right); integers exact, floats
+// regrouped within the verification tolerance. Any n; OpenCL and CUDA.
+//
+//   shine run examples/scan.rise --def prefixSum --strategy examples/gpu.elv \
+//     --apply "scanChunks(4096)" --target opencl --nat n=1000003 --random 1 --verify
+def scanChunks(g) = DFNF ;
+  partialScan(g) @ outermost(applied(scanSeq)) ;;
+  try(applied(take) ; mapCopy ; toMem(global) @ argument @ argument) @ body ;;
+  toMem(global)  @ argument @ argument @ function @ outermost(applied(zip)) ;;
+  toMem(global)  @ argument @ outermost(applied(padCst)) ;;
+  toMapGlobal(0) @ outermost(isMap) ;;
+  toMapGlobal(0) @ outermost(isMap) ;;
+  toMapGlobal(0) @ outermost(isMap) ;;
+  lowerToC
+
 // Row reductions at bandwidth (issue 27): `map (fun row => reduce f z (...row...)) rows`
 // (mv's dot products) with every row read coalesced. A work-group of b work-items per
 // row, work-item i summing the row's elements i, i+b, ... (partialReduceStrided), the b

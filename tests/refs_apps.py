@@ -1,5 +1,5 @@
 """NumPy references for the ported applications: examples/nbody.rise, md.rise, kmeans.rise,
-nn.rise, mriq.rise, harris.rise, unsharp.rise and scan.rise's prefixSum.
+nn.rise, mriq.rise, harris.rise, unsharp.rise and scan.rise's scans.
 
 Each reference is written from the application's mathematics in float64 (explicit loops or
 numpy operations), not from the RISE program; numpy_check.py compares the f32 results with
@@ -278,6 +278,15 @@ def cases_prefix(rng):
         yield f"n={n}", [rand(rng, n)], {}
 
 
+def cases_prefix_i32(rng):
+    for n in (1, 7, 13, 100):
+        yield f"n={n}", [rng.integers(-100, 100, size=n).astype(np.int32)], {}
+
+
+def exclusive_cumsum(x):
+    return np.concatenate([[0], np.cumsum(x)[:-1]])
+
+
 REFERENCES = {
     "nbodyAcc": (cases_nbody_acc, ref_nbody_acc),
     "nbody": (cases_nbody, ref_nbody),
@@ -295,4 +304,8 @@ REFERENCES = {
     "unsharpGray": (cases_unsharp_gray, ref_unsharp_gray),
     "unsharp": (cases_unsharp, ref_unsharp),
     "prefixSum": (cases_prefix, lambda x: np.cumsum(f64(x))),
+    "prefixSumI32": (cases_prefix_i32, lambda x: np.cumsum(x, dtype=np.int32)),
+    "prefixMax": (cases_prefix, lambda x: np.maximum.accumulate(f64(x))),
+    "exclusivePrefixSum": (cases_prefix, lambda x: exclusive_cumsum(f64(x))),
+    "exclusivePrefixSumI32": (cases_prefix_i32, lambda x: exclusive_cumsum(x).astype(np.int32)),
 }

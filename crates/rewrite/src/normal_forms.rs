@@ -19,8 +19,8 @@ pub fn benf() -> S {
 }
 
 /// `DFNF` (ICFP'20 Listing 4): BENF, then every function given to a map is a
-/// lambda, every reduce operator a two-parameter lambda, and every map and
-/// reduce is applied to all its arguments.
+/// lambda, every reduce operator a two-parameter lambda, and every map, reduce
+/// and `scanSeq` is applied to all its arguments.
 pub fn dfnf() -> S {
     named("DFNF", vec![], || {
         let abstract_unless_lambda = || not(is_lambda()).seq(eta_abstraction());
@@ -54,11 +54,12 @@ pub fn seq_dfnf(a: S, b: S) -> S {
     a.seq(dfnf()).seq(b)
 }
 
-/// A map with its function but no array, or a reduce missing arguments.
+/// A map with its function but no array, or a reduce or `scanSeq` missing arguments.
 fn is_partial_map_or_reduce() -> S {
     rule("isPartialMapOrReduce", |e: &Expr, _| match prim_app(e) {
         Some(a) if any_map(a.prim) && a.args.len() == 1 => Ok(e.clone()),
         Some(a) if any_reduce(a.prim) && (1..3).contains(&a.args.len()) => Ok(e.clone()),
+        Some(a) if a.prim == rise::Prim::ScanSeq && (1..3).contains(&a.args.len()) => Ok(e.clone()),
         _ => no(),
     })
 }

@@ -147,6 +147,71 @@ fn every_reduction_rule_preserves_meaning_on_random_inputs() {
     common::check_all(REDUCTION_CASES);
 }
 
+/// `partialScan(p)` (crates/rewrite/src/rules/scan.rs): inclusive and exclusive scans of
+/// sums (floats within the tolerance, wrapping integers exactly), products, minima and
+/// maxima, with and without padding, more chunks than elements, an initial value that is
+/// not the neutral element, and the rule applied again to a chunk's scan.
+const SCAN_CASES: &[Case] = &[
+    ("DFNF ; partialScan(4) @ outermost(applied(scanSeq))", "def f : {n: nat} -> n.f32 -> n.f32 = fun xs => scanSeq (fun x a => a + x) 0.0f xs", &[("n", 13)]),
+    ("DFNF ; partialScan(4) @ outermost(applied(scanSeq))", "def f : {n: nat} -> n.f32 -> n.f32 = fun xs => scanSeq add 0.0f xs", &[("n", 12)]),
+    ("DFNF ; partialScan(4) @ outermost(applied(scanSeq))", "def f : {n: nat} -> n.f32 -> n.f32 = fun xs => scanSeq add 0.0f xs", &[("n", 1)]),
+    ("DFNF ; partialScan(8) @ outermost(applied(scanSeq))", "def f : {n: nat} -> n.i32 -> n.i32 = fun xs => scanSeq (fun x a => a + x) 0i32 xs", &[("n", 1025)]),
+    ("DFNF ; partialScan(3) @ outermost(applied(scanSeq))", "def f : {n: nat} -> n.i32 -> n.i32 = fun xs => scanSeq mul 1i32 xs", &[("n", 20)]),
+    ("DFNF ; partialScan(3) @ outermost(applied(scanSeq))", "def f : {n: nat} -> n.f32 -> n.f32 = fun xs => scanSeq fmax (-inff) xs", &[("n", 7)]),
+    ("DFNF ; partialScan(5) @ outermost(applied(scanSeq))", "def f : {n: nat} -> n.f32 -> n.f32 = fun xs => scanSeq (fun x a => max a x) 0.25f xs", &[("n", 23)]),
+    ("DFNF ; partialScan(2) @ outermost(applied(scanSeq))", "def f : {n: nat} -> n.i32 -> n.i32 = fun xs => xs |> padCst 1 0 0i32 |> take n |> scanSeq add 0i32", &[("n", 9)]),
+    ("DFNF ; partialScan(4) @ outermost(applied(scanSeq)) ; partialScan(2) @ innermost(applied(scanSeq))", "def f : {n: nat} -> n.i32 -> n.i32 = fun xs => scanSeq add 5i32 xs", &[("n", 31)]),
+    ("DFNF ; partialScan(4) @ outermost(applied(scanSeq)) ;; mapCopy @ outermost(applied(take))", "def f : {n: nat} -> n.f32 -> n.f32 = fun xs => scanSeq add 0.0f xs", &[("n", 9)]),
+    ("DFNF ; partialScan(4) @ body @ argument @ function @ outermost(appliedMap)", "def f : {m n: nat} -> m.n.f32 -> m.n.f32 = fun xss => map (fun row => scanSeq add 0.0f row) xss", &[("m", 3), ("n", 10)]),
+];
+
+#[test]
+fn every_scan_rule_preserves_meaning_on_random_inputs() {
+    common::check_all(SCAN_CASES);
+}
+
+/// A scan whose operator is not known to be associative and commutative, or whose neutral
+/// element the rule does not know, is refused with the reason (an ordinary failure).
+#[test]
+fn partial_scan_refuses_other_operators_with_the_reason() {
+    let refusals = [
+        (
+            "def f : {n: nat} -> n.f32 -> n.f32 = fun xs => scanSeq (fun x a => a - x) 0.0f xs",
+            "not known to be associative and commutative",
+        ),
+        (
+            "def f : {n: nat} -> n.f32 -> n.f32 = fun xs => scanSeq (fun x a => 0.5f * a + x) 0.0f xs",
+            "not known to be associative and commutative",
+        ),
+        (
+            "def f : {n: nat} -> n.u64 -> n.u64 = fun xs => scanSeq min 7u64 xs",
+            "no neutral element of `min` on `u64`",
+        ),
+    ];
+    let registry = rewrite::library::registry();
+    let module = elv::load("", &registry).expect("the empty file loads");
+    let s = module
+        .expression("DFNF ; partialScan(4) @ outermost(applied(scanSeq))")
+        .expect("the strategy parses");
+    for (program, reason) in refusals {
+        let checked = rise::infer::check_source(program).expect("the program checks");
+        let p = rise::infer::prepare_def(&checked, "f").expect("f is defined");
+        let mut ctx = elevate::Ctx::new(rise::NameGen::avoiding(&p.body));
+        let failure = ctx.run(&s, &p.body).expect_err("the rule refuses");
+        assert!(
+            !failure.is_abort(),
+            "an ordinary failure: `<+` may fall back"
+        );
+        let why = failure
+            .explanation()
+            .map(|e| e.render())
+            .unwrap_or_default();
+        let message = format!("{failure}: {why}");
+        assert!(message.contains("partialScan(4)"), "{message}");
+        assert!(message.contains(reason), "{program}: {message}");
+    }
+}
+
 /// A reduction whose operator is not known to be associative and commutative, or
 /// whose initial value is not its neutral element, is refused with the reason (an ordinary
 /// failure that explains itself, so that `<+` can fall back).
@@ -266,6 +331,7 @@ fn every_rule_has_a_case() {
         SIBLING_CASES,
         SHARING_CASES,
         LANE_CASES,
+        SCAN_CASES,
     ]
     .concat();
     let applied = common::rules_applied(&all);
@@ -441,6 +507,48 @@ mod vectorize_reduce_property {
             let out = ctx.run(&s, &def.body).expect("the strategy applies");
             let same = rewrite::check::same_results(&def.body, &out, &def.scheme, &[("n", n)], seed);
             prop_assert!(same.is_ok(), "{}: {:?}\nafter: {}", strategy(p, v), same, out);
+        }
+    }
+}
+
+/// `partialScan(p)` keeps the interpreter's inclusive and exclusive scans at any length and
+/// any number of chunks: integer sums exactly, float sums within the tolerance, maxima
+/// exactly, on random inputs.
+mod partial_scan_property {
+    use proptest::prelude::*;
+
+    const SCANS: &[&str] = &[
+        "scanSeq (fun x a => a + x) 0i32 xs",
+        "xs |> padCst 1 0 0i32 |> take n |> scanSeq add 0i32",
+        "scanSeq add 3i32 xs",
+        "scanSeq max (-2147483648i32) xs",
+        "map (fun x => (cast x : f32) * 0.5f) xs |> scanSeq add 0.0f",
+    ];
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(24))]
+        #[test]
+        fn keeps_the_result_at_any_length(
+            scan in 0..SCANS.len(),
+            p in 1i64..40,
+            n in 1i64..300,
+            seed in 1u64..1000,
+        ) {
+            let program = format!(
+                "def f : {{n: nat}} -> n.i32 -> n.{} = fun xs => {}",
+                if SCANS[scan].contains("f32") { "f32" } else { "i32" },
+                SCANS[scan]
+            );
+            let checked = rise::infer::check_source(&program).expect("the program checks");
+            let def = rise::infer::prepare_def(&checked, "f").expect("f is defined");
+            let registry = rewrite::library::registry();
+            let module = elv::load("", &registry).expect("the empty file loads");
+            let strategy = format!("DFNF ; partialScan({p}) @ outermost(applied(scanSeq))");
+            let s = module.expression(&strategy).expect("the strategy parses");
+            let mut ctx = elevate::Ctx::new(rise::NameGen::avoiding(&def.body));
+            let out = ctx.run(&s, &def.body).expect("the strategy applies");
+            let same = rewrite::check::same_results(&def.body, &out, &def.scheme, &[("n", n)], seed);
+            prop_assert!(same.is_ok(), "{strategy} on {program}: {same:?}\nafter: {out}");
         }
     }
 }

@@ -27,6 +27,7 @@ mod lanes;
 mod lowering;
 mod movement;
 mod reduction;
+mod scan;
 mod sharing;
 mod stencil;
 
@@ -117,6 +118,10 @@ rules_table! {
         warpReduceLet = warp_reduce_let(): "let C[reduce f z (xs : n.t)] (fun h => B) ↦ let C[reduceWarp f (map (fun c => reduce f z c) (transpose (split 32 (padCst 0 (⌈n/32⌉·32 − n) z xs))))] (fun h => B)   (the first reduce of the value, top-down and under no lambda: lane l reduces xs[l], xs[l+32], ..., the warp combines the 32 results by shuffles and every lane gets the value)",
         reduceToWarp = reduce_to_warp(): "reduce f z (xs : 32.t) ↦ reduceWarp f xs   (a warp's 32 lanes combine their values by shuffles)",
         reduceByWarps = reduce_by_warps(): "map (fun c => reduce f z (e : b.t)) xs ↦ join (map (fun c => map (fun w => reduceWarp f w) (split 32 (padCst 0 (32 − b/32) z (map (fun w => reduceWarp f w) (split 32 e))))) xs)   (b a multiple of 32 up to 1024; for e = map g ys the first warps reduce map g w over split 32 ys: each lane computes g of its element)",
+    }
+    "parallel scans (issue 27; reduce-then-scan: op associative and commutative with a known neutral element e; integers exact, floats regrouped within the verification tolerance)" in scan {
+        partialScan = partial_scan(p: Size): "scanSeq f init (xs : n.t) ↦ take n (join (map (fun q => scanSeq f (fst q) (snd q)) (zip (take p (scanSeq f init (padCst 1 0 e (map (fun c => reduce op e c) C)))) C)))   (C = split ⌈n/p⌉ (padCst 0 (⌈n/p⌉·p − n) e xs): p chunks of consecutive elements, each reduced, the sums scanned one behind from init (chunk j's offset), each chunk scanned from its offset; no padCst nor take when p divides n)",
+        mapCopy = map_copy(): pattern "(e : n.t) ↦ map (fun x => x) e",
     }
     "a warp's row kept by its lanes (issue 27; rows of 32·k elements, k a constant of at most 64)" in lanes {
         laneRegisters = lane_registers(): "fun row => B ↦ fun row => toMem private (mapLane (fun p => mapSeq (fun x => x) p) (transpose (split 32 row))) (fun r => B[join (transpose r)/row])   (row : (32·k).t: lane l copies the elements l, l+32, ... once)",

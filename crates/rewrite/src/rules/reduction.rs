@@ -24,7 +24,7 @@ use rise::{Binder, DataType, Expr, ExprKind, Kind, Literal, Prim};
 
 /// The operator of a reduction if it is known to be associative and commutative
 /// (`add`, `mul`, `min`, `max`, `fmin`, `fmax`, or a lambda that is exactly one of them).
-fn associative_commutative(op: &Expr) -> Option<Prim> {
+pub(super) fn associative_commutative(op: &Expr) -> Option<Prim> {
     let is_ac = |p: Prim| {
         matches!(
             p,

@@ -1,0 +1,112 @@
+//! The derived parallel scan (issue 27): `scanChunks(g)` of examples/gpu.elv (the
+//! `partialScan(g)` rule, reduce-then-scan) on the inclusive and exclusive scans of
+//! examples/scan.rise — sums of `i32` (exact) and `f32` (within the tolerance) and maxima
+//! of `f32` — run on OpenCL (PoCL here) and, with `SHINE_TEST_GPU=1`, on CUDA, at sizes
+//! that are not multiples of the number of chunks, each verified against the interpreter
+//! (f32 sums up to 10^4 elements: longer ones drift past the tolerance where the running
+//! total crosses zero);
+//! a scan whose operator is not known to be associative is refused with the rule's
+//! reason, and a chunk count of 0 with the parameter's.
+
+mod support;
+
+use support::{gpu_targets, repo_root, shine_in};
+
+const SCANS: &[&str] = &[
+    "prefixSum",
+    "prefixSumI32",
+    "prefixMax",
+    "exclusivePrefixSum",
+    "exclusivePrefixSumI32",
+];
+
+/// `shine run` of `def` of examples/scan.rise under `strategy` at size `n`: its output.
+fn run(target: &str, program: &str, def: &str, strategy: &str, n: i64) -> (bool, String) {
+    let size = format!("n={n}");
+    let args = [
+        "run",
+        program,
+        "--def",
+        def,
+        "--strategy",
+        "examples/gpu.elv",
+        "--apply",
+        strategy,
+        "--target",
+        target,
+        "--nat",
+        &size,
+        "--random",
+        "7",
+        "--verify",
+    ];
+    let (out, text) = shine_in(repo_root(), &args);
+    (out.status.success(), text)
+}
+
+fn assert_verified(target: &str, def: &str, strategy: &str, n: i64) {
+    let (ok, text) = run(target, "examples/scan.rise", def, strategy, n);
+    assert!(
+        ok && text.contains("verified against the interpreter"),
+        "{target} {def} {strategy} n={n}:\n{text}"
+    );
+}
+
+#[test]
+fn scan_chunks_verifies_inclusive_and_exclusive_scans_at_awkward_sizes() {
+    for target in gpu_targets() {
+        for def in SCANS {
+            for n in [1, 7, 13, 1023, 1024, 1025] {
+                assert_verified(target, def, "scanChunks(64)", n);
+            }
+        }
+    }
+}
+
+#[test]
+fn scan_chunks_verifies_a_large_odd_size_with_many_chunks() {
+    for target in gpu_targets() {
+        // exact at any size; an f32 sum this long is not: where its running total crosses
+        // zero, regrouped and sequential sums differ by more than the tolerance (both are
+        // rounded f32 sums; neither is the exact value)
+        for def in ["prefixSumI32", "exclusivePrefixSumI32", "prefixMax"] {
+            assert_verified(target, def, "scanChunks(1000)", 100_003);
+        }
+        assert_verified(target, "prefixSum", "scanChunks(1000)", 10_007);
+        // more chunks than elements: the empty chunks are all padding
+        assert_verified(target, "prefixMax", "scanChunks(1000)", 37);
+    }
+}
+
+#[test]
+fn scan_chunks_refuses_an_operator_not_known_associative() {
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let program = dir.path().join("diff.rise");
+    std::fs::write(
+        &program,
+        "def runningDiff : {n: nat} -> n.f32 -> n.f32 = fun xs => xs |> scanSeq (fun x a => a - x) 0.0f\n",
+    )
+    .expect("the program is written");
+    let path = program.to_string_lossy();
+    let (ok, text) = run("opencl", &path, "runningDiff", "scanChunks(4)", 9);
+    assert!(!ok, "{text}");
+    assert!(
+        text.contains(
+            "partialScan(4): the operator `fun x a => a - x` is not known to be associative"
+        ),
+        "{text}"
+    );
+}
+
+#[test]
+fn scan_chunks_refuses_zero_chunks() {
+    let (ok, text) = run(
+        "opencl",
+        "examples/scan.rise",
+        "prefixSum",
+        "scanChunks(0)",
+        9,
+    );
+    assert!(!ok, "{text}");
+    assert!(text.contains("the size must be positive, not 0"), "{text}");
+}
