@@ -117,3 +117,26 @@ def blis(mr, nr) = baseline ;; padBlocks(mr, nr) ;; packPanels(nr) ;;
   underMem(registerBlocks(mr, nr) @ argument @ outermost(isToMem)) ;;
   underMem(computeIntoPadded) ;;
   underMem(parallel @ outermost(isMap) @ argument @ body @ argument @ outermost(isToMem))
+// `blis` blocked for the caches along k (issue 30): the reduction over k split into
+// chunks of kc (`split`, the blocked reduction), and the loop over the chunks moved
+// outside the blocks (`viewFission` takes the views of the blocks' results out of the
+// loop bodies, `interchange` swaps the loops): the padded result is the accumulator
+// of the chunks, in memory, each register block loads its part, adds kc rank-1
+// updates and stores it back. Per chunk, a kc x nr part of a packed panel is reused
+// by every sliver (in the L1 cache at kc = 128, nr = 64), the slivers' kc x m part
+// stays in L2. The panels of a chunk in parallel. The packs are those of `blis`
+// (k-major, so a chunk of a panel or a sliver is contiguous). kc must divide k:
+// other sizes are refused when they become known ("the type requires: kc divides k").
+//
+//   shine run examples/mm.rise --def mm --strategy examples/mm.elv \
+//     --apply "blisKC(128, 6, 64) ; lowerToC" --target openmp --nat m=37 --nat n=65 --nat k=256 --random 1 --verify
+def chunksOutside(kc) =
+  split(kc) @ outermost(appliedReduce) ;;
+  interchange(1) ;;
+  repeat(viewFission @ outermost(appliedMap)) ;;
+  interchange(0)
+def blisKC(kc, mr, nr) = baseline ;; padBlocks(mr, nr) ;; packPanels(nr) ;;
+  underMem(packSlivers(mr)) ;;
+  underMem(registerBlocks(mr, nr) @ argument @ outermost(isToMem)) ;;
+  underMem(chunksOutside(kc)) ;;
+  underMem(reduceOp(parallel @ outermost(isMap) @ body @ body) @ outermost(appliedReduce))

@@ -70,6 +70,7 @@ rules_table! {
         slideBeforeMap = slide_before_map(): pattern "map (map' f) (slide n s xs) ↦ slide n s (map' f xs)",
         slideAfterMap = slide_after_map(): pattern "slide n s (map f xs) ↦ map (map f) (slide n s xs)",
         layoutFission = layout_fission(): "map (fun x => L e) xs ↦ map L (map (fun x => e) xs)   (L one of join, transpose, split n, slide n s, asScalar, asVector n, take n, drop n; x ∉ fv(L))",
+        viewFission = view_fission(): "map (fun x => V e) xs ↦ map V (map (fun x => e) xs)   (V a view function: layout primitives and maps of them; e computes; x ∉ fv(V))",
     }
     "array packing (ICFP'20 §5.3, Listing 15)" in movement {
         permuteB = permute_b(n: Size): "(e : k.m.t) ↦ join (map transpose (map (fun b => map (fun r => map (fun x => x) r) (transpose b)) (split n e)))",
