@@ -121,8 +121,9 @@ def blis(mr, nr) = baseline ;; padBlocks(mr, nr) ;; packPanels(nr) ;;
 // chunks of kc (`split`, the blocked reduction), and the loop over the chunks moved
 // outside the blocks (`viewFission` takes the views of the blocks' results out of the
 // loop bodies, `interchange` swaps the loops): the padded result is the accumulator
-// of the chunks, in memory, each register block loads its part, adds kc rank-1
-// updates and stores it back. Per chunk, a kc x nr part of a packed panel is reused
+// of the chunks, in memory, updated in place; each register block copies its part
+// into its own private accumulator (`toMem(private)`: registers to gcc), adds kc
+// rank-1 updates and copies it back. Per chunk, a kc x nr part of a packed panel is reused
 // by every sliver (in the L1 cache at kc = 128, nr = 64), the slivers' kc x m part
 // stays in L2. The panels of a chunk in parallel. The packs are those of `blis`
 // (k-major, so a chunk of a panel or a sliver is contiguous). kc must divide k:
@@ -139,4 +140,5 @@ def blisKC(kc, mr, nr) = baseline ;; padBlocks(mr, nr) ;; packPanels(nr) ;;
   underMem(packSlivers(mr)) ;;
   underMem(registerBlocks(mr, nr) @ argument @ outermost(isToMem)) ;;
   underMem(chunksOutside(kc)) ;;
+  underMem(toMem(private) @ innermost(appliedReduce)) ;;
   underMem(reduceOp(parallel @ outermost(isMap) @ body @ body) @ outermost(appliedReduce))
