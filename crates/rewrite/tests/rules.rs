@@ -44,6 +44,8 @@ const CASES: &[Case] = &[
     ("slideBeforeMap @ topDown", "def f : {n: nat} -> (n+2).f32 -> (n+1).2.f32 = fun xs => map (map (fun x => x * 2.0f)) (slide 2 1 xs)", &[("n", 6)]),
     ("DFNF ; slideBeforeMap @ topDown", "def f : {n: nat} -> (2*n+3).f32 -> (n+1).3.f32 = fun xs => map (fun w => map (fun x => x - 1.0f) w) (slide 3 2 xs)", &[("n", 4)]),
     ("layoutFission @ topDown", "def f : {n m k: nat} -> n.m.k.f32 -> n.(m*k).f32 = fun xs => map (fun r => join (map (map (fun x => x * 2.0f)) r)) xs", &[("n", 2), ("m", 3), ("k", 2)]),
+    ("DFNF ; copyArray @ argument @ function @ outermost(appliedReduce)", "def f : {n m: nat} -> n.m.f32 -> m.f32 -> m.f32 = fun xs z => reduce (fun acc r => map (fun p => fst p + snd p) (zip acc r)) z xs", &[("n", 3), ("m", 4)]),
+    ("DFNF ; copyArray @ outermost(appliedMap) ;; copyArray @ body @ argument @ function @ outermost(appliedMap)", "def f : {n m: nat} -> n.m.f32 -> n.m.f32 = fun xs => map (map (fun x => x * 2.0f)) xs", &[("n", 2), ("m", 5)]),
     ("DFNF ; viewFission @ topDown", "def f : {n m k j: nat} -> n.m.k.j.f32 -> n.k.j.m.f32 = fun xs => map (fun r => map transpose (transpose (map (map (map (fun x => x * 2.0f))) r))) xs", &[("n", 2), ("m", 3), ("k", 2), ("j", 2)]),
     ("DFNF ; repeat(viewFission @ outermost(appliedMap))", "def f : {n m k: nat} -> n.m.k.f32 -> n.(k*m).f32 = fun xs => map (fun r => join (transpose (map (map (fun x => x * 2.0f)) r))) xs", &[("n", 2), ("m", 3), ("k", 4)]),
     ("DFNF ; overlappedTiling(6) @ outermost(appliedMap)", "def f : {n: nat} -> (n*4+6).f32 -> (n*4+4).f32 = fun xs => xs |> slide 3 1 |> map (fun nbh => reduce add 0.0f nbh)", &[("n", 4)]),

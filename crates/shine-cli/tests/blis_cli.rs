@@ -155,8 +155,9 @@ fn blis_kc_runs_the_chunks_outside_the_register_blocks() {
     ));
     assert!(o.status.success(), "{text}");
     let code = String::from_utf8_lossy(&o.stdout);
-    // the chunks, then the panels of a chunk in parallel, then the slivers, then
-    // (after the copy of the block into its private accumulator) kc
+    // the chunks, then the panels of a chunk in parallel, then the slivers, then kc:
+    // the block is copied into its private accumulator and back by unrolled vector
+    // copies (no copy loop, which gcc would make a memcpy through the stack)
     let loops = code
         .split("for (int64_t i")
         .skip_while(|l| !l.contains("< k / 128;"))
@@ -165,13 +166,30 @@ fn blis_kc_runs_the_chunks_outside_the_register_blocks() {
     assert!(loops[0].contains("#pragma omp parallel for"), "{code}");
     assert!(loops[1].contains("(n + 63) / 64"), "{code}");
     assert!(loops[2].contains("(m + 5) / 6"), "{code}");
-    let kc = loops[3..]
-        .iter()
-        .find(|l| l.contains("< 128;"))
-        .expect("the loop over kc");
-    // the block: 6 x 4 vector updates, each a broadcast element of A times a vector of B
-    let updates = kc.matches("*(float16_u *)&acc").count();
-    assert_eq!(updates, 24, "{code}");
+    assert!(loops[3].contains("< 128;"), "the loop over kc: {code}");
+    let vector_lines = |text: &str, pred: &dyn Fn(&str) -> bool| {
+        text.lines()
+            .filter(|l| l.trim_start().starts_with("*(float16_u *)&acc") && pred(l))
+            .count()
+    };
+    // copied in: 6 x 4 vector loads of the chunks' accumulator
+    assert_eq!(
+        vector_lines(loops[2], &|l| !l.contains("&mem")),
+        24,
+        "{code}"
+    );
+    // the block: 6 x 4 vector updates, each a broadcast element of A times a vector of B,
+    // then copied back by 6 x 4 vector stores
+    assert_eq!(
+        vector_lines(loops[3], &|l| l.contains("&mem")),
+        24,
+        "{code}"
+    );
+    assert_eq!(
+        vector_lines(loops[3], &|l| !l.contains("&mem")),
+        24,
+        "{code}"
+    );
 }
 
 #[test]

@@ -86,6 +86,7 @@ rules_table! {
         toReduceSeq = to_reduce_seq(): "reduce ↦ reduceSeq",
         unroll = unroll(): "map, mapSeq ↦ mapSeqUnroll;  reduce, reduceSeq ↦ reduceSeqUnroll",
         toMem = to_mem(a: Space): "e ↦ toMem a e (fun x => x)",
+        copyArray = copy_array(): "(e : n.t) ↦ map (fun x => x) e   (an explicit copy loop, which later rules vectorize or unroll)",
     }
     "computing a value once (the default schedules; values that cannot fail: no integer division, shift, natType arithmetic, cast to an integer, index read from data, scatter or foreign call)" in sharing {
         hoistInvariant = hoist_invariant(): "map (fun x => B[e]) xs ↦ let e (fun v => map (fun x => B[v]) xs)   (e the first sub-expression of B, top-down, that mentions neither x nor a variable bound in B, holds a reduction, is no array and cannot fail; every occurrence of e replaced)",
