@@ -117,3 +117,39 @@ def blis(mr, nr) = baseline ;; padBlocks(mr, nr) ;; packPanels(nr) ;;
   underMem(registerBlocks(mr, nr) @ argument @ outermost(isToMem)) ;;
   underMem(computeIntoPadded) ;;
   underMem(parallel @ outermost(isMap) @ argument @ body @ argument @ outermost(isToMem))
+// `blis` blocked for the caches along k (issue 30): the reduction over k split into
+// chunks of kc (`split`, the blocked reduction), and the loop over the chunks moved
+// outside the blocks (`viewFission` takes the views of the blocks' results out of the
+// loop bodies, `interchange` swaps the loops): the padded result is the accumulator
+// of the chunks, in memory, updated in place; each register block copies its part
+// into its own private accumulator, adds kc rank-1 updates and copies it back, both
+// copies explicit loops of 16-wide vectors, unrolled (`blockCopy`), so that gcc keeps
+// the accumulator in registers (a scalar copy loop becomes a memcpy through the stack
+// whose vector reloads stall). Per chunk, a kc x nr part of a packed panel is reused
+// by every sliver (in the L1 cache at kc = 128, nr = 64), the slivers' kc x m part
+// stays in L2. The panels of a chunk in parallel. The packs are those of `blis`
+// (k-major, so a chunk of a panel or a sliver is contiguous). kc must divide k:
+// other sizes are refused when they become known ("the type requires: kc divides k").
+//
+//   shine run examples/mm.rise --def mm --strategy examples/mm.elv \
+//     --apply "blisKC(128, 6, 64) ; lowerToC" --target openmp --nat m=37 --nat n=65 --nat k=256 --random 1 --verify
+def chunksOutside(kc) =
+  split(kc) @ outermost(appliedReduce) ;;
+  interchange(1) ;;
+  repeat(viewFission @ outermost(appliedMap)) ;;
+  interchange(0)
+// A register block's mr x nr array copied by an explicit loop: rows unrolled, each
+// row as unrolled vectors of 16.
+def blockCopy = copyArray ;; copyArray @ body @ argument @ function ;;
+  vectorize(16) @ innermost(appliedMap) ;;
+  unroll @ function @ function @ innermost(appliedMap) ;;
+  unroll @ function @ function
+// The initial value of a reduction `reduce op init xs`.
+def reduceInit(s) = s @ argument @ function
+def blisKC(kc, mr, nr) = baseline ;; padBlocks(mr, nr) ;; packPanels(nr) ;;
+  underMem(packSlivers(mr)) ;;
+  underMem(registerBlocks(mr, nr) @ argument @ outermost(isToMem)) ;;
+  underMem(chunksOutside(kc)) ;;
+  underMem(reduceInit(blockCopy) @ innermost(appliedReduce)) ;;
+  underMem(blockCopy @ innermost(appliedReduce)) ;;
+  underMem(reduceOp(parallel @ outermost(isMap) @ body @ body) @ outermost(appliedReduce))

@@ -3,7 +3,9 @@
 //! the interpreter on C and OpenMP at sizes that are and are not multiples of its
 //! blocks, also under AddressSanitizer and UndefinedBehaviorSanitizer; its inner loop
 //! is the unrolled block of vector FMAs over registers; a width that is not a multiple
-//! of the vectors is refused with the failing step.
+//! of the vectors is refused with the failing step. `blisKC`, blocked along k, does the
+//! same with the loop over the kc chunks outside the blocks, and refuses a k that kc
+//! does not divide.
 
 mod support;
 
@@ -112,6 +114,84 @@ fn blis_keeps_its_block_in_vector_registers_of_fma_updates() {
     );
 }
 
+/// Sizes for `blisKC(4, 6, 64)`: k a multiple of 4, m and n multiples of the
+/// blocks or not.
+const KC_SIZES: [(u64, u64, u64); 4] = [(1, 1, 4), (7, 7, 8), (37, 65, 20), (43, 97, 132)];
+
+#[test]
+fn blis_kc_matches_the_interpreter_on_c_and_openmp() {
+    for target in ["c", "openmp"] {
+        for size in KC_SIZES {
+            verify("blisKC(4, 6, 64) ; lowerToC", target, size, false);
+        }
+    }
+    verify("blisKC(8, 4, 48) ; lowerToC", "openmp", (37, 65, 24), false);
+}
+
+#[test]
+fn blis_kc_is_clean_under_the_sanitizers() {
+    for size in [(1, 1, 4), (37, 65, 20)] {
+        verify("blisKC(4, 6, 64) ; lowerToC", "openmp", size, true);
+    }
+}
+
+#[test]
+fn blis_kc_refuses_a_k_that_kc_does_not_divide() {
+    let mut args = mm_args("run", "blisKC(4, 6, 64) ; lowerToC", "openmp");
+    args.extend([
+        "--random", "3", "--nat", "m=37", "--nat", "n=65", "--nat", "k=19",
+    ]);
+    let (o, text) = run(&args);
+    assert!(!o.status.success(), "{text}");
+    assert!(text.contains("4 must divide k"), "{text}");
+}
+
+#[test]
+fn blis_kc_runs_the_chunks_outside_the_register_blocks() {
+    let (o, text) = run(&mm_args(
+        "compile",
+        "blisKC(128, 6, 64) ; lowerToC",
+        "openmp",
+    ));
+    assert!(o.status.success(), "{text}");
+    let code = String::from_utf8_lossy(&o.stdout);
+    // the chunks, then the panels of a chunk in parallel, then the slivers, then kc:
+    // the block is copied into its private accumulator and back by unrolled vector
+    // copies (no copy loop, which gcc would make a memcpy through the stack)
+    let loops = code
+        .split("for (int64_t i")
+        .skip_while(|l| !l.contains("< k / 128;"))
+        .collect::<Vec<_>>();
+    assert!(loops.len() > 3, "{code}");
+    assert!(loops[0].contains("#pragma omp parallel for"), "{code}");
+    assert!(loops[1].contains("(n + 63) / 64"), "{code}");
+    assert!(loops[2].contains("(m + 5) / 6"), "{code}");
+    assert!(loops[3].contains("< 128;"), "the loop over kc: {code}");
+    let vector_lines = |text: &str, pred: &dyn Fn(&str) -> bool| {
+        text.lines()
+            .filter(|l| l.trim_start().starts_with("*(float16_u *)&acc") && pred(l))
+            .count()
+    };
+    // copied in: 6 x 4 vector loads of the chunks' accumulator
+    assert_eq!(
+        vector_lines(loops[2], &|l| !l.contains("&mem")),
+        24,
+        "{code}"
+    );
+    // the block: 6 x 4 vector updates, each a broadcast element of A times a vector of B,
+    // then copied back by 6 x 4 vector stores
+    assert_eq!(
+        vector_lines(loops[3], &|l| l.contains("&mem")),
+        24,
+        "{code}"
+    );
+    assert_eq!(
+        vector_lines(loops[3], &|l| !l.contains("&mem")),
+        24,
+        "{code}"
+    );
+}
+
 #[test]
 fn blis_refuses_a_width_that_is_no_multiple_of_the_vectors() {
     let (o, text) = run(&mm_args("compile", "blis(14, 20) ; lowerToC", "c"));
@@ -141,17 +221,24 @@ fn result_at_1000(strategy: &str, dir: &Path) -> Vec<f64> {
     array.data.iter().map(|x| x.as_f64()).collect()
 }
 
-/// At 1000³ (no block divides it) the interpreter is too slow for a test: `blis` is
-/// compared with `anySizeParallel` on the same random inputs, element by element
+/// At 1000³ (no block divides it) the interpreter is too slow for a test: `blis` and
+/// `blisKC` are compared with `anySizeParallel` on the same random inputs, element by element
 /// (numpy's tolerance for f32 sums of 1000 products, as `shine bench cpu` uses).
 #[test]
 fn blis_agrees_with_any_size_parallel_at_1000_cubed() {
     let dir = tempfile::TempDir::new().expect("a temporary directory");
-    let got = result_at_1000("blis(6, 64) ; lowerToC", dir.path());
     let want = result_at_1000("anySizeParallel ; lowerToC", dir.path());
-    let bad = got
-        .iter()
-        .zip(&want)
-        .position(|(g, w)| (g - w).abs() > 1e-3 + 1e-4 * w.abs());
-    assert_eq!(bad, None, "first differing element (of {})", got.len());
+    for strategy in ["blis(6, 64) ; lowerToC", "blisKC(125, 6, 64) ; lowerToC"] {
+        let got = result_at_1000(strategy, dir.path());
+        let bad = got
+            .iter()
+            .zip(&want)
+            .position(|(g, w)| (g - w).abs() > 1e-3 + 1e-4 * w.abs());
+        assert_eq!(
+            bad,
+            None,
+            "{strategy}: first differing element (of {})",
+            got.len()
+        );
+    }
 }

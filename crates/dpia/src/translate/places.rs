@@ -38,10 +38,92 @@ pub(super) fn updates_in_place_safely(step: &Comm, name: &str) -> bool {
     }
     let mut places = Vec::new();
     touched(step, name, &mut places);
-    match places.split_first() {
+    let one_place = match places.split_first() {
         None => true,
         Some((first, rest)) => first.is_some() && rest.iter().all(|p| p == first),
+    };
+    one_place || reads_before_writes_per_part(step, name)
+}
+
+/// Whether `c` reads every part of memory `name` it touches before it writes any of
+/// it, part by part: a loop whose iterations touch disjoint parts (each place indexed
+/// by the loop's variable at the same position, below the same path) is checked one
+/// iteration at a time, and in a sequence no command reads the memory after one that
+/// wrote it. A register block that copies its part of the accumulator into its own,
+/// updates that and copies it back (`blisKC`'s blocks) is such an update.
+fn reads_before_writes_per_part(c: &Comm, name: &str) -> bool {
+    let (reads, writes) = reads_and_writes(c, name);
+    if reads.is_empty() || writes.is_empty() {
+        return true;
     }
+    match c {
+        Comm::New { body, .. } => reads_before_writes_per_part(body, name),
+        Comm::For {
+            var, body, origin, ..
+        } if *origin != Prim::MmaSync.name() => {
+            let places: Vec<_> = reads.into_iter().chain(writes).collect();
+            iterations_touch_disjoint_parts(&places, var)
+                && reads_before_writes_per_part(body, name)
+        }
+        Comm::Seq(cs) => {
+            let mut written = false;
+            for c in cs {
+                let (reads, writes) = reads_and_writes(c, name);
+                if written && !reads.is_empty() {
+                    return false;
+                }
+                if !reads_before_writes_per_part(c, name) {
+                    return false;
+                }
+                written |= !writes.is_empty();
+            }
+            true
+        }
+        _ => false,
+    }
+}
+
+/// Whether every one of `places` is indexed by the loop variable `var` at the same
+/// position, below the same path: then different iterations touch disjoint parts.
+fn iterations_touch_disjoint_parts(places: &[Option<Vec<PathElem>>], var: &Var) -> bool {
+    let at = |p: &Vec<PathElem>| {
+        p.iter()
+            .position(|s| matches!(s, PathElem::Idx(i) if i.as_var() == Some(var)))
+    };
+    let Some(Some(first)) = places.first() else {
+        return false;
+    };
+    let Some(pos) = at(first) else {
+        return false;
+    };
+    places.iter().all(|p| {
+        p.as_ref()
+            .is_some_and(|p| at(p) == Some(pos) && p[..pos] == first[..pos])
+    })
+}
+
+/// The places of memory `name` that `c` reads, and those it writes.
+type Places = Vec<Option<Vec<PathElem>>>;
+fn reads_and_writes(c: &Comm, name: &str) -> (Places, Places) {
+    fn walk(c: &Comm, name: &str, reads: &mut Places, writes: &mut Places) {
+        match c {
+            Comm::Skip | Comm::Barrier { .. } | Comm::AsyncCommit | Comm::AsyncWait(_) => {}
+            Comm::Seq(cs) => cs.iter().for_each(|c| walk(c, name, reads, writes)),
+            Comm::New { body, .. }
+            | Comm::For { body, .. }
+            | Comm::IfLess { body, .. }
+            | Comm::AsyncCopy(body) => walk(body, name, reads, writes),
+            Comm::Assign(a, e) => {
+                places_read(e, name, reads);
+                if acc_root(a) == name {
+                    writes.push(acc_place(a, Vec::new()).map(|(_, at)| at));
+                }
+            }
+        }
+    }
+    let (mut reads, mut writes) = (Vec::new(), Vec::new());
+    walk(c, name, &mut reads, &mut writes);
+    (reads, writes)
 }
 
 /// `places` (of an `mmaSync` lane loop whose lane is `lane`) as the one row of the lane

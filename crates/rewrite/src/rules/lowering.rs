@@ -8,7 +8,7 @@ use crate::term::no;
 use crate::S;
 use elevate::rule;
 use rise::builder::*;
-use rise::{AddrSpace, Expr, ExprKind, Prim, TypeArg};
+use rise::{AddrSpace, DataType, Expr, ExprKind, Prim, TypeArg};
 
 /// A rule replacing the primitive node `p` by `to(p)`, keeping its type (the
 /// lowered forms share the schemes of what they lower).
@@ -72,6 +72,19 @@ pub(super) fn to_mem(name: String, a: AddrSpace) -> S {
             e.clone(),
             lambda(&x, var(&x)),
         ))
+    })
+}
+
+/// An array copied element by element by a map of the identity, so that the copy is
+/// a loop that later rules can vectorize or unroll (the copy in and out of a register
+/// block's private accumulator, say).
+pub(super) fn copy_array(name: String) -> S {
+    rise_rule(name, move |e, names| {
+        let DataType::Array(..) = e.ty()?.as_data()? else {
+            return None;
+        };
+        let x = names.fresh("x");
+        Some(app(map(lambda(&x, var(&x))), e.clone()))
     })
 }
 

@@ -71,6 +71,7 @@ rules_table! {
         slideBeforeMap = slide_before_map(): pattern "map (map' f) (slide n s xs) ↦ slide n s (map' f xs)",
         slideAfterMap = slide_after_map(): pattern "slide n s (map f xs) ↦ map (map f) (slide n s xs)",
         layoutFission = layout_fission(): "map (fun x => L e) xs ↦ map L (map (fun x => e) xs)   (L one of join, transpose, split n, slide n s, asScalar, asVector n, take n, drop n; x ∉ fv(L))",
+        viewFission = view_fission(): "map (fun x => V e) xs ↦ map V (map (fun x => e) xs)   (V a view function: layout primitives and maps of them; e computes; x ∉ fv(V))",
     }
     "array packing (ICFP'20 §5.3, Listing 15)" in movement {
         permuteB = permute_b(n: Size): "(e : k.m.t) ↦ join (map transpose (map (fun b => map (fun r => map (fun x => x) r) (transpose b)) (split n e)))",
@@ -86,6 +87,7 @@ rules_table! {
         toReduceSeq = to_reduce_seq(): "reduce ↦ reduceSeq",
         unroll = unroll(): "map, mapSeq ↦ mapSeqUnroll;  reduce, reduceSeq ↦ reduceSeqUnroll",
         toMem = to_mem(a: Space): "e ↦ toMem a e (fun x => x)",
+        copyArray = copy_array(): "(e : n.t) ↦ map (fun x => x) e   (an explicit copy loop, which later rules vectorize or unroll)",
     }
     "computing a value once (the default schedules; values that cannot fail: no integer division, shift, natType arithmetic, cast to an integer, index read from data, scatter or foreign call)" in sharing {
         hoistInvariant = hoist_invariant(): "map (fun x => B[e]) xs ↦ let e (fun v => map (fun x => B[v]) xs)   (e the first sub-expression of B, top-down, that mentions neither x nor a variable bound in B, holds a reduction, is no array and cannot fail; every occurrence of e replaced)",

@@ -1,7 +1,8 @@
 //! Movement rules: data-layout primitives commute with maps (ICFP'20 Fig. 6
 //! `transposeMove`; the split, join and slide analogues used for tiling).
 //! `xBeforeMap` moves `x` so that it is applied before the map, `xAfterMap` after;
-//! `layoutFission` moves one out of a map's body. And `permuteB`, the packed
+//! `layoutFission` moves one out of a map's body, `viewFission` any view function
+//! (`map join`, `map transpose`) that is applied to a computation. And `permuteB`, the packed
 //! layout of ICFP'20 Listing 15. Their equations are their rows in
 //! [`super::RULES`]; the rows of the `xBeforeMap` and `xAfterMap` rules are
 //! patterns ([`crate::pattern`]), which implement them.
@@ -43,6 +44,28 @@ pub(super) fn layout_fission(name: String) -> S {
         Some(app2(
             prim(m),
             l,
+            app2(prim(m), lambda(x, retype_under(x, inner)), args[1].clone()),
+        ))
+    })
+}
+
+/// Moves a view function applied to a computation out of a functional map's body (`map join`,
+/// `map (fun r => transpose r)`: what `layoutFission` does for one bare layout
+/// primitive), so that the computation becomes the body and its loop can be
+/// interchanged with the map.
+pub(super) fn view_fission(name: String) -> S {
+    rise_rule(name, |e, _| {
+        let (m, args) = applied(e, |p| p == Prim::Map, 2)?;
+        let (x, b) = as_lambda(args[0])?;
+        let ExprKind::App(v, inner) = b.kind() else {
+            return None;
+        };
+        if !v.is_view_function() || inner.is_view() || occurs(x, v) {
+            return None;
+        }
+        Some(app2(
+            prim(m),
+            retype_under(x, v),
             app2(prim(m), lambda(x, retype_under(x, inner)), args[1].clone()),
         ))
     })
