@@ -82,3 +82,78 @@ pub(super) fn overlapped_tiling_2d(name: String, u: i64) -> S {
         Some(app(map(join()), app(join(), app(map(transpose()), tiles))))
     })
 }
+
+/// Whether `e` is a pad applied to all its arguments: `padClamp l r xs` or
+/// `padCst l r c xs`.
+fn is_pad(e: &Expr) -> bool {
+    prim_app(e).is_some_and(|a| match a.prim {
+        Prim::PadClamp => a.args.len() == 1,
+        Prim::PadCst => a.args.len() == 2,
+        _ => false,
+    })
+}
+
+/// The copy of an array of `depth` dimensions, element by element, in sequential loops
+/// (a map of `fun x => x` left high-level would be a view, not a loop):
+/// `mapSeq (fun r => mapSeq (fun x => x) r)` for two.
+fn copy_of(depth: usize, names: &mut rise::NameGen) -> Expr {
+    let x = names.fresh("x");
+    let mut f = lambda(&x, var(&x));
+    for _ in 1..depth {
+        let r = names.fresh("r");
+        f = lambda(&r, app(map_seq(f), var(&r)));
+    }
+    map_seq(f)
+}
+
+/// The number of array dimensions of `e`'s type above a scalar, or `None` when
+/// the elements are not scalars (pairs, vectors).
+fn scalar_array_depth(e: &Expr) -> Option<usize> {
+    let mut t = match e.ty()? {
+        rise::Type::Data(d) => d,
+        _ => return None,
+    };
+    let mut depth = 0;
+    while let rise::DataType::Array(_, elem) = t {
+        depth += 1;
+        t = elem;
+    }
+    (depth > 0 && matches!(t, rise::DataType::Scalar(_))).then_some(depth)
+}
+
+pub(super) fn store_padded(name: String) -> S {
+    rise_rule(name, move |e, names| {
+        if !is_pad(e) {
+            return None;
+        }
+        let depth = scalar_array_depth(e)?;
+        let v = names.fresh("padded");
+        Some(app2(
+            dep_app(
+                prim(Prim::ToMem),
+                rise::TypeArg::AddrSpace(rise::AddrSpace::Global),
+            ),
+            app(copy_of(depth, names), e.clone()),
+            lambda(&v, var(&v)),
+        ))
+    })
+}
+
+pub(super) fn unroll_short(name: String, most: i64) -> S {
+    rise_rule(name, move |e, _| {
+        let a = prim_app(e)?;
+        if !matches!(a.prim, Prim::Reduce | Prim::ReduceSeq) || a.args.len() != 3 {
+            return None;
+        }
+        let (n, _) = crate::term::array(a.args[2].ty()?)?;
+        let short = n.as_cst().is_some_and(|k| (1..=most).contains(&k));
+        if !short {
+            return None;
+        }
+        let head = a
+            .type_args
+            .iter()
+            .fold(prim(Prim::ReduceSeqUnroll), |h, t| dep_app(h, (*t).clone()));
+        Some(apps(head, a.args.iter().map(|x| (*x).clone())))
+    })
+}
