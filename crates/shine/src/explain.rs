@@ -142,7 +142,7 @@ impl Facts {
         }
         if self.pad_views > 0 {
             out.push(format!(
-                "border: {} pad(s) read as views, clamped or tested at every read (a pad inside a loop, one no slide reads, or on a GPU target)",
+                "border: {} pad(s) read as views, clamped or tested at every read (a pad inside a loop, of rows only, one no slide reads, or on a GPU target)",
                 self.pad_views
             ));
         }

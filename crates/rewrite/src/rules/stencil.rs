@@ -121,9 +121,43 @@ fn scalar_array_depth(e: &Expr) -> Option<usize> {
     (depth > 0 && matches!(t, rise::DataType::Scalar(_))).then_some(depth)
 }
 
+/// Whether the pads of `e` (a pad of pads: `padClamp2` is `padClamp` of `map (padClamp)`)
+/// pad its innermost dimension: without that a read of the innermost dimension needs no
+/// clamp (a stored stage padded by rows only is read at plain column indices already).
+fn pads_innermost(e: &Expr) -> bool {
+    if let rise::ExprKind::Lambda(_, _, body) = e.kind() {
+        return pads_innermost(body);
+    }
+    let Some(a) = prim_app(e) else {
+        return false;
+    };
+    let innermost = || scalar_array_depth(e) == Some(1);
+    match (a.prim, a.args.len()) {
+        (Prim::PadClamp, 1) | (Prim::PadCst, 2) => {
+            innermost() || a.args.last().is_some_and(|x| pads_innermost(x))
+        }
+        (p, 2) if p.is_map() => {
+            let f = eta_reduced(a.args[0]);
+            match prim_app(f) {
+                // `map (padClamp l r) rows`: it pads the innermost dimension if the rows are it
+                Some(pad)
+                    if matches!(
+                        (pad.prim, pad.args.len()),
+                        (Prim::PadClamp, 0) | (Prim::PadCst, 1)
+                    ) =>
+                {
+                    scalar_array_depth(e) == Some(2)
+                }
+                _ => pads_innermost(f),
+            }
+        }
+        _ => false,
+    }
+}
+
 pub(super) fn store_padded(name: String) -> S {
     rise_rule(name, move |e, names| {
-        if !is_pad(e) {
+        if !is_pad(e) || !pads_innermost(e) {
             return None;
         }
         let depth = scalar_array_depth(e)?;
