@@ -39,10 +39,18 @@ Anchors:
                                 border ((n+2) x (m+2) in, n x m out, no boundary
                                 condition), as Halide's blur app reads it and as
                                 examples/blur.rise computes it
+  numpy_blur5x5_u8              the 5x5 binomial blur ([1 4 6 4 1] x [1 4 6 4 1] / 256,
+                                rounded) of an 8-bit image with clamped borders, as a
+                                numpy user writes it: np.pad(mode="edge"), uint16, five
+                                shifted multiply-adds along the rows, five down the columns
+  halide_adams2019:blur5x5_u8   the same 25-tap filter in Halide (repeat_edge, uint16 sums),
+                                scheduled by the Adams2019 autoscheduler (its plugin in the
+                                halide wheel; parallelism = HL_NUM_THREADS, estimates = the
+                                image's size)
 
 References (float64 numpy, or exact integers): matmul, binomial3x3_clamped,
-box3x3_clamped, binomial3x3_clamped_u16, and on bordered inputs binomial3x3_halo,
-box3x3_halo, binomial3x3_halo_u16.
+box3x3_clamped, binomial3x3_clamped_u16, blur5x5_u8_clamped (exact), and on bordered inputs
+binomial3x3_halo, box3x3_halo, binomial3x3_halo_u16.
 
 The anchors are the TVM CPU GEMM tutorial's schedules and Halide's 3x3 blur schedules, with
 clamped borders for the blur and sizes taken from the inputs.
@@ -103,7 +111,24 @@ def reference(name, inputs):
         if exact:
             return ((by + 8) >> 4).astype(np.uint16)
         return by / 9.0 if name.startswith("box") else by / 16.0
+    if name == "blur5x5_u8_clamped":
+        (img,) = inputs
+        return blur5x5_u8(img.astype(np.int64)).astype(np.uint8)
     raise ValueError(f"unknown reference `{name}`")
+
+
+BLUR5_TAPS = (1, 4, 6, 4, 1)
+
+
+def blur5x5_u8(img):
+    """The separable 5x5 binomial blur with clamped borders, rounded, in img's integer type
+    (uint16 holds the sums of 8-bit data: at most 255 * 256)."""
+    import numpy as np
+
+    n, m = img.shape
+    p = np.pad(img, 2, mode="edge")
+    rows = sum(w * p[:, k:k + m] for k, w in enumerate(BLUR5_TAPS))
+    return (sum(w * rows[k:k + n] for k, w in enumerate(BLUR5_TAPS)) + 128) >> 8
 
 
 def compare(name, inputs, got):
@@ -366,6 +391,68 @@ class HalideBlur(Anchor):
         return np.array(self.out)
 
 
+class NumpyBlur5x5U8(Anchor):
+    def __init__(self, img):
+        import numpy as np
+
+        if img.dtype != np.uint8:
+            raise ValueError(f"numpy_blur5x5_u8 takes uint8 input, got {img.dtype}")
+        self.img = img
+        self.call()
+
+    def call(self):
+        import numpy as np
+
+        self.out = blur5x5_u8(self.img.astype(np.uint16)).astype(np.uint8)
+
+    def result(self):
+        return self.out
+
+
+class HalideAdams2019Blur5x5U8(Anchor):
+    def __init__(self, img):
+        import halide as hl
+        import numpy as np
+
+        if img.dtype != np.uint8:
+            raise ValueError(f"halide_adams2019:blur5x5_u8 takes uint8 input, got {img.dtype}")
+        plugin = os.path.join(os.path.dirname(hl.__file__), "lib64",
+                              "libautoschedule_adams2019.so")
+        hl.load_plugin(plugin)
+        self.img = np.ascontiguousarray(img)
+        self.inbuf = hl.Buffer(self.img)  # numpy (rows, cols) -> Halide (x = cols, y = rows)
+        rows, cols = img.shape
+        x, y = hl.Var("x"), hl.Var("y")
+        clamped = hl.BoundaryConditions.repeat_edge(self.inbuf)
+        u16 = hl.UInt(16)
+        total = hl.cast(u16, 0)
+        for a, wa in enumerate(BLUR5_TAPS):
+            for b, wb in enumerate(BLUR5_TAPS):
+                total = total + hl.cast(u16, wa * wb) * hl.cast(u16, clamped[x + b - 2, y + a - 2])
+        blur = hl.Func("blur5x5")
+        blur[x, y] = hl.cast(hl.UInt(8), (total + hl.cast(u16, 128)) >> hl.cast(u16, 8))
+        blur.set_estimates([(0, cols), (0, rows)])
+        self.pipeline = hl.Pipeline(blur)
+        target = hl.get_jit_target_from_environment()
+        threads = os.environ.get("HL_NUM_THREADS") or str(os.cpu_count())
+        t0 = time.perf_counter()
+        self.pipeline.apply_autoscheduler(
+            target, hl.AutoschedulerParams("Adams2019", {"parallelism": threads}))
+        self.pipeline.compile_jit(target)
+        self.out = hl.Buffer(hl.UInt(8), [cols, rows])
+        self.info = {"halide_target": str(target), "autoscheduler": "Adams2019",
+                     "parallelism": threads,
+                     "compile_s": round(time.perf_counter() - t0, 3)}
+
+    def call(self):
+        self.pipeline.realize(self.out)
+
+    def result(self):
+        import numpy as np
+
+        return np.array(self.out)
+
+
 def random_inputs(anchor, nats, seed=0):
     """Inputs for an anchor that has no shine inputs to share (e.g. u16 blur)."""
     import numpy as np
@@ -404,8 +491,13 @@ def make_anchor(name, inputs):
         return TvmGemm(parts[1], *inputs)
     if parts[0] in ("halide_blur", "halide_blur_halo") and len(parts) == 3:
         return HalideBlur(parts[1], parts[2], *inputs, halo=parts[0] == "halide_blur_halo")
+    if parts == ["numpy_blur5x5_u8"]:
+        return NumpyBlur5x5U8(*inputs)
+    if parts == ["halide_adams2019", "blur5x5_u8"]:
+        return HalideAdams2019Blur5x5U8(*inputs)
     raise ValueError(f"unknown anchor `{name}` (numpy_matmul, tvm_gemm:VERSION, "
-                     "halide_blur:PIPELINE:SCHEDULE, numpy_expr:EXPR)")
+                     "halide_blur:PIPELINE:SCHEDULE, numpy_blur5x5_u8, "
+                     "halide_adams2019:blur5x5_u8, numpy_expr:EXPR)")
 
 
 # --- the worker ------------------------------------------------------------------------------

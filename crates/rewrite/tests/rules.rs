@@ -50,6 +50,10 @@ const CASES: &[Case] = &[
     ("DFNF ; repeat(viewFission @ outermost(appliedMap))", "def f : {n m k: nat} -> n.m.k.f32 -> n.(k*m).f32 = fun xs => map (fun r => join (transpose (map (map (fun x => x * 2.0f)) r))) xs", &[("n", 2), ("m", 3), ("k", 4)]),
     ("DFNF ; overlappedTiling(6) @ outermost(appliedMap)", "def f : {n: nat} -> (n*4+6).f32 -> (n*4+4).f32 = fun xs => xs |> slide 3 1 |> map (fun nbh => reduce add 0.0f nbh)", &[("n", 4)]),
     ("DFNF ; overlappedTiling2(6) @ outermost(appliedMap)", "def f : {n m: nat} -> (n*4+6).(m*4+6).f32 -> (n*4+4).(m*4+4).f32 = fun g => g |> slide2 3 1 |> map2 (fun nbh => reduce add 0.0f (join nbh))", &[("n", 2), ("m", 3)]),
+    ("DFNF ; storePadded @ topDown", "def f : {n m: nat} -> n.m.u8 -> n.m.u16 = fun g => g |> padClamp2 1 1 |> slide2 3 1 |> map2 (fun nbh => nbh |> join |> map (fun x => (cast x : u16)) |> reduce add 0u16)", &[("n", 3), ("m", 4)]),
+    ("DFNF ; storePadded @ topDown", "def f : {n: nat} -> n.f32 -> n.f32 = fun xs => xs |> padCst 1 1 2.0f |> slide 3 1 |> map (fun w => reduce add 0.0f w)", &[("n", 5)]),
+    ("DFNF ; storePadded @ topDown", "def f : {n m k: nat} -> n.m.k.f32 -> n.m.k.f32 = fun g => g |> padClamp3 1 1 |> slide3 3 1 |> map3 (fun c => reduce add 0.0f (join (join c)))", &[("n", 2), ("m", 3), ("k", 4)]),
+    ("DFNF ; lowerToC ; unrollShort(9) @ topDown", "def f : {n: nat} -> n.3.3.i32 -> n.i32 = fun xs => map (fun w => reduce add 1i32 (join w)) xs", &[("n", 4)]),
     ("DFNF ; reorder([2, 1])", "def f : {n m: nat} -> n.f32 -> m.f32 -> n.m.f32 = fun xs ys => map (fun x => map (fun y => x * y) ys) xs", &[("n", 3), ("m", 5)]),
     ("storeInMemory(isApp(isTranspose), permuteB(2)) @ inLambda", "def f : {n m: nat} -> n.m.f32 -> m.f32 = fun xs => map (fun c => reduce add 0.0f c) (transpose xs)", &[("n", 3), ("m", 4)]),
     ("DFNF ; padMap(4) @ outermost(appliedMap) ; splitJoin(4) @ outermost(appliedMap)", "def f : {n: nat} -> n.f32 -> n.f32 = fun xs => map (fun x => x * 3.0f) xs", &[("n", 7)]),
@@ -433,7 +437,7 @@ fn sharing_rules_preserve_meaning_on_random_inputs() {
 /// would stop a program that gives a result; a value that depends on the mapped element;
 /// an array nobody reads twice; a view.
 #[test]
-fn sharing_rules_refuse_what_they_must_not_move() {
+fn default_schedule_rules_refuse_what_they_must_not_touch() {
     let refusals = [
         ("hoistInvariant", "def f : {n: nat} -> n.int -> n.int -> n.int = fun xs ys => map (fun x => select (x > 0) (x / reduce (fun a b => a / b) 1 ys) 0) xs"),
         ("hoistInvariant", "def f : {n: nat} -> n.int -> n.int -> n.int = fun xs ys => map (fun x => x + reduce add 0 (map (fun y => 7 / y) ys)) xs"),
@@ -444,6 +448,12 @@ fn sharing_rules_refuse_what_they_must_not_move() {
         ("shareRepeated", "def f : {n: nat} -> n.f32 -> n.f32 = fun xs => zip (take n xs) (take n xs) |> map (fun p => fst p + snd p)"),
         ("storeShared", "def f : {n: nat} -> n.f32 -> n.f32 = fun xs => let (map (fun x => exp x) xs) (fun es => map (fun e => e * 2.0f) es)"),
         ("storeShared", "def f : {n: nat} -> n.f32 -> n.f32 = fun xs => let (take n xs) (fun ys => zip ys ys |> map (fun p => fst p * snd p))"),
+        // rows padded, not their elements: a column stencil's inner reads need no clamp
+        ("storePadded", "def f : {n m: nat} -> n.m.f32 -> n.m.f32 = fun g => g |> padClamp 1 1 |> slide 3 1 |> map (fun rows => transpose rows |> map (fun c => reduce add 0.0f c))"),
+        // elements that are pairs: no copy of scalars
+        ("storePadded", "def f : {n: nat} -> n.f32 -> n.f32 -> n.f32 = fun a b => zip a b |> padClamp 1 1 |> slide 3 1 |> map (fun w => reduceSeq (fun s p => s + fst p * snd p) 0.0f w)"),
+        // a window of 33 elements is no short reduction
+        ("unrollShort(32)", "def f : {n: nat} -> n.33.f32 -> n.f32 = fun xs => map (fun r => reduce add 0.0f r) xs"),
     ];
     let registry = rewrite::library::registry();
     let module = elv::load("", &registry).expect("the empty file loads");

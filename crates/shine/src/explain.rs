@@ -1,7 +1,9 @@
 //! What a schedule made of a definition, in words (`shine compile --explain`): the values
 //! computed once and bound before the loops that read them (`let`), the arrays stored
-//! (`toMem`), the loops left sequential and why, and the scalar transcendental functions
-//! computed in an innermost loop (once per element: the expensive part of such a loop).
+//! (`toMem`), the padded inputs of stencils copied once and the pads left views, the short
+//! reductions unrolled, the loops left sequential and why, and the scalar transcendental
+//! functions computed in an innermost loop (once per element: the expensive part of such a
+//! loop).
 //! Read from the lowered RISE program, so it says what every target's code does.
 
 use rise::expr::Arg;
@@ -19,6 +21,8 @@ pub fn lowered_program(e: &Expr) -> Vec<String> {
 struct Context {
     loops: usize,
     parallel: bool,
+    /// Inside a pad already counted (`padClamp2` is a pad of pads).
+    in_pad: bool,
 }
 
 #[derive(Default)]
@@ -27,6 +31,12 @@ struct Facts {
     bound_reductions: usize,
     /// The types of the arrays `toMem` stores.
     stored: Vec<String>,
+    /// The types of the padded arrays copied once with their border (`storePadded`).
+    stored_pads: Vec<String>,
+    /// The pads read as views: clamped (or tested) at every read.
+    pad_views: usize,
+    /// The unrolled reductions (`reduceSeqUnroll`): no loop.
+    unrolled_reductions: usize,
     /// Sequential loops, by reason.
     sequential_inside_parallel: usize,
     sequential_no_parallel: usize,
@@ -52,9 +62,19 @@ impl Facts {
                 self.bound_reductions += 1
             }
             Some(Prim::ToMem) if values.len() == 2 => {
-                if let Some(t) = values.first().and_then(|v| v.ty()) {
-                    self.stored.push(t.to_string());
+                let ty = values[0].ty().map(|t| t.to_string()).unwrap_or_default();
+                if is_padded_copy(values[0]) {
+                    // the pad copied is read once per element, not by the stencil
+                    self.stored_pads.push(ty);
+                    self.visit(values[0], Context { in_pad: true, ..at });
+                    return self.visit(values[1], at);
                 }
+                self.stored.push(ty);
+            }
+            Some(Prim::PadClamp | Prim::PadCst) if !at.in_pad => {
+                self.pad_views += 1;
+                let inside = Context { in_pad: true, ..at };
+                return values.iter().for_each(|v| self.visit(v, inside));
             }
             _ => {}
         }
@@ -71,7 +91,9 @@ impl Facts {
 
     fn visit_loop(&mut self, p: Prim, args: &[&Expr], at: Context) {
         let parallel = is_parallel(p);
-        if !parallel {
+        if p == Prim::ReduceSeqUnroll {
+            self.unrolled_reductions += 1;
+        } else if !parallel {
             if p.is_reduce() {
                 self.sequential_reductions += 1;
             } else if at.parallel {
@@ -83,6 +105,7 @@ impl Facts {
         let inside = Context {
             loops: at.loops + 1,
             parallel: at.parallel || parallel,
+            ..at
         };
         // what each iteration computes: the function, and maps fused into the input
         if args.iter().all(|a| !has_loop(a)) {
@@ -108,6 +131,25 @@ impl Facts {
                 "stored: {} array(s) written to memory once and read from there ({})",
                 self.stored.len(),
                 self.stored.join(", ")
+            ));
+        }
+        if !self.stored_pads.is_empty() {
+            out.push(format!(
+                "stencil input: {} padded array(s) copied with their border before the stencil ({}), which reads them at plain indices, without a clamp or a test per read",
+                self.stored_pads.len(),
+                self.stored_pads.join(", ")
+            ));
+        }
+        if self.pad_views > 0 {
+            out.push(format!(
+                "border: {} pad(s) read as views, clamped or tested at every read (a pad inside a loop, of rows only, one no slide reads, or on a GPU target)",
+                self.pad_views
+            ));
+        }
+        if self.unrolled_reductions > 0 {
+            out.push(format!(
+                "unrolled: {} reduction(s) over a constant number of at most 32 elements: no loop, their indices and the elements of literal arrays they read are constants",
+                self.unrolled_reductions
             ));
         }
         let why = [
@@ -144,6 +186,50 @@ fn is_parallel(p: Prim) -> bool {
             p,
             Prim::Map | Prim::MapSeq | Prim::MapSeqUnroll | Prim::MapVec
         )
+}
+
+/// The copy of a pad that `storePadded` stores: maps of `fun x => x` (at any depth) over
+/// `padClamp` or `padCst`.
+fn is_padded_copy(e: &Expr) -> bool {
+    match map_args(e) {
+        Some((f, xs)) => {
+            is_copy_function(f)
+                && xs
+                    .spine()
+                    .0
+                    .as_prim()
+                    .is_some_and(|p| matches!(p, Prim::PadClamp | Prim::PadCst))
+        }
+        None => false,
+    }
+}
+
+/// `fun x => x`, or `fun r => map g r` with `g` such a function.
+fn is_copy_function(f: &Expr) -> bool {
+    let ExprKind::Lambda(x, _, body) = f.kind() else {
+        return false;
+    };
+    match (body.kind(), map_args(body)) {
+        (ExprKind::Var(y), _) => x == y,
+        (_, Some((g, r))) => matches!(r.kind(), ExprKind::Var(y) if x == y) && is_copy_function(g),
+        _ => false,
+    }
+}
+
+/// A map of any kind applied to its function and its input: `(f, xs)`.
+fn map_args(e: &Expr) -> Option<(&Expr, &Expr)> {
+    let (head, args) = e.spine();
+    let values: Vec<&Expr> = args
+        .iter()
+        .filter_map(|a| match a {
+            Arg::Value(v) => Some(*v),
+            Arg::Type(_) => None,
+        })
+        .collect();
+    match values[..] {
+        [f, xs] if head.as_prim().is_some_and(|p| p.is_map()) => Some((f, xs)),
+        _ => None,
+    }
 }
 
 fn holds_reduce(e: &Expr) -> bool {
@@ -234,6 +320,37 @@ mod tests {
         assert!(lines.contains("2 reduction(s)"), "{lines}");
         assert!(lines.contains("inside a parallel loop"), "{lines}");
         assert!(lines.contains("`exp`"), "{lines}");
+    }
+
+    const BLUR: &str = "def f : {n m: nat} -> n.m.u16 -> n.m.u16 = fun img => img |> padClamp2 1 1 |> slide2 3 1 |> map2 (fun w => reduce add 0u16 (join w))";
+
+    #[test]
+    fn a_stencil_under_the_default_names_its_copied_input_and_its_unrolled_window() {
+        for target in [Target::C, Target::OpenMp] {
+            let lines = explained(BLUR, target).join("\n");
+            assert!(
+                lines.contains("stencil input: 1 padded array(s)"),
+                "{lines}"
+            );
+            assert!(lines.contains("((n+2).(m+2).u16)"), "{lines}");
+            assert!(lines.contains("unrolled: 1 reduction(s)"), "{lines}");
+            assert!(!lines.contains("border:"), "{lines}");
+            assert!(!lines.contains("reduction(s): sequential"), "{lines}");
+        }
+        // a GPU target leaves the pad a view
+        let lines = explained(BLUR, Target::OpenCl).join("\n");
+        assert!(lines.contains("border: 1 pad(s) read as views"), "{lines}");
+    }
+
+    #[test]
+    fn a_long_reduction_stays_a_sequential_loop() {
+        let lines = explained(
+            "def f : {n: nat} -> n.33.f32 -> n.f32 = fun xs => map (fun r => reduce add 0.0f r) xs",
+            Target::C,
+        )
+        .join("\n");
+        assert!(!lines.contains("unrolled"), "{lines}");
+        assert!(lines.contains("sequential: 1 reduction(s)"), "{lines}");
     }
 
     #[test]

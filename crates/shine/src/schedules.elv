@@ -52,16 +52,42 @@ def storeReadLoops =
 // Only values that cannot fail are moved (no integer division, cast to an integer, index from data...).
 def computeOnce = normalize(hoistInvariant) ; normalize(shareRepeated) ; normalize(storeShared)
 
-// Sequential: every loop that writes memory a sequential loop, every stage stored.
-def storeEveryStage = DFNF ; generatesWithLoops ; computeOnce ; lowerToC ; storeStages ; storeReadScatters ; storeReadLoops ; lowerToC
+// s on every node outside the function of every map and reduction (in a loop's input, a
+// let's value, an iteration's step, the program's body), wherever it applies.
+def outsideLoops(s) = try(s) ; ((isLoop ; argument(outsideLoops(s))) <+ all(outsideLoops(s)))
 
-// OpenMP: storeEveryStage with the outermost loop of every stage and of the result
-// in parallel (`parallel for`); loops inside them stay sequential.
-def storeEveryStagePar = storeEveryStage ;
+// The padded array a stencil's `slide` reads (`padClamp2 2 2 img |> slide2 5 1`: the slide
+// of the rows of the pad, or of the pad itself), outside every map and reduction, copied
+// with its border (storePadded, then `copy` on the stored `toMem global c (fun v => v)`): the
+// stencil then reads it at affine indices, without a clamp or a test per read, which the
+// C compiler vectorizes.
+def paddedOfSlide(copy) = (storePadded ; copy) <+ (isApp(isApp(isMap)) ; argument(paddedOfSlide(copy)))
+def storeStencilInputs(copy) = outsideLoops(isApp(isPrim(slide)) ; argument(paddedOfSlide(copy)))
+
+// The copy's outer loop (of `toMem global c (fun v => v)`) in parallel.
+def parallelCopy = ((toMap ; parallel) @ function @ function) @ argument @ function
+
+// A reduction over at most 32 elements, a constant number (a 5x5 window), unrolled: its
+// indices (`/5`, `%5` of a joined window) and the elements of a literal array it reads
+// (the weights) become constants.
+def unrollShortReductions = normalize(unrollShort(32))
+
+// Every stage stored (storeEveryStage's steps after `pre`), short reductions unrolled.
+def storeEveryStageAfter(pre) = DFNF ; pre ; generatesWithLoops ; computeOnce ; lowerToC ; storeStages ; storeReadScatters ; storeReadLoops ; lowerToC ; unrollShortReductions
+
+// Sequential: every loop that writes memory a sequential loop, every stage stored, the
+// padded inputs of stencils stored.
+def storeEveryStage = storeEveryStageAfter(storeStencilInputs(id))
+
+// OpenMP: storeEveryStage with the outermost loop of every stage, of the copy of a
+// stencil's padded input and of the result in parallel (`parallel for`); loops inside
+// them stay sequential.
+def storeEveryStagePar = storeEveryStageAfter(storeStencilInputs(parallelCopy)) ;
   outermostLoops((toMap ; parallel) @ function @ function)
 
-// OpenCL and CUDA: storeEveryStage with every element of the outermost loop of every
-// stage and of the result computed by its own global work-item (each stage its own
-// kernel); loops inside them stay sequential.
-def storeEveryStageGpu = storeEveryStage ;
+// OpenCL and CUDA: storeEveryStage, the padded inputs of stencils left views (a clamp is
+// cheap beside a global read), with every element of the outermost loop of every stage
+// and of the result computed by its own global work-item (each stage its own kernel);
+// loops inside them stay sequential.
+def storeEveryStageGpu = storeEveryStageAfter(id) ;
   outermostLoops((toMap ; toMapGlobal(0)) @ function @ function)

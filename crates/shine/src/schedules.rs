@@ -6,9 +6,9 @@
 //!
 //! | target | default | what it does |
 //! | --- | --- | --- |
-//! | `c` | `storeEveryStage` | every value computed once (`computeOnce`: a row's reduction bound outside the map over the row, an array read twice stored), every stage stored (Halide's `compute_root`), sequential loops |
-//! | `openmp` | `storeEveryStagePar` | the same, the outermost loop of every stage `parallel for` |
-//! | `opencl`, `cuda` | `storeEveryStageGpu` | the same, that loop over the global work-items |
+//! | `c` | `storeEveryStage` | every value computed once (`computeOnce`: a row's reduction bound outside the map over the row, an array read twice stored), every stage stored (Halide's `compute_root`), the padded input of a stencil copied once with its border (`storeStencilInputs`), reductions over at most 32 elements unrolled (`unrollShortReductions`), sequential loops |
+//! | `openmp` | `storeEveryStagePar` | the same, the outermost loop of every stage and of the copy `parallel for` |
+//! | `opencl`, `cuda` | `storeEveryStageGpu` | the same but the stencil's pad left a view, the outermost loop of every stage over the global work-items |
 
 use crate::{SourceFile, StrategySource, Target};
 
@@ -23,15 +23,15 @@ pub const FILE_NAME: &str = "<built-in schedules.elv>";
 pub const SCHEDULES: &[(&str, &str)] = &[
     (
         "storeEveryStage",
-        "every value computed once (a reduction a mapped function does not need its argument for bound outside the map, an array read twice stored), every stage stored at the outermost level where it does not change; sequential loops (default for c)",
+        "every value computed once (a reduction a mapped function does not need its argument for bound outside the map, an array read twice stored), every stage stored at the outermost level where it does not change, a stencil's padded input copied once with its border, reductions over at most 32 elements unrolled; sequential loops (default for c)",
     ),
     (
         "storeEveryStagePar",
-        "storeEveryStage, the outermost loop of every stage and of the result parallel (default for openmp)",
+        "storeEveryStage, the outermost loop of every stage, of the stencil input's copy and of the result parallel (default for openmp)",
     ),
     (
         "storeEveryStageGpu",
-        "storeEveryStage, the outermost loop of every stage and of the result over the global work-items (default for opencl, cuda)",
+        "storeEveryStage without the copy of a stencil's padded input, the outermost loop of every stage and of the result over the global work-items (default for opencl, cuda)",
     ),
 ];
 

@@ -248,6 +248,13 @@ impl Lowerer {
                     &[]
                 };
                 let vc = self.value(env, c, cpath)?;
+                // a condition known here (an element of a literal array at an unrolled
+                // loop's index): only the branch it selects
+                match constant_truth(&vc) {
+                    Some(true) => return self.read(env, a, path),
+                    Some(false) => return self.read(env, b, path),
+                    None => {}
+                }
                 let (va, vb) = (self.value(env, a, path)?, self.value(env, b, path)?);
                 value(Expr::ternary(vc, va, vb))
             }
@@ -1030,5 +1037,48 @@ fn sizes_and_literals(e: &Exp) -> Option<bool> {
         ExpKind::Cast(a) | ExpKind::Unary(_, a) => sizes_and_literals(a),
         ExpKind::Binary(_, a, b) => Some(sizes_and_literals(a)? | sizes_and_literals(b)?),
         _ => None,
+    }
+}
+
+/// The value of a condition made of integer literals compared (`2 == 0`), `None` when
+/// it depends on anything else.
+fn constant_truth(c: &Expr) -> Option<bool> {
+    match c {
+        Expr::Bool(b) => Some(*b),
+        Expr::Binary(op, a, b) => {
+            let (Expr::Int(a), Expr::Int(b)) = (&**a, &**b) else {
+                return None;
+            };
+            match op {
+                BinOp::Eq => Some(a == b),
+                BinOp::Ne => Some(a != b),
+                BinOp::Lt => Some(a < b),
+                BinOp::Le => Some(a <= b),
+                BinOp::Gt => Some(a > b),
+                BinOp::Ge => Some(a >= b),
+                _ => None,
+            }
+        }
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn cmp(op: BinOp, a: i64, b: i64) -> Expr {
+        Expr::binary(op, Expr::Int(a), Expr::Int(b))
+    }
+
+    #[test]
+    fn a_comparison_of_literals_is_known_and_anything_else_is_not() {
+        assert_eq!(constant_truth(&cmp(BinOp::Eq, 2, 2)), Some(true));
+        assert_eq!(constant_truth(&cmp(BinOp::Eq, 2, 0)), Some(false));
+        assert_eq!(constant_truth(&cmp(BinOp::Lt, 1, 3)), Some(true));
+        assert_eq!(constant_truth(&Expr::Bool(false)), Some(false));
+        let i = Expr::binary(BinOp::Eq, Expr::Ident("i".into()), Expr::Int(0));
+        assert_eq!(constant_truth(&i), None);
+        assert_eq!(constant_truth(&cmp(BinOp::Add, 1, 1)), None);
     }
 }

@@ -80,6 +80,10 @@ rules_table! {
         overlappedTiling = overlapped_tiling(u: Size): "map f (slide n s xs) ↦ join (map (fun tile => map f (slide n s tile)) (slide u v xs))   (u - v = n - s)",
         overlappedTiling2 = overlapped_tiling_2d(u: Size): "map2 f (slide2 n s xs) ↦ map join (join (map transpose (map2 (fun tile => map2 f (slide2 n s tile)) (slide2 u v xs))))   (u - v = n - s)",
     }
+    "stencils and short reductions in the default schedules (issue 28)" in stencil {
+        storePadded = store_padded(): "pad xs ↦ toMem global (mapSeq (fun r => ... mapSeq (fun x => x) r) (pad xs)) (fun v => v)   (pad one of padClamp l r, padCst l r c, applied, that pads the innermost dimension (padClamp2 does, a pad of rows alone does not); its elements scalars: the padded array copied once, element by element, so that a stencil reads it without a clamp or a test per read)",
+        unrollShort = unroll_short(n: Size): "reduceX op init (xs : k.t) ↦ reduceSeqUnroll op init xs   (reduceX reduce or reduceSeq, k a constant, 1 ≤ k ≤ n)",
+    }
     "lowering (ICFP'20 §5.1; RISE & Shine §III-C)" in lowering {
         parallel = parallel(): "map ↦ mapPar",
         toMapSeq = to_map_seq(): "map ↦ mapSeq",

@@ -82,3 +82,112 @@ pub(super) fn overlapped_tiling_2d(name: String, u: i64) -> S {
         Some(app(map(join()), app(join(), app(map(transpose()), tiles))))
     })
 }
+
+/// Whether `e` is a pad applied to all its arguments: `padClamp l r xs` or
+/// `padCst l r c xs`.
+fn is_pad(e: &Expr) -> bool {
+    prim_app(e).is_some_and(|a| match a.prim {
+        Prim::PadClamp => a.args.len() == 1,
+        Prim::PadCst => a.args.len() == 2,
+        _ => false,
+    })
+}
+
+/// The copy of an array of `depth` dimensions, element by element, in sequential loops
+/// (a map of `fun x => x` left high-level would be a view, not a loop):
+/// `mapSeq (fun r => mapSeq (fun x => x) r)` for two.
+fn copy_of(depth: usize, names: &mut rise::NameGen) -> Expr {
+    let x = names.fresh("x");
+    let mut f = lambda(&x, var(&x));
+    for _ in 1..depth {
+        let r = names.fresh("r");
+        f = lambda(&r, app(map_seq(f), var(&r)));
+    }
+    map_seq(f)
+}
+
+/// The number of array dimensions of `e`'s type above a scalar, or `None` when
+/// the elements are not scalars (pairs, vectors).
+fn scalar_array_depth(e: &Expr) -> Option<usize> {
+    let mut t = match e.ty()? {
+        rise::Type::Data(d) => d,
+        _ => return None,
+    };
+    let mut depth = 0;
+    while let rise::DataType::Array(_, elem) = t {
+        depth += 1;
+        t = elem;
+    }
+    (depth > 0 && matches!(t, rise::DataType::Scalar(_))).then_some(depth)
+}
+
+/// Whether the pads of `e` (a pad of pads: `padClamp2` is `padClamp` of `map (padClamp)`)
+/// pad its innermost dimension: without that a read of the innermost dimension needs no
+/// clamp (a stored stage padded by rows only is read at plain column indices already).
+fn pads_innermost(e: &Expr) -> bool {
+    if let rise::ExprKind::Lambda(_, _, body) = e.kind() {
+        return pads_innermost(body);
+    }
+    let Some(a) = prim_app(e) else {
+        return false;
+    };
+    let innermost = || scalar_array_depth(e) == Some(1);
+    match (a.prim, a.args.len()) {
+        (Prim::PadClamp, 1) | (Prim::PadCst, 2) => {
+            innermost() || a.args.last().is_some_and(|x| pads_innermost(x))
+        }
+        (p, 2) if p.is_map() => {
+            let f = eta_reduced(a.args[0]);
+            match prim_app(f) {
+                // `map (padClamp l r) rows`: it pads the innermost dimension if the rows are it
+                Some(pad)
+                    if matches!(
+                        (pad.prim, pad.args.len()),
+                        (Prim::PadClamp, 0) | (Prim::PadCst, 1)
+                    ) =>
+                {
+                    scalar_array_depth(e) == Some(2)
+                }
+                _ => pads_innermost(f),
+            }
+        }
+        _ => false,
+    }
+}
+
+pub(super) fn store_padded(name: String) -> S {
+    rise_rule(name, move |e, names| {
+        if !is_pad(e) || !pads_innermost(e) {
+            return None;
+        }
+        let depth = scalar_array_depth(e)?;
+        let v = names.fresh("padded");
+        Some(app2(
+            dep_app(
+                prim(Prim::ToMem),
+                rise::TypeArg::AddrSpace(rise::AddrSpace::Global),
+            ),
+            app(copy_of(depth, names), e.clone()),
+            lambda(&v, var(&v)),
+        ))
+    })
+}
+
+pub(super) fn unroll_short(name: String, most: i64) -> S {
+    rise_rule(name, move |e, _| {
+        let a = prim_app(e)?;
+        if !matches!(a.prim, Prim::Reduce | Prim::ReduceSeq) || a.args.len() != 3 {
+            return None;
+        }
+        let (n, _) = crate::term::array(a.args[2].ty()?)?;
+        let short = n.as_cst().is_some_and(|k| (1..=most).contains(&k));
+        if !short {
+            return None;
+        }
+        let head = a
+            .type_args
+            .iter()
+            .fold(prim(Prim::ReduceSeqUnroll), |h, t| dep_app(h, (*t).clone()));
+        Some(apps(head, a.args.iter().map(|x| (*x).clone())))
+    })
+}
