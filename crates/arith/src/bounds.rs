@@ -116,7 +116,12 @@ fn deps(a: &Atom) -> BTreeSet<Atom> {
                 add(h);
             }
         }
-        Atom::Div(x, y) | Atom::Mod(x, y) | Atom::Min(x, y) | Atom::Max(x, y) | Atom::Pow(x, y) => {
+        Atom::Div(x, y)
+        | Atom::Mod(x, y)
+        | Atom::Min(x, y)
+        | Atom::Max(x, y)
+        | Atom::Pow(x, y)
+        | Atom::Xor(x, y) => {
             add(x);
             add(y);
         }
@@ -338,6 +343,33 @@ fn item_bounds(a: &Atom, end: Dir, cx: &mut Ctx) -> Vec<Nat> {
             }
         }
         Atom::Min(..) | Atom::Max(..) => vec![],
+        // of non-negative arguments: at least 0, and below the power of two above both
+        Atom::Xor(x, y) => {
+            if !has_sign(x, Dir::Lo, cx) || !has_sign(y, Dir::Lo, cx) {
+                return vec![];
+            }
+            match end {
+                Dir::Lo => vec![Nat::zero()],
+                Dir::Hi => {
+                    let hi = |n: &Nat, cx: &mut Ctx| {
+                        const_bound(n, Dir::Hi, cx)
+                            .filter(|r| r.is_int())
+                            .map(|r| r.floor())
+                    };
+                    match (hi(x, cx), hi(y, cx)) {
+                        (Some(a), Some(b)) => {
+                            let top = a.max(b).max(0) as u128;
+                            let bits = 128 - top.leading_zeros();
+                            match i64::try_from((1u128 << bits) - 1) {
+                                Ok(m) => vec![Nat::cst(m)],
+                                Err(_) => vec![],
+                            }
+                        }
+                        _ => vec![],
+                    }
+                }
+            }
+        }
         Atom::Pow(b, e) => {
             if !has_sign(e, Dir::Lo, cx) {
                 return vec![];

@@ -22,6 +22,8 @@ pub enum EvalError {
     },
     /// A value does not fit the integer range used for evaluation.
     Overflow,
+    /// `xor(a, b)` of a negative value: defined for naturals only.
+    NegativeXor,
 }
 
 impl std::fmt::Display for EvalError {
@@ -39,6 +41,7 @@ impl std::fmt::Display for EvalError {
                 )
             }
             EvalError::Overflow => write!(f, "arithmetic overflow"),
+            EvalError::NegativeXor => write!(f, "`xor` of a negative value"),
         }
     }
 }
@@ -119,6 +122,13 @@ fn eval_atom(a: &Atom, env: Env<'_>) -> Result<Rat, EvalError> {
             let b = eval_rat(b, env)?;
             let e = i64::try_from(eval_int(e, env)?).map_err(|_| EvalError::Overflow)?;
             pow(b, e)?
+        }
+        Atom::Xor(x, y) => {
+            let (x, y) = (eval_int(x, env)?, eval_int(y, env)?);
+            if x < 0 || y < 0 {
+                return Err(EvalError::NegativeXor);
+            }
+            Rat::int(x ^ y)
         }
         Atom::Poly(p) => eval_rat(p, env)?,
         Atom::Cst(c) => *c,

@@ -108,6 +108,13 @@ impl Nat {
         simplify::modulo(self, d)
     }
 
+    /// Bitwise exclusive or of two naturals, `xor(self, o)`: folded where both are
+    /// constants, `xor(x, 0) = x` and `xor(x, x) = 0`; otherwise kept as it is (its
+    /// range: below the power of two above both arguments' upper bounds).
+    pub fn xor(&self, o: &Nat) -> Nat {
+        simplify::xor(self, o)
+    }
+
     /// Power `self ^ e`; small constant exponents are expanded.
     pub fn pow(&self, e: &Nat) -> Nat {
         self.pow_nat(e)

@@ -73,6 +73,9 @@ pub(crate) enum Atom {
     Max(Nat, Nat),
     /// `base ^ exponent` where the exponent is not a (small) constant.
     Pow(Nat, Nat),
+    /// Bitwise exclusive or `xor(a, b)` of two naturals (swizzled layouts), kept
+    /// where an argument is not a constant.
+    Xor(Nat, Nat),
     /// A primitive sum (at least two terms) used as the base of a negative
     /// power: exact division by a sum that does not cancel.
     Poly(Nat),
@@ -243,7 +246,8 @@ impl Nat {
             | Atom::Mod(x, y)
             | Atom::Min(x, y)
             | Atom::Max(x, y)
-            | Atom::Pow(x, y) => x.is_undefined() || y.is_undefined(),
+            | Atom::Pow(x, y)
+            | Atom::Xor(x, y) => x.is_undefined() || y.is_undefined(),
             Atom::Poly(p) => p.is_undefined(),
             Atom::Var(_) | Atom::Cst(_) => false,
         };

@@ -209,6 +209,10 @@ fn doc_atom(a: &Atom, mode: Mode, depth: u32) -> Doc {
                 }
             }
         }
+        Atom::Xor(x, y) => match mode {
+            Mode::Rise => (format!("xor({}, {})", sub(x).0, sub(y).0), ATOM),
+            Mode::C => (format!("({} ^ {})", sub(x).0, sub(y).0), ATOM),
+        },
         Atom::Pow(b, e) => match mode {
             Mode::Rise => (
                 format!("{}^{}", wrap(sub(b), ATOM), wrap(sub(e), ATOM)),

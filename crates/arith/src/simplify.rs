@@ -435,3 +435,77 @@ mod tests {
         assert_eq!(Nat::min(&n, &(&n + 1)), n);
     }
 }
+
+/// `xor(x, y)`: constants folded (both non-negative integers), `xor(x, 0) = x`,
+/// `xor(x, x) = 0`; otherwise an atom with its arguments in canonical order.
+pub(crate) fn xor(x: &Nat, y: &Nat) -> Nat {
+    if x.is_undefined() || y.is_undefined() {
+        return Nat::undefined();
+    }
+    match (x.as_cst(), y.as_cst()) {
+        (Some(a), Some(b)) if a >= 0 && b >= 0 => return Nat::cst(a ^ b),
+        (Some(0), _) => return y.clone(),
+        (_, Some(0)) => return x.clone(),
+        _ => {}
+    }
+    if x == y {
+        return Nat::zero();
+    }
+    let (a, b) = if x <= y { (x, y) } else { (y, x) };
+    Nat::atom(Atom::Xor(a.clone(), b.clone()))
+}
+
+#[cfg(test)]
+mod xor_tests {
+    use crate::test_support::{ranged, v};
+    use crate::Nat;
+
+    #[test]
+    fn xor_folds_constants_and_neutral_operands() {
+        assert_eq!(Nat::cst(5).xor(&Nat::cst(3)), Nat::cst(6));
+        assert_eq!(v("x").xor(&Nat::cst(0)), v("x"));
+        assert_eq!(Nat::cst(0).xor(&v("x")), v("x"));
+        assert_eq!(v("x").xor(&v("x")), Nat::cst(0));
+        assert_eq!(v("x").xor(&v("y")), v("y").xor(&v("x")));
+    }
+
+    #[test]
+    fn xor_of_bounded_naturals_is_bounded_by_the_power_of_two_above() {
+        let i = ranged("i", Nat::cst(0), Nat::cst(8));
+        let j = ranged("j", Nat::cst(0), Nat::cst(5));
+        let x = i.xor(&j);
+        assert_eq!(x.lower_bound(), Some(0));
+        assert_eq!(x.upper_bound(), Some(7));
+        // (r % 8) xor c for a chunk c < 8: a chunk index again
+        let r = ranged("r", Nat::cst(0), Nat::cst(64));
+        let c = ranged("c", Nat::cst(0), Nat::cst(8));
+        let sw = r.modulo(&Nat::cst(8)).xor(&c);
+        assert!(sw.prove_lt(&Nat::cst(8)));
+        // an unbounded argument leaves the upper end open
+        assert_eq!(v("n").xor(&i).upper_bound(), None);
+    }
+
+    #[test]
+    fn xor_evaluates_substitutes_and_prints() {
+        let x = v("a").xor(&v("b"));
+        let env = |w: &crate::Var| match w.name() {
+            "a" => Some(12),
+            "b" => Some(10),
+            _ => None,
+        };
+        assert_eq!(x.eval(&env), Ok(6));
+        let neg = |w: &crate::Var| match w.name() {
+            "a" => Some(-1),
+            _ => Some(1),
+        };
+        assert_eq!(x.eval(&neg), Err(crate::EvalError::NegativeXor));
+        let s = x.substitute(&crate::Var::new("a"), &Nat::cst(3));
+        assert_eq!(s.to_string(), "xor(3, b)");
+        assert_eq!(x.to_c(), "(a ^ b)");
+        assert_eq!(
+            x.substitute(&crate::Var::new("a"), &Nat::cst(3))
+                .substitute(&crate::Var::new("b"), &Nat::cst(5)),
+            Nat::cst(6)
+        );
+    }
+}

@@ -7,9 +7,12 @@ use crate::{Nat, Var};
 fn atom_mentions(a: &Atom, v: &Var) -> bool {
     match a {
         Atom::Var(w) => w == v,
-        Atom::Div(x, y) | Atom::Mod(x, y) | Atom::Min(x, y) | Atom::Max(x, y) | Atom::Pow(x, y) => {
-            x.contains_var(v) || y.contains_var(v)
-        }
+        Atom::Div(x, y)
+        | Atom::Mod(x, y)
+        | Atom::Min(x, y)
+        | Atom::Max(x, y)
+        | Atom::Pow(x, y)
+        | Atom::Xor(x, y) => x.contains_var(v) || y.contains_var(v),
         Atom::Poly(p) => p.contains_var(v),
         Atom::Cst(_) => false,
     }

@@ -3,7 +3,7 @@
 use std::collections::BTreeSet;
 
 use crate::nat::Atom;
-use crate::simplify::{floor_div, min_max, modulo};
+use crate::simplify::{floor_div, min_max, modulo, xor};
 use crate::{Nat, Var};
 
 /// Rebuilds `n` through the normalising constructors, replacing variables
@@ -29,6 +29,7 @@ fn rebuild_atom(a: &Atom, f: &dyn Fn(&Var) -> Option<Nat>) -> Nat {
         Atom::Min(x, y) => min_max(&r(x), &r(y), true),
         Atom::Max(x, y) => min_max(&r(x), &r(y), false),
         Atom::Pow(b, e) => r(b).pow_nat(&r(e)),
+        Atom::Xor(x, y) => xor(&r(x), &r(y)),
         Atom::Poly(p) => r(p),
         Atom::Cst(c) => Nat::from_rat(*c),
     }
@@ -46,7 +47,8 @@ pub(crate) fn collect_vars(n: &Nat, out: &mut BTreeSet<Var>) {
                 | Atom::Mod(x, y)
                 | Atom::Min(x, y)
                 | Atom::Max(x, y)
-                | Atom::Pow(x, y) => {
+                | Atom::Pow(x, y)
+                | Atom::Xor(x, y) => {
                     collect_vars(x, out);
                     collect_vars(y, out);
                 }

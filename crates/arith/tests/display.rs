@@ -106,16 +106,16 @@ impl Parser<'_> {
             self.expect(")");
             return e;
         }
-        if t == "min" || t == "max" {
+        if t == "min" || t == "max" || t == "xor" {
             self.expect("(");
             let a = self.sum();
             self.expect(",");
             let b = self.sum();
             self.expect(")");
-            return if t == "min" {
-                Nat::min(&a, &b)
-            } else {
-                Nat::max(&a, &b)
+            return match t.as_str() {
+                "min" => Nat::min(&a, &b),
+                "max" => Nat::max(&a, &b),
+                _ => a.xor(&b),
             };
         }
         if let Ok(c) = t.parse::<i64>() {
@@ -177,7 +177,8 @@ fn arbitrary_exact_div(e: &E) -> bool {
         | E::Div(x, y)
         | E::Mod(x, y)
         | E::Min(x, y)
-        | E::Max(x, y) => arbitrary_exact_div(x) || arbitrary_exact_div(y),
+        | E::Max(x, y)
+        | E::Xor(x, y) => arbitrary_exact_div(x) || arbitrary_exact_div(y),
     }
 }
 
@@ -190,7 +191,7 @@ fn divides_by_sum(e: &E) -> bool {
             E::Pow(x, _) => has_sum(x),
             E::Mul(x, y) | E::ExactDiv(x, y) => has_sum(x) || has_sum(y),
             // Atoms: their insides are separate normal forms.
-            E::Div(..) | E::Mod(..) | E::Min(..) | E::Max(..) => false,
+            E::Div(..) | E::Mod(..) | E::Min(..) | E::Max(..) | E::Xor(..) => false,
         }
     }
     match e {
@@ -203,7 +204,8 @@ fn divides_by_sum(e: &E) -> bool {
         | E::Div(x, y)
         | E::Mod(x, y)
         | E::Min(x, y)
-        | E::Max(x, y) => divides_by_sum(x) || divides_by_sum(y),
+        | E::Max(x, y)
+        | E::Xor(x, y) => divides_by_sum(x) || divides_by_sum(y),
     }
 }
 

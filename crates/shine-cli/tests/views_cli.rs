@@ -5,7 +5,11 @@
 //! constant number of elements whose `finv` is checked, element by element, to be the
 //! inverse of `f` is written through `finv` (inside a `map` too).
 
+use shine::rise::interp::Scalar;
+use shine::rise::ScalarType;
 use std::process::Command;
+
+mod support;
 
 const PROGRAM: &str = "
 def reverseRead : {n: nat} -> n.f32 -> n.f32 =
@@ -23,6 +27,16 @@ def wrongInverseWrite : {n: nat} -> (n*8).f32 -> (n*8).f32 =
   fun xs => xs |> split 8 |> mapSeq (fun b => b |> mapSeq (fun x => x + 1.0f)
     |> reorder (fun i => (i + 1) % 8) (fun i => i))
     |> join
+def xorSwizzleRead : {n: nat} -> (n*64).f32 -> (n*64).f32 =
+  fun xs => xs |> split 64 |> map (fun b => b
+    |> reorder (fun p => (p / 8) * 8 + ((p % 8) ^ ((p / 8) % 8))) (fun p => (p / 8) * 8 + ((p % 8) ^ ((p / 8) % 8)))
+    |> map (fun x => x * 2.0f)) |> join
+def xorSwizzleWrite : {n: nat} -> (n*64).f32 -> (n*64).f32 =
+  fun xs => xs |> split 64 |> mapSeq (fun b => b |> mapSeq (fun x => x + 1.0f)
+    |> reorder (fun p => (p / 8) * 8 + ((p % 8) ^ ((p / 8) % 8))) (fun p => (p / 8) * 8 + ((p % 8) ^ ((p / 8) % 8))))
+    |> join
+def xorTable : 16.i32 -> 16.i32 = fun xs => xs |> reorder (fun p => p ^ 5) (fun p => p ^ 5)
+def xorSize : {n: nat} -> xor(n, 3).f32 -> xor(n, 3).f32 = fun xs => xs |> map (fun x => x + 1.0f)
 def shiftOut : {n: nat} -> n.f32 -> n.f32 =
   fun xs => xs |> reorder (fun i => i + 1) (fun i => i - 1) |> map (fun x => x * 2.0f)
 ";
@@ -70,6 +84,9 @@ fn reorder_reads_and_writes_agree_with_the_interpreter() {
         "reverseWrite",
         "reversePairs",
         "swizzleWrite",
+        "xorSwizzleRead",
+        "xorSwizzleWrite",
+        "xorSize",
     ] {
         for target in ["c", "openmp", "opencl"] {
             for n in [0, 1, 7] {
@@ -123,5 +140,30 @@ fn a_write_through_a_wrong_inverse_is_not_trusted() {
     assert!(
         !out.status.success() && text.contains("is read but not stored anywhere"),
         "{text}"
+    );
+}
+
+#[test]
+fn xor_in_an_index_function_is_the_bitwise_exclusive_or() {
+    // element p of the result is xs[p xor 5]: the interpreter's table, and the
+    // compiled code's (verified against it)
+    let dir = files();
+    let input = support::write_scalars(
+        dir.path(),
+        "table.npy",
+        ScalarType::I32,
+        (0..16).map(|i| Scalar::I32(i * 10)).collect(),
+    );
+    let out = Command::new(env!("CARGO_BIN_EXE_shine"))
+        .current_dir(dir.path())
+        .args(["eval", "views.rise", "--def", "xorTable", "--input", &input])
+        .output()
+        .expect("shine runs");
+    let text = String::from_utf8_lossy(&out.stdout).to_string();
+    let want: Vec<String> = (0..16).map(|p: i32| ((p ^ 5) * 10).to_string()).collect();
+    assert!(
+        text.contains(&format!("[{}]", want.join(", "))),
+        "{text}{}",
+        String::from_utf8_lossy(&out.stderr)
     );
 }

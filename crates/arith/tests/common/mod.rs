@@ -17,6 +17,7 @@ pub enum E {
     Mod(Box<E>, Box<E>),
     Min(Box<E>, Box<E>),
     Max(Box<E>, Box<E>),
+    Xor(Box<E>, Box<E>),
     Pow(Box<E>, u32),
     PowVar(i64, usize),
     ExactDiv(Box<E>, Box<E>),
@@ -88,6 +89,9 @@ pub fn expr(exact: bool) -> impl Strategy<Value = E> {
             (inner.clone(), inner.clone())
                 .prop_map(move |(x, y)| E::Max(b(x), b(y)))
                 .boxed(),
+            (inner.clone(), inner.clone())
+                .prop_map(move |(x, y)| E::Xor(b(x), b(y)))
+                .boxed(),
             (inner.clone(), 0u32..4)
                 .prop_map(move |(x, e)| E::Pow(b(x), e))
                 .boxed(),
@@ -157,6 +161,13 @@ pub fn reference(e: &E, env: &[i64; NVARS]) -> Option<i128> {
         E::Mod(x, y) => r(x)?.checked_rem(r(y)?)?,
         E::Min(x, y) => r(x)?.min(r(y)?),
         E::Max(x, y) => r(x)?.max(r(y)?),
+        E::Xor(x, y) => {
+            let (x, y) = (r(x)?, r(y)?);
+            if x < 0 || y < 0 {
+                return None;
+            }
+            x ^ y
+        }
         E::Pow(x, k) => r(x)?.checked_pow(*k)?,
         E::PowVar(c, i) => i128::from(*c).checked_pow(u32::try_from(env[*i]).ok()?)?,
         E::ExactDiv(x, y) => {
@@ -182,6 +193,7 @@ pub fn build(e: &E, vs: &[Var]) -> Nat {
         E::Mod(x, y) => r(x).modulo(&r(y)),
         E::Min(x, y) => Nat::min(&r(x), &r(y)),
         E::Max(x, y) => Nat::max(&r(x), &r(y)),
+        E::Xor(x, y) => r(x).xor(&r(y)),
         E::Pow(x, k) => r(x).pow(&Nat::cst(i64::from(*k))),
         E::PowVar(c, i) => Nat::cst(*c).pow(&Nat::var(&vs[*i])),
         E::ExactDiv(x, y) => r(x).div_exact(&r(y)),

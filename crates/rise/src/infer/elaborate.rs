@@ -503,7 +503,7 @@ impl<'g> Elaborator<'g> {
     }
 
     /// Reads an expression as a natural number: literals, nat variables in scope,
-    /// `+ - * / %`.
+    /// `+ - * / %` and `^` (bitwise exclusive or, `xor(a, b)` in types).
     fn expr_to_nat(&mut self, a: &Expr) -> R<Nat> {
         match a.kind() {
             ExprKind::Lit(Literal::Int(v, _)) if *v >= 0 => Ok(Nat::cst(*v)),
@@ -526,6 +526,7 @@ impl<'g> Elaborator<'g> {
                         Some(Prim::Mul) => Ok(l * r),
                         Some(Prim::Div) => Ok(l.floor_div(&r)),
                         Some(Prim::Mod) => Ok(l.modulo(&r)),
+                        Some(Prim::BitXor) => Ok(l.xor(&r)),
                         _ => Err(expected_arg(a, "a natural number")),
                     }
                 }

@@ -268,7 +268,7 @@ impl Parser {
         }
     }
 
-    /// `123 | name | (nat) | min(a, b) | max(a, b)`
+    /// `123 | name | (nat) | min(a, b) | max(a, b) | xor(a, b)`
     pub fn parse_nat_atom(&mut self) -> PResult<Nat> {
         match self.peek().cloned() {
             Some(Token::Int(text)) => {
@@ -281,7 +281,8 @@ impl Parser {
                 })
             }
             Some(Token::Ident(name))
-                if (name == "min" || name == "max") && self.peek_at(1) == Some(&Token::LParen) =>
+                if matches!(name.as_str(), "min" | "max" | "xor")
+                    && self.peek_at(1) == Some(&Token::LParen) =>
             {
                 self.bump();
                 self.bump();
@@ -289,10 +290,10 @@ impl Parser {
                 self.expect(&Token::Comma, "`,`")?;
                 let b = self.parse_nat()?;
                 self.expect(&Token::RParen, "`)`")?;
-                Ok(if name == "min" {
-                    Nat::min(&a, &b)
-                } else {
-                    Nat::max(&a, &b)
+                Ok(match name.as_str() {
+                    "min" => Nat::min(&a, &b),
+                    "max" => Nat::max(&a, &b),
+                    _ => a.xor(&b),
                 })
             }
             Some(Token::Ident(name)) => {
