@@ -203,46 +203,64 @@ fn every_example_definition_compiles_under_the_default_of_every_target() {
         })
         .collect();
     files.sort();
-    let mut failures = Vec::new();
-    let mut count = 0;
+    // the runs, listed first, then done by two workers (each run is a process of its own)
+    let mut runs = Vec::new();
     for file in &files {
         for (def, sizes) in example_defs(file) {
-            let sizes: Vec<&str> = sizes.iter().map(String::as_str).collect();
             for target in targets() {
                 // every size at 1, 7 and 13 on C; 1 or 7 on the other targets (13 made
                 // `mmTiled`, whose sizes count 64-wide tiles, a 832x832x104 product that the
                 // debug interpreter verified for minutes)
                 let all = [1, 7, 13];
-                let some = [[1, 7][count % 2]];
+                let some = [[1, 7][runs.len() % 2]];
                 for &size in if target == "c" { &all[..] } else { &some[..] } {
-                    count += 1;
-                    match (
-                        run_default(file, &def, &sizes, size, target),
-                        NOT_COMPILED.iter().find(|n| n.0 == def),
-                    ) {
-                        (Ok(()), _) => {}
-                        (Err(e), Some((_, why))) if e.contains(why) => {}
-                        // `f16` on an OpenCL device without `cl_khr_fp16` (PoCL here): refused
-                        // by name, as it must be; on the GPU machine these run
-                        (Err(e), _)
-                            if target == "opencl"
-                                && e.contains("does not report the extension cl_khr_fp16") => {}
-                        // tensor cores: CUDA only, and `mmaTile` is one tile, outside any
-                        // warp loop (tensor_cli runs the programs on the GPU machine)
-                        (Err(e), _)
-                            if file == "examples/tensor.rise"
-                                && (target != "cuda" || def == "mmaTile")
-                                && (e.contains("CUDA") || e.contains("mmaSync")) => {}
-                        // a size the definition's own constraints refuse (`at 2` at size 1)
-                        (Err(e), _)
-                            if e.contains(&format!("size constraint of `{def}` does not hold")) => {
-                        }
-                        (Err(e), _) => failures.push(format!("{file}: {e}")),
-                    }
+                    runs.push((file.clone(), def.clone(), sizes.clone(), target, size));
                 }
             }
         }
     }
+    let count = runs.len();
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let failures = std::sync::Mutex::new(Vec::new());
+    std::thread::scope(|scope| {
+        for _ in 0..2 {
+            scope.spawn(|| loop {
+                let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                let Some((file, def, sizes, target, size)) = runs.get(i) else {
+                    break;
+                };
+                let (file, def, target, size) = (file.as_str(), def.as_str(), *target, *size);
+                let sizes: Vec<&str> = sizes.iter().map(String::as_str).collect();
+                match (
+                    run_default(file, def, &sizes, size, target),
+                    NOT_COMPILED.iter().find(|n| n.0 == def),
+                ) {
+                    (Ok(()), _) => {}
+                    (Err(e), Some((_, why))) if e.contains(why) => {}
+                    // `f16` on an OpenCL device without `cl_khr_fp16` (PoCL here): refused
+                    // by name, as it must be; on the GPU machine these run
+                    (Err(e), _)
+                        if target == "opencl"
+                            && e.contains("does not report the extension cl_khr_fp16") => {}
+                    // tensor cores: CUDA only, and `mmaTile` is one tile, outside any
+                    // warp loop (tensor_cli runs the programs on the GPU machine)
+                    (Err(e), _)
+                        if file == "examples/tensor.rise"
+                            && (target != "cuda" || def == "mmaTile")
+                            && (e.contains("CUDA") || e.contains("mmaSync")) => {}
+                    // a size the definition's own constraints refuse (`at 2` at size 1)
+                    (Err(e), _)
+                        if e.contains(&format!("size constraint of `{def}` does not hold")) => {}
+                    (Err(e), _) => failures
+                        .lock()
+                        .expect("no worker panicked")
+                        .push(format!("{file}: {e}")),
+                }
+            });
+        }
+    });
+    let mut failures = failures.into_inner().expect("no worker panicked");
+    failures.sort();
     assert!(count > 100, "only {count} runs");
     assert!(
         failures.is_empty(),
