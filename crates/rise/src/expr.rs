@@ -180,6 +180,19 @@ impl Expr {
         (head, args)
     }
 
+    /// [`Expr::spine`] with the value arguments only: `f` and `a1 ... an`.
+    pub fn value_spine(&self) -> (&Expr, Vec<&Expr>) {
+        let (head, args) = self.spine();
+        let values = args
+            .into_iter()
+            .filter_map(|a| match a {
+                Arg::Value(v) => Some(v),
+                Arg::Type(_) => None,
+            })
+            .collect();
+        (head, values)
+    }
+
     /// Whether this expression only views data: variables and literals combined by
     /// layout primitives ([`Prim::is_layout`]) and `map`s of view functions. Such
     /// a `map` needs no loop: it is an index transformation, not a computation.

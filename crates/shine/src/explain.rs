@@ -6,7 +6,6 @@
 //! loop).
 //! Read from the lowered RISE program, so it says what every target's code does.
 
-use rise::expr::Arg;
 use rise::{Expr, ExprKind, Prim};
 
 /// One line per finding about the lowered program `e` (no line: nothing to say).
@@ -47,14 +46,7 @@ struct Facts {
 
 impl Facts {
     fn visit(&mut self, e: &Expr, at: Context) {
-        let (head, args) = e.spine();
-        let values: Vec<&Expr> = args
-            .iter()
-            .filter_map(|a| match a {
-                Arg::Value(v) => Some(*v),
-                Arg::Type(_) => None,
-            })
-            .collect();
+        let (head, values) = e.value_spine();
         match head.as_prim() {
             Some(p) if is_loop(p, values.len()) => return self.visit_loop(p, &values, at),
             // the whole application only (its head `let v` is a node of the spine too)
@@ -218,14 +210,7 @@ fn is_copy_function(f: &Expr) -> bool {
 
 /// A map of any kind applied to its function and its input: `(f, xs)`.
 fn map_args(e: &Expr) -> Option<(&Expr, &Expr)> {
-    let (head, args) = e.spine();
-    let values: Vec<&Expr> = args
-        .iter()
-        .filter_map(|a| match a {
-            Arg::Value(v) => Some(*v),
-            Arg::Type(_) => None,
-        })
-        .collect();
+    let (head, values) = e.value_spine();
     match values[..] {
         [f, xs] if head.as_prim().is_some_and(|p| p.is_map()) => Some((f, xs)),
         _ => None,
@@ -237,9 +222,8 @@ fn holds_reduce(e: &Expr) -> bool {
 }
 
 fn has_loop(e: &Expr) -> bool {
-    let (head, args) = e.spine();
-    let values = args.iter().filter(|a| matches!(a, Arg::Value(_))).count();
-    if head.as_prim().is_some_and(|p| is_loop(p, values)) {
+    let (head, values) = e.value_spine();
+    if head.as_prim().is_some_and(|p| is_loop(p, values.len())) {
         return true;
     }
     match e.kind() {

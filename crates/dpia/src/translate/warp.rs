@@ -92,20 +92,13 @@ impl Translator {
 
 /// `g` and `ys` of `xs` = `map g ys` or `mapLane g ys`.
 fn mapped(xs: &Expr) -> Option<(&Expr, &Expr)> {
-    let (head, args) = xs.spine();
+    let (head, values) = xs.value_spine();
     let ExprKind::Prim(p) = head.kind() else {
         return None;
     };
     if !matches!(p, Prim::Map | Prim::MapLane) {
         return None;
     }
-    let values: Vec<&Expr> = args
-        .iter()
-        .filter_map(|a| match a {
-            Arg::Value(v) => Some(*v),
-            Arg::Type(_) => None,
-        })
-        .collect();
     match values[..] {
         [g, ys] => Some((g, ys)),
         _ => None,
