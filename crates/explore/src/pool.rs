@@ -12,7 +12,7 @@ use crate::log::fingerprint;
 use crate::params::Assignment;
 use crate::tune::{Evaluation, Record, Tuner};
 use crate::tunedb::{Context, Timed, TuneDb};
-use shine::{Artifact, Phrase, Setting, Target};
+use shine::{Artifact, Phrase, RunOptions, Setting, Target};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 
@@ -336,10 +336,11 @@ pub(crate) fn context(tuner: &Tuner, template: &str) -> Result<Context, Error> {
         template: template.to_string(),
         target: run.target.to_string(),
         device: device_identity(run.target, &run.devices)?,
+        // candidates are compiled with the run's default C compiler
         version: format!(
             "shine {}, {}",
             env!("CARGO_PKG_VERSION"),
-            compiler_version("gcc")
+            compiler_version(&RunOptions::default().cc)
         ),
     })
 }
