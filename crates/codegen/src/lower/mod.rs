@@ -131,6 +131,11 @@ pub struct Lowerer {
     /// memory with a leading dimension of 32 (or of as many warps as a work-group has, then
     /// 32) may then be kept by the warps and lanes row by row.
     lane_loops: bool,
+    /// The local arrays of the kernel being lowered, by C name, with their sizes in bytes
+    /// (with 64-bit indices: enough for either index width), for their layout
+    /// ([`crate::local_memory`]). Arrays lowered and then dropped (unused, or lowered again
+    /// after an attempt failed) may be listed too: the layout takes the declarations it finds.
+    pub local_arrays: HashMap<String, u64>,
 }
 
 /// The "dimension" [`Lowerer::thread_vars`] records for the lane variable of a lane loop
@@ -192,6 +197,7 @@ impl Lowerer {
                 array_len: None,
                 init: Some(w.value),
                 addr: ast::AddrSpace::Default,
+                align: None,
             });
             if self.unchecked_indices {
                 return vec![Stmt::Block(std::iter::once(decl).chain(inner).collect())];
@@ -267,6 +273,7 @@ impl Lowerer {
         self.mems.clear();
         self.depth.clear();
         self.thread_vars.clear();
+        self.local_arrays.clear();
         self.lane_loops = has_lane_loops(body);
         let used = dpia::query::memories_used(body);
         let mut env = Env::default();
