@@ -105,6 +105,10 @@ pub fn compile(
     let strategy_file = strategy_file
         .map(|f| source_file(f, "elv", "<strategy>"))
         .transpose()?;
+    let options = Options {
+        budget: budget.unwrap_or(Options::default().budget),
+        unchecked_indices,
+    };
     let (strategy, origin) = match (strategy_file, strategy) {
         (Some(file), Some(apply)) => (StrategySource { file, apply }, Origin::File),
         (Some(_), None) => {
@@ -114,11 +118,10 @@ pub fn compile(
             ))
         }
         (None, Some(apply)) => (schedules::strategy(&apply), Origin::BuiltIn),
-        (None, None) => (schedules::default_strategy(target), Origin::Default),
-    };
-    let options = Options {
-        budget: budget.unwrap_or(Options::default().budget),
-        unchecked_indices,
+        (None, None) => (
+            schedules::default_compiling(&program, def_name, target, &options),
+            Origin::Default,
+        ),
     };
     let run_options = RunOptions {
         cc: cc.to_string(),

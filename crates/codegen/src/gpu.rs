@@ -262,20 +262,9 @@ impl GpuKernel {
                 for d in 0..3 {
                     c[d] = counts[d].clone()?.max(1);
                 }
-                let used = (0..3).rev().find(|&d| c[d] > 1).map_or(1, |d| d + 1);
-                let budget = max_threads.min(256);
-                // 32 work-items along dimension 0 (a warp reads consecutive elements),
-                // the rest along dimension 1: one plane of a 3-D grid per work-group,
-                // whose rows its neighbours in dimension 1 read again (from cache).
-                let prefer: [i64; 3] = match used {
-                    1 => [budget, 1, 1],
-                    _ => [32, budget / 32, 1],
-                };
-                let mut t = [1i64; 3];
+                let t = global_threads(c, max_threads.min(256));
                 let mut g = [1u32; 3];
                 for d in 0..3 {
-                    let np2 = (c[d] as u64).next_power_of_two() as i64;
-                    t[d] = prefer[d].min(np2).max(1);
                     let groups = (c[d] + t[d] - 1) / t[d];
                     if groups > max_groups[d] {
                         // every work-item runs at most one iteration of its loops
@@ -294,6 +283,25 @@ impl GpuKernel {
             }
         })
     }
+}
+
+/// The work-items per work-group of a `mapGlobal` kernel with `counts` iterations per
+/// dimension, at most `budget` in all: 32 along dimension 0 (a warp reads consecutive
+/// elements), or the next power of two of a shorter count, and what the budget leaves
+/// along dimension 1 (one plane of a 3-D grid per work-group, whose rows its neighbours in
+/// dimension 1 read again from cache), so that a narrow grid (4 columns) still fills
+/// work-groups of `budget`; a 1-D grid takes the whole budget along dimension 0.
+fn global_threads(counts: [i64; 3], budget: i64) -> [i64; 3] {
+    let fit = |d: usize, most: i64| {
+        most.min((counts[d] as u64).next_power_of_two() as i64)
+            .max(1)
+    };
+    let used = (0..3).rev().find(|&d| counts[d] > 1).map_or(1, |d| d + 1);
+    if used == 1 {
+        return [fit(0, budget), 1, 1];
+    }
+    let across = fit(0, 32);
+    [across, fit(1, budget / across), 1]
 }
 
 impl GpuModule {
@@ -757,5 +765,27 @@ fn mentions(t: &DataType, p: &dyn Fn(rise::ScalarType) -> bool) -> bool {
         DataType::Array(_, e) | DataType::Vector(_, e) => mentions(e, p),
         DataType::Pair(a, b) => mentions(a, p) || mentions(b, p),
         _ => false,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::global_threads;
+
+    #[test]
+    fn a_one_dimensional_grid_takes_the_whole_budget_along_dimension_0() {
+        assert_eq!(global_threads([1000, 1, 1], 256), [256, 1, 1]);
+        assert_eq!(global_threads([7, 1, 1], 256), [8, 1, 1]);
+        assert_eq!(global_threads([1, 1, 1], 256), [1, 1, 1]);
+    }
+
+    #[test]
+    fn a_two_dimensional_grid_has_32_columns_and_what_the_budget_leaves_in_rows() {
+        assert_eq!(global_threads([1031, 1031, 1], 256), [32, 8, 1]);
+        // a narrow grid still fills its work-groups
+        assert_eq!(global_threads([4, 100_000, 1], 256), [4, 64, 1]);
+        assert_eq!(global_threads([1, 13, 1], 256), [1, 16, 1]);
+        assert_eq!(global_threads([13, 7, 1], 256), [16, 8, 1]);
+        assert_eq!(global_threads([64, 64, 64], 256), [32, 8, 1]);
     }
 }

@@ -215,7 +215,7 @@ pub fn strategies(args: &StrategiesArgs) -> Result<(), CliError> {
         lines.push(format!(
             "  --target {:7} {}",
             t.name(),
-            schedules::default_for(t)
+            schedules::defaults_for(t).join(" where it compiles the definition, else ")
         ));
     }
     lines.push(

@@ -22,8 +22,9 @@ pub struct ProgramArgs {
     pub def: String,
     /// The strategy file (.elv) that lowers the definition. Without it, --apply names a
     /// built-in schedule (`shine strategies`), and without both the target's default
-    /// schedule is applied (c: storeEveryStage, openmp: storeEveryStagePar, opencl and
-    /// cuda: storeEveryStageGpu).
+    /// schedule is applied (c: storeEveryStage, openmp: storeEveryStagePar, opencl:
+    /// rowReductionsByWorkGroups where it compiles the definition, cuda:
+    /// rowReductionsByWarps where it does, else storeEveryStageGpu).
     #[arg(long = "strategy", value_name = "S.elv", requires = "apply")]
     pub strategy: Option<PathBuf>,
     /// The strategy to apply: a definition of the file or an expression over them
@@ -61,31 +62,67 @@ pub enum Origin {
     Default,
 }
 
+/// The strategies to try, in order: the target's default schedules (the first that compiles
+/// the definition is applied; the last compiles every well-typed one), or the one given.
+struct Candidates {
+    /// Those tried first, passed over where they do not compile the definition.
+    first: Vec<StrategySource>,
+    /// The one applied when none of `first` compiles it.
+    last: StrategySource,
+}
+
 impl ProgramArgs {
     /// The definition compiled for the target ([`shine::compile`]).
     pub fn compile(&self) -> Result<Artifact, CliError> {
-        let (program, strategy, origin) = self.read()?;
-        self.explain(&strategy, origin);
-        let artifact = shine::compile(
-            &program,
-            &self.def,
-            Some(&strategy),
-            self.target,
-            &self.options(),
-        )
-        .map_err(|e| self.noted(e, &strategy, origin))?;
+        let (program, candidates, origin) = self.read()?;
+        let artifact = self.first_that_applies(&candidates, origin, |strategy| {
+            shine::compile(
+                &program,
+                &self.def,
+                Some(strategy),
+                self.target,
+                &self.options(),
+            )
+        })?;
         self.explain_lowered(&artifact.lowered);
         Ok(artifact)
     }
 
     /// The definition through the front end only ([`shine::lower`]).
     pub fn lower(&self) -> Result<Lowered, CliError> {
-        let (program, strategy, origin) = self.read()?;
-        self.explain(&strategy, origin);
-        let lowered = shine::lower(&program, &self.def, Some(&strategy), &self.options())
-            .map_err(|e| self.noted(e, &strategy, origin))?;
+        let (program, candidates, origin) = self.read()?;
+        let lowered = self.first_that_applies(&candidates, origin, |strategy| {
+            shine::lower(&program, &self.def, Some(strategy), &self.options())
+        })?;
         self.explain_lowered(&lowered);
         Ok(lowered)
+    }
+
+    /// What `step` makes with the first of `candidates` it succeeds with (`--explain` names
+    /// it, and why those before it were passed over); the error of the last, noted, when
+    /// none does.
+    fn first_that_applies<T>(
+        &self,
+        candidates: &Candidates,
+        origin: Origin,
+        step: impl Fn(&StrategySource) -> Result<T, shine::Error>,
+    ) -> Result<T, CliError> {
+        let mut passed_over = Vec::new();
+        for strategy in &candidates.first {
+            match step(strategy) {
+                Ok(done) => {
+                    self.explain(strategy, origin, &passed_over);
+                    return Ok(done);
+                }
+                Err(e) => passed_over.push(format!(
+                    "`{}` does not compile it: {}",
+                    strategy.apply,
+                    e.to_string().lines().next().unwrap_or_default()
+                )),
+            }
+        }
+        self.explain(&candidates.last, origin, &passed_over);
+        step(&candidates.last).map_err(|e| self.noted(e, &candidates.last, origin))
     }
 
     /// `--explain`: what the schedule made of the definition, on stderr.
@@ -97,29 +134,36 @@ impl ProgramArgs {
         }
     }
 
-    /// The program, the strategy and where it comes from.
-    fn read(&self) -> Result<(SourceFile, StrategySource, Origin), CliError> {
+    /// The program, the strategies to try and where they come from.
+    fn read(&self) -> Result<(SourceFile, Candidates, Origin), CliError> {
         let program = crate::cli::read_program(&self.program)?;
+        let one = |last| Candidates {
+            first: Vec::new(),
+            last,
+        };
         Ok(match (&self.strategy, &self.apply) {
             (Some(path), Some(apply)) => (
                 program,
-                StrategySource {
+                one(StrategySource {
                     file: SourceFile::read(path)?,
                     apply: apply.clone(),
-                },
+                }),
                 Origin::File,
             ),
-            (None, Some(apply)) => (program, schedules::strategy(apply), Origin::BuiltIn),
-            _ => (
-                program,
-                schedules::default_strategy(self.target),
-                Origin::Default,
-            ),
+            (None, Some(apply)) => (program, one(schedules::strategy(apply)), Origin::BuiltIn),
+            _ => {
+                let mut first = schedules::default_strategies(self.target);
+                let last = first
+                    .pop()
+                    .unwrap_or_else(|| schedules::default_strategy(self.target));
+                (program, Candidates { first, last }, Origin::Default)
+            }
         })
     }
 
-    /// `--explain`: the strategy and where it comes from, on stderr.
-    fn explain(&self, strategy: &StrategySource, origin: Origin) {
+    /// `--explain`: the strategy, where it comes from and the defaults passed over before
+    /// it, on stderr.
+    fn explain(&self, strategy: &StrategySource, origin: Origin, passed_over: &[String]) {
         if !self.explain {
             return;
         }
@@ -136,6 +180,9 @@ impl ProgramArgs {
             _ => "; `shine strategies --show` prints its definition, to read or copy".into(),
         };
         eprintln_text(&format!("strategy: `{}`, {from}{show}", strategy.apply));
+        for why in passed_over {
+            eprintln_text(&format!("  passed over: {why}"));
+        }
     }
 
     /// An error of the pipeline, with a note on the schedule when the user did not choose it.

@@ -13,6 +13,11 @@
 //! examples/stencil2d.rise and jacobi1d.rise matches the interpreter at 1, 7, 13 and a large
 //! odd size on every target.
 //!
+//! The GPU defaults (issue 28): matmul's rows and columns over two dimensions of global
+//! work-items (the columns over dimension 0), softmax's, layer norm's and RMS norm's rows
+//! each reduced by a work-group (OpenCL) or a warp (CUDA); each matches the interpreter at
+//! 1, 7, 13, 33 and 1031 in each dimension on OpenCL, and on CUDA with `SHINE_TEST_GPU=1`.
+//!
 //! Without any OpenCL platform the OpenCL runs FAIL, as the runtime's tests do; set
 //! `SHINE_SKIP_OPENCL=1` to skip them.
 
@@ -106,9 +111,14 @@ fn every_normalization_reads_its_rows_in_linear_time() {
     for def in NORMALIZATIONS {
         for target in ["c", "openmp", "opencl"] {
             let code = compiled(def, target);
-            // C: the loop over the rows, one loop over the columns inside; OpenCL: the
-            // rows are the work-items
-            let most = if target == "opencl" { 1 } else { 2 };
+            // C: the loop over the rows, one loop over the columns inside; OpenCL: a
+            // work-group per row, its work-items striding over the row (cross-entropy,
+            // which the row reductions do not compile: a work-item per row)
+            let most = match (target, *def) {
+                ("opencl", "crossEntropy") => 1,
+                ("opencl", _) => 3,
+                _ => 2,
+            };
             assert_eq!(
                 loop_depth(&code),
                 most,
@@ -314,4 +324,226 @@ fn explain_names_the_copied_stencil_input_and_the_unrolled_window() {
     assert!(text.contains("stencil input: 1 padded array(s)"), "{text}");
     assert!(!text.contains("unrolled:"), "{text}");
     assert!(text.contains("sequential: 1 reduction(s)"), "{text}");
+}
+
+/// `shine run PROGRAM --def DEF` without --strategy on `target` at the sizes `sizes` (name,
+/// value), verified against the interpreter; the error when it is not.
+fn run_default_sized(
+    program: &str,
+    def: &str,
+    target: &str,
+    sizes: &[(&str, i64)],
+) -> Result<(), String> {
+    let mut args: Vec<String> = ["run", program, "--def", def, "--target", target]
+        .map(String::from)
+        .to_vec();
+    for (name, value) in sizes {
+        args.extend(["--nat".to_string(), format!("{name}={value}")]);
+    }
+    args.extend(["--random", "11", "--verify", "--json"].map(String::from));
+    let refs: Vec<&str> = args.iter().map(String::as_str).collect();
+    let (out, text) = shine_in(root(), &refs);
+    if out.status.success() && text.contains("\"verified\":true") {
+        Ok(())
+    } else {
+        Err(format!(
+            "{program} {def} --target {target} {sizes:?}: {text}"
+        ))
+    }
+}
+
+/// The shapes of the GPU defaults' runs: 1, 7, 13 and 33 in every dimension, and a prime
+/// above 1000 in one dimension at a time (the others small: the debug interpreter computes
+/// the reference).
+fn shapes(dims: usize) -> Vec<Vec<i64>> {
+    let mut all: Vec<Vec<i64>> = [1, 7, 13, 33].iter().map(|&s| vec![s; dims]).collect();
+    for wide in 0..dims {
+        all.push(
+            (0..dims)
+                .map(|d| if d == wide { 1031 } else { 3 })
+                .collect(),
+        );
+    }
+    all
+}
+
+#[test]
+fn matmul_under_the_gpu_defaults_maps_rows_and_columns_over_two_dimensions() {
+    let code = compiled_in("examples/mm.rise", "mm", "opencl");
+    let rows = code
+        .find("get_global_id(1)")
+        .unwrap_or_else(|| panic!("{code}"));
+    let columns = code
+        .find("get_global_id(0)")
+        .unwrap_or_else(|| panic!("{code}"));
+    assert!(rows < columns, "the columns inside the rows\n{code}");
+    // consecutive work-items write consecutive elements and read consecutive elements of b
+    assert!(code.contains("output[gid1 * n + gid0]"), "{code}");
+    assert!(code.contains("b[gid0 + "), "{code}");
+    assert_eq!(loop_depth(&code), 1, "only the reduction is a loop\n{code}");
+    let code = compiled_in("examples/mm.rise", "mm", "cuda");
+    assert!(
+        code.contains("blockIdx.y * blockDim.y + threadIdx.y"),
+        "{code}"
+    );
+    assert!(
+        code.contains("blockIdx.x * blockDim.x + threadIdx.x"),
+        "{code}"
+    );
+}
+
+#[test]
+fn matmul_under_the_gpu_defaults_matches_the_interpreter_at_odd_and_prime_sizes() {
+    let mut failures = Vec::new();
+    for target in support::gpu_targets() {
+        for shape in shapes(3) {
+            let sizes = [("m", shape[0]), ("n", shape[1]), ("k", shape[2])];
+            if let Err(e) = run_default_sized("examples/mm.rise", "mm", target, &sizes) {
+                failures.push(e);
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+#[test]
+fn the_row_normalizations_under_the_gpu_defaults_reduce_each_row_by_a_work_group_or_a_warp() {
+    for def in ["softmax", "layerNorm", "rmsNorm"] {
+        let code = compiled(def, "opencl");
+        // a work-group per row, its 64 work-items striding over the row, a tree in local
+        // memory
+        assert!(code.contains("get_group_id(0); wg0 < m;"), "{def}\n{code}");
+        assert!(
+            code.contains("get_local_id(0); lid0 < 64;"),
+            "{def}\n{code}"
+        );
+        assert!(
+            code.contains("barrier(CLK_LOCAL_MEM_FENCE)"),
+            "{def}\n{code}"
+        );
+        let code = compiled(def, "cuda");
+        // a warp per row (a block of 32 threads), its lanes striding by 32, shuffles
+        assert!(code.contains("blocks) of 32 work-items"), "{def}\n{code}");
+        assert!(
+            code.contains("__shfl_xor_sync(0xffffffffu"),
+            "{def}\n{code}"
+        );
+        assert!(!code.contains("__syncthreads"), "{def}\n{code}");
+    }
+}
+
+#[test]
+fn the_row_normalizations_under_the_gpu_defaults_match_the_interpreter_at_odd_and_prime_sizes() {
+    let mut failures = Vec::new();
+    for def in ["softmax", "layerNorm", "rmsNorm"] {
+        for target in support::gpu_targets() {
+            for shape in shapes(2) {
+                // layer norm's variance, written inside the mapped function, is recomputed
+                // per element by the interpreter: 1031 columns take minutes to check
+                if def == "layerNorm" && shape[1] > 100 {
+                    continue;
+                }
+                let sizes = [("m", shape[0]), ("n", shape[1])];
+                if let Err(e) = run_default_sized(PROGRAM, def, target, &sizes) {
+                    failures.push(e);
+                }
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+#[test]
+fn explain_names_the_gpu_defaults_two_dimensions_row_reductions_and_what_was_passed_over() {
+    let explained = |program: &str, def: &str, target: &str| {
+        let (out, text) = shine_in(
+            root(),
+            &[
+                "compile",
+                program,
+                "--def",
+                def,
+                "--target",
+                target,
+                "--explain",
+            ],
+        );
+        assert!(out.status.success(), "{text}");
+        text
+    };
+    let text = explained("examples/mm.rise", "mm", "cuda");
+    assert!(text.contains("`storeEveryStageGpu`"), "{text}");
+    assert!(text.contains("2-D: 1 loop nest(s)"), "{text}");
+    let text = explained(PROGRAM, "softmax", "opencl");
+    assert!(text.contains("`rowReductionsByWorkGroups`"), "{text}");
+    assert!(
+        text.contains("rows: 1 loop(s) with a work-group per row"),
+        "{text}"
+    );
+    let text = explained(PROGRAM, "softmax", "cuda");
+    assert!(text.contains("`rowReductionsByWarps`"), "{text}");
+    assert!(
+        text.contains("rows: 1 loop(s) with a warp per row"),
+        "{text}"
+    );
+    // cross-entropy's row ends in a reduction of its own: the general default, and why
+    let text = explained(PROGRAM, "crossEntropy", "opencl");
+    assert!(text.contains("`storeEveryStageGpu`"), "{text}");
+    assert!(
+        text.contains("passed over: `rowReductionsByWorkGroups` does not compile it"),
+        "{text}"
+    );
+}
+
+#[test]
+fn mv_under_the_gpu_defaults_reduces_each_row_by_a_work_group_or_a_warp_and_matches_the_interpreter(
+) {
+    let code = compiled_in("examples/mv.rise", "mv", "opencl");
+    // a work-group per row, its work-items reading the row's elements 64 apart
+    assert!(code.contains("get_group_id(0); wg0 < n;"), "{code}");
+    assert!(code.contains("lid0 = get_local_id(0)"), "{code}");
+    assert!(code.contains(" * 64 < m ?"), "{code}");
+    let code = compiled_in("examples/mv.rise", "mv", "cuda");
+    assert!(code.contains("__shfl_xor_sync(0xffffffffu"), "{code}");
+    let mut failures = Vec::new();
+    for target in support::gpu_targets() {
+        for shape in shapes(2) {
+            let sizes = [("n", shape[0]), ("m", shape[1])];
+            if let Err(e) = run_default_sized("examples/mv.rise", "mv", target, &sizes) {
+                failures.push(e);
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+#[test]
+fn columns_and_short_windows_keep_a_work_item_each_under_the_gpu_defaults() {
+    // mvT's columns (a transpose: one work-item per column already reads coalesced) and a
+    // stencil's 3-element windows are no long rows
+    for (program, def) in [
+        ("examples/mv.rise", "mvT"),
+        ("examples/jacobi1d.rise", "jacobi3"),
+    ] {
+        for target in ["opencl", "cuda"] {
+            let (out, text) = shine_in(
+                root(),
+                &[
+                    "compile",
+                    program,
+                    "--def",
+                    def,
+                    "--target",
+                    target,
+                    "--explain",
+                ],
+            );
+            assert!(out.status.success(), "{text}");
+            assert!(
+                text.contains("strategy: `storeEveryStageGpu`"),
+                "{def} --target {target}\n{text}"
+            );
+            assert!(!text.contains("rows:"), "{def} --target {target}\n{text}");
+        }
+    }
 }

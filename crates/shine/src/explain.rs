@@ -1,7 +1,8 @@
 //! What a schedule made of a definition, in words (`shine compile --explain`): the values
 //! computed once and bound before the loops that read them (`let`), the arrays stored
 //! (`toMem`), the padded inputs of stencils copied once and the pads left views, the short
-//! reductions unrolled, the loops left sequential and why, and the scalar transcendental
+//! reductions unrolled, the GPU loop nests over two dimensions of work-items, the rows
+//! reduced by a work-group or a warp each, the loops left sequential and why, and the scalar transcendental
 //! functions computed in an innermost loop (once per element: the expensive part of such a
 //! loop).
 //! Read from the lowered RISE program, so it says what every target's code does.
@@ -36,6 +37,12 @@ struct Facts {
     pad_views: usize,
     /// The unrolled reductions (`reduceSeqUnroll`): no loop.
     unrolled_reductions: usize,
+    /// `mapGlobal(1)` loops with a `mapGlobal(0)` loop inside: over two dimensions.
+    global_nests_2d: usize,
+    /// Loops over work-groups whose work-items reduce each element (a row) together: by a
+    /// tree in local memory, or by a warp's shuffles.
+    rows_by_work_groups: usize,
+    rows_by_warps: usize,
     /// Sequential loops, by reason.
     sequential_inside_parallel: usize,
     sequential_no_parallel: usize,
@@ -83,6 +90,7 @@ impl Facts {
 
     fn visit_loop(&mut self, p: Prim, args: &[&Expr], at: Context) {
         let parallel = is_parallel(p);
+        self.count_gpu_nest(p, args);
         if p == Prim::ReduceSeqUnroll {
             self.unrolled_reductions += 1;
         } else if !parallel {
@@ -107,6 +115,22 @@ impl Facts {
         }
         for a in args {
             self.visit(a, inside);
+        }
+    }
+
+    /// The GPU nests `p` applied to `args` starts: two dimensions of global work-items, or a
+    /// work-group (a warp) per row reducing it together.
+    fn count_gpu_nest(&mut self, p: Prim, args: &[&Expr]) {
+        let inside = |q: Prim| args.iter().any(|a| any_prim(a, &|r| r == q));
+        if p == Prim::MapGlobal1 && inside(Prim::MapGlobal0) {
+            self.global_nests_2d += 1;
+        }
+        if matches!(p, Prim::MapWorkGroup0) {
+            if inside(Prim::ReduceWarp) {
+                self.rows_by_warps += 1;
+            } else if inside(Prim::MapLocal0) && inside(Prim::Iterate) {
+                self.rows_by_work_groups += 1;
+            }
         }
     }
 
@@ -142,6 +166,24 @@ impl Facts {
             out.push(format!(
                 "unrolled: {} reduction(s) over a constant number of at most 32 elements: no loop, their indices and the elements of literal arrays they read are constants",
                 self.unrolled_reductions
+            ));
+        }
+        if self.global_nests_2d > 0 {
+            out.push(format!(
+                "2-D: {} loop nest(s) over two dimensions of global work-items, the inner loop over dimension 0 (neighbouring work-items at neighbouring elements: coalesced) and the outer over dimension 1",
+                self.global_nests_2d
+            ));
+        }
+        if self.rows_by_work_groups > 0 {
+            out.push(format!(
+                "rows: {} loop(s) with a work-group per row, its reduction(s) computed by all its work-items (strided partial results: coalesced reads, then a tree in local memory)",
+                self.rows_by_work_groups
+            ));
+        }
+        if self.rows_by_warps > 0 {
+            out.push(format!(
+                "rows: {} loop(s) with a warp per row, its reduction(s) computed by the 32 lanes (strided partial results: coalesced reads, then shuffles)",
+                self.rows_by_warps
             ));
         }
         let why = [
@@ -287,8 +329,12 @@ mod tests {
     use crate::{schedules, Options, SourceFile, Target};
 
     fn explained(program: &str, target: Target) -> Vec<String> {
+        explained_under(program, schedules::default_for(target))
+    }
+
+    fn explained_under(program: &str, schedule: &str) -> Vec<String> {
         let source = SourceFile::new("t.rise", program);
-        let strategy = schedules::default_strategy(target);
+        let strategy = schedules::strategy(schedule);
         let lowered = crate::lower(&source, "f", Some(&strategy), &Options::default())
             .unwrap_or_else(|e| panic!("{e}"));
         lowered_program(&lowered.rise)
@@ -335,6 +381,32 @@ mod tests {
         .join("\n");
         assert!(!lines.contains("unrolled"), "{lines}");
         assert!(lines.contains("sequential: 1 reduction(s)"), "{lines}");
+    }
+
+    const MM: &str = "def f : {m n k: nat} -> m.k.f32 -> k.n.f32 -> m.n.f32 = fun a b => map (fun row => map (fun col => reduce add 0.0f (map (fun p => fst p * snd p) (zip row col))) (transpose b)) a";
+
+    #[test]
+    fn a_map_of_maps_on_a_gpu_is_named_a_nest_over_two_dimensions() {
+        let lines = explained(MM, Target::OpenCl).join("\n");
+        assert!(lines.contains("2-D: 1 loop nest(s)"), "{lines}");
+        let lines = explained(MM, Target::OpenMp).join("\n");
+        assert!(!lines.contains("2-D"), "{lines}");
+    }
+
+    #[test]
+    fn the_gpu_row_reductions_are_named_by_work_group_and_by_warp() {
+        let lines = explained_under(SOFTMAX, "rowReductionsByWorkGroups").join("\n");
+        assert!(
+            lines.contains("rows: 1 loop(s) with a work-group per row"),
+            "{lines}"
+        );
+        let lines = explained_under(SOFTMAX, "rowReductionsByWarps").join("\n");
+        assert!(
+            lines.contains("rows: 1 loop(s) with a warp per row"),
+            "{lines}"
+        );
+        let lines = explained(SOFTMAX, Target::OpenCl).join("\n");
+        assert!(!lines.contains("rows:"), "{lines}");
     }
 
     #[test]

@@ -85,9 +85,127 @@ def storeEveryStage = storeEveryStageAfter(storeStencilInputs(id))
 def storeEveryStagePar = storeEveryStageAfter(storeStencilInputs(parallelCopy)) ;
   outermostLoops((toMap ; parallel) @ function @ function)
 
+// At a lowered loop `mapSeq f xs`: its iterations over the global work-items of dimension d.
+def overGlobal(d) = (toMap ; toMapGlobal(d)) @ function @ function
+
+// At a loop whose function's body is directly a map loop (`mapSeq (fun row => mapSeq g
+// ys) rows`: matmul's rows and columns, an element-wise 2-D stage, a stencil's rows), s on
+// that inner loop. A stage stored per row (`fun row => toMem ...`, or an input `ys` that
+// stores one: every work-item of the row would write it) is no such loop.
+def innerMapLoop(s) =
+  (isLoop ; appliedMap ; not((isToMem <+ isLoop) @ topDown) @ argument ; s) @ body @ argument @ function
+
+// A loop over the global work-items: a nest of two maps over two dimensions, the inner
+// over dimension 0 (consecutive work-items along the contiguous inner dimension: their
+// writes, and matmul's reads of b, coalesced), the outer over dimension 1; any other loop
+// over dimension 0.
+def overGlobalNest = (innerMapLoop(overGlobal(0)) ; overGlobal(1)) <+ overGlobal(0)
+
 // OpenCL and CUDA: storeEveryStage, the padded inputs of stencils left views (a clamp is
 // cheap beside a global read), with every element of the outermost loop of every stage
-// and of the result computed by its own global work-item (each stage its own kernel);
+// and of the result computed by its own global work-item (each stage its own kernel),
+// over two dimensions where that loop's function is itself a map (overGlobalNest);
 // loops inside them stay sequential.
-def storeEveryStageGpu = storeEveryStageAfter(id) ;
-  outermostLoops((toMap ; toMapGlobal(0)) @ function @ function)
+def storeEveryStageGpu = storeEveryStageAfter(id) ; outermostLoops(overGlobalNest)
+
+// Row reductions on a GPU (issue 27's strategies, tried first by the defaults of OpenCL and
+// CUDA; where one does not compile a definition, storeEveryStageGpu does): a program
+// `map (fun row => ... reduce f z row ...) rows` (softmax, layer norm, RMS norm, row sums,
+// mv) with every row read coalesced by many work-items instead of one.
+
+// OpenCL: a work-group of 64 work-items per row: every reduction a `let` binds (a row's
+// maximum, mean, sum of squares) computed by all of them and a tree in local memory, the
+// row's elementwise maps spread over them (rowsNorm); else, where a row's function is a
+// reduction (mv, row sums), a row reduced by its work-group (rowsByWorkGroups). Any row
+// length; rows as longRows says.
+def rowReductionsByWorkGroups = longRows ; (rowsNorm(64) <+ (rowIsReduction ; rowsByWorkGroups(64)))
+
+// CUDA: a warp per row, one per block: every reduction a `let` binds by the warp's
+// shuffles, the row's elementwise maps spread over its lanes (rowsNormWarp); else, where a
+// row's function is a reduction, a row reduced by its warp (rowPerWarp). Any row length and
+// number of rows; rows as longRows says.
+def rowReductionsByWarps = longRows ; (rowsNormWarp(1) <+ (rowIsReduction ; rowPerWarp(1)))
+
+// The outermost loop is a map over rows laid out in memory (no `transpose` in its input:
+// mvT's columns, which a work-item each already reads coalesced) whose function reduces no
+// window of at most 32 elements (a stencil's, a tree's pairs: short rows, a work-item each).
+def longRows = DFNF ;
+  (appliedMap ; not(isTranspose @ topDown) @ argument ; not(unrollShort(32) @ topDown) @ argument @ function) @ atLoop(0)
+
+// The outermost map's function is a reduction: `map (fun row => reduce f z ...) rows` (not
+// matmul's `map (fun row => map (fun col => reduce ...) cols) rows`, whose rows are better
+// over two dimensions).
+def rowIsReduction = DFNF ; (appliedMap ; appliedReduce @ body @ argument @ function) @ atLoop(0)
+
+// A work-group of b work-items per row, work-item i reducing the row's elements i, i+b, ...
+// (partialReduceStrided: neighbouring work-items read neighbouring memory), the b results
+// reduced by a tree in local memory (workGroupTree; the program's body, inside its
+// parameters, is `join (map ...)` after treeReduce). b a power of two.
+def rowsByWorkGroups(b) = DFNF ;
+  partialReduceStrided(b) @ outermost(appliedReduce) ;;
+  treeReduce              @ outermost(appliedMap) ;;
+  workGroupTree           @ argument @ inLambda ;;
+  lowerToC
+
+// At `map (fun c => iterate k step (map r xs)) cs` (after treeReduce): a work-group
+// per chunk, its work-items computing the partial results (`map r`) into local memory,
+// then every step of the tree (iterate's buffers in local memory too).
+def workGroupTree = toMapWorkGroup(0) @ outermost(isMap) ;;
+  toMapLocal(0) @ outermost(isMap) @ body @ argument @ function ;;
+  toMapLocal(0) @ outermost(isMap) @ body @ argument @ function ;;
+  toMem(local)  @ argument @ outermost(function(argOf(iterate, id))) @ body @ argument @ function
+
+// A warp per row, w rows per work-group: lane l reduces the row's elements l, l+32, ...
+// and the warp's 32 results meet by shuffles (reduceToWarp). The number of rows a multiple
+// of w; CUDA only.
+def rowPerWarp(w) = DFNF ;
+  partialReduceStrided(32) @ outermost(appliedReduce) ;;
+  reduceToWarp             @ outermost(appliedReduce) ;;
+  splitJoinMap(w)          @ outermost(appliedMap) ;;
+  toMapWorkGroup(0)        @ outermost(isMap) ;;
+  toMapWarp                @ outermost(isMap) ;;
+  lowerToC
+
+// Row normalizations with a work-group per row: computeOnce's `let`s stay; every reduction
+// a `let` binds becomes b strided partial results and a tree in local memory (letTree),
+// whose one result every work-item then reads; the row's elementwise maps are spread over
+// the work-items. b a power of two.
+def rowsNorm(b) = DFNF ; computeOnce ;
+  toMapWorkGroup(0)  @ outermost(isMap) ;;
+  letTree(b)         @ outermost(applied(let)) ;;
+  try(letTree(b)     @ outermost(applied(let))) ;;
+  lowerToC
+
+// At `let C[reduce f z xs] (fun h => B)`: the reduction of b strided partial results
+// (their work-items in dimension 0), a tree of log2 b steps in local memory, its one
+// result `r` bound for the value (`join (mapSeq (fun r => let C[r] (fun h => B)) tree)`),
+// and B's map spread over the work-items.
+def letTree(b) =
+  partialReduceStrided(b) @ outermost(appliedReduce) @ argument @ function ;;
+  treeReduceLet ;;
+  // the one-element map over the tree's result
+  toMapSeq      @ function @ function @ argument ;;
+  // the partial results, then every step of the tree; both in local memory
+  toMapLocal(0) @ function @ function @ argument @ argument @ argument ;;
+  toMapLocal(0) @ outermost(isMap) @ argument @ function @ argument @ argument ;;
+  toMem(local)  @ argument @ argument @ argument ;;
+  toMem(local)  @ argument @ argument ;;
+  // B, where it is a map
+  try(toMapLocal(0) @ function @ function) @ body @ argument @ body @ argument @ function @ argument
+
+// Row normalizations with a warp per row, w rows per work-group: every reduction a `let`
+// binds is the warp's (warpReduceLet: lane l reduces the row's elements l, l+32, ..., the
+// 32 results meet by shuffles and every lane gets the value), and the row's elementwise
+// maps are spread over the lanes (lane l computes the elements l, l+32, ...: coalesced).
+// The number of rows a multiple of w; CUDA only.
+def rowsNormWarp(w) = DFNF ; computeOnce ;
+  splitJoinMap(w)    @ outermost(appliedMap) ;;
+  toMapWorkGroup(0)  @ outermost(isMap) ;;
+  toMapWarp          @ outermost(isMap) ;;
+  letWarp            @ outermost(applied(let)) ;;
+  try(letWarp        @ outermost(applied(let))) ;;
+  lowerToC
+
+// At `let C[reduce f z xs] (fun h => B)`: the reduction by the warp (warpReduceLet), and
+// B's map spread over the lanes.
+def letWarp = warpReduceLet ;; try(toMapLane @ function @ function) @ body @ argument

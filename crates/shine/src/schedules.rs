@@ -8,9 +8,13 @@
 //! | --- | --- | --- |
 //! | `c` | `storeEveryStage` | every value computed once (`computeOnce`: a row's reduction bound outside the map over the row, an array read twice stored), every stage stored (Halide's `compute_root`), the padded input of a stencil copied once with its border (`storeStencilInputs`), reductions over at most 32 elements unrolled (`unrollShortReductions`), sequential loops |
 //! | `openmp` | `storeEveryStagePar` | the same, the outermost loop of every stage and of the copy `parallel for` |
-//! | `opencl`, `cuda` | `storeEveryStageGpu` | the same but the stencil's pad left a view, the outermost loop of every stage over the global work-items |
+//! | `opencl` | `rowReductionsByWorkGroups`, else `storeEveryStageGpu` | a row reduction (softmax, layer norm, mv) by a work-group of 64 work-items per row; where that does not compile the definition, the same as `storeEveryStagePar` but the stencil's pad left a view, the outermost loop of every stage over the global work-items, over two dimensions where its function is itself a map (matmul's rows and columns) |
+//! | `cuda` | `rowReductionsByWarps`, else `storeEveryStageGpu` | a row reduction by a warp per row; else as for `opencl` |
+//!
+//! A target's defaults are tried in order ([`defaults_for`]): the first that compiles the
+//! definition is applied, and `--explain` names it.
 
-use crate::{SourceFile, StrategySource, Target};
+use crate::{Options, SourceFile, StrategySource, Target};
 
 /// The text of the built-in schedules (`shine strategies --show` prints it).
 pub const SOURCE: &str = include_str!("schedules.elv");
@@ -31,11 +35,31 @@ pub const SCHEDULES: &[(&str, &str)] = &[
     ),
     (
         "storeEveryStageGpu",
-        "storeEveryStage without the copy of a stencil's padded input, the outermost loop of every stage and of the result over the global work-items (default for opencl, cuda)",
+        "storeEveryStage without the copy of a stencil's padded input, the outermost loop of every stage and of the result over the global work-items, over dimensions 1 and 0 where its function is itself a map (default for opencl, cuda where the row reductions do not compile a definition)",
+    ),
+    (
+        "rowReductionsByWorkGroups",
+        "`map (fun row => ... reduce ...) rows` with a work-group of 64 work-items per row: the row read coalesced, its reductions by a tree in local memory, its elementwise maps spread over the work-items (tried first by the default for opencl)",
+    ),
+    (
+        "rowReductionsByWarps",
+        "`map (fun row => ... reduce ...) rows` with a warp per row: the row read coalesced by the lanes, its reductions by shuffles, its elementwise maps spread over the lanes; CUDA only (tried first by the default for cuda)",
     ),
 ];
 
-/// The name of the default schedule of `target`.
+/// The default schedules of `target`, in the order they are tried: the first that compiles
+/// a definition is applied (the last, [`default_for`], compiles every well-typed one).
+pub fn defaults_for(target: Target) -> &'static [&'static str] {
+    match target {
+        Target::C => &["storeEveryStage"],
+        Target::OpenMp => &["storeEveryStagePar"],
+        Target::OpenCl => &["rowReductionsByWorkGroups", "storeEveryStageGpu"],
+        Target::Cuda => &["rowReductionsByWarps", "storeEveryStageGpu"],
+    }
+}
+
+/// The name of the default schedule of `target` that compiles every well-typed definition
+/// (the last of [`defaults_for`]).
 pub fn default_for(target: Target) -> &'static str {
     match target {
         Target::C => "storeEveryStage",
@@ -57,9 +81,35 @@ pub fn strategy(apply: &str) -> StrategySource {
     }
 }
 
-/// The default schedule of `target` as a strategy.
+/// The default schedule of `target` as a strategy ([`default_for`]).
 pub fn default_strategy(target: Target) -> StrategySource {
     strategy(default_for(target))
+}
+
+/// The default schedules of `target` as strategies, in the order they are tried
+/// ([`defaults_for`]).
+pub fn default_strategies(target: Target) -> Vec<StrategySource> {
+    defaults_for(target)
+        .iter()
+        .map(|name| strategy(name))
+        .collect()
+}
+
+/// The default schedule `def` of `program` is compiled with on `target`: the first of
+/// [`defaults_for`] that compiles it, else the last ([`default_for`]). (The command line
+/// tries them itself, to say with `--explain` why one was passed over.)
+pub fn default_compiling(
+    program: &SourceFile,
+    def: &str,
+    target: Target,
+    options: &Options,
+) -> StrategySource {
+    let mut first = default_strategies(target);
+    let last = first.pop().unwrap_or_else(|| default_strategy(target));
+    first
+        .into_iter()
+        .find(|s| crate::compile(program, def, Some(s), target, options).is_ok())
+        .unwrap_or(last)
 }
 
 #[cfg(test)]
@@ -74,8 +124,29 @@ mod tests {
                 .unwrap_or_else(|e| panic!("{name}: {e}"));
         }
         for t in Target::ALL {
-            assert!(SCHEDULES.iter().any(|(n, _)| *n == default_for(t)), "{t:?}");
+            for name in defaults_for(t) {
+                assert!(SCHEDULES.iter().any(|(n, _)| n == name), "{t:?}: {name}");
+            }
+            assert_eq!(defaults_for(t).last(), Some(&default_for(t)), "{t:?}");
         }
+    }
+
+    #[test]
+    fn a_gpu_default_is_the_first_that_compiles_the_definition() {
+        let rows = SourceFile::new(
+            "t.rise",
+            "def f : {m n: nat} -> m.n.f32 -> m.f32 = fun xs => map (fun r => reduce add 0.0f r) xs",
+        );
+        let pairs = SourceFile::new(
+            "t.rise",
+            "def f : {n: nat} -> (n*2).f32 -> n.f32 = fun xs => map (fun p => reduce add 0.0f p) (split 2 xs)",
+        );
+        let options = Options::default();
+        let chosen = |program, target| default_compiling(program, "f", target, &options).apply;
+        assert_eq!(chosen(&rows, Target::OpenCl), "rowReductionsByWorkGroups");
+        assert_eq!(chosen(&rows, Target::Cuda), "rowReductionsByWarps");
+        assert_eq!(chosen(&pairs, Target::Cuda), "storeEveryStageGpu");
+        assert_eq!(chosen(&rows, Target::C), "storeEveryStage");
     }
 
     #[test]
