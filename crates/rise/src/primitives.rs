@@ -491,6 +491,14 @@ primitives! {
     /// (`mma.sync.aligned.m16n8k16`, compute capability 8.0 or newer), inside a
     /// `mapWarp` loop and outside `mapLane` loops.
     MmaSync "mmaSync" : "{t: data} -> 32.8.t -> 32.4.t -> 32.4.f32 -> 32.4.f32" => sem::mma_sync;
+    /// `wgmma a b c`: a warp group's (4 warps') tensor-core multiply-accumulate `D = A·B + C`
+    /// of a 64×16 tile `A` and a 16×(8c) tile `B` of `f16` or `bf16` (plain row-major
+    /// tiles) with a 64×(8c) `f32` accumulator given as the warps' fragments (`4.32.c.4`:
+    /// warp `w`, lane `l`, chunk `j`, element `i` is [`crate::fragments::group_c_element`]).
+    /// The products are exact and each sum is rounded to `f32` once in the interpreter.
+    /// Hopper's `wgmma.mma_async.m64nNk16` reads `A` and `B` from shared memory through
+    /// descriptors: not compiled yet.
+    Wgmma "wgmma" : "{c: nat} -> {t: data} -> 64.16.t -> 16.(c*8).t -> 4.32.c.4.f32 -> 4.32.c.4.f32" => sem::wgmma, NotYet("`wgmma` is interpreted only: its CUDA code (warp-group multiplies on shared-memory descriptors, sm_90a) is not generated yet");
     /// Inclusive prefix scan, sequentially: `acc_i = f x_i acc_(i-1)`, `acc_(-1) = init`.
     ScanSeq "scanSeq" : "{n: nat} -> {s t: data} -> (s -> t -> t) -> t -> n.s -> n.t" => sem::scan_seq;
     /// `iterate k f` applies `f` `k` times, each time shrinking the array by `n`.
