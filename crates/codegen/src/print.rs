@@ -345,7 +345,12 @@ fn decl_in(decl: &Decl, d: Target) -> String {
     // Local-memory arrays are aligned to 16 bytes, so that the GPU compilers may read
     // consecutive elements at 16-byte aligned offsets as one vector (`LDS.128`).
     let local_array = decl.addr == AddrSpace::Local && decl.array_len.is_some();
+    // Arrays of 512 or more elements (of at least 2 bytes) start at 1024-byte boundaries,
+    // where Hopper's warp-group multiplies read 128-byte swizzled tiles.
     let align = match d {
+        Target::Cuda if local_array && decl.array_len.is_some_and(|n| n >= 512) => {
+            "__align__(1024) "
+        }
         Target::Cuda if local_array => "__align__(16) ",
         _ => "",
     };
