@@ -488,6 +488,10 @@ pub struct Decl {
     pub init: Option<Expr>,
     /// Where the variable lives.
     pub addr: AddrSpace,
+    /// The alignment in bytes a local array is declared with, where it is not the usual
+    /// 16 (CUDA: `__align__(1024)` for arrays of 1024 bytes or more, see
+    /// `crate::local_memory`).
+    pub align: Option<u64>,
 }
 
 /// `for (int var = start; var < end; var += step) body`.

@@ -72,6 +72,7 @@ use crate::ast::{FnKind, Function, Type, Unit};
 use crate::ctypes::{moved_half_vector, vector_elem_lanes, Types};
 use crate::error::{unsupported, CodegenError};
 use crate::layout::{self, show_type};
+use crate::local_memory::{self, LocalMemory};
 use crate::lower::Lowerer;
 use crate::print::dialect::Dialect;
 use crate::print::print_in;
@@ -125,6 +126,9 @@ pub struct GpuKernel {
     /// is divided among the work-items. [`GpuKernel::dims`] then refuses a device that
     /// allows fewer, rather than letting the loops stride.
     pub exact_threads: bool,
+    /// The local (CUDA shared) memory of one of its work-groups: its size, and whether it is
+    /// dynamic shared memory, whose size a CUDA launch passes ([`crate::local_memory`]).
+    pub local_memory: LocalMemory,
 }
 
 /// Global memory the host allocates for intermediate results (zero-initialised,
@@ -365,8 +369,12 @@ impl GpuModule {
             }
         ));
         for (k, kernel) in self.kernels.iter().enumerate() {
+            let shared = match kernel.local_memory.dynamic_bytes() {
+                0 => String::new(),
+                bytes => format!(", {bytes} bytes of dynamic shared memory"),
+            };
             lines.push(format!(
-                "Launch {}: {} with {}.",
+                "Launch {}: {} with {}{shared}.",
                 k + 1,
                 kernel.name,
                 describe_launch(&kernel.launch)
@@ -440,6 +448,9 @@ pub fn generate_gpu_with(
     };
     l.foreign = crate::foreign::Foreign::collect(&all.body, &mut l.names)?;
     l.register_types(&all)?;
+    if target == Target::Cuda {
+        l.names.reserve(local_memory::SHARED_BUFFER);
+    }
     let kernel_names: Vec<String> = gp.kernels.iter().map(|k| l.names.fresh(&k.name)).collect();
     let names = l.names.clone();
     let mut functions = Vec::new();
@@ -455,11 +466,12 @@ pub fn generate_gpu_with(
             _ => [None; 3],
         };
         let (mut params, mut refs, body) = l.gpu_kernel(&gp, &k.body)?;
-        let body = if target == Target::Cuda {
+        let mut body = if target == Target::Cuda {
             crate::lower::reuse_operands(body, &mut l.names)
         } else {
             body
         };
+        let local_memory = local_memory::place_local_arrays(&mut body, &l.local_arrays, target)?;
         if crate::ast::idents(&body).contains(crate::intops::STATUS) {
             params.push(crate::ast::Param {
                 ty: crate::intops::status_type(),
@@ -485,6 +497,7 @@ pub fn generate_gpu_with(
             params: refs,
             launch: k.launch.clone(),
             exact_threads,
+            local_memory,
         });
     }
     let temporaries = gp
@@ -510,6 +523,9 @@ pub fn generate_gpu_with(
         .iter()
         .any(|t| mentions(t, &|s| s == rise::ScalarType::F64));
     let mut preamble = Vec::new();
+    if kernels.iter().any(|k| k.local_memory.dynamic) {
+        preamble.push(local_memory::shared_buffer_declaration());
+    }
     if (uses_double || l.foreign.uses_f64()) && target == Target::OpenCl {
         preamble.push("#pragma OPENCL EXTENSION cl_khr_fp64 : enable".to_string());
     }

@@ -73,6 +73,7 @@ pub mod gpu;
 pub mod halfs;
 mod intops;
 mod layout;
+pub mod local_memory;
 mod lower;
 mod names;
 mod nat_expr;
@@ -88,6 +89,7 @@ pub use gpu::{
     generate_gpu, generate_gpu_with, GpuKernel, GpuModule, KernelParam, LaunchDims, Temporary,
 };
 pub use intops::EntryStatus;
+pub use local_memory::LocalMemory;
 pub use lower::STACK_LIMIT;
 pub use target::Target;
 
@@ -283,6 +285,7 @@ fn size_checks(program: &dpia::Program, size_params: &[Param]) -> Vec<Stmt> {
                 array_len: None,
                 init: Some(Expr::ident("sizes").index(Expr::Int(k as i64))),
                 addr: ast::AddrSpace::Default,
+                align: None,
             })
         })
         .collect();
@@ -363,6 +366,7 @@ fn entry_point(
             array_len: None,
             init: Some(Expr::Int(0)),
             addr: ast::AddrSpace::Default,
+            align: None,
         }));
         args.push(Expr::unary(UnOp::AddrOf, Expr::ident(intops::STATUS)));
         Expr::ident(intops::STATUS)

@@ -343,16 +343,12 @@ impl Printer {
 
 fn decl_in(decl: &Decl, d: Target) -> String {
     // Local-memory arrays are aligned to 16 bytes, so that the GPU compilers may read
-    // consecutive elements at 16-byte aligned offsets as one vector (`LDS.128`).
+    // consecutive elements at 16-byte aligned offsets as one vector (`LDS.128`), or to what
+    // the declaration asks (see `crate::local_memory`).
     let local_array = decl.addr == AddrSpace::Local && decl.array_len.is_some();
-    // Arrays of 512 or more elements (of at least 2 bytes) start at 1024-byte boundaries,
-    // where Hopper's warp-group multiplies read 128-byte swizzled tiles.
     let align = match d {
-        Target::Cuda if local_array && decl.array_len.is_some_and(|n| n >= 512) => {
-            "__align__(1024) "
-        }
-        Target::Cuda if local_array => "__align__(16) ",
-        _ => "",
+        Target::Cuda if local_array => format!("__align__({}) ", decl.align.unwrap_or(16)),
+        _ => String::new(),
     };
     let mut s = format!(
         "{}{align}{}",
@@ -363,7 +359,10 @@ fn decl_in(decl: &Decl, d: Target) -> String {
         s.push_str(&format!("[{n}]"));
     }
     if local_array && d == Target::OpenCl {
-        s.push_str(" __attribute__((aligned(16)))");
+        s.push_str(&format!(
+            " __attribute__((aligned({})))",
+            decl.align.unwrap_or(16)
+        ));
     }
     if let Some(init) = &decl.init {
         s.push_str(&format!(" = {}", expr_in(init, d)));

@@ -346,7 +346,9 @@ mod tests {
 }
 
 /// A shared-memory operand's descriptor: the start address, LBO and SBO (each in units of
-/// 16 bytes, 14 bits) and the 128-byte swizzle mode (1 in bits 62–63).
+/// 16 bytes, 14 bits) and the 128-byte swizzle mode (1 in bits 62–63). The array the operand
+/// lies in must start at a 1024-byte boundary (the layout was proven relative to it): a
+/// kernel where it does not stops (`__trap`).
 const WGMMA_DESCRIPTOR: &str = "__device__ __forceinline__ void shine_wgmma_fence() {
   asm volatile(\"wgmma.fence.sync.aligned;\" ::: \"memory\");
 }
@@ -354,7 +356,8 @@ __device__ __forceinline__ void shine_wgmma_commit_wait() {
   asm volatile(\"wgmma.commit_group.sync.aligned;\" ::: \"memory\");
   asm volatile(\"wgmma.wait_group.sync.aligned 0;\" ::: \"memory\");
 }
-__device__ __forceinline__ unsigned long long shine_wgmma_desc(const void *p, unsigned lbo, unsigned sbo) {
+__device__ __forceinline__ unsigned long long shine_wgmma_desc(const void *p, unsigned lbo, unsigned sbo, const void *array) {
+  if (((unsigned)__cvta_generic_to_shared(array) & 1023u) != 0u) __trap();
   unsigned a = (unsigned)__cvta_generic_to_shared(p);
   return (unsigned long long)((a & 0x3FFFF) >> 4)
        | ((unsigned long long)((lbo & 0x3FFFF) >> 4) << 16)

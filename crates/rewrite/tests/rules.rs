@@ -171,6 +171,13 @@ const SCAN_CASES: &[Case] = &[
     ("DFNF ; partialScan(4) @ outermost(applied(scanSeq)) ; partialScan(2) @ innermost(applied(scanSeq))", "def f : {n: nat} -> n.i32 -> n.i32 = fun xs => scanSeq add 5i32 xs", &[("n", 31)]),
     ("DFNF ; partialScan(4) @ outermost(applied(scanSeq)) ;; mapCopy @ outermost(applied(take))", "def f : {n: nat} -> n.f32 -> n.f32 = fun xs => scanSeq add 0.0f xs", &[("n", 9)]),
     ("DFNF ; partialScan(4) @ body @ argument @ function @ outermost(appliedMap)", "def f : {m n: nat} -> m.n.f32 -> m.n.f32 = fun xss => map (fun row => scanSeq add 0.0f row) xss", &[("m", 3), ("n", 10)]),
+    ("DFNF ; scanTiled(4, 2) @ outermost(applied(scanSeq))", "def f : {n: nat} -> n.f32 -> n.f32 = fun xs => scanSeq (fun x a => a + x) 0.0f xs", &[("n", 13)]),
+    ("DFNF ; scanTiled(4, 2) @ outermost(applied(scanSeq))", "def f : {n: nat} -> n.i32 -> n.i32 = fun xs => scanSeq add 5i32 xs", &[("n", 16)]),
+    ("DFNF ; scanTiled(3, 3) @ outermost(applied(scanSeq))", "def f : {n: nat} -> n.i32 -> n.i32 = fun xs => xs |> padCst 1 0 0i32 |> take n |> scanSeq add 0i32", &[("n", 1)]),
+    ("DFNF ; scanTiled(2, 2) @ outermost(applied(scanSeq))", "def f : {n: nat} -> n.f32 -> n.f32 = fun xs => scanSeq fmax (-inff) xs", &[("n", 11)]),
+    ("DFNF ; scanTiled(4, 2) @ outermost(applied(scanSeq)) ;; workGroupScan(4) @ outermost(applied(scanSeq))", "def f : {n: nat} -> n.i32 -> n.i32 = fun xs => scanSeq (fun x a => a + x) 0i32 xs", &[("n", 21)]),
+    ("DFNF ; workGroupScan(8) @ outermost(applied(scanSeq))", "def f : 24.f32 -> 24.f32 = fun xs => scanSeq (fun x a => max a x) (-inff) xs", &[]),
+    ("DFNF ; workGroupScan(5) @ outermost(applied(scanSeq))", "def f : 15.i32 -> 15.i32 = fun xs => scanSeq mul 1i32 xs", &[]),
 ];
 
 #[test]
@@ -558,6 +565,53 @@ mod partial_scan_property {
             let registry = rewrite::library::registry();
             let module = elv::load("", &registry).expect("the empty file loads");
             let strategy = format!("DFNF ; partialScan({p}) @ outermost(applied(scanSeq))");
+            let s = module.expression(&strategy).expect("the strategy parses");
+            let mut ctx = elevate::Ctx::new(rise::NameGen::avoiding(&def.body));
+            let out = ctx.run(&s, &def.body).expect("the strategy applies");
+            let same = rewrite::check::same_results(&def.body, &out, &def.scheme, &[("n", n)], seed);
+            prop_assert!(same.is_ok(), "{strategy} on {program}: {same:?}\nafter: {out}");
+        }
+    }
+}
+
+/// `scanTiled(b, k)` then `workGroupScan(b)` keep the interpreter's inclusive and exclusive
+/// scans at any length and any tile shape (the work-group's Hillis-Steele steps for any
+/// number of work-items, a power of two or not): integer sums exactly, maxima exactly, float
+/// sums within the tolerance, on random inputs.
+mod tiled_scan_property {
+    use proptest::prelude::*;
+
+    const SCANS: &[&str] = &[
+        "scanSeq (fun x a => a + x) 0i32 xs",
+        "xs |> padCst 1 0 0i32 |> take n |> scanSeq add 0i32",
+        "scanSeq add 3i32 xs",
+        "scanSeq max (-2147483648i32) xs",
+        "map (fun x => (cast x : f32) * 0.5f) xs |> scanSeq add 0.0f",
+    ];
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(24))]
+        #[test]
+        fn keeps_the_result_at_any_length(
+            scan in 0..SCANS.len(),
+            b in 1i64..12,
+            k in 1i64..5,
+            n in 1i64..200,
+            seed in 1u64..1000,
+        ) {
+            let program = format!(
+                "def f : {{n: nat}} -> n.i32 -> n.{} = fun xs => {}",
+                if SCANS[scan].contains("f32") { "f32" } else { "i32" },
+                SCANS[scan]
+            );
+            let checked = rise::infer::check_source(&program).expect("the program checks");
+            let def = rise::infer::prepare_def(&checked, "f").expect("f is defined");
+            let registry = rewrite::library::registry();
+            let module = elv::load("", &registry).expect("the empty file loads");
+            let strategy = format!(
+                "DFNF ; scanTiled({b}, {k}) @ outermost(applied(scanSeq)) ;; \
+                 workGroupScan({b}) @ outermost(applied(scanSeq))"
+            );
             let s = module.expression(&strategy).expect("the strategy parses");
             let mut ctx = elevate::Ctx::new(rise::NameGen::avoiding(&def.body));
             let out = ctx.run(&s, &def.body).expect("the strategy applies");

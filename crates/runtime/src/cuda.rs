@@ -32,7 +32,9 @@ use std::fmt;
 use std::sync::Arc;
 use std::time::Instant;
 
-use cudarc::driver::sys::{self, cudaError_enum as CuResult, CUevent_flags};
+use cudarc::driver::sys::{
+    self, cudaError_enum as CuResult, CUdevice_attribute, CUevent_flags, CUfunction_attribute,
+};
 use cudarc::driver::{
     CudaContext, CudaFunction, CudaModule, CudaSlice, CudaStream, DevicePtr, DriverError,
     LaunchConfig, PushKernelArg,
@@ -43,6 +45,10 @@ use cudarc::nvrtc::Ptx;
 
 use crate::gpu::{self, GpuProgram, KernelArg};
 use crate::{Buffer, RuntimeError};
+
+/// The most shared memory a block may have without opting in (48 KiB, on every device):
+/// above it a kernel's limit must be raised before its launch.
+pub const STATIC_SHARED_LIMIT: u64 = 48 * 1024;
 
 /// The oldest driver the `cuda-13000` bindings work with (`cuDriverGetVersion` encoding).
 const MIN_DRIVER_VERSION: i32 = 13000;
@@ -55,6 +61,7 @@ pub struct CudaDevice {
     name: String,
     compute_capability: (i32, i32),
     driver_version: i32,
+    max_shared_memory_per_block: u64,
 }
 
 impl CudaDevice {
@@ -98,6 +105,9 @@ impl CudaDevice {
         let name = context.name().map_err(cuda_error(operation.clone()))?;
         let compute_capability = context
             .compute_capability()
+            .map_err(cuda_error(operation.clone()))?;
+        let max_shared_memory_per_block = context
+            .attribute(CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN)
             .map_err(cuda_error(operation))?;
         // The default stream: launches, copies and events are ordered on it, and `cudarc`
         // needs no cross-stream event tracking.
@@ -108,6 +118,7 @@ impl CudaDevice {
             name,
             compute_capability,
             driver_version,
+            max_shared_memory_per_block: u64::try_from(max_shared_memory_per_block).unwrap_or(0),
         })
     }
 
@@ -136,6 +147,13 @@ impl CudaDevice {
     pub fn arch(&self) -> String {
         let (major, minor) = self.compute_capability;
         format!("sm_{major}{minor}")
+    }
+
+    /// The most shared memory a block may have, in bytes, static and dynamic together, for a
+    /// kernel that opts in (`CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN`: 232448,
+    /// 227 KiB, on an H100).
+    pub fn max_shared_memory_per_block(&self) -> u64 {
+        self.max_shared_memory_per_block
     }
 
     /// The CUDA version the driver supports, as `cuDriverGetVersion` encodes it (`13000`).
@@ -285,7 +303,11 @@ pub struct CudaLaunch {
     pub grid: [u32; 3],
     /// The block, in threads: `(x, y, z)`; unused dimensions are 1.
     pub block: [u32; 3],
-    /// Dynamic shared memory per block, in bytes (`extern __shared__` arrays).
+    /// Dynamic shared memory per block, in bytes (`extern __shared__` arrays). Above
+    /// [`STATIC_SHARED_LIMIT`] the kernel's limit is raised before the launch
+    /// (`cuFuncSetAttribute`); a kernel whose shared memory, static and dynamic, exceeds the
+    /// device's ([`CudaDevice::max_shared_memory_per_block`]) is refused with
+    /// [`RuntimeError::LocalMemoryExceeded`] before anything is launched.
     pub shared_mem_bytes: u32,
     /// The arguments, in the order of the kernel's parameters ([`KernelArg::LocalBytes`] is
     /// not allowed: use `shared_mem_bytes`).
@@ -597,8 +619,50 @@ impl CudaProgram {
         }
         launches
             .iter()
-            .map(|launch| self.function(launch))
+            .map(|launch| {
+                let function = self.function(launch)?;
+                self.reserve_shared_memory(&function, launch)?;
+                Ok(function)
+            })
             .collect()
+    }
+
+    /// Checks that the device has the shared memory `launch` needs (the kernel's static
+    /// shared memory and the launch's dynamic), and above [`STATIC_SHARED_LIMIT`] of dynamic
+    /// shared memory lets `function` have it (`CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES`).
+    fn reserve_shared_memory(
+        &self,
+        function: &CudaFunction,
+        launch: &CudaLaunch,
+    ) -> Result<(), RuntimeError> {
+        let name = &launch.kernel;
+        let dynamic = launch.shared_mem_bytes;
+        let operation = format!("setting the shared memory of kernel `{name}`");
+        let static_bytes = function
+            .get_attribute(CUfunction_attribute::CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES)
+            .map_err(cuda_error(operation.clone()))?;
+        let needed = u64::try_from(static_bytes).unwrap_or(0) + u64::from(dynamic);
+        let limit = self.device.max_shared_memory_per_block;
+        if needed > limit {
+            return Err(RuntimeError::LocalMemoryExceeded {
+                kernel: name.clone(),
+                needed,
+                limit,
+                device: self.device.to_string(),
+                memory: "shared memory per block",
+            });
+        }
+        if u64::from(dynamic) > STATIC_SHARED_LIMIT {
+            // below the device's limit, which is an `int`
+            let bytes = i32::try_from(dynamic).unwrap_or(i32::MAX);
+            function
+                .set_attribute(
+                    CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                    bytes,
+                )
+                .map_err(cuda_error(operation))?;
+        }
+        Ok(())
     }
 
     /// Enqueues every launch once, in order, on the device's stream.

@@ -111,6 +111,25 @@ pub enum RuntimeError {
     /// The arguments do not fit (a bad entry name, zero runs, ...).
     #[error("invalid argument: {0}")]
     InvalidArgument(String),
+    /// A kernel needs more local (CUDA shared) memory per work-group than the device has;
+    /// found before anything is launched.
+    #[error(
+        "kernel `{kernel}` needs {needed} bytes of {memory}, more than the {limit} that \
+         {device} allows"
+    )]
+    LocalMemoryExceeded {
+        /// The kernel.
+        kernel: String,
+        /// The bytes it needs.
+        needed: u64,
+        /// The bytes the device has: CUDA's `CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN`,
+        /// OpenCL's `CL_DEVICE_LOCAL_MEM_SIZE`.
+        limit: u64,
+        /// The device, as it describes itself.
+        device: String,
+        /// `"shared memory per block"` (CUDA) or `"local memory per work-group"` (OpenCL).
+        memory: &'static str,
+    },
     /// A GPU runtime is missing on this machine: no OpenCL loader or platform, no CUDA driver
     /// or NVRTC library, no CUDA device.
     #[error("{0}")]

@@ -334,6 +334,23 @@ impl OpenClDevice {
         self.facts.extensions.split_whitespace().any(|e| e == name)
     }
 
+    /// Refuses kernel `kernel`, whose work-groups need `needed` bytes of local memory (its
+    /// `local` arrays and local arguments), where that is more than the device has
+    /// ([`OpenClDevice::local_mem_bytes`]): [`RuntimeError::LocalMemoryExceeded`].
+    pub fn check_local_memory(&self, kernel: &str, needed: u64) -> Result<(), RuntimeError> {
+        let limit = self.local_mem_bytes();
+        if needed <= limit {
+            return Ok(());
+        }
+        Err(RuntimeError::LocalMemoryExceeded {
+            kernel: kernel.to_string(),
+            needed,
+            limit,
+            device: self.to_string(),
+            memory: "local memory per work-group",
+        })
+    }
+
     /// Whether the device's kernels run in a child process (every device but GPUs: see the
     /// type's doc).
     pub fn runs_in_child(&self) -> bool {

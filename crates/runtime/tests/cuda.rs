@@ -350,3 +350,59 @@ fn run_on_device_reports_the_status_flag_and_bad_arguments() {
     let error = out.copy_to_host(&mut [0u8; 4]).unwrap_err();
     assert!(error.to_string().contains("8 bytes"), "{error}");
 }
+
+/// Every thread of one block writes its part of `n` floats of dynamic shared memory, then
+/// reads back another thread's: `out[i] = i` for every `i < n`.
+const DYNAMIC_SHARED: &str = r#"
+extern __shared__ __align__(1024) unsigned char smem[];
+extern "C" __global__ void fill(float *out, int n) {
+    float *s = (float *)smem;
+    for (int i = threadIdx.x; i < n; i += blockDim.x) s[n - 1 - i] = (float)(n - 1 - i);
+    __syncthreads();
+    for (int i = threadIdx.x; i < n; i += blockDim.x) out[i] = s[i];
+}
+"#;
+
+#[test]
+fn dynamic_shared_memory_beyond_48_kib_is_granted() {
+    let Some(device) = device() else { return };
+    let program = CudaProgram::build(&device, DYNAMIC_SHARED, "").unwrap();
+    // 96 KiB: more than any kernel has without raising its limit
+    let n = 24 * 1024;
+    let mut out = Buffer::zeroed(n * 4);
+    let launch = CudaLaunch::new("fill", [1, 1, 1], [256, 1, 1])
+        .shared_mem(n as u32 * 4)
+        .args([KernelArg::Buffer(0), KernelArg::I32(n as i32)]);
+    program
+        .run(&[launch], from_mut(&mut out), &[], &[])
+        .unwrap();
+    let expected: Vec<f32> = (0..n).map(|i| i as f32).collect();
+    assert_eq!(out.as_slice::<f32>(), &expected[..]);
+}
+
+#[test]
+fn shared_memory_beyond_the_device_is_refused_before_the_launch() {
+    let Some(device) = device() else { return };
+    let program = CudaProgram::build(&device, DYNAMIC_SHARED, "").unwrap();
+    let limit = device.max_shared_memory_per_block();
+    assert!(limit >= 48 * 1024, "{limit}");
+    let bytes = limit as u32 + 16;
+    let mut out = Buffer::zeroed(4);
+    let launch = CudaLaunch::new("fill", [1, 1, 1], [32, 1, 1])
+        .shared_mem(bytes)
+        .args([KernelArg::Buffer(0), KernelArg::I32(1)]);
+    let error = program
+        .run(&[launch], from_mut(&mut out), &[], &[])
+        .unwrap_err();
+    let message = error.to_string();
+    assert!(
+        matches!(error, RuntimeError::LocalMemoryExceeded { needed, .. } if needed == u64::from(bytes)),
+        "{message}"
+    );
+    assert!(
+        message.contains("kernel `fill`")
+            && message.contains(&format!("{bytes} bytes of shared memory per block"))
+            && message.contains(&format!("more than the {limit}")),
+        "{message}"
+    );
+}

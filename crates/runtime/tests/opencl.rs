@@ -254,6 +254,24 @@ fn selecting_by_kind_and_platform_name() {
 }
 
 #[test]
+fn local_memory_beyond_the_device_is_refused() {
+    let Some(device) = device() else { return };
+    let limit = device.local_mem_bytes();
+    assert!(device.check_local_memory("k", limit).is_ok());
+    let error = device
+        .check_local_memory("k", limit + 1)
+        .expect_err("more than the device has");
+    let message = error.to_string();
+    assert!(
+        message.contains(&format!(
+            "kernel `k` needs {} bytes of local memory per work-group, more than the {limit}",
+            limit + 1
+        )) && message.contains(device.name()),
+        "{message}"
+    );
+}
+
+#[test]
 fn bench_times_the_launch_sequence() {
     let Some(device) = device() else { return };
     let program = OpenClProgram::build(&device, VECTOR_ADD, "").unwrap();

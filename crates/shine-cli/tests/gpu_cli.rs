@@ -9,7 +9,7 @@
 use std::process::{Command, Output};
 
 mod support;
-use support::skip_opencl;
+use support::{skip_opencl, test_gpu};
 
 fn shine() -> Command {
     let mut c = Command::new(env!("CARGO_BIN_EXE_shine"));
@@ -343,7 +343,7 @@ fn the_matmul_strategy_derives_local_tiles_and_register_blocks() {
         "{stdout}"
     );
     assert_eq!(
-        stdout.matches("__shared__ __align__(16) float").count(),
+        stdout.matches("__shared__ __align__(1024) float").count(),
         2,
         "{stdout}"
     );
@@ -519,4 +519,92 @@ fn private_memory_written_by_other_threads_is_refused() {
             "{target}: {text}"
         );
     }
+}
+
+/// Each work-group copies its row of `len` floats to local memory (`4 * len` bytes), its
+/// 256 work-items `len / 256` elements each, then adds one to every element.
+fn local_row_copy(len: usize) -> String {
+    let per = len / 256;
+    format!(
+        "def p : {{n: nat}} -> n.{len}.f32 -> n.{len}.f32 =\n  \
+         fun a => a |> mapWorkGroup(0) (fun row =>\n    \
+         toMem local (row |> split {per} |> mapLocal(0) (mapSeq (fun x => x)) |> join)\n      \
+         (fun t => t |> split {per} |> mapLocal(0) (mapSeq (fun x => x + 1.0f)) |> join))\n"
+    )
+}
+
+/// `shine ARGS` on `program`, written as `p.rise` in a temporary directory (ARGS name it).
+fn shine_on(program: &str, args: &[&str]) -> (bool, String) {
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    std::fs::write(dir.path().join("p.rise"), program).expect("written");
+    let (out, text) = support::shine_in(dir.path(), args);
+    (out.status.success(), text)
+}
+
+fn run_local_row_copy(len: usize, target: &str) -> (bool, String) {
+    shine_on(
+        &local_row_copy(len),
+        &[
+            "run", "p.rise", "--def", "p", "--target", target, "--nat", "n=3", "--random", "1",
+            "--verify", "--output", "out.npy",
+        ],
+    )
+}
+
+/// Local memory is no longer limited to 48 KiB by the code generator: 64 KiB per work-group
+/// runs where the device has it (PoCL: 2 MiB) and is refused before the launch, naming the
+/// kernel, the bytes and the device's limit, where it has not (NVIDIA's OpenCL: 48 KiB).
+#[test]
+fn opencl_local_memory_is_limited_by_the_device() {
+    if skip_opencl() {
+        return;
+    }
+    let (ok, text) = run_local_row_copy(16 * 1024, "opencl");
+    let refused =
+        text.contains("kernel `p` needs 65536 bytes of local memory per work-group, more than the");
+    assert!(
+        (ok && text.contains("verified against the interpreter")) || (!ok && refused),
+        "{text}"
+    );
+    // more than any OpenCL device has
+    let (ok, text) = run_local_row_copy(4 * 1024 * 1024, "opencl");
+    assert!(!ok, "{text}");
+    assert!(
+        text.contains(
+            "kernel `p` needs 16777216 bytes of local memory per work-group, more than the"
+        ),
+        "{text}"
+    );
+}
+
+/// On CUDA the kernel keeps more than 48 KiB in dynamic shared memory, which the launch
+/// passes; more than the device has is refused before the launch.
+#[test]
+fn cuda_local_memory_beyond_48_kib_is_dynamic_shared_memory() {
+    let (ok, text) = shine_on(
+        &local_row_copy(24 * 1024),
+        &["compile", "p.rise", "--def", "p", "--target", "cuda"],
+    );
+    assert!(ok, "{text}");
+    assert!(
+        text.contains("98304 bytes of dynamic shared memory")
+            && text.contains("extern __shared__ __align__(1024) unsigned char shine_smem[];")
+            && text.contains("float *__restrict__ mem1 = (float *)shine_smem;")
+            && !text[text.find("extern \"C\"").unwrap_or(0)..].contains("__shared__"),
+        "{text}"
+    );
+    if !test_gpu() {
+        return;
+    }
+    let (ok, text) = run_local_row_copy(24 * 1024, "cuda");
+    assert!(
+        ok && text.contains("verified against the interpreter"),
+        "{text}"
+    );
+    let (ok, text) = run_local_row_copy(4 * 1024 * 1024, "cuda");
+    assert!(!ok, "{text}");
+    assert!(
+        text.contains("kernel `p` needs 16777216 bytes of shared memory per block, more than the"),
+        "{text}"
+    );
 }

@@ -7,6 +7,11 @@
 //! total crosses zero);
 //! a scan whose operator is not known to be associative is refused with the rule's
 //! reason, and a chunk count of 0 with the parameter's.
+//!
+//! The tiled scan `scanTiles(b, k)` (rules `scanTiled`, `workGroupScan`) on the same scans
+//! and targets at sizes around its tiles and a large prime, its generated code checked for
+//! its shape (local memory, barriers, coalesced global reads), and tile shapes that make no
+//! work-group refused with the reason.
 
 mod support;
 
@@ -109,4 +114,105 @@ fn scan_chunks_refuses_zero_chunks() {
     );
     assert!(!ok, "{text}");
     assert!(text.contains("the size must be positive, not 0"), "{text}");
+}
+
+/// b·k = 256 elements per tile: sizes around one tile and around 1024.
+const TILED_SIZES: &[i64] = &[1, 7, 13, 255, 257, 1023, 1024, 1025];
+
+#[test]
+fn scan_tiles_verifies_inclusive_and_exclusive_scans_at_awkward_sizes() {
+    for target in gpu_targets() {
+        for def in SCANS {
+            for &n in TILED_SIZES {
+                assert_verified(target, def, "scanTiles(64, 4)", n);
+            }
+        }
+    }
+}
+
+#[test]
+fn scan_tiles_verifies_a_large_prime_size() {
+    for target in gpu_targets() {
+        // exact at any size; an f32 sum of 10^5 random elements drifts past the tolerance
+        // where the running total crosses zero (as scanChunks' does), so it runs shorter
+        for def in ["prefixSumI32", "exclusivePrefixSumI32", "prefixMax"] {
+            assert_verified(target, def, "scanTiles(64, 4)", 100_003);
+        }
+        assert_verified(target, "prefixSum", "scanTiles(64, 4)", 10_007);
+    }
+}
+
+#[test]
+fn scan_tiles_verifies_work_groups_of_any_size() {
+    for target in gpu_targets() {
+        // 24 work-items: the Hillis-Steele steps at distances 1, 2, 4, 8, 16 (not a power
+        // of two); one work-item: no step at all
+        assert_verified(target, "prefixSumI32", "scanTiles(24, 3)", 1000);
+        assert_verified(target, "prefixMax", "scanTiles(1, 16)", 100);
+        assert_verified(target, "exclusivePrefixSum", "scanTiles(256, 8)", 5000);
+    }
+}
+
+/// The OpenCL kernels of `scanTiles(256, 8)` on prefixSum.
+fn tiled_kernels() -> String {
+    let args = [
+        "compile",
+        "examples/scan.rise",
+        "--def",
+        "prefixSum",
+        "--strategy",
+        "examples/gpu.elv",
+        "--apply",
+        "scanTiles(256, 8)",
+        "--target",
+        "opencl",
+    ];
+    let (out, text) = shine_in(repo_root(), &args);
+    assert!(out.status.success(), "{text}");
+    text
+}
+
+#[test]
+fn scan_tiles_reads_coalesced_into_local_memory_with_barriers() {
+    let code = tiled_kernels();
+    assert!(
+        code.contains("Launch 1:") && code.contains("work-groups (blocks) of 256 work-items"),
+        "{code}"
+    );
+    assert!(
+        code.contains("Launch 3:") && !code.contains("Launch 4:"),
+        "three kernels:\n{code}"
+    );
+    assert!(code.contains("local float mem"), "{code}");
+    assert!(code.contains("barrier(CLK_LOCAL_MEM_FENCE);"), "{code}");
+    // work-item get_local_id(0) reads the tile's elements lid0, lid0 + 256, ...
+    assert!(
+        code.contains("shine_index lid0 = get_local_id(0);"),
+        "{code}"
+    );
+    let coalesced = code
+        .lines()
+        .any(|l| l.contains("x_0[wg0 * 2048 + lid0 + i") && l.contains(" * 256]"));
+    assert!(coalesced, "a read of `get_local_id(0) + 256 * j`:\n{code}");
+}
+
+#[test]
+fn scan_tiles_refuses_tiles_that_make_no_work_group() {
+    let refusals = [
+        ("scanTiles(0, 4)", "the size must be positive, not 0"),
+        ("scanTiles(4, 0)", "the size must be positive, not 0"),
+        (
+            "scanTiles(2048, 1)",
+            "a work-group of 2048 work-items is more than the 1024",
+        ),
+        (
+            "scanTiles(256, 64)",
+            "a tile of 256·64 elements is more than 4096",
+        ),
+    ];
+    for (strategy, reason) in refusals {
+        let (ok, text) = run("opencl", "examples/scan.rise", "prefixSum", strategy, 9);
+        assert!(!ok, "{strategy}: {text}");
+        assert!(text.contains(reason), "{strategy}: {text}");
+    }
 }

@@ -233,9 +233,16 @@ fn mm_wide_copies_the_next_step_while_it_computes() {
     );
     assert!(ok, "{text}");
     let kernel = &text[text.find("extern \"C\"").expect("a kernel")..];
-    // two stages of both tiles: 48 KiB of shared memory
-    assert!(kernel.contains("uint4 stage18[1024]"), "{kernel}");
-    assert!(kernel.contains("uint4 stage19[2048]"), "{kernel}");
+    // two stages of both tiles: 48 KiB of static shared memory, the tiles 1024-byte aligned
+    assert!(
+        kernel.contains("__shared__ __align__(1024) uint4 stage18[1024];"),
+        "{kernel}"
+    );
+    assert!(
+        kernel.contains("__shared__ __align__(1024) uint4 stage19[2048];"),
+        "{kernel}"
+    );
+    assert!(!text.contains("shine_smem"), "{text}");
     // the tiles' 16-byte copies are asynchronous, one group per step, the next step's
     // issued after the wait and the one barrier of the iteration
     assert!(!kernel.contains("= *(const uint4 *)&"), "{kernel}");
@@ -266,6 +273,77 @@ fn mm_wide_copies_the_next_step_while_it_computes() {
         text.contains("cp.async.cg.shared.global [%0], [%1], 16;"),
         "{text}"
     );
+}
+
+/// examples/tensor.rise with `mmWide`'s reduction in `stages` stages.
+fn mm_wide_in_stages(stages: usize) -> String {
+    let program = std::fs::read_to_string(root().join("examples/tensor.rise")).expect("example");
+    let wide = program.find("def mmWide").expect("mmWide");
+    let (before, after) = program.split_at(wide);
+    assert!(after.contains("reduceSeqPipelined(2)"), "{after}");
+    format!(
+        "{before}{}",
+        after.replacen(
+            "reduceSeqPipelined(2)",
+            &format!("reduceSeqPipelined({stages})"),
+            1
+        )
+    )
+}
+
+#[test]
+fn mm_wide_in_four_stages_keeps_its_tiles_in_dynamic_shared_memory() {
+    let (ok, text) = shine_on(
+        &mm_wide_in_stages(4),
+        &["compile", "--def", "mmWide", "--target", "cuda"],
+    );
+    assert!(ok, "{text}");
+    // four stages of the 128x32 and 32x256 f16 tiles: 32 + 64 KiB, more than a block's
+    // 48 KiB of static shared memory
+    assert!(
+        text.contains("98304 bytes of dynamic shared memory"),
+        "{text}"
+    );
+    assert!(
+        text.contains("extern __shared__ __align__(1024) unsigned char shine_smem[];"),
+        "{text}"
+    );
+    let kernel = &text[text.find("extern \"C\"").expect("a kernel")..];
+    assert!(!kernel.contains("__shared__"), "{kernel}");
+    assert!(
+        kernel.contains("uint4 *__restrict__ stage18 = (uint4 *)shine_smem;"),
+        "{kernel}"
+    );
+    assert!(
+        kernel.contains("uint4 *__restrict__ stage19 = (uint4 *)(shine_smem + 32768);"),
+        "{kernel}"
+    );
+    // the same code indexes them: four stages in flight
+    assert!(kernel.contains("// reduceSeqPipelined(4)"), "{kernel}");
+    assert!(kernel.contains("shine_cp_async_wait_2();"), "{kernel}");
+}
+
+#[test]
+fn mm_wide_in_four_stages_verifies_on_cuda() {
+    if !test_gpu() {
+        return;
+    }
+    let program = mm_wide_in_stages(4);
+    // 256x512x640, and odd tile counts
+    for (m, n, k) in [(2, 2, 20), (3, 1, 7)] {
+        let sizes = [format!("m={m}"), format!("n={n}"), format!("k={k}")];
+        let (ok, text) = shine_on(
+            &program,
+            &[
+                "run", "--def", "mmWide", "--target", "cuda", "--nat", &sizes[0], "--nat",
+                &sizes[1], "--nat", &sizes[2], "--random", "5", "--verify", "--output", "out.npy",
+            ],
+        );
+        assert!(
+            ok && text.contains("verified against the interpreter"),
+            "mmWide in 4 stages m={m} n={n} k={k}:\n{text}"
+        );
+    }
 }
 
 /// A reduction over `k` rows of `n` tiles of 64 columns whose step copies its row's tile to

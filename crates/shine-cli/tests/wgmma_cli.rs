@@ -57,8 +57,8 @@ fn mm_hopper_multiplies_by_warp_groups_on_swizzled_tiles() {
     assert!(text.contains("wgmma.mma_async.sync.aligned.m64n256k16.f32.f16.f16"));
     // A: rows of 128 bytes in 1024-byte atoms, the k16 steps 32 bytes apart; B: 64-column
     // atoms 8 KiB apart, 8 k-rows 1 KiB apart
-    assert!(kernel.contains("[group_2 * 512 + 2])[0], 16, 1024)"), "{kernel}");
-    assert!(kernel.contains("[128])[0], 8192, 1024)"), "{kernel}");
+    assert!(kernel.contains("[group_2 * 512 + 2])[0], 16, 1024, (void *)mem"), "{kernel}");
+    assert!(kernel.contains("[128])[0], 8192, 1024, (void *)mem"), "{kernel}");
     // the tiles start at 1024-byte boundaries, the copies are fenced for the async proxy
     assert!(kernel.contains("__shared__ __align__(1024) uint4"), "{kernel}");
     assert_eq!(

@@ -127,6 +127,11 @@ impl GpuBuilds {
             }
             Target::OpenCl => {
                 let device = runtime::OpenClDevice::from_env().map_err(runtime_error)?;
+                for k in &module.kernels {
+                    device
+                        .check_local_memory(&k.name, k.local_memory.bytes)
+                        .map_err(runtime_error)?;
+                }
                 let program = runtime::OpenClProgram::build(&device, &module.source, &options)
                     .map_err(runtime_error)?;
                 GpuBuild::OpenCl(Arc::new(program), device.max_work_group_size())
@@ -201,21 +206,26 @@ fn runtime_error(e: RuntimeError) -> Error {
 /// A launch of a runtime, made from the grid the code generator computed.
 pub trait FromLaunchDims {
     /// The launch of `kernel` on `dims` with `args`.
-    fn from_dims(kernel: &str, dims: &LaunchDims, args: Vec<KernelArg>) -> Self;
+    fn from_dims(kernel: &GpuKernel, dims: &LaunchDims, args: Vec<KernelArg>) -> Self;
 }
 
 impl FromLaunchDims for OpenClLaunch {
-    fn from_dims(kernel: &str, dims: &LaunchDims, args: Vec<KernelArg>) -> OpenClLaunch {
+    fn from_dims(kernel: &GpuKernel, dims: &LaunchDims, args: Vec<KernelArg>) -> OpenClLaunch {
         let n = dims.dims();
-        OpenClLaunch::new(kernel, &dims.global()[..n])
+        OpenClLaunch::new(&kernel.name, &dims.global()[..n])
             .local(&dims.threads.map(|t| t as usize)[..n])
             .args(args)
     }
 }
 
 impl FromLaunchDims for CudaLaunch {
-    fn from_dims(kernel: &str, dims: &LaunchDims, args: Vec<KernelArg>) -> CudaLaunch {
-        CudaLaunch::new(kernel, dims.groups, dims.threads).args(args)
+    /// With the kernel's dynamic shared memory, if any (the code generator keeps it below
+    /// 4 GiB; the runtime checks it against the device's before the launch).
+    fn from_dims(kernel: &GpuKernel, dims: &LaunchDims, args: Vec<KernelArg>) -> CudaLaunch {
+        let shared = kernel.local_memory.dynamic_bytes();
+        CudaLaunch::new(&kernel.name, dims.groups, dims.threads)
+            .shared_mem(u32::try_from(shared).unwrap_or(u32::MAX))
+            .args(args)
     }
 }
 
@@ -298,7 +308,7 @@ pub fn plan<L: FromLaunchDims>(
             let dims = k
                 .dims(&module.sizes, sizes, max_threads)
                 .map_err(|e| Error::from(e.to_string()))?;
-            Ok(L::from_dims(&k.name, &dims, buffers.args(k)?))
+            Ok(L::from_dims(k, &dims, buffers.args(k)?))
         })
         .collect::<Result<Vec<_>, Error>>()?;
     Ok(HostPlan {

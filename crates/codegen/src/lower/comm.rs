@@ -214,6 +214,7 @@ impl Lowerer {
                     array_len: None,
                     init: Some(Expr::Gpu(id, dim)),
                     addr: ast::AddrSpace::Default,
+                    align: None,
                 }),
                 Stmt::If(cond, stmts, vec![]),
             ]));
@@ -498,6 +499,7 @@ fn own_iteration(
         array_len: None,
         init: Some(id),
         addr: ast::AddrSpace::Default,
+        align: None,
     })];
     block.extend(stmts);
     out.push(Stmt::Block(block));

@@ -233,19 +233,21 @@ impl Lowerer {
                 .and_then(|c| u64::try_from(c).ok())
                 .map(|c| (c, c.saturating_mul(leaf_bytes)));
             match bytes {
+                // the kernel's local memory is laid out, and checked against the device's,
+                // once the kernel is lowered (`crate::local_memory`)
                 Some((c, b)) if *addr == AddrSpace::Local => {
-                    let limit = 48 * 1024;
-                    if b > limit {
-                        return unsupported(format!(
-                            "`{}` needs {b} bytes of local memory, more than the {limit} a \
-                             work-group may use",
-                            ident.name
-                        ));
-                    }
                     decls.push(Stmt::Comment(format!("{name}: {} (local)", show_type(&ty))));
                     let mut d = decl(elem, &name, Some(c.max(1)), None);
                     d.addr = ast::AddrSpace::Local;
                     decls.push(Stmt::Decl(d));
+                    self.local_arrays.insert(name.clone(), b.max(leaf_bytes));
+                }
+                None if *addr == AddrSpace::Local => {
+                    return unsupported(format!(
+                        "`{}` (local memory of type {}) needs a size known at compile time",
+                        ident.name,
+                        show_type(&ty)
+                    ))
                 }
                 Some((c, b)) if b <= STACK_LIMIT => {
                     let place = if self.gpu() { "private" } else { "stack" };
@@ -451,6 +453,7 @@ fn decl(ty: Type, name: &str, array_len: Option<u64>, init: Option<Expr>) -> Dec
         array_len,
         init,
         addr: ast::AddrSpace::Default,
+        align: None,
     }
 }
 

@@ -138,6 +138,11 @@ pub struct Lowerer {
     /// Whether the kernel being lowered has warp-group multiplies (`wgmma`): its barriers
     /// are preceded by a proxy fence.
     wgmma_kernel: bool,
+    /// The local arrays of the kernel being lowered, by C name, with their sizes in bytes
+    /// (with 64-bit indices: enough for either index width), for their layout
+    /// ([`crate::local_memory`]). Arrays lowered and then dropped (unused, or lowered again
+    /// after an attempt failed) may be listed too: the layout takes the declarations it finds.
+    pub local_arrays: HashMap<String, u64>,
 }
 
 /// The "dimension" [`Lowerer::thread_vars`] records for the lane variable of a lane loop
@@ -205,6 +210,7 @@ impl Lowerer {
                 array_len: None,
                 init: Some(w.value),
                 addr: ast::AddrSpace::Default,
+                align: None,
             });
             if self.unchecked_indices {
                 return vec![Stmt::Block(std::iter::once(decl).chain(inner).collect())];
@@ -280,6 +286,7 @@ impl Lowerer {
         self.mems.clear();
         self.depth.clear();
         self.thread_vars.clear();
+        self.local_arrays.clear();
         self.lane_loops = has_lane_loops(body);
         self.wgmma_kernel = has_wgmma(body);
         self.warp_group = false;

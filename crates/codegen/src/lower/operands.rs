@@ -145,6 +145,7 @@ fn flush(run: &mut Vec<Stmt>, out: &mut Vec<Stmt>, names: &mut NameSet) {
                     array_len: None,
                     init: Some(arg.clone()),
                     addr: crate::ast::AddrSpace::Default,
+                    align: None,
                 }));
                 loaded.push((arg, name.clone()));
                 new_args.push(Expr::Ident(name));
@@ -180,6 +181,7 @@ fn flush(run: &mut Vec<Stmt>, out: &mut Vec<Stmt>, names: &mut NameSet) {
             array_len: None,
             init: Some(Expr::Gpu(GpuIndex::LaneId, 0)),
             addr: crate::ast::AddrSpace::Default,
+            align: None,
         }));
     }
     out.extend(shared_run);

@@ -14,8 +14,10 @@
 //! bits 7–9), with `u` = start + (row / 8)·SBO + (row % 8)·128 + (byte within the row) for
 //! K-major tiles (`row` the `M` or `N` index) and `u` = start + (n / 64)·LBO + (k / 8)·SBO +
 //! (k % 8)·128 + 2·(n % 64) for an MN-major `B`. The start must be a tile's first element
-//! at most 128 bytes into a 1024-byte aligned atom (local arrays of 512 or more elements
-//! are aligned to 1024 bytes in CUDA).
+//! at most 128 bytes into a 1024-byte aligned atom: local arrays of 1024 bytes or more
+//! start at 1024-byte boundaries in CUDA (`crate::local_memory`), which the descriptor
+//! helper checks when it runs (a kernel whose array is not is stopped, `__trap`, rather
+//! than read wrong elements).
 
 use arith::{Nat, Var};
 use dpia::{Acc, AccKind, Exp, ExpKind};
@@ -285,12 +287,14 @@ impl Lowerer {
     /// The descriptor of a tile whose first element is `first`, in `layout`.
     fn descriptor(&mut self, env: &Env, first: &MemPlace, layout: Layout) -> Res<Expr> {
         let address = Expr::unary(UnOp::AddrOf, self.place_expr(env, first)?);
+        let void = Type::ptr(Type::Named("void".into()));
         Ok(Expr::call(
             self.tensor.wgmma_descriptor(),
             vec![
-                address.cast(Type::ptr(Type::Named("void".into()))),
+                address.cast(void.clone()),
                 Expr::Int(layout.lbo),
                 Expr::Int(layout.sbo),
+                Expr::ident(&first.base).cast(void),
             ],
         ))
     }

@@ -43,7 +43,7 @@ pub(super) fn associative_commutative(op: &Expr) -> Option<Prim> {
 }
 
 /// Whether the literal `z` is the neutral element of the operator `p`.
-fn is_neutral(p: Prim, z: &Expr) -> bool {
+pub(super) fn is_neutral(p: Prim, z: &Expr) -> bool {
     let ExprKind::Lit(l) = z.kind() else {
         return false;
     };

@@ -20,63 +20,63 @@
 //! sum or product is regrouped, so it agrees with the interpreter within the
 //! verification tolerance, as every parallel reduction does; a minimum or maximum is
 //! exact. Any other operator is refused with the reason.
+//!
+//! **The tiled scan** (`scanTiled(b, k)` and `workGroupScan(b)`; the three-phase scan of
+//! Harris, Sengupta and Owens, *GPU Gems 3* ch. 39, with Hillis and Steele's steps inside a
+//! work-group) reads and writes every element coalesced:
+//!
+//! 1. `scanTiled(b, k)` splits the scan into tiles of `t = b·k` consecutive elements (the
+//!    last padded with the neutral element), scans every tile from the neutral element,
+//!    scans the tiles' totals (each scanned tile's last element) one behind from the
+//!    initial value (tile `j`'s offset), and combines every element with its tile's offset
+//!    (an elementwise map over the `n` results: neighbouring work-items, neighbouring
+//!    elements);
+//! 2. `workGroupScan(b)` scans one tile with `b` work-items in local memory: work-item `i`
+//!    copies the tile's elements `i`, `i+b`, ... in, reduces its `k` consecutive elements,
+//!    the `b` sums are scanned by `⌈log2 b⌉` Hillis-Steele steps (`s'_i = s_i ⊕ s_(i−d)`,
+//!    `d = 1, 2, 4, ...`, each into a fresh local buffer: the barriers between the steps are
+//!    the only synchronization), every work-item scans its `k` elements from its offset,
+//!    and the tile is copied out as it was copied in.
+//!
+//! Both need what `partialScan` needs (an associative, commutative operator with a known
+//! neutral element); `workGroupScan` also a scan that starts from that element and a tile
+//! that is a constant multiple of `b`.
 
-use super::reduction::associative_commutative;
+use super::reduction::{associative_commutative, is_neutral};
 use crate::term::{applied, array, finish};
 use crate::S;
 use arith::Nat;
 use elevate::{rule, Failure};
 use rise::builder::*;
-use rise::{DataType, Expr, Literal, Prim};
+use rise::types::Name;
+use rise::{AddrSpace, DataType, Expr, Literal, Prim, Type};
+use std::sync::Arc;
 
 /// `partialScan(p)`: the scan of `p` chunks of consecutive elements, each reduced, the
 /// sums scanned, and each chunk scanned from its offset (module docs).
 pub(super) fn partial_scan(name: String, p: i64) -> S {
     rule(name.clone(), move |e: &Expr, ctx| {
-        let Some((_, args)) = applied(e, |q| q == Prim::ScanSeq, 3) else {
+        let Some(scan) = associative_scan(&name, e)? else {
             return Err(Failure::not_applicable());
         };
-        let (f, init, xs) = (args[0], args[1], args[2]);
-        let (n, elem) = xs
-            .ty()
-            .and_then(array)
-            .ok_or_else(Failure::not_applicable)?;
-        let op = associative_commutative(f).ok_or_else(|| {
-            refusal(
-                &name,
-                format!(
-                    "the operator `{f}` is not known to be associative and commutative (add, mul, \
-                 min, max, fmin, fmax, or a lambda that is exactly one of them), so its scan \
-                 cannot be regrouped in chunks"
-                ),
-            )
-        })?;
-        let neutral = neutral_element(op, elem).ok_or_else(|| {
-            refusal(
-                &name,
-                format!(
-                    "no neutral element of `{}` on `{elem}` is known (the last chunk is padded \
-                 with it and every chunk's sum starts from it)",
-                    op.name()
-                ),
-            )
-        })?;
-        let chunk_len = (n.clone() + Nat::cst(p - 1))
-            .floor_div(&Nat::cst(p))
-            .simplify();
-        let pad = (chunk_len.clone() * Nat::cst(p) - n.clone()).simplify();
-        let padded = if pad.as_cst() == Some(0) {
-            xs.clone()
-        } else {
-            app(pad_cst(0, pad.clone(), neutral.clone()), xs.clone())
-        };
-        let chunks = app(split(chunk_len), padded);
+        let Scan {
+            f,
+            init,
+            n,
+            neutral,
+            ..
+        } = &scan;
+        let chunk_len = ceil_div(n, p);
+        let (chunks, pad) = padded_split(&scan, chunk_len.clone(), p);
         let (c, q) = (ctx.env.fresh("chunk"), ctx.env.fresh("q"));
         let sums = app2(
             prim(Prim::Map),
             lambda(
                 &c,
-                apps(prim(Prim::Reduce), [prim(op), neutral.clone(), var(&c)]),
+                apps(
+                    prim(Prim::Reduce),
+                    [prim(scan.op), neutral.clone(), var(&c)],
+                ),
             ),
             chunks.clone(),
         );
@@ -84,14 +84,21 @@ pub(super) fn partial_scan(name: String, p: i64) -> S {
             take(p),
             apps(
                 prim(Prim::ScanSeq),
-                [f.clone(), init.clone(), app(pad_cst(1, 0, neutral), sums)],
+                [
+                    (*f).clone(),
+                    (*init).clone(),
+                    app(pad_cst(1, 0, neutral.clone()), sums),
+                ],
             ),
         );
         let scanned = app2(
             prim(Prim::Map),
             lambda(
                 &q,
-                apps(prim(Prim::ScanSeq), [f.clone(), fst(var(&q)), snd(var(&q))]),
+                apps(
+                    prim(Prim::ScanSeq),
+                    [(*f).clone(), fst(var(&q)), snd(var(&q))],
+                ),
             ),
             zip(offsets, chunks),
         );
@@ -103,6 +110,322 @@ pub(super) fn partial_scan(name: String, p: i64) -> S {
         };
         finish(rhs, e)
     })
+}
+
+/// A `scanSeq f init xs` whose operator is associative and commutative with a known
+/// neutral element: its parts, the operator's primitive and that element.
+struct Scan<'a> {
+    f: &'a Expr,
+    init: &'a Expr,
+    xs: &'a Expr,
+    n: Nat,
+    elem: DataType,
+    op: Prim,
+    neutral: Expr,
+}
+
+/// `e` as a [`Scan`]: `None` where it is no `scanSeq` of an array, the reason where its
+/// operator is not known to be associative and commutative or has no known neutral element.
+fn associative_scan<'a>(name: &str, e: &'a Expr) -> Result<Option<Scan<'a>>, Failure<Expr>> {
+    let Some((_, args)) = applied(e, |q| q == Prim::ScanSeq, 3) else {
+        return Ok(None);
+    };
+    let (f, init, xs) = (args[0], args[1], args[2]);
+    let Some((n, elem)) = xs.ty().and_then(array) else {
+        return Ok(None);
+    };
+    let op = associative_commutative(f).ok_or_else(|| {
+        refusal(
+            name,
+            format!(
+                "the operator `{f}` is not known to be associative and commutative (add, mul, \
+                 min, max, fmin, fmax, or a lambda that is exactly one of them), so its scan \
+                 cannot be regrouped in chunks"
+            ),
+        )
+    })?;
+    let neutral = neutral_element(op, elem).ok_or_else(|| {
+        refusal(
+            name,
+            format!(
+                "no neutral element of `{}` on `{elem}` is known (the last chunk is padded \
+                 with it and every chunk's sum starts from it)",
+                op.name()
+            ),
+        )
+    })?;
+    Ok(Some(Scan {
+        f,
+        init,
+        xs,
+        n: n.clone(),
+        elem: elem.clone(),
+        op,
+        neutral,
+    }))
+}
+
+/// `⌈n/p⌉`.
+fn ceil_div(n: &Nat, p: i64) -> Nat {
+    (n.clone() + Nat::cst(p - 1))
+        .floor_div(&Nat::cst(p))
+        .simplify()
+}
+
+/// The scanned array in `count` chunks of `len` consecutive elements (`len·count ≥ n`), the
+/// last padded with the neutral element: `split len (padCst 0 pad e xs)`, and `pad`.
+fn padded_split(scan: &Scan<'_>, len: Nat, count: impl Into<Nat>) -> (Expr, Nat) {
+    let pad = (len.clone() * count.into() - scan.n.clone()).simplify();
+    let padded = if pad.as_cst() == Some(0) {
+        scan.xs.clone()
+    } else {
+        app(
+            pad_cst(0, pad.clone(), scan.neutral.clone()),
+            scan.xs.clone(),
+        )
+    };
+    (app(split(len), padded), pad)
+}
+
+/// `scanTiled(b, k)`: the scan of tiles of `t = b·k` consecutive elements (module docs,
+/// the tiled scan): every tile scanned from the neutral element, the tiles' totals (their
+/// last elements) scanned one behind from the initial value, and every element combined
+/// with its tile's offset.
+pub(super) fn scan_tiled(name: String, b: i64, k: i64) -> S {
+    rule(name.clone(), move |e: &Expr, ctx| {
+        let Some(scan) = associative_scan(&name, e)? else {
+            return Err(Failure::not_applicable());
+        };
+        let t = tile_len(&name, b, k)?;
+        let tiles = ceil_div(&scan.n, t);
+        let (chunks, pad) = padded_split(&scan, Nat::cst(t), tiles.clone());
+        let names = TiledNames {
+            scanned: ctx.env.fresh("tiles"),
+            offsets: ctx.env.fresh("offsets"),
+            tile: ctx.env.fresh("tile"),
+            offset: ctx.env.fresh("o"),
+            pair: ctx.env.fresh("p"),
+            index: ctx.env.fresh("i"),
+        };
+        finish(tiled(&scan, &names, chunks, t, tiles, &pad), e)
+    })
+}
+
+/// The variables [`tiled`] binds.
+struct TiledNames {
+    scanned: Name,
+    offsets: Name,
+    tile: Name,
+    offset: Name,
+    pair: Name,
+    index: Name,
+}
+
+/// `let (map (fun c => scanSeq f e c) C) (fun s => let O (fun o => map (fun p => op (fst p)
+/// (snd p)) (zip (take n (join s)) (take n (join (map (fun o1 => generate (fun i => o1)) o))))))`
+/// with `O = scanSeq f init (padCst 1 0 e (take (g−1) (join (map (drop (t−1)) s))))`: chunk
+/// `j`'s offset is the fold of the initial value and the totals of the tiles before it.
+fn tiled(scan: &Scan<'_>, v: &TiledNames, chunks: Expr, t: i64, g: Nat, pad: &Nat) -> Expr {
+    let e = &scan.neutral;
+    let scanned = app2(
+        prim(Prim::Map),
+        lambda(
+            &v.tile,
+            apps(
+                prim(Prim::ScanSeq),
+                [scan.f.clone(), e.clone(), var(&v.tile)],
+            ),
+        ),
+        chunks,
+    );
+    let totals = app(join(), app2(prim(Prim::Map), drop_(t - 1), var(&v.scanned)));
+    let before = app(take((g.clone() - Nat::cst(1)).simplify()), totals);
+    let offsets = apps(
+        prim(Prim::ScanSeq),
+        [
+            scan.f.clone(),
+            scan.init.clone(),
+            app(pad_cst(1, 0, e.clone()), before),
+        ],
+    );
+    let tile_type = Type::Data(DataType::Array(Nat::cst(t), Arc::new(scan.elem.clone())));
+    let repeated = app2(
+        prim(Prim::Map),
+        lambda(
+            &v.offset,
+            annot(generate(lambda(&v.index, var(&v.offset))), tile_type),
+        ),
+        var(&v.offsets),
+    );
+    let cut = |a: Expr| {
+        if pad.as_cst() == Some(0) {
+            a
+        } else {
+            app(take(scan.n.clone()), a)
+        }
+    };
+    let combined = app2(
+        prim(Prim::Map),
+        lambda(
+            &v.pair,
+            app2(prim(scan.op), fst(var(&v.pair)), snd(var(&v.pair))),
+        ),
+        zip(
+            cut(app(join(), var(&v.scanned))),
+            cut(app(join(), repeated)),
+        ),
+    );
+    let with_offsets = app2(prim(Prim::Let), offsets, lambda(&v.offsets, combined));
+    app2(prim(Prim::Let), scanned, lambda(&v.scanned, with_offsets))
+}
+
+/// The most work-items of a work-group (CUDA's limit; OpenCL devices report theirs).
+const MAX_WORK_ITEMS: i64 = 1024;
+
+/// The most elements of a tile: the tile and its scan live in local memory (for `f32`,
+/// 2·4·4096 bytes are 32 KiB, within the 48 KiB of static local memory CUDA allows).
+const MAX_TILE: i64 = 4096;
+
+/// `b·k`, or why `b` and `k` make no tile.
+fn tile_len(name: &str, b: i64, k: i64) -> Result<i64, Failure<Expr>> {
+    if b > MAX_WORK_ITEMS {
+        return Err(refusal(
+            name,
+            format!("a work-group of {b} work-items is more than the {MAX_WORK_ITEMS} a GPU runs"),
+        ));
+    }
+    match b.checked_mul(k) {
+        Some(t) if t <= MAX_TILE => Ok(t),
+        _ => Err(refusal(
+            name,
+            format!(
+                "a tile of {b}·{k} elements is more than {MAX_TILE} (a tile and its scan are \
+                 kept in local memory)"
+            ),
+        )),
+    }
+}
+
+/// `workGroupScan(b)`: the scan of a tile of `b·k` elements from the neutral element by a
+/// work-group of `b` work-items in local memory (module docs, the tiled scan).
+pub(super) fn work_group_scan(name: String, b: i64) -> S {
+    rule(name.clone(), move |e: &Expr, ctx| {
+        let Some(scan) = associative_scan(&name, e)? else {
+            return Err(Failure::not_applicable());
+        };
+        if !is_neutral(scan.op, scan.init) {
+            return Err(refusal(
+                &name,
+                format!(
+                    "the initial value `{}` is not the neutral element `{}` of `{}` (the \
+                     work-items' partial scans start from it)",
+                    scan.init,
+                    scan.neutral,
+                    scan.op.name()
+                ),
+            ));
+        }
+        let k = match scan.n.as_cst() {
+            Some(t) if t > 0 && t % b == 0 => t / b,
+            _ => {
+                return Err(refusal(
+                    &name,
+                    format!(
+                        "the tile has {} elements, not a constant multiple of the {b} \
+                         work-items",
+                        scan.n
+                    ),
+                ))
+            }
+        };
+        tile_len(&name, b, k)?;
+        finish(local_scan(&scan, b, k, &mut ctx.env), e)
+    })
+}
+
+/// The work-group's scan of `xs : (b·k).t` (module docs): copied to local memory
+/// coalesced, each work-item's `k` consecutive elements reduced, the `b` sums scanned by
+/// Hillis and Steele's `⌈log2 b⌉` steps, each work-item's elements scanned from its
+/// offset, and the tile copied out coalesced.
+fn local_scan(scan: &Scan<'_>, b: i64, k: i64, env: &mut rise::NameGen) -> Expr {
+    let z = &scan.neutral;
+    let (tile, rows, r, q) = (
+        env.fresh("local"),
+        env.fresh("rows"),
+        env.fresh("r"),
+        env.fresh("q"),
+    );
+    let sums = app2(
+        map_local(),
+        lambda(
+            &r,
+            apps(prim(Prim::Reduce), [prim(scan.op), z.clone(), var(&r)]),
+        ),
+        app(split(k), var(&tile)),
+    );
+    // the Hillis-Steele steps: `sums_(j+1) = map op (zip sums_j (sums_j shifted by 2^j))`
+    let mut stages = vec![(env.fresh("sums"), sums)];
+    let mut d = 1;
+    while d < b {
+        let (prev, _) = &stages[stages.len() - 1];
+        let step = hillis_steele_step(scan, b, d, prev, &env.fresh("p"));
+        stages.push((env.fresh("sums"), step));
+        d *= 2;
+    }
+    let (last, _) = &stages[stages.len() - 1];
+    let offsets = app(pad_cst(1, 0, z.clone()), app(take(b - 1), var(last)));
+    let scanned = app2(
+        map_local(),
+        lambda(
+            &q,
+            apps(
+                prim(Prim::ScanSeq),
+                [scan.f.clone(), fst(var(&q)), snd(var(&q))],
+            ),
+        ),
+        zip(offsets, app(split(k), var(&tile))),
+    );
+    let mut body = to_mem(
+        AddrSpace::Local,
+        scanned,
+        lambda(&rows, coalesced_copy(b, app(join(), var(&rows)), env)),
+    );
+    for (name, value) in stages.into_iter().rev() {
+        body = to_mem(AddrSpace::Local, value, lambda(&name, body));
+    }
+    let copied = coalesced_copy(b, scan.xs.clone(), env);
+    to_mem(AddrSpace::Local, copied, lambda(&tile, body))
+}
+
+/// One Hillis-Steele step over `b` values at distance `d`: `mapLocal(0) (fun p => op (fst
+/// p) (snd p)) (zip s (padCst d 0 e (take (b−d) s)))`.
+fn hillis_steele_step(scan: &Scan<'_>, b: i64, d: i64, s: &str, p: &str) -> Expr {
+    let shifted = app(
+        pad_cst(d, 0, scan.neutral.clone()),
+        app(take(b - d), var(s)),
+    );
+    app2(
+        map_local(),
+        lambda(p, app2(prim(scan.op), fst(var(p)), snd(var(p)))),
+        zip(var(s), shifted),
+    )
+}
+
+/// `xs : (b·k).t` copied by `b` work-items, work-item `i` its elements `i`, `i+b`, ...
+/// (neighbouring work-items neighbouring elements), into the same order: `join (transpose
+/// (mapLocal(0) (fun c => mapSeq (fun x => x) c) (transpose (split b xs))))`.
+fn coalesced_copy(b: i64, xs: Expr, env: &mut rise::NameGen) -> Expr {
+    let (c, x) = (env.fresh("c"), env.fresh("x"));
+    let columns = app2(
+        map_local(),
+        lambda(&c, app(map_seq(lambda(&x, var(&x))), var(&c))),
+        app(transpose(), app(split(b), xs)),
+    );
+    app(join(), app(transpose(), columns))
+}
+
+fn map_local() -> Expr {
+    prim(Prim::MapLocal0)
 }
 
 fn refusal(rule: &str, why: String) -> Failure<Expr> {
