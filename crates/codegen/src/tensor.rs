@@ -327,24 +327,6 @@ fn register_overloads(s: Scalar, x4: bool, trans: bool) -> Vec<String> {
         .collect()
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn only_used_helpers_are_defined() {
-        assert!(TensorUse::default().prelude().is_empty());
-        let mut u = TensorUse::default();
-        assert_eq!(u.helper(Scalar::Bf16), "shine_mma_m16n8k16_bf16");
-        let text = u.prelude().join("\n");
-        assert!(text.contains("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32"));
-        assert!(text.contains(
-            "(unsigned)(__bfloat16_as_ushort(lo)) | ((unsigned)(__bfloat16_as_ushort(hi)) << 16)"
-        ));
-        assert!(!text.contains("shine_mma_m16n8k16_f16("));
-    }
-}
-
 /// A shared-memory operand's descriptor: the start address, LBO and SBO (each in units of
 /// 16 bytes, 14 bits) and the 128-byte swizzle mode (1 in bits 62–63). The array the operand
 /// lies in must start at a 1024-byte boundary (the layout was proven relative to it): a
@@ -392,4 +374,22 @@ fn wgmma_source(t: &str, n: u32, mn_major: bool) -> String {
         scale = regs + 2,
         tnsp = u8::from(mn_major),
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_used_helpers_are_defined() {
+        assert!(TensorUse::default().prelude().is_empty());
+        let mut u = TensorUse::default();
+        assert_eq!(u.helper(Scalar::Bf16), "shine_mma_m16n8k16_bf16");
+        let text = u.prelude().join("\n");
+        assert!(text.contains("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32"));
+        assert!(text.contains(
+            "(unsigned)(__bfloat16_as_ushort(lo)) | ((unsigned)(__bfloat16_as_ushort(hi)) << 16)"
+        ));
+        assert!(!text.contains("shine_mma_m16n8k16_f16("));
+    }
 }

@@ -46,21 +46,42 @@ fn mm_hopper_multiplies_by_warp_groups_on_swizzled_tiles() {
     let (ok, text) = compile_hopper(&hopper_program("f16", &|s| s.to_string()), "cuda");
     assert!(ok, "{text}");
     let kernel = &text[text.find("extern \"C\"").expect("a kernel")..];
-    // four k16 steps per 64-wide tile, each one instruction per warp group, B MN-major
+    // four k16 steps per 64-wide tile, each one instruction per warp group, B MN-major,
+    // fenced before the first and waited for after the last
     assert_eq!(
-        kernel
-            .matches("shine_wgmma_m64n256k16_f16_bmn(")
-            .count(),
+        kernel.matches("shine_wgmma_m64n256k16_f16_bmn(").count(),
         4,
         "{kernel}"
     );
     assert!(text.contains("wgmma.mma_async.sync.aligned.m64n256k16.f32.f16.f16"));
+    assert_eq!(
+        kernel.matches("shine_wgmma_fence();").count(),
+        1,
+        "{kernel}"
+    );
+    assert_eq!(
+        kernel.matches("shine_wgmma_commit_wait();").count(),
+        1,
+        "{kernel}"
+    );
     // A: rows of 128 bytes in 1024-byte atoms, the k16 steps 32 bytes apart; B: 64-column
     // atoms 8 KiB apart, 8 k-rows 1 KiB apart
-    assert!(kernel.contains("[group_2 * 512 + 2])[0], 16, 1024, (void *)mem"), "{kernel}");
-    assert!(kernel.contains("[128])[0], 8192, 1024, (void *)mem"), "{kernel}");
-    // the tiles start at 1024-byte boundaries, the copies are fenced for the async proxy
-    assert!(kernel.contains("__shared__ __align__(1024) uint4"), "{kernel}");
+    assert!(
+        kernel.contains("[(i33 % 3) * 1024 + group_2 * 512 + 2])[0], 16, 1024, (void *)stage24)"),
+        "{kernel}"
+    );
+    assert!(
+        kernel.contains("[(i33 % 3) * 2048 + 128])[0], 8192, 1024, (void *)stage25)"),
+        "{kernel}"
+    );
+    // three stages of both tiles (144 KiB) in dynamic shared memory, each tile at a
+    // 1024-byte boundary; the copies are fenced for the async proxy
+    assert!(
+        text.contains("extern __shared__ __align__(1024) unsigned char shine_smem[];"),
+        "{text}"
+    );
+    assert!(kernel.contains("(uint4 *)(shine_smem + 49152)"), "{kernel}");
+    assert!(kernel.contains("shine_cp_async_16(&stage24["), "{kernel}");
     assert_eq!(
         kernel.matches("shine_fence_proxy_async();\n").count(),
         kernel.matches("__syncthreads();").count(),
@@ -84,8 +105,8 @@ fn mm_hopper_verifies_on_cuda() {
             let (ok, text) = shine_on(
                 &program,
                 &[
-                    "run", "--def", "mmHopper", "--target", "cuda", "--nat", &sizes[0],
-                    "--nat", &sizes[1], "--nat", &sizes[2], "--random", "7", "--verify",
+                    "run", "--def", "mmHopper", "--target", "cuda", "--nat", &sizes[0], "--nat",
+                    &sizes[1], "--nat", &sizes[2], "--random", "7", "--verify",
                 ],
             );
             assert!(
@@ -100,7 +121,10 @@ fn mm_hopper_verifies_on_cuda() {
 fn unswizzled_a(s: &str) -> String {
     let swizzle = "reorder (fun p => (p / 8) * 8 + ((p % 8) ^ ((p / 8) % 8)))\n                                     (fun v => (v / 8) * 8 + ((v % 8) ^ ((v / 8) % 8)))";
     let read = "reorder (fun v => (v / 8) * 8 + ((v % 8) ^ ((v / 8) % 8)))\n                                      (fun p => (p / 8) * 8 + ((p % 8) ^ ((p / 8) % 8)))";
-    assert!(s.contains(swizzle) && s.contains(read), "the example changed");
+    assert!(
+        s.contains(swizzle) && s.contains(read),
+        "the example changed"
+    );
     s.replace(swizzle, "reorder (fun p => p) (fun v => v)")
         .replace(read, "reorder (fun v => v) (fun p => p)")
 }
