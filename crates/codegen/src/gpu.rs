@@ -162,6 +162,9 @@ pub struct GpuModule {
     /// view, the counts of their loops and the bounds of their index values (see
     /// [`GpuModule::index_width`]).
     pub index_extents: Vec<Nat>,
+    /// The architecture the kernels must be compiled for, where they use features of one
+    /// (`sm_90a`: Hopper's warp-group multiplies, `wgmma`); `None`: the device's own.
+    pub arch: Option<&'static str>,
 }
 
 /// The width of the index type ([`crate::ast::INDEX_TYPE`]) a run of a GPU module is
@@ -547,6 +550,7 @@ pub fn generate_gpu_with(
         temporaries,
         sizes: gp.sizes.clone(),
         index_extents: index_extents(&gp),
+        arch: l.tensor.needs_sm90a().then_some("sm_90a"),
     };
     let inputs: Vec<String> = gp.inputs.iter().map(|i| format!("`{}`", i.name)).collect();
     let header = format!(

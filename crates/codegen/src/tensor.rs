@@ -9,8 +9,15 @@
 use crate::ast::Scalar;
 
 /// The tensor-core helpers a module calls.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct TensorUse {
+    /// Warp-group multiplies (`wgmma`): the operand type (`f16`/`bf16`), `N`, and whether
+    /// `B` is MN-major, per helper.
+    pub wgmma: std::collections::BTreeSet<(&'static str, u32, bool)>,
+    /// The descriptor helper of `wgmma` operands.
+    pub wgmma_descriptor: bool,
+    /// `fence.proxy.async.shared::cta` before barriers of kernels with `wgmma`.
+    pub proxy_fence: bool,
     /// `mmaSync` on `f16` tiles.
     pub f16: bool,
     /// `mmaSync` on `bf16` tiles.
@@ -105,10 +112,78 @@ impl TensorUse {
         format!("shine_cp_async_wait_{pending}")
     }
 
+    /// The helper of a warp group's multiply on tiles of `s` (`f16` or `bf16`) with a `B`
+    /// of `n` columns (MN-major where `mn_major`), marked as used: it takes the thread's
+    /// `n / 2` accumulators (an array it updates) and the two descriptors.
+    pub fn wgmma(&mut self, s: Scalar, n: u32, mn_major: bool) -> String {
+        let t = operand(s).0;
+        self.wgmma.insert((t, n, mn_major));
+        wgmma_name(t, n, mn_major)
+    }
+
+    /// The helper making a `wgmma` operand's descriptor (address, LBO, SBO, 128-byte
+    /// swizzle), marked as used.
+    pub fn wgmma_descriptor(&mut self) -> &'static str {
+        self.wgmma_descriptor = true;
+        "shine_wgmma_desc"
+    }
+
+    /// The fence before a run of warp-group multiplies (`wgmma.fence`), marked as used.
+    pub fn wgmma_fence(&mut self) -> &'static str {
+        self.wgmma_descriptor = true;
+        "shine_wgmma_fence"
+    }
+
+    /// The commit and wait after a run of warp-group multiplies, marked as used.
+    pub fn wgmma_wait(&mut self) -> &'static str {
+        self.wgmma_descriptor = true;
+        "shine_wgmma_commit_wait"
+    }
+
+    /// The proxy fence that makes local-memory writes visible to `wgmma`, marked as used.
+    pub fn proxy_fence(&mut self) -> &'static str {
+        self.proxy_fence = true;
+        "shine_fence_proxy_async"
+    }
+
+    /// Whether the module needs Hopper's architecture-specific features (`sm_90a`).
+    pub fn needs_sm90a(&self) -> bool {
+        !self.wgmma.is_empty()
+    }
+
     /// The source lines defining the helpers used (after the 16-bit types' includes).
     pub fn prelude(&self) -> Vec<String> {
         let mut out = self.mma_prelude();
         out.extend(self.cp_async_prelude());
+        out.extend(self.wgmma_prelude());
+        out
+    }
+
+    /// The warp-group multiply helpers used.
+    fn wgmma_prelude(&self) -> Vec<String> {
+        if self.wgmma.is_empty() && !self.wgmma_descriptor && !self.proxy_fence {
+            return Vec::new();
+        }
+        let mut out = vec![
+            "// warp-group multiplies: wgmma.mma_async (Hopper, sm_90a)".to_string(),
+            "#if defined(__CUDA_ARCH__) && !defined(__CUDA_ARCH_FEAT_SM90_ALL)".to_string(),
+            "#error \"wgmma needs an NVIDIA Hopper GPU (compute capability 9.0), compiled for sm_90a\""
+                .to_string(),
+            "#endif".to_string(),
+        ];
+        if self.proxy_fence {
+            out.push(
+                "__device__ __forceinline__ void shine_fence_proxy_async() {\n  \
+                 asm volatile(\"fence.proxy.async.shared::cta;\" ::: \"memory\");\n}"
+                    .to_string(),
+            );
+        }
+        if self.wgmma_descriptor {
+            out.push(WGMMA_DESCRIPTOR.to_string());
+        }
+        for &(t, n, mn_major) in &self.wgmma {
+            out.push(wgmma_source(t, n, mn_major));
+        }
         out
     }
 
@@ -250,6 +325,55 @@ fn register_overloads(s: Scalar, x4: bool, trans: bool) -> Vec<String> {
             )
         })
         .collect()
+}
+
+/// A shared-memory operand's descriptor: the start address, LBO and SBO (each in units of
+/// 16 bytes, 14 bits) and the 128-byte swizzle mode (1 in bits 62–63). The array the operand
+/// lies in must start at a 1024-byte boundary (the layout was proven relative to it): a
+/// kernel where it does not stops (`__trap`).
+const WGMMA_DESCRIPTOR: &str = "__device__ __forceinline__ void shine_wgmma_fence() {
+  asm volatile(\"wgmma.fence.sync.aligned;\" ::: \"memory\");
+}
+__device__ __forceinline__ void shine_wgmma_commit_wait() {
+  asm volatile(\"wgmma.commit_group.sync.aligned;\" ::: \"memory\");
+  asm volatile(\"wgmma.wait_group.sync.aligned 0;\" ::: \"memory\");
+}
+__device__ __forceinline__ unsigned long long shine_wgmma_desc(const void *p, unsigned lbo, unsigned sbo, const void *array) {
+  if (((unsigned)__cvta_generic_to_shared(array) & 1023u) != 0u) __trap();
+  unsigned a = (unsigned)__cvta_generic_to_shared(p);
+  return (unsigned long long)((a & 0x3FFFF) >> 4)
+       | ((unsigned long long)((lbo & 0x3FFFF) >> 4) << 16)
+       | ((unsigned long long)((sbo & 0x3FFFF) >> 4) << 32)
+       | (1ull << 62);
+}";
+
+fn wgmma_name(t: &str, n: u32, mn_major: bool) -> String {
+    let b = if mn_major { "mn" } else { "k" };
+    format!("shine_wgmma_m64n{n}k16_{t}_b{b}")
+}
+
+/// The helper issuing one `wgmma.mma_async.m64n<n>k16` on the thread's `n / 2` accumulators
+/// `d` (updated: `d = A·B + d`), asynchronously: `shine_wgmma_fence` comes before a run of
+/// them, `shine_wgmma_commit_wait` after (the accumulators are ordinary registers again).
+fn wgmma_source(t: &str, n: u32, mn_major: bool) -> String {
+    let regs = n / 2;
+    let list: Vec<String> = (0..regs).map(|i| format!("%{i}")).collect();
+    let outs: Vec<String> = (0..regs).map(|i| format!("\"+f\"(d[{i}])")).collect();
+    format!(
+        "__device__ __forceinline__ void {name}(float *d, unsigned long long da, unsigned long long db) {{\n  \
+         asm volatile(\"{{\\n.reg .pred p;\\nsetp.ne.b32 p, %{scale}, 0;\\n\"\n    \
+         \"wgmma.mma_async.sync.aligned.m64n{n}k16.f32.{t}.{t} {{{list}}}, %{da}, %{db}, p, 1, 1, 0, {tnsp};\\n}}\\n\"\n    \
+         : {outs}\n    : \"l\"(da), \"l\"(db), \"r\"(1));\n  \
+         asm volatile(\"wgmma.commit_group.sync.aligned;\" ::: \"memory\");\n  \
+         asm volatile(\"wgmma.wait_group.sync.aligned 0;\" ::: \"memory\");\n}}",
+        name = wgmma_name(t, n, mn_major),
+        list = list.join(", "),
+        outs = outs.join(", "),
+        da = regs,
+        db = regs + 1,
+        scale = regs + 2,
+        tnsp = u8::from(mn_major),
+    )
 }
 
 #[cfg(test)]

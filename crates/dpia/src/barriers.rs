@@ -223,6 +223,15 @@ fn enter(pos: &Pos, var: &Var, count: &Nat, kind: LoopKind, origin: &str, launch
             inner.lane_divergent = None;
             inner.warp_vars.push(var.clone());
         }
+        LoopKind::Gpu(ParLevel::WarpGroup) => {
+            // a barrier of one warp group would be a named barrier of its 128 threads
+            // (`bar.sync id, 128`), which shine does not emit: none inside
+            inner.thread_vars.push(var.clone());
+            inner.divergent.get_or_insert(format!(
+                "inside the `{origin}` loop, whose iterations are spread over the warp groups \
+                 (a barrier there would have to synchronize one warp group only)"
+            ));
+        }
         LoopKind::Gpu(ParLevel::Lane) => {
             inner.thread_vars.push(var.clone());
             if count.as_cst() != Some(32) {

@@ -395,6 +395,10 @@ fn levels(
                 // tensor-core multiply (every lane runs it, together)
                 check_collective_position(stack, origin)?;
             }
+            if *origin == "wgmma" && *level == ParLevel::Warp {
+                // the warp loop of a warp group's multiply (its 128 threads run it together)
+                check_group_position(stack)?;
+            }
             if let Some((_, outer)) = stack.iter().find(|(l, _)| misnested(*l, *level)) {
                 return Err(GpuError::new(
                     format!("a `{origin}` loop inside a `{outer}` loop cannot be run on a GPU"),
@@ -414,7 +418,7 @@ fn levels(
                 ParLevel::Global(_) => (&mut shape.global[d], Some(count.clone())),
                 ParLevel::WorkGroup(_) => (&mut shape.group[d], Some(count.clone())),
                 ParLevel::Local(_) => (&mut shape.local[d], Some(count.clone())),
-                ParLevel::Warp | ParLevel::Lane => {
+                ParLevel::Warp | ParLevel::Lane | ParLevel::WarpGroup => {
                     shape.warps = true;
                     warp_level(*level, origin, stack)?;
                     (&mut shape.local[0], warp_threads(*level, count))
@@ -438,10 +442,11 @@ fn misnested(outer: ParLevel, inner: ParLevel) -> bool {
     outer == inner
         || matches!(
             (outer, inner),
-            (Local(_) | Global(_) | Warp | Lane, WorkGroup(_))
+            (Local(_) | Global(_) | Warp | Lane | WarpGroup, WorkGroup(_))
+                | (Local(_) | Global(_) | Warp | Lane, WarpGroup)
                 | (Local(_) | Global(_) | Lane, Warp)
                 | (Local(_) | Global(_), Lane)
-                | (Warp | Lane, Local(_) | Global(_))
+                | (Warp | Lane | WarpGroup, Local(_) | Global(_))
         )
 }
 
@@ -473,6 +478,9 @@ fn warp_level(
 fn warp_threads(level: ParLevel, count: &Nat) -> Option<Nat> {
     match level {
         ParLevel::Lane => Some(Nat::cst(32)),
+        ParLevel::WarpGroup => count
+            .as_cst()
+            .map(|c| Nat::cst((c.max(1) * 128).min(MAX_WORK_GROUP_SIZE))),
         _ => count
             .as_cst()
             .map(|c| Nat::cst((c.max(1) * 32).min(MAX_WORK_GROUP_SIZE))),
@@ -558,6 +566,37 @@ fn check_collective_position(
                 "{what} outside every `mapWarp` loop: every warp of the work-group would \
                  compute it and write its result"
             ),
+            help,
+        ));
+    }
+    Ok(())
+}
+
+/// Refuses a warp group's tensor-core multiply (`wgmma`) that not all 128 threads of the
+/// group may reach together: it must sit directly inside a `mapWarpGroup` loop (whose
+/// iterations are the same for the threads of a group), outside the loops that spread the
+/// iterations over warps or single threads.
+fn check_group_position(stack: &[(ParLevel, &'static str)]) -> Result<(), GpuError> {
+    let help = Some("put wgmma inside a mapWarpGroup loop, outside mapWarp, mapLane, mapLocal and mapGlobal loops");
+    if let Some((_, outer)) = stack.iter().find(|(l, _)| {
+        matches!(
+            l,
+            ParLevel::Local(_) | ParLevel::Global(_) | ParLevel::Lane | ParLevel::Warp
+        )
+    }) {
+        return Err(GpuError::new(
+            format!(
+                "a warp group's tensor-core multiply (`wgmma`) inside a `{outer}` loop: it needs \
+                 all 128 threads of the warp group, and that loop may run it in some only"
+            ),
+            help,
+        ));
+    }
+    if !stack.iter().any(|(l, _)| *l == ParLevel::WarpGroup) {
+        return Err(GpuError::new(
+            "a warp group's tensor-core multiply (`wgmma`) outside every `mapWarpGroup` loop: \
+             every warp group of the work-group would compute it and write its result"
+                .to_string(),
             help,
         ));
     }

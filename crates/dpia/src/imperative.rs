@@ -203,6 +203,15 @@ pub enum ExpKind {
     /// lane's 4 elements of `D` (`vec[f32, 4]`). All 32 lanes of the warp must execute it
     /// together (inside a `mapWarp` loop, in the lane loop of its own `mmaSync`).
     Mma(Vec<Exp>),
+    /// A warp group's tensor-core multiply-accumulate (`wgmma`, Hopper's
+    /// `wgmma.mma_async.m64nNk16`): `[a, b, c_0, ..., c_(4c-1)]`, the whole `64×16` tile `A`
+    /// and `16×8c` tile `B` (views of local memory, read by the instruction through
+    /// descriptors) and this thread's `4c` accumulator elements (a private array `d` of
+    /// `4c`, chunk `j`'s element `i` at `4j + i`, or the thread's row `c.4` of the
+    /// accumulator); it is assigned to that same array or row (`d := A·B + d`). Every
+    /// thread of the warp group runs it together (inside a `mapWarpGroup` loop, in the warp
+    /// and lane loops of its own `wgmma`).
+    Wgmma(Vec<Exp>),
 }
 
 /// Which lane a [`ExpKind::Shuffle`] reads.
@@ -301,6 +310,10 @@ pub enum ParLevel {
     /// The 32 lanes of a warp (`mapLane`: lane `l = threadIdx.x % 32` runs the iterations
     /// `l`, `l + 32`, ...; exactly its own for 32 iterations).
     Lane,
+    /// The warp groups of a block (`mapWarpGroup`): group `g` is the threads
+    /// `128*g .. 128*g + 127` of dimension 0 (`threadIdx.x / 128`). A `mapWarp` loop inside
+    /// one runs over the group's 4 warps.
+    WarpGroup,
 }
 
 impl LoopKind {
@@ -318,6 +331,7 @@ impl LoopKind {
             Loop::Local(d) => LoopKind::Gpu(ParLevel::Local(d)),
             Loop::Warp => LoopKind::Gpu(ParLevel::Warp),
             Loop::Lane => LoopKind::Gpu(ParLevel::Lane),
+            Loop::WarpGroup => LoopKind::Gpu(ParLevel::WarpGroup),
         })
     }
 }
@@ -327,7 +341,7 @@ impl ParLevel {
     pub fn dim(self) -> u8 {
         match self {
             ParLevel::Global(d) | ParLevel::WorkGroup(d) | ParLevel::Local(d) => d,
-            ParLevel::Warp | ParLevel::Lane => 0,
+            ParLevel::Warp | ParLevel::Lane | ParLevel::WarpGroup => 0,
         }
     }
 
@@ -339,6 +353,7 @@ impl ParLevel {
             ParLevel::Local(_) => "mapLocal",
             ParLevel::Warp => "mapWarp",
             ParLevel::Lane => "mapLane",
+            ParLevel::WarpGroup => "mapWarpGroup",
         }
     }
 
@@ -502,6 +517,10 @@ impl fmt::Display for Exp {
             }
             Shuffle(a, self::Shuffle::Xor(o)) => write!(f, "shuffleXor({a}, {o})"),
             Shuffle(a, self::Shuffle::From(k)) => write!(f, "shuffle({a}, {k})"),
+            Wgmma(xs) => {
+                let xs: Vec<String> = xs.iter().map(|x| x.to_string()).collect();
+                write!(f, "wgmma({})", xs.join(", "))
+            }
             Mma(xs) => {
                 let xs: Vec<String> = xs.iter().map(|x| x.to_string()).collect();
                 write!(f, "mma({})", xs.join(", "))

@@ -73,7 +73,7 @@ pub fn exp_children(x: &Exp) -> Vec<&Exp> {
         Pad(_, _, _, a) => vec![a],
         Binary(_, a, b) | Concat(a, b) | Zip(a, b) | Pair(a, b) | At(a, b) => vec![a, b],
         Select(c, a, b) => vec![c, a, b],
-        Math(_, xs) | MakeVector(xs) | Mma(xs) => xs.iter().collect(),
+        Math(_, xs) | MakeVector(xs) | Mma(xs) | Wgmma(xs) => xs.iter().collect(),
         Foreign(_, args) => args.iter().collect(),
     }
 }
@@ -131,6 +131,7 @@ pub fn map_exp_children(x: &Exp, f: &mut dyn FnMut(&Exp) -> Exp) -> Exp {
         K::Foreign(fun, args) => K::Foreign(fun.clone(), args.iter().map(&mut *f).collect()),
         K::Shuffle(a, s) => K::Shuffle(f(a), *s),
         K::Mma(xs) => K::Mma(xs.iter().map(&mut *f).collect()),
+        K::Wgmma(xs) => K::Wgmma(xs.iter().map(&mut *f).collect()),
     };
     Exp::new(kind, x.ty.clone())
 }

@@ -55,6 +55,20 @@ pub fn c_element(l: usize, i: usize) -> (usize, usize) {
     (g + 8 * (i / 2), 2 * q + i % 2)
 }
 
+/// Warps of a warp group (Hopper's `wgmma`: 128 threads).
+pub const GROUP_WARPS: usize = 4;
+/// Rows of a warp group's `A` and accumulator (the `m` of `wgmma.m64nNk16`).
+pub const GROUP_M: usize = 16 * GROUP_WARPS;
+
+/// The `(row, column)` of a warp group's accumulator (`64×8c`, `wgmma.m64nNk16` with
+/// `N = 8c`) that element `i` of chunk `j` of lane `l` of warp `w` holds: warp `w` holds
+/// rows `16w..16w+16` as `mmaSync`'s accumulator fragments, one per 8 columns (chunk `j`
+/// is columns `8j..8j+8`), in the order of the instruction's registers (`d[4j + i]`).
+pub fn group_c_element(w: usize, l: usize, j: usize, i: usize) -> (usize, usize) {
+    let (r, n) = c_element(l, i);
+    (16 * w + r, 8 * j + n)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -77,6 +91,25 @@ mod tests {
         let c = cover(C_PER_LANE, c_element);
         assert_eq!(c.len(), M * N);
         assert!(c.iter().all(|&(r, col)| r < M && col < N));
+    }
+
+    /// A warp group's accumulator of 64×(8c) places every element once.
+    #[test]
+    fn the_group_accumulator_is_a_bijection() {
+        let chunks = 3;
+        let cover: BTreeSet<_> = (0..GROUP_WARPS)
+            .flat_map(|w| {
+                (0..LANES).flat_map(move |l| {
+                    (0..chunks).flat_map(move |j| {
+                        (0..C_PER_LANE).map(move |i| group_c_element(w, l, j, i))
+                    })
+                })
+            })
+            .collect();
+        assert_eq!(cover.len(), GROUP_M * 8 * chunks);
+        assert!(cover.iter().all(|&(r, c)| r < GROUP_M && c < 8 * chunks));
+        // warp 2, lane 5 (group 1, lane 1), chunk 3, element 2: row 32 + 9, column 24 + 2
+        assert_eq!(group_c_element(2, 5, 3, 2), (41, 26));
     }
 
     /// The PTX ISA's table for lane 5 (group 1, lane 1 in the group).

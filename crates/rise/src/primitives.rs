@@ -239,10 +239,13 @@ pub enum Loop {
     WorkGroup(u8),
     /// GPU: the work-items / threads of a work-group, in a dimension.
     Local(u8),
-    /// CUDA: the warps of a block.
+    /// CUDA: the warps of a block (of a warp group, inside a `mapWarpGroup` loop).
     Warp,
     /// CUDA: the lanes of a warp.
     Lane,
+    /// CUDA: the warp groups of a block (4 consecutive warps, 128 threads: Hopper's unit
+    /// of `wgmma`).
+    WarpGroup,
     /// CUDA: one iteration after another, the copies of the next `s - 1` iterations'
     /// operands into shared memory in flight while this one computes (`s` stages of
     /// asynchronous copies, `cp.async`).
@@ -491,6 +494,17 @@ primitives! {
     /// (`mma.sync.aligned.m16n8k16`, compute capability 8.0 or newer), inside a
     /// `mapWarp` loop and outside `mapLane` loops.
     MmaSync "mmaSync" : "{t: data} -> 32.8.t -> 32.4.t -> 32.4.f32 -> 32.4.f32" => sem::mma_sync;
+    /// `wgmma a b c`: a warp group's (4 warps') tensor-core multiply-accumulate `D = A·B + C`
+    /// of a 64×16 tile `A` and a 16×(8c) tile `B` of `f16` or `bf16` (plain row-major
+    /// tiles) with a 64×(8c) `f32` accumulator given as the warps' fragments (`4.32.c.4`:
+    /// warp `w`, lane `l`, chunk `j`, element `i` is [`crate::fragments::group_c_element`]).
+    /// The products are exact and each sum is rounded to `f32` once in the interpreter.
+    /// Hopper's `wgmma.mma_async.m64nNk16` reads `A` and `B` from shared memory through
+    /// descriptors: compiled for CUDA on compute capability 9.0 (`sm_90a`) inside a
+    /// `mapWarpGroup` loop, where `A` and `B` are views of local memory in one of the layouts
+    /// the instruction reads (128-byte swizzled rows; code generation proves the layout
+    /// element by element and refuses any other).
+    Wgmma "wgmma" : "{c: nat} -> {t: data} -> 64.16.t -> 16.(c*8).t -> 4.32.c.4.f32 -> 4.32.c.4.f32" => sem::wgmma;
     /// Inclusive prefix scan, sequentially: `acc_i = f x_i acc_(i-1)`, `acc_(-1) = init`.
     ScanSeq "scanSeq" : "{n: nat} -> {s t: data} -> (s -> t -> t) -> t -> n.s -> n.t" => sem::scan_seq;
     /// `iterate k f` applies `f` `k` times, each time shrinking the array by `n`.
@@ -567,8 +581,12 @@ primitives! {
     MapThread1 "mapThread(1)" : MAP => sem::map, MapLoop(Local(1));
     /// CUDA: over threads of a block, dimension 2.
     MapThread2 "mapThread(2)" : MAP => sem::map, MapLoop(Local(2));
-    /// CUDA: over the warps of a block.
+    /// CUDA: over the warps of a block (inside a `mapWarpGroup` loop: over the 4 warps of
+    /// the warp group).
     MapWarp "mapWarp" : MAP => sem::map, MapLoop(Warp);
+    /// CUDA: over the warp groups of a block (warp group `g` is the threads
+    /// `128*g .. 128*g + 127`; Hopper's `wgmma` runs on one).
+    MapWarpGroup "mapWarpGroup" : MAP => sem::map, MapLoop(WarpGroup);
     /// CUDA: over the lanes of a warp.
     MapLane "mapLane" : MAP => sem::map, MapLoop(Lane);
 }

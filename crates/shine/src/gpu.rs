@@ -138,6 +138,7 @@ impl GpuBuilds {
             }
             Target::Cuda => {
                 let device = runtime::CudaDevice::open(cuda_device).map_err(runtime_error)?;
+                let options = with_arch(module, &device, options)?;
                 let program = runtime::CudaProgram::build(&device, &module.source, &options)
                     .map_err(runtime_error)?;
                 GpuBuild::Cuda(Arc::new(program))
@@ -173,6 +174,29 @@ pub fn build_options(target: Target, fast_math: bool, width: IndexWidth) -> Stri
         options.push_str(&o);
     }
     options
+}
+
+/// `options` with the architecture `module` must be compiled for, where it needs one
+/// (`sm_90a` for Hopper's warp-group multiplies): refused on a device of another.
+fn with_arch(
+    module: &GpuModule,
+    device: &runtime::CudaDevice,
+    options: String,
+) -> Result<String, Error> {
+    let Some(arch) = module.arch else {
+        return Ok(options);
+    };
+    let family = arch.trim_end_matches('a');
+    if device.arch() != family {
+        return Err(Error::from(format!(
+            "the kernels use instructions of {arch} (Hopper's warp-group multiplies, `wgmma`), \
+             which this device ({}, {}) does not have: run them on a GPU of compute capability \
+             9.0, or use `mmaSync` instead of `wgmma`",
+            device.name(),
+            device.arch()
+        )));
+    }
+    Ok(format!("{options} --gpu-architecture={arch}"))
 }
 
 fn runtime_error(e: RuntimeError) -> Error {

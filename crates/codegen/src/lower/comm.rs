@@ -21,6 +21,9 @@ impl Lowerer {
         match c {
             Comm::Skip => Ok(()),
             Comm::Seq(cs) => cs.iter().try_for_each(|c| self.comm(env, c, out)),
+            Comm::Assign(acc, exp) if matches!(*exp.kind, dpia::ExpKind::Wgmma(_)) => {
+                self.wgmma_assign(env, acc, exp, out)
+            }
             Comm::Assign(acc, exp) => self.assign(env, acc, exp, out),
             Comm::Barrier {
                 local,
@@ -32,6 +35,11 @@ impl Lowerer {
                 }
                 if *warp && self.target != crate::Target::Cuda {
                     return malformed("a warp barrier in a program for OpenCL");
+                }
+                if *local && self.wgmma_kernel {
+                    // what the threads wrote to local memory, seen by the warp groups'
+                    // multiplies, which read it through the async proxy
+                    out.push(Stmt::Expr(Expr::call(self.tensor.proxy_fence(), vec![])));
                 }
                 out.push(Stmt::Barrier {
                     local: *local,
@@ -173,7 +181,7 @@ impl Lowerer {
             out.push(Stmt::Comment(format!("{origin} (no iterations)")));
             return Ok(());
         }
-        if matches!(level, ParLevel::Warp | ParLevel::Lane) {
+        if matches!(level, ParLevel::Warp | ParLevel::Lane | ParLevel::WarpGroup) {
             return self.warp_loop(env, var, count, level, origin, body, out);
         }
         let (id, size, base) = match level {
@@ -231,10 +239,11 @@ impl Lowerer {
     }
 
     /// A loop over the warps of a work-group (`mapWarp`: warp `w` runs the iterations
-    /// `w, w + warps, ...`, or exactly its own where there are as many as warps) or
-    /// over the 32 lanes of a warp (`mapLane`: lane `l` runs the iterations `l`, `l + 32`,
-    /// ..., or exactly its own where there are 32). CUDA only: OpenCL
-    /// would need sub-groups.
+    /// `w, w + warps, ...`, or exactly its own where there are as many as warps), over the
+    /// 32 lanes of a warp (`mapLane`: lane `l` runs the iterations `l`, `l + 32`,
+    /// ..., or exactly its own where there are 32), over the warp groups of a work-group
+    /// (`mapWarpGroup`: 128 threads each), or inside a warp group over its 4 warps
+    /// (`mapWarp` there). CUDA only: OpenCL would need sub-groups.
     #[allow(clippy::too_many_arguments)]
     fn warp_loop(
         &mut self,
@@ -253,24 +262,45 @@ impl Lowerer {
             ));
         }
         self.warp_loops = true;
-        let (id, base) = match level {
-            ParLevel::Lane => (GpuIndex::LaneId, "lane"),
-            _ => (GpuIndex::WarpId, "warp"),
+        let warps = self.threads[0].map(|t| t / 32);
+        let div = |a: GpuIndex, b: i64| Expr::binary(BinOp::Div, Expr::Gpu(a, 0), Expr::Int(b));
+        // the thread's id, the step, the count of one iteration per thread, the dimension
+        let (base, id, step, own_count, dim) = match level {
+            ParLevel::Lane => (
+                "lane",
+                Expr::Gpu(GpuIndex::LaneId, 0),
+                Expr::Int(32),
+                Some(32),
+                super::LANE_DIM,
+            ),
+            ParLevel::WarpGroup => (
+                "group",
+                div(GpuIndex::LocalId, 128),
+                div(GpuIndex::LocalSize, 128),
+                warps.map(|w| w / 4).filter(|g| *g > 0),
+                super::GROUP_DIM,
+            ),
+            _ if self.warp_group => (
+                "warp",
+                Expr::binary(BinOp::Mod, Expr::Gpu(GpuIndex::WarpId, 0), Expr::Int(4)),
+                Expr::Int(4),
+                Some(4),
+                super::GROUP_WARP_DIM,
+            ),
+            _ => (
+                "warp",
+                Expr::Gpu(GpuIndex::WarpId, 0),
+                Expr::Gpu(GpuIndex::NumWarps, 0),
+                warps,
+                super::WARP_DIM,
+            ),
         };
         let name = self.names.fresh(base);
         let inner = self.loop_scope(env, var, count, &name);
-        let warps = self.threads[0].map(|t| t / 32);
-        let own = match level {
-            ParLevel::Lane => count.as_cst() == Some(32),
-            _ => count.as_cst().is_some() && count.as_cst() == warps,
-        };
+        let own = count.as_cst().is_some() && count.as_cst() == own_count;
         if own {
-            // the warp's or the lane's own id: it may index its part of distributed private
-            // memory
-            let dim = match level {
-                ParLevel::Lane => super::LANE_DIM,
-                _ => super::WARP_DIM,
-            };
+            // the thread's own warp group, warp or lane: it may index its part of
+            // distributed private memory
             self.thread_vars.insert(name.clone(), dim);
         }
         let mut stmts = Vec::new();
@@ -280,19 +310,18 @@ impl Lowerer {
         } else {
             self.mma_lane.clone()
         };
+        let outer_group = self.warp_group;
+        self.warp_group |= level == ParLevel::WarpGroup;
         let lowered = self.comm(&inner, body, &mut stmts);
         self.mma_lane = outer_lane;
+        self.warp_group = outer_group;
         lowered?;
         if own {
-            own_iteration(origin, base, name, Expr::Gpu(id, 0), stmts, out);
+            own_iteration(origin, base, name, id, stmts, out);
             return Ok(());
         }
         let end = self.nat(env, count)?;
-        let step = match level {
-            ParLevel::Lane => Expr::Int(32),
-            _ => Expr::Gpu(GpuIndex::NumWarps, 0),
-        };
-        strided(origin, name, (Expr::Gpu(id, 0), end, step), stmts, out);
+        strided(origin, name, (id, end, step), stmts, out);
         Ok(())
     }
 

@@ -270,7 +270,7 @@ fn pair_of_neighbours<'a>(lo: &'a Read, hi: &Read) -> Option<&'a MemPlace> {
 
 /// The index of the 16-bit element `p` is, counted in elements of its array (a lane of a
 /// vector counted after the lanes of the vectors before it).
-fn element(p: &MemPlace) -> Option<Nat> {
+pub(super) fn element(p: &MemPlace) -> Option<Nat> {
     let flat = p.place.flat.as_ref()?;
     match (&p.place.lane, &p.place.lanes) {
         (None, _) => Some(flat.clone()),

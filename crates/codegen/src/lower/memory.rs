@@ -158,10 +158,13 @@ impl Lowerer {
             // a work-group of one warp may keep a warp dimension of one. The lanes' own
             // dimensions after that are not threads' (a lane's 32 registers are not 32
             // threads of a one-warp work-group).
+            // or a part per warp group, then per warp of the group (4), then a row per lane
+            // (`wgmma`'s accumulators)
             let warps = self.threads[0].map(|t| t / 32);
             let k = match leading_sizes(ty) {
-                [Some(w), Some(32)] if Some(w) == warps => 2,
-                [Some(32), _] => 1,
+                [Some(g), Some(4), Some(32)] if Some(4 * g) == warps => 3,
+                [Some(w), Some(32), _] if Some(w) == warps => 2,
+                [Some(32), _, _] => 1,
                 _ => 0,
             };
             if k > 0 {
@@ -482,14 +485,15 @@ pub(super) fn zero(s: Scalar) -> Expr {
 }
 
 /// The constant sizes of the two outermost dimensions of `t` (`None` where there is none).
-fn leading_sizes(t: &DataType) -> [Option<i64>; 2] {
-    match t {
-        DataType::Array(n, e) => match &**e {
-            DataType::Array(m, _) => [n.as_cst(), m.as_cst()],
-            _ => [n.as_cst(), None],
-        },
-        _ => [None, None],
+fn leading_sizes(t: &DataType) -> [Option<i64>; 3] {
+    let mut sizes = [None; 3];
+    let mut t = t;
+    for size in &mut sizes {
+        let DataType::Array(n, e) = t else { break };
+        *size = n.as_cst();
+        t = e;
     }
+    sizes
 }
 
 /// Private memory that every thread of a GPU kernel keeps whole, written inside a loop whose
@@ -521,7 +525,9 @@ fn written_by_its_readers(name: &str, body: &Comm) -> Res<()> {
 /// warp reduction's butterfly leaves every lane the result, a tensor-core multiply's lane
 /// keeps its own row of the accumulator.
 fn is_collective(origin: &str) -> bool {
-    origin == rise::Prim::ReduceWarp.name() || origin == rise::Prim::MmaSync.name()
+    origin == rise::Prim::ReduceWarp.name()
+        || origin == rise::Prim::MmaSync.name()
+        || origin == rise::Prim::Wgmma.name()
 }
 
 /// Where a private memory is written and read: the thread-parallel loops around each access.

@@ -37,6 +37,7 @@ mod memory;
 mod unroll;
 mod vector;
 mod views;
+mod wgmma;
 
 use std::collections::{BTreeSet, HashMap};
 
@@ -131,6 +132,12 @@ pub struct Lowerer {
     /// memory with a leading dimension of 32 (or of as many warps as a work-group has, then
     /// 32) may then be kept by the warps and lanes row by row.
     lane_loops: bool,
+    /// Set while the body of a `mapWarpGroup` loop is lowered: a `mapWarp` loop there runs
+    /// over the group's 4 warps.
+    warp_group: bool,
+    /// Whether the kernel being lowered has warp-group multiplies (`wgmma`): its barriers
+    /// are preceded by a proxy fence.
+    wgmma_kernel: bool,
     /// The local arrays of the kernel being lowered, by C name, with their sizes in bytes
     /// (with 64-bit indices: enough for either index width), for their layout
     /// ([`crate::local_memory`]). Arrays lowered and then dropped (unused, or lowered again
@@ -144,6 +151,12 @@ pub(super) const LANE_DIM: u8 = 3;
 /// The "dimension" [`Lowerer::thread_vars`] records for the warp variable of a `mapWarp`
 /// loop of one iteration per warp.
 pub(super) const WARP_DIM: u8 = 4;
+/// The "dimension" [`Lowerer::thread_vars`] records for the variable of a `mapWarpGroup`
+/// loop of one iteration per warp group.
+pub(super) const GROUP_DIM: u8 = 5;
+/// The "dimension" [`Lowerer::thread_vars`] records for the warp variable of a `mapWarp`
+/// loop inside a warp group, of one iteration per warp of the group.
+pub(super) const GROUP_WARP_DIM: u8 = 6;
 
 /// An index read from data where an assignment writes (`scatter`): the C variable
 /// holding it, its value, its bound and the marker of its position, if any.
@@ -275,6 +288,8 @@ impl Lowerer {
         self.thread_vars.clear();
         self.local_arrays.clear();
         self.lane_loops = has_lane_loops(body);
+        self.wgmma_kernel = has_wgmma(body);
+        self.warp_group = false;
         let used = dpia::query::memories_used(body);
         let mut env = Env::default();
         let (mut params, mut refs) = (Vec::new(), Vec::new());
@@ -313,6 +328,9 @@ impl Lowerer {
         }
         let mut stmts = Vec::new();
         self.comm(&env, body, &mut stmts)?;
+        if self.wgmma_kernel {
+            wgmma::batch_waits(&mut stmts);
+        }
         Ok((params, refs, stmts))
     }
 
@@ -527,6 +545,15 @@ fn collect_comm_types(c: &Comm, out: &mut Vec<DataType>) {
         }
         Comm::Barrier { .. } | Comm::AsyncCommit | Comm::AsyncWait(_) => {}
     }
+}
+
+/// Whether `body` has a warp group's multiply (`wgmma`).
+fn has_wgmma(body: &Comm) -> bool {
+    let mut found = false;
+    dpia::walk::Node::Comm(body).visit(&mut |n| {
+        found |= matches!(n, dpia::walk::Node::Exp(e) if matches!(*e.kind, dpia::ExpKind::Wgmma(_)))
+    });
+    found
 }
 
 /// Whether `body` has a loop over the lanes of a warp.

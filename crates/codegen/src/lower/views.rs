@@ -218,6 +218,7 @@ impl Lowerer {
                 let v = self.value(env, a, &[])?;
                 value(Expr::Shuffle(Box::new(v), *shuffle))
             }
+            K::Wgmma(_) => malformed("a `wgmma` read other than as its accumulator's update"),
             K::Mma(operands) => {
                 no_path(e, path)?;
                 if self.target != crate::Target::Cuda {
@@ -985,6 +986,7 @@ fn exp_name(e: &Exp) -> &'static str {
         K::Foreign(..) => "foreign function",
         K::Shuffle(..) => "warp shuffle",
         K::Mma(..) => "mmaSync",
+        K::Wgmma(..) => "wgmma",
     }
 }
 

@@ -10,8 +10,8 @@ use crate::query::acc_root;
 /// its own accumulator and writes it back to `acc[i]`). Then every part is read
 /// before it is written and it may be updated in place; otherwise a part could be
 /// read after it was overwritten (`(snd acc + x, fst acc)`, a rotation of an array).
-/// A tensor-core multiply (`mmaSync`'s lane loop) reads all of its lane's row before it
-/// writes any of it: the row is the one part it touches.
+/// A tensor-core multiply (`mmaSync`'s lane loop, `wgmma`'s warp and lane loops) reads all
+/// of its lane's row before it writes any of it: the row is the one part it touches.
 pub(super) fn updates_in_place_safely(step: &Comm, name: &str) -> bool {
     fn touched(c: &Comm, name: &str, out: &mut Vec<Option<Vec<PathElem>>>) {
         match c {
@@ -19,7 +19,7 @@ pub(super) fn updates_in_place_safely(step: &Comm, name: &str) -> bool {
             Comm::Seq(cs) => cs.iter().for_each(|c| touched(c, name, out)),
             Comm::For {
                 var, body, origin, ..
-            } if *origin == Prim::MmaSync.name() => {
+            } if *origin == Prim::MmaSync.name() || *origin == Prim::Wgmma.name() => {
                 let mut inner = Vec::new();
                 touched(body, name, &mut inner);
                 out.extend(lane_rows(inner, var));
@@ -244,6 +244,17 @@ fn reads(
             }
             None => reads(body, None, env, name, out),
         },
+        // the tiles of a warp group's multiply are read element by element (at any row
+        // and column: placeholders), its accumulator whole
+        ExpKind::Wgmma(xs) if xs.len() == 3 => {
+            let element = vec![
+                PathElem::Idx(Nat::var(&Var::new("wgmma_column"))),
+                PathElem::Idx(Nat::var(&Var::new("wgmma_row"))),
+            ];
+            go(&xs[0], Some(element.clone()));
+            go(&xs[1], Some(element));
+            go(&xs[2], path.filter(|p| p.is_empty()));
+        }
         // operators read whole scalars (or vectors) of their operands
         ExpKind::Unary(..)
         | ExpKind::Binary(..)
@@ -252,6 +263,7 @@ fn reads(
         | ExpKind::Math(..)
         | ExpKind::Shuffle(..)
         | ExpKind::Mma(..)
+        | ExpKind::Wgmma(..)
         | ExpKind::Foreign(..) => {
             let whole = path.filter(|p| p.is_empty());
             exp_children(x)

@@ -412,6 +412,7 @@ impl Translator {
             ScanSeq => self.scan_seq(e, &vals, env, out),
             ReduceWarp => self.reduce_warp(e, &vals, env, out),
             MmaSync => self.mma_sync(e, &vals, env, out),
+            Wgmma => self.wgmma(e, &vals, env, out),
             Iterate => {
                 let Out::Acc(acc) = out else {
                     return Err(TranslateError::at(

@@ -120,3 +120,7 @@ pub(super) fn to_map_warp(name: String) -> S {
 pub(super) fn to_map_lane(name: String) -> S {
     lower_map(name, Prim::MapLane)
 }
+
+pub(super) fn to_map_warp_group(name: String) -> S {
+    lower_map(name, Prim::MapWarpGroup)
+}

@@ -106,6 +106,7 @@ rules_table! {
         toMapThread = to_map_thread(d: Dim): "map ↦ mapThread(d)",
         toMapWarp = to_map_warp(): "map ↦ mapWarp",
         toMapLane = to_map_lane(): "map ↦ mapLane",
+        toMapWarpGroup = to_map_warp_group(): "map ↦ mapWarpGroup",
     }
     "GPU matrix multiplication (LIFT CGO'17; Remmelg et al., GPGPU'16)" in gpu {
         joinSplit = join_split(): pattern "(e : n.m.t) ↦ split m (join e)",

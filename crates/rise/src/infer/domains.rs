@@ -28,8 +28,8 @@ pub(super) fn check_math_domains(e: &Expr) -> Result<(), Diagnostic> {
         if *p == Prim::Cast {
             check_cast_result(e, result)?;
         }
-        if *p == Prim::MmaSync {
-            check_tensor_operand(e, operand)?;
+        if matches!(p, Prim::MmaSync | Prim::Wgmma) {
+            check_tensor_operand(*p, e, operand)?;
         }
     }
     match e.kind() {
@@ -97,7 +97,7 @@ fn refused(f: MathFn, e: &Expr, found: &str) -> Diagnostic {
 /// The bitwise operations and shifts take integer scalars (`bool`, floats, vectors and
 /// `natType` are refused).
 /// `mmaSync`'s tiles are `f16` or `bf16` (`32.8.t` with `t` one of them).
-fn check_tensor_operand(e: &Expr, operand: &Type) -> Result<(), Diagnostic> {
+fn check_tensor_operand(p: Prim, e: &Expr, operand: &Type) -> Result<(), Diagnostic> {
     let elem = match operand {
         Type::Data(DataType::Array(_, row)) => match &**row {
             DataType::Array(_, t) => &**t,
@@ -109,10 +109,10 @@ fn check_tensor_operand(e: &Expr, operand: &Type) -> Result<(), Diagnostic> {
         DataType::Var(_) | DataType::Scalar(ScalarType::F16 | ScalarType::Bf16) => Ok(()),
         other => Err(Diagnostic::new(
             e.span(),
-            format!("`mmaSync` multiplies f16 or bf16 tiles, found elements of type {other}"),
+            format!("`{}` multiplies f16 or bf16 tiles, found elements of type {other}", p.name()),
         )
         .with_note(
-            "the tensor cores' m16n8k16 shape takes 16-bit floats with an f32 accumulator: \
+            "the tensor cores' shapes (m16n8k16, m64nNk16) take 16-bit floats with an f32 accumulator: \
              `cast` the tiles to f16 or bf16 first",
         )),
     }

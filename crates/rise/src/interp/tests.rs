@@ -310,6 +310,43 @@ fn primitive_cases() -> Vec<Case> {
             },
             Value::array(vec![f32s(&[32.5; 4]); 32]),
         ),
+        // a warp group's: A[r][k] = r % 3, B[k][n] = n % 5 (16x16: two chunks), C = 0.5;
+        // D[r][n] = 0.5 + 16 (r % 3)(n % 5), each element where group_c_element puts it
+        case(
+            "fun a b c => wgmma a b c",
+            {
+                let h = |x: usize| Value::Scalar(Scalar::F16(f16::from_f32(x as f32)));
+                let a = (0..64).map(|r| Value::array(vec![h(r % 3); 16])).collect();
+                let b = (0..16).map(|_| Value::array((0..16).map(|n| h(n % 5)).collect())).collect();
+                let c = Value::array(vec![Value::array(vec![Value::array(vec![f32s(&[0.5; 4]); 2]); 32]); 4]);
+                vec![Value::array(a), Value::array(b), c]
+            },
+            Value::array(
+                (0..4)
+                    .map(|w| {
+                        Value::array(
+                            (0..32)
+                                .map(|l| {
+                                    Value::array(
+                                        (0..2)
+                                            .map(|j| {
+                                                let d: Vec<f32> = (0..4)
+                                                    .map(|i| {
+                                                        let (r, n) = crate::fragments::group_c_element(w, l, j, i);
+                                                        0.5 + 16.0 * ((r % 3) * (n % 5)) as f32
+                                                    })
+                                                    .collect();
+                                                f32s(&d)
+                                            })
+                                            .collect(),
+                                    )
+                                })
+                                .collect(),
+                        )
+                    })
+                    .collect(),
+            ),
+        ),
     ];
     // ---- math functions: exactly known values (and the cases that tell precisions apart)
     let f = Value::f32;

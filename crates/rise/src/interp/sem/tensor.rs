@@ -1,4 +1,5 @@
-//! The semantics of the tensor-core primitive `mmaSync`.
+//! The semantics of the tensor-core primitives `mmaSync` (a warp's) and `wgmma` (a warp
+//! group's).
 
 use super::{PrimCall, R};
 use crate::fragments::{self, A_PER_LANE, B_PER_LANE, C_PER_LANE, K, LANES, M, N};
@@ -72,9 +73,13 @@ pub fn mma_sync(_: &mut Machine, c: &PrimCall) -> R<Value> {
 /// exact in `f64`, and their sum carries each addition's rounding error along (two-sum),
 /// added back at the end.
 fn exact_dot(a: &[f64; K], b: &[[f64; N]; K], n: usize, c: f64) -> f32 {
+    exact_sum(c, (0..K).map(|k| a[k] * b[k][n]))
+}
+
+/// `c` plus the exact `products`, rounded to `f32` once (two-sum error carried along).
+fn exact_sum(c: f64, products: impl Iterator<Item = f64>) -> f32 {
     let (mut s, mut err) = (c, 0.0f64);
-    for k in 0..K {
-        let p = a[k] * b[k][n];
+    for p in products {
         let t = s + p;
         let bp = t - s;
         err += (s - (t - bp)) + (p - bp);
@@ -121,4 +126,125 @@ fn fragment(f: impl Fn(usize, usize) -> Value) -> Value {
             .map(|l| Value::array((0..C_PER_LANE).map(|i| f(l, i)).collect()))
             .collect(),
     )
+}
+
+/// `wgmma a b c`: the tiles `a` (64×16) and `b` (16×(8c)) of `f16` or `bf16`, the
+/// accumulator `c` as the warps' fragments (`4.32.c.4.f32`, element `(w, l, j, i)` at
+/// [`fragments::group_c_element`]); the result is `D = A·B + C` in the accumulator's
+/// layout, every element the sum of its 16 exact products and `C`'s element, rounded to
+/// `f32` once. A failed operand element fails every element of the result.
+pub fn wgmma(_: &mut Machine, c: &PrimCall) -> R<Value> {
+    let tile = |i: usize, rows: usize| -> R<Vec<Vec<Value>>> {
+        let xs = c.array(i)?;
+        if xs.len() != rows {
+            return Err(c.error(format!("a tile of {rows} rows, got {}", xs.len())));
+        }
+        xs.iter()
+            .map(|row| {
+                row.as_array()
+                    .map(|r| r.to_vec())
+                    .ok_or_else(|| c.error(format!("expected an array, got {}", row.describe())))
+            })
+            .collect()
+    };
+    let a = tile(0, fragments::GROUP_M)?;
+    let b = tile(1, K)?;
+    let acc = tile(2, fragments::GROUP_WARPS)?;
+    let acc: Vec<Vec<Vec<Vec<Value>>>> = acc
+        .iter()
+        .map(|warp| {
+            warp.iter()
+                .map(|lane| {
+                    lane.as_array()
+                        .ok_or_else(|| {
+                            c.error(format!("expected an array, got {}", lane.describe()))
+                        })?
+                        .iter()
+                        .map(|chunk| {
+                            chunk.as_array().map(|e| e.to_vec()).ok_or_else(|| {
+                                c.error(format!("expected an array, got {}", chunk.describe()))
+                            })
+                        })
+                        .collect::<R<Vec<_>>>()
+                })
+                .collect::<R<Vec<_>>>()
+        })
+        .collect::<R<Vec<_>>>()?;
+    let chunks = b.first().map_or(0, |r| r.len() / N);
+    let all = a
+        .iter()
+        .chain(&b)
+        .flatten()
+        .chain(acc.iter().flatten().flatten().flatten());
+    let failed = all.clone().find_map(|x| x.failure().cloned());
+    let group = |f: &dyn Fn(usize, usize, usize, usize) -> Value| {
+        Value::array(
+            (0..fragments::GROUP_WARPS)
+                .map(|w| {
+                    Value::array(
+                        (0..LANES)
+                            .map(|l| {
+                                Value::array(
+                                    (0..chunks)
+                                        .map(|j| {
+                                            Value::array(
+                                                (0..C_PER_LANE).map(|i| f(w, l, j, i)).collect(),
+                                            )
+                                        })
+                                        .collect(),
+                                )
+                            })
+                            .collect(),
+                    )
+                })
+                .collect(),
+        )
+    };
+    if let Some(err) = failed {
+        return Ok(group(&|_, _, _, _| Value::Failed(err.clone())));
+    }
+    let value = |x: &Value, halves: bool| -> R<f64> {
+        let s = scalar(c, x)?;
+        let ok = if halves {
+            matches!(s.ty(), ScalarType::F16 | ScalarType::Bf16)
+        } else {
+            s.ty() == ScalarType::F32
+        };
+        if !ok {
+            return Err(c.error(format!(
+                "the {} must be {}, found {}",
+                if halves {
+                    "tiles' elements"
+                } else {
+                    "accumulator"
+                },
+                if halves { "f16 or bf16" } else { "f32" },
+                s.ty().name()
+            )));
+        }
+        Ok(s.as_f64())
+    };
+    let ta = a
+        .iter()
+        .map(|r| r.iter().map(|x| value(x, true)).collect::<R<Vec<f64>>>())
+        .collect::<R<Vec<_>>>()?;
+    let tb = b
+        .iter()
+        .map(|r| r.iter().map(|x| value(x, true)).collect::<R<Vec<f64>>>())
+        .collect::<R<Vec<_>>>()?;
+    let mut tc = vec![vec![0.0f64; chunks * N]; fragments::GROUP_M];
+    for (w, warp) in acc.iter().enumerate() {
+        for (l, lane) in warp.iter().enumerate() {
+            for (j, chunk) in lane.iter().enumerate() {
+                for (i, x) in chunk.iter().enumerate() {
+                    let (r, n) = fragments::group_c_element(w, l, j, i);
+                    tc[r][n] = value(x, false)?;
+                }
+            }
+        }
+    }
+    Ok(group(&|w, l, j, i| {
+        let (r, n) = fragments::group_c_element(w, l, j, i);
+        Value::f32(exact_sum(tc[r][n], (0..K).map(|k| ta[r][k] * tb[k][n])))
+    }))
 }
