@@ -336,13 +336,36 @@ pub(crate) fn context(tuner: &Tuner, template: &str) -> Result<Context, Error> {
         template: template.to_string(),
         target: run.target.to_string(),
         device: device_identity(run.target, &run.devices)?,
-        // candidates are compiled with the run's default C compiler
         version: format!(
             "shine {}, {}",
             env!("CARGO_PKG_VERSION"),
-            compiler_version(&RunOptions::default().cc)
+            toolchain(run.target, &run.devices)
         ),
     })
+}
+
+/// What compiles and runs the candidates, as the database names it: the run's default C
+/// compiler (C, OpenMP), the OpenCL device's version, or NVRTC's and the CUDA driver's.
+fn toolchain(target: Target, devices: &[usize]) -> String {
+    match target {
+        Target::C | Target::OpenMp => compiler_version(&RunOptions::default().cc),
+        Target::OpenCl => runtime::OpenClDevice::from_env().map_or_else(
+            |e| format!("OpenCL unavailable: {e}"),
+            |d| d.version().to_string(),
+        ),
+        Target::Cuda => {
+            let nvrtc = runtime::CudaDevice::nvrtc_version()
+                .map_or("NVRTC ?".to_string(), |(a, b)| format!("NVRTC {a}.{b}"));
+            let driver = runtime::CudaDevice::open(devices.first().copied().unwrap_or(0)).map_or(
+                "driver ?".to_string(),
+                |d| {
+                    let v = d.driver_version();
+                    format!("driver CUDA {}.{}", v / 1000, v % 1000 / 10)
+                },
+            );
+            format!("{nvrtc}, {driver}")
+        }
+    }
 }
 
 /// The device candidates are timed on, as the database names it: the CPU's model (and

@@ -122,6 +122,17 @@ impl CudaDevice {
         })
     }
 
+    /// The version of the NVRTC library kernels are compiled with (`(13, 0)`), `None` where it
+    /// cannot be loaded or does not answer.
+    pub fn nvrtc_version() -> Option<(i32, i32)> {
+        check_libraries().ok()?;
+        let (mut major, mut minor) = (0, 0);
+        // SAFETY: the NVRTC library is present (checked above); nvrtcVersion writes two ints
+        // through the valid pointers it is given.
+        let status = unsafe { cudarc::nvrtc::sys::nvrtcVersion(&mut major, &mut minor) };
+        (status == nvrtcResult::NVRTC_SUCCESS).then_some((major, minor))
+    }
+
     /// Whether the CUDA driver and NVRTC libraries can be loaded here (a cheap check that
     /// opens no device).
     pub fn libraries_present() -> bool {
