@@ -8,7 +8,7 @@
 mod support;
 
 use std::path::Path;
-use support::{shine_in, test_gpu};
+use support::{shine_on, test_gpu};
 
 fn root() -> &'static Path {
     Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../.."))
@@ -18,16 +18,6 @@ fn root() -> &'static Path {
 fn tensor_example_at(t: &str) -> String {
     let text = std::fs::read_to_string(root().join("examples/tensor.rise")).expect("example");
     text.replace(".f16", &format!(".{t}"))
-}
-
-/// `shine` on `program` (written to a temporary directory) with `args`.
-fn shine_on(program: &str, args: &[&str]) -> (bool, String) {
-    let dir = tempfile::tempdir().expect("a temporary directory");
-    std::fs::write(dir.path().join("p.rise"), program).expect("written");
-    let mut all = vec![args[0], "p.rise"];
-    all.extend_from_slice(&args[1..]);
-    let (out, text) = shine_in(dir.path(), &all);
-    (out.status.success(), text)
 }
 
 #[test]

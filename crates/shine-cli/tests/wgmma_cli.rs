@@ -8,7 +8,7 @@
 mod support;
 
 use std::path::Path;
-use support::{shine_in, test_gpu};
+use support::{shine_on, test_gpu};
 
 fn root() -> &'static Path {
     Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../.."))
@@ -22,16 +22,6 @@ fn hopper_program(t: &str, edit: &dyn Fn(&str) -> String) -> String {
     let end = text[at..].find("\n\n").map_or(text.len(), |e| at + e);
     let hopper = edit(&text[at..end]).replace(".f16", &format!(".{t}"));
     format!("{}{hopper}{}", &text[..at], &text[end..])
-}
-
-/// `shine` on `program` (written to a temporary directory) with `args`.
-fn shine_on(program: &str, args: &[&str]) -> (bool, String) {
-    let dir = tempfile::tempdir().expect("a temporary directory");
-    std::fs::write(dir.path().join("p.rise"), program).expect("written");
-    let mut all = vec![args[0], "p.rise"];
-    all.extend_from_slice(&args[1..]);
-    let (out, text) = shine_in(dir.path(), &all);
-    (out.status.success(), text)
 }
 
 fn compile_hopper(program: &str, target: &str) -> (bool, String) {

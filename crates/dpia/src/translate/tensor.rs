@@ -18,8 +18,9 @@
 //! updates it with one [`ExpKind::Wgmma`] (`d := A·B + d`; the tiles `a` and `b` stay whole
 //! views, which code generation turns into shared-memory descriptors) and writes `d` to
 //! its row of the output; where the output is the accumulator itself (a reduction updating
-//! it in place), the multiply updates the row where it is (`row := A·B + row`). [`crate::gpu::prepare`] checks that the warp loop sits directly
-//! inside a `mapWarpGroup` loop.
+//! it in place), the multiply updates the row where it is (`row := A·B + row`).
+//! [`crate::gpu::prepare`] checks that the warp loop sits directly inside a `mapWarpGroup`
+//! loop.
 
 use super::*;
 use rise::fragments::{A_PER_LANE, B_PER_LANE, C_PER_LANE, GROUP_WARPS, LANES};
@@ -27,39 +28,41 @@ use rise::fragments::{A_PER_LANE, B_PER_LANE, C_PER_LANE, GROUP_WARPS, LANES};
 impl Translator {
     /// `mmaSync a b c` (`vals` = `[a, b, c]`), `e` its application.
     pub(super) fn mma_sync(&self, e: &Expr, vals: &[Expr], env: &Env, out: Out) -> R<Comm> {
-        let ty = data_type(e)?;
-        match out {
-            Out::Acc(acc) => self.values(vals, env, &|xs| self.mma_lanes(e, &xs, acc)),
-            Out::Con(k) => {
-                let ident = Ident {
-                    name: self.fresh("mma"),
-                    ty: ty.clone(),
-                };
-                let acc = Acc::new(AccKind::Var(ident.clone()), ty.clone());
-                let read = Exp::new(ExpKind::Var(ident.clone()), ty.clone());
-                let compute = self.values(vals, env, &|xs| self.mma_lanes(e, &xs, &acc))?;
-                Ok(Comm::New {
-                    ident,
-                    addr: AddrSpace::Private,
-                    body: Box::new(Comm::Seq(vec![compute, k(read)?])),
-                })
-            }
-        }
+        self.multiply(e, vals, env, out, "mma", &|xs, acc| {
+            self.mma_lanes(e, xs, acc)
+        })
     }
 
     /// `wgmma a b c` (`vals` = `[a, b, c]`), `e` its application.
     pub(super) fn wgmma(&self, e: &Expr, vals: &[Expr], env: &Env, out: Out) -> R<Comm> {
+        self.multiply(e, vals, env, out, "wgmma", &|xs, acc| {
+            self.wgmma_threads(e, xs, acc)
+        })
+    }
+
+    /// A tensor-core multiply `e` of the values `vals` whose threads `threads` write it to an
+    /// acceptor: written to `out`'s, or to private memory (named after `name`) that `out`'s
+    /// continuation reads.
+    fn multiply(
+        &self,
+        e: &Expr,
+        vals: &[Expr],
+        env: &Env,
+        out: Out,
+        name: &str,
+        threads: &dyn Fn(&[Value], &Acc) -> R<Comm>,
+    ) -> R<Comm> {
         let ty = data_type(e)?;
         match out {
-            Out::Acc(acc) => self.values(vals, env, &|xs| self.wgmma_threads(e, &xs, acc)),
+            Out::Acc(acc) => self.values(vals, env, &|xs| threads(&xs, acc)),
             Out::Con(k) => {
                 let ident = Ident {
-                    name: self.fresh("wgmma"),
+                    name: self.fresh(name),
                     ty: ty.clone(),
                 };
                 let acc = Acc::new(AccKind::Var(ident.clone()), ty.clone());
                 let read = Exp::new(ExpKind::Var(ident.clone()), ty.clone());
-                let compute = self.values(vals, env, &|xs| self.wgmma_threads(e, &xs, &acc))?;
+                let compute = self.values(vals, env, &|xs| threads(&xs, &acc))?;
                 Ok(Comm::New {
                     ident,
                     addr: AddrSpace::Private,

@@ -58,6 +58,17 @@ pub fn targets_with_strategies() -> Vec<(&'static str, &'static str)> {
         .collect()
 }
 
+/// `shine` on `program`, written to `p.rise` in a temporary directory and named after the
+/// subcommand (`args[0]`); whether it succeeded, and its output.
+pub fn shine_on(program: &str, args: &[&str]) -> (bool, String) {
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    std::fs::write(dir.path().join("p.rise"), program).expect("written");
+    let mut all = vec![args[0], "p.rise"];
+    all.extend_from_slice(&args[1..]);
+    let (out, text) = shine_in(dir.path(), &all);
+    (out.status.success(), text)
+}
+
 /// `shine ARGS` run in `dir`: its output, and its standard output and error as one text.
 pub fn shine_in(dir: &Path, args: &[&str]) -> (Output, String) {
     let out = Command::new(env!("CARGO_BIN_EXE_shine"))
