@@ -128,16 +128,18 @@ impl TensorUse {
         "shine_wgmma_desc"
     }
 
-    /// The fence before a run of warp-group multiplies (`wgmma.fence`), marked as used.
-    pub fn wgmma_fence(&mut self) -> &'static str {
+    /// The fence before a run of warp-group multiplies into `registers` accumulators
+    /// (`wgmma.fence`), marked as used.
+    pub fn wgmma_fence(&mut self, registers: u32) -> String {
         self.wgmma_descriptor = true;
-        "shine_wgmma_fence"
+        format!("shine_wgmma_fence_{registers}")
     }
 
-    /// The commit and wait after a run of warp-group multiplies, marked as used.
-    pub fn wgmma_wait(&mut self) -> &'static str {
+    /// The commit and wait after a run of warp-group multiplies into `registers`
+    /// accumulators, marked as used.
+    pub fn wgmma_wait(&mut self, registers: u32) -> String {
         self.wgmma_descriptor = true;
-        "shine_wgmma_commit_wait"
+        format!("shine_wgmma_commit_wait_{registers}")
     }
 
     /// The proxy fence that makes local-memory writes visible to `wgmma`, marked as used.
@@ -180,6 +182,10 @@ impl TensorUse {
         }
         if self.wgmma_descriptor {
             out.push(WGMMA_DESCRIPTOR.to_string());
+        }
+        let sizes: std::collections::BTreeSet<u32> = self.wgmma.iter().map(|w| w.1).collect();
+        for n in sizes {
+            out.push(wgmma_fences(n / 2));
         }
         for &(t, n, mn_major) in &self.wgmma {
             out.push(wgmma_source(t, n, mn_major));
@@ -331,14 +337,7 @@ fn register_overloads(s: Scalar, x4: bool, trans: bool) -> Vec<String> {
 /// 16 bytes, 14 bits) and the 128-byte swizzle mode (1 in bits 62–63). The array the operand
 /// lies in must start at a 1024-byte boundary (the layout was proven relative to it): a
 /// kernel where it does not stops (`__trap`).
-const WGMMA_DESCRIPTOR: &str = "__device__ __forceinline__ void shine_wgmma_fence() {
-  asm volatile(\"wgmma.fence.sync.aligned;\" ::: \"memory\");
-}
-__device__ __forceinline__ void shine_wgmma_commit_wait() {
-  asm volatile(\"wgmma.commit_group.sync.aligned;\" ::: \"memory\");
-  asm volatile(\"wgmma.wait_group.sync.aligned 0;\" ::: \"memory\");
-}
-__device__ __forceinline__ unsigned long long shine_wgmma_desc(const void *p, unsigned lbo, unsigned sbo, const void *array) {
+const WGMMA_DESCRIPTOR: &str = "__device__ __forceinline__ unsigned long long shine_wgmma_desc(const void *p, unsigned lbo, unsigned sbo, const void *array) {
   if (((unsigned)__cvta_generic_to_shared(array) & 1023u) != 0u) __trap();
   unsigned a = (unsigned)__cvta_generic_to_shared(p);
   return (unsigned long long)((a & 0x3FFFF) >> 4)
@@ -347,14 +346,32 @@ __device__ __forceinline__ unsigned long long shine_wgmma_desc(const void *p, un
        | (1ull << 62);
 }";
 
+/// The fence before and the commit and wait after a run of multiplies into `registers`
+/// accumulators `d`: each also ties the registers to its place (an empty `asm` reading and
+/// writing them), so that the compiler moves no read or write of an accumulator across it
+/// (the instructions in between write them asynchronously).
+fn wgmma_fences(registers: u32) -> String {
+    let ties: Vec<String> = (0..registers).map(|i| format!("\"+f\"(d[{i}])")).collect();
+    let tie = format!("asm volatile(\"\" : {} :: \"memory\");", ties.join(", "));
+    format!(
+        "__device__ __forceinline__ void shine_wgmma_fence_{registers}(float *d) {{\n  \
+         {tie}\n  \
+         asm volatile(\"wgmma.fence.sync.aligned;\" ::: \"memory\");\n}}\n\
+         __device__ __forceinline__ void shine_wgmma_commit_wait_{registers}(float *d) {{\n  \
+         asm volatile(\"wgmma.commit_group.sync.aligned;\" ::: \"memory\");\n  \
+         asm volatile(\"wgmma.wait_group.sync.aligned 0;\" ::: \"memory\");\n  \
+         {tie}\n}}"
+    )
+}
+
 fn wgmma_name(t: &str, n: u32, mn_major: bool) -> String {
     let b = if mn_major { "mn" } else { "k" };
     format!("shine_wgmma_m64n{n}k16_{t}_b{b}")
 }
 
 /// The helper issuing one `wgmma.mma_async.m64n<n>k16` on the thread's `n / 2` accumulators
-/// `d` (updated: `d = A·B + d`), asynchronously: `shine_wgmma_fence` comes before a run of
-/// them, `shine_wgmma_commit_wait` after (the accumulators are ordinary registers again).
+/// `d` (updated: `d = A·B + d`), asynchronously: `shine_wgmma_fence_<n/2>` comes before a run of
+/// them, `shine_wgmma_commit_wait_<n/2>` after (the accumulators are ordinary registers again).
 fn wgmma_source(t: &str, n: u32, mn_major: bool) -> String {
     let regs = n / 2;
     let list: Vec<String> = (0..regs).map(|i| format!("%{i}")).collect();

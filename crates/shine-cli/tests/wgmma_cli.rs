@@ -45,12 +45,14 @@ fn mm_hopper_multiplies_by_warp_groups_on_swizzled_tiles() {
     );
     assert!(text.contains("wgmma.mma_async.sync.aligned.m64n256k16.f32.f16.f16"));
     assert_eq!(
-        kernel.matches("shine_wgmma_fence();").count(),
+        kernel.matches("shine_wgmma_fence_128(&acc12[0]);").count(),
         1,
         "{kernel}"
     );
     assert_eq!(
-        kernel.matches("shine_wgmma_commit_wait();").count(),
+        kernel
+            .matches("shine_wgmma_commit_wait_128(&acc12[0]);")
+            .count(),
         1,
         "{kernel}"
     );

@@ -87,9 +87,15 @@ impl Lowerer {
         // fenced before, waited for after: the accumulators are ordinary registers again
         // (runs of multiplies into the same accumulators are fenced and waited for once:
         // `batch_waits`)
-        out.push(Stmt::Expr(Expr::call(self.tensor.wgmma_fence(), vec![])));
-        out.push(Stmt::Expr(Expr::call(&helper, vec![accumulator, da, db])));
-        out.push(Stmt::Expr(Expr::call(self.tensor.wgmma_wait(), vec![])));
+        let registers = (n / 2) as u32;
+        let fence = self.tensor.wgmma_fence(registers);
+        let wait = self.tensor.wgmma_wait(registers);
+        out.push(Stmt::Expr(Expr::call(&fence, vec![accumulator.clone()])));
+        out.push(Stmt::Expr(Expr::call(
+            &helper,
+            vec![accumulator.clone(), da, db],
+        )));
+        out.push(Stmt::Expr(Expr::call(&wait, vec![accumulator])));
         Ok(())
     }
 
@@ -371,7 +377,7 @@ fn lone_multiply(block: &[Stmt]) -> Option<Expr> {
     for s in block {
         match s {
             Stmt::Comment(_) | Stmt::Decl(_) => {}
-            Stmt::Expr(Expr::Call(f, _)) if f == FENCE || f == WAIT => {}
+            Stmt::Expr(Expr::Call(f, _)) if f.starts_with(FENCE) || f.starts_with(WAIT) => {}
             Stmt::Expr(Expr::Call(f, args)) if f.starts_with(MULTIPLY) && found.is_none() => {
                 found = Some(args.first()?.clone());
             }
@@ -386,8 +392,8 @@ fn lone_multiply(block: &[Stmt]) -> Option<Expr> {
 fn strip(s: &mut Stmt, fence: bool, wait: bool) {
     if let Stmt::Block(b) = s {
         b.retain(|s| match s {
-            Stmt::Expr(Expr::Call(f, _)) if f == FENCE => fence,
-            Stmt::Expr(Expr::Call(f, _)) if f == WAIT => wait,
+            Stmt::Expr(Expr::Call(f, _)) if f.starts_with(FENCE) => fence,
+            Stmt::Expr(Expr::Call(f, _)) if f.starts_with(WAIT) => wait,
             _ => true,
         });
         for s in b.iter_mut() {
