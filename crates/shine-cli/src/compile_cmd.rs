@@ -62,20 +62,11 @@ pub enum Origin {
     Default,
 }
 
-/// The strategies to try, in order: the target's default schedules (the first that compiles
-/// the definition is applied; the last compiles every well-typed one), or the one given.
-struct Candidates {
-    /// Those tried first, passed over where they do not compile the definition.
-    first: Vec<StrategySource>,
-    /// The one applied when none of `first` compiles it.
-    last: StrategySource,
-}
-
 impl ProgramArgs {
     /// The definition compiled for the target ([`shine::compile`]).
     pub fn compile(&self) -> Result<Artifact, CliError> {
-        let (program, candidates, origin) = self.read()?;
-        let artifact = self.first_that_applies(&candidates, origin, |strategy| {
+        let (program, chosen) = self.read()?;
+        let artifact = self.first_that_applies(chosen, |strategy| {
             shine::compile(
                 &program,
                 &self.def,
@@ -90,39 +81,45 @@ impl ProgramArgs {
 
     /// The definition through the front end only ([`shine::lower`]).
     pub fn lower(&self) -> Result<Lowered, CliError> {
-        let (program, candidates, origin) = self.read()?;
-        let lowered = self.first_that_applies(&candidates, origin, |strategy| {
+        let (program, chosen) = self.read()?;
+        let lowered = self.first_that_applies(chosen, |strategy| {
             shine::lower(&program, &self.def, Some(strategy), &self.options())
         })?;
         self.explain_lowered(&lowered);
         Ok(lowered)
     }
 
-    /// What `step` makes with the first of `candidates` it succeeds with (`--explain` names
-    /// it, and why those before it were passed over); the error of the last, noted, when
-    /// none does.
+    /// What `step` makes with the strategy given, or with the first of the target's
+    /// default schedules it succeeds with (`--explain` names it, and why those before it
+    /// were passed over); the error, noted, when none does.
     fn first_that_applies<T>(
         &self,
-        candidates: &Candidates,
-        origin: Origin,
+        chosen: Option<(StrategySource, Origin)>,
         step: impl Fn(&StrategySource) -> Result<T, shine::Error>,
     ) -> Result<T, CliError> {
-        let mut passed_over = Vec::new();
-        for strategy in &candidates.first {
-            match step(strategy) {
-                Ok(done) => {
-                    self.explain(strategy, origin, &passed_over);
-                    return Ok(done);
-                }
-                Err(e) => passed_over.push(format!(
-                    "`{}` does not compile it: {}",
-                    strategy.apply,
-                    e.to_string().lines().next().unwrap_or_default()
-                )),
+        let (strategy, origin, passed_over, result) = match chosen {
+            Some((strategy, origin)) => {
+                let result = step(&strategy);
+                (strategy, origin, Vec::new(), result)
             }
-        }
-        self.explain(&candidates.last, origin, &passed_over);
-        step(&candidates.last).map_err(|e| self.noted(e, &candidates.last, origin))
+            None => {
+                let tried = schedules::try_defaults(self.target, step);
+                let passed_over = tried
+                    .passed_over
+                    .iter()
+                    .map(|(s, e)| {
+                        format!(
+                            "`{}` does not compile it: {}",
+                            s.apply,
+                            e.to_string().lines().next().unwrap_or_default()
+                        )
+                    })
+                    .collect();
+                (tried.chosen, Origin::Default, passed_over, tried.result)
+            }
+        };
+        self.explain(&strategy, origin, &passed_over);
+        result.map_err(|e| self.noted(e, &strategy, origin))
     }
 
     /// `--explain`: what the schedule made of the definition, on stderr.
@@ -134,31 +131,22 @@ impl ProgramArgs {
         }
     }
 
-    /// The program, the strategies to try and where they come from.
-    fn read(&self) -> Result<(SourceFile, Candidates, Origin), CliError> {
+    /// The program, and the strategy given with where it comes from (`None`: the target's
+    /// default schedules are tried).
+    fn read(&self) -> Result<(SourceFile, Option<(StrategySource, Origin)>), CliError> {
         let program = crate::cli::read_program(&self.program)?;
-        let one = |last| Candidates {
-            first: Vec::new(),
-            last,
-        };
-        Ok(match (&self.strategy, &self.apply) {
-            (Some(path), Some(apply)) => (
-                program,
-                one(StrategySource {
+        let chosen = match (&self.strategy, &self.apply) {
+            (Some(path), Some(apply)) => Some((
+                StrategySource {
                     file: SourceFile::read(path)?,
                     apply: apply.clone(),
-                }),
+                },
                 Origin::File,
-            ),
-            (None, Some(apply)) => (program, one(schedules::strategy(apply)), Origin::BuiltIn),
-            _ => {
-                let mut first = schedules::default_strategies(self.target);
-                let last = first
-                    .pop()
-                    .unwrap_or_else(|| schedules::default_strategy(self.target));
-                (program, Candidates { first, last }, Origin::Default)
-            }
-        })
+            )),
+            (None, Some(apply)) => Some((schedules::strategy(apply), Origin::BuiltIn)),
+            _ => None,
+        };
+        Ok((program, chosen))
     }
 
     /// `--explain`: the strategy, where it comes from and the defaults passed over before

@@ -95,21 +95,58 @@ pub fn default_strategies(target: Target) -> Vec<StrategySource> {
         .collect()
 }
 
+/// The outcome of trying the default schedules of a target in order ([`try_defaults`]).
+pub struct Tried<T> {
+    /// The schedule applied: the first that succeeded, else the last.
+    pub chosen: StrategySource,
+    /// The schedules tried before it, each with the error it gave.
+    pub passed_over: Vec<(StrategySource, crate::Error)>,
+    /// What the chosen schedule made, or the last one's error.
+    pub result: Result<T, crate::Error>,
+}
+
+/// `step` with the default schedules of `target` in order ([`defaults_for`]): the first
+/// that succeeds is chosen, else the last (which compiles every well-typed definition),
+/// with its error.
+pub fn try_defaults<T>(
+    target: Target,
+    step: impl Fn(&StrategySource) -> Result<T, crate::Error>,
+) -> Tried<T> {
+    let mut first = default_strategies(target);
+    let last = first.pop().unwrap_or_else(|| default_strategy(target));
+    let mut passed_over = Vec::new();
+    for strategy in first {
+        match step(&strategy) {
+            Ok(done) => {
+                return Tried {
+                    chosen: strategy,
+                    passed_over,
+                    result: Ok(done),
+                }
+            }
+            Err(e) => passed_over.push((strategy, e)),
+        }
+    }
+    let result = step(&last);
+    Tried {
+        chosen: last,
+        passed_over,
+        result,
+    }
+}
+
 /// The default schedule `def` of `program` is compiled with on `target`: the first of
-/// [`defaults_for`] that compiles it, else the last ([`default_for`]). (The command line
-/// tries them itself, to say with `--explain` why one was passed over.)
+/// [`defaults_for`] that compiles it, else the last ([`default_for`]).
 pub fn default_compiling(
     program: &SourceFile,
     def: &str,
     target: Target,
     options: &Options,
 ) -> StrategySource {
-    let mut first = default_strategies(target);
-    let last = first.pop().unwrap_or_else(|| default_strategy(target));
-    first
-        .into_iter()
-        .find(|s| crate::compile(program, def, Some(s), target, options).is_ok())
-        .unwrap_or(last)
+    try_defaults(target, |s| {
+        crate::compile(program, def, Some(s), target, options)
+    })
+    .chosen
 }
 
 #[cfg(test)]
