@@ -128,7 +128,9 @@ def blis(mr, nr) = baseline ;; padBlocks(mr, nr) ;; packPanels(nr) ;;
 // whose vector reloads stall). Per chunk, a kc x nr part of a packed panel is reused
 // by every sliver (in the L1 cache at kc = 128, nr = 64), the slivers' kc x m part
 // stays in L2. The panels of a chunk in parallel. The packs are those of `blis`
-// (k-major, so a chunk of a panel or a sliver is contiguous). kc must divide k:
+// (k-major, so a chunk of a panel or a sliver is contiguous). The first chunk is
+// peeled off the loop (`peelFirst`): its blocks start from zero in registers and
+// store their sums, so no pass zeroes the accumulator. kc must divide k and k ≥ kc:
 // other sizes are refused when they become known ("the type requires: kc divides k").
 //
 //   shine run examples/mm.rise --def mm --strategy examples/mm.elv \
@@ -152,4 +154,5 @@ def blisKC(kc, mr, nr) = baseline ;; padBlocks(mr, nr) ;; packPanels(nr) ;;
   underMem(chunksOutside(kc)) ;;
   underMem(reduceInit(blockCopy) @ innermost(appliedReduce)) ;;
   underMem(blockCopy @ innermost(appliedReduce)) ;;
-  underMem(reduceOp(parallel @ outermost(isMap) @ body @ body) @ outermost(appliedReduce))
+  underMem(reduceOp(parallel @ outermost(isMap) @ body @ body) @ outermost(appliedReduce)) ;;
+  underMem((peelFirst ; reduceInit(betaReduction @ function ; betaReduction)) @ outermost(appliedReduce))

@@ -56,6 +56,8 @@ const CASES: &[Case] = &[
     ("DFNF ; padMap(4) @ outermost(appliedMap) @ body @ argument @ function @ outermost(appliedMap) ; layoutFission @ outermost(appliedMap) ; padMap(3) @ argument @ outermost(appliedMap)", "def f : {n m: nat} -> n.f32 -> m.f32 -> n.m.f32 = fun xs ys => map (fun x => map (fun y => x - y) ys) xs", &[("n", 5), ("m", 1)]),
     ("DFNF ; peelReduce(4) @ outermost(appliedReduce) ; split(4) @ innermost(appliedReduce)", "def f : {n: nat} -> n.f32 -> f32 = fun xs => reduce (fun a x => a * 0.5f + x) 1.0f xs", &[("n", 11)]),
     ("DFNF ; peelReduce(3) @ outermost(appliedReduce)", "def f : {n: nat} -> n.f32 -> f32 = fun xs => reduceSeq (fun a x => a - x) 2.0f xs", &[("n", 2)]),
+    ("DFNF ; peelFirst @ outermost(appliedReduce)", "def f : {n: nat} -> n.f32 -> f32 = fun xs => reduce (fun a x => a * 0.5f - x) 2.0f xs", &[("n", 1)]),
+    ("DFNF ; peelFirst @ outermost(appliedReduce) ; betaReduction @ topDown", "def f : {n m: nat} -> n.m.f32 -> m.f32 = fun xs => reduceSeq (fun acc r => map (fun p => fst p * 0.5f + snd p) (zip acc r)) (generate (fun i => 1.0f)) xs", &[("n", 5), ("m", 3)]),
     ("betaReduction @ topDown", "def f : {n: nat} -> n.f32 -> n.f32 = fun xs => (fun ys => map (fun y => neg y) ys) xs", &[("n", 3)]),
     ("etaReduction @ topDown", "def f : {n: nat} -> n.f32 -> n.f32 = fun xs => map (fun y => neg y) xs", &[("n", 3)]),
     ("etaAbstraction @ outermost(isLambda ; body(function(function(isMap))))", "def f : {n: nat} -> n.f32 -> n.f32 = fun xs => map neg xs", &[("n", 3)]),

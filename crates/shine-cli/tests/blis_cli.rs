@@ -160,7 +160,7 @@ fn blis_kc_runs_the_chunks_outside_the_register_blocks() {
     // copies (no copy loop, which gcc would make a memcpy through the stack)
     let loops = code
         .split("for (int64_t i")
-        .skip_while(|l| !l.contains("< k / 128;"))
+        .skip_while(|l| !l.contains("< k / 128 - 1;"))
         .collect::<Vec<_>>();
     assert!(loops.len() > 3, "{code}");
     assert!(loops[0].contains("#pragma omp parallel for"), "{code}");
@@ -190,6 +190,37 @@ fn blis_kc_runs_the_chunks_outside_the_register_blocks() {
         24,
         "{code}"
     );
+}
+
+#[test]
+fn blis_kc_starts_the_first_chunk_from_zero_in_registers() {
+    let (o, text) = run(&mm_args(
+        "compile",
+        "blisKC(128, 6, 64) ; lowerToC",
+        "openmp",
+    ));
+    assert!(o.status.success(), "{text}");
+    let code = String::from_utf8_lossy(&o.stdout);
+    // no pass zeroes the padded accumulator: the first chunk (peeled off the loop
+    // over the chunks) sets each block's 6 x 4 vector registers to zero and stores
+    // them once it has added its kc rank-1 updates (the packs come first)
+    assert!(!code.contains("] = 0.0f;"), "{code}");
+    let (first, _) = code
+        .split_once("< k / 128 - 1;")
+        .expect("the loop over the other chunks");
+    assert_eq!(first.matches("= (float16){0.0f").count(), 24, "{code}");
+    assert_eq!(first.matches("< 128;").count(), 1, "{code}");
+}
+
+#[test]
+fn blis_kc_refuses_a_k_below_one_chunk() {
+    let mut args = mm_args("run", "blisKC(4, 6, 64) ; lowerToC", "openmp");
+    args.extend([
+        "--random", "3", "--nat", "m=7", "--nat", "n=7", "--nat", "k=0",
+    ]);
+    let (o, text) = run(&args);
+    assert!(!o.status.success(), "{text}");
+    assert!(text.contains("k must be at least 4"), "{text}");
 }
 
 #[test]

@@ -85,6 +85,23 @@ pub(super) fn peel_reduce(name: String, n: i64) -> S {
     })
 }
 
+/// Peels the first element off a reduction: the operator applied to the initial
+/// value and the first element (a beta-redex that `betaReduction` opens) becomes the
+/// initial value of a sequential reduction over the rest.
+pub(super) fn peel_first(name: String) -> S {
+    rise_rule(name, move |e, _| {
+        let (_, args) = applied(e, any_reduce, 3)?;
+        let (k, _) = array(args[2].ty()?)?;
+        let first = idx(
+            app(dep_app_nat(prim(Prim::NatAsIndex), k.clone()), lit_nat(0)),
+            args[2].clone(),
+        );
+        let init = apps(args[0].clone(), [args[1].clone(), first]);
+        let rest = app(drop_(1), args[2].clone());
+        Some(apps(prim(Prim::ReduceSeq), [args[0].clone(), init, rest]))
+    })
+}
+
 pub(super) fn map_fission(name: String) -> S {
     rise_rule(name, |e, names| {
         let (p, args, xs) = match applied(e, any_map, 2) {
