@@ -76,7 +76,8 @@ def anySizeParallel = anySize ;;
 // loops unrolled, so its accumulators are scalars to gcc and live in vector
 // registers). B is packed into nr-wide panels (k x nr each, as `arrayPacking`) and A
 // into mr-row slivers stored k-major (k x mr each: the mr elements of one step are
-// consecutive), both copies in parallel. The panels are the outer loop, in parallel,
+// consecutive; the copy runs along k with the mr elements of a step unrolled, so it
+// writes consecutively), both copies in parallel. The panels are the outer loop, in parallel,
 // and the slivers the inner one: a panel stays in the L2 cache while the slivers
 // stream past it. Any size: the rows of A and the columns of B are padded to
 // multiples of mr and nr by repeating the last one (`padMap`, as `anySize`), the
@@ -95,7 +96,9 @@ def packPanels(nr) = storeInMemory(applied(padClamp) ; isApp(isTranspose) @ argu
     vectorize(16) @ innermost(appliedMap) ;;
     parallel      @ outermost(isMap) @ argument @ argument) @ inLambda
 def packSlivers(mr) = storeInMemory(applied(padClamp),
-    permuteB(mr) ;; parallel @ outermost(isMap) @ argument @ argument)
+    permuteB(mr) ;; parallel @ outermost(isMap) @ argument @ argument ;;
+    (toMapSeq @ function @ function ;; unroll @ function @ function @ body @ argument @ function)
+      @ body @ argument @ function @ argument @ argument)
 // At the computation (below both packs): columns outside rows, blocks of nr columns
 // and mr rows, the reduction over k outside the block's rows and columns, the
 // block's rows and vectors unrolled.

@@ -114,6 +114,28 @@ fn blis_keeps_its_block_in_vector_registers_of_fma_updates() {
     );
 }
 
+#[test]
+fn blis_packs_a_along_k_writing_each_steps_sliver_rows_consecutively() {
+    let (o, text) = run(&mm_args("compile", "blis(6, 64) ; lowerToC", "openmp"));
+    assert!(o.status.success(), "{text}");
+    let code = String::from_utf8_lossy(&o.stdout);
+    // the pack of A: a parallel loop over the slivers, a loop over k, the 6 rows of
+    // a step unrolled, each written next to the one before
+    let pack = code
+        .split("#pragma omp parallel for")
+        .find(|part| part.contains("] = a["))
+        .and_then(|part| part.split("aligned_alloc").next())
+        .expect("the pack of A");
+    assert!(
+        pack.contains("mapSeqUnroll (unrolled: 6 iterations)"),
+        "{pack}"
+    );
+    assert_eq!(pack.matches("for (").count(), 2, "{pack}");
+    for row in 1..6 {
+        assert!(pack.contains(&format!(" * 6 + {row}] = a[")), "{pack}");
+    }
+}
+
 /// Sizes for `blisKC(4, 6, 64)`: k a multiple of 4, m and n multiples of the
 /// blocks or not.
 const KC_SIZES: [(u64, u64, u64); 4] = [(1, 1, 4), (7, 7, 8), (37, 65, 20), (43, 97, 132)];
