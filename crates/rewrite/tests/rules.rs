@@ -58,6 +58,8 @@ const CASES: &[Case] = &[
     ("DFNF ; peelReduce(3) @ outermost(appliedReduce)", "def f : {n: nat} -> n.f32 -> f32 = fun xs => reduceSeq (fun a x => a - x) 2.0f xs", &[("n", 2)]),
     ("DFNF ; peelFirst @ outermost(appliedReduce)", "def f : {n: nat} -> n.f32 -> f32 = fun xs => reduce (fun a x => a * 0.5f - x) 2.0f xs", &[("n", 1)]),
     ("DFNF ; peelFirst @ outermost(appliedReduce) ; betaReduction @ topDown", "def f : {n m: nat} -> n.m.f32 -> m.f32 = fun xs => reduceSeq (fun acc r => map (fun p => fst p * 0.5f + snd p) (zip acc r)) (generate (fun i => 1.0f)) xs", &[("n", 5), ("m", 3)]),
+    ("DFNF ; transposeAccumulator(1) @ outermost(appliedReduce)", "def f : {n m k: nat} -> n.m.k.f32 -> m.k.f32 = fun xs => reduce (fun acc r => map (fun p => map (fun q => fst q * 0.5f + snd q) (zip (fst p) (snd p))) (zip acc r)) (generate (fun i => generate (fun j => 1.0f))) xs", &[("n", 3), ("m", 2), ("k", 4)]),
+    ("DFNF ; transposeAccumulator(2) @ outermost(appliedReduce) ;; transposeAccumulator(1) @ outermost(appliedReduce)", "def f : {n m k j: nat} -> n.m.k.j.f32 -> m.k.j.f32 = fun xs => reduceSeq (fun acc r => map (fun p => map (fun q => map (fun s => fst s - snd s) (zip (fst q) (snd q))) (zip (fst p) (snd p))) (zip acc r)) (generate (fun i => generate (fun j => generate (fun l => 2.0f)))) xs", &[("n", 2), ("m", 3), ("k", 2), ("j", 3)]),
     ("betaReduction @ topDown", "def f : {n: nat} -> n.f32 -> n.f32 = fun xs => (fun ys => map (fun y => neg y) ys) xs", &[("n", 3)]),
     ("etaReduction @ topDown", "def f : {n: nat} -> n.f32 -> n.f32 = fun xs => map (fun y => neg y) xs", &[("n", 3)]),
     ("etaAbstraction @ outermost(isLambda ; body(function(function(isMap))))", "def f : {n: nat} -> n.f32 -> n.f32 = fun xs => map neg xs", &[("n", 3)]),

@@ -246,6 +246,52 @@ fn blis_kc_refuses_a_k_below_one_chunk() {
 }
 
 #[test]
+fn blis_kc_rows_matches_the_interpreter_and_is_clean_under_the_sanitizers() {
+    for target in ["c", "openmp"] {
+        for size in KC_SIZES {
+            verify("blisKCRows(4, 6, 64) ; lowerToC", target, size, false);
+        }
+    }
+    verify(
+        "blisKCRows(8, 4, 48) ; lowerToC",
+        "openmp",
+        (37, 65, 24),
+        false,
+    );
+    verify(
+        "blisKCRows(4, 6, 64) ; lowerToC",
+        "openmp",
+        (37, 65, 20),
+        true,
+    );
+}
+
+#[test]
+fn blis_kc_rows_updates_a_row_major_accumulator_in_place() {
+    let (o, text) = run(&mm_args(
+        "compile",
+        "blisKCRows(128, 6, 64) ; lowerToC",
+        "openmp",
+    ));
+    assert!(o.status.success(), "{text}");
+    let code = String::from_utf8_lossy(&o.stdout);
+    // slivers.6.panels.64: the padded result's rows
+    assert!(
+        code.contains(": ((m+5)/6).6.((n+63)/64).64.f32 (heap)"),
+        "{code}"
+    );
+    // each block is read and written where it lies, no second accumulator per chunk
+    assert!(!code.contains("next"), "{code}");
+    // and the result is copied out row by row, without a remainder per element
+    let copy = code
+        .lines()
+        .find(|l| l.contains("output["))
+        .expect("the copy of the result");
+    assert!(copy.contains(" * ((n + 63) / 64) * 64 + i"), "{copy}");
+    assert!(!copy.contains(" % 64"), "{copy}");
+}
+
+#[test]
 fn blis_refuses_a_width_that_is_no_multiple_of_the_vectors() {
     let (o, text) = run(&mm_args("compile", "blis(14, 20) ; lowerToC", "c"));
     assert!(!o.status.success());

@@ -102,6 +102,24 @@ pub(super) fn peel_first(name: String) -> S {
     })
 }
 
+/// Stores a reduction's accumulator with its dimensions `d` and `d + 1` swapped
+/// (counted from one): the operator sees it swapped back (views), its result and the
+/// initial value are written swapped, and the final result is read swapped back.
+pub(super) fn transpose_accumulator(name: String, d: i64) -> S {
+    rise_rule(name, move |e, names| {
+        let (_, args) = applied(e, any_reduce, 3)?;
+        let swap = |x: Expr| app((1..d).fold(transpose(), |f, _| map(f)), x);
+        let (a, y) = (names.fresh("acc"), names.fresh("y"));
+        let step = swap(apps(args[0].clone(), [swap(var(&a)), var(&y)]));
+        let op = lambda(&a, lambda(&y, step));
+        let init = swap(args[1].clone());
+        Some(swap(apps(
+            prim(Prim::ReduceSeq),
+            [op, init, args[2].clone()],
+        )))
+    })
+}
+
 pub(super) fn map_fission(name: String) -> S {
     rise_rule(name, |e, names| {
         let (p, args, xs) = match applied(e, any_map, 2) {
