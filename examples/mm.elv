@@ -76,7 +76,8 @@ def anySizeParallel = anySize ;;
 // loops unrolled, so its accumulators are scalars to gcc and live in vector
 // registers). B is packed into nr-wide panels (k x nr each, as `arrayPacking`) and A
 // into mr-row slivers stored k-major (k x mr each: the mr elements of one step are
-// consecutive), both copies in parallel. The panels are the outer loop, in parallel,
+// consecutive; the copy runs along k with the mr elements of a step unrolled, so it
+// writes consecutively), both copies in parallel. The panels are the outer loop, in parallel,
 // and the slivers the inner one: a panel stays in the L2 cache while the slivers
 // stream past it. Any size: the rows of A and the columns of B are padded to
 // multiples of mr and nr by repeating the last one (`padMap`, as `anySize`), the
@@ -95,7 +96,9 @@ def packPanels(nr) = storeInMemory(applied(padClamp) ; isApp(isTranspose) @ argu
     vectorize(16) @ innermost(appliedMap) ;;
     parallel      @ outermost(isMap) @ argument @ argument) @ inLambda
 def packSlivers(mr) = storeInMemory(applied(padClamp),
-    permuteB(mr) ;; parallel @ outermost(isMap) @ argument @ argument)
+    permuteB(mr) ;; parallel @ outermost(isMap) @ argument @ argument ;;
+    (toMapSeq @ function @ function ;; unroll @ function @ function @ body @ argument @ function)
+      @ body @ argument @ function @ argument @ argument)
 // At the computation (below both packs): columns outside rows, blocks of nr columns
 // and mr rows, the reduction over k outside the block's rows and columns, the
 // block's rows and vectors unrolled.
@@ -128,7 +131,9 @@ def blis(mr, nr) = baseline ;; padBlocks(mr, nr) ;; packPanels(nr) ;;
 // whose vector reloads stall). Per chunk, a kc x nr part of a packed panel is reused
 // by every sliver (in the L1 cache at kc = 128, nr = 64), the slivers' kc x m part
 // stays in L2. The panels of a chunk in parallel. The packs are those of `blis`
-// (k-major, so a chunk of a panel or a sliver is contiguous). kc must divide k:
+// (k-major, so a chunk of a panel or a sliver is contiguous). The first chunk is
+// peeled off the loop (`peelFirst`): its blocks start from zero in registers and
+// store their sums, so no pass zeroes the accumulator. kc must divide k and k ≥ kc:
 // other sizes are refused when they become known ("the type requires: kc divides k").
 //
 //   shine run examples/mm.rise --def mm --strategy examples/mm.elv \
@@ -146,10 +151,25 @@ def blockCopy = copyArray ;; copyArray @ body @ argument @ function ;;
   unroll @ function @ function
 // The initial value of a reduction `reduce op init xs`.
 def reduceInit(s) = s @ argument @ function
-def blisKC(kc, mr, nr) = baseline ;; padBlocks(mr, nr) ;; packPanels(nr) ;;
+// The chunks of `blisKC`, each register block copied in and out, the panels in parallel.
+def kcChunks(kc, mr, nr) = baseline ;; padBlocks(mr, nr) ;; packPanels(nr) ;;
   underMem(packSlivers(mr)) ;;
   underMem(registerBlocks(mr, nr) @ argument @ outermost(isToMem)) ;;
   underMem(chunksOutside(kc)) ;;
   underMem(reduceInit(blockCopy) @ innermost(appliedReduce)) ;;
   underMem(blockCopy @ innermost(appliedReduce)) ;;
   underMem(reduceOp(parallel @ outermost(isMap) @ body @ body) @ outermost(appliedReduce))
+// The first chunk peeled off the loop over the chunks, its blocks started from zero.
+def firstChunkFromZero =
+  underMem((peelFirst ; reduceInit(betaReduction @ function ; betaReduction)) @ outermost(appliedReduce))
+def blisKC(kc, mr, nr) = kcChunks(kc, mr, nr) ;; firstChunkFromZero
+// `blisKC` with the accumulator of the chunks in the row-major layout of the padded
+// result (`transposeAccumulator`: panels.slivers.mr.nr stored as slivers.mr.panels.nr),
+// so that the result is copied out row by row (vectorized) rather than through a
+// division and a remainder per element. Measured slower than `blisKC` (1 thread,
+// 1152³ and 2048³): the block's rows lie a padded row apart (8 KiB at n = 2048, the
+// same cache sets), which costs the kernel more than the copy saves.
+def blisKCRows(kc, mr, nr) = kcChunks(kc, mr, nr) ;;
+  underMem(transposeAccumulator(1) @ outermost(appliedReduce)) ;;
+  underMem(transposeAccumulator(2) @ outermost(appliedReduce)) ;;
+  firstChunkFromZero

@@ -114,6 +114,28 @@ fn blis_keeps_its_block_in_vector_registers_of_fma_updates() {
     );
 }
 
+#[test]
+fn blis_packs_a_along_k_writing_each_steps_sliver_rows_consecutively() {
+    let (o, text) = run(&mm_args("compile", "blis(6, 64) ; lowerToC", "openmp"));
+    assert!(o.status.success(), "{text}");
+    let code = String::from_utf8_lossy(&o.stdout);
+    // the pack of A: a parallel loop over the slivers, a loop over k, the 6 rows of
+    // a step unrolled, each written next to the one before
+    let pack = code
+        .split("#pragma omp parallel for")
+        .find(|part| part.contains("] = a["))
+        .and_then(|part| part.split("aligned_alloc").next())
+        .expect("the pack of A");
+    assert!(
+        pack.contains("mapSeqUnroll (unrolled: 6 iterations)"),
+        "{pack}"
+    );
+    assert_eq!(pack.matches("for (").count(), 2, "{pack}");
+    for row in 1..6 {
+        assert!(pack.contains(&format!(" * 6 + {row}] = a[")), "{pack}");
+    }
+}
+
 /// Sizes for `blisKC(4, 6, 64)`: k a multiple of 4, m and n multiples of the
 /// blocks or not.
 const KC_SIZES: [(u64, u64, u64); 4] = [(1, 1, 4), (7, 7, 8), (37, 65, 20), (43, 97, 132)];
@@ -160,7 +182,7 @@ fn blis_kc_runs_the_chunks_outside_the_register_blocks() {
     // copies (no copy loop, which gcc would make a memcpy through the stack)
     let loops = code
         .split("for (int64_t i")
-        .skip_while(|l| !l.contains("< k / 128;"))
+        .skip_while(|l| !l.contains("< k / 128 - 1;"))
         .collect::<Vec<_>>();
     assert!(loops.len() > 3, "{code}");
     assert!(loops[0].contains("#pragma omp parallel for"), "{code}");
@@ -190,6 +212,83 @@ fn blis_kc_runs_the_chunks_outside_the_register_blocks() {
         24,
         "{code}"
     );
+}
+
+#[test]
+fn blis_kc_starts_the_first_chunk_from_zero_in_registers() {
+    let (o, text) = run(&mm_args(
+        "compile",
+        "blisKC(128, 6, 64) ; lowerToC",
+        "openmp",
+    ));
+    assert!(o.status.success(), "{text}");
+    let code = String::from_utf8_lossy(&o.stdout);
+    // no pass zeroes the padded accumulator: the first chunk (peeled off the loop
+    // over the chunks) sets each block's 6 x 4 vector registers to zero and stores
+    // them once it has added its kc rank-1 updates (the packs come first)
+    assert!(!code.contains("] = 0.0f;"), "{code}");
+    let (first, _) = code
+        .split_once("< k / 128 - 1;")
+        .expect("the loop over the other chunks");
+    assert_eq!(first.matches("= (float16){0.0f").count(), 24, "{code}");
+    assert_eq!(first.matches("< 128;").count(), 1, "{code}");
+}
+
+#[test]
+fn blis_kc_refuses_a_k_below_one_chunk() {
+    let mut args = mm_args("run", "blisKC(4, 6, 64) ; lowerToC", "openmp");
+    args.extend([
+        "--random", "3", "--nat", "m=7", "--nat", "n=7", "--nat", "k=0",
+    ]);
+    let (o, text) = run(&args);
+    assert!(!o.status.success(), "{text}");
+    assert!(text.contains("k must be at least 4"), "{text}");
+}
+
+#[test]
+fn blis_kc_rows_matches_the_interpreter_and_is_clean_under_the_sanitizers() {
+    for target in ["c", "openmp"] {
+        for size in KC_SIZES {
+            verify("blisKCRows(4, 6, 64) ; lowerToC", target, size, false);
+        }
+    }
+    verify(
+        "blisKCRows(8, 4, 48) ; lowerToC",
+        "openmp",
+        (37, 65, 24),
+        false,
+    );
+    verify(
+        "blisKCRows(4, 6, 64) ; lowerToC",
+        "openmp",
+        (37, 65, 20),
+        true,
+    );
+}
+
+#[test]
+fn blis_kc_rows_updates_a_row_major_accumulator_in_place() {
+    let (o, text) = run(&mm_args(
+        "compile",
+        "blisKCRows(128, 6, 64) ; lowerToC",
+        "openmp",
+    ));
+    assert!(o.status.success(), "{text}");
+    let code = String::from_utf8_lossy(&o.stdout);
+    // slivers.6.panels.64: the padded result's rows
+    assert!(
+        code.contains(": ((m+5)/6).6.((n+63)/64).64.f32 (heap)"),
+        "{code}"
+    );
+    // each block is read and written where it lies, no second accumulator per chunk
+    assert!(!code.contains("next"), "{code}");
+    // and the result is copied out row by row, without a remainder per element
+    let copy = code
+        .lines()
+        .find(|l| l.contains("output["))
+        .expect("the copy of the result");
+    assert!(copy.contains(" * ((n + 63) / 64) * 64 + i"), "{copy}");
+    assert!(!copy.contains(" % 64"), "{copy}");
 }
 
 #[test]

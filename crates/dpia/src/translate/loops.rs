@@ -308,8 +308,9 @@ impl Translator {
         })
     }
 
-    /// `reduceSeq f init xs` whose initial value is computed by a loop (a `mapLocal`
-    /// over the threads that own the parts of the accumulator, say): the initial
+    /// `reduceSeq f init xs` whose initial value is computed by a loop, possibly seen
+    /// through views (a `mapLocal` over the threads that own the parts of the
+    /// accumulator, say; `transpose (mapPar ...)`): the initial
     /// value is written into the accumulator, as Listing 9's `accT(init, accumAcc)`
     /// does, rather than computed elsewhere and copied.
     pub(super) fn reduce_computed_init(
@@ -388,6 +389,22 @@ pub(super) fn is_loop_app(e: &Expr) -> bool {
     let lowered =
         matches!(p.backend(), rise::primitives::Backend::MapLoop(l) if LoopKind::of(l).is_some());
     lowered && value_args(&args).len() == 2
+}
+
+/// Whether `e` is a lowered map applied to its data, seen through views
+/// (`transpose (mapPar f xs)`, `map transpose (...)`): a loop that writes memory
+/// re-indexed by the views' acceptors.
+pub(super) fn is_loop_app_under_views(e: &Expr) -> bool {
+    if is_loop_app(e) {
+        return true;
+    }
+    let (head, args) = e.spine();
+    let values = value_args(&args);
+    match (head.kind(), &values[..]) {
+        (ExprKind::Prim(p), [x]) if p.is_layout() => is_loop_app_under_views(x),
+        (ExprKind::Prim(Prim::Map), [f, x]) => f.is_view_function() && is_loop_app_under_views(x),
+        _ => false,
+    }
 }
 
 /// Refuses an unrolled loop (`kind` [`LoopKind::Unroll`]) of `count` iterations,

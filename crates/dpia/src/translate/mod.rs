@@ -42,7 +42,7 @@ mod tensor;
 mod vectorize;
 mod warp;
 
-use loops::{check_unrolled, is_loop_app, Steps};
+use loops::{check_unrolled, is_loop_app_under_views, Steps};
 use places::{acc_place, same_place, updates_in_place_safely};
 use vectorize::vectorized;
 

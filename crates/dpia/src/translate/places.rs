@@ -84,7 +84,11 @@ fn reads_before_writes_per_part(c: &Comm, name: &str) -> bool {
 }
 
 /// Whether every one of `places` is indexed by the loop variable `var` at the same
-/// position, below the same path: then different iterations touch disjoint parts.
+/// position (a place is a path of indices from the memory's outermost dimension, so
+/// the same position, below the same steps, is the same dimension): then different
+/// iterations touch disjoint parts, whatever the indices above it (a register
+/// block's rows in a row-major accumulator are at different rows, each at the
+/// block's column).
 fn iterations_touch_disjoint_parts(places: &[Option<Vec<PathElem>>], var: &Var) -> bool {
     let at = |p: &Vec<PathElem>| {
         p.iter()
@@ -96,9 +100,18 @@ fn iterations_touch_disjoint_parts(places: &[Option<Vec<PathElem>>], var: &Var) 
     let Some(pos) = at(first) else {
         return false;
     };
+    // above it, the same steps, except that indices may differ
+    let same_dimension = |a: &PathElem, b: &PathElem| {
+        a == b || matches!((a, b), (PathElem::Idx(_), PathElem::Idx(_)))
+    };
     places.iter().all(|p| {
-        p.as_ref()
-            .is_some_and(|p| at(p) == Some(pos) && p[..pos] == first[..pos])
+        p.as_ref().is_some_and(|p| {
+            at(p) == Some(pos)
+                && p[..pos]
+                    .iter()
+                    .zip(&first[..pos])
+                    .all(|(a, b)| same_dimension(a, b))
+        })
     })
 }
 
@@ -370,32 +383,47 @@ fn exp_place(
 }
 
 /// The memory an acceptor writes and where in it.
-pub(super) fn acc_place(a: &Acc, mut path: Vec<PathElem>) -> Option<(String, Vec<PathElem>)> {
+pub(super) fn acc_place(a: &Acc, path: Vec<PathElem>) -> Option<(String, Vec<PathElem>)> {
+    acc_place_in(a, path, &std::collections::HashMap::new())
+}
+
+/// [`acc_place`] with `env` the indices the variables of enclosing `mapAcc`s stand
+/// for (a write at `i :: p` into `mapAcc(v => b)` lands in `b[v := i]` at `p`).
+fn acc_place_in(
+    a: &Acc,
+    mut path: Vec<PathElem>,
+    env: &std::collections::HashMap<Var, Nat>,
+) -> Option<(String, Vec<PathElem>)> {
     match &*a.kind {
         AccKind::Var(id) => {
             path.reverse();
             Some((id.name.clone(), path))
         }
         AccKind::Idx(b, i) => {
-            path.push(PathElem::Idx(i.clone()));
-            acc_place(b, path)
+            path.push(PathElem::Idx(i.substitute_all(env)));
+            acc_place_in(b, path, env)
         }
         AccKind::Pair1(b) => {
             path.push(PathElem::Fst);
-            acc_place(b, path)
+            acc_place_in(b, path, env)
         }
         AccKind::Pair2(b) => {
             path.push(PathElem::Snd);
-            acc_place(b, path)
+            acc_place_in(b, path, env)
         }
-        AccKind::View(v, b) => acc_place(
-            b,
-            reindex_stack(v, path, &std::collections::HashMap::new())?,
-        ),
+        AccKind::View(v, b) => acc_place_in(b, reindex_stack(v, path, env)?, env),
         AccKind::AsVector(n, b) => match path.pop() {
             Some(PathElem::Idx(j)) => {
                 path.push(PathElem::Idx(j * n.clone()));
-                acc_place(b, path)
+                acc_place_in(b, path, env)
+            }
+            _ => None,
+        },
+        AccKind::Map(v, b) => match path.pop() {
+            Some(PathElem::Idx(i)) => {
+                let mut env = env.clone();
+                env.insert(v.clone(), i);
+                acc_place_in(b, path, &env)
             }
             _ => None,
         },

@@ -546,7 +546,7 @@ impl Translator {
         let (n, elem) = array_of(&vals[2])?;
         check_unrolled(e, p, kind, &n)?;
         let f = &vals[0];
-        if is_loop_app(&vals[1]) {
+        if is_loop_app_under_views(&vals[1]) {
             return self.reduce_computed_init(p, steps, vals, env, out, (&ty, &n, &elem));
         }
         // An array reduced in place: the initial value is read where the

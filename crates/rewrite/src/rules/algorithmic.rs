@@ -85,6 +85,41 @@ pub(super) fn peel_reduce(name: String, n: i64) -> S {
     })
 }
 
+/// Peels the first element off a reduction: the operator applied to the initial
+/// value and the first element (a beta-redex that `betaReduction` opens) becomes the
+/// initial value of a sequential reduction over the rest.
+pub(super) fn peel_first(name: String) -> S {
+    rise_rule(name, move |e, _| {
+        let (_, args) = applied(e, any_reduce, 3)?;
+        let (k, _) = array(args[2].ty()?)?;
+        let first = idx(
+            app(dep_app_nat(prim(Prim::NatAsIndex), k.clone()), lit_nat(0)),
+            args[2].clone(),
+        );
+        let init = apps(args[0].clone(), [args[1].clone(), first]);
+        let rest = app(drop_(1), args[2].clone());
+        Some(apps(prim(Prim::ReduceSeq), [args[0].clone(), init, rest]))
+    })
+}
+
+/// Stores a reduction's accumulator with its dimensions `d` and `d + 1` swapped
+/// (counted from one): the operator sees it swapped back (views), its result and the
+/// initial value are written swapped, and the final result is read swapped back.
+pub(super) fn transpose_accumulator(name: String, d: i64) -> S {
+    rise_rule(name, move |e, names| {
+        let (_, args) = applied(e, any_reduce, 3)?;
+        let swap = |x: Expr| app((1..d).fold(transpose(), |f, _| map(f)), x);
+        let (a, y) = (names.fresh("acc"), names.fresh("y"));
+        let step = swap(apps(args[0].clone(), [swap(var(&a)), var(&y)]));
+        let op = lambda(&a, lambda(&y, step));
+        let init = swap(args[1].clone());
+        Some(swap(apps(
+            prim(Prim::ReduceSeq),
+            [op, init, args[2].clone()],
+        )))
+    })
+}
+
 pub(super) fn map_fission(name: String) -> S {
     rise_rule(name, |e, names| {
         let (p, args, xs) = match applied(e, any_map, 2) {

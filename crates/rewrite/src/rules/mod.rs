@@ -53,6 +53,8 @@ rules_table! {
         blockedReduce = blocked_reduce(n: Size): "reduceX op init xs ↦ reduceSeq (fun a y => reduceX op a y) init (split n xs)",
         padMap = pad_map(n: Size): "map f (xs : m.t) ↦ take m (map f (padClamp 0 (⌈m/n⌉·n − m) xs))   (m ≥ 1: the padding repeats the last element)",
         peelReduce = peel_reduce(n: Size): "reduceX op init (xs : k.t) ↦ reduceSeq op (reduceX op init (take (⌊k/n⌋·n) xs)) (drop (⌊k/n⌋·n) xs)",
+        peelFirst = peel_first(): "reduceX op init (xs : k.t) ↦ reduceSeq op (op init (idx 0 xs)) (drop 1 xs)   (k ≥ 1: the first step computed from init, e.g. a register block started from zero, the loop over the rest continuing from it)",
+        transposeAccumulator = transpose_accumulator(d: Size): "reduceX op init xs ↦ T (reduceSeq (fun acc y => T (op (T acc) y)) (T init) xs)   (T = map^(d−1) transpose, its own inverse: the accumulator stored with its dimensions d and d+1 swapped (counted from 1), e.g. a blocked result in the row-major layout of its rows)",
         generateToMap = generate_to_map(): pattern "generate f ↦ map f (generate (fun i => i))",
         mapFusion = map_fusion(): pattern "map f (map g xs) ↦ map (fun x => f (g x)) xs",
         mapFission = map_fission(): "map (fun x => f (g x)) ↦ map g >> map f;  map (fun x => f (g x)) xs ↦ map f (map (fun x => g x) xs)   (x ∉ fv(f), x ∈ fv(g x), g x not x)",
