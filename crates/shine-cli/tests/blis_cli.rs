@@ -157,15 +157,21 @@ fn blis_kc_is_clean_under_the_sanitizers() {
     }
 }
 
-#[test]
-fn blis_kc_refuses_a_k_that_kc_does_not_divide() {
+/// `blisKC(4, 6, 64)` on OpenMP at the sizes `(m, n, k)` is refused saying `why`.
+fn refused_at((m, n, k): (&str, &str, &str), why: &str) {
     let mut args = mm_args("run", "blisKC(4, 6, 64) ; lowerToC", "openmp");
+    let sizes = [format!("m={m}"), format!("n={n}"), format!("k={k}")];
     args.extend([
-        "--random", "3", "--nat", "m=37", "--nat", "n=65", "--nat", "k=19",
+        "--random", "3", "--nat", &sizes[0], "--nat", &sizes[1], "--nat", &sizes[2],
     ]);
     let (o, text) = run(&args);
     assert!(!o.status.success(), "{text}");
-    assert!(text.contains("4 must divide k"), "{text}");
+    assert!(text.contains(why), "{text}");
+}
+
+#[test]
+fn blis_kc_refuses_a_k_that_kc_does_not_divide() {
+    refused_at(("37", "65", "19"), "4 must divide k");
 }
 
 #[test]
@@ -236,13 +242,7 @@ fn blis_kc_starts_the_first_chunk_from_zero_in_registers() {
 
 #[test]
 fn blis_kc_refuses_a_k_below_one_chunk() {
-    let mut args = mm_args("run", "blisKC(4, 6, 64) ; lowerToC", "openmp");
-    args.extend([
-        "--random", "3", "--nat", "m=7", "--nat", "n=7", "--nat", "k=0",
-    ]);
-    let (o, text) = run(&args);
-    assert!(!o.status.success(), "{text}");
-    assert!(text.contains("k must be at least 4"), "{text}");
+    refused_at(("7", "7", "0"), "k must be at least 4");
 }
 
 #[test]

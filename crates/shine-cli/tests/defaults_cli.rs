@@ -453,24 +453,26 @@ fn the_row_normalizations_under_the_gpu_defaults_match_the_interpreter_at_odd_an
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 
+/// What `shine compile PROGRAM --def DEF --target TARGET --explain` prints (it must succeed).
+fn explained(program: &str, def: &str, target: &str) -> String {
+    let (out, text) = shine_in(
+        root(),
+        &[
+            "compile",
+            program,
+            "--def",
+            def,
+            "--target",
+            target,
+            "--explain",
+        ],
+    );
+    assert!(out.status.success(), "{text}");
+    text
+}
+
 #[test]
 fn explain_names_the_gpu_defaults_two_dimensions_row_reductions_and_what_was_passed_over() {
-    let explained = |program: &str, def: &str, target: &str| {
-        let (out, text) = shine_in(
-            root(),
-            &[
-                "compile",
-                program,
-                "--def",
-                def,
-                "--target",
-                target,
-                "--explain",
-            ],
-        );
-        assert!(out.status.success(), "{text}");
-        text
-    };
     let text = explained("examples/mm.rise", "mm", "cuda");
     assert!(text.contains("`storeEveryStageGpu`"), "{text}");
     assert!(text.contains("2-D: 1 loop nest(s)"), "{text}");
@@ -526,19 +528,7 @@ fn columns_and_short_windows_keep_a_work_item_each_under_the_gpu_defaults() {
         ("examples/jacobi1d.rise", "jacobi3"),
     ] {
         for target in ["opencl", "cuda"] {
-            let (out, text) = shine_in(
-                root(),
-                &[
-                    "compile",
-                    program,
-                    "--def",
-                    def,
-                    "--target",
-                    target,
-                    "--explain",
-                ],
-            );
-            assert!(out.status.success(), "{text}");
+            let text = explained(program, def, target);
             assert!(
                 text.contains("strategy: `storeEveryStageGpu`"),
                 "{def} --target {target}\n{text}"
