@@ -36,4 +36,5 @@ REFERENCES = {
     "mmShared": (cases_tiled(64, 64, 32, ((1, 1, 1), (1, 2, 1))), ref_mm),
     "mmLarge": (cases_tiled(128, 128, 32, ((1, 1, 1), (1, 1, 2))), ref_mm),
     "mmWide": (cases_tiled(128, 256, 32, ((1, 1, 1), (1, 1, 2))), ref_mm),
+    "mmHopper": (cases_tiled(128, 256, 64, ((1, 1, 1), (1, 1, 2))), ref_mm),
 }
