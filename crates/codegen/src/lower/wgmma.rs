@@ -110,40 +110,22 @@ impl Lowerer {
             }
             return Ok(Expr::ident(&self.mem_place(target, &[], true)?.base));
         }
-        let chunk = Var::with_range("wgmma_chunk", Nat::cst(0), Nat::cst(count / 4));
-        let elem = Var::with_range("wgmma_elem", Nat::cst(0), Nat::cst(4));
-        let path = [
-            PathElem::Idx(Nat::var(&chunk)),
-            PathElem::Idx(Nat::var(&elem)),
-        ];
-        let Dest::Mem(written) = self.dest(env, acc, &path)? else {
-            return malformed("`wgmma`'s accumulator written as vectors");
-        };
-        let DataType::Array(_, chunk_ty) = &d.ty else {
-            return malformed("a `wgmma` accumulator that is not an array");
-        };
-        let DataType::Array(_, f32) = &**chunk_ty else {
-            return malformed("a `wgmma` accumulator that is not an array of chunks");
-        };
-        let c = Exp::new(
-            ExpKind::Idx(d.clone(), Nat::var(&chunk)),
-            (**chunk_ty).clone(),
-        );
-        let e = Exp::new(ExpKind::Idx(c, Nat::var(&elem)), (**f32).clone());
-        let Read::Mem(read) = self.read(env, &e, &[])? else {
+        let (read, grid) = self.symbolic_element(env, d, (count / 4, 4), "wgmma_chunk")?;
+        let Read::Mem(read) = read else {
             return malformed("a `wgmma` accumulator that is computed, not in memory");
+        };
+        let Dest::Mem(written) = self.dest(env, acc, &grid.path())? else {
+            return malformed("`wgmma`'s accumulator written as vectors");
         };
         let consecutive = |p: &MemPlace| {
             let first = element(p)?;
-            let at = |j: i64, i: i64| {
-                first
-                    .substitute(&chunk, &Nat::cst(j))
-                    .substitute(&elem, &Nat::cst(i))
+            let start = grid.at(&first, 0, 0);
+            let all = (0..count).all(|k| {
+                (&grid.at(&first, k / 4, k % 4) - &start)
                     .simplify()
-            };
-            let start = at(0, 0);
-            let all =
-                (0..count).all(|k| (&at(k / 4, k % 4) - &start).simplify().as_cst() == Some(k));
+                    .as_cst()
+                    == Some(k)
+            });
             all.then_some(start)
         };
         let plain = |p: &MemPlace| !p.shared && p.indexed && p.place.fields.is_empty();
@@ -151,9 +133,7 @@ impl Lowerer {
             (Some(r), Some(w))
                 if plain(&read) && plain(&written) && read.base == written.base && r == w =>
             {
-                let mut first = read.clone();
-                first.place.flat = Some(r);
-                first.place.lane = None;
+                let first = grid.place_at(&read, 0, 0);
                 Ok(Expr::unary(UnOp::AddrOf, self.place_expr(env, &first)?))
             }
             _ => unsupported(
@@ -177,7 +157,13 @@ impl Lowerer {
         b: bool,
     ) -> Res<(MemPlace, Layout)> {
         let name = if b { "B" } else { "A" };
-        let (place, (row, col)) = self.tile_place(env, x, rows, cols, name)?;
+        let (read, grid) = self.symbolic_element(env, x, (rows, cols), "wgmma_row")?;
+        let Read::Mem(place) = read else {
+            return not_proven(
+                name,
+                "its elements are computed, not read from local memory",
+            );
+        };
         let in_tile = place.shared && place.indexed && place.place.fields.is_empty();
         let Some(elem) = element(&place).filter(|_| in_tile) else {
             return not_proven(
@@ -185,19 +171,12 @@ impl Lowerer {
                 "its elements are not at indices of one array of local memory",
             );
         };
-        let at = |r: i64, c: i64, n: &Nat| {
-            n.substitute(&row, &Nat::cst(r))
-                .substitute(&col, &Nat::cst(c))
-                .simplify()
-        };
-        let first_elem = at(0, 0, &elem);
-        let mut first = place.clone();
-        first.place.flat = place.place.flat.as_ref().map(|f| at(0, 0, f));
-        first.place.lane = place.place.lane.as_ref().map(|l| at(0, 0, l));
+        let first_elem = grid.at(&elem, 0, 0);
+        let first = grid.place_at(&place, 0, 0);
         let mut offsets = Vec::with_capacity((rows * cols) as usize);
         for r in 0..rows {
             for c in 0..cols {
-                match (&at(r, c, &elem) - &first_elem).simplify().as_cst() {
+                match (&grid.at(&elem, r, c) - &first_elem).simplify().as_cst() {
                     Some(o) => offsets.push(2 * o),
                     None => {
                         return not_proven(
@@ -272,33 +251,31 @@ impl Lowerer {
         not_proven(name, &detail)
     }
 
-    /// Where element `(row, col)` of the `rows × cols` tile `x` is, for a symbolic row and
-    /// column (variables of those ranges, returned with it).
-    fn tile_place(
+    /// How element `(i, j)` of the two-dimensional `x` (`i < rows`, `j < cols`) is read,
+    /// for a symbolic `i` and `j` (variables of those ranges, `what` naming the first).
+    fn symbolic_element(
         &mut self,
         env: &Env,
         x: &Exp,
-        rows: i64,
-        cols: i64,
-        name: &str,
-    ) -> Res<(MemPlace, (Var, Var))> {
+        (rows, cols): (i64, i64),
+        what: &str,
+    ) -> Res<(Read, Grid)> {
         let DataType::Array(_, row_ty) = &x.ty else {
-            return malformed("a `wgmma` tile that is not an array");
+            return malformed("a `wgmma` operand that is not an array");
         };
         let DataType::Array(_, elem_ty) = &**row_ty else {
-            return malformed("a `wgmma` tile that is not an array of rows");
+            return malformed("a `wgmma` operand that is not an array of arrays");
         };
-        let row = Var::with_range("wgmma_row", Nat::cst(0), Nat::cst(rows));
-        let col = Var::with_range("wgmma_col", Nat::cst(0), Nat::cst(cols));
-        let r = Exp::new(ExpKind::Idx(x.clone(), Nat::var(&row)), (**row_ty).clone());
-        let e = Exp::new(ExpKind::Idx(r, Nat::var(&col)), (**elem_ty).clone());
-        match self.read(env, &e, &[])? {
-            Read::Mem(p) => Ok((p, (row, col))),
-            Read::Value(_) => not_proven(
-                name,
-                "its elements are computed, not read from local memory",
-            ),
-        }
+        let grid = Grid {
+            row: Var::with_range(what, Nat::cst(0), Nat::cst(rows)),
+            col: Var::with_range(format!("{what}_col"), Nat::cst(0), Nat::cst(cols)),
+        };
+        let r = Exp::new(
+            ExpKind::Idx(x.clone(), Nat::var(&grid.row)),
+            (**row_ty).clone(),
+        );
+        let e = Exp::new(ExpKind::Idx(r, Nat::var(&grid.col)), (**elem_ty).clone());
+        Ok((self.read(env, &e, &[])?, grid))
     }
 
     /// The descriptor of a tile whose first element is `first`, in `layout`.
@@ -405,6 +382,38 @@ fn strip(s: &mut Stmt, fence: bool, wait: bool) {
 const FENCE: &str = "shine_wgmma_fence";
 const WAIT: &str = "shine_wgmma_commit_wait";
 const MULTIPLY: &str = "shine_wgmma_m64";
+
+/// The symbolic row and column of an element of a two-dimensional operand
+/// ([`Lowerer::symbolic_element`]).
+struct Grid {
+    row: Var,
+    col: Var,
+}
+
+impl Grid {
+    /// `n` at row `r`, column `c`.
+    fn at(&self, n: &Nat, r: i64, c: i64) -> Nat {
+        n.substitute(&self.row, &Nat::cst(r))
+            .substitute(&self.col, &Nat::cst(c))
+            .simplify()
+    }
+
+    /// The place `p` at row `r`, column `c`.
+    fn place_at(&self, p: &MemPlace, r: i64, c: i64) -> MemPlace {
+        let mut q = p.clone();
+        q.place.flat = p.place.flat.as_ref().map(|f| self.at(f, r, c));
+        q.place.lane = p.place.lane.as_ref().map(|l| self.at(l, r, c));
+        q
+    }
+
+    /// The path to the symbolic element.
+    fn path(&self) -> [PathElem; 2] {
+        [
+            PathElem::Idx(Nat::var(&self.row)),
+            PathElem::Idx(Nat::var(&self.col)),
+        ]
+    }
+}
 
 /// The byte offset from the first element at which the instruction reads element `(r, c)`
 /// of a tile starting `start` bytes into its 1024-byte block (`b`: of `B`, `r` is `k`).
