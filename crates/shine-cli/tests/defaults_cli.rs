@@ -38,16 +38,34 @@ fn root() -> &'static Path {
 /// `shine run` of `def` without --strategy on `target`, `m` rows of `n` columns, verified
 /// against the interpreter; the error when it is not.
 fn run_default(def: &str, target: &str, m: i64, n: i64) -> Result<(), String> {
-    let (m, n) = (format!("m={m}"), format!("n={n}"));
-    let args = [
-        "run", PROGRAM, "--def", def, "--target", target, "--nat", &m, "--nat", &n, "--random",
-        "5", "--verify", "--json",
-    ];
-    let (out, text) = shine_in(root(), &args);
+    run_verified(PROGRAM, def, target, &[("m", m), ("n", n)], "5")
+}
+
+/// `shine run PROGRAM --def DEF` without --strategy on `target` at the sizes `sizes` (name,
+/// value), on random inputs of `seed`, verified against the interpreter; the error when it
+/// is not.
+fn run_verified(
+    program: &str,
+    def: &str,
+    target: &str,
+    sizes: &[(&str, i64)],
+    seed: &str,
+) -> Result<(), String> {
+    let mut args: Vec<String> = ["run", program, "--def", def, "--target", target]
+        .map(String::from)
+        .to_vec();
+    for (name, value) in sizes {
+        args.extend(["--nat".to_string(), format!("{name}={value}")]);
+    }
+    args.extend(["--random", seed, "--verify", "--json"].map(String::from));
+    let refs: Vec<&str> = args.iter().map(String::as_str).collect();
+    let (out, text) = shine_in(root(), &refs);
     if out.status.success() && text.contains("\"verified\":true") {
         Ok(())
     } else {
-        Err(format!("{def} --target {target} {m} {n}: {text}"))
+        Err(format!(
+            "{program} {def} --target {target} {sizes:?}: {text}"
+        ))
     }
 }
 
@@ -187,22 +205,8 @@ fn run_default_at(
     sizes: &[&str],
     size: i64,
 ) -> Result<(), String> {
-    let mut args: Vec<String> = ["run", program, "--def", def, "--target", target]
-        .map(String::from)
-        .to_vec();
-    for s in sizes {
-        args.extend(["--nat".to_string(), format!("{s}={size}")]);
-    }
-    args.extend(["--random", "9", "--verify", "--json"].map(String::from));
-    let refs: Vec<&str> = args.iter().map(String::as_str).collect();
-    let (out, text) = shine_in(root(), &refs);
-    if out.status.success() && text.contains("\"verified\":true") {
-        Ok(())
-    } else {
-        Err(format!(
-            "{program} {def} --target {target} at {size}: {text}"
-        ))
-    }
+    let sizes: Vec<(&str, i64)> = sizes.iter().map(|s| (*s, size)).collect();
+    run_verified(program, def, target, &sizes, "9")
 }
 
 /// The stencils: (program, definition, its sizes).
@@ -326,32 +330,6 @@ fn explain_names_the_copied_stencil_input_and_the_unrolled_window() {
     assert!(text.contains("sequential: 1 reduction(s)"), "{text}");
 }
 
-/// `shine run PROGRAM --def DEF` without --strategy on `target` at the sizes `sizes` (name,
-/// value), verified against the interpreter; the error when it is not.
-fn run_default_sized(
-    program: &str,
-    def: &str,
-    target: &str,
-    sizes: &[(&str, i64)],
-) -> Result<(), String> {
-    let mut args: Vec<String> = ["run", program, "--def", def, "--target", target]
-        .map(String::from)
-        .to_vec();
-    for (name, value) in sizes {
-        args.extend(["--nat".to_string(), format!("{name}={value}")]);
-    }
-    args.extend(["--random", "11", "--verify", "--json"].map(String::from));
-    let refs: Vec<&str> = args.iter().map(String::as_str).collect();
-    let (out, text) = shine_in(root(), &refs);
-    if out.status.success() && text.contains("\"verified\":true") {
-        Ok(())
-    } else {
-        Err(format!(
-            "{program} {def} --target {target} {sizes:?}: {text}"
-        ))
-    }
-}
-
 /// The shapes of the GPU defaults' runs: 1, 7, 13 and 33 in every dimension, and a prime
 /// above 1000 in one dimension at a time (the others small: the debug interpreter computes
 /// the reference).
@@ -398,7 +376,7 @@ fn matmul_under_the_gpu_defaults_matches_the_interpreter_at_odd_and_prime_sizes(
     for target in support::gpu_targets() {
         for shape in shapes(3) {
             let sizes = [("m", shape[0]), ("n", shape[1]), ("k", shape[2])];
-            if let Err(e) = run_default_sized("examples/mm.rise", "mm", target, &sizes) {
+            if let Err(e) = run_verified("examples/mm.rise", "mm", target, &sizes, "11") {
                 failures.push(e);
             }
         }
@@ -444,7 +422,7 @@ fn the_row_normalizations_under_the_gpu_defaults_match_the_interpreter_at_odd_an
                     continue;
                 }
                 let sizes = [("m", shape[0]), ("n", shape[1])];
-                if let Err(e) = run_default_sized(PROGRAM, def, target, &sizes) {
+                if let Err(e) = run_verified(PROGRAM, def, target, &sizes, "11") {
                     failures.push(e);
                 }
             }
@@ -511,7 +489,7 @@ fn mv_under_the_gpu_defaults_reduces_each_row_by_a_work_group_or_a_warp_and_matc
     for target in support::gpu_targets() {
         for shape in shapes(2) {
             let sizes = [("n", shape[0]), ("m", shape[1])];
-            if let Err(e) = run_default_sized("examples/mv.rise", "mv", target, &sizes) {
+            if let Err(e) = run_verified("examples/mv.rise", "mv", target, &sizes, "11") {
                 failures.push(e);
             }
         }
