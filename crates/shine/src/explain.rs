@@ -156,43 +156,19 @@ impl Facts {
                 self.stored_pads.join(", ")
             ));
         }
-        if self.pad_views > 0 {
-            out.push(format!(
-                "border: {} pad(s) read as views, clamped or tested at every read (a pad inside a loop, of rows only, one no slide reads, or on a GPU target)",
-                self.pad_views
-            ));
-        }
-        if self.unrolled_reductions > 0 {
-            out.push(format!(
-                "unrolled: {} reduction(s) over a constant number of at most 32 elements: no loop, their indices and the elements of literal arrays they read are constants",
-                self.unrolled_reductions
-            ));
-        }
-        if self.global_nests_2d > 0 {
-            out.push(format!(
-                "2-D: {} loop nest(s) over two dimensions of global work-items, the inner loop over dimension 0 (neighbouring work-items at neighbouring elements: coalesced) and the outer over dimension 1",
-                self.global_nests_2d
-            ));
-        }
-        if self.rows_by_work_groups > 0 {
-            out.push(format!(
-                "rows: {} loop(s) with a work-group per row, its reduction(s) computed by all its work-items (strided partial results: coalesced reads, then a tree in local memory)",
-                self.rows_by_work_groups
-            ));
-        }
-        if self.rows_by_warps > 0 {
-            out.push(format!(
-                "rows: {} loop(s) with a warp per row, its reduction(s) computed by the 32 lanes (strided partial results: coalesced reads, then shuffles)",
-                self.rows_by_warps
-            ));
-        }
-        let why = [
-            (self.sequential_reductions, "reduction(s): sequential, their operator is not reassociated unless a strategy says so (partialReduce)"),
-            (self.sequential_inside_parallel, "loop(s) inside a parallel loop: each runs sequentially within its thread or work-item"),
-            (self.sequential_no_parallel, "loop(s) outside any parallel loop: sequential (the target or the schedule runs no loop in parallel there)"),
+        // a count and what it counts, each a line where it is not zero
+        let counted = [
+            (self.pad_views, "border", "pad(s) read as views, clamped or tested at every read (a pad inside a loop, of rows only, one no slide reads, or on a GPU target)"),
+            (self.unrolled_reductions, "unrolled", "reduction(s) over a constant number of at most 32 elements: no loop, their indices and the elements of literal arrays they read are constants"),
+            (self.global_nests_2d, "2-D", "loop nest(s) over two dimensions of global work-items, the inner loop over dimension 0 (neighbouring work-items at neighbouring elements: coalesced) and the outer over dimension 1"),
+            (self.rows_by_work_groups, "rows", "loop(s) with a work-group per row, its reduction(s) computed by all its work-items (strided partial results: coalesced reads, then a tree in local memory)"),
+            (self.rows_by_warps, "rows", "loop(s) with a warp per row, its reduction(s) computed by the 32 lanes (strided partial results: coalesced reads, then shuffles)"),
+            (self.sequential_reductions, "sequential", "reduction(s): sequential, their operator is not reassociated unless a strategy says so (partialReduce)"),
+            (self.sequential_inside_parallel, "sequential", "loop(s) inside a parallel loop: each runs sequentially within its thread or work-item"),
+            (self.sequential_no_parallel, "sequential", "loop(s) outside any parallel loop: sequential (the target or the schedule runs no loop in parallel there)"),
         ];
-        for (n, reason) in why.iter().filter(|(n, _)| *n > 0) {
-            out.push(format!("sequential: {n} {reason}"));
+        for (n, what, reason) in counted.iter().filter(|(n, _, _)| *n > 0) {
+            out.push(format!("{what}: {n} {reason}"));
         }
         if !self.innermost_math.is_empty() {
             out.push(format!(
