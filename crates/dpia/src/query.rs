@@ -58,19 +58,25 @@ pub fn memories_used(c: &Comm) -> BTreeSet<String> {
     out
 }
 
+/// Whether some node of a command (itself, a command, expression or acceptor inside it)
+/// satisfies `pred`.
+pub fn any(c: &Comm, pred: impl Fn(&Node) -> bool) -> bool {
+    let mut found = false;
+    Node::Comm(c).visit(&mut |n| found |= pred(&n));
+    found
+}
+
 /// Whether a command has a GPU loop.
 pub fn has_gpu_loop(c: &Comm) -> bool {
-    let mut found = false;
-    Node::Comm(c).visit(&mut |n| {
-        found |= matches!(
+    any(c, |n| {
+        matches!(
             n,
             Node::Comm(Comm::For {
                 kind: LoopKind::Gpu(_),
                 ..
             })
         )
-    });
-    found
+    })
 }
 
 /// The variables a data type's sizes mention.

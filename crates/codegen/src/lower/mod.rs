@@ -549,24 +549,21 @@ fn collect_comm_types(c: &Comm, out: &mut Vec<DataType>) {
 
 /// Whether `body` has a warp group's multiply (`wgmma`).
 fn has_wgmma(body: &Comm) -> bool {
-    let mut found = false;
-    dpia::walk::Node::Comm(body).visit(&mut |n| {
-        found |= matches!(n, dpia::walk::Node::Exp(e) if matches!(*e.kind, dpia::ExpKind::Wgmma(_)))
-    });
-    found
+    dpia::query::any(
+        body,
+        |n| matches!(n, dpia::walk::Node::Exp(e) if matches!(*e.kind, dpia::ExpKind::Wgmma(_))),
+    )
 }
 
 /// Whether `body` has a loop over the lanes of a warp.
 fn has_lane_loops(body: &Comm) -> bool {
-    let mut found = false;
-    dpia::walk::Node::Comm(body).visit(&mut |n| {
-        found |= matches!(
+    dpia::query::any(body, |n| {
+        matches!(
             n,
             dpia::walk::Node::Comm(Comm::For {
                 kind: dpia::LoopKind::Gpu(dpia::ParLevel::Lane),
                 ..
             })
         )
-    });
-    found
+    })
 }
