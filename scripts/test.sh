@@ -24,6 +24,8 @@ if [ "${SHINE_SKIP_OPENCL:-}" != 1 ] &&
 fi
 
 # --- checks -----------------------------------------------------------------
+# One build from scratch: incremental compilation would only add to the disk it takes.
+export CARGO_INCREMENTAL="${CARGO_INCREMENTAL:-0}"
 echo "== cargo fmt --check"
 cargo fmt --all -- --check
 echo "== cargo clippy -D warnings"

@@ -396,6 +396,7 @@ pub struct CudaProgram {
     device: CudaDevice,
     module: Arc<CudaModule>,
     options: Vec<String>,
+    reused_image: bool,
 }
 
 impl fmt::Debug for CudaProgram {
@@ -430,7 +431,16 @@ impl CudaProgram {
                 options.push(format!("--include-path={}", dir.display()));
             }
         }
-        let image = compile(source, &options).map_err(|e| missing_headers(e, &headers))?;
+        let cached = compiled_images::get(source, &options);
+        let reused_image = cached.is_some();
+        let image = match cached {
+            Some(image) => image,
+            None => {
+                let image = compile(source, &options).map_err(|e| missing_headers(e, &headers))?;
+                compiled_images::keep(source, &options, &image);
+                image
+            }
+        };
         let module = device
             .context
             .load_module(image)
@@ -441,7 +451,14 @@ impl CudaProgram {
             device: device.clone(),
             module,
             options,
+            reused_image,
         })
+    }
+
+    /// Whether the build loaded an image NVRTC had compiled for an earlier build of the same
+    /// source and options in this process, rather than compiling it.
+    pub fn reused_image(&self) -> bool {
+        self.reused_image
     }
 
     /// The device the program runs on.
@@ -804,6 +821,46 @@ impl CudaProgram {
         Err(RuntimeError::InvalidArgument(format!(
             "kernel `{name}` has too many parameters"
         )))
+    }
+}
+
+/// The images NVRTC compiled in this process, by source and options: a program built again
+/// (the same kernel at another size set, a candidate verified and then timed) is loaded
+/// without compiling it again. The options name the architecture, so an image is only
+/// reused for the devices it was compiled for. At most `CAPACITY` images are kept; when full,
+/// the cache starts again empty.
+mod compiled_images {
+    use cudarc::nvrtc::Ptx;
+    use std::collections::HashMap;
+    use std::sync::{Mutex, OnceLock};
+
+    /// How many images the cache holds at most.
+    const CAPACITY: usize = 512;
+
+    type Key = (String, Vec<String>);
+
+    static IMAGES: OnceLock<Mutex<HashMap<Key, Ptx>>> = OnceLock::new();
+
+    fn images() -> std::sync::MutexGuard<'static, HashMap<Key, Ptx>> {
+        // A panic while the lock was held leaves a map that is still whole.
+        let lock = IMAGES.get_or_init(|| Mutex::new(HashMap::new()));
+        lock.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+
+    /// The image compiled before from `source` with `options`, if any.
+    pub(crate) fn get(source: &str, options: &[String]) -> Option<Ptx> {
+        images()
+            .get(&(source.to_string(), options.to_vec()))
+            .cloned()
+    }
+
+    /// Keeps `image`, compiled now from `source` with `options`.
+    pub(crate) fn keep(source: &str, options: &[String], image: &Ptx) {
+        let mut images = images();
+        if images.len() >= CAPACITY {
+            images.clear();
+        }
+        images.insert((source.to_string(), options.to_vec()), image.clone());
     }
 }
 

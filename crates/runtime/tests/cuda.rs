@@ -167,6 +167,31 @@ fn two_dimensional_launch() {
 }
 
 #[test]
+fn a_program_built_again_loads_the_image_compiled_before() {
+    let Some(device) = device() else { return };
+    // A source no other test builds, so that its first build is the one that compiles.
+    let source = format!("// built twice by one test\n{VECTOR_ADD}");
+    let first = CudaProgram::build(&device, &source, "").unwrap();
+    let again = CudaProgram::build(&device, &source, "").unwrap();
+    let other_options = CudaProgram::build(&device, &source, "-DSHINE_OTHER").unwrap();
+    assert!(!first.reused_image());
+    assert!(again.reused_image());
+    assert!(!other_options.reused_image(), "other options compile again");
+    // The program built from the reused image runs.
+    let x = Buffer::from_slice(&[1.0f32, 2.0, 3.0]);
+    let y = Buffer::from_slice(&[10.0f32, 20.0, 30.0]);
+    let mut out = [Buffer::zeroed(3 * 4)];
+    let launch = CudaLaunch::new("vector_add", [1, 1, 1], [32, 1, 1]).args([
+        KernelArg::Buffer(0),
+        KernelArg::Buffer(1),
+        KernelArg::Buffer(2),
+        KernelArg::I32(3),
+    ]);
+    again.run(&[launch], &mut out, &[&x, &y], &[]).unwrap();
+    assert_eq!(out[0].as_slice::<f32>(), &[11.0, 22.0, 33.0]);
+}
+
+#[test]
 fn build_error_returns_the_log() {
     let Some(device) = device() else { return };
     let source = r#"extern "C" __global__ void broken(float *out) { out[0] = undefined_name; }"#;
