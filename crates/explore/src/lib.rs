@@ -197,6 +197,13 @@ impl Problem {
         Ok(definition(name, &parts))
     }
 
+    /// A candidate in words: its maps after the splits, each with its level and number of
+    /// iterations, nested as the loops are ([`strategy::in_words`]).
+    pub fn describe(&self, splits: &[i64], mapping: &[i32]) -> Result<String, String> {
+        let space = self.space(splits)?;
+        strategy::in_words(&space.tree, mapping, self.flavor)
+    }
+
     /// Applies a candidate's strategy to the definition: the lowered program.
     pub fn lower(&self, space: &Space, mapping: &[i32]) -> Result<Expr, String> {
         let defs = self.strategy(space, mapping, "explore_candidate")?;

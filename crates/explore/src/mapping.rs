@@ -126,6 +126,9 @@ pub struct Record {
     pub strategy: String,
     /// Whether it was read from the log.
     pub resumed: bool,
+    /// Its maps in words, as [`crate::Problem::describe`] writes them (empty where the
+    /// splits could not be applied).
+    pub in_words: String,
 }
 
 impl Record {
@@ -140,6 +143,7 @@ impl Record {
             "draws": self.draws,
             "elapsed_s": self.elapsed_s,
             "strategy": self.strategy,
+            "in_words": self.in_words,
         })
     }
 
@@ -166,6 +170,7 @@ impl Record {
             elapsed_s: v["elapsed_s"].as_f64().unwrap_or(0.0),
             strategy: v["strategy"].as_str().unwrap_or("").to_string(),
             resumed: true,
+            in_words: v["in_words"].as_str().unwrap_or("").to_string(),
         })
     }
 }
@@ -253,6 +258,14 @@ impl Mapper {
             cutoff: s.cutoff,
             counter: 0,
         })
+    }
+
+    /// A candidate's maps in words ([`Problem::describe`]); empty where its splits cannot be
+    /// applied.
+    pub fn describe(&self, c: &Candidate) -> String {
+        self.problem
+            .describe(&c.splits, &c.mapping)
+            .unwrap_or_default()
     }
 
     /// The problem searched.
@@ -349,13 +362,17 @@ pub fn run(s: &Search, progress: &mut dyn Progress<Record>) -> Result<SearchResu
     let mut mapper = Mapper::new(s)?;
     let stats = mapper.space_statistics(progress)?;
     let header = s.header();
-    let previous: Vec<Record> = match &s.run.resume {
+    let mut previous: Vec<Record> = match &s.run.resume {
         Some(p) => log::read(p, &header, &mut |m| progress.on_phase(Phase::Note(m)))?
             .iter()
             .map(Record::from_json)
             .collect::<Result<_, _>>()?,
         None => Vec::new(),
     };
+    // logs written before records had their words
+    for r in previous.iter_mut().filter(|r| r.in_words.is_empty()) {
+        r.in_words = mapper.describe(&r.candidate);
+    }
     let mut log = match &s.run.log {
         Some(p) => Some(Log::open(p, &header, &mut |m| {
             progress.on_phase(Phase::Note(m))
@@ -428,6 +445,7 @@ impl Session<'_> {
                 break;
             };
             let (outcome, strategy) = self.mapper.evaluate_candidate(&prop.candidate, false);
+            let in_words = self.mapper.describe(&prop.candidate);
             let ms = outcome.as_ref().ok().copied().flatten();
             searcher.report(&prop.candidate, ms.map(|t| 1.0 / t));
             let failure = outcome.err();
@@ -443,6 +461,7 @@ impl Session<'_> {
                 elapsed_s: offset + start.elapsed().as_secs_f64(),
                 strategy,
                 resumed: false,
+                in_words,
             };
             log::record(self.log, &record.to_json())?;
             mine.push(record);

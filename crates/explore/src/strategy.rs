@@ -8,7 +8,7 @@
 //! applied with `elevate`, like any strategy file.
 
 use crate::constraints::{GLOBAL, LOCAL, SEQ, WORK_GROUP};
-use crate::tree::Step;
+use crate::tree::{MapTree, Step};
 use rise::Expr;
 
 /// Which parallel primitives a target names.
@@ -51,6 +51,63 @@ pub fn map_rewrite(choice: i32, flavor: Flavor) -> Result<Option<String>, String
             ))
         }
     })
+}
+
+/// The level a map's choice gives it, as the target's low-level map is named: `mapSeq`,
+/// `mapPar` (OpenMP), `mapGlobal(d)`, `mapWorkGroup(d)`/`mapBlock(d)`,
+/// `mapLocal(d)`/`mapThread(d)`.
+pub fn level_name(choice: i32, flavor: Flavor) -> Result<String, String> {
+    Ok(match map_rewrite(choice, flavor)? {
+        None => "mapSeq".to_string(),
+        Some(rule) if rule == "parallel" => "mapPar".to_string(),
+        Some(rule) => match rule.strip_prefix("toM") {
+            Some(rest) => format!("m{rest}"),
+            None => rule,
+        },
+    })
+}
+
+/// A mapping in words: every map as its level and its number of iterations, nested as the
+/// loops are (`mapPar[m/4] › mapSeq[4] › mapSeq[n]`; sibling loops in braces, `{a; b}`).
+pub fn in_words(tree: &MapTree, choices: &[i32], flavor: Flavor) -> Result<String, String> {
+    let node = |i: usize| -> Result<String, String> {
+        let level = level_name(choices[i], flavor)?;
+        Ok(match &tree.maps[i].count {
+            Some(n) => format!("{level}[{n}]"),
+            None => level,
+        })
+    };
+    fn nest(
+        i: Option<usize>,
+        tree: &MapTree,
+        node: &dyn Fn(usize) -> Result<String, String>,
+    ) -> Result<String, String> {
+        let kids: Vec<usize> = (0..tree.maps.len())
+            .filter(|&k| tree.maps[k].parent == i)
+            .collect();
+        let inner: Vec<String> = kids
+            .iter()
+            .map(|&k| nest(Some(k), tree, node))
+            .collect::<Result<_, _>>()?;
+        let inner = match inner.len() {
+            0 => String::new(),
+            1 => inner[0].clone(),
+            _ => format!("{{{}}}", inner.join("; ")),
+        };
+        Ok(match i {
+            None => inner,
+            Some(i) if inner.is_empty() => node(i)?,
+            Some(i) => format!("{} › {inner}", node(i)?),
+        })
+    }
+    if choices.len() != tree.maps.len() {
+        return Err(format!(
+            "the mapping has {} choices, the program {} maps",
+            choices.len(),
+            tree.maps.len()
+        ));
+    }
+    nest(None, tree, &node)
 }
 
 /// The mapping part of a strategy: one rewrite per map (innermost first), joined by `;`.

@@ -156,6 +156,13 @@ pub fn default_budget(p: &Program) -> u64 {
     elevate::DEFAULT_BUDGET.max(n.saturating_mul(n).saturating_mul(2_000))
 }
 
+/// How long one rewrite of [`rewrite_with`] may run before it stops as not terminating.
+/// ELEVATE's default (20 s) was reached by `inlineAll` on a tanh layer's gradient in an
+/// unoptimized build on a busy machine, which made [`simplify_program`] keep the other,
+/// costlier result: the budget of strategy applications is what bounds the work, the time
+/// only a program that would run for minutes.
+pub const REWRITE_TIME_LIMIT: std::time::Duration = std::time::Duration::from_secs(300);
+
 /// [`rewrite`] with a budget of strategy applications. The rewrite runs with
 /// the types of the program's inputs in its [`Env`] (for rules that need types).
 pub fn rewrite_with(
@@ -164,7 +171,9 @@ pub fn rewrite_with(
     trace: bool,
     budget: u64,
 ) -> Result<Rewritten, RewriteFailure> {
-    let mut ctx: Ctx<Expr> = Ctx::new(Env::with_scope(p.scope())).with_budget(budget);
+    let mut ctx: Ctx<Expr> = Ctx::new(Env::with_scope(p.scope()))
+        .with_budget(budget)
+        .with_time_limit(REWRITE_TIME_LIMIT);
     if trace {
         ctx = ctx.with_trace();
     }

@@ -417,7 +417,8 @@ impl Progress<explore::tune::Record> for Bars {
 /// the plot (`--plot`) and the JSON summary.
 fn report(args: &ExploreArgs, search: &Search, result: &SearchResult) -> Result<(), CliError> {
     let ok = result.ranked();
-    let mut table = String::from("rank  method        ms         GFLOP/s  splits / mapping\n");
+    let mut table =
+        String::from("rank  method        ms         GFLOP/s  loops (splits / choices)\n");
     for (i, r) in ok.iter().take(10).enumerate() {
         let ms = r.ms.unwrap_or(0.0);
         let gf = args
@@ -425,10 +426,11 @@ fn report(args: &ExploreArgs, search: &Search, result: &SearchResult) -> Result<
             .map(|f| format!("{:8.1}", f / ms / 1e6))
             .unwrap_or_else(|| "       -".into());
         table.push_str(&format!(
-            "{:<5} {:<13} {:<10.4} {gf}  {:?} / {:?}\n",
+            "{:<5} {:<13} {:<10.4} {gf}  {} ({:?} / {:?})\n",
             i + 1,
             r.method.name(),
             ms,
+            r.in_words,
             r.candidate.splits,
             r.candidate.mapping
         ));

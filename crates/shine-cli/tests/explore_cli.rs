@@ -102,7 +102,23 @@ fn every_emitted_mapping_compiles_and_verifies() {
     for l in &lines[1..] {
         assert!(l["failure"].is_null(), "a mapping failed: {l}");
         assert!(l["ms"].as_f64().is_some_and(|t| t > 0.0), "{l}");
+        // the mapping in words: a level per map, parallel exactly where the choice is not 0
+        let words = l["in_words"].as_str().expect("in_words");
+        let choices = l["mapping"].as_array().expect("mapping");
+        let levels: Vec<&str> = words
+            .split(|c: char| !c.is_alphanumeric())
+            .filter(|w| w.starts_with("map"))
+            .collect();
+        assert_eq!(levels.len(), choices.len(), "{l}");
+        for (level, choice) in levels.iter().zip(choices) {
+            assert_eq!(*level == "mapSeq", choice == 0, "{l}");
+        }
     }
+    let table = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        table.contains("loops (splits / choices)") && table.contains("] › map"),
+        "{table}"
+    );
     // The best strategy is an ordinary strategy file.
     let r = run(&[
         "run",
