@@ -182,6 +182,8 @@ const SCAN_CASES: &[Case] = &[
     ("DFNF ; scanTiled(4, 2) @ outermost(applied(scanSeq)) ;; workGroupScan(4) @ outermost(applied(scanSeq))", "def f : {n: nat} -> n.i32 -> n.i32 = fun xs => scanSeq (fun x a => a + x) 0i32 xs", &[("n", 21)]),
     ("DFNF ; workGroupScan(8) @ outermost(applied(scanSeq))", "def f : 24.f32 -> 24.f32 = fun xs => scanSeq (fun x a => max a x) (-inff) xs", &[]),
     ("DFNF ; workGroupScan(5) @ outermost(applied(scanSeq))", "def f : 15.i32 -> 15.i32 = fun xs => scanSeq mul 1i32 xs", &[]),
+    ("DFNF ; workGroupScan(8) @ outermost(applied(scanSeq))", "def f : 64.i32 -> 64.i32 = fun xs => scanSeq add 0i32 xs", &[]),
+    ("DFNF ; workGroupScan(32) @ outermost(applied(scanSeq))", "def f : 512.f32 -> 512.f32 = fun xs => scanSeq fmin inff xs", &[]),
 ];
 
 #[test]
@@ -511,7 +513,7 @@ mod vectorize_reduce_property {
     }
 
     proptest! {
-        #![proptest_config(ProptestConfig::with_cases(24))]
+        #![proptest_config(ProptestConfig::with_cases(32))]
         #[test]
         fn keeps_the_result_at_any_length(
             op in 0..OPERATORS.len(),
@@ -551,7 +553,7 @@ mod partial_scan_property {
     ];
 
     proptest! {
-        #![proptest_config(ProptestConfig::with_cases(24))]
+        #![proptest_config(ProptestConfig::with_cases(32))]
         #[test]
         fn keeps_the_result_at_any_length(
             scan in 0..SCANS.len(),
@@ -578,10 +580,12 @@ mod partial_scan_property {
     }
 }
 
-/// `scanTiled(b, k)` then `workGroupScan(b)` keep the interpreter's inclusive and exclusive
-/// scans at any length and any tile shape (the work-group's Hillis-Steele steps for any
-/// number of work-items, a power of two or not): integer sums exactly, maxima exactly, float
-/// sums within the tolerance, on random inputs.
+/// `scanTiled(b, k)` then `workGroupScan(b)`, with the tiles' totals scanned by
+/// `scanTiled(b, k)` and `workGroupScan(b)` again (as `scanTiles` in examples/gpu.elv does),
+/// keep the interpreter's inclusive and exclusive scans at any length and any tile shape (the
+/// work-group's Hillis-Steele steps for any number of work-items, a power of two or not; the
+/// tile in local memory in the plain and in the xor layout): integer sums exactly, maxima
+/// exactly, float sums within the tolerance, on random inputs.
 mod tiled_scan_property {
     use proptest::prelude::*;
 
@@ -594,11 +598,11 @@ mod tiled_scan_property {
     ];
 
     proptest! {
-        #![proptest_config(ProptestConfig::with_cases(24))]
+        #![proptest_config(ProptestConfig::with_cases(32))]
         #[test]
         fn keeps_the_result_at_any_length(
             scan in 0..SCANS.len(),
-            b in 1i64..12,
+            b in prop_oneof![1i64..12, Just(32i64), Just(64i64)],
             k in 1i64..5,
             n in 1i64..200,
             seed in 1u64..1000,
@@ -614,7 +618,8 @@ mod tiled_scan_property {
             let module = elv::load("", &registry).expect("the empty file loads");
             let strategy = format!(
                 "DFNF ; scanTiled({b}, {k}) @ outermost(applied(scanSeq)) ;; \
-                 workGroupScan({b}) @ outermost(applied(scanSeq))"
+                 scanTiled({b}, {k}) @ argument @ function @ body @ argument @ outermost(applied(let)) ;; \
+                 workGroupScan({b}) @ topDown ;; workGroupScan({b}) @ topDown"
             );
             let s = module.expression(&strategy).expect("the strategy parses");
             let mut ctx = elevate::Ctx::new(rise::NameGen::avoiding(&def.body));

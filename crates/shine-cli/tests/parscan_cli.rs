@@ -10,7 +10,8 @@
 //!
 //! The tiled scan `scanTiles(b, k)` (rules `scanTiled`, `workGroupScan`) on the same scans
 //! and targets at sizes around its tiles and a large prime, its generated code checked for
-//! its shape (local memory, barriers, coalesced global reads), and tile shapes that make no
+//! its shape (local memory in the xor layout, barriers, coalesced global reads, the tiles'
+//! totals scanned by tiles again), and tile shapes that make no
 //! work-group refused with the reason.
 
 mod support;
@@ -180,8 +181,8 @@ fn scan_tiles_reads_coalesced_into_local_memory_with_barriers() {
         "{code}"
     );
     assert!(
-        code.contains("Launch 3:") && !code.contains("Launch 4:"),
-        "three kernels:\n{code}"
+        code.contains("Launch 5:") && !code.contains("Launch 6:"),
+        "five kernels (the tiles' totals scanned by tiles again):\n{code}"
     );
     assert!(code.contains("local float mem"), "{code}");
     assert!(code.contains("barrier(CLK_LOCAL_MEM_FENCE);"), "{code}");
@@ -194,6 +195,9 @@ fn scan_tiles_reads_coalesced_into_local_memory_with_barriers() {
         .lines()
         .any(|l| l.contains("x_0[wg0 * 2048 + lid0 + i") && l.contains(" * 256]"));
     assert!(coalesced, "a read of `get_local_id(0) + 256 * j`:\n{code}");
+    // the tile in local memory in the xor layout (a work-item's 8 consecutive elements in
+    // 8 banks of their own, not 4 banks shared by the warp)
+    assert!(code.contains("% 32) ^ ("), "{code}");
 }
 
 #[test]
