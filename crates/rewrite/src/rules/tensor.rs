@@ -281,6 +281,12 @@ fn fragment_accumulator_rhs(
         &frag,
         lambda(y, retype_under(&frag, &retype_under(y, &replaced))),
     );
+    // the step's accumulator and element differ in type now: `reduce` becomes `reduceSeq`
+    let p = if p == Prim::Reduce {
+        Prim::ReduceSeq
+    } else {
+        p
+    };
     let reduction = apps(
         prim(p),
         [op, apply_view("fragC", args[1].clone())?, args[2].clone()],
