@@ -398,26 +398,34 @@ def tileB(wm, wn) = joinSplit ;
   copyLocal(wm, wn) @ argument @ argument ;
   toMem(local)      @ argument @ argument
 
-// A parallel prefix scan at bandwidth (issue 27), three kernels, every global access
-// coalesced: scanTiled(b, k) splits `scanSeq f init xs` into tiles of b·k consecutive
-// elements (the last padded with f's neutral element); the first kernel scans every tile
-// with a work-group of b work-items in local memory (workGroupScan(b): work-item i copies
-// the elements i, i+b, ... in, reduces its k consecutive elements, the b sums are scanned
-// by ⌈log2 b⌉ Hillis-Steele steps with barriers between them, each work-item scans its k
-// elements from its offset, and the tile is copied out as it came in); a second of one
-// work-item scans the tiles' totals one behind from init (tile j's offset); a third
-// combines every element with its tile's offset (one work-item per element). For scans
-// whose operator is add, mul, min, max, fmin or fmax (inclusive, or exclusive as a scan of
-// the input shifted right); integers exact, floats regrouped. Any n; b at most 1024, b·k at
-// most 4096 (refused otherwise); OpenCL and CUDA.
+// A parallel prefix scan at bandwidth (issue 27), five kernels, every global access of the
+// n elements coalesced: scanTiled(b, k) splits `scanSeq f init xs` into tiles of b·k
+// consecutive elements (the last padded with f's neutral element); the first kernel scans
+// every tile with a work-group of b work-items in local memory (workGroupScan(b): work-item
+// i copies the elements i, i+b, ... in, reduces its k consecutive elements, the b sums are
+// scanned by ⌈log2 b⌉ Hillis-Steele steps with barriers between them, each work-item scans
+// its k elements from its offset, and the tile is copied out as it came in). The tiles'
+// totals, scanned one behind from init (tile j's offset), are scanned by scanTiled(b, k)
+// again: a second kernel scans them by tiles of b·k, a third (one work-item) the n/(b·k)²
+// totals of those, a fourth adds those offsets to the tiles' totals; a fifth combines every
+// element with its tile's offset (one work-item per element). For scans whose operator is
+// add, mul, min, max, fmin or fmax (inclusive, or exclusive as a scan of the input shifted
+// right); integers exact, floats regrouped. Any n; b at most 1024, b·k at most 4096
+// (refused otherwise); OpenCL and CUDA.
 //
 //   shine run examples/scan.rise --def prefixSumI32 --strategy examples/gpu.elv \
 //     --apply "scanTiles(256, 8)" --target opencl --nat n=1000003 --random 1 --verify
 def scanTiles(b, k) = DFNF ;
   scanTiled(b, k)   @ outermost(applied(scanSeq)) ;;
-  workGroupScan(b)  @ outermost(applied(scanSeq)) ;;
+  scanTiled(b, k)   @ argument @ function @ body @ argument @ outermost(applied(let)) ;;
+  workGroupScan(b)  @ topDown ;;
+  workGroupScan(b)  @ topDown ;;
+  toMapWorkGroup(0) @ outermost(isMap) ;;
   toMapWorkGroup(0) @ outermost(isMap) ;;
   storeShared       @ outermost(applied(let)) ;;
+  storeShared       @ outermost(applied(let)) ;;
+  toMem(global)     @ argument @ function @ innermost(applied(let)) ;;
+  toMapGlobal(0)    @ function @ function @ body @ argument @ innermost(applied(let)) ;;
   toMem(global)     @ argument @ function @ outermost(applied(let)) ;;
   toMapGlobal(0)    @ function @ function @ body @ argument @ outermost(applied(let)) ;;
   lowerToC

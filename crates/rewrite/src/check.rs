@@ -80,6 +80,29 @@ pub fn random_value(t: &DataType, rng: &mut SplitMix64) -> Result<Value, String>
     })
 }
 
+/// A random value of a concrete data type whose floats have fractional parts: thousandths
+/// in [-1, 1], rounded to their type (for f16 and bf16, every bit of the mantissa in use),
+/// so that a reassociated float sum rounds differently (what the verification tolerance
+/// covers); other scalars as [`random_value`] draws them.
+pub fn random_fraction(t: &DataType, rng: &mut SplitMix64) -> Result<Value, String> {
+    Ok(match t {
+        DataType::Scalar(s) if s.is_float() => {
+            let v = rng.range(-1000, 1000) as f64 / 1000.0;
+            Value::scalar(Scalar::from_float(*s, v)?)
+        }
+        DataType::Array(n, elem) => {
+            let n = n
+                .as_cst()
+                .ok_or_else(|| format!("the size {n} is not a constant"))?;
+            let elems = (0..n)
+                .map(|_| random_fraction(elem, rng))
+                .collect::<Result<Vec<_>, _>>()?;
+            Value::array(elems)
+        }
+        other => random_value(other, rng)?,
+    })
+}
+
 /// Runs `before` and `after` (bodies of a definition whose type scheme is
 /// `scheme`, with free size variables) on the same random inputs, with the sizes
 /// set to `sizes`. `Ok(())` when the results are equal.
@@ -90,6 +113,17 @@ pub fn same_results(
     sizes: &[(&str, i64)],
     seed: u64,
 ) -> Result<(), String> {
+    let mut rng = seeded_rng(seed);
+    let inputs = parameters(scheme, sizes)?
+        .iter()
+        .map(|p| random_value(p, &mut rng))
+        .collect::<Result<Vec<_>, _>>()?;
+    same_results_on(before, after, &inputs, sizes)
+}
+
+/// The data types of the parameters of a definition whose type scheme is `scheme`, with
+/// the sizes set to `sizes` (by name; 4 for those not named).
+pub fn parameters(scheme: &Type, sizes: &[(&str, i64)]) -> Result<Vec<DataType>, String> {
     let t = instantiate(scheme, sizes)?;
     let mut params = Vec::new();
     let mut rest = &t;
@@ -97,18 +131,24 @@ pub fn same_results(
         params.push(p.as_data().ok_or("a parameter is not data")?.clone());
         rest = r;
     }
-    let mut rng = seeded_rng(seed);
-    let inputs = params
-        .iter()
-        .map(|p| random_value(p, &mut rng))
-        .collect::<Result<Vec<_>, _>>()?;
-    let nats: Vec<(&str, i64)> = sizes.to_vec();
+    Ok(params)
+}
+
+/// Runs `before` and `after` on `inputs`, with the sizes set to `sizes`. `Ok(())` when
+/// the results are equal within the verification tolerance (relative and absolute
+/// 1e-5: a reassociated float sum passes, a wrong element does not).
+pub fn same_results_on(
+    before: &Expr,
+    after: &Expr,
+    inputs: &[Value],
+    sizes: &[(&str, i64)],
+) -> Result<(), String> {
     let run = |e: &Expr| -> Result<Value, String> {
-        let f = interp::eval_with_nats(e, &nats).map_err(|e| e.to_string())?;
+        let f = interp::eval_with_nats(e, sizes).map_err(|e| e.to_string())?;
         if inputs.is_empty() {
             Ok(f)
         } else {
-            interp::apply(&f, inputs.clone()).map_err(|e| e.to_string())
+            interp::apply(&f, inputs.to_vec()).map_err(|e| e.to_string())
         }
     };
     let a = run(before).map_err(|e| format!("before: {e}"))?;

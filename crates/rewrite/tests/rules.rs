@@ -123,6 +123,122 @@ fn every_gpu_rule_preserves_meaning_on_random_inputs() {
     common::check_all(GPU_CASES);
 }
 
+/// The tensor-core rules (crates/rewrite/src/rules/tensor.rs), on f16 and bf16 tiles: a
+/// 16x8 tile accumulate as `reduceOuter` leaves it, alone and within the derivation from a
+/// plain product (several tiles, several k steps); the accumulator kept as a fragment; a
+/// fragment of one value.
+const TENSOR_CASES: &[Case] = &[
+    ("DFNF ; mmaTile @ topDown", "def f : 16.8.f32 -> 16.16.f16 -> 8.16.f16 -> 16.8.f32 = fun acc a b => zip acc a |> map (fun ar => zip (fst ar) b |> map (fun ac => zip (snd ar) (snd ac) |> reduceSeq (fun s p => s + (cast (fst p) : f32) * (cast (snd p) : f32)) (fst ac)))", &[]),
+    ("DFNF ; mmaTile @ topDown", "def f : 16.8.f32 -> 16.16.bf16 -> 8.16.bf16 -> 16.8.f32 = fun acc a b => zip acc a |> map (fun ar => zip (fst ar) b |> map (fun ac => zip (snd ar) (snd ac) |> reduceSeq (fun s p => (cast (snd p) : f32) * (cast (fst p) : f32) + s) (fst ac)))", &[]),
+    ("fragmentAccumulator @ topDown", "def f : {n: nat} -> n.16.16.f16 -> n.8.16.f16 -> 16.8.f32 -> 16.8.f32 = fun as bs z => zip as bs |> reduceSeq (fun acc t => unfragC (mmaSync (fragA (fst t)) (fragB (transpose (snd t))) (fragC acc))) z", &[("n", 3)]),
+    ("constantFragment @ topDown", "def f : 16.16.f16 -> 8.16.f16 -> 16.8.f32 = fun a b => unfragC (mmaSync (fragA a) (fragB (transpose b)) (fragC (generate (fun i => generate (fun j => 0.5f)))))", &[]),
+    ("constantFragment @ topDown", "def f : 16.16.bf16 -> 16.8.bf16 -> 16.8.f32 = fun a b => unfragC (mmaSync (fragA a) (fragB b) (fragC (map (fun r => map (fun c => 1.0f) (transpose b)) a)))", &[]),
+];
+
+#[test]
+fn every_tensor_rule_preserves_meaning_on_random_inputs() {
+    common::check_all(TENSOR_CASES);
+}
+
+/// A 16x8 tile accumulate over tiles of `t` whose reduction's step is `step`.
+fn tile_accumulate(t: &str, rows: usize, cols: usize, k: usize, step: &str) -> String {
+    format!(
+        "def f : {rows}.{cols}.f32 -> {rows}.{k}.{t} -> {cols}.{k}.{t} -> {rows}.{cols}.f32 = \
+         fun acc a b => zip acc a |> map (fun ar => zip (fst ar) b |> map (fun ac => \
+         zip (snd ar) (snd ac) |> reduceSeq ({step}) (fst ac)))"
+    )
+}
+
+/// `mmaTile` on f16 and bf16 tiles whose values use every bit of their mantissa: the
+/// interpreter's `mmaSync` sums the 16 exact products with the accumulator and rounds once,
+/// the sequential reduction rounds at every step, and the two agree within the tolerance
+/// of the reassociating reduction rules (`rewrite::check::same_results_on`).
+#[test]
+fn mma_tile_agrees_within_the_tolerance_on_fractional_values() {
+    let registry = rewrite::library::registry();
+    let module = elv::load("", &registry).expect("the empty file loads");
+    let s = module
+        .expression("DFNF ; mmaTile @ topDown")
+        .expect("the strategy parses");
+    let step = "fun s p => s + (cast (fst p) : f32) * (cast (snd p) : f32)";
+    for t in ["f16", "bf16"] {
+        let program = tile_accumulate(t, 16, 8, 16, step);
+        let checked = rise::infer::check_source(&program).expect("the program checks");
+        let p = rise::infer::prepare_def(&checked, "f").expect("f is defined");
+        let mut ctx = elevate::Ctx::new(rise::NameGen::avoiding(&p.body));
+        let out = ctx.run(&s, &p.body).expect("mmaTile applies");
+        assert!(out.to_string().contains("mmaSync"), "{out}");
+        let params = rewrite::check::parameters(&p.scheme, &[]).expect("concrete types");
+        for seed in 1..=16 {
+            let mut rng = rewrite::check::seeded_rng(seed);
+            let inputs = params
+                .iter()
+                .map(|d| rewrite::check::random_fraction(d, &mut rng))
+                .collect::<Result<Vec<_>, _>>()
+                .expect("random inputs");
+            rewrite::check::same_results_on(&p.body, &out, &inputs, &[])
+                .unwrap_or_else(|e| panic!("{t}, seed {seed}: {e}"));
+        }
+    }
+}
+
+/// `mmaTile` refuses, with the reason, a tile accumulate the tensor cores cannot compute:
+/// f32 tiles, tiles of two types, other shapes, another step.
+#[test]
+fn mma_tile_refuses_other_tiles_with_the_reason() {
+    let step = "fun s p => s + (cast (fst p) : f32) * (cast (snd p) : f32)";
+    let f32_step = "fun s p => s + fst p * snd p";
+    let refusals = [
+        (tile_accumulate("f32", 16, 8, 16, f32_step), "mma.sync multiplies f16 or bf16 tiles"),
+        (tile_accumulate("f16", 16, 16, 16, step), "the tile accumulate is 16x16 with 16 products per element"),
+        (tile_accumulate("bf16", 16, 8, 32, step), "the tile accumulate is 16x8 with 32 products per element"),
+        (tile_accumulate("f16", 8, 8, 16, step), "split the reduction by 16"),
+        (tile_accumulate("f16", 16, 8, 16, "fun s p => s - (cast (fst p) : f32) * (cast (snd p) : f32)"), "is not `fun s p => s + cast (fst p) * cast (snd p)`"),
+        (tile_accumulate("f16", 16, 8, 16, "fun s p => s + (cast (fst p) : f32) * (cast (fst p) : f32)"), "which is what the tensor cores compute"),
+        ("def f : 16.8.f32 -> 16.16.f16 -> 8.16.bf16 -> 16.8.f32 = fun acc a b => zip acc a |> map (fun ar => zip (fst ar) b |> map (fun ac => zip (snd ar) (snd ac) |> reduceSeq (fun s p => s + (cast (fst p) : f32) * (cast (snd p) : f32)) (fst ac)))".to_string(), "the tiles hold f16 and bf16"),
+    ];
+    let registry = rewrite::library::registry();
+    let module = elv::load("", &registry).expect("the empty file loads");
+    let s = module
+        .expression("DFNF ; mmaTile @ topDown")
+        .expect("the strategy parses");
+    for (program, want) in refusals {
+        let checked = rise::infer::check_source(&program).expect("the program checks");
+        let p = rise::infer::prepare_def(&checked, "f").expect("f is defined");
+        let mut ctx = elevate::Ctx::new(rise::NameGen::avoiding(&p.body));
+        let failure = ctx.run(&s, &p.body).expect_err("the tile is refused");
+        let why = failure
+            .explanation()
+            .map(|e| e.render())
+            .unwrap_or_default();
+        assert!(
+            why.contains("mmaTile") && why.contains(want),
+            "{program}: expected `{want}` in {why}"
+        );
+    }
+}
+
+/// `fragmentAccumulator` refuses a step that reads its accumulator other than through
+/// `fragC` (here also directly), with the reason.
+#[test]
+fn fragment_accumulator_refuses_other_reads_of_the_accumulator() {
+    let program = "def f : {n: nat} -> n.16.16.f16 -> n.8.16.f16 -> 16.8.f32 -> 16.8.f32 = fun as bs z => zip as bs |> reduceSeq (fun acc t => unfragC (mmaSync (fragA (fst t)) (fragB (transpose (snd t))) (fragC (zip acc acc |> map (fun p => fst p))))) z";
+    let registry = rewrite::library::registry();
+    let module = elv::load("", &registry).expect("the empty file loads");
+    let checked = rise::infer::check_source(program).expect("the program checks");
+    let p = rise::infer::prepare_def(&checked, "f").expect("f is defined");
+    let s = module
+        .expression("fragmentAccumulator @ topDown")
+        .expect("the strategy parses");
+    let mut ctx = elevate::Ctx::new(rise::NameGen::avoiding(&p.body));
+    let failure = ctx.run(&s, &p.body).expect_err("the step is refused");
+    let why = failure
+        .explanation()
+        .map(|e| e.render())
+        .unwrap_or_default();
+    assert!(why.contains("other than as `fragC acc`"), "{why}");
+}
+
 /// The parallel-reduction rules (crates/rewrite/src/rules/reduction.rs), at sizes that
 /// are multiples of the parts and at sizes that are not (padded with the neutral element).
 const REDUCTION_CASES: &[Case] = &[
@@ -182,6 +298,8 @@ const SCAN_CASES: &[Case] = &[
     ("DFNF ; scanTiled(4, 2) @ outermost(applied(scanSeq)) ;; workGroupScan(4) @ outermost(applied(scanSeq))", "def f : {n: nat} -> n.i32 -> n.i32 = fun xs => scanSeq (fun x a => a + x) 0i32 xs", &[("n", 21)]),
     ("DFNF ; workGroupScan(8) @ outermost(applied(scanSeq))", "def f : 24.f32 -> 24.f32 = fun xs => scanSeq (fun x a => max a x) (-inff) xs", &[]),
     ("DFNF ; workGroupScan(5) @ outermost(applied(scanSeq))", "def f : 15.i32 -> 15.i32 = fun xs => scanSeq mul 1i32 xs", &[]),
+    ("DFNF ; workGroupScan(8) @ outermost(applied(scanSeq))", "def f : 64.i32 -> 64.i32 = fun xs => scanSeq add 0i32 xs", &[]),
+    ("DFNF ; workGroupScan(32) @ outermost(applied(scanSeq))", "def f : 512.f32 -> 512.f32 = fun xs => scanSeq fmin inff xs", &[]),
 ];
 
 #[test]
@@ -351,6 +469,7 @@ fn every_rule_has_a_case() {
         SHARING_CASES,
         LANE_CASES,
         SCAN_CASES,
+        TENSOR_CASES,
     ]
     .concat();
     let applied = common::rules_applied(&all);
@@ -511,7 +630,7 @@ mod vectorize_reduce_property {
     }
 
     proptest! {
-        #![proptest_config(ProptestConfig::with_cases(24))]
+        #![proptest_config(ProptestConfig::with_cases(32))]
         #[test]
         fn keeps_the_result_at_any_length(
             op in 0..OPERATORS.len(),
@@ -551,7 +670,7 @@ mod partial_scan_property {
     ];
 
     proptest! {
-        #![proptest_config(ProptestConfig::with_cases(24))]
+        #![proptest_config(ProptestConfig::with_cases(32))]
         #[test]
         fn keeps_the_result_at_any_length(
             scan in 0..SCANS.len(),
@@ -578,10 +697,12 @@ mod partial_scan_property {
     }
 }
 
-/// `scanTiled(b, k)` then `workGroupScan(b)` keep the interpreter's inclusive and exclusive
-/// scans at any length and any tile shape (the work-group's Hillis-Steele steps for any
-/// number of work-items, a power of two or not): integer sums exactly, maxima exactly, float
-/// sums within the tolerance, on random inputs.
+/// `scanTiled(b, k)` then `workGroupScan(b)`, with the tiles' totals scanned by
+/// `scanTiled(b, k)` and `workGroupScan(b)` again (as `scanTiles` in examples/gpu.elv does),
+/// keep the interpreter's inclusive and exclusive scans at any length and any tile shape (the
+/// work-group's Hillis-Steele steps for any number of work-items, a power of two or not; the
+/// tile in local memory in the plain and in the xor layout): integer sums exactly, maxima
+/// exactly, float sums within the tolerance, on random inputs.
 mod tiled_scan_property {
     use proptest::prelude::*;
 
@@ -594,11 +715,11 @@ mod tiled_scan_property {
     ];
 
     proptest! {
-        #![proptest_config(ProptestConfig::with_cases(24))]
+        #![proptest_config(ProptestConfig::with_cases(32))]
         #[test]
         fn keeps_the_result_at_any_length(
             scan in 0..SCANS.len(),
-            b in 1i64..12,
+            b in prop_oneof![1i64..12, Just(32i64), Just(64i64)],
             k in 1i64..5,
             n in 1i64..200,
             seed in 1u64..1000,
@@ -614,7 +735,8 @@ mod tiled_scan_property {
             let module = elv::load("", &registry).expect("the empty file loads");
             let strategy = format!(
                 "DFNF ; scanTiled({b}, {k}) @ outermost(applied(scanSeq)) ;; \
-                 workGroupScan({b}) @ outermost(applied(scanSeq))"
+                 scanTiled({b}, {k}) @ argument @ function @ body @ argument @ outermost(applied(let)) ;; \
+                 workGroupScan({b}) @ topDown ;; workGroupScan({b}) @ topDown"
             );
             let s = module.expression(&strategy).expect("the strategy parses");
             let mut ctx = elevate::Ctx::new(rise::NameGen::avoiding(&def.body));

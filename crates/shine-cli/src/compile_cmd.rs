@@ -374,11 +374,15 @@ pub fn run(args: &RunArgs) -> Result<(), CliError> {
         wall_median_ms: None,
     };
     if args.verify {
-        exe.verify(&result)?;
+        let floats = exe.verify(&result)?;
         report.verified = Some(true);
         if !args.json {
+            let how = match floats {
+                shine::FloatCheck::SumBound => "; floats within the bound for reassociated sums",
+                shine::FloatCheck::Tolerance => "",
+            };
             eprintln_text(&format!(
-                "verified against the interpreter ({} elements)",
+                "verified against the interpreter ({} elements{how})",
                 exe.result_len()
             ));
         }

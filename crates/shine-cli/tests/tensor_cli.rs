@@ -3,12 +3,13 @@
 //! counts, verified against the interpreter), and every place it cannot run is refused
 //! with a message: outside a `mapWarp` loop, inside a `mapLane` loop, on C and OpenCL.
 //! Vectors of 16-bit floats (the tiles' 16-byte copies) are moved whole on CUDA and refused
-//! elsewhere and in arithmetic.
+//! elsewhere and in arithmetic. `mmaWarps` of `examples/fireiron.elv` derives `mmWarps`' kernel
+//! from the plain product of `examples/half.rise`.
 
 mod support;
 
 use std::path::Path;
-use support::{shine_on, test_gpu};
+use support::{repo_root, shine_in, shine_on, targets, test_gpu};
 
 fn root() -> &'static Path {
     Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../.."))
@@ -417,4 +418,166 @@ fn pipelined_copies_are_refused_where_they_cannot_run_ahead() {
         "cuda",
         "the number of stages of `reduceSeqPipelined` (2, 3 or 4)",
     );
+}
+
+/// `shine ARGS` in the repository root: whether it succeeded, and its output.
+fn shine_at_root(args: &[&str]) -> (bool, String) {
+    let (out, text) = shine_in(repo_root(), args);
+    (out.status.success(), text)
+}
+
+/// `def` of half.rise compiled for CUDA under `strategy` of fireiron.elv: the kernel.
+fn fireiron_kernel(def: &str, strategy: &str) -> String {
+    let (ok, text) = shine_at_root(&[
+        "compile",
+        "examples/half.rise",
+        "--def",
+        def,
+        "--strategy",
+        "examples/fireiron.elv",
+        "--apply",
+        strategy,
+        "--target",
+        "cuda",
+    ]);
+    assert!(ok, "{def} under {strategy}:\n{text}");
+    text[text.find("extern \"C\"").expect("a kernel")..].to_string()
+}
+
+/// The kernel's structure: its comment lines (loops, levels, memories, the multiply), the
+/// digits of the names they mention and the launch's sizes left out.
+fn structure(kernel: &str) -> Vec<String> {
+    kernel
+        .lines()
+        .map(str::trim)
+        .filter(|l| l.starts_with("// ") && !l.contains("launch:"))
+        .map(|l| l.chars().filter(|c| !c.is_ascii_digit()).collect())
+        .collect()
+}
+
+#[test]
+fn mma_warps_derives_the_kernel_of_mm_warps() {
+    for (def, t) in [("mmHalf", "f16"), ("mmBf16", "bf16")] {
+        let kernel = fireiron_kernel(def, "mmaWarps");
+        let mma = format!("shine_mma_m16n8k16_{t}(");
+        assert_eq!(kernel.matches(&mma).count(), 1, "{kernel}");
+        for want in [
+            "// mapWorkGroup(1)",
+            "// mapWorkGroup(0)",
+            "// mapWarp (one iteration per warp)",
+            "// mapLane (one iteration per lane)",
+            "// reduceSeq",
+            "4.f32 (private)",
+        ] {
+            assert!(kernel.contains(want), "{def}: no `{want}` in\n{kernel}");
+        }
+        // no local memory: the tiles are read from global memory, the accumulator is in
+        // registers
+        assert!(!kernel.contains("__shared__"), "{kernel}");
+        assert!(!kernel.contains("__syncthreads"), "{kernel}");
+        // the hand-written mmWarps of tensor.rise has the same loops, levels and memories
+        let (ok, text) = shine_on(
+            &tensor_example_at(t),
+            &["compile", "--def", "mmWarps", "--target", "cuda"],
+        );
+        assert!(ok, "{text}");
+        let written = &text[text.find("extern \"C\"").expect("a kernel")..];
+        assert_eq!(
+            structure(&kernel),
+            structure(written),
+            "{kernel}\n{written}"
+        );
+    }
+}
+
+#[test]
+fn mma_warps_refuses_sizes_its_tiles_do_not_divide() {
+    for (sizes, want) in [
+        (["m=40", "n=32", "k=16"], "16 must divide m, but m = 40"),
+        (["m=16", "n=48", "k=16"], "32 must divide n, but n = 48"),
+        (["m=16", "n=32", "k=24"], "16 must divide k, but k = 24"),
+    ] {
+        let (ok, text) = shine_at_root(&[
+            "run",
+            "examples/half.rise",
+            "--def",
+            "mmHalf",
+            "--strategy",
+            "examples/fireiron.elv",
+            "--apply",
+            "mmaWarps",
+            "--target",
+            "cuda",
+            "--nat",
+            sizes[0],
+            "--nat",
+            sizes[1],
+            "--nat",
+            sizes[2],
+            "--random",
+            "1",
+            "--verify",
+        ]);
+        assert!(!ok && text.contains(want), "{sizes:?}:\n{text}");
+    }
+}
+
+#[test]
+fn warp_tiles_the_tensor_cores_cannot_multiply_are_refused() {
+    let (ok, text) = shine_at_root(&[
+        "compile",
+        "examples/half.rise",
+        "--def",
+        "mmHalf",
+        "--strategy",
+        "examples/fireiron.elv",
+        "--apply",
+        "warpMma(16, 32, 16, 16)",
+        "--target",
+        "cuda",
+    ]);
+    assert!(
+        !ok && text.contains("mmaTile: the tile accumulate is 16x16 with 16 products per element"),
+        "{text}"
+    );
+}
+
+#[test]
+fn mma_warps_verifies_on_cuda() {
+    for target in targets().into_iter().filter(|t| *t == "cuda") {
+        for def in ["mmHalf", "mmBf16"] {
+            for (tm, tn, tk) in [(1, 1, 1), (3, 1, 5), (2, 3, 7)] {
+                let sizes = [
+                    format!("m={}", 16 * tm),
+                    format!("n={}", 32 * tn),
+                    format!("k={}", 16 * tk),
+                ];
+                let (ok, text) = shine_at_root(&[
+                    "run",
+                    "examples/half.rise",
+                    "--def",
+                    def,
+                    "--strategy",
+                    "examples/fireiron.elv",
+                    "--apply",
+                    "mmaWarps",
+                    "--target",
+                    target,
+                    "--nat",
+                    &sizes[0],
+                    "--nat",
+                    &sizes[1],
+                    "--nat",
+                    &sizes[2],
+                    "--random",
+                    "5",
+                    "--verify",
+                ]);
+                assert!(
+                    ok && text.contains("verified against the interpreter"),
+                    "{def} {sizes:?}:\n{text}"
+                );
+            }
+        }
+    }
 }

@@ -8,7 +8,10 @@
 
 use crate::boundary::{self, Array, BufferLayout, Output};
 use crate::inputs::{bind, Inputs};
-use crate::{limits, verify, Artifact, Code, Error, Phrase, Setting, SourceFile, Stage, Target};
+use crate::{
+    limits, sum_bound, verify, Artifact, Code, Error, FloatCheck, Phrase, Setting, SourceFile,
+    Stage, Target,
+};
 use codegen::gpu::IndexWidth;
 use rise::infer::Instance;
 use rise::DataType;
@@ -395,11 +398,19 @@ impl Executable {
             .map_err(|e| Error::from(format!("the result of `{}`: {e}", self.def)).at(Stage::Run))
     }
 
-    /// Compares `result` with the reference interpreter on the same inputs, part by part.
-    pub fn verify(&self, result: &Output) -> Result<(), Error> {
+    /// Compares `result` with the reference interpreter on the same inputs, part by part;
+    /// how its floats were compared (within the bound for reassociated sums where the
+    /// program computes floats only by `+ - *`, else within the tolerance).
+    pub fn verify(&self, result: &Output) -> Result<FloatCheck, Error> {
         let expected = verify::interpret(&self.program, &self.instance, &self.inputs, &self.cc)
             .map_err(|e| e.at(Stage::Verify))?;
-        verify::compare(&expected, result).map_err(|e| e.at(Stage::Verify))
+        let bounds = sum_bound::sum_bounds(&self.program, &self.instance, &self.inputs, &self.cc)
+            .map_err(|e| e.at(Stage::Verify))?;
+        verify::compare(&expected, result, bounds.as_ref()).map_err(|e| e.at(Stage::Verify))?;
+        Ok(match bounds {
+            Some(_) => FloatCheck::SumBound,
+            None => FloatCheck::Tolerance,
+        })
     }
 }
 

@@ -36,6 +36,7 @@ mod pipeline;
 pub mod schedules;
 pub mod select;
 mod source;
+mod sum_bound;
 mod verify;
 
 pub use boundary::{Array, Output};
@@ -48,6 +49,6 @@ pub use pipeline::{
     Options, RewriteOptions, Rewritten, StrategySource, Target,
 };
 pub use source::SourceFile;
-pub use verify::{evaluate, scalars_agree, verify};
+pub use verify::{evaluate, scalars_agree, verify, FloatCheck};
 
 pub use rise;

@@ -8,6 +8,7 @@
 
 use crate::boundary::{self, Array, Output};
 use crate::inputs::{fit_inputs, random_inputs};
+use crate::sum_bound::SumBounds;
 use crate::{Artifact, Error, Executable, Inputs, Phrase, RunOptions, Setting, SourceFile, Stage};
 use rise::infer::Instance;
 use rise::infer::{instantiate_def, prepare_def};
@@ -131,9 +132,24 @@ fn interpret_values(
     Output::from_value(&result, t).map_err(|e| Error::from(format!("interpreter result: {e}")))
 }
 
+/// How `--verify` compared a result's floats.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FloatCheck {
+    /// Within the tolerance of their precision ([`scalars_agree`]).
+    Tolerance,
+    /// Within the bound for reassociated sums of products (`2·γ_m·Σ|terms|`; the program
+    /// computes its floats only by `+`, `-`, `*` and negation; docs/semantics.md).
+    SumBound,
+}
+
 /// Compares the compiled code's `result` with the `expected` one, part by part and, for
-/// arrays of tuples, component by component.
-pub(crate) fn compare(expected: &Output, result: &Output) -> Result<(), Error> {
+/// arrays of tuples, component by component: floats within `bounds` where given (an element
+/// without a bound, and every float without `bounds`, within the tolerance).
+pub(crate) fn compare(
+    expected: &Output,
+    result: &Output,
+    bounds: Option<&SumBounds>,
+) -> Result<(), Error> {
     let fail = |m: String| {
         Error::from(format!(
             "verification failed: the generated code and the interpreter differ: {m}"
@@ -164,7 +180,8 @@ pub(crate) fn compare(expected: &Output, result: &Output) -> Result<(), Error> {
         for j in 0..leaves.len() {
             let n = leaves.len();
             let (want_column, got_column) = (column(want, j, n), column(got, j, n));
-            compare_column(want_column, got_column).map_err(|m| {
+            let allowed = bounds.map_or_else(Vec::new, |b| b.column(k, j, n));
+            compare_column(want_column, got_column, &allowed).map_err(|m| {
                 let component = if leaves.len() > 1 {
                     format!("{}: ", boundary::leaf_place(&want.elem, j))
                 } else {
@@ -206,32 +223,58 @@ fn tolerance(ty: ScalarType) -> Tolerance {
 }
 
 /// Compares one column of a result (a component of its elements) with the interpreter's:
-/// how many elements disagree ([`scalars_agree`]) and the first of them.
+/// how many elements disagree and the first of them. Element `i` agrees within `bounds[i]`
+/// where that is a bound ([`within_bound`]), else by [`scalars_agree`].
 fn compare_column<'a>(
     want: impl Iterator<Item = &'a Scalar>,
     got: impl Iterator<Item = &'a Scalar>,
-) -> Result<(), runtime::Mismatch> {
+    bounds: &[Option<f64>],
+) -> Result<(), String> {
     let mut len = 0;
     let mut first = None;
     let mut count = 0;
     for (index, (&w, &g)) in want.zip(got).enumerate() {
         len += 1;
-        if !scalars_agree(w, g) {
+        let bound = bounds.get(index).copied().flatten();
+        let agree = match bound {
+            Some(b) => within_bound(w, g, b),
+            None => scalars_agree(w, g),
+        };
+        if !agree {
             count += 1;
-            first.get_or_insert((index, w, g));
+            first.get_or_insert((index, w, g, bound));
         }
     }
-    match first {
-        None => Ok(()),
-        Some((index, w, g)) => Err(runtime::Mismatch::Values {
+    let Some((index, w, g, bound)) = first else {
+        return Ok(());
+    };
+    Err(match bound {
+        Some(b) => format!(
+            "{count} of {len} values differ by more than the bound for reassociated sums \
+             (2·γ_m·Σ|terms|); the first at index {index}: expected {}, got {}, bound {b:e}",
+            w.as_f64(),
+            g.as_f64()
+        ),
+        None => runtime::Mismatch::Values {
             index,
             expected: w.as_f64(),
             actual: g.as_f64(),
             count,
             len,
             tolerance: tolerance(w.ty()),
-        }),
-    }
+        }
+        .to_string(),
+    })
+}
+
+/// Whether the float `got` is within `bound` of `expected` (NaN with NaN, an infinity only
+/// with itself).
+fn within_bound(expected: Scalar, got: Scalar, bound: f64) -> bool {
+    let (e, g) = (expected.as_f64(), got.as_f64());
+    got.ty() == expected.ty()
+        && (e == g
+            || (e.is_nan() && g.is_nan())
+            || (e.is_finite() && g.is_finite() && (g - e).abs() <= bound))
 }
 
 #[cfg(test)]
@@ -259,11 +302,29 @@ mod tests {
     fn a_column_names_its_first_disagreement_and_counts_them() {
         let want = [Scalar::I32(1), Scalar::I32(2), Scalar::I32(3)];
         let got = [Scalar::I32(1), Scalar::I32(5), Scalar::I32(4)];
-        let m = compare_column(want.iter(), got.iter()).unwrap_err();
+        let m = compare_column(want.iter(), got.iter(), &[]).unwrap_err();
         assert_eq!(
             m.to_string(),
             "2 of 3 values differ (rtol 0, atol 0); the first at index 1: expected 2, got 5"
         );
-        assert_eq!(compare_column(want.iter(), want.iter()), Ok(()));
+        assert_eq!(compare_column(want.iter(), want.iter(), &[]), Ok(()));
+    }
+
+    #[test]
+    fn a_bound_replaces_the_tolerance_where_given() {
+        let want = [Scalar::F32(0.0), Scalar::F32(1.0)];
+        let got = [Scalar::F32(0.002), Scalar::F32(1.0005)];
+        // the tolerance refuses 0.002 at 0 (atol 1e-4), a bound of 0.01 accepts it
+        assert!(compare_column(want.iter(), got.iter(), &[]).is_err());
+        assert_eq!(
+            compare_column(want.iter(), got.iter(), &[Some(0.01), None]),
+            Ok(())
+        );
+        // and a tight bound refuses what the tolerance would accept
+        let m = compare_column(want.iter(), got.iter(), &[Some(0.01), Some(1e-6)]).unwrap_err();
+        assert!(
+            m.starts_with("1 of 2 values differ by more than the bound"),
+            "{m}"
+        );
     }
 }

@@ -30,6 +30,7 @@ mod reduction;
 mod scan;
 mod sharing;
 mod stencil;
+mod tensor;
 
 use table::{next_arg, printed_name};
 pub use table::{Dim, Param, RuleInfo, Size, Space, Strat};
@@ -133,6 +134,11 @@ rules_table! {
         mapCopy = map_copy(): pattern "(e : n.t) ↦ map (fun x => x) e",
         scanTiled = scan_tiled(b: Size, k: Size): "scanSeq f init (xs : n.t) ↦ let (map (fun c => scanSeq f e c) T) (fun s => let (scanSeq f init (padCst 1 0 e (take (g−1) (join (map (drop (t−1)) s))))) (fun o => map (fun p => op (fst p) (snd p)) (zip (take n (join s)) (take n (join (map (fun o1 => generate (fun i => o1) : t.τ) o))))))   (t = b·k at most 4096, b at most 1024; T = split t (padCst 0 (g·t − n) e xs): g = ⌈n/t⌉ tiles of consecutive elements, each scanned from e; tile j's offset o_j the fold of init and the totals (last elements) of the tiles before it; every element combined with its tile's offset; no padCst nor take when t divides n)",
         workGroupScan = work_group_scan(b: Size): "scanSeq f e (xs : (b·k).t) ↦ toMem local (C xs) (fun l => toMem local (mapLocal(0) (fun r => reduce op e r) (split k l)) (fun s0 => toMem local (H 1 s0) (fun s1 => ... toMem local (H 2^(m−1) s(m−1)) (fun sm => toMem local (mapLocal(0) (fun q => scanSeq f (fst q) (snd q)) (zip (padCst 1 0 e (take (b−1) sm)) (split k l))) (fun rows => C (join rows))))))   (e the neutral element; m = ⌈log2 b⌉; H d s = mapLocal(0) (fun p => op (fst p) (snd p)) (zip s (padCst d 0 e (take (b−d) s))), a Hillis-Steele step; C ys = join (transpose (mapLocal(0) (fun c => mapSeq (fun x => x) c) (transpose (split b ys)))), work-item i copying the elements i, i+b, ...: a work-group of b work-items scans a tile in local memory, every global access coalesced)",
+    }
+    "tensor cores (issue 26; Fireiron, PACT'20: a matrix product decomposed down to the warp's mma.sync m16n8k16)" in tensor {
+        mmaTile = mma_tile(): "map (fun ar => map (fun ac => reduceX (fun s p => s + cast (fst p) * cast (snd p)) (fst ac) (zip (snd ar) (snd ac))) (zip (fst ar) b)) (zip acc a) ↦ unfragC (mmaSync (fragA a) (fragB (transpose b)) (fragC acc))   (acc : 16.8.f32, a : 16.16.t, b : 8.16.t, t f16 or bf16, the casts to f32: a 16x8 tile accumulate acc + a·bᵀ, as reduceOuter leaves a k step of 16, on the tensor cores, which sum in an order of their own (within the f32 tolerance); any other shape, type or step refused with the reason)",
+        fragmentAccumulator = fragment_accumulator(): "reduceX (fun acc y => unfragC E[fragC acc]) z xs ↦ unfragC (reduceSeq (fun f y => E[f]) (fragC z) xs)   (acc read only through fragC, as fragC (unfragC f) = f: the accumulator kept as its fragment, in the lanes' registers)",
+        constantFragment = constant_fragment(): "fragC (map (fun r => map (fun c => z) cs) rs) ↦ generate (fun l => generate (fun i => z))   (likewise fragC of generate (fun r => generate (fun c => z)); r, c ∉ fv(z))",
     }
     "a warp's row kept by its lanes (issue 27; rows of 32·k elements, k a constant of at most 64)" in lanes {
         laneRegisters = lane_registers(): "fun row => B ↦ fun row => toMem private (mapLane (fun p => mapSeq (fun x => x) p) (transpose (split 32 row))) (fun r => B[join (transpose r)/row])   (row : (32·k).t: lane l copies the elements l, l+32, ... once)",

@@ -36,7 +36,12 @@
 //!    the `b` sums are scanned by `⌈log2 b⌉` Hillis-Steele steps (`s'_i = s_i ⊕ s_(i−d)`,
 //!    `d = 1, 2, 4, ...`, each into a fresh local buffer: the barriers between the steps are
 //!    the only synchronization), every work-item scans its `k` elements from its offset,
-//!    and the tile is copied out as it was copied in.
+//!    and the tile is copied out as it was copied in. Where `k` is even and the tile a
+//!    multiple of 32, both local copies of the tile are kept in an xor layout ([`Swizzle`]):
+//!    the work-items' reads of their `k` consecutive elements fall into distinct banks.
+//!
+//! `scanTiles` (examples/gpu.elv) applies `scanTiled` again to the tiles' totals, so that
+//! they too are scanned by work-groups (and only the `n/t²` totals of those sequentially).
 //!
 //! Both need what `partialScan` needs (an associative, commutative operator with a known
 //! neutral element); `workGroupScan` also a scan that starts from that element and a tile
@@ -48,7 +53,7 @@ use crate::S;
 use arith::Nat;
 use elevate::{rule, Failure};
 use rise::builder::*;
-use rise::types::Name;
+use rise::types::{Name, NatToNat, TypeArg};
 use rise::{AddrSpace, DataType, Expr, Literal, Prim, Type};
 use std::sync::Arc;
 
@@ -346,22 +351,25 @@ pub(super) fn work_group_scan(name: String, b: i64) -> S {
 /// The work-group's scan of `xs : (b·k).t` (module docs): copied to local memory
 /// coalesced, each work-item's `k` consecutive elements reduced, the `b` sums scanned by
 /// Hillis and Steele's `⌈log2 b⌉` steps, each work-item's elements scanned from its
-/// offset, and the tile copied out coalesced.
+/// offset, and the tile copied out coalesced. Both local copies of the tile are kept in
+/// the [`Swizzle`] layout where it applies.
 fn local_scan(scan: &Scan<'_>, b: i64, k: i64, env: &mut rise::NameGen) -> Expr {
     let z = &scan.neutral;
+    let layout = Swizzle::for_tile(b * k, k, env);
     let (tile, rows, r, q) = (
         env.fresh("local"),
         env.fresh("rows"),
         env.fresh("r"),
         env.fresh("q"),
     );
+    let tile_rows = || app(split(k), layout.read(var(&tile)));
     let sums = app2(
         map_local(),
         lambda(
             &r,
             apps(prim(Prim::Reduce), [prim(scan.op), z.clone(), var(&r)]),
         ),
-        app(split(k), var(&tile)),
+        tile_rows(),
     );
     // the Hillis-Steele steps: `sums_(j+1) = map op (zip sums_j (sums_j shifted by 2^j))`
     let mut stages = vec![(env.fresh("sums"), sums)];
@@ -383,18 +391,65 @@ fn local_scan(scan: &Scan<'_>, b: i64, k: i64, env: &mut rise::NameGen) -> Expr 
                 [scan.f.clone(), fst(var(&q)), snd(var(&q))],
             ),
         ),
-        zip(offsets, app(split(k), var(&tile))),
+        zip(offsets, tile_rows()),
     );
+    let copied_out = coalesced_copy(b, layout.read(var(&rows)), env);
     let mut body = to_mem(
         AddrSpace::Local,
-        scanned,
-        lambda(&rows, coalesced_copy(b, app(join(), var(&rows)), env)),
+        layout.write(app(join(), scanned)),
+        lambda(&rows, copied_out),
     );
     for (name, value) in stages.into_iter().rev() {
         body = to_mem(AddrSpace::Local, value, lambda(&name, body));
     }
-    let copied = coalesced_copy(b, scan.xs.clone(), env);
+    let copied = layout.write(coalesced_copy(b, scan.xs.clone(), env));
     to_mem(AddrSpace::Local, copied, lambda(&tile, body))
+}
+
+/// The layout of a tile in local memory: its element `p` at `σ(p) = 32·⌊p/32⌋ + ((p mod
+/// 32) xor (⌊p/32⌋ mod 32))`, a permutation of every 32 consecutive places (its own
+/// inverse). Work-item `i` reads its `k` consecutive elements `k·i + j` in step `j`: in the
+/// plain layout a warp's 32 reads fall into `32/k` banks (`k` even: a `k`-way conflict,
+/// 16-way for `k = 16`), in this one into 32 banks for `k` a power of two up to 32; the
+/// coalesced copies (a warp at 32 consecutive elements) stay conflict-free. Used where `k`
+/// is even and the tile a multiple of 32; elsewhere the plain layout.
+enum Swizzle {
+    Plain,
+    Xor(NatToNat),
+}
+
+impl Swizzle {
+    fn for_tile(t: i64, k: i64, env: &mut rise::NameGen) -> Swizzle {
+        if k % 2 != 0 || t % 32 != 0 {
+            return Swizzle::Plain;
+        }
+        let p = arith::Var::new(env.fresh("p"));
+        let (at, banks) = (Nat::var(&p), Nat::cst(32));
+        let row = at.floor_div(&banks);
+        let place = row.clone() * banks.clone() + at.modulo(&banks).xor(&row.modulo(&banks));
+        Swizzle::Xor(NatToNat::Lambda(p, place))
+    }
+
+    /// `xs` stored in this layout: the array whose place `σ(p)` holds `xs`'s element `p`.
+    fn write(&self, xs: Expr) -> Expr {
+        self.reorder(xs)
+    }
+
+    /// The tile in its own order, read from `stored` (an array written by [`Self::write`]).
+    fn read(&self, stored: Expr) -> Expr {
+        self.reorder(stored)
+    }
+
+    /// `reorder σ σ xs` (σ is its own inverse).
+    fn reorder(&self, xs: Expr) -> Expr {
+        match self {
+            Swizzle::Plain => xs,
+            Swizzle::Xor(sigma) => {
+                let f = TypeArg::NatToNat(sigma.clone());
+                app(dep_app(dep_app(prim(Prim::Reorder), f.clone()), f), xs)
+            }
+        }
+    }
 }
 
 /// One Hillis-Steele step over `b` values at distance `d`: `mapLocal(0) (fun p => op (fst

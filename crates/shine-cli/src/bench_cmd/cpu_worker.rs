@@ -79,7 +79,7 @@ fn handle(
             }
             if request["verify_interpreter"].as_bool() == Some(true) {
                 match exe.verify(&result) {
-                    Ok(()) => answer.insert("verified".into(), true.into()),
+                    Ok(_) => answer.insert("verified".into(), true.into()),
                     Err(e) => {
                         answer.insert("verify_error".into(), e.to_string().into());
                         answer.insert("verified".into(), false.into())

@@ -1,0 +1,103 @@
+//! `mmaWarps` of examples/fireiron.elv derives tensor.rise's hand-written `mmWarps` from the
+//! plain product `mmHalf` (and `mmBf16`) of half.rise, keeping its meaning (the tensor-core
+//! rules themselves are checked one by one in tests/rules.rs).
+
+use elevate::Ctx;
+use rise::infer::{check_source, prepare_def, Prepared};
+
+fn file(name: &str) -> String {
+    let path = format!("{}/../../examples/{name}", env!("CARGO_MANIFEST_DIR"));
+    std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"))
+}
+
+/// `strategy` of fireiron.elv applied to `def` of half.rise: the definition and the result.
+fn derive(def: &str, strategy: &str) -> Result<(Prepared, rise::Expr), String> {
+    let checked = check_source(&file("half.rise")).map_err(|e| e.to_string())?;
+    let p = prepare_def(&checked, def).map_err(|e| e.to_string())?;
+    let registry = rewrite::library::registry();
+    let module = elv::load(&file("fireiron.elv"), &registry).map_err(|e| format!("{e:?}"))?;
+    let s = module.expression(strategy).map_err(|e| format!("{e:?}"))?;
+    let mut ctx = Ctx::new(rise::NameGen::avoiding(&p.body));
+    let out = ctx.run(&s, &p.body).map_err(|e| {
+        let why = e.explanation().map(|x| x.render()).unwrap_or_default();
+        format!("{e}: {why}")
+    })?;
+    Ok((p, out))
+}
+
+/// The structure of `mmWarps`: work-groups over 16x32 tiles, a warp per 16x8 tile, one
+/// sequential walk over k whose step is one `mmaSync`, the accumulator's fragment started
+/// and written out by the lanes, nothing in local or global temporaries.
+#[test]
+fn mma_warps_derives_the_structure_of_mm_warps() {
+    let (_, out) = derive("mmHalf", "mmaWarps").unwrap_or_else(|e| panic!("{e}"));
+    let text = out
+        .to_string()
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ");
+    for want in [
+        "split 16 |> mapWorkGroup(1)",
+        "split 32 |> mapWorkGroup(0)",
+        "split 8 |> mapWarp",
+        "reduceSeq",
+        "mmaSync",
+        "=> 0.0f)) |> mapLane",
+    ] {
+        assert!(text.contains(want), "no `{want}` in\n{text}");
+    }
+    assert_eq!(text.matches("mmaSync").count(), 1, "{text}");
+    assert_eq!(text.matches("mapLane").count(), 2, "{text}");
+    assert_eq!(text.matches("mapSeq").count(), 2, "{text}");
+    assert_eq!(text.matches("reduceSeq").count(), 1, "{text}");
+    assert!(!text.contains("toMem"), "{text}");
+    assert!(!text.contains("cast"), "{text}");
+}
+
+/// The derived program computes what `mmHalf` and `mmBf16` compute, in the interpreter, at
+/// 1x1x1, 3x1x5 and 2x3x7 tiles (`mmBf16` at the first two): on small integers exactly, on
+/// values with fractional parts within the verification tolerance (the tensor cores sum in
+/// an order of their own).
+#[test]
+fn mma_warps_keeps_the_meaning_of_the_product() {
+    let tiles: &[(i64, i64, i64)] = &[(1, 1, 1), (3, 1, 5), (2, 3, 7)];
+    for (def, tiles) in [("mmHalf", tiles), ("mmBf16", &tiles[..2])] {
+        let (p, out) = derive(def, "mmaWarps").unwrap_or_else(|e| panic!("{def}: {e}"));
+        for &(tm, tn, tk) in tiles {
+            let sizes = [("m", 16 * tm), ("n", 32 * tn), ("k", 16 * tk)];
+            rewrite::check::same_results(&p.body, &out, &p.scheme, &sizes, 1)
+                .unwrap_or_else(|e| panic!("{def} {sizes:?}: {e}"));
+            let params = rewrite::check::parameters(&p.scheme, &sizes).expect("sizes");
+            let mut rng = rewrite::check::seeded_rng(2);
+            let inputs = params
+                .iter()
+                .map(|d| rewrite::check::random_fraction(d, &mut rng))
+                .collect::<Result<Vec<_>, _>>()
+                .expect("random inputs");
+            rewrite::check::same_results_on(&p.body, &out, &inputs, &sizes)
+                .unwrap_or_else(|e| panic!("{def} {sizes:?}, fractions: {e}"));
+        }
+    }
+}
+
+/// A warp tile the tensor cores cannot multiply is refused by `mma` with the reason.
+#[test]
+fn warp_tiles_of_other_shapes_are_refused_with_the_reason() {
+    for (strategy, want) in [
+        (
+            "warpMma(16, 32, 16, 16)",
+            "the tile accumulate is 16x16 with 16 products per element",
+        ),
+        (
+            "warpMma(16, 32, 8, 32)",
+            "the tile accumulate is 16x8 with 32 products per element",
+        ),
+        (
+            "warpMma(32, 32, 8, 16)",
+            "the tile accumulate is 32x8 with 16 products per element",
+        ),
+    ] {
+        let failure = derive("mmHalf", strategy).expect_err(strategy);
+        assert!(failure.contains(want), "{strategy}: {failure}");
+    }
+}
