@@ -114,6 +114,21 @@ impl Expr {
         &self.0.kind
     }
 
+    /// The node's direct sub-expressions (a lambda's body, an application's function and
+    /// argument, ...), in the order they are written.
+    pub fn children(&self) -> Vec<&Expr> {
+        match self.kind() {
+            ExprKind::Var(_) | ExprKind::Lit(_) | ExprKind::Prim(_) | ExprKind::Foreign(_) => {
+                vec![]
+            }
+            ExprKind::Lambda(_, _, b)
+            | ExprKind::DepLambda(_, b)
+            | ExprKind::DepApp(b, _)
+            | ExprKind::Annot(b, _) => vec![b],
+            ExprKind::App(f, a) => vec![f, a],
+        }
+    }
+
     /// The node's type, if inferred.
     pub fn ty(&self) -> Option<&Type> {
         self.0.ty.as_ref()

@@ -127,19 +127,7 @@ fn sums_of_products(e: &Expr) -> bool {
         ExprKind::Foreign(_) => !e.ty().is_none_or(mentions_float),
         _ => true,
     };
-    this && children(e).into_iter().all(sums_of_products)
-}
-
-/// The sub-expressions of `e`.
-fn children(e: &Expr) -> Vec<&Expr> {
-    match e.kind() {
-        ExprKind::Var(_) | ExprKind::Lit(_) | ExprKind::Prim(_) | ExprKind::Foreign(_) => vec![],
-        ExprKind::Lambda(_, _, b)
-        | ExprKind::DepLambda(_, b)
-        | ExprKind::DepApp(b, _)
-        | ExprKind::Annot(b, _) => vec![b],
-        ExprKind::App(f, a) => vec![f, a],
-    }
+    this && e.children().into_iter().all(sums_of_products)
 }
 
 /// Whether `t` is the type of an operation on scalars (and vectors) that mentions a float:

@@ -718,22 +718,16 @@ fn first_open_type(e: &Expr, el: &Elaborator) -> Option<(Span, Type)> {
         unify::collect_type(t, &mut |n, _| open |= el.u.is_meta(n));
         if open {
             // Report the innermost offending node.
-            let inner = children(e).into_iter().find_map(|c| first_open_type(c, el));
+            let inner = e
+                .children()
+                .into_iter()
+                .find_map(|c| first_open_type(c, el));
             return inner.or_else(|| Some((e.span(), t.clone())));
         }
     }
-    children(e).into_iter().find_map(|c| first_open_type(c, el))
-}
-
-fn children(e: &Expr) -> Vec<&Expr> {
-    match e.kind() {
-        ExprKind::Var(_) | ExprKind::Lit(_) | ExprKind::Prim(_) | ExprKind::Foreign(_) => vec![],
-        ExprKind::Lambda(_, _, b)
-        | ExprKind::DepLambda(_, b)
-        | ExprKind::DepApp(b, _)
-        | ExprKind::Annot(b, _) => vec![b],
-        ExprKind::App(f, a) => vec![f, a],
-    }
+    e.children()
+        .into_iter()
+        .find_map(|c| first_open_type(c, el))
 }
 
 /// The body of `name` with every definition it uses inlined (definitions refer
@@ -777,7 +771,8 @@ fn check_inlined_size(defs: &[Def]) -> Result<(), Diagnostic> {
     fn size(e: &Expr, sizes: &HashMap<Name, u64>) -> u64 {
         match e.kind() {
             ExprKind::Var(x) => sizes.get(x).copied().unwrap_or(1),
-            _ => children(e)
+            _ => e
+                .children()
                 .into_iter()
                 .fold(1u64, |n, c| n.saturating_add(size(c, sizes))),
         }
