@@ -39,7 +39,8 @@ echo "== the seven matmul versions at 256x512x128 and 1024^3 against numpy"
 python3 tests/mm_sizes_check.py target/release/shine
 echo "== the Python package: built (release, one abi3 wheel) and tested with pytest"
 python3 -m venv target/pyenv
-target/pyenv/bin/pip install --quiet --upgrade maturin numpy pytest
+# dask[distributed]: python/tests/test_cluster.py tunes on a local cluster of two workers
+target/pyenv/bin/pip install --quiet --upgrade maturin numpy pytest "dask[distributed]"
 target/pyenv/bin/pip install --quiet ./python
 target/pyenv/bin/python -m pytest -q python/tests
 echo "all tests passed"

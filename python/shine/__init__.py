@@ -60,7 +60,8 @@ fast_math=False, cflags=None, cc="gcc", budget=None, unchecked_indices=False) ->
 
 ``explore(source_or_path, def_name, strategy_file, template, target="c", *, params,
 require=(), verify_sizes, time_sizes=None, methods=("solver",), budget=None, time=None,
-log=None, resume=None, seed=1, runs=5, db=None, jobs=1, devices=None) -> ExploreResult``
+log=None, resume=None, seed=1, runs=5, db=None, jobs=1, devices=None, cluster=None)
+-> ExploreResult``
     Tunes the parameters of a strategy template, as ``shine explore --param`` does:
     ``template`` is an expression over ``strategy_file``'s definitions naming the parameters
     (``"mmSplitK(tm, tn, rm, rn, kb, wm, wn)"``); ``params`` gives each a list of values, a
@@ -74,8 +75,13 @@ log=None, resume=None, seed=1, runs=5, db=None, jobs=1, devices=None) -> Explore
     ``budget`` candidates and/or ``time`` seconds (one is needed). ``log`` writes the
     command line's JSON-lines log, ``resume`` continues one. ``db`` (a tuning database kept
     across calls), ``jobs`` (CPU workers compiling and verifying) and ``devices`` (CUDA
-    devices timing) are ``--db``, ``--jobs`` and ``--devices``. The GIL is released while it
-    runs; Ctrl-C (``KeyboardInterrupt``) stops it between candidates. Errors in the request
+    devices timing) are ``--db``, ``--jobs`` and ``--devices``. ``cluster`` (a
+    ``dask.distributed.Client``) measures the candidates on the cluster's workers instead,
+    one Dask task per candidate (workers declaring the resource ``timing`` take one at a time;
+    else start them with ``--nthreads 1``); this process keeps the search, the log and
+    ``db``; a candidate whose workers died fails with the cause ``"worker lost"`` and the
+    run goes on; ``jobs`` and ``devices`` are refused with it (``docs/explore.md``). The GIL is
+    released while it runs; Ctrl-C (``KeyboardInterrupt``) stops it between candidates. Errors in the request
     raise ``ValueError`` or ``shine.Error`` (messages name the command line's options).
 
 ``ExploreResult``

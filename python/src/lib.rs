@@ -4,6 +4,7 @@
 //! * [`kernel`]: `compile`, the `Kernel` it returns, and `eval` (the interpreter);
 //! * [`tuning`]: `explore`, the tuning of a strategy template's parameters, and the
 //!   `ExploreResult` it returns;
+//! * [`cluster`]: `explore(cluster=...)`'s Dask cluster, and what its workers run;
 //! * [`fast`]: the fast path of a call on C and OpenMP code loaded in this process;
 //! * [`convert`]: the general path's conversions, through the library's `.npy` boundary;
 //! * [`device`]: calls of CUDA kernels on CUDA arrays in place, and `DeviceArray`;
@@ -14,6 +15,7 @@
 use pyo3::prelude::*;
 
 mod cache;
+mod cluster;
 mod convert;
 mod device;
 mod dlpack;
@@ -38,6 +40,8 @@ fn _shine(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(kernel::eval, m)?)?;
     m.add_class::<tuning::ExploreResult>()?;
     m.add_function(wrap_pyfunction!(tuning::explore, m)?)?;
+    m.add_function(wrap_pyfunction!(cluster::_evaluate_candidate, m)?)?;
+    m.add_function(wrap_pyfunction!(cluster::_worker_identity, m)?)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     m.add_function(wrap_pyfunction!(cache_dir, m)?)?;
     Ok(())

@@ -1,6 +1,7 @@
 //! `shine.explore`: tuning the parameters of a strategy template (the `explore` crate's
 //! engine, as `shine explore --param` runs it), and the `ExploreResult` it returns.
 
+use crate::cluster::DaskCluster;
 use crate::errors::{raise, Stage};
 use crate::kernel::{compile_from_strategy, source_file, Kernel};
 use ::explore::engine::{Failure, Limits, MethodSummary, Progress, Run, Standing};
@@ -16,11 +17,13 @@ use std::path::PathBuf;
 
 /// `shine.explore(source_or_path, def_name, strategy_file, template, target="c", *, params,
 /// require=(), verify_sizes, time_sizes=None, methods=("solver",), budget=None, time=None,
-/// log=None, resume=None, seed=1, runs=5, db=None, jobs=1, devices=None) -> ExploreResult`.
+/// log=None, resume=None, seed=1, runs=5, db=None, jobs=1, devices=None, cluster=None)
+/// -> ExploreResult`; with `cluster` (a `dask.distributed.Client`), its workers measure the
+/// candidates ([`crate::cluster`]).
 #[pyfunction]
 #[pyo3(signature = (source, def_name, strategy_file, template, target="c", *, params,
     require=Vec::new(), verify_sizes, time_sizes=None, methods=None, budget=None, time=None,
-    log=None, resume=None, seed=1, runs=5, db=None, jobs=1, devices=None))]
+    log=None, resume=None, seed=1, runs=5, db=None, jobs=1, devices=None, cluster=None))]
 #[allow(clippy::too_many_arguments)]
 pub fn explore(
     py: Python<'_>,
@@ -43,6 +46,7 @@ pub fn explore(
     db: Option<PathBuf>,
     jobs: usize,
     devices: Option<Vec<usize>>,
+    cluster: Option<&Bound<'_, PyAny>>,
 ) -> PyResult<ExploreResult> {
     let target: Target = target.parse().map_err(PyValueError::new_err)?;
     let program = source_file(source, "rise", "<source>")?;
@@ -75,10 +79,20 @@ pub fn explore(
             .map(bindings)
             .collect::<PyResult<_>>()?,
     };
+    let cluster = match cluster {
+        Some(client) => Some(dask_cluster(client, &tuning)?),
+        None => None,
+    };
     let mut progress = Signals { interrupt: None };
-    let result = py.detach(|| ::explore::tune::run(&tuning, &mut progress));
+    let result = py.detach(|| match &cluster {
+        None => ::explore::tune::run(&tuning, &mut progress),
+        Some(c) => ::explore::tune::run_remote(&tuning, c, &mut progress),
+    });
     if let Some(interrupt) = progress.interrupt {
         return Err(interrupt);
+    }
+    if let Some(raised) = cluster.as_ref().and_then(DaskCluster::take_raised) {
+        return Err(raised);
     }
     let result = result.map_err(|e| match e {
         ::explore::engine::Error::Shine(e) => raise(Stage::Compile, e),
@@ -88,6 +102,18 @@ pub fn explore(
         ),
     })?;
     Ok(ExploreResult { tuning, result })
+}
+
+/// The cluster of a `dask.distributed.Client`; `jobs=` and `devices=` choose this host's
+/// workers and devices, which a cluster's run does not use.
+fn dask_cluster(client: &Bound<'_, PyAny>, tuning: &Tuning) -> PyResult<DaskCluster> {
+    if tuning.run.jobs > 1 || !tuning.run.devices.is_empty() {
+        return Err(PyValueError::new_err(
+            "jobs= and devices= choose this host's workers and CUDA devices: with cluster=, \
+             the cluster's workers measure the candidates (start one worker per GPU)",
+        ));
+    }
+    DaskCluster::new(client)
 }
 
 /// Stops the run between candidates when a signal handler raised (Ctrl-C).

@@ -293,7 +293,7 @@ impl Limits {
 
 /// Why a candidate failed: a cause of the paper's §5.3 breakdown (`wrong result`,
 /// `compile error`, `too slow`, ...) and the first line of the message.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Failure {
     /// The cause, the key failures are counted by.
     pub cause: String,

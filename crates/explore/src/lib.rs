@@ -21,6 +21,8 @@
 //! [`engine::Run`]), report their progress to an [`engine::Progress`] (the command
 //! line's progress bars, Python's signal checks), write and resume a [`log`], and return
 //! a result value; `shine explore` and `shine.explore` in Python are their front ends.
+//! A tuning's candidates may also be measured elsewhere, by a cluster's workers
+//! ([`remote`]: [`tune::run_remote`], what Python's `cluster=` runs on Dask).
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
@@ -30,6 +32,7 @@ pub mod log;
 pub mod mapping;
 pub mod params;
 mod pool;
+pub mod remote;
 pub mod search;
 pub mod solve;
 pub mod strategy;

@@ -1,6 +1,6 @@
 //! Evaluating a batch of a tuning's candidates: outcomes the tuning database knows are read
-//! from it; the others are compiled and verified by a pool of CPU workers, then timed, and
-//! added to the database.
+//! from it; the others are compiled and verified by a pool of CPU workers, then timed (or
+//! measured by a cluster's workers, [`crate::remote`]), and added to the database.
 //!
 //! Timing is isolated: it starts once every compile and verification of the batch is done
 //! (no worker runs while a candidate is timed), and one candidate is timed at a time per
@@ -10,6 +10,7 @@
 use crate::engine::{show, Error, Phase, Progress};
 use crate::log::fingerprint;
 use crate::params::Assignment;
+use crate::remote::{Identity, Measurement, Remote, Request};
 use crate::tune::{Evaluation, Record, Tuner};
 use crate::tunedb::{Context, Timed, TuneDb};
 use shine::{Artifact, Phrase, RunOptions, Setting, Target};
@@ -41,20 +42,54 @@ impl Known {
     fn complete(&self) -> bool {
         self.verified.is_some() && self.times.iter().all(Option::is_some)
     }
+
+    /// The time sets it has no outcome at.
+    fn missing(&self) -> Vec<usize> {
+        (0..self.times.len())
+            .filter(|&k| self.times[k].is_none())
+            .collect()
+    }
 }
 
-/// Evaluates candidates for a tuning: its database, workers and devices.
-pub(crate) struct Evaluator {
+/// The candidates of a batch that need work: neither known to fail nor known at every set.
+fn needing_work(known: &[Known]) -> Vec<usize> {
+    (0..known.len())
+        .filter(|&i| !known[i].failed() && !known[i].complete())
+        .collect()
+}
+
+/// What was measured now of a candidate of a batch.
+enum Measured {
+    /// Nothing: the database knows all of it (or that it failed).
+    Nothing,
+    /// Compiled (and verified, where the database does not say it was), or why not, and
+    /// its new outcome per time set (`None`: known, or not timed).
+    Built {
+        built: Result<(), crate::engine::Failure>,
+        times: Vec<Option<Timed>>,
+    },
+    /// Lost with the cluster's worker that measured it: nothing is known.
+    Lost(crate::engine::Failure),
+}
+
+/// Evaluates candidates for a tuning: its database, and its workers and devices or the
+/// cluster that measures its candidates.
+pub(crate) struct Evaluator<'r> {
     db: Option<TuneDb>,
     jobs: usize,
     devices: Vec<usize>,
+    remote: Option<&'r dyn Remote>,
     verification_key: String,
 }
 
-impl Evaluator {
-    /// The evaluator of `tuner`'s run: opens its database (`context` says what its outcomes
-    /// depend on).
-    pub fn new(tuner: &Tuner, context: Option<Context>) -> Result<Evaluator, Error> {
+impl<'r> Evaluator<'r> {
+    /// The evaluator of `tuner`'s run, measuring on this host's workers or on `remote`:
+    /// opens its database (`context` says what its outcomes depend on).
+    pub fn new(
+        tuner: &Tuner,
+        context: Option<Context>,
+        remote: Option<&'r dyn Remote>,
+    ) -> Result<Evaluator<'r>, Error> {
         let run = tuner.run();
         let db = match (&run.db, context) {
             (Some(path), Some(c)) => Some(TuneDb::open(path, &c)?),
@@ -69,6 +104,7 @@ impl Evaluator {
             } else {
                 run.devices.clone()
             },
+            remote,
             verification_key: format!("{} (inputs of seed {})", sets.join("; "), run.seed),
         })
     }
@@ -78,9 +114,13 @@ impl Evaluator {
         self.db.is_some()
     }
 
-    /// How many candidates a batch holds: enough for every worker and every device.
+    /// How many candidates a batch holds: enough for every worker and every device (or
+    /// every worker of the cluster).
     pub fn batch_size(&self) -> usize {
-        self.jobs.max(self.devices.len())
+        match self.remote {
+            Some(remote) => remote.capacity().max(1),
+            None => self.jobs.max(self.devices.len()),
+        }
     }
 
     /// Evaluates a batch; what runs is told to `progress` as [`Phase::Running`].
@@ -94,18 +134,90 @@ impl Evaluator {
             .iter()
             .map(|a| self.lookup(tuner, a))
             .collect::<Result<_, _>>()?;
-        let built = self.build(tuner, batch, &known, progress);
-        for ((a, k), b) in batch.iter().zip(&known).zip(&built) {
-            if let (None, Some(outcome)) = (&k.verified, b) {
-                self.keep_verification(a, &outcome.as_ref().map(drop).map_err(Clone::clone))?;
-            }
+        let measured = match self.remote {
+            None => self.measure_here(tuner, batch, &known, progress),
+            Some(remote) => self.measure_remotely(remote, tuner, batch, &known, progress)?,
+        };
+        batch
+            .iter()
+            .zip(known)
+            .zip(measured)
+            .map(|((a, k), m)| self.outcome(tuner, a, k, m))
+            .collect()
+    }
+
+    /// Measures the batch's candidates the database does not know all of on this host:
+    /// built by the pool of workers, then timed on the devices.
+    fn measure_here(
+        &self,
+        tuner: &Tuner,
+        batch: &[Assignment],
+        known: &[Known],
+        progress: &mut dyn Progress<Record>,
+    ) -> Vec<Measured> {
+        let built = self.build(tuner, batch, known, progress);
+        let mut times = self.time(tuner, batch, known, &built, progress);
+        built
+            .into_iter()
+            .enumerate()
+            .map(|(i, b)| match b {
+                None => Measured::Nothing,
+                Some(b) => Measured::Built {
+                    built: b.map(drop),
+                    times: std::mem::take(&mut times[i]),
+                },
+            })
+            .collect()
+    }
+
+    /// Measures the batch's candidates the database does not know all of on `remote`'s
+    /// workers: one request each.
+    fn measure_remotely(
+        &self,
+        remote: &dyn Remote,
+        tuner: &Tuner,
+        batch: &[Assignment],
+        known: &[Known],
+        progress: &mut dyn Progress<Record>,
+    ) -> Result<Vec<Measured>, Error> {
+        let todo = needing_work(known);
+        let mut measured: Vec<Measured> = batch.iter().map(|_| Measured::Nothing).collect();
+        if todo.is_empty() {
+            return Ok(measured);
         }
-        let timed = self.time(tuner, batch, &known, &built, progress);
-        let mut outcomes = Vec::new();
-        for (i, (a, k)) in batch.iter().zip(known).enumerate() {
-            outcomes.push(self.outcome(tuner, a, k, &built[i], &timed[i])?);
+        let requests: Vec<Request> = todo
+            .iter()
+            .map(|&i| {
+                Request::of(
+                    tuner,
+                    &batch[i],
+                    known[i].verified.is_none(),
+                    &known[i].missing(),
+                )
+            })
+            .collect();
+        progress.on_phase(Phase::Running(&format!(
+            "measuring {} on the cluster: {}",
+            plural(todo.len(), "candidate"),
+            requests
+                .iter()
+                .map(Request::label)
+                .collect::<Vec<_>>()
+                .join(" | ")
+        )));
+        let answers = remote.measure(&requests)?;
+        if answers.len() != requests.len() {
+            return Err(format!(
+                "the cluster answered {} of {} requests",
+                answers.len(),
+                requests.len()
+            )
+            .into());
         }
-        Ok(outcomes)
+        for (&i, answer) in todo.iter().zip(answers) {
+            measured[i] = placed(answer, &known[i])?;
+        }
+        Ok(measured)
     }
 
     /// What the database knows of `a` (nothing without a database); a time of fewer runs
@@ -143,9 +255,7 @@ impl Evaluator {
         known: &[Known],
         progress: &mut dyn Progress<Record>,
     ) -> Vec<Option<Result<Artifact, crate::engine::Failure>>> {
-        let todo: Vec<usize> = (0..batch.len())
-            .filter(|&i| !known[i].failed() && !known[i].complete())
-            .collect();
+        let todo = needing_work(known);
         let mut results: Vec<Option<Result<Artifact, _>>> =
             (0..batch.len()).map(|_| None).collect();
         if todo.is_empty() {
@@ -194,12 +304,9 @@ impl Evaluator {
             .enumerate()
             .filter_map(|(i, b)| Some((i, b.as_ref()?.as_ref().ok()?)))
             .collect();
-        let mut times: Vec<Vec<Option<Timed>>> = known.iter().map(|k| k.times.clone()).collect();
-        let missing = |i: usize| -> Vec<usize> {
-            (0..known[i].times.len())
-                .filter(|&k| known[i].times[k].is_none())
-                .collect()
-        };
+        let mut times: Vec<Vec<Option<Timed>>> =
+            known.iter().map(|k| vec![None; k.times.len()]).collect();
+        let missing = |i: usize| known[i].missing();
         if self.devices.len() == 1 || todo.len() == 1 {
             let device = self.devices[0];
             for &(i, artifact) in &todo {
@@ -253,37 +360,49 @@ impl Evaluator {
         times
     }
 
-    /// The outcome of one candidate of the batch; its new times go to the database.
+    /// The outcome of one candidate of the batch; what was measured now goes to the
+    /// database (a candidate lost with its worker is not kept).
     fn outcome(
         &self,
         tuner: &Tuner,
         a: &Assignment,
         known: Known,
-        built: &Option<Result<Artifact, crate::engine::Failure>>,
-        times: &[Option<Timed>],
+        measured: Measured,
     ) -> Result<Outcome, Error> {
         let sets = tuner.time_sets().len();
-        let failure = match (&known.verified, built) {
-            (Some(Err(f)), _) | (_, Some(Err(f))) => Some(f.clone()),
-            _ => None,
+        let failed = |f, from_db| Outcome {
+            evaluation: Evaluation::failed(f, sets),
+            from_db,
+            timed: false,
         };
-        if let Some(f) = failure {
-            return Ok(Outcome {
-                evaluation: Evaluation::failed(f, sets),
-                from_db: built.is_none(),
-                timed: false,
-            });
-        }
-        let mut timed = false;
-        for (k, (new, old)) in times.iter().zip(&known.times).enumerate() {
-            if let (Some(t), None) = (new, old) {
-                timed = true;
-                self.keep_timing(a, &show(&tuner.time_sets()[k]), t)?;
+        let from_db = matches!(measured, Measured::Nothing);
+        let new_times = match measured {
+            Measured::Lost(f) => return Ok(failed(f, false)),
+            Measured::Nothing => match known.verified {
+                Some(Err(f)) => return Ok(failed(f, true)),
+                _ => vec![None; sets],
+            },
+            Measured::Built { built, times } => {
+                if known.verified.is_none() {
+                    self.keep_verification(a, &built)?;
+                }
+                if let Err(f) = built {
+                    return Ok(failed(f, false));
+                }
+                times
+            }
+        };
+        let timed = new_times.iter().any(Option::is_some);
+        let mut times = known.times;
+        for (k, new) in new_times.into_iter().enumerate() {
+            if let Some(t) = new {
+                self.keep_timing(a, &show(&tuner.time_sets()[k]), &t)?;
+                times[k] = Some(t);
             }
         }
         Ok(Outcome {
-            evaluation: tuner.assemble(times.to_vec()),
-            from_db: built.is_none(),
+            evaluation: tuner.assemble(times),
+            from_db,
             timed,
         })
     }
@@ -307,6 +426,37 @@ impl Evaluator {
     }
 }
 
+/// What a worker answered of a candidate, its times placed at the time sets the
+/// candidate's request named (those `known` lacks).
+fn placed(
+    answer: Result<Measurement, crate::engine::Failure>,
+    known: &Known,
+) -> Result<Measured, Error> {
+    let m = match answer {
+        Err(f) => return Ok(Measured::Lost(f)),
+        Ok(m) => m,
+    };
+    let missing = known.missing();
+    let mut times = vec![None; known.times.len()];
+    if m.built.is_ok() {
+        if m.times.len() != missing.len() {
+            return Err(format!(
+                "a worker answered {} times for {} size sets",
+                m.times.len(),
+                missing.len()
+            )
+            .into());
+        }
+        for (k, t) in missing.into_iter().zip(m.times) {
+            times[k] = Some(t);
+        }
+    }
+    Ok(Measured::Built {
+        built: m.built,
+        times,
+    })
+}
+
 /// `n thing` or `n things`.
 fn plural(n: usize, thing: &str) -> String {
     format!("{n} {thing}{}", if n == 1 { "" } else { "s" })
@@ -322,9 +472,17 @@ fn device_name(target: Target, device: usize) -> String {
 }
 
 /// The context of a tuning's outcomes in the database: the program, definition, strategy
-/// file, template, target, device and versions.
-pub(crate) fn context(tuner: &Tuner, template: &str) -> Result<Context, Error> {
+/// file, template, target, and the device and versions (of `remote`'s workers, with one).
+pub(crate) fn context(
+    tuner: &Tuner,
+    template: &str,
+    remote: Option<&dyn Remote>,
+) -> Result<Context, Error> {
     let run = tuner.run();
+    let identity = match remote {
+        Some(remote) => remote.identity(run.target)?,
+        None => identity_here(run.target, &run.devices)?,
+    };
     Ok(Context {
         program: fingerprint(&run.program.text),
         def: run.def.clone(),
@@ -335,11 +493,20 @@ pub(crate) fn context(tuner: &Tuner, template: &str) -> Result<Context, Error> {
             .unwrap_or_default(),
         template: template.to_string(),
         target: run.target.to_string(),
-        device: device_identity(run.target, &run.devices)?,
+        device: identity.device,
+        version: identity.version,
+    })
+}
+
+/// The device and toolchain this host measures `target`'s candidates with, on the CUDA
+/// devices `devices`.
+pub(crate) fn identity_here(target: Target, devices: &[usize]) -> Result<Identity, Error> {
+    Ok(Identity {
+        device: device_identity(target, devices)?,
         version: format!(
             "shine {}, {}",
             env!("CARGO_PKG_VERSION"),
-            toolchain(run.target, &run.devices)
+            toolchain(target, devices)
         ),
     })
 }

@@ -18,6 +18,7 @@ use crate::params::{
     names, substitute, Assignment, ParamSearch, ParamSpace, Stop, ENUMERATION_LIMIT, RAW_LIMIT,
 };
 use crate::pool::{self, Evaluator};
+use crate::remote::Remote;
 use crate::search::Method;
 use crate::tunedb::Timed;
 use crate::tuning::Bindings;
@@ -322,6 +323,34 @@ impl Tuner {
     /// The run: program, target, limits, database and workers.
     pub fn run(&self) -> &Run {
         &self.run
+    }
+
+    /// A tuner that measures the candidates of a cluster's requests ([`crate::remote`]):
+    /// nothing is checked and no space is searched (the driver did both).
+    pub(crate) fn measuring(
+        run: Run,
+        template: &str,
+        sizes: Vec<String>,
+        verify_sets: Vec<Bindings>,
+        time_sets: Vec<Bindings>,
+    ) -> Tuner {
+        Tuner {
+            run,
+            template: template.to_string(),
+            space: ParamSpace {
+                params: Vec::new(),
+                requires: Vec::new(),
+            },
+            sizes,
+            verify_sets,
+            time_sets,
+            counter: AtomicUsize::new(0),
+        }
+    }
+
+    /// The strategy template.
+    pub fn template(&self) -> &str {
+        &self.template
     }
 
     /// The parameters that are sizes of the program.
@@ -640,7 +669,7 @@ impl Tally {
 /// tally and the log.
 struct Session<'a> {
     tuner: Tuner,
-    evaluator: Evaluator,
+    evaluator: Evaluator<'a>,
     from_database: usize,
     timed: usize,
     valid: Vec<Assignment>,
@@ -654,6 +683,25 @@ struct Session<'a> {
 /// Runs a tuning: every method in turn, within the limits; candidates of the log
 /// (`resume`) count towards the budget, are not re-run and are ranked with the new ones.
 pub fn run(t: &Tuning, progress: &mut dyn Progress<Record>) -> Result<TuningResult, Error> {
+    run_with(t, None, progress)
+}
+
+/// Runs a tuning as [`run`] does, its candidates measured by the workers of `remote` (a
+/// cluster) instead of this host's (`jobs` and `devices` are not used): the database, the
+/// methods, the log and the progress stay here.
+pub fn run_remote(
+    t: &Tuning,
+    remote: &dyn Remote,
+    progress: &mut dyn Progress<Record>,
+) -> Result<TuningResult, Error> {
+    run_with(t, Some(remote), progress)
+}
+
+fn run_with(
+    t: &Tuning,
+    remote: Option<&dyn Remote>,
+    progress: &mut dyn Progress<Record>,
+) -> Result<TuningResult, Error> {
     let tuner = Tuner::new(t)?;
     let header = header(t, &tuner);
     let sets = tuner.time_sets.len();
@@ -672,10 +720,10 @@ pub fn run(t: &Tuning, progress: &mut dyn Progress<Record>) -> Result<TuningResu
     };
     let valid = valid_assignments(&tuner, progress)?;
     let context = match t.run.db {
-        Some(_) => Some(pool::context(&tuner, &t.template)?),
+        Some(_) => Some(pool::context(&tuner, &t.template, remote)?),
         None => None,
     };
-    let evaluator = Evaluator::new(&tuner, context)?;
+    let evaluator = Evaluator::new(&tuner, context, remote)?;
     let mut s = Session {
         tuner,
         evaluator,

@@ -65,7 +65,7 @@ pub struct Context {
 }
 
 /// The outcome of a candidate at a time set.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub enum Timed {
     /// Its median time (ms) over `runs` timed runs.
     Ms {
