@@ -9,10 +9,11 @@
 # Usage (on the GPU machine, from the repository root):
 #   scripts/gpu-tests.sh BUILD-ROOT SHINE TEST-BINARY...
 # e.g. scripts/gpu-tests.sh /work/main gpu-bins/shine gpu-bins/tests/*
+# SHINE_TEST_FILTER=NAME runs only the tests whose names contain NAME.
 set -uo pipefail
 
 if [ $# -lt 3 ]; then
-  sed -n '2,11p' "$0" | sed 's/^# \{0,1\}//'
+  sed -n '2,12p' "$0" | sed 's/^# \{0,1\}//'
   exit 2
 fi
 build_root="$1"
@@ -39,7 +40,7 @@ export SHINE_OPENCL_DEVICE="${SHINE_OPENCL_DEVICE:-gpu}" SHINE_TEST_GPU=1
 failed=0
 for t in "$@"; do
   echo "== $t"
-  "$t" --test-threads 4 >"$t.log" 2>&1
+  "$t" --test-threads 4 ${SHINE_TEST_FILTER:+"$SHINE_TEST_FILTER"} >"$t.log" 2>&1
   status=$?
   grep -v '^$' "$t.log" | tail -40
   [ $status -eq 0 ] || failed=$((failed + 1))
