@@ -458,12 +458,96 @@ fn rules_preserve_meaning_with_sibling_and_repeated_subterms() {
     common::check_all(SIBLING_CASES);
 }
 
+/// `padDotZeros(n)` (crates/rewrite/src/rules/dot_padding.rs): sums of products padded
+/// with zeros to a multiple of `n`, mapped or fused (the operator adding the product on
+/// either side), of floats, of casts of 16-bit floats, of wrapping integers, at a length
+/// below `n`, and followed by `blockReduceZip(n)` (what the padding is for) and by the steps
+/// of a tiled matrix product at sizes that no tile divides.
+const DOT_PADDING_CASES: &[Case] = &[
+    ("DFNF ; padDotZeros(4) @ outermost(appliedReduce)", "def f : {k: nat} -> k.f32 -> k.f32 -> f32 = fun a b => zip a b |> map (fun p => fst p * snd p) |> reduce add 0.0f", &[("k", 7)]),
+    ("DFNF ; padDotZeros(16) @ outermost(appliedReduce)", "def f : {k: nat} -> k.f32 -> k.f32 -> f32 = fun a b => zip a b |> map (fun p => snd p * fst p) |> reduce (fun x y => y + x) 0.0f", &[("k", 1)]),
+    ("DFNF ; padDotZeros(4) @ outermost(appliedReduce)", "def f : {k: nat} -> k.f16 -> k.f16 -> f32 = fun a b => zip a b |> map (fun p => (cast (fst p) : f32) * (cast (snd p) : f32)) |> reduce add 0.0f", &[("k", 5)]),
+    ("DFNF ; padDotZeros(3) @ outermost(appliedReduce)", "def f : {k: nat} -> k.i32 -> k.i32 -> i32 = fun a b => zip a b |> reduceSeq (fun s p => fst p * snd p + s) 0i32", &[("k", 10)]),
+    ("DFNF ; fuseReduceMap @ topDown ;; padDotZeros(4) @ outermost(appliedReduce) ;; blockReduceZip(4) @ outermost(appliedReduce)", "def f : {k: nat} -> k.f32 -> k.f32 -> f32 = fun a b => zip a b |> map (fun p => fst p * snd p) |> reduce add 0.0f", &[("k", 13)]),
+    ("DFNF ; padMap(4) @ outermost(appliedMap) @ body @ argument @ function @ outermost(appliedMap) ;; layoutFission @ outermost(appliedMap) ;; padMap(4) @ argument @ outermost(appliedMap) ;; padDotZeros(2) @ outermost(appliedReduce) ;; fuseReduceMap @ topDown ;; tile(4, 4) @ outermost(mapNest(2)) ;; blockReduceZip(2) @ atLoop(4) ;; reduceOuter @ atLoop(2)", "def f : {m n k: nat} -> m.k.f32 -> k.n.f32 -> m.n.f32 = fun a b => map (fun r => map (fun c => zip r c |> map (fun p => fst p * snd p) |> reduce add 0.0f) (transpose b)) a", &[("m", 5), ("n", 3), ("k", 7)]),
+];
+
+#[test]
+fn dot_padding_preserves_meaning_on_random_inputs() {
+    common::check_all(DOT_PADDING_CASES);
+}
+
+/// `padDotZeros(4)` refuses, with the reason, every reduction over a zip that the products
+/// of zeros could change: a maximum of sums (a `max`-plus product), a product with an `exp`
+/// inside, a sum from another initial value (`1`, or `-0`, which `+0` would turn into `+0`),
+/// a difference; an ordinary failure, so that the next default schedule is tried. At a
+/// length it knows to be a multiple of 4 it pads nothing and leaves any reduction as it is.
+#[test]
+fn dot_padding_refuses_what_zeros_could_change_with_the_reason() {
+    let refusals = [
+        (
+            "zip a b |> map (fun p => fst p + snd p) |> reduce max (-inff)",
+            "not a sum of products",
+        ),
+        (
+            "zip a b |> map (fun p => exp (fst p) * snd p) |> reduce add 0.0f",
+            "not a sum of products",
+        ),
+        (
+            "zip a b |> map (fun p => fst p * snd p) |> reduce add 1.0f",
+            "is not the literal zero",
+        ),
+        (
+            "zip a b |> map (fun p => fst p * snd p) |> reduce add (-0.0f)",
+            "is not the literal zero",
+        ),
+        (
+            "zip a b |> reduceSeq (fun s p => s - fst p * snd p) 0.0f",
+            "not a sum of products",
+        ),
+        (
+            "zip a b |> reduceSeq (fun s p => s + fst p * s) 0.0f",
+            "not a sum of products",
+        ),
+    ];
+    let registry = rewrite::library::registry();
+    let module = elv::load("", &registry).expect("the empty file loads");
+    let run = |strategy: &str, program: &str| {
+        let s = module.expression(strategy).expect("the strategy parses");
+        let checked = rise::infer::check_source(program).expect("the program checks");
+        let p = rise::infer::prepare_def(&checked, "f").expect("f is defined");
+        let mut ctx = elevate::Ctx::new(rise::NameGen::avoiding(&p.body));
+        ctx.run(&s, &p.body)
+    };
+    let pad = "DFNF ; padDotZeros(4) @ outermost(appliedReduce)";
+    for (body, reason) in refusals {
+        let program = format!("def f : {{k: nat}} -> k.f32 -> k.f32 -> f32 = fun a b => {body}");
+        let failure = run(pad, &program).expect_err("the rule refuses");
+        assert!(
+            !failure.is_abort(),
+            "an ordinary failure: `<+` may fall back"
+        );
+        let why = failure
+            .explanation()
+            .map(|e| e.render())
+            .unwrap_or_default();
+        let message = format!("{failure}: {why}");
+        assert!(message.contains("padDotZeros(4)"), "{message}");
+        assert!(message.contains(reason), "{body}: {message}");
+    }
+    let whole = "def f : 8.f32 -> 8.f32 -> f32 = fun a b => zip a b |> map (fun p => fst p + snd p) |> reduce max (-inff)";
+    let out = run(pad, whole).expect("nothing to pad");
+    let before = run("DFNF", whole).expect("DFNF applies");
+    assert!(out.alpha_eq(&before), "{out}");
+}
+
 /// Every row of the rule table applies in some case above (which checks its meaning).
 #[test]
 fn every_rule_has_a_case() {
     let all = [
         CASES,
         GPU_CASES,
+        DOT_PADDING_CASES,
         REDUCTION_CASES,
         SIBLING_CASES,
         SHARING_CASES,

@@ -13,10 +13,15 @@
 //! examples/stencil2d.rise and jacobi1d.rise matches the interpreter at 1, 7, 13 and a large
 //! odd size on every target.
 //!
-//! The GPU defaults (issue 28): matmul's rows and columns over two dimensions of global
-//! work-items (the columns over dimension 0), softmax's, layer norm's and RMS norm's rows
-//! each reduced by a work-group (OpenCL) or a warp (CUDA); each matches the interpreter at
-//! 1, 7, 13, 33 and 1031 in each dimension on OpenCL, and on CUDA with `SHINE_TEST_GPU=1`.
+//! The GPU defaults (issue 28): a matrix product (mm, mmHalf, mmBf16) by 64 x 64 tiles
+//! through local memory at any size (`tiledProducts`: rows and columns padded by repeating
+//! the last, k padded with zeros), a product whose reduction zeros could change (a
+//! `max`-plus product, a dot with an `exp` inside) by the next default, its rows and columns
+//! over two dimensions of global work-items (the columns over dimension 0); softmax's, layer
+//! norm's and RMS norm's rows each reduced by a work-group (OpenCL) or a warp (CUDA); each
+//! matches the interpreter at 1, 7, 13, 33 and 1031 in each dimension (the products also at
+//! 67, at a prime above 100 in each dimension and at non-square shapes) on OpenCL, and on
+//! CUDA with `SHINE_TEST_GPU=1`.
 //!
 //! Without any OpenCL platform the OpenCL runs FAIL, as the runtime's tests do; set
 //! `SHINE_SKIP_OPENCL=1` to skip them.
@@ -346,28 +351,124 @@ fn shapes(dims: usize) -> Vec<Vec<i64>> {
 }
 
 #[test]
-fn matmul_under_the_gpu_defaults_maps_rows_and_columns_over_two_dimensions() {
-    let code = compiled_in("examples/mm.rise", "mm", "opencl");
-    let rows = code
-        .find("get_global_id(1)")
-        .unwrap_or_else(|| panic!("{code}"));
-    let columns = code
-        .find("get_global_id(0)")
-        .unwrap_or_else(|| panic!("{code}"));
-    assert!(rows < columns, "the columns inside the rows\n{code}");
-    // consecutive work-items write consecutive elements and read consecutive elements of b
-    assert!(code.contains("output[gid1 * n + gid0]"), "{code}");
-    assert!(code.contains("b[gid0 + "), "{code}");
-    assert_eq!(loop_depth(&code), 1, "only the reduction is a loop\n{code}");
-    let code = compiled_in("examples/mm.rise", "mm", "cuda");
-    assert!(
-        code.contains("blockIdx.y * blockDim.y + threadIdx.y"),
-        "{code}"
-    );
-    assert!(
-        code.contains("blockIdx.x * blockDim.x + threadIdx.x"),
-        "{code}"
-    );
+fn matmul_under_the_gpu_defaults_is_tiled_through_local_memory() {
+    for (program, def) in [("examples/mm.rise", "mm"), ("examples/half.rise", "mmHalf")] {
+        let code = compiled_in(program, def, "opencl");
+        // a work-group per 64 x 64 tile (its rows over dimension 1), 16 x 16 work-items each
+        // with a 4 x 4 block, the tiles of a and b of every step of k in local memory
+        assert!(
+            code.contains("work-groups (blocks) of 16 x 16 work-items"),
+            "{def}\n{code}"
+        );
+        assert!(
+            code.contains("wg1 = get_group_id(1); wg1 < (m + 63) / 64;"),
+            "{def}\n{code}"
+        );
+        assert!(
+            code.contains("wg0 = get_group_id(0); wg0 < (n + 63) / 64;"),
+            "{def}\n{code}"
+        );
+        assert!(code.contains("get_local_id(1)"), "{def}\n{code}");
+        let tiles = code
+            .lines()
+            .filter(|l| l.trim_start().starts_with("local "))
+            .count();
+        assert_eq!(tiles, 2, "{def}\n{code}");
+        assert!(
+            code.contains("barrier(CLK_LOCAL_MEM_FENCE)"),
+            "{def}\n{code}"
+        );
+        // k padded with zeros: a read past k is a zero
+        assert!(code.contains("< k ? a["), "{def}\n{code}");
+        let code = compiled_in(program, def, "cuda");
+        assert!(code.contains("__shared__"), "{def}\n{code}");
+        assert!(code.contains("__syncthreads()"), "{def}\n{code}");
+        assert!(code.contains("wg1 = blockIdx.y;"), "{def}\n{code}");
+    }
+}
+
+/// The shapes of the matrix products' runs (m, n, k): 1, 7, 13, 33 and 67 in combinations
+/// (square, below a tile, across tiles, non-square), and a prime above 100 in each dimension.
+const PRODUCT_SHAPES: &[[i64; 3]] = &[
+    [1, 1, 1],
+    [7, 13, 33],
+    [67, 1, 13],
+    [33, 67, 7],
+    [13, 7, 67],
+    [67, 67, 67],
+    [101, 7, 13],
+    [7, 103, 13],
+    [13, 7, 107],
+];
+
+#[test]
+fn matmul_and_mixed_precision_products_under_the_gpu_defaults_match_the_interpreter_at_any_size() {
+    let mut failures = Vec::new();
+    for target in support::gpu_targets() {
+        // PoCL has no `half`: mmHalf on CUDA only
+        let mut defs = vec![("examples/mm.rise", "mm"), ("examples/half.rise", "mmBf16")];
+        if target == "cuda" {
+            defs.push(("examples/half.rise", "mmHalf"));
+        }
+        for (program, def) in defs {
+            for [m, n, k] in PRODUCT_SHAPES {
+                let sizes = [("m", *m), ("n", *n), ("k", *k)];
+                if let Err(e) = run_verified(program, def, target, &sizes, "13") {
+                    failures.push(e);
+                }
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// Matrix products whose reduction the products of zero padding could change: a
+/// `max`-plus product (a maximum from `-inf`) and a dot with an `exp` inside.
+const NOT_SUMS_OF_PRODUCTS: &str = "
+def maxPlus : {m n k: nat} -> m.k.f32 -> k.n.f32 -> m.n.f32 =
+  fun a b => a |> map (fun row => transpose b |> map (fun col =>
+    zip row col |> map (fun p => fst p + snd p) |> reduce max (-inff)))
+
+def expDot : {m n k: nat} -> m.k.f32 -> k.n.f32 -> m.n.f32 =
+  fun a b => a |> map (fun row => transpose b |> map (fun col =>
+    zip row col |> map (fun p => exp (fst p) * snd p) |> reduce add 0.0f))
+";
+
+#[test]
+fn products_that_zeros_could_change_are_not_padded_and_match_the_interpreter() {
+    let dir = tempfile::tempdir().unwrap();
+    let program = dir.path().join("products.rise");
+    std::fs::write(&program, NOT_SUMS_OF_PRODUCTS).unwrap();
+    let program = program.display().to_string();
+    let mut failures = Vec::new();
+    for def in ["maxPlus", "expDot"] {
+        for target in ["opencl", "cuda"] {
+            let text = explained(&program, def, target);
+            assert!(
+                text.contains("strategy: `storeEveryStageGpu`"),
+                "{def} --target {target}\n{text}"
+            );
+            assert!(
+                text.contains("passed over: `tiledProducts` does not compile it")
+                    && text.contains("padDotZeros(16)"),
+                "{def} --target {target}\n{text}"
+            );
+            // its rows and columns over two dimensions of global work-items
+            assert!(
+                text.contains("2-D: 1 loop nest(s)") && !text.contains("tiled:"),
+                "{def} --target {target}\n{text}"
+            );
+        }
+        for target in support::gpu_targets() {
+            for [m, n, k] in [[1, 1, 1], [7, 13, 33], [67, 33, 13]] {
+                let sizes = [("m", m), ("n", n), ("k", k)];
+                if let Err(e) = run_verified(&program, def, target, &sizes, "13") {
+                    failures.push(e);
+                }
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 
 #[test]
@@ -452,8 +553,11 @@ fn explained(program: &str, def: &str, target: &str) -> String {
 #[test]
 fn explain_names_the_gpu_defaults_two_dimensions_row_reductions_and_what_was_passed_over() {
     let text = explained("examples/mm.rise", "mm", "cuda");
-    assert!(text.contains("`storeEveryStageGpu`"), "{text}");
+    assert!(text.contains("strategy: `tiledProducts`"), "{text}");
+    assert!(text.contains("tiled: 1 loop nest(s)"), "{text}");
+    // the copy out of the padded result
     assert!(text.contains("2-D: 1 loop nest(s)"), "{text}");
+
     let text = explained(PROGRAM, "softmax", "opencl");
     assert!(text.contains("`rowReductionsByWorkGroups`"), "{text}");
     assert!(

@@ -1,13 +1,13 @@
 //! What a schedule made of a definition, in words (`shine compile --explain`): the values
 //! computed once and bound before the loops that read them (`let`), the arrays stored
 //! (`toMem`), the padded inputs of stencils copied once and the pads left views, the short
-//! reductions unrolled, the GPU loop nests over two dimensions of work-items, the rows
-//! reduced by a work-group or a warp each, the loops left sequential and why, and the scalar transcendental
-//! functions computed in an innermost loop (once per element: the expensive part of such a
-//! loop).
+//! reductions unrolled, the GPU loop nests over two dimensions of work-items, the matrix
+//! products tiled through local memory, the rows reduced by a work-group or a warp each, the
+//! loops left sequential and why, and the scalar transcendental functions computed in an
+//! innermost loop (once per element: the expensive part of such a loop).
 //! Read from the lowered RISE program, so it says what every target's code does.
 
-use rise::{Expr, ExprKind, Prim};
+use rise::{AddrSpace, Expr, ExprKind, Prim, TypeArg};
 
 /// One line per finding about the lowered program `e` (no line: nothing to say).
 pub fn lowered_program(e: &Expr) -> Vec<String> {
@@ -39,6 +39,10 @@ struct Facts {
     unrolled_reductions: usize,
     /// `mapGlobal(1)` loops with a `mapGlobal(0)` loop inside: over two dimensions.
     global_nests_2d: usize,
+    /// `mapWorkGroup(1)` loops with `mapWorkGroup(0)` and `mapLocal(1)` loops and a store
+    /// into local memory inside: a tile of a 2-D result per work-group, a block of it per
+    /// work-item, the operands' tiles in local memory.
+    tiled_nests: usize,
     /// Loops over work-groups whose work-items reduce each element (a row) together: by a
     /// tree in local memory, or by a warp's shuffles.
     rows_by_work_groups: usize,
@@ -125,6 +129,10 @@ impl Facts {
         if p == Prim::MapGlobal1 && inside(Prim::MapGlobal0) {
             self.global_nests_2d += 1;
         }
+        let tiled = inside(Prim::MapWorkGroup0) && inside(Prim::MapLocal1);
+        if p == Prim::MapWorkGroup1 && tiled && args.iter().any(|a| stores_locally(a)) {
+            self.tiled_nests += 1;
+        }
         if matches!(p, Prim::MapWorkGroup0) {
             if inside(Prim::ReduceWarp) {
                 self.rows_by_warps += 1;
@@ -161,6 +169,7 @@ impl Facts {
             (self.pad_views, "border", "pad(s) read as views, clamped or tested at every read (a pad inside a loop, of rows only, one no slide reads, or on a GPU target)"),
             (self.unrolled_reductions, "unrolled", "reduction(s) over a constant number of at most 32 elements: no loop, their indices and the elements of literal arrays they read are constants"),
             (self.global_nests_2d, "2-D", "loop nest(s) over two dimensions of global work-items, the inner loop over dimension 0 (neighbouring work-items at neighbouring elements: coalesced) and the outer over dimension 1"),
+            (self.tiled_nests, "tiled", "loop nest(s) with a work-group per 2-D tile of the result and a work-item per block of it (its accumulators in registers), the tiles of the operands it reads copied into local memory by the work-group, step by step"),
             (self.rows_by_work_groups, "rows", "loop(s) with a work-group per row, its reduction(s) computed by all its work-items (strided partial results: coalesced reads, then a tree in local memory)"),
             (self.rows_by_warps, "rows", "loop(s) with a warp per row, its reduction(s) computed by the 32 lanes (strided partial results: coalesced reads, then shuffles)"),
             (self.sequential_reductions, "sequential", "reduction(s): sequential, their operator is not reassociated unless a strategy says so (partialReduce)"),
@@ -232,6 +241,21 @@ fn map_args(e: &Expr) -> Option<(&Expr, &Expr)> {
     match values[..] {
         [f, xs] if head.as_prim().is_some_and(|p| p.is_map()) => Some((f, xs)),
         _ => None,
+    }
+}
+
+/// Whether `e` stores a value into local memory (`toMem local`).
+fn stores_locally(e: &Expr) -> bool {
+    match e.kind() {
+        ExprKind::DepApp(f, TypeArg::AddrSpace(AddrSpace::Local))
+            if f.as_prim() == Some(Prim::ToMem) =>
+        {
+            true
+        }
+        ExprKind::App(f, a) => stores_locally(f) || stores_locally(a),
+        ExprKind::Lambda(_, _, b) | ExprKind::DepLambda(_, b) => stores_locally(b),
+        ExprKind::DepApp(f, _) | ExprKind::Annot(f, _) => stores_locally(f),
+        _ => false,
     }
 }
 
@@ -367,6 +391,16 @@ mod tests {
         assert!(lines.contains("2-D: 1 loop nest(s)"), "{lines}");
         let lines = explained(MM, Target::OpenMp).join("\n");
         assert!(!lines.contains("2-D"), "{lines}");
+    }
+
+    #[test]
+    fn a_tiled_matrix_product_is_named_with_its_tiles_in_local_memory() {
+        let lines = explained_under(MM, "tiledProducts").join("\n");
+        assert!(lines.contains("tiled: 1 loop nest(s)"), "{lines}");
+        // the copy out of the padded result
+        assert!(lines.contains("2-D: 1 loop nest(s)"), "{lines}");
+        let lines = explained(MM, Target::OpenCl).join("\n");
+        assert!(!lines.contains("tiled:"), "{lines}");
     }
 
     #[test]

@@ -1,7 +1,8 @@
 // shine's built-in schedules: generic strategies that compile any well-typed RISE
 // program, on every target. Without --strategy, `shine compile` and `shine run`
 // apply the default of the target (c: storeEveryStage, openmp: storeEveryStagePar,
-// opencl and cuda: storeEveryStageGpu); `--apply NAME` without --strategy applies
+// opencl and cuda: tiledProducts, else the row reductions, else storeEveryStageGpu: the
+// first that compiles the definition); `--apply NAME` without --strategy applies
 // any definition of this file. Print it with `shine strategies --show`; copy it to
 // start a schedule of your own.
 //
@@ -209,3 +210,92 @@ def rowsNormWarp(w) = DFNF ; computeOnce ;
 // At `let C[reduce f z xs] (fun h => B)`: the reduction by the warp (warpReduceLet), and
 // B's map spread over the lanes.
 def letWarp = warpReduceLet ;; try(toMapLane @ function @ function) @ body @ argument
+
+// Matrix products on a GPU (issue 28; tried first by the defaults of OpenCL and CUDA; where
+// it does not compile a definition, the next default does): a definition whose outermost
+// loop nest is a matrix product, `map (fun r => map (fun c => reduce ... (zip r c)) cs) rs`
+// with the reduction a sum of products (mm, mmHalf), computed by tiles as examples/gpu.elv's
+// `mmTiledRect(64, 64, 4, 4, 16, 16, 16)` does: a work-group of 16 x 16 work-items per 64 x 64
+// tile of the result, every work-item a 4 x 4 block of it in registers, k walked in steps of
+// 16, the two tiles of a step copied into local memory by the whole work-group (coalesced)
+// and read from there by all its work-items.
+//
+// At any size: the rows of a and the columns of b are padded to multiples of 64 by
+// repeating the last one (`padMap`, as examples/mm.elv's `anySize`: the extra results are
+// computed into a padded buffer and not copied out); the reduction is padded to a multiple
+// of 16 with zeros (rule `padDotZeros`). Repeating elements would add products that are not
+// there; zeros add `0 * 0`, which leaves a sum unchanged exactly (bitwise: the padded sum is
+// the same left fold), and only a sum of products from `+0` is such a reduction, so
+// `padDotZeros` refuses any other (a `max`-plus product, a dot with an `exp` inside) with
+// the reason, and the next default compiles it. A fixed k for the step would not do: the
+// default is chosen once, at a symbolic k, which no step but 1 is known to divide. The
+// padded result is copied out by its own kernel, a work-item per element (dimensions 1, 0).
+def tiledProducts = DFNF ;
+  padRowsAndColumns(64) ;;
+  padDotZeros(16) @ outermost(appliedReduce) ;;
+  paddedProduct(mmTiledSteps(64, 64, 4, 4, 16, 16, 16)) ;;
+  paddedProduct(toMem(global)) ;;
+  copyOutOverGlobal ;;
+  lowerToC
+
+// At `map (fun r => map (fun c => ...) cs) rs`: the columns padded to a multiple of t, then
+// the rows; `take n` of every row and `take m` of the rows read the result out of the
+// padded one (`map (take n) (take m (PRODUCT))`).
+def padRowsAndColumns(t) =
+  padMap(t)     @ outermost(appliedMap) @ body @ argument @ function @ outermost(appliedMap) ;;
+  layoutFission @ outermost(appliedMap) ;;
+  padMap(t)     @ argument @ outermost(appliedMap)
+
+// s at the padded product (PRODUCT of padRowsAndColumns).
+def paddedProduct(s) = s @ argument @ argument @ outermost(appliedMap)
+
+// `map (take n) (take m mem)`, the copy of the result out of the padded one, over the global
+// work-items: the rows over dimension 1, the elements of a row over dimension 0.
+def copyOutOverGlobal =
+  (toMapGlobal(1) @ function @ function ;;
+   (copyArray ; toMapGlobal(0) @ function @ function) @ body @ argument @ function) @ outermost(appliedMap)
+
+// The steps of examples/gpu.elv's mmTiledRect at the focus (the first loop nest below it is
+// the matrix product's): tiles of tm x tn, blocks of rm x rn in them, k in steps of kb;
+// work-groups for the tiles, wm x wn work-items for the blocks (wm = tm / rm, wn = tn / rn),
+// the block's loops unrolled (its accumulators in registers); the two tiles of every step
+// through local memory (tileA, tileB). m a multiple of tm, n of tn, k of kb.
+def mmTiledSteps(tm, tn, rm, rn, kb, wm, wn) = fuseReduceMap @ topDown ;;
+  tile(tm, tn)      @ outermost(mapNest(2)) ;;
+  tile(rm, rn)      @ atLoop(2) ;;
+  blockReduceZip(kb) @ atLoop(6) ;;
+  // the reductions over k become reductions of outer products: of the block of a
+  // work-item (for every step of kb, then within it), then of the tile
+  reduceOuter       @ atLoop(4) ;;
+  reduceOuter       @ atLoop(5) ;;
+  reduceOuter       @ atLoop(2) ;;
+  toMapWorkGroup(1) @ function @ function @ atLoop(0) ;;
+  toMapWorkGroup(0) @ function @ function @ atLoop(1) ;;
+  toMapLocal(1)     @ function @ function @ atLoop(3) ;;
+  toMapLocal(0)     @ function @ function @ atLoop(4) ;;
+  unroll            @ function @ function @ function @ atLoop(5) ;;
+  unroll            @ function @ function @ atLoop(6) ;;
+  unroll            @ function @ function @ atLoop(7) ;;
+  // every work-item initialises and writes out its own block
+  toMapLocal(1)     @ function @ function @ argument @ function @ atLoop(2) ;;
+  toMapLocal(0)     @ outermost(isMap) @ argument @ function @ atLoop(2) ;;
+  storeLocal(isApp(isFst), tileA(wm, wn)) @ reduceBody @ atLoop(2) ;;
+  storeLocal(isApp(isSnd), tileB(wm, wn)) @ body @ argument @ reduceBody @ atLoop(2) ;;
+  copyByWorkItems   @ atLoop(2)
+
+// The body of a reduction's operator: `reduce (fun acc y => BODY) init xs`.
+def reduceBody(s) = s @ body @ body @ argument @ function @ function
+
+// A tile `e : (tm/rm).rm.kb` of a's rows stored k-major (kb.tm: a work-item's rm values for
+// one k are consecutive), read back as `split rm (transpose mem)`; copied in a's order by
+// wm x wn work-items, written transposed.
+def tileA(wm, wn) = joinSplit ;
+  (addId ; idToTranspose) @ argument ;
+  copyLocal(wm, wn) @ argument @ argument @ argument ;
+  toMem(local)      @ argument @ argument
+
+// The same for a tile of b's columns, copied in the stored order.
+def tileB(wm, wn) = joinSplit ;
+  (addId ; idToTranspose) @ argument ;
+  copyLocal(wm, wn) @ argument @ argument ;
+  toMem(local)      @ argument @ argument

@@ -8,8 +8,8 @@
 //! | --- | --- | --- |
 //! | `c` | `storeEveryStage` | every value computed once (`computeOnce`: a row's reduction bound outside the map over the row, an array read twice stored), every stage stored (Halide's `compute_root`), the padded input of a stencil copied once with its border (`storeStencilInputs`), reductions over at most 32 elements unrolled (`unrollShortReductions`), sequential loops |
 //! | `openmp` | `storeEveryStagePar` | the same, the outermost loop of every stage and of the copy `parallel for` |
-//! | `opencl` | `rowReductionsByWorkGroups`, else `storeEveryStageGpu` | a row reduction (softmax, layer norm, mv) by a work-group of 64 work-items per row; where that does not compile the definition, the same as `storeEveryStagePar` but the stencil's pad left a view, the outermost loop of every stage over the global work-items, over two dimensions where its function is itself a map (matmul's rows and columns) |
-//! | `cuda` | `rowReductionsByWarps`, else `storeEveryStageGpu` | a row reduction by a warp per row; else as for `opencl` |
+//! | `opencl` | `tiledProducts`, else `rowReductionsByWorkGroups`, else `storeEveryStageGpu` | a matrix product (a sum of products) by 64 x 64 tiles through local memory, 4 x 4 blocks in registers, at any size (rows and columns padded by repeating the last, k padded with zeros); a row reduction (softmax, layer norm, mv) by a work-group of 64 work-items per row; where that does not compile the definition, the same as `storeEveryStagePar` but the stencil's pad left a view, the outermost loop of every stage over the global work-items, over two dimensions where its function is itself a map (matmul's rows and columns) |
+//! | `cuda` | `tiledProducts`, else `rowReductionsByWarps`, else `storeEveryStageGpu` | a matrix product as for `opencl`; a row reduction by a warp per row; else as for `opencl` |
 //!
 //! A target's defaults are tried in order ([`defaults_for`]): the first that compiles the
 //! definition is applied, and `--explain` names it.
@@ -38,6 +38,10 @@ pub const SCHEDULES: &[(&str, &str)] = &[
         "storeEveryStage without the copy of a stencil's padded input, the outermost loop of every stage and of the result over the global work-items, over dimensions 1 and 0 where its function is itself a map (default for opencl, cuda where the row reductions do not compile a definition)",
     ),
     (
+        "tiledProducts",
+        "a matrix product `map (fun r => map (fun c => reduce ... (zip r c)) cs) rs` whose reduction is a sum of products (mm, mmHalf) by 64 x 64 tiles, a work-group of 16 x 16 work-items each, every work-item a 4 x 4 block in registers, k in steps of 16 through local memory; any size: rows and columns padded by repeating the last (padMap), k with zeros (padDotZeros), the result copied out of the padded one (tried first by the defaults for opencl and cuda)",
+    ),
+    (
         "rowReductionsByWorkGroups",
         "`map (fun row => ... reduce ...) rows` with a work-group of 64 work-items per row: the row read coalesced, its reductions by a tree in local memory, its elementwise maps spread over the work-items (tried first by the default for opencl)",
     ),
@@ -53,8 +57,16 @@ pub fn defaults_for(target: Target) -> &'static [&'static str] {
     match target {
         Target::C => &["storeEveryStage"],
         Target::OpenMp => &["storeEveryStagePar"],
-        Target::OpenCl => &["rowReductionsByWorkGroups", "storeEveryStageGpu"],
-        Target::Cuda => &["rowReductionsByWarps", "storeEveryStageGpu"],
+        Target::OpenCl => &[
+            "tiledProducts",
+            "rowReductionsByWorkGroups",
+            "storeEveryStageGpu",
+        ],
+        Target::Cuda => &[
+            "tiledProducts",
+            "rowReductionsByWarps",
+            "storeEveryStageGpu",
+        ],
     }
 }
 
@@ -178,8 +190,20 @@ mod tests {
             "t.rise",
             "def f : {n: nat} -> (n*2).f32 -> n.f32 = fun xs => map (fun p => reduce add 0.0f p) (split 2 xs)",
         );
+        let product = SourceFile::new(
+            "t.rise",
+            "def f : {m n k: nat} -> m.k.f32 -> k.n.f32 -> m.n.f32 = fun a b => map (fun r => map (fun c => reduce add 0.0f (map (fun p => fst p * snd p) (zip r c))) (transpose b)) a",
+        );
+        let max_plus = SourceFile::new(
+            "t.rise",
+            "def f : {m n k: nat} -> m.k.f32 -> k.n.f32 -> m.n.f32 = fun a b => map (fun r => map (fun c => reduce max (-inff) (map (fun p => fst p + snd p) (zip r c))) (transpose b)) a",
+        );
         let options = Options::default();
         let chosen = |program, target| default_compiling(program, "f", target, &options).apply;
+        assert_eq!(chosen(&product, Target::OpenCl), "tiledProducts");
+        assert_eq!(chosen(&product, Target::Cuda), "tiledProducts");
+        assert_eq!(chosen(&max_plus, Target::OpenCl), "storeEveryStageGpu");
+        assert_eq!(chosen(&product, Target::C), "storeEveryStage");
         assert_eq!(chosen(&rows, Target::OpenCl), "rowReductionsByWorkGroups");
         assert_eq!(chosen(&rows, Target::Cuda), "rowReductionsByWarps");
         assert_eq!(chosen(&pairs, Target::Cuda), "storeEveryStageGpu");

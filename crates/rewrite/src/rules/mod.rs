@@ -21,6 +21,7 @@
 #[macro_use]
 mod table;
 mod algorithmic;
+mod dot_padding;
 mod gpu;
 mod lambda;
 mod lanes;
@@ -118,6 +119,9 @@ rules_table! {
         copyLocal = copy_local(n1: Size, n0: Size): "(e : a.b.t) ↦ e |> join |> split (n1*n0) |> transpose |> split n0 |> mapLocal(1) (mapLocal(0) (mapSeq (fun x => x))) |> join |> transpose |> join |> split b   (t a scalar)",
         copyByWorkItems = copy_by_work_items(): "(e : n1.n0.t) ↦ mapLocal(1) (mapLocal(0) (fun x => x)) e",
         storeLocal = store_local(what: Strat, how: Strat): "b[e] ↦ toMem a s (fun m => b[R(m)/e])   (e the first sub-expression of b, top-down, that what holds for and that mentions nothing bound in b; how rewrites e to R(toMem a s (fun x => x)))",
+    }
+    "a matrix product at any size (issue 28)" in dot_padding {
+        padDotZeros = pad_dot_zeros(n: Size): "reduceX op z (map f (zip a b)) ↦ reduceX op z (map f (zip (padCst 0 p 0 a) (padCst 0 p 0 b)));  reduceX op z (zip a b) ↦ reduceX op z (zip (padCst 0 p 0 a) (padCst 0 p 0 b))   (a, b : k.t, t a number, p = ⌈k/n⌉·n − k: the operands padded with zeros to a multiple of n; only a sum of products, which the products 0·0 leave unchanged: op `add` over f = fun q => X·Y, or op = fun acc y => acc + X·Y, X and Y each an element of the pair or a cast of one, z the literal +0 or integer 0; any other reduction refused with the reason; nothing padded when n divides k)",
     }
     "parallel reductions (RISE & Shine §VI; LIFT partialReduce; op associative and commutative, init its neutral element: floats reassociate within the verification tolerance, min and max exact)" in reduction {
         partialReduce = partial_reduce(p: Size): "reduce f z (xs : n.t) ↦ reduce f z (map (fun c => reduce f z c) (split ⌈n/p⌉ (padCst 0 (⌈n/p⌉·p − n) z xs)))   (p chunks of consecutive elements; no padCst when p divides n)",
