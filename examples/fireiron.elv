@@ -67,3 +67,56 @@ def warpMma(r, c, w, s) = DFNF ; fuseReduceMap @ topDown ;;
 // The structure of tensor.rise's hand-written mmWarps: a 16x32 tile per work-group, 4 warps
 // of 16x8, k in steps of 16. m, n and k multiples of 16, 32 and 16.
 def mmaWarps = warpMma(16, 32, 8, 16)
+
+// A copy of an array whose loop runs at `level` (toMapLane, toMapSeq), and `s` on the
+// function it applies to every element.
+def copyAt(level) = copyArray ; level @ function @ function
+def inElements(s) = s @ body @ argument @ function
+
+// At an accumulator of fragments kept lane by lane (32.2.4.4): every lane copies its own
+// registers (`mapLane (mapSeq (mapSeq (mapSeq (fun x => x))))`).
+def laneCopy3 = copyAt(toMapLane) ;
+  inElements(copyAt(toMapSeq) ; inElements(copyAt(toMapSeq) ; inElements(copyAt(toMapSeq))))
+
+// The tensor cores over a warp's fragments: every 16x8 tile accumulate is one mmaSync, the
+// accumulator of the steps (the warp's tile of fragments) kept as its fragments, lane by lane
+// (each lane's part of all of them one private array), its initial zeros zeros in every lane.
+def mmaFragments = mmaTile @ topDown ;
+  fragmentAccumulator @ topDown ;
+  constantFragment @ topDown ;
+  lanesOutermost @ topDown
+
+// The loops of a k step over the warp's rows and columns of fragments (loops 4 and 5, inside
+// the reduction at 3) unrolled: the fragments of `a` read once per row, those of `b` once per
+// column.
+def unrollFragments = to(unroll) @ atLoop(4) ; to(unroll) @ atLoop(5)
+
+// The lanes' copies of the accumulator of fragments: the result out of the registers, the
+// zeros into them, then the views β-reduced and the rest lowered.
+def fragmentsEpilog = laneCopy3 @ outermost(appliedReduce) ;
+  laneCopy3 @ argument @ function @ outermost(appliedReduce) ;
+  DFNF ; lowerToC
+
+// A work-group per r x c tile of the result, a warp per wr x wc tile of it (the 2-D grid of
+// warps flattened into one warp loop), each warp's tile in fr x fc fragments, k walked in steps
+// of s with the reduction outside the fragments: each step reads a fragment of `a` per row of
+// fragments and one of `b` per column, and multiplies every pair. The tensor cores need
+// fr = 16, fc = 8 and s = 16 (mma refuses the rest).
+def warpTileMma(r, c, wr, wc, fr, fc, s) = DFNF ; fuseReduceMap @ topDown ;;
+  tileResult(r, c) ;;
+  tile(wr, wc) @ atLoop(2) ;;
+  tile(fr, fc) @ atLoop(4) ;;
+  splitK(s) ;;
+  reduceOuter @ atLoop(4) ;;
+  flattenMapNest @ atLoop(2) ;;
+  to(toMapWorkGroup(1)) @ atLoop(0) ;;
+  to(toMapWorkGroup(0)) @ atLoop(1) ;;
+  to(toMapWarp) @ atLoop(2) ;
+  mmaFragments ;;
+  unrollFragments ;
+  fragmentsEpilog
+
+// The structure of tensor.rise's hand-written mmWarpTiles: a 64x64 tile per work-group, 2x2
+// warps of 32x32, each 2x4 fragments of 16x8, k in steps of 16. m, n and k multiples of 64,
+// 64 and 16.
+def mmaWarpTiles = warpTileMma(64, 64, 32, 32, 16, 8, 16)

@@ -1,5 +1,6 @@
-//! `mmaWarps` of examples/fireiron.elv derives tensor.rise's hand-written `mmWarps` from the
-//! plain product `mmHalf` (and `mmBf16`) of half.rise, keeping its meaning (the tensor-core
+//! `mmaWarps` and `mmaWarpTiles` of examples/fireiron.elv derive tensor.rise's hand-written
+//! `mmWarps` and `mmWarpTiles` from the plain product `mmHalf` (and `mmBf16`) of half.rise,
+//! keeping its meaning (the tensor-core
 //! rules themselves are checked one by one in tests/rules.rs).
 
 use elevate::Ctx;
@@ -95,6 +96,73 @@ fn warp_tiles_of_other_shapes_are_refused_with_the_reason() {
         (
             "warpMma(32, 32, 8, 16)",
             "the tile accumulate is 32x8 with 16 products per element",
+        ),
+    ] {
+        let failure = derive("mmHalf", strategy).expect_err(strategy);
+        assert!(failure.contains(want), "{strategy}: {failure}");
+    }
+}
+
+/// The structure of `mmWarpTiles`: work-groups over 64x64 tiles, the 2x2 warps of 32x32 as
+/// one warp loop over their pairs of rows and columns, one sequential walk over k whose step
+/// is the 2x4 fragments' mmaSync (two unrolled loops around one), the accumulator of 2x4
+/// fragments kept lane by lane, started and written out by the lanes, nothing in local or
+/// global temporaries.
+#[test]
+fn mma_warp_tiles_derives_the_structure_of_mm_warp_tiles() {
+    let (_, out) = derive("mmHalf", "mmaWarpTiles").unwrap_or_else(|e| panic!("{e}"));
+    let text = out
+        .to_string()
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ");
+    for want in [
+        "split 64 |> mapWorkGroup(1)",
+        "split 64 |> mapWorkGroup(0)",
+        "|> join |> mapWarp",
+        "reduceSeq",
+        "mapSeqUnroll",
+        "mmaSync",
+        "=> 0.0f)))) |> map (fun",
+    ] {
+        assert!(text.contains(want), "no `{want}` in\n{text}");
+    }
+    assert_eq!(text.matches("mmaSync").count(), 1, "{text}");
+    assert_eq!(text.matches("mapSeqUnroll").count(), 2, "{text}");
+    assert_eq!(text.matches("mapWarp").count(), 1, "{text}");
+    assert_eq!(text.matches("mapLane").count(), 2, "{text}");
+    assert_eq!(text.matches("mapSeq ").count(), 6, "{text}");
+    assert_eq!(text.matches("reduceSeq").count(), 1, "{text}");
+    assert!(!text.contains("toMem"), "{text}");
+    assert!(!text.contains("cast"), "{text}");
+}
+
+/// `mmaWarpTiles` computes what `mmHalf` and `mmBf16` compute, in the interpreter, at 1x1x1,
+/// 3x1x5 and 2x3x7 tiles of 64x64x16 (`mmBf16` at the first two).
+#[test]
+fn mma_warp_tiles_keeps_the_meaning_of_the_product() {
+    let tiles: &[(i64, i64, i64)] = &[(1, 1, 1), (3, 1, 5), (2, 3, 7)];
+    for (def, tiles) in [("mmHalf", tiles), ("mmBf16", &tiles[..2])] {
+        let (p, out) = derive(def, "mmaWarpTiles").unwrap_or_else(|e| panic!("{def}: {e}"));
+        for &(tm, tn, tk) in tiles {
+            let sizes = [("m", 64 * tm), ("n", 64 * tn), ("k", 16 * tk)];
+            rewrite::check::same_results(&p.body, &out, &p.scheme, &sizes, 1)
+                .unwrap_or_else(|e| panic!("{def} {sizes:?}: {e}"));
+        }
+    }
+}
+
+/// Fragments the tensor cores cannot multiply are refused by `mma` with the reason.
+#[test]
+fn warp_tile_fragments_of_other_shapes_are_refused_with_the_reason() {
+    for (strategy, want) in [
+        (
+            "warpTileMma(64, 64, 32, 32, 16, 16, 16)",
+            "the tile accumulate is 16x16 with 16 products per element",
+        ),
+        (
+            "warpTileMma(64, 64, 32, 32, 16, 8, 32)",
+            "the tile accumulate is 16x8 with 32 products per element",
         ),
     ] {
         let failure = derive("mmHalf", strategy).expect_err(strategy);

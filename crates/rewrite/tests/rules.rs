@@ -133,6 +133,12 @@ const TENSOR_CASES: &[Case] = &[
     ("fragmentAccumulator @ topDown", "def f : {n: nat} -> n.16.16.f16 -> n.8.16.f16 -> 16.8.f32 -> 16.8.f32 = fun as bs z => zip as bs |> reduceSeq (fun acc t => unfragC (mmaSync (fragA (fst t)) (fragB (transpose (snd t))) (fragC acc))) z", &[("n", 3)]),
     ("constantFragment @ topDown", "def f : 16.16.f16 -> 8.16.f16 -> 16.8.f32 = fun a b => unfragC (mmaSync (fragA a) (fragB (transpose b)) (fragC (generate (fun i => generate (fun j => 0.5f)))))", &[]),
     ("constantFragment @ topDown", "def f : 16.16.bf16 -> 16.8.bf16 -> 16.8.f32 = fun a b => unfragC (mmaSync (fragA a) (fragB b) (fragC (map (fun r => map (fun c => 1.0f) (transpose b)) a)))", &[]),
+    ("fragmentAccumulator @ topDown", "def f : {n: nat} -> n.2.16.16.f16 -> n.4.8.16.f16 -> 2.4.16.8.f32 -> 2.4.16.8.f32 = fun as bs z => zip as bs |> reduceSeq (fun acc t => zip acc (fst t) |> map (fun ar => zip (fst ar) (snd t) |> map (fun ac => unfragC (mmaSync (fragA (snd ar)) (fragB (transpose (snd ac))) (fragC (fst ac)))))) z", &[("n", 2)]),
+    ("fragmentAccumulator @ topDown ; constantFragment @ topDown", "def f : {n: nat} -> n.3.16.16.bf16 -> 16.8.bf16 -> 3.16.8.f32 = fun as b => as |> reduceSeq (fun acc t => zip acc t |> map (fun p => unfragC (mmaSync (fragA (snd p)) (fragB b) (fragC (fst p))))) (generate (fun i => generate (fun r => generate (fun c => 0.25f))))", &[("n", 3)]),
+    ("lanesOutermost @ topDown", "def f : {n: nat} -> n.2.3.32.4.f32 -> 2.3.32.4.f32 -> 2.3.32.4.f32 = fun xs z => xs |> reduceSeq (fun acc x => zip acc x |> map (fun p => zip (fst p) (snd p) |> map (fun q => zip (fst q) (snd q) |> map (fun r => zip (fst r) (snd r) |> map (fun s => fst s * 0.5f + snd s))))) z", &[("n", 3)]),
+    ("lanesOutermost @ topDown", "def f : {n: nat} -> n.32.4.f32 -> 5.32.4.f32 -> 5.32.4.f32 = fun xs z => xs |> reduceSeq (fun acc x => acc |> map (fun f => zip f x |> map (fun q => zip (fst q) (snd q) |> map (fun r => fst r - snd r)))) z", &[("n", 2)]),
+    ("DFNF ; flattenMapNest @ topDown", "def f : {n m: nat} -> n.f32 -> m.f32 -> n.m.f32 = fun xs ys => map (fun x => map (fun y => x - y * 2.0f) ys) xs", &[("n", 3), ("m", 4)]),
+    ("DFNF ; flattenMapNest @ topDown", "def f : {n m: nat} -> n.f32 -> m.2.f32 -> n.2.m.f32 = fun xs ys => map (fun x => transpose (map (fun y => map (fun e => x * e) y) ys)) xs", &[("n", 3), ("m", 5)]),
 ];
 
 #[test]
@@ -237,6 +243,27 @@ fn fragment_accumulator_refuses_other_reads_of_the_accumulator() {
         .map(|e| e.render())
         .unwrap_or_default();
     assert!(why.contains("other than as `fragC acc`"), "{why}");
+}
+
+/// `fragmentAccumulator` refuses an accumulator of tiles whose step reads a tile other than
+/// through `fragC` (here also directly), with the reason.
+#[test]
+fn fragment_accumulator_refuses_other_reads_of_a_tile_of_the_accumulator() {
+    let program = "def f : {n: nat} -> n.2.16.16.f16 -> 16.8.f16 -> 2.16.8.f32 -> 2.16.8.f32 = fun as b z => as |> reduceSeq (fun acc t => zip acc t |> map (fun p => unfragC (mmaSync (fragA (snd p)) (fragB b) (fragC (fst p |> map (fun r => r)))))) z";
+    let registry = rewrite::library::registry();
+    let module = elv::load("", &registry).expect("the empty file loads");
+    let checked = rise::infer::check_source(program).expect("the program checks");
+    let p = rise::infer::prepare_def(&checked, "f").expect("f is defined");
+    let s = module
+        .expression("fragmentAccumulator @ topDown")
+        .expect("the strategy parses");
+    let mut ctx = elevate::Ctx::new(rise::NameGen::avoiding(&p.body));
+    let failure = ctx.run(&s, &p.body).expect_err("the step is refused");
+    let why = failure
+        .explanation()
+        .map(|e| e.render())
+        .unwrap_or_default();
+    assert!(why.contains("other than as `fragC fst p`"), "{why}");
 }
 
 /// The parallel-reduction rules (crates/rewrite/src/rules/reduction.rs), at sizes that

@@ -1,6 +1,7 @@
 //! Tensor cores (issue 26; Fireiron, Hagedorn et al., PACT'20, and Hagedorn's thesis):
 //! the rules that take a tiled matrix product the last step down, to the warp-level
-//! `mmaSync` (PTX `mma.sync.m16n8k16`), as `mmaWarps` in examples/fireiron.elv does.
+//! `mmaSync` (PTX `mma.sync.m16n8k16`), as `mmaWarps` and `mmaWarpTiles` in
+//! examples/fireiron.elv do.
 //!
 //! * [`mma_tile`](super::mma_tile) (`mmaTile`): a 16x8 tile accumulate in the shape the
 //!   tiling rules produce (`reduceOuter` over a k step of 16) is one `mmaSync` on the
@@ -9,8 +10,14 @@
 //!   sequential reduction whose step reads its accumulator only through `fragC` and
 //!   returns `unfragC (...)` keeps the accumulator as its fragment (`fragC ∘ unfragC` is
 //!   the identity), so the lanes hold it in registers across the steps.
+//!   An accumulator that is an array of tiles (a warp's 2x4 tiles of 16x8, as
+//!   `mmaWarpTiles` leaves it) is kept as the array of their fragments.
 //! * [`constant_fragment`](super::constant_fragment) (`constantFragment`): the fragment of
 //!   a tile of one value is that value in every lane's registers.
+//! * [`lanes_outermost`](super::lanes_outermost) (`lanesOutermost`): an accumulator of
+//!   fragments is kept lane by lane, so that each lane's part is one private array.
+//! * [`flatten_map_nest`](super::flatten_map_nest) (`flattenMapNest`): a 2-D grid of warp
+//!   tiles as one map over their pairs of rows and columns, the one warp loop of a GPU.
 //!
 //! The views `fragA`, `fragB`, `fragC` and `unfragC` are the prelude's definitions; a
 //! program that calls them holds their lambdas once its definitions are inlined, and
@@ -227,30 +234,146 @@ pub(super) fn mma_tile(name: String) -> S {
     })
 }
 
-/// `e` with every `fragC acc` replaced by the variable `frag` (not under a binder of
-/// `acc`).
-fn replace_fragments(e: &Expr, acc: &str, frag: &str) -> Expr {
-    if view_arg(e, "fragC").is_some_and(|a| is_var(a, acc)) {
-        return var(frag);
+/// `e` with every `fragC T` replaced by `T` (`T` being `target`), outside the binders of
+/// `root` (the variable `target` mentions).
+fn unwrap_fragments(e: &Expr, target: &Expr, root: &str) -> Expr {
+    if view_arg(e, "fragC").is_some_and(|a| a.alpha_eq(target)) {
+        return target.clone();
     }
     use ExprKind::*;
     let kind = match e.kind() {
         Var(_) | Lit(_) | Prim(_) | Foreign(_) => return e.clone(),
-        Lambda(x, _, _) if &**x == acc => return e.clone(),
-        Lambda(x, t, b) => Lambda(x.clone(), t.clone(), replace_fragments(b, acc, frag)),
+        Lambda(x, _, _) if &**x == root => return e.clone(),
+        Lambda(x, t, b) => Lambda(x.clone(), t.clone(), unwrap_fragments(b, target, root)),
         App(f, a) => App(
-            replace_fragments(f, acc, frag),
-            replace_fragments(a, acc, frag),
+            unwrap_fragments(f, target, root),
+            unwrap_fragments(a, target, root),
         ),
-        DepLambda(x, b) => DepLambda(x.clone(), replace_fragments(b, acc, frag)),
-        DepApp(f, t) => DepApp(replace_fragments(f, acc, frag), t.clone()),
-        Annot(b, t) => Annot(replace_fragments(b, acc, frag), t.clone()),
+        DepLambda(x, b) => DepLambda(x.clone(), unwrap_fragments(b, target, root)),
+        DepApp(f, t) => DepApp(unwrap_fragments(f, target, root), t.clone()),
+        Annot(b, t) => Annot(unwrap_fragments(b, target, root), t.clone()),
     };
     e.rebuild(kind)
 }
 
+/// How often `target` occurs in `e` (as a sub-term, outside the binders of `root`), and how
+/// often as the argument of `fragC`.
+fn count_reads(e: &Expr, target: &Expr, root: &str) -> (usize, usize) {
+    if e.alpha_eq(target) {
+        return (1, 0);
+    }
+    if view_arg(e, "fragC").is_some_and(|a| a.alpha_eq(target)) {
+        return (1, 1);
+    }
+    use ExprKind::*;
+    match e.kind() {
+        Var(_) | Lit(_) | Prim(_) | Foreign(_) => (0, 0),
+        Lambda(x, _, _) if &**x == root => (0, 0),
+        Lambda(_, _, b) | DepLambda(_, b) | DepApp(b, _) | Annot(b, _) => {
+            count_reads(b, target, root)
+        }
+        App(f, a) => {
+            let (f1, f2) = count_reads(f, target, root);
+            let (a1, a2) = count_reads(a, target, root);
+            (f1 + a1, f2 + a2)
+        }
+    }
+}
+
+/// Whether every free occurrence of the variable `x` in `e` is `fst x` or `snd x`.
+fn only_projected(e: &Expr, x: &str) -> bool {
+    if is_projection(e, Prim::Fst, x) || is_projection(e, Prim::Snd, x) {
+        return true;
+    }
+    use ExprKind::{Annot, App, DepApp, DepLambda, Foreign, Lambda, Lit, Var};
+    match e.kind() {
+        Var(y) => &**y != x,
+        Lit(_) | ExprKind::Prim(_) | Foreign(_) => true,
+        Lambda(y, _, _) if &**y == x => true,
+        Lambda(_, _, b) | DepLambda(_, b) | DepApp(b, _) | Annot(b, _) => only_projected(b, x),
+        App(f, a) => only_projected(f, x) && only_projected(a, x),
+    }
+}
+
+/// The step `body` of a reduction whose accumulator is `target` (the accumulator `acc`, or
+/// `fst p` of an element `p` of the accumulator zipped with a step's values) with the
+/// fragments kept: at depth 0, `unfragC E[fragC target]` ↦ `E[target]`; at depth d + 1,
+/// `map (fun p => B) (zip target ys)` ↦ `map (fun p => B') (zip target ys)`, `B` a step of
+/// depth d on `fst p`. The depth, and the new step (untyped where it changes).
+fn fragment_step(
+    name: &str,
+    body: &Expr,
+    target: &Expr,
+    root: &str,
+) -> Result<(usize, Expr), Failure<Expr>> {
+    if let Some(stepped) = view_arg(body, "unfragC") {
+        let (reads, through_frag) = count_reads(stepped, target, root);
+        if reads != through_frag || reads == 0 {
+            return Err(Failure::not_applicable_because(format!(
+                "{name}: the step reads its accumulator `{target}` other than as `fragC \
+                 {target}`, so it cannot be kept as its fragment"
+            )));
+        }
+        return Ok((0, unwrap_fragments(stepped, target, root)));
+    }
+    let (m, args) = applied(body, |q| q == Prim::Map, 2).ok_or_else(Failure::not_applicable)?;
+    let (p, inner) = as_lambda(args[0]).ok_or_else(Failure::not_applicable)?;
+    let (_, zs) = applied(args[1], |q| q == Prim::Zip, 2).ok_or_else(Failure::not_applicable)?;
+    let elements_read_alone = zs[0].alpha_eq(target)
+        && count_reads(zs[1], target, root) == (0, 0)
+        && count_reads(inner, target, root) == (0, 0)
+        && &**p != root
+        && only_projected(inner, p);
+    if !elements_read_alone {
+        return no();
+    }
+    let (depth, stepped) = fragment_step(name, inner, &fst(var(p)), p)?;
+    let rebuilt = app2(
+        prim(m),
+        lambda(p, retype_under(p, &stepped)),
+        args[1].clone(),
+    );
+    Ok((depth + 1, rebuilt))
+}
+
+/// `view` applied to every element at depth `depth` of `e`: `map (fun x => ... view x) e`;
+/// fused into `e`'s own maps where `e` is `map (fun r => B) rs` (`map f (map g rs) = map (f ∘
+/// g) rs`) or `generate (fun i => B)`, so that a constant tile is `fragC`'s argument.
+fn view_at_depth(
+    depth: usize,
+    view_name: &str,
+    e: &Expr,
+    names: &mut NameGen,
+) -> Result<Expr, Failure<Expr>> {
+    if depth == 0 {
+        return apply_view(view_name, e.clone());
+    }
+    if let Some((_, args)) = applied(e, |q| q == Prim::Map, 2) {
+        if let Some((r, b)) = as_lambda(args[0]) {
+            let inner = view_at_depth(depth - 1, view_name, b, names)?;
+            return Ok(app(
+                map(lambda(r, retype_under(r, &inner))),
+                args[1].clone(),
+            ));
+        }
+    }
+    if let Some((_, args)) = applied(e, |q| q == Prim::Generate, 1) {
+        if let Some((i, b)) = as_lambda(args[0]) {
+            let inner = view_at_depth(depth - 1, view_name, b, names)?;
+            return Ok(generate(lambda(i, retype_under(i, &inner))));
+        }
+    }
+    let x = names.fresh("x");
+    let inner = view_at_depth(depth - 1, view_name, &var(&x), names)?;
+    Ok(app(map(lambda(&x, inner)), e.clone()))
+}
+
 /// `fragmentAccumulator`: `reduceX (fun acc y => unfragC E[fragC acc]) z xs ↦ unfragC
-/// (reduceSeq (fun f y => E[f]) (fragC z) xs)`, the accumulator read only through `fragC`.
+/// (reduceSeq (fun acc y => E[acc]) (fragC z) xs)`, the accumulator read only through
+/// `fragC`; likewise an accumulator that is an array of tiles, each step a map over it
+/// zipped with the step's values (`map (fun p => unfragC E[fragC (fst p)]) (zip acc ys)`,
+/// nested, as `reduceOuter` leaves it): the accumulator becomes the array of their fragments
+/// (`map (map fragC) z`, and `map (map unfragC)` of the result).
 pub(super) fn fragment_accumulator(name: String) -> S {
     rule(name.clone(), move |e: &Expr, ctx| {
         let rhs = fragment_accumulator_rhs(&name, e, &mut ctx.env)?;
@@ -266,20 +389,13 @@ fn fragment_accumulator_rhs(
     let (p, args) = applied(e, any_reduce, 3).ok_or_else(Failure::not_applicable)?;
     let (acc, step) = as_lambda(args[0]).ok_or_else(Failure::not_applicable)?;
     let (y, body) = as_lambda(step).ok_or_else(Failure::not_applicable)?;
-    let Some(stepped) = view_arg(body, "unfragC") else {
+    if acc == y {
         return no();
-    };
-    let frag = names.fresh("frag");
-    let replaced = replace_fragments(stepped, acc, &frag);
-    if occurs(acc, &replaced) || acc == y {
-        return Err(Failure::not_applicable_because(format!(
-            "{name}: the step reads its accumulator `{acc}` other than as `fragC {acc}`, so it \
-             cannot be kept as its fragment"
-        )));
     }
+    let (depth, stepped) = fragment_step(name, body, &var(acc), acc)?;
     let op = lambda(
-        &frag,
-        lambda(y, retype_under(&frag, &retype_under(y, &replaced))),
+        acc,
+        lambda(y, retype_under(acc, &retype_under(y, &stepped))),
     );
     // the step's accumulator and element differ in type now: `reduce` becomes `reduceSeq`
     let p = if p == Prim::Reduce {
@@ -287,11 +403,9 @@ fn fragment_accumulator_rhs(
     } else {
         p
     };
-    let reduction = apps(
-        prim(p),
-        [op, apply_view("fragC", args[1].clone())?, args[2].clone()],
-    );
-    apply_view("unfragC", reduction)
+    let init = view_at_depth(depth, "fragC", args[1], names)?;
+    let reduction = apps(prim(p), [op, init, args[2].clone()]);
+    view_at_depth(depth, "unfragC", &reduction, names)
 }
 
 /// The one value `z` of a tile `map (fun r => map (fun c => z) cs) rs` or `generate (fun i
@@ -317,5 +431,121 @@ pub(super) fn constant_fragment(name: String) -> S {
         let (l, i) = (ctx.env.fresh("lane"), ctx.env.fresh("i"));
         let rhs = generate(lambda(&l, generate(lambda(&i, z.clone()))));
         finish(rhs, e)
+    })
+}
+
+/// The dimensions of an accumulator of fragments `n1. ... .nd.32.k.t` (`t` a scalar, d ≥ 1),
+/// if `t` is one: `d`.
+fn fragment_array_depth(t: &rise::Type) -> Option<usize> {
+    let rise::Type::Data(mut dt) = t.clone() else {
+        return None;
+    };
+    let mut dims = Vec::new();
+    while let DataType::Array(n, elem) = dt {
+        dims.push(n);
+        dt = (*elem).clone();
+    }
+    let lanes = dims.len().checked_sub(2)?;
+    let shaped = matches!(dt, DataType::Scalar(_))
+        && lanes >= 1
+        && dims[lanes].as_cst() == Some(32)
+        && dims[lanes + 1].as_cst().is_some();
+    shaped.then_some(lanes)
+}
+
+/// `M e`, the dimension at `depth` of `e` moved outermost: `transpose (map M' e)`, `M'` the
+/// move from `depth - 1` (`transpose` for depth 1).
+fn lanes_out(depth: usize, e: Expr, names: &mut NameGen) -> Expr {
+    if depth <= 1 {
+        return app(transpose(), e);
+    }
+    let x = names.fresh("x");
+    let inner = lanes_out(depth - 1, var(&x), names);
+    app(transpose(), app(map(lambda(&x, inner)), e))
+}
+
+/// `M⁻¹ e`, the outermost dimension of `e` moved back to `depth`: `map M'⁻¹ (transpose e)`.
+fn lanes_in(depth: usize, e: Expr, names: &mut NameGen) -> Expr {
+    if depth <= 1 {
+        return app(transpose(), e);
+    }
+    let x = names.fresh("x");
+    let inner = lanes_in(depth - 1, var(&x), names);
+    app(map(lambda(&x, inner)), app(transpose(), e))
+}
+
+/// `lanesOutermost`: a sequential reduction whose accumulator is an array of fragments
+/// (`n1. ... .nd.32.k.t`) keeps it lane by lane (`32.n1. ... .nd.k.t`): the reduction walks
+/// the moved accumulator, its step reads it through the inverse move and writes through the
+/// move. Each lane's part is then one private array (its registers), as GPU code needs.
+pub(super) fn lanes_outermost(name: String) -> S {
+    rule(name, |e: &Expr, ctx| {
+        let (p, args) = applied(e, |q| q == Prim::ReduceSeq || q == Prim::ReduceSeqUnroll, 3)
+            .ok_or_else(Failure::not_applicable)?;
+        let depth = args[1]
+            .ty()
+            .and_then(fragment_array_depth)
+            .ok_or_else(Failure::not_applicable)?;
+        let names = &mut ctx.env;
+        let (acc, y) = (names.fresh("acc"), names.fresh("y"));
+        let step = lanes_out(
+            depth,
+            apps(
+                args[0].clone(),
+                [lanes_in(depth, var(&acc), names), var(&y)],
+            ),
+            names,
+        );
+        let init = lanes_out(depth, args[1].clone(), names);
+        let reduction = apps(
+            prim(p),
+            [lambda(&acc, lambda(&y, step)), init, args[2].clone()],
+        );
+        finish(lanes_in(depth, reduction, names), e)
+    })
+}
+
+/// `flattenMapNest`: a nest of two maps (a layout chain `V` between them) is one map over the
+/// pairs of their elements, row by row: `map (fun x => V (map (fun y => b) ys)) xs ↦ map V
+/// (split n (map (fun p => b[fst p/x, snd p/y]) (join (map (fun x => map (fun y => (x, y))
+/// ys) xs))))`, `n` the length of `ys` (which must not mention `x`): a 2-D grid of warps' tiles
+/// as the one warp loop a GPU has.
+pub(super) fn flatten_map_nest(name: String) -> S {
+    super::rise_rule(name, |e, names| {
+        let (_, args) = applied(e, |q| q == Prim::Map, 2)?;
+        let (x, body) = as_lambda(args[0])?;
+        let (views, inner) =
+            crate::schedule::peel_views(body, &[Prim::Join, Prim::Transpose, Prim::Split]);
+        let (_, iargs) = applied(&inner, |q| q == Prim::Map, 2)?;
+        let (y, b) = as_lambda(iargs[0])?;
+        let ys = iargs[1];
+        if x == y || occurs(x, ys) || views.iter().any(|v| occurs(x, v)) {
+            return None;
+        }
+        let (n, _) = array(ys.ty()?)?;
+        let p = names.fresh("p");
+        let b = retype_under(x, &retype_under(y, b));
+        let b = crate::term::substitute(&b, x, &fst(var(&p)), names);
+        let b = crate::term::substitute(&b, y, &snd(var(&p)), names);
+        let xs2 = names.fresh("x");
+        let ys2 = names.fresh("y");
+        let pairs = app(
+            map(lambda(
+                &xs2,
+                app(map(lambda(&ys2, pair(var(&xs2), var(&ys2)))), ys.clone()),
+            )),
+            args[1].clone(),
+        );
+        let flat = app(map(lambda(&p, b)), app(join(), pairs));
+        let grid = app(split(n.clone()), flat);
+        if views.is_empty() {
+            return Some(grid);
+        }
+        let v = names.fresh("blk");
+        let chain = views
+            .iter()
+            .rev()
+            .fold(var(&v), |acc, h| app(h.clone(), acc));
+        Some(app(map(lambda(&v, chain)), grid))
     })
 }
