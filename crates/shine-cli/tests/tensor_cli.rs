@@ -3,8 +3,9 @@
 //! counts, verified against the interpreter), and every place it cannot run is refused
 //! with a message: outside a `mapWarp` loop, inside a `mapLane` loop, on C and OpenCL.
 //! Vectors of 16-bit floats (the tiles' 16-byte copies) are moved whole on CUDA and refused
-//! elsewhere and in arithmetic. `mmaWarps` of `examples/fireiron.elv` derives `mmWarps`' kernel
-//! from the plain product of `examples/half.rise`.
+//! elsewhere and in arithmetic. `mmaWarps` and `mmaWarpTiles` of `examples/fireiron.elv`
+//! derive the kernels of `mmWarps` and `mmWarpTiles` from the plain product of
+//! `examples/half.rise`.
 
 mod support;
 
@@ -455,19 +456,21 @@ fn structure(kernel: &str) -> Vec<String> {
         .collect()
 }
 
-#[test]
-fn mma_warps_derives_the_kernel_of_mm_warps() {
+/// `strategy` of fireiron.elv derives, for `mmHalf` and `mmBf16`, a kernel with the loops,
+/// levels and memories of tensor.rise's hand-written `written`: `mmas` mma.sync calls (per k
+/// step), the warps' accumulator in registers (`registers`), no local memory.
+fn assert_derives_the_kernel_of(strategy: &str, written: &str, mmas: usize, registers: &str) {
     for (def, t) in [("mmHalf", "f16"), ("mmBf16", "bf16")] {
-        let kernel = fireiron_kernel(def, "mmaWarps");
+        let kernel = fireiron_kernel(def, strategy);
         let mma = format!("shine_mma_m16n8k16_{t}(");
-        assert_eq!(kernel.matches(&mma).count(), 1, "{kernel}");
+        assert_eq!(kernel.matches(&mma).count(), mmas, "{kernel}");
         for want in [
             "// mapWorkGroup(1)",
             "// mapWorkGroup(0)",
             "// mapWarp (one iteration per warp)",
             "// mapLane (one iteration per lane)",
             "// reduceSeq",
-            "4.f32 (private)",
+            registers,
         ] {
             assert!(kernel.contains(want), "{def}: no `{want}` in\n{kernel}");
         }
@@ -475,10 +478,9 @@ fn mma_warps_derives_the_kernel_of_mm_warps() {
         // registers
         assert!(!kernel.contains("__shared__"), "{kernel}");
         assert!(!kernel.contains("__syncthreads"), "{kernel}");
-        // the hand-written mmWarps of tensor.rise has the same loops, levels and memories
         let (ok, text) = shine_on(
             &tensor_example_at(t),
-            &["compile", "--def", "mmWarps", "--target", "cuda"],
+            &["compile", "--def", written, "--target", "cuda"],
         );
         assert!(ok, "{text}");
         let written = &text[text.find("extern \"C\"").expect("a kernel")..];
@@ -491,33 +493,63 @@ fn mma_warps_derives_the_kernel_of_mm_warps() {
 }
 
 #[test]
+fn mma_warps_derives_the_kernel_of_mm_warps() {
+    assert_derives_the_kernel_of("mmaWarps", "mmWarps", 1, "4.f32 (private)");
+}
+
+/// `mmaWarpTiles`' kernel is `mmWarpTiles`': 2x4 fragments per warp, eight mma.sync per k
+/// step (two unrolled loops), 2.4.4 f32 of the accumulator in each lane's registers.
+#[test]
+fn mma_warp_tiles_derives_the_kernel_of_mm_warp_tiles() {
+    assert_derives_the_kernel_of("mmaWarpTiles", "mmWarpTiles", 8, "2.4.4.f32 (private)");
+}
+
+/// `mmHalf` run under `strategy` of fireiron.elv on CUDA at `sizes` (m, n, k) with
+/// `--verify`: whether it succeeded, and its output.
+fn run_fireiron(def: &str, strategy: &str, target: &str, sizes: [&str; 3]) -> (bool, String) {
+    shine_at_root(&[
+        "run",
+        "examples/half.rise",
+        "--def",
+        def,
+        "--strategy",
+        "examples/fireiron.elv",
+        "--apply",
+        strategy,
+        "--target",
+        target,
+        "--nat",
+        sizes[0],
+        "--nat",
+        sizes[1],
+        "--nat",
+        sizes[2],
+        "--random",
+        "5",
+        "--verify",
+    ])
+}
+
+#[test]
 fn mma_warps_refuses_sizes_its_tiles_do_not_divide() {
     for (sizes, want) in [
         (["m=40", "n=32", "k=16"], "16 must divide m, but m = 40"),
         (["m=16", "n=48", "k=16"], "32 must divide n, but n = 48"),
         (["m=16", "n=32", "k=24"], "16 must divide k, but k = 24"),
     ] {
-        let (ok, text) = shine_at_root(&[
-            "run",
-            "examples/half.rise",
-            "--def",
-            "mmHalf",
-            "--strategy",
-            "examples/fireiron.elv",
-            "--apply",
-            "mmaWarps",
-            "--target",
-            "cuda",
-            "--nat",
-            sizes[0],
-            "--nat",
-            sizes[1],
-            "--nat",
-            sizes[2],
-            "--random",
-            "1",
-            "--verify",
-        ]);
+        let (ok, text) = run_fireiron("mmHalf", "mmaWarps", "cuda", sizes);
+        assert!(!ok && text.contains(want), "{sizes:?}:\n{text}");
+    }
+}
+
+#[test]
+fn mma_warp_tiles_refuses_sizes_its_tiles_do_not_divide() {
+    for (sizes, want) in [
+        (["m=96", "n=64", "k=16"], "64 must divide m, but m = 96"),
+        (["m=64", "n=32", "k=16"], "64 must divide n, but n = 32"),
+        (["m=64", "n=64", "k=40"], "16 must divide k, but k = 40"),
+    ] {
+        let (ok, text) = run_fireiron("mmHalf", "mmaWarpTiles", "cuda", sizes);
         assert!(!ok && text.contains(want), "{sizes:?}:\n{text}");
     }
 }
@@ -542,37 +574,19 @@ fn warp_tiles_the_tensor_cores_cannot_multiply_are_refused() {
     );
 }
 
-#[test]
-fn mma_warps_verifies_on_cuda() {
+/// `strategy` of fireiron.elv verified on CUDA (with `SHINE_TEST_GPU=1`) for `mmHalf` and
+/// `mmBf16` at 1,1,1 / 3,1,5 / 2,3,7 tiles of `tile` (m, n, k).
+fn assert_verifies_on_cuda(strategy: &str, tile: (i64, i64, i64)) {
     for target in targets().into_iter().filter(|t| *t == "cuda") {
         for def in ["mmHalf", "mmBf16"] {
             for (tm, tn, tk) in [(1, 1, 1), (3, 1, 5), (2, 3, 7)] {
                 let sizes = [
-                    format!("m={}", 16 * tm),
-                    format!("n={}", 32 * tn),
-                    format!("k={}", 16 * tk),
+                    format!("m={}", tile.0 * tm),
+                    format!("n={}", tile.1 * tn),
+                    format!("k={}", tile.2 * tk),
                 ];
-                let (ok, text) = shine_at_root(&[
-                    "run",
-                    "examples/half.rise",
-                    "--def",
-                    def,
-                    "--strategy",
-                    "examples/fireiron.elv",
-                    "--apply",
-                    "mmaWarps",
-                    "--target",
-                    target,
-                    "--nat",
-                    &sizes[0],
-                    "--nat",
-                    &sizes[1],
-                    "--nat",
-                    &sizes[2],
-                    "--random",
-                    "5",
-                    "--verify",
-                ]);
+                let sizes = [sizes[0].as_str(), sizes[1].as_str(), sizes[2].as_str()];
+                let (ok, text) = run_fireiron(def, strategy, target, sizes);
                 assert!(
                     ok && text.contains("verified against the interpreter"),
                     "{def} {sizes:?}:\n{text}"
@@ -580,4 +594,14 @@ fn mma_warps_verifies_on_cuda() {
             }
         }
     }
+}
+
+#[test]
+fn mma_warps_verifies_on_cuda() {
+    assert_verifies_on_cuda("mmaWarps", (16, 32, 16));
+}
+
+#[test]
+fn mma_warp_tiles_verifies_on_cuda() {
+    assert_verifies_on_cuda("mmaWarpTiles", (64, 64, 16));
 }
