@@ -6,6 +6,8 @@
 //     --apply mmaWarps --target cuda
 //   shine run examples/half.rise --def mmHalf --strategy examples/fireiron.elv \
 //     --apply mmaWarps --target cuda --nat m=48 --nat n=32 --nat k=80 --random 1 --verify
+//   shine run examples/half.rise --def mmHalf --strategy examples/fireiron.elv \
+//     --apply mmaWarpTiles --target cuda --nat m=192 --nat n=64 --nat k=80 --random 1 --verify
 //
 // The vocabulary, each step at the focus (the whole definition), in the order they compose:
 // the result's tiles, the warps' columns of a tile, the reduction's split, the levels that
