@@ -203,20 +203,8 @@ fn mma_tile_refuses_other_tiles_with_the_reason() {
         (tile_accumulate("f16", 16, 8, 16, "fun s p => s + (cast (fst p) : f32) * (cast (fst p) : f32)"), "which is what the tensor cores compute"),
         ("def f : 16.8.f32 -> 16.16.f16 -> 8.16.bf16 -> 16.8.f32 = fun acc a b => zip acc a |> map (fun ar => zip (fst ar) b |> map (fun ac => zip (snd ar) (snd ac) |> reduceSeq (fun s p => s + (cast (fst p) : f32) * (cast (snd p) : f32)) (fst ac)))".to_string(), "the tiles hold f16 and bf16"),
     ];
-    let registry = rewrite::library::registry();
-    let module = elv::load("", &registry).expect("the empty file loads");
-    let s = module
-        .expression("DFNF ; mmaTile @ topDown")
-        .expect("the strategy parses");
     for (program, want) in refusals {
-        let checked = rise::infer::check_source(&program).expect("the program checks");
-        let p = rise::infer::prepare_def(&checked, "f").expect("f is defined");
-        let mut ctx = elevate::Ctx::new(rise::NameGen::avoiding(&p.body));
-        let failure = ctx.run(&s, &p.body).expect_err("the tile is refused");
-        let why = failure
-            .explanation()
-            .map(|e| e.render())
-            .unwrap_or_default();
+        let (_, why) = common::refusal(&program, "DFNF ; mmaTile @ topDown");
         assert!(
             why.contains("mmaTile") && why.contains(want),
             "{program}: expected `{want}` in {why}"
@@ -229,19 +217,7 @@ fn mma_tile_refuses_other_tiles_with_the_reason() {
 #[test]
 fn fragment_accumulator_refuses_other_reads_of_the_accumulator() {
     let program = "def f : {n: nat} -> n.16.16.f16 -> n.8.16.f16 -> 16.8.f32 -> 16.8.f32 = fun as bs z => zip as bs |> reduceSeq (fun acc t => unfragC (mmaSync (fragA (fst t)) (fragB (transpose (snd t))) (fragC (zip acc acc |> map (fun p => fst p))))) z";
-    let registry = rewrite::library::registry();
-    let module = elv::load("", &registry).expect("the empty file loads");
-    let checked = rise::infer::check_source(program).expect("the program checks");
-    let p = rise::infer::prepare_def(&checked, "f").expect("f is defined");
-    let s = module
-        .expression("fragmentAccumulator @ topDown")
-        .expect("the strategy parses");
-    let mut ctx = elevate::Ctx::new(rise::NameGen::avoiding(&p.body));
-    let failure = ctx.run(&s, &p.body).expect_err("the step is refused");
-    let why = failure
-        .explanation()
-        .map(|e| e.render())
-        .unwrap_or_default();
+    let (_, why) = common::refusal(program, "fragmentAccumulator @ topDown");
     assert!(why.contains("other than as `fragC acc`"), "{why}");
 }
 
@@ -250,19 +226,7 @@ fn fragment_accumulator_refuses_other_reads_of_the_accumulator() {
 #[test]
 fn fragment_accumulator_refuses_other_reads_of_a_tile_of_the_accumulator() {
     let program = "def f : {n: nat} -> n.2.16.16.f16 -> 16.8.f16 -> 2.16.8.f32 -> 2.16.8.f32 = fun as b z => as |> reduceSeq (fun acc t => zip acc t |> map (fun p => unfragC (mmaSync (fragA (snd p)) (fragB b) (fragC (fst p |> map (fun r => r)))))) z";
-    let registry = rewrite::library::registry();
-    let module = elv::load("", &registry).expect("the empty file loads");
-    let checked = rise::infer::check_source(program).expect("the program checks");
-    let p = rise::infer::prepare_def(&checked, "f").expect("f is defined");
-    let s = module
-        .expression("fragmentAccumulator @ topDown")
-        .expect("the strategy parses");
-    let mut ctx = elevate::Ctx::new(rise::NameGen::avoiding(&p.body));
-    let failure = ctx.run(&s, &p.body).expect_err("the step is refused");
-    let why = failure
-        .explanation()
-        .map(|e| e.render())
-        .unwrap_or_default();
+    let (_, why) = common::refusal(program, "fragmentAccumulator @ topDown");
     assert!(why.contains("other than as `fragC fst p`"), "{why}");
 }
 
@@ -441,19 +405,7 @@ fn reduction_rules_refuse_other_operators_with_the_reason() {
 #[test]
 fn tree_reduce_let_refuses_a_scalar_result() {
     let program = "def f : 8.f32 -> f32 = fun xs => let (reduce add 0.0f xs) (fun s => s * 2.0f)";
-    let checked = rise::infer::check_source(program).expect("the program checks");
-    let p = rise::infer::prepare_def(&checked, "f").expect("f is defined");
-    let registry = rewrite::library::registry();
-    let module = elv::load("", &registry).expect("the empty file loads");
-    let s = module
-        .expression("DFNF ; treeReduceLet @ outermost(applied(let))")
-        .expect("the strategy parses");
-    let mut ctx = elevate::Ctx::new(rise::NameGen::avoiding(&p.body));
-    let failure = ctx.run(&s, &p.body).expect_err("the rule refuses");
-    let why = failure
-        .explanation()
-        .map(|e| e.render())
-        .unwrap_or_default();
+    let (failure, why) = common::refusal(program, "DFNF ; treeReduceLet @ outermost(applied(let))");
     assert!(
         why.contains("treeReduceLet: the `let`'s result is no array"),
         "{failure}: {why}"
@@ -644,23 +596,12 @@ fn lane_rules_preserve_meaning_on_random_inputs() {
 /// 2048), with the reason.
 #[test]
 fn lane_registers_refuses_other_rows_with_the_reason() {
-    let registry = rewrite::library::registry();
-    let module = elv::load("", &registry).expect("the empty file loads");
     for row in ["n", "33", "4096"] {
         let program = format!(
             "def f : {{n: nat}} -> 3.{row}.f32 -> 3.f32 = fun xs => map (fun r => reduce add 0.0f r) xs"
         );
-        let checked = rise::infer::check_source(&program).expect("the program checks");
-        let p = rise::infer::prepare_def(&checked, "f").expect("f is defined");
-        let s = module
-            .expression("DFNF ; laneRegisters @ argument @ function @ outermost(appliedMap)")
-            .expect("the strategy parses");
-        let mut ctx = elevate::Ctx::new(rise::NameGen::avoiding(&p.body));
-        let failure = ctx.run(&s, &p.body).expect_err("the row is refused");
-        let why = failure
-            .explanation()
-            .map(|e| e.render())
-            .unwrap_or_default();
+        let strategy = "DFNF ; laneRegisters @ argument @ function @ outermost(appliedMap)";
+        let (failure, why) = common::refusal(&program, strategy);
         assert!(
             why.contains("laneRegisters") && why.contains("not a constant multiple of 32"),
             "{row}: {failure}: {why}"

@@ -9,6 +9,25 @@ use std::collections::BTreeSet;
 /// (strategy, program defining `f`, sizes)
 pub type Case = (&'static str, &'static str, &'static [(&'static str, i64)]);
 
+/// How `strategy` (an expression over the built-in rules) fails on the definition `f` of
+/// `program`: the failure and its explanation, rendered (empty where it has none).
+pub fn refusal(program: &str, strategy: &str) -> (elevate::Failure<rise::Expr>, String) {
+    let registry = rewrite::library::registry();
+    let module = elv::load("", &registry).expect("the empty file loads");
+    let s = module.expression(strategy).expect("the strategy parses");
+    let checked = check_source(program).expect("the program checks");
+    let p = prepare_def(&checked, "f").expect("f is defined");
+    let mut ctx = Ctx::new(rise::NameGen::avoiding(&p.body));
+    let failure = ctx
+        .run(&s, &p.body)
+        .expect_err("the strategy fails on the program");
+    let why = failure
+        .explanation()
+        .map(|e| e.render())
+        .unwrap_or_default();
+    (failure, why)
+}
+
 /// Checks every case (all of them, reporting every failure at once).
 pub fn check_all(cases: &[Case]) {
     let registry = rewrite::library::registry();
