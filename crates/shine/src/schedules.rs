@@ -27,11 +27,11 @@ pub const FILE_NAME: &str = "<built-in schedules.elv>";
 pub const SCHEDULES: &[(&str, &str)] = &[
     (
         "storeEveryStage",
-        "every value computed once (a reduction a mapped function does not need its argument for bound outside the map, an array read twice stored), every stage stored at the outermost level where it does not change, a stencil's padded input copied once with its border, reductions over at most 32 elements unrolled; sequential loops (default for c)",
+        "every value computed once (a reduction a mapped function does not need its argument for bound outside the map, an array read twice stored), every stage stored at the outermost level where it does not change, a stencil's padded input copied once with its border, reductions over at most 32 elements unrolled; sequential loops (default for c where blisProducts does not compile a definition)",
     ),
     (
         "storeEveryStagePar",
-        "storeEveryStage, the outermost loop of every stage, of the stencil input's copy and of the result parallel (default for openmp)",
+        "storeEveryStage, the outermost loop of every stage, of the stencil input's copy and of the result parallel (default for openmp where blisProductsPar does not compile a definition)",
     ),
     (
         "storeEveryStageGpu",
