@@ -23,6 +23,12 @@
 //! 67, at a prime above 100 in each dimension and at non-square shapes) on OpenCL, and on
 //! CUDA with `SHINE_TEST_GPU=1`.
 //!
+//! The CPU defaults (issues 28 and 30): a matrix product (mm, vggGemm) as BLIS computes one
+//! (`blisProducts`, `blisProductsPar` on OpenMP: packed panels of b and slivers of a, a 6 x 64
+//! block of the result in registers), at any size (at 1, 7, 13, 67 and a prime above 100 in
+//! each dimension, non-square), any reduction (a `max`-plus product, a dot with an `exp`
+//! inside: k keeps its order); products of 16-bit floats passed over to the next default.
+//!
 //! Without any OpenCL platform the OpenCL runs FAIL, as the runtime's tests do; set
 //! `SHINE_SKIP_OPENCL=1` to skip them.
 
@@ -618,4 +624,128 @@ fn columns_and_short_windows_keep_a_work_item_each_under_the_gpu_defaults() {
             assert!(!text.contains("rows:"), "{def} --target {target}\n{text}");
         }
     }
+}
+
+/// The C code of a matrix product under the CPU defaults (`blisProducts`): b packed into
+/// panels of 64 columns, a into slivers of 6 rows, and the 6 x 64 block of the result updated
+/// by 24 vector statements per step of k (6 rows of 4 vectors of 16).
+fn assert_blocked_from_packed_panels(what: &str, code: &str) {
+    // loops over the panels (the pack's and the computation's) and over the slivers
+    assert!(
+        code.matches(" + 63) / 64;").count() >= 2,
+        "{what}: panels\n{code}"
+    );
+    assert!(
+        code.matches(" + 5) / 6;").count() >= 2,
+        "{what}: slivers\n{code}"
+    );
+    let updates = code
+        .lines()
+        .filter(|l| l.trim_start().starts_with("*(float16_u *)&acc"))
+        .count();
+    assert_eq!(updates, 24, "{what}: the register block\n{code}");
+}
+
+#[test]
+fn matmul_under_the_cpu_defaults_is_blocked_in_registers_from_packed_panels() {
+    for (program, def) in [("examples/mm.rise", "mm"), ("examples/vgg.rise", "vggGemm")] {
+        for target in ["c", "openmp"] {
+            let code = compiled_in(program, def, target);
+            assert_blocked_from_packed_panels(&format!("{def} --target {target}"), &code);
+            // the two packs and the loop over the panels in parallel with OpenMP
+            let parallel = code.matches("#pragma omp parallel for").count();
+            let expected = if target == "openmp" { 3 } else { 0 };
+            assert_eq!(parallel, expected, "{def} --target {target}\n{code}");
+        }
+    }
+}
+
+/// The shapes of the CPU products' runs (m, n, k): one element, sizes below and across a
+/// block of 6 x 64 (non-square), and a prime above 100 in each dimension.
+const CPU_PRODUCT_SHAPES: &[[i64; 3]] = &[
+    [1, 1, 1],
+    [7, 13, 33],
+    [67, 1, 13],
+    [13, 7, 67],
+    [101, 7, 13],
+    [7, 103, 13],
+    [13, 7, 107],
+];
+
+#[test]
+fn matmul_under_the_cpu_defaults_matches_the_interpreter_at_any_size() {
+    let mut failures = Vec::new();
+    for target in ["c", "openmp"] {
+        for [m, n, k] in CPU_PRODUCT_SHAPES {
+            let sizes = [("m", *m), ("n", *n), ("k", *k)];
+            if let Err(e) = run_verified("examples/mm.rise", "mm", target, &sizes, "13") {
+                failures.push(e);
+            }
+        }
+        // vggGemm: its rows are windows of the image (implicit im2col), packed as slivers
+        let sizes = [("h", 5), ("w", 7), ("c", 3), ("o", 67)];
+        if let Err(e) = run_verified("examples/vgg.rise", "vggGemm", target, &sizes, "13") {
+            failures.push(e);
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+#[test]
+fn explain_names_the_cpu_product_default_and_its_register_block() {
+    for (target, schedule) in [("c", "blisProducts"), ("openmp", "blisProductsPar")] {
+        let text = explained("examples/mm.rise", "mm", target);
+        assert!(text.contains(&format!("strategy: `{schedule}`")), "{text}");
+        assert!(text.contains("blocked: 1 reduction(s)"), "{text}");
+        assert!(text.contains("((n+63)/64).k.64.f32"), "{text}");
+        assert!(!text.contains("passed over"), "{text}");
+    }
+}
+
+#[test]
+fn products_of_16_bit_floats_are_passed_over_by_the_cpu_product_default_and_still_match() {
+    for def in ["mmHalf", "mmBf16"] {
+        for (target, schedule) in [("c", "blisProducts"), ("openmp", "blisProductsPar")] {
+            let text = explained("examples/half.rise", def, target);
+            assert!(
+                text.contains(&format!("passed over: `{schedule}` does not compile it"))
+                    && text.contains("vectors of"),
+                "{def} --target {target}\n{text}"
+            );
+            assert!(
+                !text.contains("blocked:"),
+                "{def} --target {target}\n{text}"
+            );
+            let sizes = [("m", 7), ("n", 13), ("k", 33)];
+            run_verified("examples/half.rise", def, target, &sizes, "13")
+                .unwrap_or_else(|e| panic!("{e}"));
+        }
+    }
+}
+
+#[test]
+fn products_that_are_not_sums_keep_their_order_under_the_cpu_product_default() {
+    // k is neither padded nor split: every element is its reduction in k's order, whatever
+    // the operator, so the max-plus product and the dot with an `exp` inside are blocked too
+    let dir = tempfile::tempdir().unwrap();
+    let program = dir.path().join("products.rise");
+    std::fs::write(&program, NOT_SUMS_OF_PRODUCTS).unwrap();
+    let program = program.display().to_string();
+    let mut failures = Vec::new();
+    for def in ["maxPlus", "expDot"] {
+        for (target, schedule) in [("c", "blisProducts"), ("openmp", "blisProductsPar")] {
+            let text = explained(&program, def, target);
+            assert!(
+                text.contains(&format!("strategy: `{schedule}`")),
+                "{def} --target {target}\n{text}"
+            );
+            for [m, n, k] in [[1, 1, 1], [7, 13, 33], [67, 1, 13], [13, 7, 107]] {
+                let sizes = [("m", m), ("n", n), ("k", k)];
+                if let Err(e) = run_verified(&program, def, target, &sizes, "13") {
+                    failures.push(e);
+                }
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
 }

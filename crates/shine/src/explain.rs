@@ -2,7 +2,7 @@
 //! computed once and bound before the loops that read them (`let`), the arrays stored
 //! (`toMem`), the padded inputs of stencils copied once and the pads left views, the short
 //! reductions unrolled, the GPU loop nests over two dimensions of work-items, the matrix
-//! products tiled through local memory, the rows reduced by a work-group or a warp each, the
+//! products tiled through local memory, the CPU matrix products blocked in registers, the rows reduced by a work-group or a warp each, the
 //! loops left sequential and why, and the scalar transcendental functions computed in an
 //! innermost loop (once per element: the expensive part of such a loop).
 //! Read from the lowered RISE program, so it says what every target's code does.
@@ -43,6 +43,10 @@ struct Facts {
     /// into local memory inside: a tile of a 2-D result per work-group, a block of it per
     /// work-item, the operands' tiles in local memory.
     tiled_nests: usize,
+    /// Reductions whose operator updates a block of vectors with its rows and vectors
+    /// unrolled (`mapSeqUnroll` over `asVector`): the block's accumulators in registers, every
+    /// step a rank-1 update (`blisProducts`).
+    register_blocks: usize,
     /// Loops over work-groups whose work-items reduce each element (a row) together: by a
     /// tree in local memory, or by a warp's shuffles.
     rows_by_work_groups: usize,
@@ -95,6 +99,9 @@ impl Facts {
     fn visit_loop(&mut self, p: Prim, args: &[&Expr], at: Context) {
         let parallel = is_parallel(p);
         self.count_gpu_nest(p, args);
+        if p.is_reduce() && updates_a_register_block(args[0]) {
+            self.register_blocks += 1;
+        }
         if p == Prim::ReduceSeqUnroll {
             self.unrolled_reductions += 1;
         } else if !parallel {
@@ -170,6 +177,7 @@ impl Facts {
             (self.unrolled_reductions, "unrolled", "reduction(s) over a constant number of at most 32 elements: no loop, their indices and the elements of literal arrays they read are constants"),
             (self.global_nests_2d, "2-D", "loop nest(s) over two dimensions of global work-items, the inner loop over dimension 0 (neighbouring work-items at neighbouring elements: coalesced) and the outer over dimension 1"),
             (self.tiled_nests, "tiled", "loop nest(s) with a work-group per 2-D tile of the result and a work-item per block of it (its accumulators in registers), the tiles of the operands it reads copied into local memory by the work-group, step by step"),
+            (self.register_blocks, "blocked", "reduction(s) updating a block of the result at every step, its rows and vectors of 16 unrolled (its accumulators in vector registers: each step a rank-1 update, an element of each row times the block's vectors of a row of the other operand)"),
             (self.rows_by_work_groups, "rows", "loop(s) with a work-group per row, its reduction(s) computed by all its work-items (strided partial results: coalesced reads, then a tree in local memory)"),
             (self.rows_by_warps, "rows", "loop(s) with a warp per row, its reduction(s) computed by the 32 lanes (strided partial results: coalesced reads, then shuffles)"),
             (self.sequential_reductions, "sequential", "reduction(s): sequential, their operator is not reassociated unless a strategy says so (partialReduce)"),
@@ -241,6 +249,24 @@ fn map_args(e: &Expr) -> Option<(&Expr, &Expr)> {
     match values[..] {
         [f, xs] if head.as_prim().is_some_and(|p| p.is_map()) => Some((f, xs)),
         _ => None,
+    }
+}
+
+/// Whether the operator `op` of a reduction updates a block in registers: an unrolled loop
+/// (the block's rows) with an unrolled loop over vectors inside (a row's vectors).
+fn updates_a_register_block(op: &Expr) -> bool {
+    let unrolled_over_vectors = |e: &Expr| {
+        any_prim(e, &|q| q == Prim::MapSeqUnroll) && any_prim(e, &|q| q == Prim::AsVector)
+    };
+    let (head, values) = op.value_spine();
+    if head.as_prim() == Some(Prim::MapSeqUnroll) {
+        return values.iter().any(|v| unrolled_over_vectors(v));
+    }
+    match op.kind() {
+        ExprKind::App(f, a) => updates_a_register_block(f) || updates_a_register_block(a),
+        ExprKind::Lambda(_, _, b) | ExprKind::DepLambda(_, b) => updates_a_register_block(b),
+        ExprKind::DepApp(f, _) | ExprKind::Annot(f, _) => updates_a_register_block(f),
+        _ => false,
     }
 }
 
@@ -401,6 +427,21 @@ mod tests {
         assert!(lines.contains("2-D: 1 loop nest(s)"), "{lines}");
         let lines = explained(MM, Target::OpenCl).join("\n");
         assert!(!lines.contains("tiled:"), "{lines}");
+    }
+
+    #[test]
+    fn a_blis_product_is_named_with_its_register_block() {
+        for schedule in ["blisProducts", "blisProductsPar"] {
+            let lines = explained_under(MM, schedule).join("\n");
+            assert!(lines.contains("blocked: 1 reduction(s)"), "{lines}");
+            // the packed panels of b and slivers of a, and the padded result
+            assert!(lines.contains("stored: 3 array(s)"), "{lines}");
+            assert!(lines.contains("((n+63)/64).k.64.f32"), "{lines}");
+        }
+        let lines = explained(MM, Target::C).join("\n");
+        assert!(!lines.contains("blocked:"), "{lines}");
+        let lines = explained_under(MM, "tiledProducts").join("\n");
+        assert!(!lines.contains("blocked:"), "{lines}");
     }
 
     #[test]

@@ -1,8 +1,8 @@
 // shine's built-in schedules: generic strategies that compile any well-typed RISE
 // program, on every target. Without --strategy, `shine compile` and `shine run`
-// apply the default of the target (c: storeEveryStage, openmp: storeEveryStagePar,
-// opencl and cuda: tiledProducts, else the row reductions, else storeEveryStageGpu: the
-// first that compiles the definition); `--apply NAME` without --strategy applies
+// apply the default of the target (c: blisProducts, else storeEveryStage; openmp:
+// blisProductsPar, else storeEveryStagePar; opencl and cuda: tiledProducts, else the row
+// reductions, else storeEveryStageGpu: the first that compiles the definition); `--apply NAME` without --strategy applies
 // any definition of this file. Print it with `shine strategies --show`; copy it to
 // start a schedule of your own.
 //
@@ -299,3 +299,81 @@ def tileB(wm, wn) = joinSplit ;
   (addId ; idToTranspose) @ argument ;
   copyLocal(wm, wn) @ argument @ argument ;
   toMem(local)      @ argument @ argument
+
+// Matrix products on the CPU (issues 28 and 30; tried first by the defaults of C and
+// OpenMP; where it does not compile a definition, the next default does): a definition
+// whose outermost loop nest is a matrix product, `map (fun r => map (fun c => reduce ...
+// (zip r c)) (transpose b)) rs`, computed as examples/mm.elv's `blis(6, 64)` (BLIS-like): b
+// packed into panels of 64 columns (k x 64 each), a into slivers of 6 rows stored k-major
+// (k x 6 each), and a 6 x 64 block of the result in registers (24 vectors of 16), computed
+// as k rank-1 updates (6 broadcast elements of a sliver times 4 vectors of a panel); the
+// panels the outer loop (a panel stays in the L2 cache while the slivers stream past it).
+//
+// At any size: the rows of a and the columns of b are padded to multiples of 6 and 64 by
+// repeating the last one (`padMap`; the extra results are computed into a padded buffer and
+// not copied out), and k is neither padded nor split, so any k works. Every element of the
+// result is the reduction over its row and column in k's order, unchanged: the reduction
+// need not be a sum of products (a `max`-plus product is computed as it is written). Not
+// blocked for the caches along k (examples/mm.elv's `blisKC` needs k a multiple of its chunk).
+def blisProducts = blisSteps(6, 64, id) ; lowerToC
+
+// OpenMP: blisProducts with both packs and the loop over the panels `parallel for`.
+def blisProductsPar = blisSteps(6, 64, parallel) ; lowerToC
+
+// The steps of examples/mm.elv's `blis(mr, nr)`, with `par` at its parallel loops (the
+// outer loops of both packs and the loop over the panels): the matrix product's rows and
+// columns padded to multiples of mr and nr (padBlocks), b packed into panels (packPanels),
+// a into slivers (packSlivers), the computation in mr x nr register blocks (registerBlocks)
+// into the padded result (computeIntoPadded).
+def blisSteps(mr, nr, par) = DFNF ; fuseReduceMap @ topDown ;;
+  padBlocks(mr, nr) ;; packPanels(nr, par) ;;
+  underMem(packSlivers(mr, par)) ;;
+  underMem(registerBlocks(mr, nr) @ argument @ outermost(isToMem)) ;;
+  underMem(computeIntoPadded) ;;
+  underMem(par @ outermost(isMap) @ argument @ body @ argument @ outermost(isToMem))
+
+// The body of the function a toMem passes its stored value to.
+def underMem(s) = s @ body @ argument @ outermost(isToMem)
+
+// At `map (fun r => map (fun c => ...) cs) rs`: the columns padded to a multiple of nr,
+// then the rows to a multiple of mr (as padRowsAndColumns, with two sizes).
+def padBlocks(mr, nr) =
+  padMap(nr)    @ outermost(appliedMap) @ body @ argument @ function @ outermost(appliedMap) ;;
+  layoutFission @ outermost(appliedMap) ;;
+  padMap(mr)    @ argument @ outermost(appliedMap)
+
+// b's padded columns (`padClamp (transpose b)`) stored as panels of nr columns, k x nr
+// each (`permuteB`), the copy's rows vectors of 16, `par` at its outer loop.
+def packPanels(nr, par) = storeInMemory(applied(padClamp) ; isApp(isTranspose) @ argument,
+    permuteB(nr) ;;
+    vectorize(16) @ innermost(appliedMap) ;;
+    par           @ outermost(isMap) @ argument @ argument) @ inLambda
+
+// a's padded rows stored as slivers of mr rows, k x mr each (k-major: the mr elements of a
+// step of k consecutive), the copy along k with the mr elements of a step unrolled, `par`
+// at its outer loop.
+def packSlivers(mr, par) = storeInMemory(applied(padClamp),
+    permuteB(mr) ;; par @ outermost(isMap) @ argument @ argument ;;
+    (toMapSeq @ function @ function ;; unroll @ function @ function @ body @ argument @ function)
+      @ body @ argument @ function @ argument @ argument)
+
+// At the computation (below both packs): columns outside rows, blocks of nr columns and mr
+// rows, the reduction over k outside the block's rows and columns, the block's rows and
+// vectors of 16 unrolled (its accumulators scalars to the C compiler: registers).
+def registerBlocks(mr, nr) =
+  interchange(0) ;;
+  tile(nr, mr)     @ outermost(mapNest(2)) ;;
+  fissionReduceMap @ outermost(appliedReduce) ;;
+  reorder([1, 2, 4, 3, 5]) ;;
+  reorder([1, 2, 5, 3, 4]) ;;
+  vectorize(16)    @ innermost(appliedMap) ;;
+  unroll @ function @ function @ innermost(appliedMap) @ reduceOp @ innermost(appliedReduce) ;;
+  unroll @ function @ function @ outermost(appliedMap) @ reduceOp @ innermost(appliedReduce)
+
+// The operator of a reduction `reduce op init xs`.
+def reduceOp(s) = s @ argument @ function @ function
+
+// The product computed into a padded buffer of its own (`toMem global`), which the result
+// is read out of.
+def computeIntoPadded =
+  toMem(global) @ argument @ argument @ outermost(appliedMap) @ body @ argument @ outermost(isToMem)

@@ -6,8 +6,8 @@
 //!
 //! | target | default | what it does |
 //! | --- | --- | --- |
-//! | `c` | `storeEveryStage` | every value computed once (`computeOnce`: a row's reduction bound outside the map over the row, an array read twice stored), every stage stored (Halide's `compute_root`), the padded input of a stencil copied once with its border (`storeStencilInputs`), reductions over at most 32 elements unrolled (`unrollShortReductions`), sequential loops |
-//! | `openmp` | `storeEveryStagePar` | the same, the outermost loop of every stage and of the copy `parallel for` |
+//! | `c` | `blisProducts`, else `storeEveryStage` | a matrix product as BLIS computes one: packed panels of b and slivers of a, a 6 x 64 block of the result in registers, at any size (rows and columns padded by repeating the last, k untouched); else every value computed once (`computeOnce`: a row's reduction bound outside the map over the row, an array read twice stored), every stage stored (Halide's `compute_root`), the padded input of a stencil copied once with its border (`storeStencilInputs`), reductions over at most 32 elements unrolled (`unrollShortReductions`), sequential loops |
+//! | `openmp` | `blisProductsPar`, else `storeEveryStagePar` | the same, the packs and the loop over the panels of a product, else the outermost loop of every stage and of the copy, `parallel for` |
 //! | `opencl` | `tiledProducts`, else `rowReductionsByWorkGroups`, else `storeEveryStageGpu` | a matrix product (a sum of products) by 64 x 64 tiles through local memory, 4 x 4 blocks in registers, at any size (rows and columns padded by repeating the last, k padded with zeros); a row reduction (softmax, layer norm, mv) by a work-group of 64 work-items per row; where that does not compile the definition, the same as `storeEveryStagePar` but the stencil's pad left a view, the outermost loop of every stage over the global work-items, over two dimensions where its function is itself a map (matmul's rows and columns) |
 //! | `cuda` | `tiledProducts`, else `rowReductionsByWarps`, else `storeEveryStageGpu` | a matrix product as for `opencl`; a row reduction by a warp per row; else as for `opencl` |
 //!
@@ -27,11 +27,11 @@ pub const FILE_NAME: &str = "<built-in schedules.elv>";
 pub const SCHEDULES: &[(&str, &str)] = &[
     (
         "storeEveryStage",
-        "every value computed once (a reduction a mapped function does not need its argument for bound outside the map, an array read twice stored), every stage stored at the outermost level where it does not change, a stencil's padded input copied once with its border, reductions over at most 32 elements unrolled; sequential loops (default for c)",
+        "every value computed once (a reduction a mapped function does not need its argument for bound outside the map, an array read twice stored), every stage stored at the outermost level where it does not change, a stencil's padded input copied once with its border, reductions over at most 32 elements unrolled; sequential loops (default for c where blisProducts does not compile a definition)",
     ),
     (
         "storeEveryStagePar",
-        "storeEveryStage, the outermost loop of every stage, of the stencil input's copy and of the result parallel (default for openmp)",
+        "storeEveryStage, the outermost loop of every stage, of the stencil input's copy and of the result parallel (default for openmp where blisProductsPar does not compile a definition)",
     ),
     (
         "storeEveryStageGpu",
@@ -40,6 +40,14 @@ pub const SCHEDULES: &[(&str, &str)] = &[
     (
         "tiledProducts",
         "a matrix product `map (fun r => map (fun c => reduce ... (zip r c)) cs) rs` whose reduction is a sum of products (mm, mmHalf) by 64 x 64 tiles, a work-group of 16 x 16 work-items each, every work-item a 4 x 4 block in registers, k in steps of 16 through local memory; any size: rows and columns padded by repeating the last (padMap), k with zeros (padDotZeros), the result copied out of the padded one (tried first by the defaults for opencl and cuda)",
+    ),
+    (
+        "blisProducts",
+        "a matrix product `map (fun r => map (fun c => reduce ... (zip r c)) (transpose b)) rs` as BLIS computes one: b packed into panels of 64 columns, a into slivers of 6 rows (k-major), a 6 x 64 block of the result in registers (vector FMAs), the panels the outer loop; any size: rows and columns padded by repeating the last (padMap), k neither padded nor split, so any reduction keeps its order; sequential loops (tried first by the default for c)",
+    ),
+    (
+        "blisProductsPar",
+        "blisProducts with both packs and the loop over the panels parallel (tried first by the default for openmp)",
     ),
     (
         "rowReductionsByWorkGroups",
@@ -55,8 +63,8 @@ pub const SCHEDULES: &[(&str, &str)] = &[
 /// a definition is applied (the last, [`default_for`], compiles every well-typed one).
 pub fn defaults_for(target: Target) -> &'static [&'static str] {
     match target {
-        Target::C => &["storeEveryStage"],
-        Target::OpenMp => &["storeEveryStagePar"],
+        Target::C => &["blisProducts", "storeEveryStage"],
+        Target::OpenMp => &["blisProductsPar", "storeEveryStagePar"],
         Target::OpenCl => &[
             "tiledProducts",
             "rowReductionsByWorkGroups",
@@ -203,7 +211,10 @@ mod tests {
         assert_eq!(chosen(&product, Target::OpenCl), "tiledProducts");
         assert_eq!(chosen(&product, Target::Cuda), "tiledProducts");
         assert_eq!(chosen(&max_plus, Target::OpenCl), "storeEveryStageGpu");
-        assert_eq!(chosen(&product, Target::C), "storeEveryStage");
+        assert_eq!(chosen(&product, Target::C), "blisProducts");
+        assert_eq!(chosen(&product, Target::OpenMp), "blisProductsPar");
+        assert_eq!(chosen(&max_plus, Target::OpenMp), "blisProductsPar");
+        assert_eq!(chosen(&rows, Target::OpenMp), "storeEveryStagePar");
         assert_eq!(chosen(&rows, Target::OpenCl), "rowReductionsByWorkGroups");
         assert_eq!(chosen(&rows, Target::Cuda), "rowReductionsByWarps");
         assert_eq!(chosen(&pairs, Target::Cuda), "storeEveryStageGpu");
