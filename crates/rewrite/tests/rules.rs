@@ -316,24 +316,13 @@ fn partial_scan_refuses_other_operators_with_the_reason() {
             "no neutral element of `min` on `u64`",
         ),
     ];
-    let registry = rewrite::library::registry();
-    let module = elv::load("", &registry).expect("the empty file loads");
-    let s = module
-        .expression("DFNF ; partialScan(4) @ outermost(applied(scanSeq))")
-        .expect("the strategy parses");
     for (program, reason) in refusals {
-        let checked = rise::infer::check_source(program).expect("the program checks");
-        let p = rise::infer::prepare_def(&checked, "f").expect("f is defined");
-        let mut ctx = elevate::Ctx::new(rise::NameGen::avoiding(&p.body));
-        let failure = ctx.run(&s, &p.body).expect_err("the rule refuses");
+        let strategy = "DFNF ; partialScan(4) @ outermost(applied(scanSeq))";
+        let (failure, why) = common::refusal(program, strategy);
         assert!(
             !failure.is_abort(),
             "an ordinary failure: `<+` may fall back"
         );
-        let why = failure
-            .explanation()
-            .map(|e| e.render())
-            .unwrap_or_default();
         let message = format!("{failure}: {why}");
         assert!(message.contains("partialScan(4)"), "{message}");
         assert!(message.contains(reason), "{program}: {message}");
@@ -372,25 +361,14 @@ fn reduction_rules_refuse_other_operators_with_the_reason() {
             "reduceToWarp: the operator",
         ),
     ];
-    let registry = rewrite::library::registry();
-    let module = elv::load("", &registry).expect("the empty file loads");
     for (strategy, body, reason) in refusals {
         let program = format!("def f : {{n: nat}} -> n.f32 -> f32 = fun xs => {body}");
-        let checked = rise::infer::check_source(&program).expect("the program checks");
-        let p = rise::infer::prepare_def(&checked, "f").expect("f is defined");
-        let s = module
-            .expression(&format!("DFNF ; {strategy} @ outermost(appliedReduce)"))
-            .expect("the strategy parses");
-        let mut ctx = elevate::Ctx::new(rise::NameGen::avoiding(&p.body));
-        let failure = ctx.run(&s, &p.body).expect_err("the rule refuses");
+        let located = format!("DFNF ; {strategy} @ outermost(appliedReduce)");
+        let (failure, why) = common::refusal(&program, &located);
         assert!(
             !failure.is_abort(),
             "an ordinary failure: `<+` may try another strategy"
         );
-        let why = failure
-            .explanation()
-            .map(|e| e.render())
-            .unwrap_or_default();
         let message = format!("{failure}: {why}");
         assert!(
             message.contains(strategy.split('(').next().unwrap_or_default()),
@@ -501,15 +479,11 @@ fn dot_padding_refuses_what_zeros_could_change_with_the_reason() {
     let pad = "DFNF ; padDotZeros(4) @ outermost(appliedReduce)";
     for (body, reason) in refusals {
         let program = format!("def f : {{k: nat}} -> k.f32 -> k.f32 -> f32 = fun a b => {body}");
-        let failure = run(pad, &program).expect_err("the rule refuses");
+        let (failure, why) = common::refusal(&program, pad);
         assert!(
             !failure.is_abort(),
             "an ordinary failure: `<+` may fall back"
         );
-        let why = failure
-            .explanation()
-            .map(|e| e.render())
-            .unwrap_or_default();
         let message = format!("{failure}: {why}");
         assert!(message.contains("padDotZeros(4)"), "{message}");
         assert!(message.contains(reason), "{body}: {message}");
