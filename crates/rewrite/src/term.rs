@@ -78,6 +78,20 @@ pub fn is_var(e: &Expr, x: &str) -> bool {
     matches!(e.kind(), ExprKind::Var(y) if &**y == x)
 }
 
+/// An accumulating step `fun acc y => acc + t` (or `t + acc`): the names of the accumulator
+/// and the element, and the term `t` it adds (in which `acc` may still occur).
+pub fn accumulated_term(op: &Expr) -> Option<(&str, &str, &Expr)> {
+    let (acc, inner) = as_lambda(op)?;
+    let (y, body) = as_lambda(inner)?;
+    let (_, terms) = applied(body, |p| p == Prim::Add, 2)?;
+    let term = match (is_var(terms[0], acc), is_var(terms[1], acc)) {
+        (true, false) => terms[1],
+        (false, true) => terms[0],
+        _ => return None,
+    };
+    (acc != y).then_some((acc, y, term))
+}
+
 /// The function a `map`'s argument denotes, as a term applicable to anything:
 /// `f` itself, or `g` when it is `fun x => g x` with `x` not free in `g`.
 pub fn eta_reduced(f: &Expr) -> &Expr {

@@ -129,6 +129,11 @@ impl Expr {
         }
     }
 
+    /// Whether the node or one below it satisfies `p`.
+    pub fn any(&self, p: &dyn Fn(&Expr) -> bool) -> bool {
+        p(self) || self.children().into_iter().any(|c| c.any(p))
+    }
+
     /// The node's type, if inferred.
     pub fn ty(&self) -> Option<&Type> {
         self.0.ty.as_ref()

@@ -258,31 +258,19 @@ fn updates_a_register_block(op: &Expr) -> bool {
     let unrolled_over_vectors = |e: &Expr| {
         any_prim(e, &|q| q == Prim::MapSeqUnroll) && any_prim(e, &|q| q == Prim::AsVector)
     };
-    let (head, values) = op.value_spine();
-    if head.as_prim() == Some(Prim::MapSeqUnroll) {
-        return values.iter().any(|v| unrolled_over_vectors(v));
-    }
-    match op.kind() {
-        ExprKind::App(f, a) => updates_a_register_block(f) || updates_a_register_block(a),
-        ExprKind::Lambda(_, _, b) | ExprKind::DepLambda(_, b) => updates_a_register_block(b),
-        ExprKind::DepApp(f, _) | ExprKind::Annot(f, _) => updates_a_register_block(f),
-        _ => false,
-    }
+    op.any(&|e| {
+        let (head, values) = e.value_spine();
+        head.as_prim() == Some(Prim::MapSeqUnroll)
+            && values.iter().any(|v| unrolled_over_vectors(v))
+    })
 }
 
 /// Whether `e` stores a value into local memory (`toMem local`).
 fn stores_locally(e: &Expr) -> bool {
-    match e.kind() {
-        ExprKind::DepApp(f, TypeArg::AddrSpace(AddrSpace::Local))
-            if f.as_prim() == Some(Prim::ToMem) =>
-        {
-            true
-        }
-        ExprKind::App(f, a) => stores_locally(f) || stores_locally(a),
-        ExprKind::Lambda(_, _, b) | ExprKind::DepLambda(_, b) => stores_locally(b),
-        ExprKind::DepApp(f, _) | ExprKind::Annot(f, _) => stores_locally(f),
-        _ => false,
-    }
+    e.any(&|e| {
+        matches!(e.kind(), ExprKind::DepApp(f, TypeArg::AddrSpace(AddrSpace::Local))
+            if f.as_prim() == Some(Prim::ToMem))
+    })
 }
 
 fn holds_reduce(e: &Expr) -> bool {
@@ -303,13 +291,7 @@ fn has_loop(e: &Expr) -> bool {
 }
 
 fn any_prim(e: &Expr, p: &dyn Fn(Prim) -> bool) -> bool {
-    match e.kind() {
-        ExprKind::Prim(q) => p(*q),
-        ExprKind::App(f, a) => any_prim(f, p) || any_prim(a, p),
-        ExprKind::Lambda(_, _, b) | ExprKind::DepLambda(_, b) => any_prim(b, p),
-        ExprKind::DepApp(f, _) | ExprKind::Annot(f, _) => any_prim(f, p),
-        _ => false,
-    }
+    e.any(&|e| matches!(e.kind(), ExprKind::Prim(q) if p(*q)))
 }
 
 /// The transcendental math functions (not `sqrt`, `fabs`, `fmin`...: an instruction each).

@@ -48,6 +48,11 @@ fn round_up(m: &Nat, n: i64) -> Nat {
     (m + Nat::cst(n - 1)).floor_div(&Nat::cst(n)) * Nat::cst(n)
 }
 
+/// What pads `m` to a multiple of `n`: `⌈m/n⌉·n − m`.
+pub(super) fn padding_to_multiple(m: &Nat, n: i64) -> Nat {
+    (round_up(m, n) - m.clone()).simplify()
+}
+
 /// Pads the array a map runs over to a multiple of `n` by repeating its last
 /// element, and drops the extra results: the map can then be split by `n` at
 /// any size (the extra elements are computed and thrown away).
@@ -55,7 +60,7 @@ pub(super) fn pad_map(name: String, n: i64) -> S {
     rise_rule(name, move |e, _| {
         let (p, args) = applied(e, any_map, 2)?;
         let (m, _) = array(args[1].ty()?)?;
-        let pad = (round_up(m, n) - m.clone()).simplify();
+        let pad = padding_to_multiple(m, n);
         let padded = app(pad_clamp(0, pad), args[1].clone());
         Some(app(
             take(m.clone()),

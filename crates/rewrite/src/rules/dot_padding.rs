@@ -16,9 +16,10 @@
 //! refused with the reason, unless the length is already a known multiple of `n` (then
 //! nothing is padded and the rule leaves the reduction as it is).
 
-use crate::term::{any_reduce, applied, array, as_lambda, finish, is_var, occurs};
+use crate::term::{
+    accumulated_term, any_reduce, applied, array, as_lambda, finish, is_var, occurs,
+};
 use crate::S;
-use arith::Nat;
 use elevate::{rule, Failure};
 use rise::builder::*;
 use rise::{DataType, Expr, ExprKind, Literal, Prim, ScalarType};
@@ -33,7 +34,7 @@ pub(super) fn pad_dot_zeros(name: String, n: i64) -> S {
             .ty()
             .and_then(array)
             .ok_or_else(Failure::not_applicable)?;
-        let pad = padding(k, n);
+        let pad = super::algorithmic::padding_to_multiple(k, n);
         if pad.as_cst() == Some(0) {
             return Ok(e.clone());
         }
@@ -53,12 +54,6 @@ pub(super) fn pad_dot_zeros(name: String, n: i64) -> S {
         };
         finish(dot.rebuild(zip(a, b)), e)
     })
-}
-
-/// `⌈k/n⌉·n − k`: what pads `k` to a multiple of `n`.
-fn padding(k: &Nat, n: i64) -> Nat {
-    let blocks = (k.clone() + Nat::cst(n - 1)).floor_div(&Nat::cst(n));
-    (blocks * Nat::cst(n) - k.clone()).simplify()
 }
 
 /// A reduction over the pairs of two arrays: `reduceX op init (map f (zip a b))` or
@@ -138,15 +133,8 @@ fn mapped_product<'a>(op: &Expr, f: &'a Expr) -> Option<&'a Expr> {
 
 /// `reduceX (fun acc y => acc + X * Y) z pairs` (or `X * Y + acc`): the product.
 fn fused_product(op: &Expr) -> Option<&Expr> {
-    let (acc, inner) = as_lambda(op)?;
-    let (y, body) = as_lambda(inner)?;
-    let (_, terms) = applied(body, |p| p == Prim::Add, 2)?;
-    let product = match (is_var(terms[0], acc), is_var(terms[1], acc)) {
-        (true, false) => terms[1],
-        (false, true) => terms[0],
-        _ => return None,
-    };
-    (acc != y && !occurs(acc, product) && is_product_of(product, y)).then_some(product)
+    let (acc, y, product) = accumulated_term(op)?;
+    (!occurs(acc, product) && is_product_of(product, y)).then_some(product)
 }
 
 /// `X * Y` with each factor an element of the pair `p` (`fst p`, `snd p`) or a `cast` of

@@ -25,7 +25,8 @@
 //! β-reduces them away: apply these rules after the steps that normalise).
 
 use crate::term::{
-    any_reduce, applied, array, as_lambda, finish, is_var, no, occurs, retype_under,
+    accumulated_term, any_reduce, applied, array, as_lambda, finish, is_var, no, occurs,
+    retype_under,
 };
 use crate::S;
 use elevate::{rule, Failure};
@@ -146,26 +147,15 @@ fn is_cast_to_f32(e: &Expr, p: Prim, x: &str) -> bool {
 /// Whether `op` is `fun s p => s + cast (fst p) * cast (snd p)` (casts to f32; the sum and
 /// the product in either order).
 fn is_product_sum(op: &Expr) -> bool {
-    let Some((s, inner)) = as_lambda(op) else {
+    let Some((_, p, product)) = accumulated_term(op) else {
         return false;
-    };
-    let Some((p, body)) = as_lambda(inner) else {
-        return false;
-    };
-    let Some((_, sum)) = applied(body, |q| q == Prim::Add, 2) else {
-        return false;
-    };
-    let product = match (is_var(sum[0], s), is_var(sum[1], s)) {
-        (true, false) => sum[1],
-        (false, true) => sum[0],
-        _ => return false,
     };
     let Some((_, factors)) = applied(product, |q| q == Prim::Mul, 2) else {
         return false;
     };
     let casts =
         |x: &Expr, y: &Expr| is_cast_to_f32(x, Prim::Fst, p) && is_cast_to_f32(y, Prim::Snd, p);
-    s != p && (casts(factors[0], factors[1]) || casts(factors[1], factors[0]))
+    casts(factors[0], factors[1]) || casts(factors[1], factors[0])
 }
 
 /// Why the matched tile accumulate is not one `mmaSync`, if it is not: its element types,
