@@ -33,6 +33,7 @@ pub mod mapping;
 pub mod params;
 mod pool;
 pub mod remote;
+mod schedule;
 pub mod search;
 pub mod solve;
 pub mod strategy;

@@ -2,20 +2,85 @@
 //! from it; the others are compiled and verified by a pool of CPU workers, then timed (or
 //! measured by a cluster's workers, [`crate::remote`]), and added to the database.
 //!
-//! Timing is isolated: it starts once every compile and verification of the batch is done
-//! (no worker runs while a candidate is timed), and one candidate is timed at a time per
-//! device: serially on the CPU (C, OpenMP) and on one GPU, or one candidate per CUDA device
-//! at once with several devices.
+//! One candidate is timed at a time per device: on the CPU (C, OpenMP) and on one GPU, or
+//! one candidate per CUDA device at once with several devices. On the CPU timing is
+//! isolated: it starts once every compile and verification of the batch is done, and no
+//! worker runs while a candidate is timed. On CUDA the batches are pipelined
+//! ([`Evaluator::step`]): while the GPUs time one batch, the workers build the next
+//! ([`crate::schedule`]).
 
-use crate::engine::{show, Error, Phase, Progress};
+use crate::engine::{show, Error, Failure, Phase, Progress};
 use crate::log::fingerprint;
 use crate::params::Assignment;
 use crate::remote::{Identity, Measurement, Remote, Request};
+use crate::schedule::{at_once, one_after_the_other, Builds, Notes, Timings};
 use crate::tune::{Evaluation, Record, Tuner};
 use crate::tunedb::{Context, Timed, TuneDb};
-use shine::{Artifact, Phrase, RunOptions, Setting, Target};
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::Mutex;
+use shine::{Phrase, RunOptions, Setting, Target};
+
+/// How a candidate is built and timed on this host: the work of the pool's workers and of
+/// its devices ([`Tuner`] does it; a test may time with a fake clock).
+pub(crate) trait Measure: Sync {
+    /// A candidate built: compiled (and verified), ready to be timed.
+    type Built: Send + Sync;
+
+    /// Whether building may go on while candidates are timed (a GPU times; the CPU cores
+    /// build): then the batches are pipelined.
+    fn overlaps_timing(&self) -> bool;
+
+    /// Compiles a candidate and, if `verify`, verifies it (on a CPU worker).
+    fn build(&self, a: &Assignment, verify: bool) -> Result<Self::Built, Failure>;
+
+    /// Times a built candidate at the time set `k` on the device `device`.
+    fn time(&self, built: &Self::Built, a: &Assignment, k: usize, device: usize) -> Timed;
+}
+
+/// A batch looked up in the database and built ([`Evaluator::step`]): its candidates wait
+/// to be timed.
+pub(crate) struct Staged<B> {
+    /// The candidates.
+    pub batch: Vec<Assignment>,
+    known: Vec<Known>,
+    /// Per candidate: what was built (`None`: nothing, the database knows all of it).
+    built: Vec<Option<Result<B, Failure>>>,
+}
+
+impl<B> Staged<B> {
+    /// The candidates built now (to time).
+    fn built_ones(&self) -> Vec<usize> {
+        (0..self.batch.len())
+            .filter(|&i| self.artifact(i).is_some())
+            .collect()
+    }
+
+    /// Candidate `i` built, if it was and built without failure.
+    fn artifact(&self, i: usize) -> Option<&B> {
+        self.built.get(i)?.as_ref()?.as_ref().ok()
+    }
+
+    /// Each candidate, what the database knows of it and what was measured now, given its
+    /// new times per time set (`times[i][k]`).
+    fn finish(
+        self,
+        mut times: Vec<Vec<Option<Timed>>>,
+    ) -> impl Iterator<Item = (Assignment, Known, Measured)> {
+        self.batch
+            .into_iter()
+            .zip(self.known)
+            .zip(self.built)
+            .enumerate()
+            .map(move |(i, ((a, known), built))| {
+                let measured = match built {
+                    None => Measured::Nothing,
+                    Some(b) => Measured::Built {
+                        built: b.map(drop),
+                        times: std::mem::take(&mut times[i]),
+                    },
+                };
+                (a, known, measured)
+            })
+    }
+}
 
 /// A candidate evaluated in a batch, and where its outcome came from.
 pub(crate) struct Outcome {
@@ -30,7 +95,7 @@ pub(crate) struct Outcome {
 /// What the database knows of a candidate.
 #[derive(Default)]
 struct Known {
-    verified: Option<Result<(), crate::engine::Failure>>,
+    verified: Option<Result<(), Failure>>,
     times: Vec<Option<Timed>>,
 }
 
@@ -65,11 +130,11 @@ enum Measured {
     /// Compiled (and verified, where the database does not say it was), or why not, and
     /// its new outcome per time set (`None`: known, or not timed).
     Built {
-        built: Result<(), crate::engine::Failure>,
+        built: Result<(), Failure>,
         times: Vec<Option<Timed>>,
     },
     /// Lost with the cluster's worker that measured it: nothing is known.
-    Lost(crate::engine::Failure),
+    Lost(Failure),
 }
 
 /// Evaluates candidates for a tuning: its database, and its workers and devices or the
@@ -114,6 +179,12 @@ impl<'r> Evaluator<'r> {
         self.db.is_some()
     }
 
+    /// Whether the batches are pipelined ([`Evaluator::step`]): on this host, where
+    /// `measure` builds while it times.
+    pub fn pipelines<M: Measure>(&self, measure: &M) -> bool {
+        self.remote.is_none() && measure.overlaps_timing()
+    }
+
     /// How many candidates a batch holds: enough for every worker and every device (or
     /// every worker of the cluster).
     pub fn batch_size(&self) -> usize {
@@ -123,51 +194,135 @@ impl<'r> Evaluator<'r> {
         }
     }
 
-    /// Evaluates a batch; what runs is told to `progress` as [`Phase::Running`].
-    pub fn evaluate(
+    /// Evaluates a batch, built and then timed; what runs is told to `progress` as
+    /// [`Phase::Running`].
+    pub fn evaluate<M: Measure>(
         &self,
+        measure: &M,
         tuner: &Tuner,
         batch: &[Assignment],
         progress: &mut dyn Progress<Record>,
     ) -> Result<Vec<Outcome>, Error> {
-        let known: Vec<Known> = batch
-            .iter()
-            .map(|a| self.lookup(tuner, a))
-            .collect::<Result<_, _>>()?;
-        let measured = match self.remote {
-            None => self.measure_here(tuner, batch, &known, progress),
-            Some(remote) => self.measure_remotely(remote, tuner, batch, &known, progress)?,
-        };
-        batch
-            .iter()
-            .zip(known)
-            .zip(measured)
-            .map(|((a, k), m)| self.outcome(tuner, a, k, m))
-            .collect()
+        if let Some(remote) = self.remote {
+            let known: Vec<Known> = self.lookup_all(tuner, batch)?;
+            let measured = self.measure_remotely(remote, tuner, batch, &known, progress)?;
+            return batch
+                .iter()
+                .zip(known)
+                .zip(measured)
+                .map(|((a, k), m)| self.outcome(tuner, a, k, m))
+                .collect();
+        }
+        let (_, staged) = self.step(measure, tuner, None, batch.to_vec(), progress)?;
+        let (outcomes, _) = self.step(measure, tuner, staged, Vec::new(), progress)?;
+        Ok(outcomes.into_iter().map(|(_, o)| o).collect())
     }
 
-    /// Measures the batch's candidates the database does not know all of on this host:
-    /// built by the pool of workers, then timed on the devices.
-    fn measure_here(
+    /// One step of the pipeline on this host: the candidates of `staged` (built in the step
+    /// before) are timed on the devices while the pool of workers builds those of `next`
+    /// the database does not know all of; at once where `measure` allows it
+    /// ([`Measure::overlaps_timing`]), else the timings first. Returns the outcomes of
+    /// `staged`'s candidates, in order, and `next` staged for the step after.
+    #[allow(clippy::type_complexity)]
+    pub fn step<M: Measure>(
         &self,
+        measure: &M,
         tuner: &Tuner,
-        batch: &[Assignment],
-        known: &[Known],
+        staged: Option<Staged<M::Built>>,
+        next: Vec<Assignment>,
         progress: &mut dyn Progress<Record>,
-    ) -> Vec<Measured> {
-        let built = self.build(tuner, batch, known, progress);
-        let mut times = self.time(tuner, batch, known, &built, progress);
-        built
-            .into_iter()
-            .enumerate()
-            .map(|(i, b)| match b {
-                None => Measured::Nothing,
-                Some(b) => Measured::Built {
-                    built: b.map(drop),
-                    times: std::mem::take(&mut times[i]),
+    ) -> Result<(Vec<(Assignment, Outcome)>, Option<Staged<M::Built>>), Error> {
+        let known_next = self.lookup_all(tuner, &next)?;
+        let to_build = needing_work(&known_next);
+        let (now, to_time): (&[Assignment], Vec<usize>) = match &staged {
+            Some(s) => (&s.batch, s.built_ones()),
+            None => (&[], Vec::new()),
+        };
+        let missing = |i: usize| staged.as_ref().map_or(Vec::new(), |s| s.known[i].missing());
+        let overlapping = measure.overlaps_timing() && !to_time.is_empty();
+        if !to_build.is_empty() {
+            let workers = self.jobs.min(to_build.len());
+            let names: Vec<String> = to_build.iter().map(|&i| show(&next[i])).collect();
+            progress.on_phase(Phase::Running(&format!(
+                "compiling and verifying {} on {workers} worker{}{}: {}",
+                plural(to_build.len(), "candidate"),
+                if workers == 1 { "" } else { "s" },
+                if overlapping {
+                    " while the previous batch is timed"
+                } else {
+                    ""
                 },
-            })
-            .collect()
+                names.join(" | ")
+            )));
+        }
+        let target = tuner.run().target;
+        let builds = Builds {
+            workers: self.jobs,
+            items: &to_build,
+            build: |i: usize, _: &Notes| measure.build(&next[i], known_next[i].verified.is_none()),
+        };
+        let timings = Timings {
+            devices: &self.devices,
+            items: &to_time,
+            time: |i: usize, device: usize, notes: &Notes| {
+                let sets = missing(i);
+                let _ = notes.send(format!(
+                    "timing {} at {} ({})",
+                    show(&now[i]),
+                    plural(sets.len(), "size set"),
+                    device_name(target, device)
+                ));
+                let built = staged.as_ref().and_then(|s| s.artifact(i));
+                sets.into_iter()
+                    .map(|k| (k, built.map(|b| measure.time(b, &now[i], k, device))))
+                    .collect::<Vec<_>>()
+            },
+        };
+        let mut say = |line: &str| progress.on_phase(Phase::Running(line));
+        let (built, timed) = if measure.overlaps_timing() {
+            at_once(builds, timings, &mut say)
+        } else {
+            one_after_the_other(builds, timings, &mut say)
+        };
+        let outcomes = match staged {
+            None => Vec::new(),
+            Some(s) => {
+                let mut times: Vec<Vec<Option<Timed>>> =
+                    s.known.iter().map(|k| vec![None; k.times.len()]).collect();
+                for (&i, sets) in to_time.iter().zip(timed) {
+                    for (k, t) in sets {
+                        times[i][k] = t;
+                    }
+                }
+                s.finish(times)
+                    .map(|(a, known, measured)| {
+                        let outcome = self.outcome(tuner, &a, known, measured)?;
+                        Ok((a, outcome))
+                    })
+                    .collect::<Result<_, Error>>()?
+            }
+        };
+        if next.is_empty() {
+            return Ok((outcomes, None));
+        }
+        let mut results: Vec<Option<Result<M::Built, Failure>>> =
+            (0..next.len()).map(|_| None).collect();
+        for (&i, b) in to_build.iter().zip(built) {
+            results[i] = Some(b);
+        }
+        Ok((
+            outcomes,
+            Some(Staged {
+                batch: next,
+                known: known_next,
+                built: results,
+            }),
+        ))
+    }
+
+    /// What the database knows of each candidate of `batch`.
+    fn lookup_all(&self, tuner: &Tuner, batch: &[Assignment]) -> Result<Vec<Known>, Error> {
+        batch.iter().map(|a| self.lookup(tuner, a)).collect()
     }
 
     /// Measures the batch's candidates the database does not know all of on `remote`'s
@@ -245,121 +400,6 @@ impl<'r> Evaluator<'r> {
         Ok(Known { verified, times })
     }
 
-    /// Compiles (and verifies, where the database does not say it was) the candidates that
-    /// need timing, on the pool of workers: one result per candidate, `None` where nothing
-    /// was built.
-    fn build(
-        &self,
-        tuner: &Tuner,
-        batch: &[Assignment],
-        known: &[Known],
-        progress: &mut dyn Progress<Record>,
-    ) -> Vec<Option<Result<Artifact, crate::engine::Failure>>> {
-        let todo = needing_work(known);
-        let mut results: Vec<Option<Result<Artifact, _>>> =
-            (0..batch.len()).map(|_| None).collect();
-        if todo.is_empty() {
-            return results;
-        }
-        let workers = self.jobs.min(todo.len());
-        let names: Vec<String> = todo.iter().map(|&i| show(&batch[i])).collect();
-        progress.on_phase(Phase::Running(&format!(
-            "compiling and verifying {} on {workers} worker{}: {}",
-            plural(todo.len(), "candidate"),
-            if workers == 1 { "" } else { "s" },
-            names.join(" | ")
-        )));
-        let next = AtomicUsize::new(0);
-        let done = Mutex::new(Vec::new());
-        std::thread::scope(|scope| {
-            for _ in 0..workers {
-                scope.spawn(|| loop {
-                    let n = next.fetch_add(1, Ordering::Relaxed);
-                    let Some(&i) = todo.get(n) else { break };
-                    let result = tuner.prepare(&batch[i], known[i].verified.is_none());
-                    if let Ok(mut d) = done.lock() {
-                        d.push((i, result));
-                    }
-                });
-            }
-        });
-        for (i, result) in done.into_inner().unwrap_or_default() {
-            results[i] = Some(result);
-        }
-        results
-    }
-
-    /// Times the built candidates at the sets the database has no outcome for: one
-    /// candidate per device at a time, after every build of the batch.
-    fn time(
-        &self,
-        tuner: &Tuner,
-        batch: &[Assignment],
-        known: &[Known],
-        built: &[Option<Result<Artifact, crate::engine::Failure>>],
-        progress: &mut dyn Progress<Record>,
-    ) -> Vec<Vec<Option<Timed>>> {
-        let todo: Vec<(usize, &Artifact)> = built
-            .iter()
-            .enumerate()
-            .filter_map(|(i, b)| Some((i, b.as_ref()?.as_ref().ok()?)))
-            .collect();
-        let mut times: Vec<Vec<Option<Timed>>> =
-            known.iter().map(|k| vec![None; k.times.len()]).collect();
-        let missing = |i: usize| known[i].missing();
-        if self.devices.len() == 1 || todo.len() == 1 {
-            let device = self.devices[0];
-            for &(i, artifact) in &todo {
-                progress.on_phase(Phase::Running(&format!(
-                    "timing {} at {} ({})",
-                    show(&batch[i]),
-                    plural(missing(i).len(), "size set"),
-                    device_name(tuner.run().target, device)
-                )));
-                for k in missing(i) {
-                    times[i][k] = Some(tuner.time_at(artifact, &batch[i], k, device));
-                }
-            }
-            return times;
-        }
-        progress.on_phase(Phase::Running(&format!(
-            "timing {} on CUDA devices {}: {}",
-            plural(todo.len(), "candidate"),
-            self.devices
-                .iter()
-                .map(ToString::to_string)
-                .collect::<Vec<_>>()
-                .join(","),
-            todo.iter()
-                .map(|&(i, _)| show(&batch[i]))
-                .collect::<Vec<_>>()
-                .join(" | ")
-        )));
-        let next = AtomicUsize::new(0);
-        let done = Mutex::new(Vec::new());
-        std::thread::scope(|scope| {
-            for &device in &self.devices {
-                let (next, done, todo, missing) = (&next, &done, &todo, &missing);
-                scope.spawn(move || loop {
-                    let n = next.fetch_add(1, Ordering::Relaxed);
-                    let Some(&(i, artifact)) = todo.get(n) else {
-                        break;
-                    };
-                    for k in missing(i) {
-                        let t = tuner.time_at(artifact, &batch[i], k, device);
-                        if let Ok(mut d) = done.lock() {
-                            d.push((i, k, t));
-                        }
-                    }
-                });
-            }
-        });
-        for (i, k, t) in done.into_inner().unwrap_or_default() {
-            times[i][k] = Some(t);
-        }
-        times
-    }
-
     /// The outcome of one candidate of the batch; what was measured now goes to the
     /// database (a candidate lost with its worker is not kept).
     fn outcome(
@@ -410,7 +450,7 @@ impl<'r> Evaluator<'r> {
     fn keep_verification(
         &self,
         a: &Assignment,
-        outcome: &Result<(), crate::engine::Failure>,
+        outcome: &Result<(), Failure>,
     ) -> Result<(), Error> {
         match &self.db {
             Some(db) => db.record_verification(&show(a), &self.verification_key, outcome),
@@ -428,10 +468,7 @@ impl<'r> Evaluator<'r> {
 
 /// What a worker answered of a candidate, its times placed at the time sets the
 /// candidate's request named (those `known` lacks).
-fn placed(
-    answer: Result<Measurement, crate::engine::Failure>,
-    known: &Known,
-) -> Result<Measured, Error> {
+fn placed(answer: Result<Measurement, Failure>, known: &Known) -> Result<Measured, Error> {
     let m = match answer {
         Err(f) => return Ok(Measured::Lost(f)),
         Ok(m) => m,

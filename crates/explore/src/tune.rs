@@ -17,13 +17,13 @@ use crate::log::{self, Log};
 use crate::params::{
     names, substitute, Assignment, ParamSearch, ParamSpace, Stop, ENUMERATION_LIMIT, RAW_LIMIT,
 };
-use crate::pool::{self, Evaluator};
+use crate::pool::{self, Evaluator, Measure, Outcome, Staged};
 use crate::remote::Remote;
 use crate::search::Method;
 use crate::tunedb::Timed;
 use crate::tuning::Bindings;
 use serde_json::{json, Value};
-use shine::{Artifact, Phrase, Setting, SourceFile};
+use shine::{Artifact, Phrase, Setting, SourceFile, Target};
 use std::collections::BTreeMap;
 use std::ops::ControlFlow;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -283,6 +283,24 @@ pub struct Tuner {
 /// Whether an error says that sizes do not satisfy the code's constraints.
 fn not_applicable(e: &shine::Error) -> bool {
     e.to_string().contains("size constraint of")
+}
+
+impl Measure for Tuner {
+    type Built = Artifact;
+
+    /// CUDA kernels are timed on the GPU while the CPU builds; C and OpenMP code (and
+    /// OpenCL, which may run on the CPU) is timed with nothing else running.
+    fn overlaps_timing(&self) -> bool {
+        self.run.target == Target::Cuda
+    }
+
+    fn build(&self, a: &Assignment, verify: bool) -> Result<Artifact, Failure> {
+        self.prepare(a, verify)
+    }
+
+    fn time(&self, built: &Artifact, a: &Assignment, k: usize, device: usize) -> Timed {
+        self.time_at(built, a, k, device)
+    }
 }
 
 impl Tuner {
@@ -665,10 +683,11 @@ impl Tally {
     }
 }
 
-/// A tuning in progress: the tuner and its evaluator, the space's valid assignments, the
-/// tally and the log.
-struct Session<'a> {
-    tuner: Tuner,
+/// A tuning in progress: the tuner, how its candidates are measured and its evaluator, the
+/// space's valid assignments, the tally and the log.
+struct Session<'a, M: Measure> {
+    tuner: &'a Tuner,
+    measure: &'a M,
     evaluator: Evaluator<'a>,
     from_database: usize,
     timed: usize,
@@ -703,7 +722,19 @@ fn run_with(
     progress: &mut dyn Progress<Record>,
 ) -> Result<TuningResult, Error> {
     let tuner = Tuner::new(t)?;
-    let header = header(t, &tuner);
+    run_measured(t, &tuner, &tuner, remote, progress)
+}
+
+/// Runs the tuning `t` checked as `tuner`, its candidates built and timed by `measure`
+/// (on this host) or by `remote`.
+fn run_measured<M: Measure>(
+    t: &Tuning,
+    tuner: &Tuner,
+    measure: &M,
+    remote: Option<&dyn Remote>,
+    progress: &mut dyn Progress<Record>,
+) -> Result<TuningResult, Error> {
+    let header = header(t, tuner);
     let sets = tuner.time_sets.len();
     let previous: Vec<Record> = match &t.run.resume {
         Some(p) => log::read(p, &header, &mut |m| progress.on_phase(Phase::Note(m)))?
@@ -718,14 +749,15 @@ fn run_with(
         })?),
         None => None,
     };
-    let valid = valid_assignments(&tuner, progress)?;
+    let valid = valid_assignments(tuner, progress)?;
     let context = match t.run.db {
-        Some(_) => Some(pool::context(&tuner, &t.template, remote)?),
+        Some(_) => Some(pool::context(tuner, &t.template, remote)?),
         None => None,
     };
-    let evaluator = Evaluator::new(&tuner, context, remote)?;
+    let evaluator = Evaluator::new(tuner, context, remote)?;
     let mut s = Session {
         tuner,
+        measure,
         evaluator,
         from_database: 0,
         timed: 0,
@@ -769,7 +801,7 @@ fn run_with(
     })
 }
 
-impl Session<'_> {
+impl<M: Measure> Session<'_, M> {
     /// Runs one method (after its candidates of the log) and summarizes it.
     fn method(&mut self, method: Method, previous: &[Record]) -> Result<MethodSummary, Error> {
         let run = self.tuner.run.clone();
@@ -788,21 +820,47 @@ impl Session<'_> {
         self.progress
             .on_phase(Phase::MethodStarted { method, resumed });
         let start = Instant::now();
-        'batches: while !run.limits.reached(done, start) {
-            let room = run
-                .limits
-                .budget
-                .map_or(usize::MAX, |b| b.saturating_sub(done));
-            let batch: Vec<Assignment> = (0..self.evaluator.batch_size().min(room))
-                .map_while(|_| search.propose())
-                .collect();
-            if batch.is_empty() {
-                break;
+        let pipelined = self.evaluator.pipelines(self.measure);
+        let mut staged: Option<Staged<M::Built>> = None;
+        'batches: loop {
+            // the candidates proposed before and not yet timed count towards the budget
+            let in_flight = staged.as_ref().map_or(0, |s| s.batch.len());
+            let mut next: Vec<Assignment> = Vec::new();
+            if !run.limits.reached(done + in_flight, start) {
+                let room = run
+                    .limits
+                    .budget
+                    .map_or(usize::MAX, |b| b.saturating_sub(done + in_flight));
+                next = (0..self.evaluator.batch_size().min(room))
+                    .map_while(|_| search.propose())
+                    .collect();
             }
-            let outcomes = self
-                .evaluator
-                .evaluate(&self.tuner, &batch, &mut *self.progress)?;
-            for (a, outcome) in batch.into_iter().zip(outcomes) {
+            let evaluated: Vec<(Assignment, Outcome)> = if pipelined {
+                if next.is_empty() && staged.is_none() {
+                    break;
+                }
+                let (outcomes, now_staged) = self.evaluator.step(
+                    self.measure,
+                    self.tuner,
+                    staged.take(),
+                    next,
+                    &mut *self.progress,
+                )?;
+                staged = now_staged;
+                outcomes
+            } else {
+                if next.is_empty() {
+                    break;
+                }
+                let outcomes = self.evaluator.evaluate(
+                    self.measure,
+                    self.tuner,
+                    &next,
+                    &mut *self.progress,
+                )?;
+                next.into_iter().zip(outcomes).collect()
+            };
+            for (a, outcome) in evaluated {
                 done += 1;
                 self.from_database += outcome.from_db as usize;
                 self.timed += outcome.timed as usize;
@@ -883,5 +941,240 @@ impl Session<'_> {
             random_draws: (method == Method::Random && search.draws > 0)
                 .then_some((search.draws, search.valid_draws)),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::Limits;
+    use std::sync::Mutex;
+
+    const PROGRAM: &str = "def scale2d = fun (a: f32) m => \
+                           m |> map (fun row => row |> map (fun x => x * a))";
+    const STRATEGY: &str = "def splitOuter(s) = DFNF ; splitJoinMap(s) @ outermost(appliedMap) \
+                            ;; DFNF ; lowerToC";
+
+    /// What ran: `(building?, device, s, start, end)`.
+    type Span = (bool, usize, i64, Instant, Instant);
+
+    /// Builds and times with a clock of its own: a build takes 4 ms and fails for `s`
+    /// divisible by 5, a timing takes 3 ms and gives `s` ms at set 0, `20 - s` at set 1.
+    struct FakeClock {
+        overlaps: bool,
+        spans: Mutex<Vec<Span>>,
+    }
+
+    impl FakeClock {
+        fn new(overlaps: bool) -> FakeClock {
+            FakeClock {
+                overlaps,
+                spans: Mutex::new(Vec::new()),
+            }
+        }
+
+        fn span(&self, building: bool, device: usize, a: &Assignment, ms: u64) -> i64 {
+            let start = Instant::now();
+            std::thread::sleep(Duration::from_millis(ms));
+            let s = a[0].1;
+            let end = Instant::now();
+            self.spans
+                .lock()
+                .unwrap()
+                .push((building, device, s, start, end));
+            s
+        }
+    }
+
+    impl Measure for FakeClock {
+        type Built = i64;
+
+        fn overlaps_timing(&self) -> bool {
+            self.overlaps
+        }
+
+        fn build(&self, a: &Assignment, _verify: bool) -> Result<i64, Failure> {
+            match self.span(true, usize::MAX, a, 4) {
+                s if s % 5 == 0 => Err(Failure::new("compile error", "a fake failure")),
+                s => Ok(s),
+            }
+        }
+
+        fn time(&self, built: &i64, a: &Assignment, k: usize, device: usize) -> Timed {
+            assert_eq!(self.span(false, device, a, 3), *built);
+            Timed::Ms {
+                ms: if k == 0 {
+                    *built as f64
+                } else {
+                    20.0 - *built as f64
+                },
+                runs: 1,
+            }
+        }
+    }
+
+    fn tuning(method: Method, budget: usize) -> Tuning {
+        let set = |n: i64| vec![("n".to_string(), n), ("m".to_string(), 4)];
+        let mut run = Run::new(
+            SourceFile::new("scale.rise", PROGRAM),
+            "scale2d",
+            Target::Cuda,
+        );
+        run.strategy = Some(SourceFile::new("split.elv", STRATEGY));
+        run.methods = vec![method];
+        run.limits = Limits {
+            budget: Some(budget),
+            time: None,
+        };
+        run.jobs = 3;
+        run.devices = vec![0, 1];
+        run.seed = 7;
+        Tuning {
+            run,
+            template: "splitOuter(s)".into(),
+            params: vec![format!(
+                "s={}",
+                (1..=19)
+                    .map(|s| s.to_string())
+                    .collect::<Vec<_>>()
+                    .join(",")
+            )],
+            requires: vec![],
+            nats: set(8),
+            verify_nats: vec![],
+            time_nats: vec![set(8), set(12)],
+        }
+    }
+
+    /// Counts candidates and stops after `stop_after` of them, if given.
+    struct Quiet {
+        seen: usize,
+        stop_after: Option<usize>,
+    }
+
+    impl Progress<Record> for Quiet {
+        fn on_phase(&mut self, _: Phase<'_>) {}
+        fn on_candidate(&mut self, _: &Record, _: &Standing) -> ControlFlow<()> {
+            self.seen += 1;
+            match self.stop_after {
+                Some(n) if self.seen >= n => ControlFlow::Break(()),
+                _ => ControlFlow::Continue(()),
+            }
+        }
+    }
+
+    fn run_with_clock(t: &Tuning, clock: &FakeClock, stop_after: Option<usize>) -> TuningResult {
+        let tuner = Tuner::new(t).expect("a valid tuning");
+        let mut quiet = Quiet {
+            seen: 0,
+            stop_after,
+        };
+        run_measured(t, &tuner, clock, None, &mut quiet).expect("the tuning runs")
+    }
+
+    /// The records as the log writes them, without the seconds.
+    fn logged(result: &TuningResult) -> Vec<Value> {
+        result
+            .records
+            .iter()
+            .map(|r| {
+                let mut v = r.to_json();
+                v["elapsed_s"] = json!(null);
+                v
+            })
+            .collect()
+    }
+
+    #[test]
+    fn pipelined_batches_give_the_records_of_batches_one_after_the_other() {
+        for method in [Method::Solver, Method::Random] {
+            let t = tuning(method, 11);
+            let one_after = run_with_clock(&t, &FakeClock::new(false), None);
+            let pipelined = run_with_clock(&t, &FakeClock::new(true), None);
+            assert_eq!(logged(&pipelined).len(), 11, "{method}: the budget");
+            assert_eq!(logged(&pipelined), logged(&one_after), "{method}");
+            assert_eq!(pipelined.bests, one_after.bests, "{method}");
+            assert_eq!(pipelined.failures_by_cause, one_after.failures_by_cause);
+            assert_eq!(
+                (pipelined.timed, pipelined.interrupted),
+                (one_after.timed, false)
+            );
+        }
+    }
+
+    #[test]
+    fn the_pipelined_evolutionary_search_is_deterministic_for_a_seed() {
+        let t = tuning(Method::Evolutionary, 13);
+        let first = run_with_clock(&t, &FakeClock::new(true), None);
+        let second = run_with_clock(&t, &FakeClock::new(true), None);
+        assert_eq!(logged(&first).len(), 13);
+        assert_eq!(logged(&first), logged(&second));
+    }
+
+    #[test]
+    fn builds_overlap_timing_and_a_device_times_one_candidate_at_a_time() {
+        let t = tuning(Method::Solver, 12);
+        let clock = FakeClock::new(true);
+        let result = run_with_clock(&t, &clock, None);
+        assert_eq!(result.records.len(), 12);
+        let spans = clock.spans.into_inner().unwrap();
+        let overlap = |a: &Span, b: &Span| a.3 < b.4 && b.3 < a.4;
+        let (builds, timings): (Vec<&Span>, Vec<&Span>) = spans.iter().partition(|s| s.0);
+        assert_eq!(builds.len(), 12, "each candidate built once");
+        // two time sets per candidate that built (s = 5 and 10 and 15 fail)
+        let built_ok = builds.iter().filter(|b| b.2 % 5 != 0).count();
+        assert_eq!(timings.len(), 2 * built_ok);
+        assert!(
+            builds.iter().any(|b| timings.iter().any(|x| overlap(b, x))),
+            "no build ran while a candidate was timed"
+        );
+        for x in &timings {
+            let build = builds.iter().find(|b| b.2 == x.2).expect("built");
+            assert!(build.4 <= x.3, "s={} timed before it was built", x.2);
+            for y in &timings {
+                if x.2 != y.2 && x.1 == y.1 {
+                    assert!(
+                        !overlap(x, y),
+                        "device {} timed two candidates at once",
+                        x.1
+                    );
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn a_pipelined_run_stops_when_its_progress_says_so() {
+        let t = tuning(Method::Solver, 12);
+        let result = run_with_clock(&t, &FakeClock::new(true), Some(4));
+        assert!(result.interrupted);
+        assert_eq!(result.records.len(), 4);
+    }
+
+    #[test]
+    fn a_pipelined_run_resumes_from_its_log() {
+        let dir = tempfile::tempdir().expect("a temporary directory");
+        let log = dir.path().join("run.jsonl");
+        let mut t = tuning(Method::Solver, 5);
+        t.run.log = Some(log.clone());
+        let first = run_with_clock(&t, &FakeClock::new(true), None);
+        t.run.resume = Some(log.clone());
+        t.run.log = Some(dir.path().join("more.jsonl"));
+        t.run.limits.budget = Some(9);
+        let clock = FakeClock::new(true);
+        let resumed = run_with_clock(&t, &clock, None);
+        assert_eq!(resumed.records.len(), 9);
+        assert!(resumed.records[..5].iter().all(|r| r.resumed));
+        assert_eq!(logged(&resumed)[..5], logged(&first)[..]);
+        let built = clock
+            .spans
+            .into_inner()
+            .unwrap()
+            .iter()
+            .filter(|s| s.0)
+            .count();
+        assert_eq!(built, 4, "only the new candidates are built");
+        let whole = run_with_clock(&tuning(Method::Solver, 9), &FakeClock::new(true), None);
+        assert_eq!(logged(&resumed), logged(&whole));
     }
 }
