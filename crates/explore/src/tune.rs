@@ -23,10 +23,12 @@ use crate::search::Method;
 use crate::tunedb::Timed;
 use crate::tuning::Bindings;
 use serde_json::{json, Value};
-use shine::{Artifact, Phrase, Setting, SourceFile, Target};
+use shine::gpu::GpuBuilds;
+use shine::{Artifact, Built, Phrase, RunOptions, Setting, SourceFile, Target};
 use std::collections::BTreeMap;
 use std::ops::ControlFlow;
 use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 /// A tuning: the run, the template and its parameter space, and the size sets.
@@ -285,8 +287,16 @@ fn not_applicable(e: &shine::Error) -> bool {
     e.to_string().contains("size constraint of")
 }
 
+/// A candidate built by a worker: its artifact and, on CUDA, its kernels, compiled by NVRTC
+/// for the time sets in the build (the image is kept in this process) and loaded on a device
+/// the first time they run there, then reused at every set.
+pub(crate) struct Prepared {
+    artifact: Artifact,
+    kernels: Option<Arc<GpuBuilds>>,
+}
+
 impl Measure for Tuner {
-    type Built = Artifact;
+    type Built = Prepared;
 
     /// CUDA kernels are timed on the GPU while the CPU builds; C and OpenMP code (and
     /// OpenCL, which may run on the CPU) is timed with nothing else running.
@@ -294,12 +304,18 @@ impl Measure for Tuner {
         self.run.target == Target::Cuda
     }
 
-    fn build(&self, a: &Assignment, verify: bool) -> Result<Artifact, Failure> {
-        self.prepare(a, verify)
+    fn build(&self, a: &Assignment, verify: bool) -> Result<Prepared, Failure> {
+        let artifact = self.prepare(a, verify)?;
+        let kernels = (self.run.target == Target::Cuda).then(|| {
+            self.compile_kernels(&artifact, a);
+            Arc::new(GpuBuilds::default())
+        });
+        Ok(Prepared { artifact, kernels })
     }
 
-    fn time(&self, built: &Artifact, a: &Assignment, k: usize, device: usize) -> Timed {
-        self.time_at(built, a, k, device)
+    fn time(&self, built: &Prepared, a: &Assignment, k: usize, device: usize) -> Timed {
+        let kernels = built.kernels.clone().map(Built::Gpu);
+        self.timed(&built.artifact, kernels, a, k, device)
     }
 }
 
@@ -445,14 +461,47 @@ impl Tuner {
         k: usize,
         device: usize,
     ) -> Timed {
+        self.timed(artifact, None, a, k, device)
+    }
+
+    /// [`Tuner::time_at`], its code already built as `built` (`None`: built now).
+    fn timed(
+        &self,
+        artifact: &Artifact,
+        built: Option<Built>,
+        a: &Assignment,
+        k: usize,
+        device: usize,
+    ) -> Timed {
         let sizes = self.sizes(&self.time_sets[k], a);
-        match self.run.time_at(artifact, &sizes, device) {
+        match self.run.time_built_at(artifact, built, &sizes, device) {
             Ok(ms) => Timed::Ms {
                 ms,
                 runs: self.run.runs,
             },
             Err(e) if not_applicable(&e) => Timed::NotApplicable,
             Err(e) => Timed::Failed(Failure::of(&e)),
+        }
+    }
+
+    /// Compiles the CUDA kernels of a built candidate with NVRTC as its timing at each time
+    /// set will build them, for the architecture of each of the run's devices, so that the
+    /// timing loads them without compiling. An error is not kept here: the timing meets it
+    /// again and records it at its set.
+    fn compile_kernels(&self, artifact: &Artifact, a: &Assignment) {
+        let devices = match self.run.devices.as_slice() {
+            [] => &[0][..],
+            some => some,
+        };
+        for set in &self.time_sets {
+            let sizes = self.sizes(set, a);
+            for &cuda_device in devices {
+                let options = RunOptions {
+                    cuda_device,
+                    ..RunOptions::default()
+                };
+                let _ = shine::gpu::compile_cuda_kernels(artifact, &sizes, &options);
+            }
         }
     }
 
