@@ -28,7 +28,7 @@ use shine::{Artifact, Built, Phrase, RunOptions, Setting, SourceFile, Target};
 use std::collections::BTreeMap;
 use std::ops::ControlFlow;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, Condvar, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
 /// A tuning: the run, the template and its parameter space, and the size sets.
@@ -280,11 +280,65 @@ pub struct Tuner {
     verify_sets: Vec<Bindings>,
     time_sets: Vec<Bindings>,
     counter: AtomicUsize,
+    /// Turns on the CUDA devices: a verification's run waits for a timing to end.
+    turns: Turns,
 }
 
 /// Whether an error says that sizes do not satisfy the code's constraints.
 fn not_applicable(e: &shine::Error) -> bool {
     e.to_string().contains("size constraint of")
+}
+
+/// Turns on the CUDA devices, taken in the order they were asked for (a ticket lock per
+/// device): a timing at one size set and a verification's run each take one, so that
+/// nothing of the workers runs on a device while it times (a run on the device's stream
+/// would fall between the timing's events), and a verification waits at most for the set
+/// being timed.
+#[derive(Default)]
+struct Turns {
+    /// Per device: the next ticket, and the ticket whose turn it is.
+    tickets: Mutex<BTreeMap<usize, (u64, u64)>>,
+    turned: Condvar,
+}
+
+/// A turn on a device, given back when dropped.
+struct Turn<'t> {
+    turns: &'t Turns,
+    device: usize,
+}
+
+impl Turns {
+    /// Waits for a turn on `device`.
+    fn take(&self, device: usize) -> Turn<'_> {
+        let mut tickets = self.tickets.lock().unwrap_or_else(PoisonError::into_inner);
+        let entry = tickets.entry(device).or_default();
+        let mine = entry.0;
+        entry.0 += 1;
+        while tickets.get(&device).is_some_and(|t| t.1 != mine) {
+            tickets = self
+                .turned
+                .wait(tickets)
+                .unwrap_or_else(PoisonError::into_inner);
+        }
+        Turn {
+            turns: self,
+            device,
+        }
+    }
+}
+
+impl Drop for Turn<'_> {
+    fn drop(&mut self) {
+        let mut tickets = self
+            .turns
+            .tickets
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        if let Some(t) = tickets.get_mut(&self.device) {
+            t.1 += 1;
+        }
+        self.turns.turned.notify_all();
+    }
 }
 
 /// A candidate built by a worker: its artifact and, on CUDA, its kernels, compiled by NVRTC
@@ -314,6 +368,7 @@ impl Measure for Tuner {
     }
 
     fn time(&self, built: &Prepared, a: &Assignment, k: usize, device: usize) -> Timed {
+        let _turn = self.turns.take(device);
         let kernels = built.kernels.clone().map(Built::Gpu);
         self.timed(&built.artifact, kernels, a, k, device)
     }
@@ -351,6 +406,7 @@ impl Tuner {
             verify_sets,
             time_sets,
             counter: AtomicUsize::new(0),
+            turns: Turns::default(),
         })
     }
 
@@ -379,6 +435,7 @@ impl Tuner {
             verify_sets,
             time_sets,
             counter: AtomicUsize::new(0),
+            turns: Turns::default(),
         }
     }
 
@@ -540,10 +597,35 @@ impl Tuner {
         ev
     }
 
+    /// Verifies the artifact at `nats`; on CUDA its run on the device (device 0, as
+    /// [`Run::verify_at`]) takes its turn there ([`Turns`]), so that it never runs while a
+    /// candidate is timed on that device: the kernels are compiled before, the interpreter
+    /// runs after.
+    fn verify_at(&self, artifact: &Artifact, nats: &Bindings) -> Result<(), shine::Error> {
+        if self.run.target != Target::Cuda {
+            return self.run.verify_at(artifact, nats);
+        }
+        let options = RunOptions {
+            verify: true,
+            ..RunOptions::default()
+        };
+        let _ = shine::gpu::compile_cuda_kernels(artifact, nats, &options);
+        let inputs = shine::Inputs::Random {
+            seed: self.run.seed,
+        };
+        let (exe, result) = {
+            let _turn = self.turns.take(options.cuda_device);
+            let mut exe = shine::Executable::new(artifact, inputs, nats, &options)?;
+            let result = exe.run()?;
+            (exe, result)
+        };
+        exe.verify(&result).map(drop)
+    }
+
     /// Verifies at the first verification set the artifact's size constraints admit.
     fn verify(&self, artifact: &Artifact, a: &Assignment) -> Result<(), Failure> {
         for set in &self.verify_sets {
-            match self.run.verify_at(artifact, &self.sizes(set, a)) {
+            match self.verify_at(artifact, &self.sizes(set, a)) {
                 Ok(()) => return Ok(()),
                 Err(e) if not_applicable(&e) => {}
                 Err(e) => return Err(Failure::of(&e)),
@@ -997,7 +1079,6 @@ impl<M: Measure> Session<'_, M> {
 mod tests {
     use super::*;
     use crate::engine::Limits;
-    use std::sync::Mutex;
 
     const PROGRAM: &str = "def scale2d = fun (a: f32) m => \
                            m |> map (fun row => row |> map (fun x => x * a))";
@@ -1225,5 +1306,36 @@ mod tests {
         assert_eq!(built, 4, "only the new candidates are built");
         let whole = run_with_clock(&tuning(Method::Solver, 9), &FakeClock::new(true), None);
         assert_eq!(logged(&resumed), logged(&whole));
+    }
+
+    #[test]
+    fn turns_on_a_device_are_taken_one_at_a_time_in_order() {
+        let turns = Turns::default();
+        let order = Mutex::new(Vec::new());
+        let first = turns.take(0);
+        let other_device = turns.take(1); // another device's turn does not wait
+        std::thread::scope(|scope| {
+            for n in 1..=3 {
+                let (turns, order) = (&turns, &order);
+                scope.spawn(move || {
+                    let _turn = turns.take(0);
+                    order.lock().unwrap().push(n);
+                    std::thread::sleep(Duration::from_millis(2));
+                    order.lock().unwrap().push(n);
+                });
+                // each asks after the one before it
+                while turns.tickets.lock().unwrap()[&0].0 <= n as u64 {
+                    std::thread::yield_now();
+                }
+            }
+            std::thread::sleep(Duration::from_millis(5));
+            assert!(
+                order.lock().unwrap().is_empty(),
+                "a turn was taken while held"
+            );
+            drop(first);
+        });
+        drop(other_device);
+        assert_eq!(order.into_inner().unwrap(), vec![1, 1, 2, 2, 3, 3]);
     }
 }
