@@ -4,7 +4,9 @@
 //! `shine run --strategy F --apply candidate`, verified against the interpreter at the
 //! `nats` sizes, then timed at every time size set (the layers of a network, say; the
 //! time of a candidate is the sum of their medians). Failures are counted by cause.
-//! Several methods run one after the other, each with the same budget ([`run`]);
+//! Several methods run one after the other, each with the same budget ([`run`]); the
+//! candidates of a method are evaluated in batches by the pool the tuning uses too (the
+//! database, the workers, the devices: [`Run::db`], [`Run::jobs`], [`Run::devices`]).
 //! [`check_constraints`] compares the solver's set with what compiles and verifies.
 
 use crate::constraints::{count_by_family, Constraint, Family, Options};

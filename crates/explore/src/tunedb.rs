@@ -1,11 +1,12 @@
-//! The tuning database (`shine explore --param ... --db tune.db`): what earlier tunings
-//! found, so that a candidate is compiled, verified and timed once per machine.
+//! The tuning database (`shine explore ... --db tune.db`): what earlier tunings and mapping
+//! searches found, so that a candidate is compiled, verified and timed once per machine.
 //!
 //! The database is a SQLite file. A **context** is what an outcome depends on besides the
 //! candidate: the program (its text's fingerprint), the definition, the user's strategy
-//! file (fingerprint), the template, the target, the device and the versions of shine and
-//! of the C compiler. Under a context, an **outcome** is keyed by the parameter assignment,
-//! the stage and the size set:
+//! file (fingerprint), the template (a mapping search's: the middle strategy its mappings
+//! follow), the target, the device and the versions of shine and of the C compiler. Under a
+//! context, an **outcome** is keyed by the candidate (a parameter assignment, or a mapping
+//! search's split sizes and choices), the stage and the size set:
 //! * `verify`: compiled and verified at the tuning's verification sets (with the inputs'
 //!   seed), or the failure that stopped it (a compile error, a wrong result);
 //! * `time`: the median time at one time set and the timed runs it is the median of, or
@@ -15,7 +16,8 @@
 //! with fewer runs than a tuning asks for is measured again. SQLite locks the file, so that
 //! several processes may read and add to one database at once (a write waits up to
 //! [`BUSY_TIMEOUT`] for another); a file that is not a database of this kind, or a corrupted
-//! one, is refused when it is opened.
+//! one, is refused when it is opened. An entry holding values of the wrong kind is read as
+//! [`Entry::Unreadable`]: the search says so, measures the candidate again and replaces it.
 
 use crate::engine::{Error, Failure};
 use rusqlite::types::Value;
