@@ -1,36 +1,89 @@
-//! Evaluating a batch of a tuning's candidates: outcomes the tuning database knows are read
-//! from it; the others are compiled and verified by a pool of CPU workers, then timed (or
-//! measured by a cluster's workers, [`crate::remote`]), and added to the database.
+//! Evaluating a batch of a search's candidates (a tuning's assignments, a mapping search's
+//! mappings): outcomes the tuning database knows are read from it; the others are compiled
+//! and verified by a pool of CPU workers, then timed (or measured by a cluster's workers,
+//! [`crate::remote`]), and added to the database.
 //!
 //! Timing is isolated: it starts once every compile and verification of the batch is done
 //! (no worker runs while a candidate is timed), and one candidate is timed at a time per
 //! device: serially on the CPU (C, OpenMP) and on one GPU, or one candidate per CUDA device
-//! at once with several devices.
+//! at once with several devices. Both searches evaluate their candidates here: what differs
+//! between them is the [`Candidates`] they implement.
 
-use crate::engine::{show, Error, Phase, Progress};
+use crate::engine::{show, Error, Failure, Phase, Progress, Run};
 use crate::log::fingerprint;
-use crate::params::Assignment;
 use crate::remote::{Identity, Measurement, Remote, Request};
-use crate::tune::{Evaluation, Record, Tuner};
-use crate::tunedb::{Context, Timed, TuneDb};
+use crate::tunedb::{Context, Entry, Timed, TuneDb};
+use crate::tuning::Bindings;
 use shine::{Artifact, Phrase, RunOptions, Setting, Target};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 
+/// A search whose candidates the pool evaluates: how one is named, compiled and verified,
+/// timed at a size set, and judged from its times.
+pub(crate) trait Candidates: Sync {
+    /// A candidate: a tuning's assignment, a mapping search's splits and mapping.
+    type Candidate: Sync;
+    /// What happened to a candidate, as the search ranks it.
+    type Evaluation;
+
+    /// The run: program, target, seed, runs, database and workers.
+    fn run(&self) -> &Run;
+    /// The candidate in words: its key in the database and its name in progress lines.
+    fn key(&self, c: &Self::Candidate) -> String;
+    /// The size sets a candidate is verified at (the database's key of a verification).
+    fn verify_sets(&self) -> &[Bindings];
+    /// The size sets a candidate is timed at.
+    fn time_sets(&self) -> &[Bindings];
+    /// Compiles a candidate and, if `verify`, verifies it (the work of a CPU worker).
+    fn prepare(&self, c: &Self::Candidate, verify: bool) -> Result<Artifact, Failure>;
+    /// Times a verified candidate at the time set `k` on the CUDA device `device`.
+    fn time_at(&self, artifact: &Artifact, c: &Self::Candidate, k: usize, device: usize) -> Timed;
+    /// Whether the outcomes at the time sets so far decide the candidate, so that the
+    /// others are not timed (a mapping search's failure or cutoff); `times` has one entry
+    /// per time set, `None` where it is not timed.
+    fn settled(&self, _times: &[Option<Timed>]) -> bool {
+        false
+    }
+    /// The evaluation of a built candidate of its outcome per time set.
+    fn assemble(&self, times: Vec<Option<Timed>>) -> Self::Evaluation;
+    /// The evaluation of a candidate that failed as a whole.
+    fn failed(&self, failure: Failure) -> Self::Evaluation;
+    /// The request that has a cluster's worker build a candidate (verified if `verify`) and
+    /// time it at the time sets numbered `sets`.
+    fn request(&self, c: &Self::Candidate, verify: bool, sets: &[usize]) -> Result<Request, Error>;
+}
+
 /// A candidate evaluated in a batch, and where its outcome came from.
-pub(crate) struct Outcome {
+pub(crate) struct Outcome<E> {
     /// What happened to it.
-    pub evaluation: Evaluation,
+    pub evaluation: E,
     /// Whether all of it came from the database (nothing compiled or timed now).
     pub from_db: bool,
     /// Whether it was timed now (at one set or more).
     pub timed: bool,
 }
 
+/// How many candidates of a run came from the database and how many were timed.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct Counts {
+    /// Candidates whose every outcome came from the database.
+    pub from_database: usize,
+    /// Candidates timed now (at one size set or more).
+    pub timed: usize,
+}
+
+impl Counts {
+    /// Counts a candidate's outcome.
+    pub fn count<E>(&mut self, outcome: &Outcome<E>) {
+        self.from_database += outcome.from_db as usize;
+        self.timed += outcome.timed as usize;
+    }
+}
+
 /// What the database knows of a candidate.
 #[derive(Default)]
 struct Known {
-    verified: Option<Result<(), crate::engine::Failure>>,
+    verified: Option<Result<(), Failure>>,
     times: Vec<Option<Timed>>,
 }
 
@@ -51,10 +104,15 @@ impl Known {
     }
 }
 
-/// The candidates of a batch that need work: neither known to fail nor known at every set.
-fn needing_work(known: &[Known]) -> Vec<usize> {
+/// The candidates of a batch that need work: neither known to fail, nor known at every set,
+/// nor decided by what is known.
+fn needing_work<S: Candidates>(search: &S, known: &[Known]) -> Vec<usize> {
     (0..known.len())
-        .filter(|&i| !known[i].failed() && !known[i].complete())
+        .filter(|&i| {
+            let k = &known[i];
+            let decided = k.verified.is_some() && search.settled(&k.times);
+            !k.failed() && !k.complete() && !decided
+        })
         .collect()
 }
 
@@ -65,14 +123,14 @@ enum Measured {
     /// Compiled (and verified, where the database does not say it was), or why not, and
     /// its new outcome per time set (`None`: known, or not timed).
     Built {
-        built: Result<(), crate::engine::Failure>,
+        built: Result<(), Failure>,
         times: Vec<Option<Timed>>,
     },
     /// Lost with the cluster's worker that measured it: nothing is known.
-    Lost(crate::engine::Failure),
+    Lost(Failure),
 }
 
-/// Evaluates candidates for a tuning: its database, and its workers and devices or the
+/// Evaluates a search's candidates: its database, and its workers and devices or the
 /// cluster that measures its candidates.
 pub(crate) struct Evaluator<'r> {
     db: Option<TuneDb>,
@@ -83,19 +141,19 @@ pub(crate) struct Evaluator<'r> {
 }
 
 impl<'r> Evaluator<'r> {
-    /// The evaluator of `tuner`'s run, measuring on this host's workers or on `remote`:
+    /// The evaluator of `search`'s run, measuring on this host's workers or on `remote`:
     /// opens its database (`context` says what its outcomes depend on).
-    pub fn new(
-        tuner: &Tuner,
+    pub fn new<S: Candidates>(
+        search: &S,
         context: Option<Context>,
         remote: Option<&'r dyn Remote>,
     ) -> Result<Evaluator<'r>, Error> {
-        let run = tuner.run();
+        let run = search.run();
         let db = match (&run.db, context) {
             (Some(path), Some(c)) => Some(TuneDb::open(path, &c)?),
             _ => None,
         };
-        let sets: Vec<String> = tuner.verify_sets().iter().map(show).collect();
+        let sets: Vec<String> = search.verify_sets().iter().map(show).collect();
         Ok(Evaluator {
             db,
             jobs: run.jobs.max(1),
@@ -109,11 +167,6 @@ impl<'r> Evaluator<'r> {
         })
     }
 
-    /// Whether a database is read and written.
-    pub fn has_db(&self) -> bool {
-        self.db.is_some()
-    }
-
     /// How many candidates a batch holds: enough for every worker and every device (or
     /// every worker of the cluster).
     pub fn batch_size(&self) -> usize {
@@ -123,40 +176,53 @@ impl<'r> Evaluator<'r> {
         }
     }
 
-    /// Evaluates a batch; what runs is told to `progress` as [`Phase::Running`].
-    pub fn evaluate(
+    /// Evaluates a batch; what runs is told to `progress` as [`Phase::Running`], an entry
+    /// of the database that cannot be read as a [`Phase::Note`] (the candidate is measured
+    /// again).
+    pub fn evaluate<S: Candidates, R>(
         &self,
-        tuner: &Tuner,
-        batch: &[Assignment],
-        progress: &mut dyn Progress<Record>,
-    ) -> Result<Vec<Outcome>, Error> {
+        search: &S,
+        batch: &[S::Candidate],
+        progress: &mut dyn Progress<R>,
+    ) -> Result<Vec<Outcome<S::Evaluation>>, Error> {
         let known: Vec<Known> = batch
             .iter()
-            .map(|a| self.lookup(tuner, a))
+            .map(|c| self.lookup(search, c, progress))
             .collect::<Result<_, _>>()?;
         let measured = match self.remote {
-            None => self.measure_here(tuner, batch, &known, progress),
-            Some(remote) => self.measure_remotely(remote, tuner, batch, &known, progress)?,
+            None => self.measure_here(search, batch, &known, progress),
+            Some(remote) => self.measure_remotely(remote, search, batch, &known, progress)?,
         };
         batch
             .iter()
             .zip(known)
             .zip(measured)
-            .map(|((a, k), m)| self.outcome(tuner, a, k, m))
+            .map(|((c, k), m)| self.outcome(search, c, k, m))
             .collect()
+    }
+
+    /// A note of how many of a run's `candidates` came from the database and how many were
+    /// timed now (`None` without a database).
+    pub fn database_note(&self, candidates: usize, counts: Counts) -> Option<String> {
+        self.db.as_ref().map(|_| {
+            format!(
+                "{} of {candidates} candidates from the database, {} timed now",
+                counts.from_database, counts.timed
+            )
+        })
     }
 
     /// Measures the batch's candidates the database does not know all of on this host:
     /// built by the pool of workers, then timed on the devices.
-    fn measure_here(
+    fn measure_here<S: Candidates, R>(
         &self,
-        tuner: &Tuner,
-        batch: &[Assignment],
+        search: &S,
+        batch: &[S::Candidate],
         known: &[Known],
-        progress: &mut dyn Progress<Record>,
+        progress: &mut dyn Progress<R>,
     ) -> Vec<Measured> {
-        let built = self.build(tuner, batch, known, progress);
-        let mut times = self.time(tuner, batch, known, &built, progress);
+        let built = self.build(search, batch, known, progress);
+        let mut times = self.time(search, batch, known, &built, progress);
         built
             .into_iter()
             .enumerate()
@@ -172,30 +238,23 @@ impl<'r> Evaluator<'r> {
 
     /// Measures the batch's candidates the database does not know all of on `remote`'s
     /// workers: one request each.
-    fn measure_remotely(
+    fn measure_remotely<S: Candidates, R>(
         &self,
         remote: &dyn Remote,
-        tuner: &Tuner,
-        batch: &[Assignment],
+        search: &S,
+        batch: &[S::Candidate],
         known: &[Known],
-        progress: &mut dyn Progress<Record>,
+        progress: &mut dyn Progress<R>,
     ) -> Result<Vec<Measured>, Error> {
-        let todo = needing_work(known);
+        let todo = needing_work(search, known);
         let mut measured: Vec<Measured> = batch.iter().map(|_| Measured::Nothing).collect();
         if todo.is_empty() {
             return Ok(measured);
         }
         let requests: Vec<Request> = todo
             .iter()
-            .map(|&i| {
-                Request::of(
-                    tuner,
-                    &batch[i],
-                    known[i].verified.is_none(),
-                    &known[i].missing(),
-                )
-            })
-            .collect();
+            .map(|&i| search.request(&batch[i], known[i].verified.is_none(), &known[i].missing()))
+            .collect::<Result<_, _>>()?;
         progress.on_phase(Phase::Running(&format!(
             "measuring {} on the cluster: {}",
             plural(todo.len(), "candidate"),
@@ -220,84 +279,83 @@ impl<'r> Evaluator<'r> {
         Ok(measured)
     }
 
-    /// What the database knows of `a` (nothing without a database); a time of fewer runs
-    /// than the tuning's is not known.
-    fn lookup(&self, tuner: &Tuner, a: &Assignment) -> Result<Known, Error> {
-        let sets = tuner.time_sets().len();
+    /// What the database knows of `c` (nothing without a database); a time of fewer runs
+    /// than the run's is not known, nor is an entry that cannot be read (noted).
+    fn lookup<S: Candidates, R>(
+        &self,
+        search: &S,
+        c: &S::Candidate,
+        progress: &mut dyn Progress<R>,
+    ) -> Result<Known, Error> {
+        let sets = search.time_sets().len();
         let Some(db) = &self.db else {
             return Ok(Known {
                 verified: None,
                 times: vec![None; sets],
             });
         };
-        let key = show(a);
-        let verified = db.verification(&key, &self.verification_key)?;
-        let times = tuner
-            .time_sets()
-            .iter()
-            .map(|set| {
-                db.timing(&key, &show(set)).map(|t| match t {
-                    Some(Timed::Ms { runs, .. }) if runs < tuner.run().runs => None,
-                    t => t,
-                })
-            })
-            .collect::<Result<_, _>>()?;
+        let key = search.key(c);
+        let verified = readable(
+            db.verification(&key, &self.verification_key)?,
+            &key,
+            "its verification",
+            progress,
+        );
+        let mut times = Vec::with_capacity(sets);
+        for set in search.time_sets() {
+            let set = show(set);
+            let what = format!("its time at {set}");
+            let t = readable(db.timing(&key, &set)?, &key, &what, progress);
+            times.push(match t {
+                Some(Timed::Ms { runs, .. }) if runs < search.run().runs => None,
+                t => t,
+            });
+        }
         Ok(Known { verified, times })
     }
 
     /// Compiles (and verifies, where the database does not say it was) the candidates that
     /// need timing, on the pool of workers: one result per candidate, `None` where nothing
     /// was built.
-    fn build(
+    fn build<S: Candidates, R>(
         &self,
-        tuner: &Tuner,
-        batch: &[Assignment],
+        search: &S,
+        batch: &[S::Candidate],
         known: &[Known],
-        progress: &mut dyn Progress<Record>,
-    ) -> Vec<Option<Result<Artifact, crate::engine::Failure>>> {
-        let todo = needing_work(known);
+        progress: &mut dyn Progress<R>,
+    ) -> Vec<Option<Result<Artifact, Failure>>> {
+        let todo = needing_work(search, known);
         let mut results: Vec<Option<Result<Artifact, _>>> =
             (0..batch.len()).map(|_| None).collect();
         if todo.is_empty() {
             return results;
         }
-        let workers = self.jobs.min(todo.len());
-        let names: Vec<String> = todo.iter().map(|&i| show(&batch[i])).collect();
+        let workers: Vec<usize> = (0..self.jobs.min(todo.len())).collect();
+        let names: Vec<String> = todo.iter().map(|&i| search.key(&batch[i])).collect();
         progress.on_phase(Phase::Running(&format!(
-            "compiling and verifying {} on {workers} worker{}: {}",
+            "compiling and verifying {} on {}: {}",
             plural(todo.len(), "candidate"),
-            if workers == 1 { "" } else { "s" },
+            plural(workers.len(), "worker"),
             names.join(" | ")
         )));
-        let next = AtomicUsize::new(0);
-        let done = Mutex::new(Vec::new());
-        std::thread::scope(|scope| {
-            for _ in 0..workers {
-                scope.spawn(|| loop {
-                    let n = next.fetch_add(1, Ordering::Relaxed);
-                    let Some(&i) = todo.get(n) else { break };
-                    let result = tuner.prepare(&batch[i], known[i].verified.is_none());
-                    if let Ok(mut d) = done.lock() {
-                        d.push((i, result));
-                    }
-                });
-            }
+        let built = share_out(&workers, &todo, |&i, _| {
+            search.prepare(&batch[i], known[i].verified.is_none())
         });
-        for (i, result) in done.into_inner().unwrap_or_default() {
-            results[i] = Some(result);
+        for (n, result) in built {
+            results[todo[n]] = Some(result);
         }
         results
     }
 
     /// Times the built candidates at the sets the database has no outcome for: one
     /// candidate per device at a time, after every build of the batch.
-    fn time(
+    fn time<S: Candidates, R>(
         &self,
-        tuner: &Tuner,
-        batch: &[Assignment],
+        search: &S,
+        batch: &[S::Candidate],
         known: &[Known],
-        built: &[Option<Result<Artifact, crate::engine::Failure>>],
-        progress: &mut dyn Progress<Record>,
+        built: &[Option<Result<Artifact, Failure>>],
+        progress: &mut dyn Progress<R>,
     ) -> Vec<Vec<Option<Timed>>> {
         let todo: Vec<(usize, &Artifact)> = built
             .iter()
@@ -306,19 +364,19 @@ impl<'r> Evaluator<'r> {
             .collect();
         let mut times: Vec<Vec<Option<Timed>>> =
             known.iter().map(|k| vec![None; k.times.len()]).collect();
-        let missing = |i: usize| known[i].missing();
+        let timed = |&(i, artifact): &(usize, &Artifact), &device: &usize| {
+            time_candidate(search, &batch[i], artifact, &known[i], device)
+        };
         if self.devices.len() == 1 || todo.len() == 1 {
             let device = self.devices[0];
-            for &(i, artifact) in &todo {
+            for one in &todo {
                 progress.on_phase(Phase::Running(&format!(
                     "timing {} at {} ({})",
-                    show(&batch[i]),
-                    plural(missing(i).len(), "size set"),
-                    device_name(tuner.run().target, device)
+                    search.key(&batch[one.0]),
+                    plural(known[one.0].missing().len(), "size set"),
+                    device_name(search.run().target, device)
                 )));
-                for k in missing(i) {
-                    times[i][k] = Some(tuner.time_at(artifact, &batch[i], k, device));
-                }
+                times[one.0] = timed(one, &device);
             }
             return times;
         }
@@ -331,51 +389,33 @@ impl<'r> Evaluator<'r> {
                 .collect::<Vec<_>>()
                 .join(","),
             todo.iter()
-                .map(|&(i, _)| show(&batch[i]))
+                .map(|&(i, _)| search.key(&batch[i]))
                 .collect::<Vec<_>>()
                 .join(" | ")
         )));
-        let next = AtomicUsize::new(0);
-        let done = Mutex::new(Vec::new());
-        std::thread::scope(|scope| {
-            for &device in &self.devices {
-                let (next, done, todo, missing) = (&next, &done, &todo, &missing);
-                scope.spawn(move || loop {
-                    let n = next.fetch_add(1, Ordering::Relaxed);
-                    let Some(&(i, artifact)) = todo.get(n) else {
-                        break;
-                    };
-                    for k in missing(i) {
-                        let t = tuner.time_at(artifact, &batch[i], k, device);
-                        if let Ok(mut d) = done.lock() {
-                            d.push((i, k, t));
-                        }
-                    }
-                });
-            }
-        });
-        for (i, k, t) in done.into_inner().unwrap_or_default() {
-            times[i][k] = Some(t);
+        for (n, t) in share_out(&self.devices, &todo, timed) {
+            times[todo[n].0] = t;
         }
         times
     }
 
     /// The outcome of one candidate of the batch; what was measured now goes to the
     /// database (a candidate lost with its worker is not kept).
-    fn outcome(
+    fn outcome<S: Candidates>(
         &self,
-        tuner: &Tuner,
-        a: &Assignment,
+        search: &S,
+        c: &S::Candidate,
         known: Known,
         measured: Measured,
-    ) -> Result<Outcome, Error> {
-        let sets = tuner.time_sets().len();
+    ) -> Result<Outcome<S::Evaluation>, Error> {
+        let sets = search.time_sets().len();
         let failed = |f, from_db| Outcome {
-            evaluation: Evaluation::failed(f, sets),
+            evaluation: search.failed(f),
             from_db,
             timed: false,
         };
         let from_db = matches!(measured, Measured::Nothing);
+        let key = search.key(c);
         let new_times = match measured {
             Measured::Lost(f) => return Ok(failed(f, false)),
             Measured::Nothing => match known.verified {
@@ -383,8 +423,8 @@ impl<'r> Evaluator<'r> {
                 _ => vec![None; sets],
             },
             Measured::Built { built, times } => {
-                if known.verified.is_none() {
-                    self.keep_verification(a, &built)?;
+                if let (None, Some(db)) = (&known.verified, &self.db) {
+                    db.record_verification(&key, &self.verification_key, &built)?;
                 }
                 if let Err(f) = built {
                     return Ok(failed(f, false));
@@ -396,42 +436,114 @@ impl<'r> Evaluator<'r> {
         let mut times = known.times;
         for (k, new) in new_times.into_iter().enumerate() {
             if let Some(t) = new {
-                self.keep_timing(a, &show(&tuner.time_sets()[k]), &t)?;
+                if let Some(db) = &self.db {
+                    db.record_timing(&key, &show(&search.time_sets()[k]), &t)?;
+                }
                 times[k] = Some(t);
             }
         }
         Ok(Outcome {
-            evaluation: tuner.assemble(times),
+            evaluation: search.assemble(times),
             from_db,
             timed,
         })
     }
+}
 
-    fn keep_verification(
-        &self,
-        a: &Assignment,
-        outcome: &Result<(), crate::engine::Failure>,
-    ) -> Result<(), Error> {
-        match &self.db {
-            Some(db) => db.record_verification(&show(a), &self.verification_key, outcome),
-            None => Ok(()),
-        }
-    }
-
-    fn keep_timing(&self, a: &Assignment, set: &str, t: &Timed) -> Result<(), Error> {
-        match &self.db {
-            Some(db) => db.record_timing(&show(a), set, t),
-            None => Ok(()),
+/// What an entry of the database says, `None` where there is none or it cannot be read
+/// (noted: the candidate is measured again and the entry replaced).
+fn readable<T, R>(
+    entry: Entry<T>,
+    key: &str,
+    what: &str,
+    progress: &mut dyn Progress<R>,
+) -> Option<T> {
+    match entry {
+        Entry::Absent => None,
+        Entry::Found(x) => Some(x),
+        Entry::Unreadable(why) => {
+            progress.on_phase(Phase::Note(&format!(
+                "warning: the tuning database's entry of {key} ({what}) cannot be read \
+                 ({why}); it is measured again"
+            )));
+            None
         }
     }
 }
 
+/// Times a built candidate at the sets `known` has no outcome for, in order, until its
+/// outcomes decide it: its new outcome per time set.
+fn time_candidate<S: Candidates>(
+    search: &S,
+    c: &S::Candidate,
+    artifact: &Artifact,
+    known: &Known,
+    device: usize,
+) -> Vec<Option<Timed>> {
+    let mut all = known.times.clone();
+    let mut new = vec![None; all.len()];
+    for k in known.missing() {
+        if search.settled(&all) {
+            break;
+        }
+        let t = search.time_at(artifact, c, k, device);
+        all[k] = Some(t.clone());
+        new[k] = Some(t);
+    }
+    new
+}
+
+/// Times a built candidate at every time set, in order, until its outcomes decide it, on the
+/// CUDA device `device`: its evaluation (one candidate evaluated alone, nothing kept).
+pub(crate) fn time_alone<S: Candidates>(
+    search: &S,
+    c: &S::Candidate,
+    artifact: &Artifact,
+    device: usize,
+) -> S::Evaluation {
+    let nothing = Known {
+        verified: Some(Ok(())),
+        times: vec![None; search.time_sets().len()],
+    };
+    search.assemble(time_candidate(search, c, artifact, &nothing, device))
+}
+
+/// Does `work` on every item, each slot (a CPU worker, a CUDA device) taking the next item
+/// when it is free, one item at a time, until none is left; a single slot works in this
+/// thread. Each item's index and result, in no particular order.
+pub(crate) fn share_out<T: Sync, S: Sync, O: Send>(
+    slots: &[S],
+    items: &[T],
+    work: impl Fn(&T, &S) -> O + Sync,
+) -> Vec<(usize, O)> {
+    if let [slot] = slots {
+        return items
+            .iter()
+            .enumerate()
+            .map(|(n, item)| (n, work(item, slot)))
+            .collect();
+    }
+    let next = AtomicUsize::new(0);
+    let done = Mutex::new(Vec::new());
+    std::thread::scope(|scope| {
+        for slot in slots {
+            let (next, done, work) = (&next, &done, &work);
+            scope.spawn(move || loop {
+                let n = next.fetch_add(1, Ordering::Relaxed);
+                let Some(item) = items.get(n) else { break };
+                let out = work(item, slot);
+                if let Ok(mut d) = done.lock() {
+                    d.push((n, out));
+                }
+            });
+        }
+    });
+    done.into_inner().unwrap_or_default()
+}
+
 /// What a worker answered of a candidate, its times placed at the time sets the
 /// candidate's request named (those `known` lacks).
-fn placed(
-    answer: Result<Measurement, crate::engine::Failure>,
-    known: &Known,
-) -> Result<Measured, Error> {
+fn placed(answer: Result<Measurement, Failure>, known: &Known) -> Result<Measured, Error> {
     let m = match answer {
         Err(f) => return Ok(Measured::Lost(f)),
         Ok(m) => m,
@@ -471,14 +583,14 @@ fn device_name(target: Target, device: usize) -> String {
     }
 }
 
-/// The context of a tuning's outcomes in the database: the program, definition, strategy
-/// file, template, target, and the device and versions (of `remote`'s workers, with one).
+/// The context of a search's outcomes in the database: the program, definition, strategy
+/// file, `template` (a tuning's template, or what a mapping search maps), target, and the
+/// device and versions (of `remote`'s workers, with one).
 pub(crate) fn context(
-    tuner: &Tuner,
+    run: &Run,
     template: &str,
     remote: Option<&dyn Remote>,
 ) -> Result<Context, Error> {
-    let run = tuner.run();
     let identity = match remote {
         Some(remote) => remote.identity(run.target)?,
         None => identity_here(run.target, &run.devices)?,
@@ -597,5 +709,38 @@ fn compiler_version(cc: &str) -> String {
             .unwrap_or(cc)
             .to_string(),
         Err(e) => format!("{cc} unavailable: {e}"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::Duration;
+
+    /// Items handed to slots: every item done once, by one slot at a time, every slot
+    /// used when the items outnumber them (the scheduling of CUDA devices, with sleeps
+    /// standing in for timed runs).
+    #[test]
+    fn every_item_is_done_once_and_a_slot_does_one_at_a_time() {
+        for slots in [vec![0usize], vec![0, 1], vec![3, 5, 7]] {
+            let items: Vec<u64> = (0..9).collect();
+            let busy: Vec<AtomicUsize> = (0..8).map(|_| AtomicUsize::new(0)).collect();
+            let done = share_out(&slots, &items, |&item, &slot| {
+                assert_eq!(busy[slot].fetch_add(1, Ordering::SeqCst), 0, "slot {slot}");
+                std::thread::sleep(Duration::from_millis(20));
+                busy[slot].fetch_sub(1, Ordering::SeqCst);
+                (item * 10, slot)
+            });
+            let mut indices: Vec<usize> = done.iter().map(|(n, _)| *n).collect();
+            indices.sort_unstable();
+            assert_eq!(indices, (0..9).collect::<Vec<_>>(), "{slots:?}");
+            assert!(done.iter().all(|(n, (x, _))| *x == items[*n] * 10));
+            let mut used: Vec<usize> = done.iter().map(|(_, (_, s))| *s).collect();
+            used.sort_unstable();
+            used.dedup();
+            assert_eq!(used, slots, "every slot took items");
+        }
+        let none: Vec<(usize, ())> = share_out(&[0usize, 1], &[] as &[u8], |_, _| ());
+        assert!(none.is_empty());
     }
 }

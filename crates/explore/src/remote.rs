@@ -13,7 +13,7 @@
 
 use crate::engine::{show, Error, Failure, Run};
 use crate::params::Assignment;
-use crate::pool;
+use crate::pool::{self, Candidates};
 use crate::tune::Tuner;
 use crate::tunedb::Timed;
 use crate::tuning::Bindings;

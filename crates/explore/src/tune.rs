@@ -11,14 +11,15 @@
 //! the search. Several methods run one after the other with the same budget ([`run`]).
 
 use crate::engine::{
-    count_cause, listed, Error, Failure, MethodSummary, Phase, Progress, Run, Standing,
+    count_cause, listed, not_applicable, show, Error, Failure, MethodSummary, Phase, Progress, Run,
+    Standing,
 };
 use crate::log::{self, Log};
 use crate::params::{
     names, substitute, Assignment, ParamSearch, ParamSpace, Stop, ENUMERATION_LIMIT, RAW_LIMIT,
 };
-use crate::pool::{self, Evaluator};
-use crate::remote::Remote;
+use crate::pool::{self, Candidates, Counts, Evaluator};
+use crate::remote::{Remote, Request};
 use crate::search::Method;
 use crate::tunedb::Timed;
 use crate::tuning::Bindings;
@@ -280,11 +281,6 @@ pub struct Tuner {
     counter: AtomicUsize,
 }
 
-/// Whether an error says that sizes do not satisfy the code's constraints.
-fn not_applicable(e: &shine::Error) -> bool {
-    e.to_string().contains("size constraint of")
-}
-
 impl Tuner {
     /// Checks a tuning: the program, the size sets' names, the parameter space, the
     /// limits; nothing is compiled.
@@ -399,17 +395,50 @@ impl Tuner {
         let device = self.run.devices.first().copied().unwrap_or(0);
         match self.prepare(a, true) {
             Err(failure) => Evaluation::failed(failure, self.time_sets.len()),
-            Ok(artifact) => {
-                let times = (0..self.time_sets.len())
-                    .map(|k| Some(self.time_at(&artifact, a, k, device)))
-                    .collect();
-                self.assemble(times)
-            }
+            Ok(artifact) => pool::time_alone(self, a, &artifact, device),
         }
     }
 
+    /// Verifies at the first verification set the artifact's size constraints admit.
+    fn verify(&self, artifact: &Artifact, a: &Assignment) -> Result<(), Failure> {
+        for set in &self.verify_sets {
+            match self.run.verify_at(artifact, &self.sizes(set, a)) {
+                Ok(()) => return Ok(()),
+                Err(e) if not_applicable(&e) => {}
+                Err(e) => return Err(Failure::of(&e)),
+            }
+        }
+        Err(Failure::new(
+            "not verified",
+            "no verification size set satisfies its size constraints (add a size set it admits)",
+        ))
+    }
+}
+
+/// The pool evaluates a tuning's assignments: each compiled once, verified at the first
+/// verification set it admits, timed at every time set it admits.
+impl Candidates for Tuner {
+    type Candidate = Assignment;
+    type Evaluation = Evaluation;
+
+    fn run(&self) -> &Run {
+        &self.run
+    }
+
+    fn key(&self, a: &Assignment) -> String {
+        show(a)
+    }
+
+    fn verify_sets(&self) -> &[Bindings] {
+        &self.verify_sets
+    }
+
+    fn time_sets(&self) -> &[Bindings] {
+        &self.time_sets
+    }
+
     /// Compiles a candidate and, if `verify`, verifies it (the work of a CPU worker).
-    pub(crate) fn prepare(&self, a: &Assignment, verify: bool) -> Result<Artifact, Failure> {
+    fn prepare(&self, a: &Assignment, verify: bool) -> Result<Artifact, Failure> {
         let artifact = self
             .compile(&self.strategy(a))
             .map_err(|e| Failure::of(&e))?;
@@ -420,27 +449,14 @@ impl Tuner {
     }
 
     /// Times a verified candidate at the time set `k` on the CUDA device `device`.
-    pub(crate) fn time_at(
-        &self,
-        artifact: &Artifact,
-        a: &Assignment,
-        k: usize,
-        device: usize,
-    ) -> Timed {
-        let sizes = self.sizes(&self.time_sets[k], a);
-        match self.run.time_at(artifact, &sizes, device) {
-            Ok(ms) => Timed::Ms {
-                ms,
-                runs: self.run.runs,
-            },
-            Err(e) if not_applicable(&e) => Timed::NotApplicable,
-            Err(e) => Timed::Failed(Failure::of(&e)),
-        }
+    fn time_at(&self, artifact: &Artifact, a: &Assignment, k: usize, device: usize) -> Timed {
+        self.run
+            .timing(artifact, &self.sizes(&self.time_sets[k], a), device)
     }
 
     /// The evaluation of a verified candidate of its outcome per time set (`None`: not
     /// timed there, a failure).
-    pub(crate) fn assemble(&self, times: Vec<Option<Timed>>) -> Evaluation {
+    fn assemble(&self, times: Vec<Option<Timed>>) -> Evaluation {
         let n = times.len();
         let mut ev = Evaluation {
             failure: None,
@@ -473,19 +489,12 @@ impl Tuner {
         ev
     }
 
-    /// Verifies at the first verification set the artifact's size constraints admit.
-    fn verify(&self, artifact: &Artifact, a: &Assignment) -> Result<(), Failure> {
-        for set in &self.verify_sets {
-            match self.run.verify_at(artifact, &self.sizes(set, a)) {
-                Ok(()) => return Ok(()),
-                Err(e) if not_applicable(&e) => {}
-                Err(e) => return Err(Failure::of(&e)),
-            }
-        }
-        Err(Failure::new(
-            "not verified",
-            "no verification size set satisfies its size constraints (add a size set it admits)",
-        ))
+    fn failed(&self, failure: Failure) -> Evaluation {
+        Evaluation::failed(failure, self.time_sets.len())
+    }
+
+    fn request(&self, a: &Assignment, verify: bool, sets: &[usize]) -> Result<Request, Error> {
+        Ok(Request::of(self, a, verify, sets))
     }
 }
 
@@ -670,8 +679,7 @@ impl Tally {
 struct Session<'a> {
     tuner: Tuner,
     evaluator: Evaluator<'a>,
-    from_database: usize,
-    timed: usize,
+    counts: Counts,
     valid: Vec<Assignment>,
     tally: Tally,
     log: Option<Log>,
@@ -720,15 +728,14 @@ fn run_with(
     };
     let valid = valid_assignments(&tuner, progress)?;
     let context = match t.run.db {
-        Some(_) => Some(pool::context(&tuner, &t.template, remote)?),
+        Some(_) => Some(pool::context(&t.run, &t.template, remote)?),
         None => None,
     };
     let evaluator = Evaluator::new(&tuner, context, remote)?;
     let mut s = Session {
         tuner,
         evaluator,
-        from_database: 0,
-        timed: 0,
+        counts: Counts::default(),
         valid,
         tally: Tally::new(sets),
         log,
@@ -764,8 +771,8 @@ fn run_with(
         points: s.tally.points,
         records: s.records,
         interrupted: s.interrupted,
-        from_database: s.from_database,
-        timed: s.timed,
+        from_database: s.counts.from_database,
+        timed: s.counts.timed,
     })
 }
 
@@ -804,8 +811,7 @@ impl Session<'_> {
                 .evaluate(&self.tuner, &batch, &mut *self.progress)?;
             for (a, outcome) in batch.into_iter().zip(outcomes) {
                 done += 1;
-                self.from_database += outcome.from_db as usize;
-                self.timed += outcome.timed as usize;
+                self.counts.count(&outcome);
                 let record = Record {
                     method,
                     strategy: self.tuner.strategy(&a),
@@ -844,14 +850,10 @@ impl Session<'_> {
 
     /// Tells how many candidates came from the tuning database (with one).
     fn note_database(&mut self) {
-        if !self.evaluator.has_db() {
-            return;
-        }
         let n = self.records.iter().filter(|r| !r.resumed).count();
-        self.progress.on_phase(Phase::Note(&format!(
-            "{} of {n} candidates from the database, {} timed now",
-            self.from_database, self.timed
-        )));
+        if let Some(note) = self.evaluator.database_note(n, self.counts) {
+            self.progress.on_phase(Phase::Note(&note));
+        }
     }
 
     /// The summary of a method: `counts` are its new, resumed and valid candidates.

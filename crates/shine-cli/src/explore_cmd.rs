@@ -129,16 +129,17 @@ pub struct ExploreArgs {
     /// whose size constraints it satisfies (give the cheapest first); none: a failure.
     #[arg(long = "verify-nat", value_name = "N=V,...", requires = "params")]
     pub verify_nats: Vec<String>,
-    /// A tuning database kept across runs (SQLite; created if missing; with --param):
-    /// candidates it has outcomes for are not compiled, verified or timed again.
+    /// A tuning database kept across runs (SQLite; created if missing): candidates it has
+    /// outcomes for are not compiled, verified or timed again (mapping searches and tunings
+    /// alike).
     #[arg(long = "db", value_name = "tune.db")]
     pub db: Option<PathBuf>,
-    /// CPU workers that compile and verify candidates at once (with --param); candidates
-    /// are timed one at a time, with nothing else running.
+    /// CPU workers that compile and verify candidates at once; candidates are timed one at
+    /// a time, with nothing else running.
     #[arg(long, value_name = "N", default_value_t = 1, value_parser = parse_count)]
     pub jobs: usize,
     /// CUDA devices to time candidates on, one candidate per device at a time: `0,1`
-    /// (with --param and --target cuda; default: device 0).
+    /// (with --target cuda; default: device 0).
     #[arg(long, value_name = "D,...", value_parser = parse_devices)]
     pub devices: Option<DeviceList>,
 }
@@ -477,6 +478,8 @@ fn report(args: &ExploreArgs, search: &Search, result: &SearchResult) -> Result<
             "split_choices": result.stats.split_domains.iter().map(Vec::len).collect::<Vec<_>>(),
             "methods": summaries,
             "failures_by_cause": result.failures_by_cause,
+            "timed": result.timed,
+            "from_database": result.from_database,
         })
         .to_string(),
     );
