@@ -505,6 +505,7 @@ fn every_rule_has_a_case() {
         SIBLING_CASES,
         SHARING_CASES,
         LANE_CASES,
+        GROUP_CASES,
         SCAN_CASES,
         TENSOR_CASES,
     ]
@@ -617,7 +618,8 @@ fn group_rules_refuse_other_rows_and_work_groups_with_the_reason() {
         let strategy = format!("DFNF ; groupReduceLet({b}) @ outermost(applied(let))");
         let (failure, why) = common::refusal(program, &strategy);
         assert!(
-            why.contains(&format!("groupReduceLet({b})")) && why.contains("not a whole number of warps"),
+            why.contains(&format!("groupReduceLet({b})"))
+                && why.contains("not a whole number of warps"),
             "{b}: {failure}: {why}"
         );
     }
