@@ -745,10 +745,7 @@ fn rows_norm_group_regs_reads_the_row_once_into_registers_and_reduces_by_warps()
             .filter(|l| l.contains(&format!("{input}[")))
             .collect();
         assert_eq!(reads.len(), 1, "{def}: the input is read once: {code}");
-        assert!(
-            reads[0].contains(&format!("warp * 32 + lane + i")),
-            "{def}: {code}"
-        );
+        assert!(reads[0].contains("warp * 32 + lane + i"), "{def}: {code}");
         assert!(reads[0].contains(&format!(" * {b}]")), "{def}: {code}");
         // no global temporaries (softmax's exponentials stay in the registers)
         assert!(!code.contains("temporaries"), "{def}: {code}");

@@ -15,6 +15,7 @@
 //! tolerance (`--verify`'s relative tolerance), as every parallel reduction is.
 //! A minimum or maximum is exact in any order.
 
+use super::lanes::MAX_GROUP_SIZE;
 use crate::term::{applied, array, as_lambda, finish, is_var, prim_app};
 use crate::S;
 use arith::Nat;
@@ -331,10 +332,10 @@ pub(super) fn warp_reduce_let(name: String) -> S {
 /// gets the value without a second barrier. `b` a multiple of 32 of at most 1024.
 pub(super) fn group_reduce_let(name: String, b: i64) -> S {
     rule(name.clone(), move |e: &Expr, ctx| {
-        if !(32..=1024).contains(&b) || b % 32 != 0 {
+        if !(32..=MAX_GROUP_SIZE).contains(&b) || b % 32 != 0 {
             return Err(Failure::not_applicable_because(format!(
                 "{name}: a work-group of {b} work-items is not a whole number of warps of at \
-                 most 1024 work-items (b a multiple of 32 up to 1024)"
+                 most {MAX_GROUP_SIZE} work-items (b a multiple of 32 up to {MAX_GROUP_SIZE})"
             )));
         }
         let Some(a) = prim_app(e).filter(|a| a.prim == Prim::Let && a.args.len() == 2) else {
