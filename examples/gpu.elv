@@ -269,6 +269,36 @@ def rowsNormWarpRegs(w) = DFNF ; computeValuesOnce ;
   normalize(laneRows) ;;
   lowerToC
 
+// rowsNorm with the row in the work-group's registers (issue 27; rows too long for a warp's
+// registers): a work-group of b work-items per row, work-item i (warp ⌊i/32⌋, lane i mod
+// 32) first copies its elements i, i+b, ... of the row into private memory
+// `(b/32).32.(n/b)` (groupRegisters: `split 32 (transpose (split b row))`), and every
+// pass reads that copy: the row is read from global memory once and written once.
+// Every reduction a `let` binds is the work-group's (groupReduceLet): each work-item
+// reduces its own values, each warp its 32 results by shuffles into local memory, then
+// every warp the b/32 warps' results by shuffles (one barrier per reduction, no tree,
+// every work-item gets the value). The elementwise maps run over the work-items' own
+// rows (groupRows), and a stored array they compute (softmax's exponentials) stays in
+// their registers (storeByGroup). CUDA keeps each work-item's n/b values in registers
+// (`float r[n/b]`, its loops unrolled). For a constant row length n, a multiple of b of
+// at most 64·b (norms.rise's softmax8192, layerNorm32768, ...), b a multiple of 32 of at
+// most 1024; any other row is refused with the reason; CUDA only (warp shuffles).
+//
+//   shine run examples/norms.rise --def softmax8192 --strategy examples/gpu.elv \
+//     --apply "rowsNormGroupRegs(1024)" --target cuda --nat m=64 --random 1 --verify
+def rowsNormGroupRegs(b) = DFNF ; computeValuesOnce ;
+  groupRegisters(b)  @ argument @ function @ outermost(appliedMap) ;;
+  toMapWorkGroup(0)  @ outermost(isMap) ;;
+  normalize(letGroup(b)) ;;
+  normalize(groupRows) ;;
+  normalize(storeByGroup) ;;
+  normalize(groupRows) ;;
+  lowerToC
+
+// At `let C[reduce f z xs] (fun h => B)`: the reduction by the work-group of b work-items
+// (groupReduceLet), and B's map spread over the work-items (groupRows makes it theirs).
+def letGroup(b) = groupReduceLet(b) ;; try(toMapLocal(0) @ function @ function) @ body @ argument
+
 // At `let C[reduce f z xs] (fun h => B)`: the reduction by the warp (warpReduceLet), and
 // B's map spread over the lanes.
 def letWarp = warpReduceLet ;; try(toMapLane @ function @ function) @ body @ argument

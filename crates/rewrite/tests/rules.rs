@@ -505,6 +505,7 @@ fn every_rule_has_a_case() {
         SIBLING_CASES,
         SHARING_CASES,
         LANE_CASES,
+        GROUP_CASES,
         SCAN_CASES,
         TENSOR_CASES,
     ]
@@ -564,6 +565,64 @@ const LANE_CASES: &[Case] = &[
 #[test]
 fn lane_rules_preserve_meaning_on_random_inputs() {
     common::check_all(LANE_CASES);
+}
+
+/// The rules that keep a work-group's row in its work-items' registers
+/// (crates/rewrite/src/rules/lanes.rs, and groupReduceLet in reduction.rs): the row copied
+/// as `(b/32).32.k` and read back, maps over the work-items' rows, stored arrays kept by
+/// them, a `let`'s reduction by the work-group's warps; work-groups of one, two and three
+/// warps (b = 96: the warps' results padded to 32) and of 32 (none padded), rows of one
+/// element per work-item and of the prime 7, rows shorter than the work-group and not a
+/// multiple of it (padded).
+const GROUP_CASES: &[Case] = &[
+    ("DFNF ; groupRegisters(32) @ argument @ function @ outermost(appliedMap)", "def f : {m: nat} -> m.64.f32 -> m.f32 = fun xs => map (fun row => reduce add 0.0f (map (fun x => x * x) row) + reduce fmax (-inff) row) xs", &[("m", 3)]),
+    ("DFNF ; groupRegisters(96) @ argument @ function @ outermost(appliedMap)", "def f : {m: nat} -> m.96.f32 -> m.96.f32 = fun xs => map (fun row => map (fun x => x - reduce add 0.0f row) row) xs", &[("m", 1)]),
+    ("DFNF ; groupRegisters(64) @ argument @ function @ outermost(appliedMap) ; groupRows @ topDown", "def f : {m: nat} -> m.448.f32 -> m.448.f32 = fun xs => map (fun row => mapLocal(0) (fun x => x * 2.0f) row) xs", &[("m", 2)]),
+    ("DFNF ; groupRegisters(96) @ argument @ function @ outermost(appliedMap) ; groupRows @ topDown ; storeByGroup @ topDown", "def f : {m: nat} -> m.672.f32 -> m.672.f32 = fun xs => map (fun row => toMem global (let (reduce fmax (-inff) row) (fun h => mapLocal(0) (fun x => exp (x - h)) row)) (fun es => map (fun e => e / reduce add 0.0f es) es)) xs", &[("m", 3)]),
+    ("DFNF ; groupReduceLet(64) @ outermost(applied(let))", "def f : {m n: nat} -> m.n.f32 -> m.n.f32 = fun xs => map (fun r => let (reduce fmax (-inff) r + 1.0f) (fun h => map (fun x => x - h) r)) xs", &[("m", 3), ("n", 45)]),
+    ("DFNF ; groupReduceLet(96) @ outermost(applied(let))", "def f : {n: nat} -> n.f32 -> n.f32 = fun xs => let (reduce add 0.0f (map (fun x => x * x) xs) / 3.0f) (fun s => map (fun x => x / s) xs)", &[("n", 1)]),
+    ("DFNF ; groupReduceLet(1024) @ outermost(applied(let))", "def f : {n: nat} -> n.f32 -> n.f32 = fun xs => let (reduce add 0.0f xs) (fun s => map (fun x => x - s) xs)", &[("n", 2053)]),
+    ("DFNF ; groupReduceLet(32) @ outermost(applied(let))", "def f : 64.i32 -> i32 = fun xs => let (reduce min 2147483647i32 xs) (fun s => s + 1i32)", &[]),
+];
+
+#[test]
+fn group_rules_preserve_meaning_on_random_inputs() {
+    common::check_all(GROUP_CASES);
+}
+
+/// `groupRegisters(b)` refuses a row whose length is not a constant multiple of b (at
+/// most 64·b), and a work-group that is not whole warps of at most 1024 work-items, with
+/// the reason; `groupReduceLet(b)` the same work-groups.
+#[test]
+fn group_rules_refuse_other_rows_and_work_groups_with_the_reason() {
+    let registers = "DFNF ; groupRegisters(B) @ argument @ function @ outermost(appliedMap)";
+    for (row, b, reason) in [
+        ("n", 32, "not a constant multiple of 32 of at most 2048"),
+        ("100", 32, "not a constant multiple of 32"),
+        ("4096", 32, "not a constant multiple of 32 of at most 2048"),
+        ("96", 48, "not a whole number of warps"),
+        ("4096", 2048, "not a whole number of warps"),
+    ] {
+        let program = format!(
+            "def f : {{n: nat}} -> 3.{row}.f32 -> 3.f32 = fun xs => map (fun r => reduce add 0.0f r) xs"
+        );
+        let strategy = registers.replace('B', &b.to_string());
+        let (failure, why) = common::refusal(&program, &strategy);
+        assert!(
+            why.contains(&format!("groupRegisters({b})")) && why.contains(reason),
+            "{row} {b}: {failure}: {why}"
+        );
+    }
+    let program = "def f : {n: nat} -> n.f32 -> n.f32 = fun xs => let (reduce add 0.0f xs) (fun s => map (fun x => x - s) xs)";
+    for b in [16, 48, 2048] {
+        let strategy = format!("DFNF ; groupReduceLet({b}) @ outermost(applied(let))");
+        let (failure, why) = common::refusal(program, &strategy);
+        assert!(
+            why.contains(&format!("groupReduceLet({b})"))
+                && why.contains("not a whole number of warps"),
+            "{b}: {failure}: {why}"
+        );
+    }
 }
 
 /// `laneRegisters` refuses a row whose length is not a constant multiple of 32 (at most

@@ -130,6 +130,7 @@ rules_table! {
         treeReduce = tree_reduce(): "map (fun b => reduce f z (e : 2^k.t)) xs ↦ join (map (fun b => iterate k (fun (l: nat) => fun ys => map (fun c => reduce f z c) (split 2 ys)) e) xs)   (k ≥ 1)",
         treeReduceLet = tree_reduce_let(): "let C[reduce f z (e : 2^k.t)] (fun h => B) ↦ join (map (fun r => let C[r] (fun h => B)) (iterate k (fun (l: nat) => fun ys => map (fun c => reduce f z c) (split 2 ys)) e))   (the first reduce of the value, top-down and under no lambda; the let's result an array; k ≥ 1)",
         warpReduceLet = warp_reduce_let(): "let C[reduce f z (xs : n.t)] (fun h => B) ↦ let C[reduceWarp f (map (fun c => reduce f z c) (transpose (split 32 (padCst 0 (⌈n/32⌉·32 − n) z xs))))] (fun h => B)   (the first reduce of the value, top-down and under no lambda: lane l reduces xs[l], xs[l+32], ..., the warp combines the 32 results by shuffles and every lane gets the value)",
+        groupReduceLet = group_reduce_let(b: Size): "let C[reduce f z (xs : n.t)] (fun h => B) ↦ let C[toMem local (mapWarp (fun w => reduceWarp f (map (fun c => reduce f z c) w)) (split 32 (transpose (split b (padCst 0 (⌈n/b⌉·b − n) z xs))))) (fun s => reduceWarp f (padCst 0 (32 − b/32) z s))] (fun h => B)   (the first reduce of the value, top-down and under no lambda; b a multiple of 32 of at most 1024: work-item i reduces xs[i], xs[i+b], ..., each warp combines its 32 results by shuffles into local memory, then every warp combines the b/32 warps' results by shuffles, so that every work-item gets the value)",
         reduceToWarp = reduce_to_warp(): "reduce f z (xs : 32.t) ↦ reduceWarp f xs   (a warp's 32 lanes combine their values by shuffles)",
         reduceByWarps = reduce_by_warps(): "map (fun c => reduce f z (e : b.t)) xs ↦ join (map (fun c => map (fun w => reduceWarp f w) (split 32 (padCst 0 (32 − b/32) z (map (fun w => reduceWarp f w) (split 32 e))))) xs)   (b a multiple of 32 up to 1024; for e = map g ys the first warps reduce map g w over split 32 ys: each lane computes g of its element)",
     }
@@ -150,6 +151,11 @@ rules_table! {
         laneRegisters = lane_registers(): "fun row => B ↦ fun row => toMem private (mapLane (fun p => mapSeq (fun x => x) p) (transpose (split 32 row))) (fun r => B[join (transpose r)/row])   (row : (32·k).t: lane l copies the elements l, l+32, ... once)",
         laneRows = lane_rows(): "mapLane f (join (transpose (xs : 32.k.t))) ↦ join (transpose (mapLane (fun p => mapSeq f p) xs))   (lane l computes the elements l, l+32, ... from its own row of xs)",
         storeByLanes = store_by_lanes(): "toMem a C[join (transpose (xs : 32.k.t))] (fun v => B) ↦ toMem private C[xs] (fun w => B[join (transpose w)/v])   (C a chain of let bodies: each lane keeps its own row)",
+    }
+    "a work-group's row kept by its work-items (issue 27; rows of b·k elements, b a multiple of 32 of at most 1024, k a constant of at most 64)" in lanes {
+        groupRegisters = group_registers(b: Size): "fun row => B ↦ fun row => toMem private (mapWarp (fun ws => mapLane (fun p => mapSeq (fun x => x) p) ws) (split 32 (transpose (split b row)))) (fun r => B[join (transpose (join r))/row])   (row : (b·k).t: work-item i, warp ⌊i/32⌋ and lane i mod 32, copies the elements i, i+b, ... once)",
+        groupRows = group_rows(): "mapLocal(0) f (join (transpose (join (xs : w.32.k.t)))) ↦ join (transpose (join (mapWarp (fun ws => mapLane (fun p => mapSeq f p) ws) xs)))   (work-item i computes the elements i, i+32w, ... from its own row of xs)",
+        storeByGroup = store_by_group(): "toMem a C[join (transpose (join (xs : w.32.k.t)))] (fun v => B) ↦ toMem private C[xs] (fun u => B[join (transpose (join u))/v])   (C a chain of let bodies: each work-item keeps its own row)",
     }
 }
 
