@@ -378,24 +378,10 @@ fn view_at_depth(
             return Ok(generate(lambda(i, retype_under(i, &inner))));
         }
     }
-    // the elements at depth d of `join e` are those at depth d + 1 of `e`, and those of
-    // `split n e` at depth d + 1 those of `e` at depth d
+    // the elements at depth d of `join e` are those at depth d + 1 of `e`
     if let Some((_, args)) = applied(e, |q| q == Prim::Join, 1) {
         let inner = view_at_depth(depth + 1, view_name, args[0], names)?;
         return Ok(app(join(), inner));
-    }
-    if let Some(a) = crate::term::prim_app(e).filter(|a| a.prim == Prim::Split && a.args.len() == 1)
-    {
-        if depth >= 2 {
-            let inner = view_at_depth(depth - 1, view_name, a.args[0], names)?;
-            let n = a.type_args.iter().find_map(|t| match t {
-                rise::TypeArg::Nat(n) => Some(n.clone()),
-                _ => None,
-            });
-            if let Some(n) = n {
-                return Ok(app(split(n), inner));
-            }
-        }
     }
     let x = names.fresh("x");
     let inner = view_at_depth(depth - 1, view_name, &var(&x), names)?;
