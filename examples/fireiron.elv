@@ -8,11 +8,14 @@
 //     --apply mmaWarps --target cuda --nat m=48 --nat n=32 --nat k=80 --random 1 --verify
 //   shine run examples/half.rise --def mmHalf --strategy examples/fireiron.elv \
 //     --apply mmaWarpTiles --target cuda --nat m=192 --nat n=64 --nat k=80 --random 1 --verify
+//   shine run examples/half.rise --def mmHalf --strategy examples/fireiron.elv \
+//     --apply mmaShared --target cuda --nat m=128 --nat n=192 --nat k=224 --random 1 --verify
 //
 // The vocabulary, each step at the focus (the whole definition), in the order they compose:
 // the result's tiles, the warps' columns of a tile, the reduction's split, the levels that
-// run the loops, the tensor-core multiply, the epilog. A product whose sizes the tiles do
-// not divide is refused when it runs (`16 must divide m`); a tile the tensor cores cannot
+// run the loops, the tensor-core multiply, the epilog; for mmaShared also the work-group's and
+// the warps' splits of k and move(operand, local). A product whose sizes the tiles do not
+// divide is refused when it runs (`16 must divide m`); a tile the tensor cores cannot
 // multiply is refused by `mma` with the reason.
 
 // The result in r x c tiles: loops 0 and 1 over the tiles (rows, columns), 2 and 3 over a

@@ -13,7 +13,9 @@
 //! * [`copy_local`](super::copy_local) (`copyLocal(n1, n0)`), [`copy_by_work_items`](super::copy_by_work_items)
 //!   (`copyByWorkItems`): copies made by the work-items of a work-group, coalesced
 //!   (consecutive work-items copy consecutive elements) or block by block (each
-//!   work-item its own element).
+//!   work-item its own element); [`copy_by_threads`](super::copy_by_threads)
+//!   (`copyByThreads(p)`): a tile copied into local memory by a 1-D work-group of `p`,
+//!   coalesced (the tiles of `mmaShared` in examples/fireiron.elv, Fireiron's `move`).
 //! * [`store_local`](super::store_local) (`storeLocal(what, how)`): a value read by a function's body is
 //!   computed into (local) memory at the top of the body (the tiles of a step of a
 //!   reduction, copied once by the work-group and read by all its work-items).

@@ -1,6 +1,6 @@
 //! Tensor cores (issue 26; Fireiron, Hagedorn et al., PACT'20, and Hagedorn's thesis):
 //! the rules that take a tiled matrix product the last step down, to the warp-level
-//! `mmaSync` (PTX `mma.sync.m16n8k16`), as `mmaWarps` and `mmaWarpTiles` in
+//! `mmaSync` (PTX `mma.sync.m16n8k16`), as `mmaWarps`, `mmaWarpTiles` and `mmaShared` in
 //! examples/fireiron.elv do.
 //!
 //! * [`mma_tile`](super::mma_tile) (`mmaTile`): a 16x8 tile accumulate in the shape the
@@ -11,13 +11,20 @@
 //!   returns `unfragC (...)` keeps the accumulator as its fragment (`fragC ∘ unfragC` is
 //!   the identity), so the lanes hold it in registers across the steps.
 //!   An accumulator that is an array of tiles (a warp's 2x4 tiles of 16x8, as
-//!   `mmaWarpTiles` leaves it) is kept as the array of their fragments.
+//!   `mmaWarpTiles` leaves it) is kept as the array of their fragments, and one handed as
+//!   the initial value of inner reductions that keep theirs as fragments (a work-group's
+//!   accumulator of its warps' tiles, as `mmaShared` leaves it) as theirs.
 //! * [`constant_fragment`](super::constant_fragment) (`constantFragment`): the fragment of
 //!   a tile of one value is that value in every lane's registers.
 //! * [`lanes_outermost`](super::lanes_outermost) (`lanesOutermost`): an accumulator of
 //!   fragments is kept lane by lane, so that each lane's part is one private array.
+//! * [`lanes_in_warps`](super::lanes_in_warps) (`lanesInWarps`): the warps' accumulators
+//!   of fragments of a work-group's reduction kept lane by lane inside each warp's part.
 //! * [`flatten_map_nest`](super::flatten_map_nest) (`flattenMapNest`): a 2-D grid of warp
-//!   tiles as one map over their pairs of rows and columns, the one warp loop of a GPU.
+//!   tiles as one map over their pairs of rows and columns, the one warp loop of a GPU;
+//!   [`flatten_accumulator_nest`](super::flatten_accumulator_nest)
+//!   (`flattenAccumulatorNest`): the same for a work-group's reduction over the 2-D nest of
+//!   its warps' tile accumulates, which carries their accumulators as one array.
 //!
 //! The views `fragA`, `fragB`, `fragC` and `unfragC` are the prelude's definitions; a
 //! program that calls them holds their lambdas once its definitions are inlined, and
