@@ -271,6 +271,25 @@ fn fragment_accumulator_refuses_other_reads_of_a_tile_of_the_accumulator() {
     assert!(why.contains("other than as `fragC fst p`"), "{why}");
 }
 
+/// `copyByThreads(p)` refuses a tile whose elements `p` threads do not share evenly, and one
+/// of a size not known, with the reason.
+#[test]
+fn copy_by_threads_refuses_tiles_the_threads_do_not_share_with_the_reason() {
+    let (_, why) = common::refusal(
+        "def f : 3.5.f32 -> 3.5.f32 = fun xs => xs",
+        "copyByThreads(4) @ inLambda",
+    );
+    assert!(
+        why.contains("the tile is 3x5, 15 elements, which 4 threads do not share evenly"),
+        "{why}"
+    );
+    let (_, why) = common::refusal(
+        "def f : {n: nat} -> n.4.f32 -> n.4.f32 = fun xs => xs",
+        "copyByThreads(4) @ inLambda",
+    );
+    assert!(why.contains("not of a constant size"), "{why}");
+}
+
 /// The parallel-reduction rules (crates/rewrite/src/rules/reduction.rs), at sizes that
 /// are multiples of the parts and at sizes that are not (padded with the neutral element).
 const REDUCTION_CASES: &[Case] = &[

@@ -285,25 +285,36 @@ pub(super) fn copy_local(name: String, n1: i64, n0: i64) -> S {
 /// => s)`, the value `storeLocal` moves to the top of a step). `p` must divide the number
 /// of elements.
 pub(super) fn copy_by_threads(name: String, p: i64) -> S {
-    rise_rule(name, move |e, names| {
+    rule(name.clone(), move |e: &Expr, ctx| {
         let Some(Type::Data(DataType::Array(rows, inner))) = e.ty() else {
-            return None;
+            return no();
         };
         let DataType::Array(cols, elem) = &**inner else {
-            return None;
+            return no();
         };
-        let count = (rows.clone() * cols.clone()).as_cst()?;
-        if !matches!(**elem, DataType::Scalar(_)) || p < 1 || count % p != 0 {
-            return None;
+        if !matches!(**elem, DataType::Scalar(_)) {
+            return no();
         }
-        let (x, s) = (names.fresh("x"), names.fresh("s"));
+        let Some(count) = (rows.clone() * cols.clone()).as_cst() else {
+            return Err(Failure::not_applicable_because(format!(
+                "{name}: the tile is {rows}x{cols}, not of a constant size (tile the result \
+                 and split the reduction first)"
+            )));
+        };
+        if p < 1 || count % p != 0 {
+            return Err(Failure::not_applicable_because(format!(
+                "{name}: the tile is {rows}x{cols}, {count} elements, which {p} threads do not \
+                 share evenly"
+            )));
+        }
+        let (x, s) = (ctx.env.fresh("x"), ctx.env.fresh("s"));
         let spread = app(transpose(), app(split(p), app(join(), e.clone())));
         let copied = app(
             map_with(Prim::MapLocal0, map_seq(lambda(&x, var(&x)))),
             spread,
         );
         let back = app(split(cols.clone()), app(join(), app(transpose(), copied)));
-        Some(to_mem(AddrSpace::Local, back, lambda(&s, var(&s))))
+        finish(to_mem(AddrSpace::Local, back, lambda(&s, var(&s))), e)
     })
 }
 
