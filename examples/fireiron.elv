@@ -157,7 +157,7 @@ def mmaWarpFragments = mmaTile @ topDown ;
 def reduceBody(s) = s @ body @ body @ argument @ function @ function
 
 // A step's operand `e : n1.n2.r.c` (a tile's rows as its warps' and fragments' rows) read
-// as the rows of one tile, `split n1 (split n2 T)`, and `s` on the tile T (r·n1·n2 x c).
+// as the rows of one tile, `split n2 (split r T)`, and `s` on the tile T (n1·n2·r x c).
 def asRows(s) = joinSplit ; (joinSplit ; s @ argument) @ argument
 
 // The same for an operand of columns (b's, as rows of `transpose b`): `s` on the tile's
@@ -186,21 +186,27 @@ def warpsEpilog = warpLaneCopy @ outermost(appliedReduce) ;
 // each step's kb-wide tile of `a` and kb-high tile of `b` copied into local memory by the
 // work-group (move), the warps reading their fragments there in steps of s, their
 // accumulators (the work-group's reduction's) in registers across the steps. The tensor cores
-// need fr = 16, fc = 8 and s = 16 (mma refuses the rest).
+// need fr = 16, fc = 8 and s = 16 (mma refuses the rest); p threads must share each tile's
+// elements evenly (copyByThreads refuses the rest).
 def sharedTileMma(r, c, wr, wc, fr, fc, kb, s, p) = DFNF ; fuseReduceMap @ topDown ;;
+  // the loops: tiles, warps' tiles, fragments; k in steps of kb for the work-group, of s
+  // for the warps
   tileResult(r, c) ;;
   tile(wr, wc) @ atLoop(2) ;;
   tile(fr, fc) @ atLoop(4) ;;
   workGroupK(kb) ;;
   warpK(s) ;;
+  // the warps as one loop inside the work-group's reduction, the levels, the tensor cores
   flattenAccumulatorNest @ atLoop(2) ;;
   to(toMapWorkGroup(1)) @ atLoop(0) ;;
   to(toMapWorkGroup(0)) @ atLoop(1) ;;
   to(toMapWarp) @ atLoop(3) ;
   mmaWarpFragments ;;
+  // a warp's steps of s and its fragments unrolled (the accumulators stay in registers)
   unroll @ function @ function @ function @ atLoop(4) ;;
   to(unroll) @ atLoop(5) ;;
   to(unroll) @ atLoop(6) ;;
+  // move(operand, local) for both tiles of every step of the work-group's reduction
   moveOperands(p) @ atLoop(2) ;;
   warpsEpilog
 
