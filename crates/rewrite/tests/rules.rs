@@ -116,6 +116,41 @@ const GPU_CASES: &[Case] = &[
         "def f : {n m k: nat} -> k.n.m.f32 -> k.n.m.f32 -> n.m.f32 = fun xs ys => zip xs ys |> reduceSeq (fun acc y => zip acc (fst y) |> map (fun p => zip (fst p) (snd p) |> map (fun q => fst q + snd q * 2.0f))) (generate (fun i => generate (fun j => 0.0f)))",
         &[("n", 3), ("m", 2), ("k", 3)],
     ),
+    (
+        "DFNF ; reduceOuter @ topDown",
+        "def f : {n m k: nat} -> n.k.4.f32 -> m.k.4.f32 -> n.m.2.2.f32 = fun a b => map (fun r => map (fun c => split 2 (zip r c |> reduceSeq (fun s p => zip s (zip (fst p) (snd p)) |> map (fun q => fst q * 0.5f + fst (snd q) * snd (snd q))) (generate (fun i => 1.0f)))) b) a",
+        &[("n", 3), ("m", 2), ("k", 5)],
+    ),
+    (
+        "DFNF ; reduceOuter @ topDown",
+        "def f : {n m k: nat} -> n.k.2.f32 -> m.k.2.f32 -> (n*m).2.f32 = fun a b => join (map (fun r => map (fun c => zip r c |> reduceSeq (fun s p => zip s (zip (fst p) (snd p)) |> map (fun q => fst q - fst (snd q) * snd (snd q))) (generate (fun i => 0.0f))) b) a)",
+        &[("n", 1), ("m", 3), ("k", 7)],
+    ),
+    (
+        "DFNF ; blockReduceZip(2) @ innermost(appliedReduce) ;; reduceOuter @ topDown",
+        "def f : {n m k: nat} -> n.m.f32 -> n.(k*2).f32 -> m.(k*2).f32 -> n.m.f32 = fun acc a b => zip acc a |> map (fun ar => zip (fst ar) b |> map (fun ac => zip (snd ar) (snd ac) |> reduceSeq (fun s p => s * 0.5f + fst p * snd p) (fst ac)))",
+        &[("n", 3), ("m", 2), ("k", 5)],
+    ),
+    (
+        "copyByThreads(8) @ inLambda",
+        "def f : 6.4.f32 -> 6.4.f32 = fun xs => xs",
+        &[],
+    ),
+    (
+        "copyByThreads(5) @ inLambda",
+        "def f : 3.5.i32 -> 3.5.i32 = fun xs => map (map (fun x => x * 2i32)) xs",
+        &[],
+    ),
+    (
+        "copyByThreads(1) @ inLambda",
+        "def f : 1.1.f32 -> 1.1.f32 = fun xs => xs",
+        &[],
+    ),
+    (
+        "storeLocal(isApp(isFst), copyByThreads(6)) @ body @ body @ argument @ function @ function @ outermost(appliedReduce)",
+        "def f : {k: nat} -> k.3.4.f32 -> k.4.f32 -> 3.4.f32 = fun xs ys => zip xs ys |> reduceSeq (fun acc y => zip acc (fst y) |> map (fun p => zip (fst p) (snd p) |> map (fun q => fst q + snd q * 2.0f)) |> map (fun r => zip r (snd y) |> map (fun q => fst q - snd q))) (generate (fun i => generate (fun j => 0.0f)))",
+        &[("k", 3)],
+    ),
 ];
 
 #[test]
@@ -139,6 +174,12 @@ const TENSOR_CASES: &[Case] = &[
     ("lanesOutermost @ topDown", "def f : {n: nat} -> n.32.4.f32 -> 5.32.4.f32 -> 5.32.4.f32 = fun xs z => xs |> reduceSeq (fun acc x => acc |> map (fun f => zip f x |> map (fun q => zip (fst q) (snd q) |> map (fun r => fst r - snd r)))) z", &[("n", 2)]),
     ("DFNF ; flattenMapNest @ topDown", "def f : {n m: nat} -> n.f32 -> m.f32 -> n.m.f32 = fun xs ys => map (fun x => map (fun y => x - y * 2.0f) ys) xs", &[("n", 3), ("m", 4)]),
     ("DFNF ; flattenMapNest @ topDown", "def f : {n m: nat} -> n.f32 -> m.2.f32 -> n.2.m.f32 = fun xs ys => map (fun x => transpose (map (fun y => map (fun e => x * e) y) ys)) xs", &[("n", 3), ("m", 5)]),
+    ("fragmentAccumulator @ topDown", "def f : {n m: nat} -> n.2.m.16.16.f16 -> n.2.m.8.16.f16 -> 2.16.8.f32 -> 2.16.8.f32 = fun as bs z => zip as bs |> reduceSeq (fun acc t => zip acc (zip (fst t) (snd t)) |> map (fun w => zip (fst (snd w)) (snd (snd w)) |> reduceSeq (fun a s => unfragC (mmaSync (fragA (fst s)) (fragB (transpose (snd s))) (fragC a))) (fst w))) z", &[("n", 3), ("m", 2)]),
+    ("fragmentAccumulator @ topDown ; constantFragment @ topDown", "def f : {n: nat} -> n.4.16.16.bf16 -> n.4.3.2.8.16.bf16 -> 2.2.f32 -> 4.2.16.8.f32 = fun as bs u => zip as bs |> reduceSeq (fun acc t => zip acc (zip (fst t) (snd t)) |> map (fun w => snd (snd w) |> reduceSeq (fun a s => zip a s |> map (fun q => unfragC (mmaSync (fragA (fst (snd w))) (fragB (transpose (snd q))) (fragC (fst q))))) (fst w))) (join (map (fun row => map (fun x => generate (fun f => generate (fun r => generate (fun c => 0.5f)))) row) u))", &[("n", 1)]),
+    ("lanesInWarps @ topDown", "def f : {n m: nat} -> n.2.m.3.32.4.f32 -> 2.3.32.4.f32 -> 2.3.32.4.f32 = fun xs z => xs |> reduceSeq (fun acc y => zip acc y |> map (fun w => snd w |> reduceSeq (fun a x => zip a x |> map (fun q => zip (fst q) (snd q) |> map (fun r => zip (fst r) (snd r) |> map (fun s => fst s * 0.5f + snd s)))) (fst w))) z", &[("n", 3), ("m", 2)]),
+    ("lanesInWarps @ topDown", "def f : {n: nat} -> n.3.2.1.32.2.f32 -> 3.1.32.2.f32 = fun xs => xs |> reduceSeq (fun acc y => zip acc y |> map (fun w => snd w |> reduceSeq (fun a x => zip a x |> map (fun r => zip (fst r) (snd r) |> map (fun s => zip (fst s) (snd s) |> map (fun t => fst t - snd t * 0.5f)))) (fst w))) (generate (fun w => generate (fun f => generate (fun l => generate (fun e => 1.0f)))))", &[("n", 1)]),
+    ("flattenAccumulatorNest @ topDown", "def f : {n: nat} -> n.2.4.f32 -> n.3.4.f32 -> 2.3.f32 -> 2.3.f32 = fun as bs z => zip as bs |> reduceSeq (fun accs y => zip accs (fst y) |> map (fun ar => zip (fst ar) (snd y) |> map (fun ac => zip (snd ar) (snd ac) |> reduceSeq (fun s p => s + fst p * snd p) (fst ac)))) z", &[("n", 3)]),
+    ("DFNF ; flattenAccumulatorNest @ topDown", "def f : {n k: nat} -> n.1.k.f32 -> n.5.k.f32 -> 1.5.f32 = fun as bs => zip as bs |> reduceSeq (fun accs y => zip accs (fst y) |> map (fun ar => zip (fst ar) (snd y) |> map (fun ac => fst ac - (reduce add 0.0f (snd ar)) * (reduce add 0.0f (snd ac))))) (generate (fun i => generate (fun j => 0.5f)))", &[("n", 2), ("k", 7)]),
 ];
 
 #[test]
@@ -228,6 +269,25 @@ fn fragment_accumulator_refuses_other_reads_of_a_tile_of_the_accumulator() {
     let program = "def f : {n: nat} -> n.2.16.16.f16 -> 16.8.f16 -> 2.16.8.f32 -> 2.16.8.f32 = fun as b z => as |> reduceSeq (fun acc t => zip acc t |> map (fun p => unfragC (mmaSync (fragA (snd p)) (fragB b) (fragC (fst p |> map (fun r => r)))))) z";
     let (_, why) = common::refusal(program, "fragmentAccumulator @ topDown");
     assert!(why.contains("other than as `fragC fst p`"), "{why}");
+}
+
+/// `copyByThreads(p)` refuses a tile whose elements `p` threads do not share evenly, and one
+/// of a size not known, with the reason.
+#[test]
+fn copy_by_threads_refuses_tiles_the_threads_do_not_share_with_the_reason() {
+    let (_, why) = common::refusal(
+        "def f : 3.5.f32 -> 3.5.f32 = fun xs => xs",
+        "copyByThreads(4) @ inLambda",
+    );
+    assert!(
+        why.contains("the tile is 3x5, 15 elements, which 4 threads do not share evenly"),
+        "{why}"
+    );
+    let (_, why) = common::refusal(
+        "def f : {n: nat} -> n.4.f32 -> n.4.f32 = fun xs => xs",
+        "copyByThreads(4) @ inLambda",
+    );
+    assert!(why.contains("not of a constant size"), "{why}");
 }
 
 /// The parallel-reduction rules (crates/rewrite/src/rules/reduction.rs), at sizes that
