@@ -24,7 +24,16 @@ impl Lowerer {
             Comm::Assign(acc, exp) if matches!(*exp.kind, dpia::ExpKind::Wgmma(_)) => {
                 self.wgmma_assign(env, acc, exp, out)
             }
+            Comm::Assign(acc, exp)
+                if matches!(
+                    *exp.kind,
+                    dpia::ExpKind::Ticket(_) | dpia::ExpKind::LookBack(_)
+                ) =>
+            {
+                self.lookback_assign(env, acc, exp, out)
+            }
             Comm::Assign(acc, exp) => self.assign(env, acc, exp, out),
+            Comm::NatLet { var, value, body } => self.nat_let(env, var, value, body, out),
             Comm::Barrier {
                 local,
                 global,
@@ -139,7 +148,7 @@ impl Lowerer {
 
     /// The environment of a loop's body: the loop variable `var` renamed to the C
     /// variable `name`, ranging over `0..count`, one level deeper than the loops around it.
-    fn loop_scope(&mut self, env: &Env, var: &Var, count: &Nat, name: &str) -> Env {
+    pub(super) fn loop_scope(&mut self, env: &Env, var: &Var, count: &Nat, name: &str) -> Env {
         let depth = env
             .scope
             .iter()

@@ -216,6 +216,57 @@ pub(super) fn scan_tiled(name: String, b: i64, k: i64) -> S {
     })
 }
 
+/// `singlePassScan(b, k)`: the scan as one pass over tiles of `t = b·k` elements
+/// (`scanLookback b t f init e (fun c => scanSeq f e c) xs`, module docs, the single-pass
+/// scan): every tile scanned from the neutral element, its offset found by decoupled
+/// look-back. The descriptors a tile publishes hold its value in 32 bits, so the elements
+/// must be 32-bit scalars.
+pub(super) fn single_pass_scan(name: String, b: i64, k: i64) -> S {
+    rule(name.clone(), move |e: &Expr, ctx| {
+        let Some(scan) = associative_scan(&name, e)? else {
+            return Err(Failure::not_applicable());
+        };
+        let t = tile_len(&name, b, k)?;
+        if !fits_a_descriptor(&scan.elem) {
+            return Err(refusal(
+                &name,
+                format!(
+                    "the elements are of type `{}`: a tile's descriptor holds its status and its \
+                     value in one 64-bit word written atomically, so the value must be a 32-bit \
+                     scalar (i32, u32, int or f32)",
+                    scan.elem
+                ),
+            ));
+        }
+        let c = ctx.env.fresh("tile");
+        let tile_scan = lambda(
+            &c,
+            apps(
+                prim(Prim::ScanSeq),
+                [scan.f.clone(), scan.neutral.clone(), var(&c)],
+            ),
+        );
+        let lookback = dep_app_nat(dep_app_nat(prim(Prim::ScanLookback), b), t);
+        let rhs = apps(
+            lookback,
+            [
+                scan.f.clone(),
+                scan.init.clone(),
+                scan.neutral.clone(),
+                tile_scan,
+                scan.xs.clone(),
+            ],
+        );
+        finish(rhs, e)
+    })
+}
+
+/// Whether a value of type `t` fits the 32 value bits of a look-back descriptor.
+fn fits_a_descriptor(t: &DataType) -> bool {
+    use rise::ScalarType as S;
+    matches!(t, DataType::Scalar(S::I32 | S::U32 | S::Int | S::F32))
+}
+
 /// The variables [`tiled`] binds.
 struct TiledNames {
     scanned: Name,
