@@ -198,7 +198,7 @@ mod tests {
             used.value_helpers(Scalar::Float),
             Some(("shine_publish_f32".into(), "shine_value_f32".into()))
         );
-        assert_eq!(used.value_helpers(Scalar::F64), None);
+        assert_eq!(used.value_helpers(Scalar::Double), None);
         let cuda = used.prelude(Target::Cuda).join("\n");
         assert!(cuda.contains("atomicAdd(counter, 1ull)"));
         assert!(cuda.contains("atomicExch(slot"));

@@ -16,6 +16,12 @@ use crate::ctypes::scalar_of;
 use crate::error::{malformed, unsupported};
 use crate::layout::{show_type, PathElem};
 
+/// Why C and OpenMP refuse `scanLookback`.
+pub(super) const SCAN_LOOKBACK_ON_A_CPU: &str =
+    "`scanLookback` is a single-pass scan of GPU work-groups that wait for one another \
+     (atomics and a look-back): compile for OpenCL or CUDA (--target opencl / cuda), or scan \
+     with scanSeq on a CPU";
+
 impl Lowerer {
     pub(super) fn comm(&mut self, env: &Env, c: &Comm, out: &mut Vec<Stmt>) -> Res<()> {
         match c {
@@ -179,6 +185,9 @@ impl Lowerer {
                  cuda); {} has no warp-level matrix instructions shine uses",
                 self.target
             ));
+        }
+        if !self.gpu() && origin == rise::Prim::ScanLookback.name() {
+            return unsupported(SCAN_LOOKBACK_ON_A_CPU);
         }
         if !self.gpu() {
             return unsupported(format!(

@@ -42,11 +42,7 @@ impl Lowerer {
         out: &mut Vec<Stmt>,
     ) -> Res<()> {
         if !self.gpu() {
-            return unsupported(
-                "`scanLookback` is a single-pass scan of GPU work-groups that wait for one \
-                 another (atomics and a look-back): compile for OpenCL or CUDA (--target opencl / \
-                 cuda), or scan with scanSeq on a CPU",
-            );
+            return unsupported(super::comm::SCAN_LOOKBACK_ON_A_CPU);
         }
         let target = self.lvalue(env, acc)?;
         match &*exp.kind {

@@ -43,9 +43,21 @@
 //! `scanTiles` (examples/gpu.elv) applies `scanTiled` again to the tiles' totals, so that
 //! they too are scanned by work-groups (and only the `n/t²` totals of those sequentially).
 //!
-//! Both need what `partialScan` needs (an associative, commutative operator with a known
-//! neutral element); `workGroupScan` also a scan that starts from that element and a tile
-//! that is a constant multiple of `b`.
+//! **The single-pass scan** (`singlePassScan(b, k)`; Merrill and Garland's decoupled
+//! look-back, §4) reads and writes every element once: it turns the scan into the primitive
+//! `scanLookback b t f init e (fun c => scanSeq f e c) xs`, whose meaning is the tiled scan
+//! above (tiles of `t = b·k` elements padded with `e`, each scanned from `e`, tile `j`'s
+//! offset the fold of `init` and the totals before it) and whose translation runs it in one
+//! kernel: every work-group takes its tile's number from an atomic counter, scans the tile
+//! (the tile's `scanSeq f e c` lowered by `workGroupScan(b)`), publishes the tile's
+//! aggregate, looks back over its predecessors' published aggregates and inclusive prefixes
+//! for its offset, publishes its own inclusive prefix and writes the tile combined with its
+//! offset (`dpia::LookBack` gives the protocol). A tile's status and value share one 64-bit
+//! word, so the elements must be 32-bit scalars (`i32`, `u32`, `int`, `f32`).
+//!
+//! All three need what `partialScan` needs (an associative, commutative operator with a
+//! known neutral element); `workGroupScan` also a scan that starts from that element and a
+//! tile that is a constant multiple of `b`.
 
 use super::reduction::{associative_commutative, is_neutral};
 use crate::term::{applied, array, finish};
