@@ -434,7 +434,8 @@ def scanTiles(b, k) = DFNF ;
 // element read from and written to global memory once (2n accesses, against scanTiles' 4n).
 // singlePassScan(b, k) turns `scanSeq f init xs` into scanLookback over tiles of b·k
 // consecutive elements (the last padded with f's neutral element), each scanned from the
-// neutral element by workGroupScan(b) in local memory. A first kernel zeroes the tiles'
+// neutral element by workGroupScanInLocal(b) in local memory (workGroupScan's steps, the
+// scanned tile read where it lies, not copied out). A first kernel zeroes the tiles'
 // descriptors and a counter; in the second, every work-group takes its tile's number from
 // the counter (atomically: tiles are numbered in the order the work-groups start, so a
 // work-group only ever waits for tiles of work-groups already running), scans its tile,
@@ -450,6 +451,6 @@ def scanTiles(b, k) = DFNF ;
 //   shine run examples/scan.rise --def prefixSumI32 --strategy examples/gpu.elv \
 //     --apply "scanLookback(256, 8)" --target opencl --nat n=1000003 --random 1 --verify
 def scanLookback(b, k) = DFNF ;
-  singlePassScan(b, k) @ outermost(applied(scanSeq)) ;;
-  workGroupScan(b)     @ topDown ;;
+  singlePassScan(b, k)    @ outermost(applied(scanSeq)) ;;
+  workGroupScanInLocal(b) @ topDown ;;
   lowerToC

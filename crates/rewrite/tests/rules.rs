@@ -296,6 +296,9 @@ const SCAN_CASES: &[Case] = &[
     ("DFNF ; singlePassScan(3, 3) @ outermost(applied(scanSeq))", "def f : {n: nat} -> n.i32 -> n.i32 = fun xs => xs |> padCst 1 0 0i32 |> take n |> scanSeq add 0i32", &[("n", 1)]),
     ("DFNF ; singlePassScan(2, 2) @ outermost(applied(scanSeq))", "def f : {n: nat} -> n.u32 -> n.u32 = fun xs => scanSeq mul 1u32 xs", &[("n", 11)]),
     ("DFNF ; singlePassScan(4, 2) @ outermost(applied(scanSeq)) ;; workGroupScan(4) @ topDown", "def f : {n: nat} -> n.f32 -> n.f32 = fun xs => scanSeq fmax (-inff) xs", &[("n", 23)]),
+    ("DFNF ; workGroupScanInLocal(8) @ outermost(applied(scanSeq))", "def f : 64.i32 -> 64.i32 = fun xs => scanSeq add 0i32 xs", &[]),
+    ("DFNF ; workGroupScanInLocal(5) @ outermost(applied(scanSeq))", "def f : 15.f32 -> 15.f32 = fun xs => scanSeq (fun x a => max a x) (-inff) xs", &[]),
+    ("DFNF ; singlePassScan(8, 4) @ outermost(applied(scanSeq)) ;; workGroupScanInLocal(8) @ topDown", "def f : {n: nat} -> n.i32 -> n.i32 = fun xs => scanSeq add 0i32 xs", &[("n", 101)]),
 ];
 
 #[test]
@@ -764,9 +767,10 @@ mod partial_scan_property {
     }
 }
 
-/// `singlePassScan(b, k)` then `workGroupScan(b)` (as `scanLookback` in examples/gpu.elv
-/// does) keep the interpreter's inclusive and exclusive scans at any length and tile shape:
-/// integer sums and maxima exactly, float sums within the tolerance, on random inputs.
+/// `singlePassScan(b, k)` then `workGroupScanInLocal(b)` (as `scanLookback` in
+/// examples/gpu.elv does) or `workGroupScan(b)` keep the interpreter's inclusive and
+/// exclusive scans at any length and tile shape: integer sums and maxima exactly, float sums
+/// within the tolerance, on random inputs.
 mod single_pass_scan_property {
     use proptest::prelude::*;
 
@@ -787,6 +791,7 @@ mod single_pass_scan_property {
             k in 1i64..5,
             n in 1i64..200,
             seed in 1u64..1000,
+            in_local in proptest::bool::ANY,
         ) {
             let program = format!(
                 "def f : {{n: nat}} -> n.i32 -> n.{} = fun xs => {}",
@@ -797,9 +802,10 @@ mod single_pass_scan_property {
             let def = rise::infer::prepare_def(&checked, "f").expect("f is defined");
             let registry = rewrite::library::registry();
             let module = elv::load("", &registry).expect("the empty file loads");
+            let tile_scan = if in_local { "workGroupScanInLocal" } else { "workGroupScan" };
             let strategy = format!(
                 "DFNF ; singlePassScan({b}, {k}) @ outermost(applied(scanSeq)) ;; \
-                 workGroupScan({b}) @ topDown"
+                 {tile_scan}({b}) @ topDown"
             );
             let s = module.expression(&strategy).expect("the strategy parses");
             let mut ctx = elevate::Ctx::new(rise::NameGen::avoiding(&def.body));

@@ -84,6 +84,14 @@ fn scan_lookback_verifies_large_sizes_with_many_tiles() {
         }
         // tiles of 4096 and of one work-item
         assert_verified(target, "prefixSumI32", "scanLookback(256, 16)", 100_003);
+        // the tile scanned by workGroupScan, copied out into local memory of its own
+        assert_verified(
+            target,
+            "exclusivePrefixSumI32",
+            "DFNF ; singlePassScan(64, 4) @ outermost(applied(scanSeq)) ;; \
+             workGroupScan(64) @ topDown ;; lowerToC",
+            10_007,
+        );
         assert_verified(target, "prefixMax", "scanLookback(1, 16)", 1000);
         assert_verified(target, "prefixSumI32", "scanLookback(24, 3)", 1000);
     }

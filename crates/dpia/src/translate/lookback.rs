@@ -8,9 +8,12 @@
 //! 1. one work-item takes a ticket, the tile's number `j` (tiles are numbered in the
 //!    order the work-groups start, so every tile before `j` belongs to a work-group that
 //!    is running or done), which every work-item reads ([`Comm::NatLet`]);
-//! 2. `g` scans tile `j` (the elements `j·m ..`, past `n` the neutral element `e`) into
-//!    local memory: `g`'s own loops (`workGroupScan`'s copy in, reductions, Hillis-Steele
-//!    steps and scans), so every element is read from global memory once;
+//! 2. `g` scans tile `j` (the elements `j·m ..`, past `n` the neutral element `e`) in
+//!    local memory: `g`'s own loops (`workGroupScanInLocal`'s copy in, reductions,
+//!    Hillis-Steele steps and scans), so every element is read from global memory once.
+//!    The scanned tile is read where `g` leaves it when `g` can be translated in
+//!    continuation mode (its value a view of its local memory), otherwise `g` writes it
+//!    to local memory of its own (`workGroupScan`'s copy out);
 //! 3. one work-item finds the tile's exclusive prefix by the look-back (its aggregate is
 //!    the scanned tile's last element) and puts it in local memory;
 //! 4. the `w` work-items write `f s[i] prefix` to the output, work-item `l` the elements
@@ -120,33 +123,37 @@ impl Translator {
             Exp::new(ExpKind::Ticket(counter), u64()),
         ));
         let tile = Var::with_range(self.fresh("tile"), Nat::cst(0), p.tiles.clone());
-        let scanned = Ident {
-            name: self.fresh("scanned"),
-            ty: DataType::array(p.m, p.t.clone()),
+        let tile_in = vec![Value::Data(p.tile_of(xs, &tile))];
+        // steps 3 and 4, reading the scanned tile
+        let rest = |scanned: Exp| {
+            let prefix = Ident {
+                name: self.fresh("prefix"),
+                ty: DataType::array(1, p.t.clone()),
+            };
+            let publish = self.look_back(p, &desc, &tile, &scanned, &prefix)?;
+            let write = self.tile_out(p, &tile, &scanned, &prefix, out)?;
+            Ok(Comm::New {
+                ident: prefix,
+                addr: AddrSpace::Local,
+                body: Box::new(Comm::Seq(vec![publish, write])),
+            })
         };
-        let fill = self.call(
-            g,
-            genv,
-            vec![Value::Data(p.tile_of(xs, &tile))],
-            Out::Acc(&var_acc(&scanned)),
-        )?;
-        let prefix = Ident {
-            name: self.fresh("prefix"),
-            ty: DataType::array(1, p.t.clone()),
-        };
-        let publish = self.look_back(p, &desc, &tile, &scanned, &prefix)?;
-        let write = self.tile_out(p, &tile, &scanned, &prefix, out)?;
-        let per_tile = Comm::New {
-            ident: scanned,
-            addr: AddrSpace::Local,
-            body: Box::new(Comm::Seq(vec![
-                fill,
+        // the scanned tile read where `g` leaves it (`workGroupScanInLocal`: its local
+        // memory), or else written to local memory of its own
+        let per_tile = match self.call(g, genv, tile_in.clone(), Out::Con(&rest)) {
+            Ok(c) => c,
+            Err(_) => {
+                let scanned = Ident {
+                    name: self.fresh("scanned"),
+                    ty: DataType::array(p.m, p.t.clone()),
+                };
+                let fill = self.call(g, genv, tile_in, Out::Acc(&var_acc(&scanned)))?;
                 Comm::New {
-                    ident: prefix,
+                    ident: scanned.clone(),
                     addr: AddrSpace::Local,
-                    body: Box::new(Comm::Seq(vec![publish, write])),
-                },
-            ])),
+                    body: Box::new(Comm::Seq(vec![fill, rest(var_exp(&scanned))?])),
+                }
+            }
         };
         let numbered = Comm::NatLet {
             var: tile,
@@ -172,7 +179,7 @@ impl Translator {
         p: &Parts,
         desc: &Exp,
         tile: &Var,
-        scanned: &Ident,
+        scanned: &Exp,
         prefix: &Ident,
     ) -> R<Comm> {
         let scalar = |name: &str| Ident {
@@ -187,7 +194,7 @@ impl Translator {
             "the operator of `scanLookback`",
         )?;
         let aggregate = Exp::new(
-            ExpKind::Idx(var_exp(scanned), Nat::cst(p.m - 1)),
+            ExpKind::Idx(scanned.clone(), Nat::cst(p.m - 1)),
             p.t.clone(),
         );
         let lookback = LookBack {
@@ -214,14 +221,7 @@ impl Translator {
 
     /// Step 4: `out[j·m + i] := f scanned[i] prefix[0]`, work-item `l` of `w` at
     /// `i = l, l + w, ...`, below `m` and `n`.
-    fn tile_out(
-        &self,
-        p: &Parts,
-        tile: &Var,
-        scanned: &Ident,
-        prefix: &Ident,
-        out: &Acc,
-    ) -> R<Comm> {
+    fn tile_out(&self, p: &Parts, tile: &Var, scanned: &Exp, prefix: &Ident, out: &Acc) -> R<Comm> {
         let rounds = (p.m + p.w - 1) / p.w;
         let (l, s) = (
             self.loop_var(&Nat::cst(p.w)),
@@ -229,7 +229,7 @@ impl Translator {
         );
         let i = Nat::var(&s) * Nat::cst(p.w) + Nat::var(&l);
         let at = (Nat::var(tile) * Nat::cst(p.m) + i.clone()).simplify();
-        let x = Exp::new(ExpKind::Idx(var_exp(scanned), i.clone()), p.t.clone());
+        let x = Exp::new(ExpKind::Idx(scanned.clone(), i.clone()), p.t.clone());
         let offset = Exp::new(ExpKind::Idx(var_exp(prefix), Nat::cst(0)), p.t.clone());
         let o = Acc::new(AccKind::Idx(out.clone(), at.clone()), p.t.clone());
         let mut body = self.call(

@@ -49,15 +49,17 @@
 //! above (tiles of `t = b·k` elements padded with `e`, each scanned from `e`, tile `j`'s
 //! offset the fold of `init` and the totals before it) and whose translation runs it in one
 //! kernel: every work-group takes its tile's number from an atomic counter, scans the tile
-//! (the tile's `scanSeq f e c` lowered by `workGroupScan(b)`), publishes the tile's
-//! aggregate, looks back over its predecessors' published aggregates and inclusive prefixes
-//! for its offset, publishes its own inclusive prefix and writes the tile combined with its
-//! offset (`dpia::LookBack` gives the protocol). A tile's status and value share one 64-bit
-//! word, so the elements must be 32-bit scalars (`i32`, `u32`, `int`, `f32`).
+//! (the tile's `scanSeq f e c` lowered by `workGroupScanInLocal(b)`: `workGroupScan`'s
+//! steps, the scanned tile left in local memory, where the translation reads it),
+//! publishes the tile's aggregate, looks back over its predecessors' published aggregates
+//! and inclusive prefixes for its offset, publishes its own inclusive prefix and writes the
+//! tile combined with its offset (`dpia::LookBack` gives the protocol). A tile's status and
+//! value share one 64-bit word, so the elements must be 32-bit scalars (`i32`, `u32`,
+//! `int`, `f32`).
 //!
-//! All three need what `partialScan` needs (an associative, commutative operator with a
-//! known neutral element); `workGroupScan` also a scan that starts from that element and a
-//! tile that is a constant multiple of `b`.
+//! All of them need what `partialScan` needs (an associative, commutative operator with a
+//! known neutral element); `workGroupScan` and `workGroupScanInLocal` also a scan that
+//! starts from that element and a tile that is a constant multiple of `b`.
 
 use super::reduction::{associative_commutative, is_neutral};
 use crate::term::{applied, array, finish};
@@ -377,6 +379,26 @@ fn tile_len(name: &str, b: i64, k: i64) -> Result<i64, Failure<Expr>> {
 /// `workGroupScan(b)`: the scan of a tile of `b·k` elements from the neutral element by a
 /// work-group of `b` work-items in local memory (module docs, the tiled scan).
 pub(super) fn work_group_scan(name: String, b: i64) -> S {
+    work_group_scan_to(name, b, ScannedTile::CopiedOut)
+}
+
+/// `workGroupScanInLocal(b)`: `workGroupScan(b)` without the copy out: the scanned tile is
+/// the local memory its work-items scanned into, read where it lies by a reader in the same
+/// work-group (`scanLookback`'s look-back and combined write).
+pub(super) fn work_group_scan_in_local(name: String, b: i64) -> S {
+    work_group_scan_to(name, b, ScannedTile::InLocal)
+}
+
+/// Where a work-group's scan leaves the scanned tile.
+#[derive(Clone, Copy, PartialEq)]
+enum ScannedTile {
+    /// Copied out by the work-items (coalesced), wherever it is written.
+    CopiedOut,
+    /// In the local memory it was scanned into.
+    InLocal,
+}
+
+fn work_group_scan_to(name: String, b: i64, result: ScannedTile) -> S {
     rule(name.clone(), move |e: &Expr, ctx| {
         let Some(scan) = associative_scan(&name, e)? else {
             return Err(Failure::not_applicable());
@@ -407,7 +429,7 @@ pub(super) fn work_group_scan(name: String, b: i64) -> S {
             }
         };
         tile_len(&name, b, k)?;
-        finish(local_scan(&scan, b, k, &mut ctx.env), e)
+        finish(local_scan(&scan, b, k, result, &mut ctx.env), e)
     })
 }
 
@@ -416,7 +438,13 @@ pub(super) fn work_group_scan(name: String, b: i64) -> S {
 /// Hillis and Steele's `⌈log2 b⌉` steps, each work-item's elements scanned from its
 /// offset, and the tile copied out coalesced. Both local copies of the tile are kept in
 /// the [`Swizzle`] layout where it applies.
-fn local_scan(scan: &Scan<'_>, b: i64, k: i64, env: &mut rise::NameGen) -> Expr {
+fn local_scan(
+    scan: &Scan<'_>,
+    b: i64,
+    k: i64,
+    result: ScannedTile,
+    env: &mut rise::NameGen,
+) -> Expr {
     let z = &scan.neutral;
     let layout = Swizzle::for_tile(b * k, k, env);
     let (tile, rows, r, q) = (
@@ -456,7 +484,10 @@ fn local_scan(scan: &Scan<'_>, b: i64, k: i64, env: &mut rise::NameGen) -> Expr 
         ),
         zip(offsets, tile_rows()),
     );
-    let copied_out = coalesced_copy(b, layout.read(var(&rows)), env);
+    let copied_out = match result {
+        ScannedTile::CopiedOut => coalesced_copy(b, layout.read(var(&rows)), env),
+        ScannedTile::InLocal => layout.read(var(&rows)),
+    };
     let mut body = to_mem(
         AddrSpace::Local,
         layout.write(app(join(), scanned)),
