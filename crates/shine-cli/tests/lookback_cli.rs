@@ -161,6 +161,8 @@ fn scan_lookback_prints_the_protocol_in_cuda() {
     assert!(aggregate < walk && walk < inclusive, "{code}");
     assert!(code.contains("if (shine_is_prefix(w"), "{code}");
     assert!(code.contains("__syncthreads();"), "{code}");
+    // the scanned tile is read where workGroupScanInLocal leaves it: no local copy of its own
+    assert!(!code.contains("scanned"), "{code}");
 }
 
 #[test]
