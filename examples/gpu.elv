@@ -459,3 +459,28 @@ def scanTiles(b, k) = DFNF ;
   toMem(global)     @ argument @ function @ outermost(applied(let)) ;;
   toMapGlobal(0)    @ function @ function @ body @ argument @ outermost(applied(let)) ;;
   lowerToC
+
+// A single-pass prefix scan (issue 27): Merrill and Garland's decoupled look-back, every
+// element read from and written to global memory once (2n accesses, against scanTiles' 4n).
+// singlePassScan(b, k) turns `scanSeq f init xs` into scanLookback over tiles of b·k
+// consecutive elements (the last padded with f's neutral element), each scanned from the
+// neutral element by workGroupScanInLocal(b) in local memory (workGroupScan's steps, the
+// scanned tile read where it lies, not copied out). A first kernel zeroes the tiles'
+// descriptors and a counter; in the second, every work-group takes its tile's number from
+// the counter (atomically: tiles are numbered in the order the work-groups start, so a
+// work-group only ever waits for tiles of work-groups already running), scans its tile,
+// publishes the tile's aggregate in the tile's descriptor (status and value in one 64-bit
+// word, written atomically), looks back over its predecessors' descriptors (waiting while
+// one has nothing yet, adding aggregates until an inclusive prefix), publishes its own
+// inclusive prefix and writes its tile, every element combined with the tile's exclusive
+// prefix. For add, mul, min, max, fmin or fmax scans of 32-bit elements (i32, u32, int,
+// f32; refused otherwise), inclusive or exclusive; integers exact, floats regrouped. Any n;
+// b at most 1024, b·k at most 4096. CUDA, and OpenCL devices with 64-bit atomics
+// (cl_khr_int64_base_atomics; PoCL has them); C and OpenMP refuse it.
+//
+//   shine run examples/scan.rise --def prefixSumI32 --strategy examples/gpu.elv \
+//     --apply "scanLookback(256, 8)" --target opencl --nat n=1000003 --random 1 --verify
+def scanLookback(b, k) = DFNF ;
+  singlePassScan(b, k)    @ outermost(applied(scanSeq)) ;;
+  workGroupScanInLocal(b) @ topDown ;;
+  lowerToC

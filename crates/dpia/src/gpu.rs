@@ -223,6 +223,11 @@ fn run_time_sized_private_to_global(c: Comm) -> Comm {
             body: Box::new(run_time_sized_private_to_global(*body)),
         },
         Comm::AsyncCopy(body) => Comm::AsyncCopy(Box::new(run_time_sized_private_to_global(*body))),
+        Comm::NatLet { var, value, body } => Comm::NatLet {
+            var,
+            value,
+            body: Box::new(run_time_sized_private_to_global(*body)),
+        },
         c @ (Comm::Skip
         | Comm::Assign(..)
         | Comm::Barrier { .. }
@@ -376,9 +381,10 @@ fn levels(
         | Comm::AsyncCommit
         | Comm::AsyncWait(_) => Ok(()),
         Comm::Seq(cs) => cs.iter().try_for_each(|c| levels(c, stack, sizes, shape)),
-        Comm::New { body, .. } | Comm::IfLess { body, .. } | Comm::AsyncCopy(body) => {
-            levels(body, stack, sizes, shape)
-        }
+        Comm::New { body, .. }
+        | Comm::IfLess { body, .. }
+        | Comm::AsyncCopy(body)
+        | Comm::NatLet { body, .. } => levels(body, stack, sizes, shape),
         Comm::For {
             count,
             kind,
@@ -620,9 +626,10 @@ fn shared_writes(
         Comm::Seq(cs) => cs
             .iter()
             .try_for_each(|c| shared_writes(c, inside, thread_dims, spaces)),
-        Comm::New { body, .. } | Comm::IfLess { body, .. } | Comm::AsyncCopy(body) => {
-            shared_writes(body, inside, thread_dims, spaces)
-        }
+        Comm::New { body, .. }
+        | Comm::IfLess { body, .. }
+        | Comm::AsyncCopy(body)
+        | Comm::NatLet { body, .. } => shared_writes(body, inside, thread_dims, spaces),
         Comm::For { kind, body, .. } => {
             let dim = match kind {
                 // the lanes of a warp write the same value where a warp loop's

@@ -351,6 +351,14 @@ const SCAN_CASES: &[Case] = &[
     ("DFNF ; workGroupScan(5) @ outermost(applied(scanSeq))", "def f : 15.i32 -> 15.i32 = fun xs => scanSeq mul 1i32 xs", &[]),
     ("DFNF ; workGroupScan(8) @ outermost(applied(scanSeq))", "def f : 64.i32 -> 64.i32 = fun xs => scanSeq add 0i32 xs", &[]),
     ("DFNF ; workGroupScan(32) @ outermost(applied(scanSeq))", "def f : 512.f32 -> 512.f32 = fun xs => scanSeq fmin inff xs", &[]),
+    ("DFNF ; singlePassScan(4, 2) @ outermost(applied(scanSeq))", "def f : {n: nat} -> n.f32 -> n.f32 = fun xs => scanSeq (fun x a => a + x) 0.0f xs", &[("n", 13)]),
+    ("DFNF ; singlePassScan(4, 2) @ outermost(applied(scanSeq))", "def f : {n: nat} -> n.i32 -> n.i32 = fun xs => scanSeq add 5i32 xs", &[("n", 16)]),
+    ("DFNF ; singlePassScan(3, 3) @ outermost(applied(scanSeq))", "def f : {n: nat} -> n.i32 -> n.i32 = fun xs => xs |> padCst 1 0 0i32 |> take n |> scanSeq add 0i32", &[("n", 1)]),
+    ("DFNF ; singlePassScan(2, 2) @ outermost(applied(scanSeq))", "def f : {n: nat} -> n.u32 -> n.u32 = fun xs => scanSeq mul 1u32 xs", &[("n", 11)]),
+    ("DFNF ; singlePassScan(4, 2) @ outermost(applied(scanSeq)) ;; workGroupScan(4) @ topDown", "def f : {n: nat} -> n.f32 -> n.f32 = fun xs => scanSeq fmax (-inff) xs", &[("n", 23)]),
+    ("DFNF ; workGroupScanInLocal(8) @ outermost(applied(scanSeq))", "def f : 64.i32 -> 64.i32 = fun xs => scanSeq add 0i32 xs", &[]),
+    ("DFNF ; workGroupScanInLocal(5) @ outermost(applied(scanSeq))", "def f : 15.f32 -> 15.f32 = fun xs => scanSeq (fun x a => max a x) (-inff) xs", &[]),
+    ("DFNF ; singlePassScan(8, 4) @ outermost(applied(scanSeq)) ;; workGroupScanInLocal(8) @ topDown", "def f : {n: nat} -> n.i32 -> n.i32 = fun xs => scanSeq add 0i32 xs", &[("n", 101)]),
 ];
 
 #[test]
@@ -387,6 +395,42 @@ fn partial_scan_refuses_other_operators_with_the_reason() {
         assert!(message.contains("partialScan(4)"), "{message}");
         assert!(message.contains(reason), "{program}: {message}");
     }
+}
+
+/// `singlePassScan` refuses what `scanTiled` refuses, and elements wider than the 32 value
+/// bits of a look-back descriptor, with the reason.
+#[test]
+fn single_pass_scan_refuses_with_the_reason() {
+    let refusals = [
+        (
+            "def f : {n: nat} -> n.f32 -> n.f32 = fun xs => scanSeq (fun x a => a - x) 0.0f xs",
+            "not known to be associative and commutative",
+        ),
+        (
+            "def f : {n: nat} -> n.f64 -> n.f64 = fun xs => scanSeq add 0.0 xs",
+            "the value must be a 32-bit scalar",
+        ),
+        (
+            "def f : {n: nat} -> n.i64 -> n.i64 = fun xs => scanSeq add 0i64 xs",
+            "the value must be a 32-bit scalar",
+        ),
+    ];
+    for (program, reason) in refusals {
+        let strategy = "DFNF ; singlePassScan(256, 8) @ outermost(applied(scanSeq))";
+        let (failure, why) = common::refusal(program, strategy);
+        assert!(
+            !failure.is_abort(),
+            "an ordinary failure: `<+` may fall back"
+        );
+        let message = format!("{failure}: {why}");
+        assert!(message.contains("singlePassScan(256, 8)"), "{message}");
+        assert!(message.contains(reason), "{program}: {message}");
+    }
+    let (_, why) = common::refusal(
+        "def f : {n: nat} -> n.f32 -> n.f32 = fun xs => scanSeq add 0.0f xs",
+        "DFNF ; singlePassScan(512, 16) @ outermost(applied(scanSeq))",
+    );
+    assert!(why.contains("more than 4096"), "{why}");
 }
 
 /// A reduction whose operator is not known to be associative and commutative, or
@@ -833,6 +877,55 @@ mod partial_scan_property {
             let registry = rewrite::library::registry();
             let module = elv::load("", &registry).expect("the empty file loads");
             let strategy = format!("DFNF ; partialScan({p}) @ outermost(applied(scanSeq))");
+            let s = module.expression(&strategy).expect("the strategy parses");
+            let mut ctx = elevate::Ctx::new(rise::NameGen::avoiding(&def.body));
+            let out = ctx.run(&s, &def.body).expect("the strategy applies");
+            let same = rewrite::check::same_results(&def.body, &out, &def.scheme, &[("n", n)], seed);
+            prop_assert!(same.is_ok(), "{strategy} on {program}: {same:?}\nafter: {out}");
+        }
+    }
+}
+
+/// `singlePassScan(b, k)` then `workGroupScanInLocal(b)` (as `scanLookback` in
+/// examples/gpu.elv does) or `workGroupScan(b)` keep the interpreter's inclusive and
+/// exclusive scans at any length and tile shape: integer sums and maxima exactly, float sums
+/// within the tolerance, on random inputs.
+mod single_pass_scan_property {
+    use proptest::prelude::*;
+
+    const SCANS: &[&str] = &[
+        "scanSeq (fun x a => a + x) 0i32 xs",
+        "xs |> padCst 1 0 0i32 |> take n |> scanSeq add 0i32",
+        "scanSeq add 3i32 xs",
+        "scanSeq max (-2147483648i32) xs",
+        "map (fun x => (cast x : f32) * 0.5f) xs |> scanSeq add 0.0f",
+    ];
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(32))]
+        #[test]
+        fn keeps_the_result_at_any_length(
+            scan in 0..SCANS.len(),
+            b in prop_oneof![1i64..12, Just(32i64), Just(64i64)],
+            k in 1i64..5,
+            n in 1i64..200,
+            seed in 1u64..1000,
+            in_local in proptest::bool::ANY,
+        ) {
+            let program = format!(
+                "def f : {{n: nat}} -> n.i32 -> n.{} = fun xs => {}",
+                if SCANS[scan].contains("f32") { "f32" } else { "i32" },
+                SCANS[scan]
+            );
+            let checked = rise::infer::check_source(&program).expect("the program checks");
+            let def = rise::infer::prepare_def(&checked, "f").expect("f is defined");
+            let registry = rewrite::library::registry();
+            let module = elv::load("", &registry).expect("the empty file loads");
+            let tile_scan = if in_local { "workGroupScanInLocal" } else { "workGroupScan" };
+            let strategy = format!(
+                "DFNF ; singlePassScan({b}, {k}) @ outermost(applied(scanSeq)) ;; \
+                 {tile_scan}({b}) @ topDown"
+            );
             let s = module.expression(&strategy).expect("the strategy parses");
             let mut ctx = elevate::Ctx::new(rise::NameGen::avoiding(&def.body));
             let out = ctx.run(&s, &def.body).expect("the strategy applies");
