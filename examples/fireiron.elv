@@ -8,11 +8,14 @@
 //     --apply mmaWarps --target cuda --nat m=48 --nat n=32 --nat k=80 --random 1 --verify
 //   shine run examples/half.rise --def mmHalf --strategy examples/fireiron.elv \
 //     --apply mmaWarpTiles --target cuda --nat m=192 --nat n=64 --nat k=80 --random 1 --verify
+//   shine run examples/half.rise --def mmHalf --strategy examples/fireiron.elv \
+//     --apply mmaShared --target cuda --nat m=128 --nat n=192 --nat k=224 --random 1 --verify
 //
 // The vocabulary, each step at the focus (the whole definition), in the order they compose:
 // the result's tiles, the warps' columns of a tile, the reduction's split, the levels that
-// run the loops, the tensor-core multiply, the epilog. A product whose sizes the tiles do
-// not divide is refused when it runs (`16 must divide m`); a tile the tensor cores cannot
+// run the loops, the tensor-core multiply, the epilog; for mmaShared also the work-group's and
+// the warps' splits of k and move(operand, local). A product whose sizes the tiles do not
+// divide is refused when it runs (`16 must divide m`); a tile the tensor cores cannot
 // multiply is refused by `mma` with the reason.
 
 // The result in r x c tiles: loops 0 and 1 over the tiles (rows, columns), 2 and 3 over a
@@ -122,3 +125,93 @@ def warpTileMma(r, c, wr, wc, fr, fc, s) = DFNF ; fuseReduceMap @ topDown ;;
 // warps of 32x32, each 2x4 fragments of 16x8, k in steps of 16. m, n and k multiples of 64,
 // 64 and 16.
 def mmaWarpTiles = warpTileMma(64, 64, 32, 32, 16, 8, 16)
+
+
+// Fireiron's move(operand, local), mmShared's structure: a work-group walks k in steps of kb
+// with the warps' accumulators in registers across the steps; each step its threads copy the
+// step's tile of `a` and of `b` into local memory, and the warps read their fragments there.
+
+// The reduction over k in steps of kb, moved outside the loops of the fragments' elements, of
+// the fragments and of the warps: one reduction of the work-group whose accumulator is the
+// warps' tiles of fragments, each step a tile accumulate of the work-group's whole tile.
+def workGroupK(kb) = blockReduceZip(kb) @ outermost(appliedReduce) ;;
+  reduceOuter @ innermost(mapNest(2)) ;;
+  reduceOuter @ atLoop(4) ;;
+  reduceOuter @ atLoop(2)
+
+// Within a step, every fragment's k in steps of s, and that reduction moved outside the
+// fragment's elements and the warp's fragments: each warp's reduction over the step, from the
+// work-group's accumulator (loop 2, the warps 3 and 4, a warp's fragments 5 and 6).
+def warpK(s) = blockReduceZip(s) @ innermost(appliedReduce) ;;
+  reduceOuter @ atLoop(7) ;;
+  reduceOuter @ atLoop(5)
+
+// The tensor cores over the warps' fragments in a work-group's reduction: mmaFragments, its
+// accumulator (every warp's tile of fragments) kept as fragments, each warp's lane by lane.
+def mmaWarpFragments = mmaTile @ topDown ;
+  fragmentAccumulator @ topDown ;
+  constantFragment @ topDown ;;
+  lanesInWarps @ atLoop(2)
+
+// The body of a reduction's operator: `reduce (fun acc y => BODY) init xs`.
+def reduceBody(s) = s @ body @ body @ argument @ function @ function
+
+// A step's operand `e : n1.n2.r.c` (a tile's rows as its warps' and fragments' rows) read
+// as the rows of one tile, `split n2 (split r T)`, and `s` on the tile T (n1·n2·r x c).
+def asRows(s) = joinSplit ; (joinSplit ; s @ argument) @ argument
+
+// The same for an operand of columns (b's, as rows of `transpose b`): `s` on the tile's
+// transpose, the rows of `b` (`transpose (transpose T)`, the inner one a tile of b's rows).
+def asColumns(s) = asRows((addId ; idToTranspose) ; s @ argument)
+
+// move(operand, local): the step's `operand` (its tile of `a`, `fst`, or of `b`, `snd`)
+// copied into local memory at the top of the step by the work-group's p threads, neighbouring
+// threads copying neighbouring elements (`layout` puts the tile in the order of its rows in
+// global memory), and read from there.
+def move(operand, layout, p) = storeLocal(operand, layout(copyByThreads(p)))
+def moveOperands(p) = move(isApp(isFst), asRows, p) @ reduceBody ;;
+  move(isApp(isSnd), asColumns, p) @ body @ argument @ reduceBody
+
+// At the warps' accumulators: every warp's lanes copy their own registers.
+def warpLaneCopy = copyAt(toMapWarp) ; inElements(laneCopy3)
+
+// The warps' copies of their accumulators: the result out of the registers, the zeros into
+// them, then the views β-reduced and the rest lowered.
+def warpsEpilog = warpLaneCopy @ outermost(appliedReduce) ;
+  warpLaneCopy @ argument @ function @ outermost(appliedReduce) ;
+  DFNF ; lowerToC
+
+// A work-group per r x c tile of the result with p threads (a warp per wr x wc tile of it,
+// p = 32 · (r/wr) · (c/wc)), each warp's tile in fr x fc fragments; k walked in steps of kb,
+// each step's kb-wide tile of `a` and kb-high tile of `b` copied into local memory by the
+// work-group (move), the warps reading their fragments there in steps of s, their
+// accumulators (the work-group's reduction's) in registers across the steps. The tensor cores
+// need fr = 16, fc = 8 and s = 16 (mma refuses the rest); p threads must share each tile's
+// elements evenly (copyByThreads refuses the rest).
+def sharedTileMma(r, c, wr, wc, fr, fc, kb, s, p) = DFNF ; fuseReduceMap @ topDown ;;
+  // the loops: tiles, warps' tiles, fragments; k in steps of kb for the work-group, of s
+  // for the warps
+  tileResult(r, c) ;;
+  tile(wr, wc) @ atLoop(2) ;;
+  tile(fr, fc) @ atLoop(4) ;;
+  workGroupK(kb) ;;
+  warpK(s) ;;
+  // the warps as one loop inside the work-group's reduction, the levels, the tensor cores
+  flattenAccumulatorNest @ atLoop(2) ;;
+  to(toMapWorkGroup(1)) @ atLoop(0) ;;
+  to(toMapWorkGroup(0)) @ atLoop(1) ;;
+  to(toMapWarp) @ atLoop(3) ;
+  mmaWarpFragments ;;
+  // a warp's steps of s and its fragments unrolled (the accumulators stay in registers)
+  unroll @ function @ function @ function @ atLoop(4) ;;
+  to(unroll) @ atLoop(5) ;;
+  to(unroll) @ atLoop(6) ;;
+  // move(operand, local) for both tiles of every step of the work-group's reduction
+  moveOperands(p) @ atLoop(2) ;;
+  warpsEpilog
+
+// The structure of tensor.rise's hand-written mmShared: a 64x64 tile per work-group of 128
+// threads, 2x2 warps of 32x32, each 2x4 fragments of 16x8; k in steps of 32 through local
+// memory (64x32 of `a`, 32x64 of `b`), each warp two steps of 16 per step. m, n and k
+// multiples of 64, 64 and 32.
+def mmaShared = sharedTileMma(64, 64, 32, 32, 16, 8, 32, 16, 128)

@@ -269,6 +269,36 @@ def rowsNormWarpRegs(w) = DFNF ; computeValuesOnce ;
   normalize(laneRows) ;;
   lowerToC
 
+// rowsNorm with the row in the work-group's registers (issue 27; rows too long for a warp's
+// registers): a work-group of b work-items per row, work-item i (warp ⌊i/32⌋, lane i mod
+// 32) first copies its elements i, i+b, ... of the row into private memory
+// `(b/32).32.(n/b)` (groupRegisters: `split 32 (transpose (split b row))`), and every
+// pass reads that copy: the row is read from global memory once and written once.
+// Every reduction a `let` binds is the work-group's (groupReduceLet): each work-item
+// reduces its own values, each warp its 32 results by shuffles into local memory, then
+// every warp the b/32 warps' results by shuffles (one barrier per reduction, no tree,
+// every work-item gets the value). The elementwise maps run over the work-items' own
+// rows (groupRows), and a stored array they compute (softmax's exponentials) stays in
+// their registers (storeByGroup). CUDA keeps each work-item's n/b values in registers
+// (`float r[n/b]`, its loops unrolled). For a constant row length n, a multiple of b of
+// at most 64·b (norms.rise's softmax8192, layerNorm32768, ...), b a multiple of 32 of at
+// most 1024; any other row is refused with the reason; CUDA only (warp shuffles).
+//
+//   shine run examples/norms.rise --def softmax8192 --strategy examples/gpu.elv \
+//     --apply "rowsNormGroupRegs(1024)" --target cuda --nat m=64 --random 1 --verify
+def rowsNormGroupRegs(b) = DFNF ; computeValuesOnce ;
+  groupRegisters(b)  @ argument @ function @ outermost(appliedMap) ;;
+  toMapWorkGroup(0)  @ outermost(isMap) ;;
+  normalize(letGroup(b)) ;;
+  normalize(groupRows) ;;
+  normalize(storeByGroup) ;;
+  normalize(groupRows) ;;
+  lowerToC
+
+// At `let C[reduce f z xs] (fun h => B)`: the reduction by the work-group of b work-items
+// (groupReduceLet), and B's map spread over the work-items (groupRows makes it theirs).
+def letGroup(b) = groupReduceLet(b) ;; try(toMapLocal(0) @ function @ function) @ body @ argument
+
 // At `let C[reduce f z xs] (fun h => B)`: the reduction by the warp (warpReduceLet), and
 // B's map spread over the lanes.
 def letWarp = warpReduceLet ;; try(toMapLane @ function @ function) @ body @ argument
@@ -428,4 +458,29 @@ def scanTiles(b, k) = DFNF ;
   toMapGlobal(0)    @ function @ function @ body @ argument @ innermost(applied(let)) ;;
   toMem(global)     @ argument @ function @ outermost(applied(let)) ;;
   toMapGlobal(0)    @ function @ function @ body @ argument @ outermost(applied(let)) ;;
+  lowerToC
+
+// A single-pass prefix scan (issue 27): Merrill and Garland's decoupled look-back, every
+// element read from and written to global memory once (2n accesses, against scanTiles' 4n).
+// singlePassScan(b, k) turns `scanSeq f init xs` into scanLookback over tiles of b·k
+// consecutive elements (the last padded with f's neutral element), each scanned from the
+// neutral element by workGroupScanInLocal(b) in local memory (workGroupScan's steps, the
+// scanned tile read where it lies, not copied out). A first kernel zeroes the tiles'
+// descriptors and a counter; in the second, every work-group takes its tile's number from
+// the counter (atomically: tiles are numbered in the order the work-groups start, so a
+// work-group only ever waits for tiles of work-groups already running), scans its tile,
+// publishes the tile's aggregate in the tile's descriptor (status and value in one 64-bit
+// word, written atomically), looks back over its predecessors' descriptors (waiting while
+// one has nothing yet, adding aggregates until an inclusive prefix), publishes its own
+// inclusive prefix and writes its tile, every element combined with the tile's exclusive
+// prefix. For add, mul, min, max, fmin or fmax scans of 32-bit elements (i32, u32, int,
+// f32; refused otherwise), inclusive or exclusive; integers exact, floats regrouped. Any n;
+// b at most 1024, b·k at most 4096. CUDA, and OpenCL devices with 64-bit atomics
+// (cl_khr_int64_base_atomics; PoCL has them); C and OpenMP refuse it.
+//
+//   shine run examples/scan.rise --def prefixSumI32 --strategy examples/gpu.elv \
+//     --apply "scanLookback(256, 8)" --target opencl --nat n=1000003 --random 1 --verify
+def scanLookback(b, k) = DFNF ;
+  singlePassScan(b, k)    @ outermost(applied(scanSeq)) ;;
+  workGroupScanInLocal(b) @ topDown ;;
   lowerToC

@@ -441,6 +441,10 @@ pub enum Stmt {
     For(For),
     /// `{ ... }`
     Block(Vec<Stmt>),
+    /// `for (;;) { ... }`: repeated until a [`Stmt::Break`] in it leaves it (a look-back).
+    Loop(Vec<Stmt>),
+    /// `break;` (leaves the innermost [`Stmt::Loop`]).
+    Break,
     /// `return e;` / `return;`
     Return(Option<Expr>),
     /// C statements printed as they are, line by line (the body of a foreign function).
@@ -644,7 +648,8 @@ fn stmt_idents(s: &Stmt, out: &mut std::collections::BTreeSet<String>) {
                 .for_each(|e| expr_idents(e, out));
             f.body.iter().for_each(|s| stmt_idents(s, out));
         }
-        Stmt::Block(b) => b.iter().for_each(|s| stmt_idents(s, out)),
+        Stmt::Block(b) | Stmt::Loop(b) => b.iter().for_each(|s| stmt_idents(s, out)),
+        Stmt::Break => {}
     }
 }
 
@@ -745,7 +750,11 @@ pub fn node_count(stmts: &[Stmt]) -> usize {
 
 fn stmt_nodes(s: &Stmt) -> usize {
     1 + match s {
-        Stmt::Comment(_) | Stmt::Return(None) | Stmt::Barrier { .. } | Stmt::Raw(_) => 0,
+        Stmt::Comment(_)
+        | Stmt::Return(None)
+        | Stmt::Barrier { .. }
+        | Stmt::Raw(_)
+        | Stmt::Break => 0,
         Stmt::Decl(d) => d.init.as_ref().map_or(0, expr_nodes),
         Stmt::Assign(a, b) => expr_nodes(a) + expr_nodes(b),
         Stmt::Expr(e) | Stmt::Return(Some(e)) => expr_nodes(e),
@@ -754,7 +763,7 @@ fn stmt_nodes(s: &Stmt) -> usize {
         Stmt::For(f) => {
             expr_nodes(&f.start) + expr_nodes(&f.end) + expr_nodes(&f.step) + node_count(&f.body)
         }
-        Stmt::Block(b) => node_count(b),
+        Stmt::Block(b) | Stmt::Loop(b) => node_count(b),
     }
 }
 

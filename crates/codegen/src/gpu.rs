@@ -539,6 +539,7 @@ pub fn generate_gpu_with(
     }
     preamble.extend(crate::halfs::prelude(target, l.halfs));
     preamble.extend(l.tensor.prelude());
+    preamble.extend(l.lookback.prelude(target));
     preamble.extend(l.foreign.prelude(target).1);
     for (elem, lanes) in l.types.builtin_vectors() {
         preamble.extend(Dialect::of(target).vector_operators(elem, lanes)?);
@@ -728,9 +729,10 @@ fn all_types(gp: &GpuProgram) -> Vec<DataType> {
                 out.push(ident.ty.clone());
                 go(body, out);
             }
-            Comm::For { body, .. } | Comm::IfLess { body, .. } | Comm::AsyncCopy(body) => {
-                go(body, out)
-            }
+            Comm::For { body, .. }
+            | Comm::IfLess { body, .. }
+            | Comm::AsyncCopy(body)
+            | Comm::NatLet { body, .. } => go(body, out),
             Comm::Assign(a, e) => {
                 out.push(a.ty.clone());
                 out.push(e.ty.clone());

@@ -74,6 +74,7 @@ pub mod halfs;
 mod intops;
 mod layout;
 pub mod local_memory;
+mod lookback;
 mod lower;
 mod names;
 mod nat_expr;

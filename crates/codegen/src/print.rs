@@ -285,6 +285,12 @@ impl Printer {
                 self.stmts(b, depth + 1);
                 self.line(depth, "}");
             }
+            Stmt::Loop(b) => {
+                self.line(depth, "for (;;) {");
+                self.stmts(b, depth + 1);
+                self.line(depth, "}");
+            }
+            Stmt::Break => self.line(depth, "break;"),
             Stmt::Return(None) => self.line(depth, "return;"),
             Stmt::Return(Some(e)) => self.line(depth, &format!("return {};", expr_in(e, d))),
             Stmt::Barrier {

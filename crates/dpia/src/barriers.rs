@@ -182,6 +182,12 @@ fn walk(c: Comm, pos: &Pos, launch: &Launch) -> Result<Comm, GpuError> {
                 body: Box::new(walk(*body, &inner, launch)?),
             }
         }
+        // a number every thread reads (a ticket): the same for all, so no divergence
+        Comm::NatLet { var, value, body } => Comm::NatLet {
+            var,
+            value,
+            body: Box::new(walk(*body, pos, launch)?),
+        },
         // the copies of a pipelined reduction, which places its own waits and barriers
         c @ (Comm::Skip
         | Comm::Assign(..)
@@ -477,6 +483,25 @@ fn sync_in(c: &Comm, par: bool, in_warp: bool) -> Sync {
             }
         }
         Comm::New { body, .. } => sync_in(body, par, in_warp),
+        // the value is read before the body runs
+        Comm::NatLet { value, body, .. } => {
+            let mut read = Uses::new();
+            exp_uses(value, par, &mut read);
+            let s = sync_in(body, par, in_warp);
+            let mut head = read.clone();
+            merge(&mut head, &s.head);
+            let tail = if s.barrier {
+                s.tail
+            } else {
+                merge(&mut read, &s.tail);
+                read
+            };
+            Sync {
+                head,
+                tail,
+                barrier: s.barrier,
+            }
+        }
         // A loop whose body has a barrier: the accesses before the first iteration's
         // first barrier and after the last iteration's last (none if it does not run).
         // The barrier itself runs only if the loop runs at least once.
@@ -520,9 +545,13 @@ fn collect(c: &Comm, par: bool, uses: &mut Uses) {
         Comm::For { kind, body, .. } => {
             collect(body, par || matches!(kind, LoopKind::Gpu(_)), uses)
         }
+        Comm::NatLet { value, body, .. } => {
+            exp_uses(value, par, uses);
+            collect(body, par, uses)
+        }
         Comm::Assign(a, e) => {
+            exp_uses(e, par, uses);
             let mut reads = Vec::new();
-            exp_reads(e, &mut reads);
             acc_reads(a, &mut reads);
             for name in reads {
                 let u = uses.entry(name).or_default();
@@ -533,6 +562,20 @@ fn collect(c: &Comm, par: bool, uses: &mut Uses) {
             u.write = true;
             u.write_par |= par;
         }
+    }
+}
+
+/// Records the memories `e` reads (inside a parallel loop or not). A ticket or a
+/// look-back also updates global memory (the counter, the descriptors) with atomics,
+/// through which work-groups talk, not the threads of one (one work-item of each touches
+/// them): only their reads are recorded.
+fn exp_uses(e: &Exp, par: bool, uses: &mut Uses) {
+    let mut reads = Vec::new();
+    exp_reads(e, &mut reads);
+    for name in reads {
+        let u = uses.entry(name).or_default();
+        u.read = true;
+        u.read_par |= par;
     }
 }
 

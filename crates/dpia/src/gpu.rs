@@ -223,6 +223,11 @@ fn run_time_sized_private_to_global(c: Comm) -> Comm {
             body: Box::new(run_time_sized_private_to_global(*body)),
         },
         Comm::AsyncCopy(body) => Comm::AsyncCopy(Box::new(run_time_sized_private_to_global(*body))),
+        Comm::NatLet { var, value, body } => Comm::NatLet {
+            var,
+            value,
+            body: Box::new(run_time_sized_private_to_global(*body)),
+        },
         c @ (Comm::Skip
         | Comm::Assign(..)
         | Comm::Barrier { .. }
@@ -376,9 +381,10 @@ fn levels(
         | Comm::AsyncCommit
         | Comm::AsyncWait(_) => Ok(()),
         Comm::Seq(cs) => cs.iter().try_for_each(|c| levels(c, stack, sizes, shape)),
-        Comm::New { body, .. } | Comm::IfLess { body, .. } | Comm::AsyncCopy(body) => {
-            levels(body, stack, sizes, shape)
-        }
+        Comm::New { body, .. }
+        | Comm::IfLess { body, .. }
+        | Comm::AsyncCopy(body)
+        | Comm::NatLet { body, .. } => levels(body, stack, sizes, shape),
         Comm::For {
             count,
             kind,
@@ -450,13 +456,15 @@ fn misnested(outer: ParLevel, inner: ParLevel) -> bool {
         )
 }
 
-/// Checks a `mapWarp` or `mapLane` loop: a lane loop sits inside a warp loop.
+/// Checks a `mapWarp` or `mapLane` loop: a lane loop sits inside a warp loop (but for a
+/// warp reduction's, which every warp runs alike where it is outside every warp loop:
+/// [`check_collective_position`]).
 fn warp_level(
     level: ParLevel,
     origin: &str,
     stack: &[(ParLevel, &'static str)],
 ) -> Result<(), GpuError> {
-    if level != ParLevel::Lane {
+    if level != ParLevel::Lane || origin == "reduceWarp" {
         return Ok(());
     }
     if !stack.iter().any(|(l, _)| *l == ParLevel::Warp) {
@@ -527,10 +535,13 @@ fn has_shuffle(e: &Exp) -> bool {
 }
 
 /// Refuses a warp shuffle or tensor-core multiply (`origin`: `reduceWarp`, `mmaSync`)
-/// that not all 32 lanes of a warp may reach together: it must sit inside a `mapWarp`
-/// loop (whose iterations are the same for the lanes of a warp) and outside the loops
+/// that not all 32 lanes of a warp may reach together: it must sit outside the loops
 /// that spread the iterations over single threads (`mapLocal`, `mapGlobal`, `mapLane`),
-/// whose bounds may leave some lanes out.
+/// whose bounds may leave some lanes out. A tensor-core multiply must sit inside a
+/// `mapWarp` loop (whose iterations are the same for the lanes of a warp); a warp
+/// reduction outside every `mapWarp` loop is every warp's (each computes the same value,
+/// a work-group's all-reduce over values in local memory), and where it writes its
+/// result to local or global memory, `shared_writes` refuses it.
 fn check_collective_position(
     stack: &[(ParLevel, &'static str)],
     origin: &str,
@@ -560,7 +571,7 @@ fn check_collective_position(
             help,
         ));
     }
-    if !stack.iter().any(|(l, _)| *l == ParLevel::Warp) {
+    if origin == "mmaSync" && !stack.iter().any(|(l, _)| *l == ParLevel::Warp) {
         return Err(GpuError::new(
             format!(
                 "{what} outside every `mapWarp` loop: every warp of the work-group would \
@@ -615,9 +626,10 @@ fn shared_writes(
         Comm::Seq(cs) => cs
             .iter()
             .try_for_each(|c| shared_writes(c, inside, thread_dims, spaces)),
-        Comm::New { body, .. } | Comm::IfLess { body, .. } | Comm::AsyncCopy(body) => {
-            shared_writes(body, inside, thread_dims, spaces)
-        }
+        Comm::New { body, .. }
+        | Comm::IfLess { body, .. }
+        | Comm::AsyncCopy(body)
+        | Comm::NatLet { body, .. } => shared_writes(body, inside, thread_dims, spaces),
         Comm::For { kind, body, .. } => {
             let dim = match kind {
                 // the lanes of a warp write the same value where a warp loop's

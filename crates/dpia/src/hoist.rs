@@ -149,6 +149,11 @@ fn walk(
         Comm::AsyncCopy(body) => {
             Comm::AsyncCopy(Box::new(walk(*body, loops, select, expand, found)?))
         }
+        Comm::NatLet { var, value, body } => Comm::NatLet {
+            var,
+            value,
+            body: Box::new(walk(*body, loops, select, expand, found)?),
+        },
         c @ (Comm::Skip
         | Comm::Assign(..)
         | Comm::Barrier { .. }
@@ -167,6 +172,11 @@ fn replace_comm(c: &Comm, name: &str, by: &Ident, indices: &[Nat]) -> Comm {
             body: Box::new(replace_comm(body, name, by, indices)),
         },
         Comm::AsyncCopy(body) => Comm::AsyncCopy(Box::new(replace_comm(body, name, by, indices))),
+        Comm::NatLet { var, value, body } => Comm::NatLet {
+            var: var.clone(),
+            value: replace_exp(value, name, by, indices),
+            body: Box::new(replace_comm(body, name, by, indices)),
+        },
         Comm::Seq(cs) => Comm::Seq(
             cs.iter()
                 .map(|c| replace_comm(c, name, by, indices))

@@ -212,6 +212,77 @@ pub enum ExpKind {
     /// thread of the warp group runs it together (inside a `mapWarpGroup` loop, in the warp
     /// and lane loops of its own `wgmma`).
     Wgmma(Vec<Exp>),
+    /// A ticket: the value of a global counter (`u64`, the element the expression reads),
+    /// which is incremented atomically (CUDA `atomicAdd`, OpenCL `atom_inc`); the tickets
+    /// of a kernel are `0, 1, 2, ...` in the order they are taken. Read once, by one
+    /// work-item, as the right-hand side of an assignment (`scanLookback` numbers its tiles
+    /// in the order the work-groups start).
+    Ticket(Exp),
+    /// A tile's exclusive prefix in a single-pass scan, found by decoupled look-back
+    /// ([`LookBack`]). Read once, by one work-item of the tile's work-group, as the
+    /// right-hand side of an assignment.
+    LookBack(Box<LookBack>),
+}
+
+/// The decoupled look-back of a single-pass scan (Merrill and Garland, "Single-pass
+/// parallel prefix scan with decoupled look-back"; `scanLookback`). Every tile has a
+/// descriptor, one `u64` of global memory, zero before the kernel: its status in the high
+/// 32 bits (0: nothing yet, 1: the tile's aggregate, 2: its inclusive prefix) and the
+/// value's 32 bits in the low ones, so that status and value are written in one atomic
+/// store and read in one atomic load (no fence orders two writes). Tile `tile` (its
+/// number a ticket, so that every tile before it belongs to a work-group that has started)
+/// publishes its aggregate, then walks back over its predecessors' descriptors, waiting
+/// while one says nothing yet and folding their values into `prefix`, until one holds an
+/// inclusive prefix; it publishes its own inclusive prefix (`f aggregate prefix`), and the
+/// expression's value is its exclusive prefix. Tile 0 starts from `init` and publishes at
+/// once. A work-group waits only for tiles whose work-groups publish their aggregates
+/// without waiting: no deadlock, whatever the order the GPU runs them in.
+#[derive(Clone, Debug, PartialEq)]
+pub struct LookBack {
+    /// The descriptors (global `u64`, one per tile; more may follow).
+    pub descriptors: Exp,
+    /// This tile's number (a `natType` value).
+    pub tile: Exp,
+    /// The tile's aggregate (the fold of its elements from the neutral element).
+    pub aggregate: Exp,
+    /// The scan's initial value (tile 0's exclusive prefix).
+    pub init: Exp,
+    /// The operator's neutral element (where the look-back's fold starts).
+    pub neutral: Exp,
+    /// A private scalar holding a predecessor's value while `fold` reads it.
+    pub other: Ident,
+    /// The private scalar the look-back folds into.
+    pub prefix: Ident,
+    /// `f other prefix`, reading the two scalars: the new `prefix`.
+    pub fold: Exp,
+}
+
+impl LookBack {
+    /// The expressions it reads, in order.
+    pub fn operands(&self) -> [&Exp; 6] {
+        [
+            &self.descriptors,
+            &self.tile,
+            &self.aggregate,
+            &self.init,
+            &self.neutral,
+            &self.fold,
+        ]
+    }
+
+    /// The same look-back with each operand `x` replaced by `f(x)`.
+    pub fn map_operands(&self, f: &mut dyn FnMut(&Exp) -> Exp) -> LookBack {
+        LookBack {
+            descriptors: f(&self.descriptors),
+            tile: f(&self.tile),
+            aggregate: f(&self.aggregate),
+            init: f(&self.init),
+            neutral: f(&self.neutral),
+            other: self.other.clone(),
+            prefix: self.prefix.clone(),
+            fold: f(&self.fold),
+        }
+    }
 }
 
 /// Which lane a [`ExpKind::Shuffle`] reads.
@@ -418,6 +489,17 @@ pub enum Comm {
         /// What runs where the comparison holds.
         body: Box<Comm>,
     },
+    /// `body` with the natural number `var` (whose range the variable carries) the value
+    /// `value` reads once, at the start: a number read from memory that indices use
+    /// (`scanLookback`'s tile number, a ticket every work-item of the work-group reads).
+    NatLet {
+        /// The variable.
+        var: Var,
+        /// Its value (a scalar of an integer type or `natType`, within the range).
+        value: Exp,
+        /// Where it is bound.
+        body: Box<Comm>,
+    },
     /// `for var in 0..count { body }` (the variable carries its range).
     For {
         /// The loop variable, with range `0 <= var < count`.
@@ -525,6 +607,12 @@ impl fmt::Display for Exp {
                 let xs: Vec<String> = xs.iter().map(|x| x.to_string()).collect();
                 write!(f, "mma({})", xs.join(", "))
             }
+            Ticket(c) => write!(f, "ticket({c})"),
+            LookBack(l) => write!(
+                f,
+                "lookBack({}, tile {}, aggregate {}, init {}, neutral {}, {} := {} with {})",
+                l.descriptors, l.tile, l.aggregate, l.init, l.neutral, l.prefix, l.fold, l.other
+            ),
         }
     }
 }
@@ -576,6 +664,11 @@ impl Comm {
             }
             Comm::AsyncCommit => writeln!(f, "{pad}asyncCommit"),
             Comm::AsyncWait(n) => writeln!(f, "{pad}asyncWait({n})"),
+            Comm::NatLet { var, value, body } => {
+                writeln!(f, "{pad}let {var} = {value} {{")?;
+                body.write(f, indent + 1)?;
+                writeln!(f, "{pad}}}")
+            }
             Comm::IfLess { lhs, rhs, body } => {
                 writeln!(f, "{pad}if {lhs} < {rhs} {{")?;
                 body.write(f, indent + 1)?;

@@ -32,8 +32,8 @@ pub mod walk;
 
 pub use gpu::{prepare, GpuError, GpuProgram, Kernel, Launch};
 pub use imperative::{
-    Acc, AccKind, BinOp, Comm, Exp, ExpKind, Ident, LoopKind, PadMode, ParLevel, Program, Shuffle,
-    UnOp,
+    Acc, AccKind, BinOp, Comm, Exp, ExpKind, Ident, LookBack, LoopKind, PadMode, ParLevel, Program,
+    Shuffle, UnOp,
 };
 pub use translate::{translate, TranslateError};
 pub use view::{PathElem, Requirement, View};

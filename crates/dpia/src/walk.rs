@@ -32,6 +32,7 @@ impl<'a> Node<'a> {
                 | Comm::For { body, .. }
                 | Comm::IfLess { body, .. }
                 | Comm::AsyncCopy(body) => vec![Node::Comm(body)],
+                Comm::NatLet { value, body, .. } => vec![Node::Exp(value), Node::Comm(body)],
             },
             Node::Exp(e) => exp_children(e).into_iter().map(Node::Exp).collect(),
             Node::Acc(a) => {
@@ -68,6 +69,7 @@ pub fn exp_children(x: &Exp) -> Vec<&Exp> {
         | AsVector(_, a)
         | VectorFromScalar(a)
         | Shuffle(a, _)
+        | Ticket(a)
         | Lane(a, _) => vec![a],
         Pad(_, _, PadMode::Cst(c), a) => vec![c, a],
         Pad(_, _, _, a) => vec![a],
@@ -75,6 +77,7 @@ pub fn exp_children(x: &Exp) -> Vec<&Exp> {
         Select(c, a, b) => vec![c, a, b],
         Math(_, xs) | MakeVector(xs) | Mma(xs) | Wgmma(xs) => xs.iter().collect(),
         Foreign(_, args) => args.iter().collect(),
+        LookBack(l) => l.operands().to_vec(),
     }
 }
 
@@ -132,6 +135,8 @@ pub fn map_exp_children(x: &Exp, f: &mut dyn FnMut(&Exp) -> Exp) -> Exp {
         K::Shuffle(a, s) => K::Shuffle(f(a), *s),
         K::Mma(xs) => K::Mma(xs.iter().map(&mut *f).collect()),
         K::Wgmma(xs) => K::Wgmma(xs.iter().map(&mut *f).collect()),
+        K::Ticket(a) => K::Ticket(f(a)),
+        K::LookBack(l) => K::LookBack(Box::new(l.map_operands(f))),
     };
     Exp::new(kind, x.ty.clone())
 }

@@ -3,6 +3,7 @@
 //! facade, why it failed, the budget of a method, and how a run reports its progress.
 
 use crate::search::Method;
+use crate::tunedb::Timed;
 use crate::tuning::Bindings;
 use shine::{
     Artifact, Built, Executable, Inputs, Phrase, RunOptions, Setting, SourceFile, Stage,
@@ -86,13 +87,13 @@ pub struct Run {
     pub log: Option<PathBuf>,
     /// Continue from this log of the same run.
     pub resume: Option<PathBuf>,
-    /// The tuning database (a tuning only): outcomes found by earlier runs are read from it
-    /// instead of compiled, verified and timed again, and new ones added ([`crate::tunedb`]).
+    /// The tuning database: outcomes found by earlier runs are read from it instead of
+    /// compiled, verified and timed again, and new ones added ([`crate::tunedb`]).
     pub db: Option<PathBuf>,
-    /// CPU workers that compile and verify candidates at once (a tuning only; 1 or more).
+    /// CPU workers that compile and verify candidates at once (1 or more).
     pub jobs: usize,
     /// The CUDA devices (ordinals) candidates are timed on, one candidate per device at a
-    /// time (a tuning on CUDA only; empty: device 0).
+    /// time (CUDA only; empty: device 0).
     pub devices: Vec<usize>,
 }
 
@@ -178,6 +179,27 @@ impl Run {
         Ok(exe.bench(self.runs, 1)?.code.median_ms)
     }
 
+    /// The outcome of timing the artifact at the sizes `nats` on the CUDA device
+    /// `cuda_device` ([`Run::time_built_at`], its code already built as `built` or, with
+    /// `None`, built now): its median over [`Run::runs`] runs, "not applicable" where the
+    /// sizes break a size constraint of its code, or the failure.
+    pub fn timing(
+        &self,
+        artifact: &Artifact,
+        built: Option<Built>,
+        nats: &Bindings,
+        cuda_device: usize,
+    ) -> Timed {
+        match self.time_built_at(artifact, built, nats, cuda_device) {
+            Ok(ms) => Timed::Ms {
+                ms,
+                runs: self.runs,
+            },
+            Err(e) if not_applicable(&e) => Timed::NotApplicable,
+            Err(e) => Timed::Failed(Failure::of(&e)),
+        }
+    }
+
     /// Checks the settings of parallel evaluation: 1 job or more, and `devices` only on
     /// CUDA, each named once.
     pub fn check_workers(&self) -> Result<(), Error> {
@@ -212,8 +234,9 @@ impl Run {
         Ok(())
     }
 
-    /// An error if a setting only a tuning has is given (`what` names the search).
-    pub fn refuse_tuning_settings(&self, what: &str) -> Result<(), Error> {
+    /// An error if the database, workers or devices are given to `what`, which evaluates
+    /// candidates one at a time and keeps nothing (`--check-constraints`).
+    pub fn refuse_database_and_workers(&self, what: Setting) -> Result<(), Error> {
         let given = [
             (self.db.is_some(), Setting::TuningDatabase),
             (self.jobs > 1, Setting::Jobs),
@@ -222,9 +245,9 @@ impl Run {
         match given.into_iter().find(|(on, _)| *on) {
             None => Ok(()),
             Some((_, setting)) => Err(Phrase::from(setting)
-                .then(format!(
-                    " is not supported by {what} yet (only by the tuning of parameters)"
-                ))
+                .then(" is not supported by ")
+                .then(what)
+                .then(" (it compiles and verifies one candidate at a time, and keeps nothing)")
                 .into()),
         }
     }
@@ -260,6 +283,11 @@ impl Run {
             .collect();
         Ok((prepared, sizes))
     }
+}
+
+/// Whether an error says that sizes do not satisfy the code's constraints.
+pub(crate) fn not_applicable(e: &shine::Error) -> bool {
+    e.to_string().contains("size constraint of")
 }
 
 /// Names, comma-separated, or "none".

@@ -4,23 +4,31 @@
 //! `shine run --strategy F --apply candidate`, verified against the interpreter at the
 //! `nats` sizes, then timed at every time size set (the layers of a network, say; the
 //! time of a candidate is the sum of their medians). Failures are counted by cause.
-//! Several methods run one after the other, each with the same budget ([`run`]);
+//! Several methods run one after the other, each with the same budget ([`run`]); the
+//! candidates of a method are evaluated in batches by the pool the tuning uses too (the
+//! database, the workers, the devices: [`Run::db`], [`Run::jobs`], [`Run::devices`]), each
+//! batch timed once it is built (not pipelined, as a tuning's batches are on CUDA).
 //! [`check_constraints`] compares the solver's set with what compiles and verifies.
 
 use crate::constraints::{count_by_family, Constraint, Family, Options};
 use crate::engine::{
-    count_cause, min_time, Error, Failure, MethodSummary, Phase, Progress, Run, Standing,
+    count_cause, min_time, show, Error, Failure, MethodSummary, Phase, Progress, Run, Standing,
 };
 use crate::log::{self, Log};
-use crate::search::{Method, Searcher};
-use crate::strategy::{Flavor, StrategyFile};
+use crate::pool::{self, Candidates, Counts, Evaluator};
+use crate::remote::Request;
+use crate::search::{Method, Proposal, Searcher};
+use crate::strategy::{self, Flavor, StrategyFile};
 use crate::tune::method_of_log;
+use crate::tunedb::Timed;
 use crate::tuning::Bindings;
-use crate::{Candidate, Problem};
+use crate::{Candidate, Problem, Space};
 use serde_json::{json, Value};
-use shine::{Phrase, Setting, SourceFile, Target};
-use std::collections::BTreeMap;
+use shine::{Artifact, Phrase, Setting, SourceFile, Target};
+use std::collections::{BTreeMap, HashMap};
 use std::ops::ControlFlow;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Mutex;
 use std::time::Instant;
 
 /// A mapping search: the run, the middle strategy, the size sets and the constraints.
@@ -199,6 +207,11 @@ pub struct SearchResult {
     pub failures_by_cause: BTreeMap<String, usize>,
     /// Whether the progress stopped the run early.
     pub interrupted: bool,
+    /// Candidates of this run whose every outcome came from the tuning database (nothing
+    /// compiled, verified or timed).
+    pub from_database: usize,
+    /// Candidates of this run timed now (at one size set or more).
+    pub timed: usize,
 }
 
 impl SearchResult {
@@ -217,16 +230,20 @@ impl SearchResult {
 pub struct Mapper {
     run: Run,
     problem: Problem,
-    verify_set: Bindings,
+    /// The one set candidates are verified at (`nats`).
+    verify_sets: Vec<Bindings>,
     time_sets: Vec<Bindings>,
     cutoff: Option<f64>,
-    counter: usize,
+    counter: AtomicUsize,
+    /// The mapping spaces of the split sizes seen (the splits applied once).
+    spaces: Mutex<HashMap<Vec<i64>, Result<Space, String>>>,
 }
 
 impl Mapper {
     /// Checks a search (the program, the size sets' names) and prepares its problem (the
     /// middle strategy applied).
     pub fn new(s: &Search) -> Result<Mapper, Error> {
+        s.run.check_workers()?;
         let (prepared, sizes) = s.run.prepare()?;
         s.run
             .check_set_names(Setting::SearchSizes, &s.nats, &sizes)?;
@@ -253,18 +270,19 @@ impl Mapper {
         Ok(Mapper {
             run: s.run.clone(),
             problem,
-            verify_set: s.nats.clone(),
+            verify_sets: vec![s.nats.clone()],
             time_sets,
             cutoff: s.cutoff,
-            counter: 0,
+            counter: AtomicUsize::new(0),
+            spaces: Mutex::new(HashMap::new()),
         })
     }
 
     /// A candidate's maps in words ([`Problem::describe`]); empty where its splits cannot be
     /// applied.
     pub fn describe(&self, c: &Candidate) -> String {
-        self.problem
-            .describe(&c.splits, &c.mapping)
+        self.space(&c.splits)
+            .and_then(|space| strategy::in_words(&space.tree, &c.mapping, self.problem.flavor))
             .unwrap_or_default()
     }
 
@@ -273,53 +291,72 @@ impl Mapper {
         &self.problem
     }
 
-    /// The candidate's strategy file and the definitions it adds to the user's.
-    fn strategy_file(&mut self, c: &Candidate) -> Result<(SourceFile, String), String> {
-        let space = self.problem.space(&c.splits)?;
-        let defs = self.problem.strategy(&space, &c.mapping, "candidate")?;
-        let text = self.problem.file.with(&defs);
-        self.counter += 1;
-        Ok((
-            SourceFile::new(format!("c{}.elv", self.counter), text),
-            defs,
-        ))
+    /// The mapping space of split sizes (built once).
+    fn space(&self, splits: &[i64]) -> Result<Space, String> {
+        let known = self.spaces.lock().ok().and_then(|m| m.get(splits).cloned());
+        if let Some(space) = known {
+            return space;
+        }
+        let space = self.problem.space(splits);
+        if let Ok(mut m) = self.spaces.lock() {
+            m.insert(splits.to_vec(), space.clone());
+        }
+        space
+    }
+
+    /// The definitions a candidate adds to the user's strategy file (`def candidate = ...`).
+    fn definitions(&self, c: &Candidate) -> Result<String, Failure> {
+        self.space(&c.splits)
+            .and_then(|space| self.problem.strategy(&space, &c.mapping, "candidate"))
+            .map_err(|e| Failure::new("rewrite", e))
+    }
+
+    /// Compiles the candidate of the definitions `defs` and, if `verify`, verifies it at
+    /// the `nats` sizes.
+    fn build(&self, defs: &str, verify: bool) -> Result<Artifact, Failure> {
+        let n = self.counter.fetch_add(1, Ordering::Relaxed) + 1;
+        let file = SourceFile::new(format!("c{n}.elv"), self.problem.file.with(defs));
+        let artifact = self
+            .run
+            .compile_candidate(file)
+            .map_err(|e| Failure::of(&e))?;
+        if verify {
+            self.run
+                .verify_at(&artifact, &self.verify_sets[0])
+                .map_err(|e| Failure::of(&e))?;
+        }
+        Ok(artifact)
     }
 
     /// Evaluates one candidate: compiles and verifies it, and unless `verify_only`,
     /// times it at every time set (the sum of the medians, or "too slow" past the
-    /// cutoff). Returns its time, or why it failed, and its definitions.
+    /// cutoff) on the first of the run's devices. Returns its time, or why it failed, and
+    /// its definitions.
     pub fn evaluate_candidate(
-        &mut self,
+        &self,
         c: &Candidate,
         verify_only: bool,
     ) -> (Result<Option<f64>, Failure>, String) {
-        let (strategy, defs) = match self.strategy_file(c) {
-            Ok(x) => x,
-            Err(e) => return (Err(Failure::new("rewrite", e)), String::new()),
+        let defs = match self.definitions(c) {
+            Ok(defs) => defs,
+            Err(f) => return (Err(f), String::new()),
         };
-        let verified = self.run.compile_candidate(strategy).and_then(|artifact| {
-            self.run.verify_at(&artifact, &self.verify_set)?;
-            Ok(artifact)
-        });
-        let artifact = match verified {
+        let artifact = match self.build(&defs, true) {
             Ok(artifact) => artifact,
-            Err(e) => return (Err(Failure::of(&e)), defs),
+            Err(f) => return (Err(f), defs),
         };
         if verify_only {
             return (Ok(None), defs);
         }
-        let mut total = 0.0;
-        for set in &self.time_sets {
-            match self.run.time_at(&artifact, set, 0) {
-                Ok(ms) => total += ms,
-                Err(e) => return (Err(Failure::of(&e)), defs),
-            }
-            if self.cutoff.is_some_and(|c| total > c) {
-                let detail = format!("over {total:.3} ms after some size sets");
-                return (Err(Failure::new("too slow", detail)), defs);
-            }
-        }
-        (Ok(Some(total)), defs)
+        let device = self.run.devices.first().copied().unwrap_or(0);
+        let ms = pool::time_alone(self, c, &artifact, device);
+        (ms.map(Some), defs)
+    }
+
+    /// What the tuning database keys this search's candidates under, besides the program,
+    /// strategy file, target and device: the middle strategy the mappings follow.
+    fn database_template(&self) -> String {
+        format!("mappings after `{}`", self.problem.mid)
     }
 
     /// The statistics of the unsplit space; notes them.
@@ -346,6 +383,110 @@ impl Mapper {
     }
 }
 
+/// The pool evaluates a mapping search's candidates: each compiled once, verified at the
+/// `nats` sizes, timed at every time set until one fails or the cutoff is passed; its time
+/// is the sum over the sets. A batch is timed once it is built, on every target: the search
+/// does not pipeline its batches as a tuning on CUDA does (it proposes each batch from the
+/// scores of the batches before, and its verifications on a GPU take no turns).
+impl Candidates for Mapper {
+    type Candidate = Candidate;
+    type Built = Artifact;
+    type Evaluation = Result<f64, Failure>;
+
+    fn run(&self) -> &Run {
+        &self.run
+    }
+
+    /// `splits=1,4 mapping=30,0,21`.
+    fn key(&self, c: &Candidate) -> String {
+        let list = |xs: Vec<String>| xs.join(",");
+        format!(
+            "splits={} mapping={}",
+            list(c.splits.iter().map(ToString::to_string).collect()),
+            list(c.mapping.iter().map(ToString::to_string).collect())
+        )
+    }
+
+    fn verify_sets(&self) -> &[Bindings] {
+        &self.verify_sets
+    }
+
+    fn time_sets(&self) -> &[Bindings] {
+        &self.time_sets
+    }
+
+    fn prepare(&self, c: &Candidate, verify: bool) -> Result<Artifact, Failure> {
+        self.build(&self.definitions(c)?, verify)
+    }
+
+    fn time_at(&self, artifact: &Artifact, _: &Candidate, k: usize, device: usize) -> Timed {
+        self.run.timing(artifact, None, &self.time_sets[k], device)
+    }
+
+    /// A failure at a set decides a mapping, and so does a time past the cutoff.
+    fn settled(&self, times: &[Option<Timed>]) -> bool {
+        let failed = times
+            .iter()
+            .flatten()
+            .any(|t| !matches!(t, Timed::Ms { .. }));
+        failed || self.cutoff.is_some_and(|c| total_ms(times) > c)
+    }
+
+    fn assemble(&self, times: Vec<Option<Timed>>) -> Result<f64, Failure> {
+        for (set, t) in self.time_sets.iter().zip(&times) {
+            match t {
+                Some(Timed::Failed(f)) => return Err(f.clone()),
+                Some(Timed::NotApplicable) => {
+                    return Err(Failure::new(
+                        "not applicable",
+                        format!(
+                            "the sizes {} break a size constraint of its code",
+                            show(set)
+                        ),
+                    ))
+                }
+                _ => {}
+            }
+        }
+        let total = total_ms(&times);
+        if self.cutoff.is_some_and(|c| total > c) {
+            let detail = format!("over {total:.3} ms after some size sets");
+            return Err(Failure::new("too slow", detail));
+        }
+        match self.time_sets.iter().zip(&times).find(|(_, t)| t.is_none()) {
+            Some((set, _)) => Err(Failure::new(
+                "internal error",
+                format!("not timed at {}", show(set)),
+            )),
+            None => Ok(total),
+        }
+    }
+
+    fn failed(&self, failure: Failure) -> Result<f64, Failure> {
+        Err(failure)
+    }
+
+    fn request(&self, _: &Candidate, _: bool, _: &[usize]) -> Result<Request, Error> {
+        Err(
+            "a mapping search measures its candidates on this host: a cluster measures a \
+             tuning's only"
+                .into(),
+        )
+    }
+}
+
+/// The sum of the times measured.
+fn total_ms(times: &[Option<Timed>]) -> f64 {
+    times
+        .iter()
+        .flatten()
+        .map(|t| match t {
+            Timed::Ms { ms, .. } => *ms,
+            _ => 0.0,
+        })
+        .sum()
+}
+
 /// Constraints counted by family, named `"1 name"`.
 fn families(constraints: &[Constraint]) -> BTreeMap<String, usize> {
     count_by_family(constraints)
@@ -356,10 +497,12 @@ fn families(constraints: &[Constraint]) -> BTreeMap<String, usize> {
 
 /// Runs a mapping search: every method in turn, within the limits; candidates of the
 /// log (`resume`) count towards the budget, are not re-run and are ranked with the new.
+/// With a database (`Run::db`), candidates it knows are not compiled, verified or timed
+/// again; the run's workers (`Run::jobs`) compile and verify a batch at once, its CUDA
+/// devices (`Run::devices`) time one candidate each.
 pub fn run(s: &Search, progress: &mut dyn Progress<Record>) -> Result<SearchResult, Error> {
     s.run.limits.require()?;
-    s.run.refuse_tuning_settings("the mapping search")?;
-    let mut mapper = Mapper::new(s)?;
+    let mapper = Mapper::new(s)?;
     let stats = mapper.space_statistics(progress)?;
     let header = s.header();
     let mut previous: Vec<Record> = match &s.run.resume {
@@ -383,8 +526,15 @@ pub fn run(s: &Search, progress: &mut dyn Progress<Record>) -> Result<SearchResu
     for f in previous.iter().filter_map(|r| r.failure.as_ref()) {
         count_cause(&mut causes, &f.to_string());
     }
+    let context = match s.run.db {
+        Some(_) => Some(pool::context(&s.run, &mapper.database_template(), None)?),
+        None => None,
+    };
+    let evaluator = Evaluator::new(&mapper, context, None)?;
     let mut session = Session {
-        mapper: &mut mapper,
+        mapper: &mapper,
+        evaluator,
+        counts: Counts::default(),
         log: &mut log,
         progress,
         causes,
@@ -400,18 +550,26 @@ pub fn run(s: &Search, progress: &mut dyn Progress<Record>) -> Result<SearchResu
         summaries.push(summary);
         records.extend(new);
     }
+    let evaluated = records.len() - previous.len();
+    if let Some(note) = session.evaluator.database_note(evaluated, session.counts) {
+        session.progress.on_phase(Phase::Note(&note));
+    }
     Ok(SearchResult {
         stats,
         records,
         methods: summaries,
         failures_by_cause: session.causes,
         interrupted: session.interrupted,
+        from_database: session.counts.from_database,
+        timed: session.counts.timed,
     })
 }
 
 /// A mapping search in progress.
 struct Session<'a> {
-    mapper: &'a mut Mapper,
+    mapper: &'a Mapper,
+    evaluator: Evaluator<'a>,
+    counts: Counts,
     log: &'a mut Option<Log>,
     progress: &'a mut dyn Progress<Record>,
     causes: BTreeMap<String, usize>,
@@ -440,37 +598,49 @@ impl Session<'_> {
             resumed: resumed_count,
         });
         let start = Instant::now();
-        while !run.limits.reached(mine.len(), start) {
-            let Some(prop) = searcher.next(&self.mapper.problem) else {
+        'batches: while !run.limits.reached(mine.len(), start) {
+            let room = run
+                .limits
+                .budget
+                .map_or(usize::MAX, |b| b.saturating_sub(mine.len()));
+            let batch: Vec<Proposal> = (0..self.evaluator.batch_size().min(room))
+                .map_while(|_| searcher.next(&self.mapper.problem))
+                .collect();
+            if batch.is_empty() {
                 break;
-            };
-            let (outcome, strategy) = self.mapper.evaluate_candidate(&prop.candidate, false);
-            let in_words = self.mapper.describe(&prop.candidate);
-            let ms = outcome.as_ref().ok().copied().flatten();
-            searcher.report(&prop.candidate, ms.map(|t| 1.0 / t));
-            let failure = outcome.err();
-            if let Some(f) = &failure {
-                count_cause(&mut self.causes, &f.to_string());
             }
-            let record = Record {
-                method,
-                candidate: prop.candidate,
-                ms,
-                failure,
-                draws: prop.draws,
-                elapsed_s: offset + start.elapsed().as_secs_f64(),
-                strategy,
-                resumed: false,
-                in_words,
-            };
-            log::record(self.log, &record.to_json())?;
-            mine.push(record);
-            let flow = self
-                .progress
-                .on_candidate(&mine[mine.len() - 1], &standing(&mine));
-            if flow == ControlFlow::Break(()) {
-                self.interrupted = true;
-                break;
+            let candidates: Vec<Candidate> = batch.iter().map(|p| p.candidate.clone()).collect();
+            let outcomes =
+                self.evaluator
+                    .evaluate(self.mapper, &candidates, &mut *self.progress)?;
+            for (prop, outcome) in batch.into_iter().zip(outcomes) {
+                self.counts.count(&outcome);
+                let ms = outcome.evaluation.as_ref().ok().copied();
+                searcher.report(&prop.candidate, ms.map(|t| 1.0 / t));
+                let failure = outcome.evaluation.err();
+                if let Some(f) = &failure {
+                    count_cause(&mut self.causes, &f.to_string());
+                }
+                let record = Record {
+                    method,
+                    strategy: self.mapper.definitions(&prop.candidate).unwrap_or_default(),
+                    in_words: self.mapper.describe(&prop.candidate),
+                    candidate: prop.candidate,
+                    ms,
+                    failure,
+                    draws: prop.draws,
+                    elapsed_s: offset + start.elapsed().as_secs_f64(),
+                    resumed: false,
+                };
+                log::record(self.log, &record.to_json())?;
+                mine.push(record);
+                let flow = self
+                    .progress
+                    .on_candidate(&mine[mine.len() - 1], &standing(&mine));
+                if flow == ControlFlow::Break(()) {
+                    self.interrupted = true;
+                    break 'batches;
+                }
             }
         }
         let summary = summary(method, &searcher, &mine, resumed_count, start);
@@ -557,8 +727,9 @@ pub fn check_constraints(
     s: &Search,
     progress: &mut dyn Progress<Record>,
 ) -> Result<CheckReport, Error> {
-    s.run.refuse_tuning_settings("the mapping search")?;
-    let mut mapper = Mapper::new(s)?;
+    s.run
+        .refuse_database_and_workers(Setting::CheckConstraints)?;
+    let mapper = Mapper::new(s)?;
     let splits = vec![1; mapper.problem.base_tree().maps.len()];
     let space = mapper.problem.space(&splits)?;
     let n = space.tree.maps.len();

@@ -1,61 +1,105 @@
-//! Evaluating a batch of a tuning's candidates: outcomes the tuning database knows are read
-//! from it; the others are compiled and verified by a pool of CPU workers, then timed (or
-//! measured by a cluster's workers, [`crate::remote`]), and added to the database.
+//! Evaluating a batch of a search's candidates (a tuning's assignments, a mapping search's
+//! mappings): outcomes the tuning database knows are read from it; the others are compiled
+//! and verified by a pool of CPU workers, then timed (or measured by a cluster's workers,
+//! [`crate::remote`]), and added to the database. Both searches evaluate their candidates
+//! here: what differs between them is the [`Candidates`] they implement.
 //!
 //! One candidate is timed at a time per device: on the CPU (C, OpenMP) and on one GPU, or
-//! one candidate per CUDA device at once with several devices. On the CPU timing is
-//! isolated: it starts once every compile and verification of the batch is done, and no
-//! worker runs while a candidate is timed. On CUDA the batches are pipelined
-//! ([`Evaluator::step`]): while the GPUs time one batch, the workers build the next
-//! ([`crate::schedule`]).
+//! one candidate per CUDA device at once with several devices. Timing is isolated where the
+//! candidates are timed on the cores that build them: it starts once every compile and
+//! verification of the batch is done, and no worker runs while a candidate is timed. A
+//! tuning on CUDA pipelines its batches instead ([`Evaluator::step`],
+//! [`Candidates::overlaps_timing`]): while the GPUs time one batch, the workers build the
+//! next. Both orders are [`crate::schedule`]'s.
 
-use crate::engine::{show, Error, Failure, Phase, Progress};
+use crate::engine::{show, Error, Failure, Phase, Progress, Run};
 use crate::log::fingerprint;
-use crate::params::Assignment;
 use crate::remote::{Identity, Measurement, Remote, Request};
 use crate::schedule::{at_once, one_after_the_other, Builds, Notes, Timings};
-use crate::tune::{Evaluation, Record, Tuner};
-use crate::tunedb::{Context, Timed, TuneDb};
+use crate::tunedb::{Context, Entry, Timed, TuneDb};
+use crate::tuning::Bindings;
 use shine::{Phrase, RunOptions, Setting, Target};
 
-/// How a candidate is built and timed on this host: the work of the pool's workers and of
-/// its devices ([`Tuner`] does it; a test may time with a fake clock).
-pub(crate) trait Measure: Sync {
-    /// A candidate built: compiled (and verified), ready to be timed.
+/// A search whose candidates the pool evaluates: how one is named, built (compiled and
+/// verified), timed at a size set, and judged from its times.
+pub(crate) trait Candidates: Sync {
+    /// A candidate: a tuning's assignment, a mapping search's splits and mapping.
+    type Candidate: Clone + Sync;
+    /// A candidate built by a worker: compiled (and verified), ready to be timed.
     type Built: Send + Sync;
+    /// What happened to a candidate, as the search ranks it.
+    type Evaluation;
 
+    /// The run: program, target, seed, runs, database and workers.
+    fn run(&self) -> &Run;
+    /// The candidate in words: its key in the database and its name in progress lines.
+    fn key(&self, c: &Self::Candidate) -> String;
+    /// The size sets a candidate is verified at (the database's key of a verification).
+    fn verify_sets(&self) -> &[Bindings];
+    /// The size sets a candidate is timed at.
+    fn time_sets(&self) -> &[Bindings];
     /// Whether building may go on while candidates are timed (a GPU times; the CPU cores
-    /// build): then the batches are pipelined.
-    fn overlaps_timing(&self) -> bool;
-
-    /// Compiles a candidate and, if `verify`, verifies it (on a CPU worker).
-    fn build(&self, a: &Assignment, verify: bool) -> Result<Self::Built, Failure>;
-
-    /// Times a built candidate at the time set `k` on the device `device`.
-    fn time(&self, built: &Self::Built, a: &Assignment, k: usize, device: usize) -> Timed;
+    /// build): then a search that proposes its next batch before the current one is timed
+    /// pipelines its batches ([`Evaluator::step`]). Not by default: the timings run alone.
+    fn overlaps_timing(&self) -> bool {
+        false
+    }
+    /// Compiles a candidate and, if `verify`, verifies it (the work of a CPU worker).
+    fn prepare(&self, c: &Self::Candidate, verify: bool) -> Result<Self::Built, Failure>;
+    /// Times a built candidate at the time set `k` on the CUDA device `device`.
+    fn time_at(&self, built: &Self::Built, c: &Self::Candidate, k: usize, device: usize) -> Timed;
+    /// Whether the outcomes at the time sets so far decide the candidate, so that the
+    /// others are not timed (a mapping search's failure or cutoff); `times` has one entry
+    /// per time set, `None` where it is not timed.
+    fn settled(&self, _times: &[Option<Timed>]) -> bool {
+        false
+    }
+    /// The evaluation of a built candidate of its outcome per time set.
+    fn assemble(&self, times: Vec<Option<Timed>>) -> Self::Evaluation;
+    /// The evaluation of a candidate that failed as a whole.
+    fn failed(&self, failure: Failure) -> Self::Evaluation;
+    /// The request that has a cluster's worker build a candidate (verified if `verify`) and
+    /// time it at the time sets numbered `sets`.
+    fn request(&self, c: &Self::Candidate, verify: bool, sets: &[usize]) -> Result<Request, Error>;
 }
 
 /// A batch looked up in the database and built ([`Evaluator::step`]): its candidates wait
 /// to be timed.
-pub(crate) struct Staged<B> {
+pub(crate) struct Staged<S: Candidates> {
     /// The candidates.
-    pub batch: Vec<Assignment>,
+    pub batch: Vec<S::Candidate>,
     known: Vec<Known>,
     /// Per candidate: what was built (`None`: nothing, the database knows all of it).
-    built: Vec<Option<Result<B, Failure>>>,
+    built: Vec<Option<Result<S::Built, Failure>>>,
 }
 
-impl<B> Staged<B> {
+impl<S: Candidates> Staged<S> {
     /// The candidates built now (to time).
     fn built_ones(&self) -> Vec<usize> {
         (0..self.batch.len())
-            .filter(|&i| self.artifact(i).is_some())
+            .filter(|&i| self.ready(i).is_some())
             .collect()
     }
 
-    /// Candidate `i` built, if it was and built without failure.
-    fn artifact(&self, i: usize) -> Option<&B> {
+    /// Candidate `i` built, if it was and built without failure: ready to be timed.
+    fn ready(&self, i: usize) -> Option<&S::Built> {
         self.built.get(i)?.as_ref()?.as_ref().ok()
+    }
+
+    /// Times candidate `i`, if it was built, at the sets the database has no outcome for
+    /// on `device` (told to `notes` as it starts): its new outcome per time set.
+    fn time(&self, search: &S, i: usize, device: usize, notes: &Notes) -> Vec<Option<Timed>> {
+        let (c, known) = (&self.batch[i], &self.known[i]);
+        let Some(built) = self.ready(i) else {
+            return vec![None; known.times.len()];
+        };
+        let _ = notes.send(format!(
+            "timing {} at {} ({})",
+            search.key(c),
+            plural(known.missing().len(), "size set"),
+            device_name(search.run().target, device)
+        ));
+        time_candidate(search, c, built, known, device)
     }
 
     /// Each candidate, what the database knows of it and what was measured now, given its
@@ -63,13 +107,13 @@ impl<B> Staged<B> {
     fn finish(
         self,
         mut times: Vec<Vec<Option<Timed>>>,
-    ) -> impl Iterator<Item = (Assignment, Known, Measured)> {
+    ) -> impl Iterator<Item = (S::Candidate, Known, Measured)> {
         self.batch
             .into_iter()
             .zip(self.known)
             .zip(self.built)
             .enumerate()
-            .map(move |(i, ((a, known), built))| {
+            .map(move |(i, ((c, known), built))| {
                 let measured = match built {
                     None => Measured::Nothing,
                     Some(b) => Measured::Built {
@@ -77,19 +121,42 @@ impl<B> Staged<B> {
                         times: std::mem::take(&mut times[i]),
                     },
                 };
-                (a, known, measured)
+                (c, known, measured)
             })
     }
 }
 
+/// The candidates of a batch, in order, each with its outcome.
+pub(crate) type Evaluated<S> = Vec<(
+    <S as Candidates>::Candidate,
+    Outcome<<S as Candidates>::Evaluation>,
+)>;
+
 /// A candidate evaluated in a batch, and where its outcome came from.
-pub(crate) struct Outcome {
+pub(crate) struct Outcome<E> {
     /// What happened to it.
-    pub evaluation: Evaluation,
+    pub evaluation: E,
     /// Whether all of it came from the database (nothing compiled or timed now).
     pub from_db: bool,
     /// Whether it was timed now (at one set or more).
     pub timed: bool,
+}
+
+/// How many candidates of a run came from the database and how many were timed.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct Counts {
+    /// Candidates whose every outcome came from the database.
+    pub from_database: usize,
+    /// Candidates timed now (at one size set or more).
+    pub timed: usize,
+}
+
+impl Counts {
+    /// Counts a candidate's outcome.
+    pub fn count<E>(&mut self, outcome: &Outcome<E>) {
+        self.from_database += outcome.from_db as usize;
+        self.timed += outcome.timed as usize;
+    }
 }
 
 /// What the database knows of a candidate.
@@ -116,10 +183,15 @@ impl Known {
     }
 }
 
-/// The candidates of a batch that need work: neither known to fail nor known at every set.
-fn needing_work(known: &[Known]) -> Vec<usize> {
+/// The candidates of a batch that need work: neither known to fail, nor known at every set,
+/// nor decided by what is known.
+fn needing_work<S: Candidates>(search: &S, known: &[Known]) -> Vec<usize> {
     (0..known.len())
-        .filter(|&i| !known[i].failed() && !known[i].complete())
+        .filter(|&i| {
+            let k = &known[i];
+            let decided = k.verified.is_some() && search.settled(&k.times);
+            !k.failed() && !k.complete() && !decided
+        })
         .collect()
 }
 
@@ -137,7 +209,7 @@ enum Measured {
     Lost(Failure),
 }
 
-/// Evaluates candidates for a tuning: its database, and its workers and devices or the
+/// Evaluates a search's candidates: its database, and its workers and devices or the
 /// cluster that measures its candidates.
 pub(crate) struct Evaluator<'r> {
     db: Option<TuneDb>,
@@ -148,19 +220,19 @@ pub(crate) struct Evaluator<'r> {
 }
 
 impl<'r> Evaluator<'r> {
-    /// The evaluator of `tuner`'s run, measuring on this host's workers or on `remote`:
+    /// The evaluator of `search`'s run, measuring on this host's workers or on `remote`:
     /// opens its database (`context` says what its outcomes depend on).
-    pub fn new(
-        tuner: &Tuner,
+    pub fn new<S: Candidates>(
+        search: &S,
         context: Option<Context>,
         remote: Option<&'r dyn Remote>,
     ) -> Result<Evaluator<'r>, Error> {
-        let run = tuner.run();
+        let run = search.run();
         let db = match (&run.db, context) {
             (Some(path), Some(c)) => Some(TuneDb::open(path, &c)?),
             _ => None,
         };
-        let sets: Vec<String> = tuner.verify_sets().iter().map(show).collect();
+        let sets: Vec<String> = search.verify_sets().iter().map(show).collect();
         Ok(Evaluator {
             db,
             jobs: run.jobs.max(1),
@@ -174,15 +246,10 @@ impl<'r> Evaluator<'r> {
         })
     }
 
-    /// Whether a database is read and written.
-    pub fn has_db(&self) -> bool {
-        self.db.is_some()
-    }
-
-    /// Whether the batches are pipelined ([`Evaluator::step`]): on this host, where
-    /// `measure` builds while it times.
-    pub fn pipelines<M: Measure>(&self, measure: &M) -> bool {
-        self.remote.is_none() && measure.overlaps_timing()
+    /// Whether `search` may pipeline its batches ([`Evaluator::step`]): on this host, where
+    /// it builds while it times ([`Candidates::overlaps_timing`]).
+    pub fn pipelines<S: Candidates>(&self, search: &S) -> bool {
+        self.remote.is_none() && search.overlaps_timing()
     }
 
     /// How many candidates a batch holds: enough for every worker and every device (or
@@ -195,58 +262,63 @@ impl<'r> Evaluator<'r> {
     }
 
     /// Evaluates a batch, built and then timed; what runs is told to `progress` as
-    /// [`Phase::Running`].
-    pub fn evaluate<M: Measure>(
+    /// [`Phase::Running`], an entry of the database that cannot be read as a
+    /// [`Phase::Note`] (the candidate is measured again).
+    pub fn evaluate<S: Candidates, R>(
         &self,
-        measure: &M,
-        tuner: &Tuner,
-        batch: &[Assignment],
-        progress: &mut dyn Progress<Record>,
-    ) -> Result<Vec<Outcome>, Error> {
+        search: &S,
+        batch: &[S::Candidate],
+        progress: &mut dyn Progress<R>,
+    ) -> Result<Vec<Outcome<S::Evaluation>>, Error> {
         if let Some(remote) = self.remote {
-            let known: Vec<Known> = self.lookup_all(tuner, batch)?;
-            let measured = self.measure_remotely(remote, tuner, batch, &known, progress)?;
+            let known = self.lookup_all(search, batch, progress)?;
+            let measured = self.measure_remotely(remote, search, batch, &known, progress)?;
             return batch
                 .iter()
                 .zip(known)
                 .zip(measured)
-                .map(|((a, k), m)| self.outcome(tuner, a, k, m))
+                .map(|((c, k), m)| self.outcome(search, c, k, m))
                 .collect();
         }
-        let (_, staged) = self.step(measure, tuner, None, batch.to_vec(), progress)?;
-        let (outcomes, _) = self.step(measure, tuner, staged, Vec::new(), progress)?;
+        let (_, staged) = self.step(search, None, batch.to_vec(), progress)?;
+        let (outcomes, _) = self.step(search, staged, Vec::new(), progress)?;
         Ok(outcomes.into_iter().map(|(_, o)| o).collect())
+    }
+
+    /// A note of how many of a run's `candidates` came from the database and how many were
+    /// timed now (`None` without a database).
+    pub fn database_note(&self, candidates: usize, counts: Counts) -> Option<String> {
+        self.db.as_ref().map(|_| {
+            format!(
+                "{} of {candidates} candidates from the database, {} timed now",
+                counts.from_database, counts.timed
+            )
+        })
     }
 
     /// One step of the pipeline on this host: the candidates of `staged` (built in the step
     /// before) are timed on the devices while the pool of workers builds those of `next`
-    /// the database does not know all of; at once where `measure` allows it
-    /// ([`Measure::overlaps_timing`]), else the timings first. Returns the outcomes of
+    /// the database does not know all of; at once where `search` allows it
+    /// ([`Candidates::overlaps_timing`]), else the timings first. Returns the outcomes of
     /// `staged`'s candidates, in order, and `next` staged for the step after.
-    #[allow(clippy::type_complexity)]
-    pub fn step<M: Measure>(
+    pub fn step<S: Candidates, R>(
         &self,
-        measure: &M,
-        tuner: &Tuner,
-        staged: Option<Staged<M::Built>>,
-        next: Vec<Assignment>,
-        progress: &mut dyn Progress<Record>,
-    ) -> Result<(Vec<(Assignment, Outcome)>, Option<Staged<M::Built>>), Error> {
-        let known_next = self.lookup_all(tuner, &next)?;
-        let to_build = needing_work(&known_next);
-        let (now, to_time): (&[Assignment], Vec<usize>) = match &staged {
-            Some(s) => (&s.batch, s.built_ones()),
-            None => (&[], Vec::new()),
-        };
-        let missing = |i: usize| staged.as_ref().map_or(Vec::new(), |s| s.known[i].missing());
-        let overlapping = measure.overlaps_timing() && !to_time.is_empty();
+        search: &S,
+        staged: Option<Staged<S>>,
+        next: Vec<S::Candidate>,
+        progress: &mut dyn Progress<R>,
+    ) -> Result<(Evaluated<S>, Option<Staged<S>>), Error> {
+        let known_next = self.lookup_all(search, &next, progress)?;
+        let to_build = needing_work(search, &known_next);
+        let to_time = staged.as_ref().map_or(Vec::new(), Staged::built_ones);
+        let overlapping = search.overlaps_timing() && !to_time.is_empty();
         if !to_build.is_empty() {
             let workers = self.jobs.min(to_build.len());
-            let names: Vec<String> = to_build.iter().map(|&i| show(&next[i])).collect();
+            let names: Vec<String> = to_build.iter().map(|&i| search.key(&next[i])).collect();
             progress.on_phase(Phase::Running(&format!(
-                "compiling and verifying {} on {workers} worker{}{}: {}",
+                "compiling and verifying {} on {}{}: {}",
                 plural(to_build.len(), "candidate"),
-                if workers == 1 { "" } else { "s" },
+                plural(workers, "worker"),
                 if overlapping {
                     " while the previous batch is timed"
                 } else {
@@ -255,31 +327,22 @@ impl<'r> Evaluator<'r> {
                 names.join(" | ")
             )));
         }
-        let target = tuner.run().target;
         let builds = Builds {
             workers: self.jobs,
             items: &to_build,
-            build: |i: usize, _: &Notes| measure.build(&next[i], known_next[i].verified.is_none()),
+            build: |i: usize, _: &Notes| search.prepare(&next[i], known_next[i].verified.is_none()),
         };
         let timings = Timings {
             devices: &self.devices,
             items: &to_time,
             time: |i: usize, device: usize, notes: &Notes| {
-                let sets = missing(i);
-                let _ = notes.send(format!(
-                    "timing {} at {} ({})",
-                    show(&now[i]),
-                    plural(sets.len(), "size set"),
-                    device_name(target, device)
-                ));
-                let built = staged.as_ref().and_then(|s| s.artifact(i));
-                sets.into_iter()
-                    .map(|k| (k, built.map(|b| measure.time(b, &now[i], k, device))))
-                    .collect::<Vec<_>>()
+                staged
+                    .as_ref()
+                    .map_or_else(Vec::new, |s| s.time(search, i, device, notes))
             },
         };
         let mut say = |line: &str| progress.on_phase(Phase::Running(line));
-        let (built, timed) = if measure.overlaps_timing() {
+        let (built, timed) = if search.overlaps_timing() {
             at_once(builds, timings, &mut say)
         } else {
             one_after_the_other(builds, timings, &mut say)
@@ -289,15 +352,13 @@ impl<'r> Evaluator<'r> {
             Some(s) => {
                 let mut times: Vec<Vec<Option<Timed>>> =
                     s.known.iter().map(|k| vec![None; k.times.len()]).collect();
-                for (&i, sets) in to_time.iter().zip(timed) {
-                    for (k, t) in sets {
-                        times[i][k] = t;
-                    }
+                for (&i, t) in to_time.iter().zip(timed) {
+                    times[i] = t;
                 }
                 s.finish(times)
-                    .map(|(a, known, measured)| {
-                        let outcome = self.outcome(tuner, &a, known, measured)?;
-                        Ok((a, outcome))
+                    .map(|(c, known, measured)| {
+                        let outcome = self.outcome(search, &c, known, measured)?;
+                        Ok((c, outcome))
                     })
                     .collect::<Result<_, Error>>()?
             }
@@ -305,7 +366,7 @@ impl<'r> Evaluator<'r> {
         if next.is_empty() {
             return Ok((outcomes, None));
         }
-        let mut results: Vec<Option<Result<M::Built, Failure>>> =
+        let mut results: Vec<Option<Result<S::Built, Failure>>> =
             (0..next.len()).map(|_| None).collect();
         for (&i, b) in to_build.iter().zip(built) {
             results[i] = Some(b);
@@ -320,37 +381,38 @@ impl<'r> Evaluator<'r> {
         ))
     }
 
-    /// What the database knows of each candidate of `batch`.
-    fn lookup_all(&self, tuner: &Tuner, batch: &[Assignment]) -> Result<Vec<Known>, Error> {
-        batch.iter().map(|a| self.lookup(tuner, a)).collect()
+    /// What the database knows of each candidate of `batch` ([`Evaluator::lookup`]).
+    fn lookup_all<S: Candidates, R>(
+        &self,
+        search: &S,
+        batch: &[S::Candidate],
+        progress: &mut dyn Progress<R>,
+    ) -> Result<Vec<Known>, Error> {
+        batch
+            .iter()
+            .map(|c| self.lookup(search, c, progress))
+            .collect()
     }
 
     /// Measures the batch's candidates the database does not know all of on `remote`'s
     /// workers: one request each.
-    fn measure_remotely(
+    fn measure_remotely<S: Candidates, R>(
         &self,
         remote: &dyn Remote,
-        tuner: &Tuner,
-        batch: &[Assignment],
+        search: &S,
+        batch: &[S::Candidate],
         known: &[Known],
-        progress: &mut dyn Progress<Record>,
+        progress: &mut dyn Progress<R>,
     ) -> Result<Vec<Measured>, Error> {
-        let todo = needing_work(known);
+        let todo = needing_work(search, known);
         let mut measured: Vec<Measured> = batch.iter().map(|_| Measured::Nothing).collect();
         if todo.is_empty() {
             return Ok(measured);
         }
         let requests: Vec<Request> = todo
             .iter()
-            .map(|&i| {
-                Request::of(
-                    tuner,
-                    &batch[i],
-                    known[i].verified.is_none(),
-                    &known[i].missing(),
-                )
-            })
-            .collect();
+            .map(|&i| search.request(&batch[i], known[i].verified.is_none(), &known[i].missing()))
+            .collect::<Result<_, _>>()?;
         progress.on_phase(Phase::Running(&format!(
             "measuring {} on the cluster: {}",
             plural(todo.len(), "candidate"),
@@ -375,47 +437,58 @@ impl<'r> Evaluator<'r> {
         Ok(measured)
     }
 
-    /// What the database knows of `a` (nothing without a database); a time of fewer runs
-    /// than the tuning's is not known.
-    fn lookup(&self, tuner: &Tuner, a: &Assignment) -> Result<Known, Error> {
-        let sets = tuner.time_sets().len();
+    /// What the database knows of `c` (nothing without a database); a time of fewer runs
+    /// than the run's is not known, nor is an entry that cannot be read (noted).
+    fn lookup<S: Candidates, R>(
+        &self,
+        search: &S,
+        c: &S::Candidate,
+        progress: &mut dyn Progress<R>,
+    ) -> Result<Known, Error> {
+        let sets = search.time_sets().len();
         let Some(db) = &self.db else {
             return Ok(Known {
                 verified: None,
                 times: vec![None; sets],
             });
         };
-        let key = show(a);
-        let verified = db.verification(&key, &self.verification_key)?;
-        let times = tuner
-            .time_sets()
-            .iter()
-            .map(|set| {
-                db.timing(&key, &show(set)).map(|t| match t {
-                    Some(Timed::Ms { runs, .. }) if runs < tuner.run().runs => None,
-                    t => t,
-                })
-            })
-            .collect::<Result<_, _>>()?;
+        let key = search.key(c);
+        let verified = readable(
+            db.verification(&key, &self.verification_key)?,
+            &key,
+            "its verification",
+            progress,
+        );
+        let mut times = Vec::with_capacity(sets);
+        for set in search.time_sets() {
+            let set = show(set);
+            let what = format!("its time at {set}");
+            let t = readable(db.timing(&key, &set)?, &key, &what, progress);
+            times.push(match t {
+                Some(Timed::Ms { runs, .. }) if runs < search.run().runs => None,
+                t => t,
+            });
+        }
         Ok(Known { verified, times })
     }
 
     /// The outcome of one candidate of the batch; what was measured now goes to the
     /// database (a candidate lost with its worker is not kept).
-    fn outcome(
+    fn outcome<S: Candidates>(
         &self,
-        tuner: &Tuner,
-        a: &Assignment,
+        search: &S,
+        c: &S::Candidate,
         known: Known,
         measured: Measured,
-    ) -> Result<Outcome, Error> {
-        let sets = tuner.time_sets().len();
+    ) -> Result<Outcome<S::Evaluation>, Error> {
+        let sets = search.time_sets().len();
         let failed = |f, from_db| Outcome {
-            evaluation: Evaluation::failed(f, sets),
+            evaluation: search.failed(f),
             from_db,
             timed: false,
         };
         let from_db = matches!(measured, Measured::Nothing);
+        let key = search.key(c);
         let new_times = match measured {
             Measured::Lost(f) => return Ok(failed(f, false)),
             Measured::Nothing => match known.verified {
@@ -423,8 +496,8 @@ impl<'r> Evaluator<'r> {
                 _ => vec![None; sets],
             },
             Measured::Built { built, times } => {
-                if known.verified.is_none() {
-                    self.keep_verification(a, &built)?;
+                if let (None, Some(db)) = (&known.verified, &self.db) {
+                    db.record_verification(&key, &self.verification_key, &built)?;
                 }
                 if let Err(f) = built {
                     return Ok(failed(f, false));
@@ -436,34 +509,76 @@ impl<'r> Evaluator<'r> {
         let mut times = known.times;
         for (k, new) in new_times.into_iter().enumerate() {
             if let Some(t) = new {
-                self.keep_timing(a, &show(&tuner.time_sets()[k]), &t)?;
+                if let Some(db) = &self.db {
+                    db.record_timing(&key, &show(&search.time_sets()[k]), &t)?;
+                }
                 times[k] = Some(t);
             }
         }
         Ok(Outcome {
-            evaluation: tuner.assemble(times),
+            evaluation: search.assemble(times),
             from_db,
             timed,
         })
     }
+}
 
-    fn keep_verification(
-        &self,
-        a: &Assignment,
-        outcome: &Result<(), Failure>,
-    ) -> Result<(), Error> {
-        match &self.db {
-            Some(db) => db.record_verification(&show(a), &self.verification_key, outcome),
-            None => Ok(()),
+/// What an entry of the database says, `None` where there is none or it cannot be read
+/// (noted: the candidate is measured again and the entry replaced).
+fn readable<T, R>(
+    entry: Entry<T>,
+    key: &str,
+    what: &str,
+    progress: &mut dyn Progress<R>,
+) -> Option<T> {
+    match entry {
+        Entry::Absent => None,
+        Entry::Found(x) => Some(x),
+        Entry::Unreadable(why) => {
+            progress.on_phase(Phase::Note(&format!(
+                "warning: the tuning database's entry of {key} ({what}) cannot be read \
+                 ({why}); it is measured again"
+            )));
+            None
         }
     }
+}
 
-    fn keep_timing(&self, a: &Assignment, set: &str, t: &Timed) -> Result<(), Error> {
-        match &self.db {
-            Some(db) => db.record_timing(&show(a), set, t),
-            None => Ok(()),
+/// Times a built candidate at the sets `known` has no outcome for, in order, until its
+/// outcomes decide it: its new outcome per time set.
+fn time_candidate<S: Candidates>(
+    search: &S,
+    c: &S::Candidate,
+    built: &S::Built,
+    known: &Known,
+    device: usize,
+) -> Vec<Option<Timed>> {
+    let mut all = known.times.clone();
+    let mut new = vec![None; all.len()];
+    for k in known.missing() {
+        if search.settled(&all) {
+            break;
         }
+        let t = search.time_at(built, c, k, device);
+        all[k] = Some(t.clone());
+        new[k] = Some(t);
     }
+    new
+}
+
+/// Times a built candidate at every time set, in order, until its outcomes decide it, on the
+/// CUDA device `device`: its evaluation (one candidate evaluated alone, nothing kept).
+pub(crate) fn time_alone<S: Candidates>(
+    search: &S,
+    c: &S::Candidate,
+    built: &S::Built,
+    device: usize,
+) -> S::Evaluation {
+    let nothing = Known {
+        verified: Some(Ok(())),
+        times: vec![None; search.time_sets().len()],
+    };
+    search.assemble(time_candidate(search, c, built, &nothing, device))
 }
 
 /// What a worker answered of a candidate, its times placed at the time sets the
@@ -508,14 +623,14 @@ fn device_name(target: Target, device: usize) -> String {
     }
 }
 
-/// The context of a tuning's outcomes in the database: the program, definition, strategy
-/// file, template, target, and the device and versions (of `remote`'s workers, with one).
+/// The context of a search's outcomes in the database: the program, definition, strategy
+/// file, `template` (a tuning's template, or what a mapping search maps), target, and the
+/// device and versions (of `remote`'s workers, with one).
 pub(crate) fn context(
-    tuner: &Tuner,
+    run: &Run,
     template: &str,
     remote: Option<&dyn Remote>,
 ) -> Result<Context, Error> {
-    let run = tuner.run();
     let identity = match remote {
         Some(remote) => remote.identity(run.target)?,
         None => identity_here(run.target, &run.devices)?,

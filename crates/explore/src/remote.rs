@@ -13,7 +13,7 @@
 
 use crate::engine::{show, Error, Failure, Run};
 use crate::params::Assignment;
-use crate::pool;
+use crate::pool::{self, Candidates};
 use crate::tune::Tuner;
 use crate::tunedb::Timed;
 use crate::tuning::Bindings;
@@ -195,10 +195,10 @@ pub fn measure(request: &Request) -> Result<Measurement, Error> {
             built: Err(failure),
             times: Vec::new(),
         },
-        Ok(artifact) => Measurement {
+        Ok(built) => Measurement {
             built: Ok(()),
             times: (0..request.time_sets.len())
-                .map(|k| tuner.time_at(&artifact, a, k, 0))
+                .map(|k| tuner.time_at(&built, a, k, 0))
                 .collect(),
         },
     })

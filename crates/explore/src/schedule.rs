@@ -215,6 +215,34 @@ mod tests {
         }
     }
 
+    /// Items spread over lanes: every item done once, by one lane at a time, every lane
+    /// used when the items outnumber them, the results in the order of the items.
+    #[test]
+    fn every_item_is_done_once_and_a_lane_does_one_at_a_time() {
+        for lanes in [vec![0usize], vec![0, 1], vec![3, 5, 7]] {
+            let items: Vec<usize> = (0..9).collect();
+            let busy: Vec<AtomicUsize> = (0..8).map(|_| AtomicUsize::new(0)).collect();
+            let done = spread(&lanes, &items, |lane, item| {
+                assert_eq!(busy[lane].fetch_add(1, Ordering::SeqCst), 0, "lane {lane}");
+                std::thread::sleep(Duration::from_millis(20));
+                busy[lane].fetch_sub(1, Ordering::SeqCst);
+                (item * 10, lane)
+            });
+            let values: Vec<usize> = done.iter().map(|(x, _)| *x).collect();
+            assert_eq!(
+                values,
+                (0..9).map(|i| i * 10).collect::<Vec<_>>(),
+                "{lanes:?}"
+            );
+            let mut used: Vec<usize> = done.iter().map(|(_, lane)| *lane).collect();
+            used.sort_unstable();
+            used.dedup();
+            assert_eq!(used, lanes, "every lane took items");
+        }
+        let none: Vec<()> = spread(&[0, 1], &[], |_, _| ());
+        assert!(none.is_empty());
+    }
+
     #[test]
     fn one_after_the_other_builds_nothing_while_timing() {
         let spans = Spans::default();

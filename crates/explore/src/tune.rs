@@ -11,14 +11,15 @@
 //! the search. Several methods run one after the other with the same budget ([`run`]).
 
 use crate::engine::{
-    count_cause, listed, Error, Failure, MethodSummary, Phase, Progress, Run, Standing,
+    count_cause, listed, not_applicable, show, Error, Failure, MethodSummary, Phase, Progress, Run,
+    Standing,
 };
 use crate::log::{self, Log};
 use crate::params::{
     names, substitute, Assignment, ParamSearch, ParamSpace, Stop, ENUMERATION_LIMIT, RAW_LIMIT,
 };
-use crate::pool::{self, Evaluator, Measure, Outcome, Staged};
-use crate::remote::Remote;
+use crate::pool::{self, Candidates, Counts, Evaluator, Outcome, Staged};
+use crate::remote::{Remote, Request};
 use crate::search::Method;
 use crate::tunedb::Timed;
 use crate::tuning::Bindings;
@@ -284,11 +285,6 @@ pub struct Tuner {
     turns: Turns,
 }
 
-/// Whether an error says that sizes do not satisfy the code's constraints.
-fn not_applicable(e: &shine::Error) -> bool {
-    e.to_string().contains("size constraint of")
-}
-
 /// Turns on the CUDA devices, taken in the order they were asked for (a ticket lock per
 /// device): a timing at one size set and a verification's run each take one, so that
 /// nothing of the workers runs on a device while it times (a run on the device's stream
@@ -347,31 +343,6 @@ impl Drop for Turn<'_> {
 pub(crate) struct Prepared {
     artifact: Artifact,
     kernels: Option<Arc<GpuBuilds>>,
-}
-
-impl Measure for Tuner {
-    type Built = Prepared;
-
-    /// CUDA kernels are timed on the GPU while the CPU builds; C and OpenMP code (and
-    /// OpenCL, which may run on the CPU) is timed with nothing else running.
-    fn overlaps_timing(&self) -> bool {
-        self.run.target == Target::Cuda
-    }
-
-    fn build(&self, a: &Assignment, verify: bool) -> Result<Prepared, Failure> {
-        let artifact = self.prepare(a, verify)?;
-        let kernels = (self.run.target == Target::Cuda).then(|| {
-            self.compile_kernels(&artifact, a);
-            Arc::new(GpuBuilds::default())
-        });
-        Ok(Prepared { artifact, kernels })
-    }
-
-    fn time(&self, built: &Prepared, a: &Assignment, k: usize, device: usize) -> Timed {
-        let _turn = self.turns.take(device);
-        let kernels = built.kernels.clone().map(Built::Gpu);
-        self.timed(&built.artifact, kernels, a, k, device)
-    }
 }
 
 impl Tuner {
@@ -490,54 +461,7 @@ impl Tuner {
         let device = self.run.devices.first().copied().unwrap_or(0);
         match self.prepare(a, true) {
             Err(failure) => Evaluation::failed(failure, self.time_sets.len()),
-            Ok(artifact) => {
-                let times = (0..self.time_sets.len())
-                    .map(|k| Some(self.time_at(&artifact, a, k, device)))
-                    .collect();
-                self.assemble(times)
-            }
-        }
-    }
-
-    /// Compiles a candidate and, if `verify`, verifies it (the work of a CPU worker).
-    pub(crate) fn prepare(&self, a: &Assignment, verify: bool) -> Result<Artifact, Failure> {
-        let artifact = self
-            .compile(&self.strategy(a))
-            .map_err(|e| Failure::of(&e))?;
-        if verify {
-            self.verify(&artifact, a)?;
-        }
-        Ok(artifact)
-    }
-
-    /// Times a verified candidate at the time set `k` on the CUDA device `device`.
-    pub(crate) fn time_at(
-        &self,
-        artifact: &Artifact,
-        a: &Assignment,
-        k: usize,
-        device: usize,
-    ) -> Timed {
-        self.timed(artifact, None, a, k, device)
-    }
-
-    /// [`Tuner::time_at`], its code already built as `built` (`None`: built now).
-    fn timed(
-        &self,
-        artifact: &Artifact,
-        built: Option<Built>,
-        a: &Assignment,
-        k: usize,
-        device: usize,
-    ) -> Timed {
-        let sizes = self.sizes(&self.time_sets[k], a);
-        match self.run.time_built_at(artifact, built, &sizes, device) {
-            Ok(ms) => Timed::Ms {
-                ms,
-                runs: self.run.runs,
-            },
-            Err(e) if not_applicable(&e) => Timed::NotApplicable,
-            Err(e) => Timed::Failed(Failure::of(&e)),
+            Ok(built) => pool::time_alone(self, a, &built, device),
         }
     }
 
@@ -560,41 +484,6 @@ impl Tuner {
                 let _ = shine::gpu::compile_cuda_kernels(artifact, &sizes, &options);
             }
         }
-    }
-
-    /// The evaluation of a verified candidate of its outcome per time set (`None`: not
-    /// timed there, a failure).
-    pub(crate) fn assemble(&self, times: Vec<Option<Timed>>) -> Evaluation {
-        let n = times.len();
-        let mut ev = Evaluation {
-            failure: None,
-            ms: vec![None; n],
-            set_failures: vec![None; n],
-        };
-        for (k, timed) in times.into_iter().enumerate() {
-            match timed {
-                Some(Timed::Ms { ms, .. }) => ev.ms[k] = Some(ms),
-                Some(Timed::NotApplicable) => {}
-                Some(Timed::Failed(f)) => ev.set_failures[k] = Some(f),
-                None => ev.set_failures[k] = Some(Failure::new("internal error", "not timed")),
-            }
-        }
-        if ev.ms.iter().all(Option::is_none) {
-            ev.failure = Some(
-                ev.set_failures
-                    .iter()
-                    .flatten()
-                    .next()
-                    .cloned()
-                    .unwrap_or_else(|| {
-                        Failure::new(
-                            "not applicable",
-                            "no time set satisfies its size constraints",
-                        )
-                    }),
-            );
-        }
-        ev
     }
 
     /// Verifies the artifact at `nats`; on CUDA its run on the device (device 0, as
@@ -635,6 +524,104 @@ impl Tuner {
             "not verified",
             "no verification size set satisfies its size constraints (add a size set it admits)",
         ))
+    }
+}
+
+/// The pool evaluates a tuning's assignments: each compiled once, verified at the first
+/// verification set it admits, timed at every time set it admits.
+impl Candidates for Tuner {
+    type Candidate = Assignment;
+    type Built = Prepared;
+    type Evaluation = Evaluation;
+
+    fn run(&self) -> &Run {
+        &self.run
+    }
+
+    fn key(&self, a: &Assignment) -> String {
+        show(a)
+    }
+
+    fn verify_sets(&self) -> &[Bindings] {
+        &self.verify_sets
+    }
+
+    fn time_sets(&self) -> &[Bindings] {
+        &self.time_sets
+    }
+
+    /// CUDA kernels are timed on the GPU while the CPU builds; C and OpenMP code (and
+    /// OpenCL, which may run on the CPU) is timed with nothing else running.
+    fn overlaps_timing(&self) -> bool {
+        self.run.target == Target::Cuda
+    }
+
+    /// Compiles a candidate and, if `verify`, verifies it (the work of a CPU worker); on
+    /// CUDA compiles its kernels for the time sets too ([`Tuner::compile_kernels`]).
+    fn prepare(&self, a: &Assignment, verify: bool) -> Result<Prepared, Failure> {
+        let artifact = self
+            .compile(&self.strategy(a))
+            .map_err(|e| Failure::of(&e))?;
+        if verify {
+            self.verify(&artifact, a)?;
+        }
+        let kernels = (self.run.target == Target::Cuda).then(|| {
+            self.compile_kernels(&artifact, a);
+            Arc::new(GpuBuilds::default())
+        });
+        Ok(Prepared { artifact, kernels })
+    }
+
+    /// Times a verified candidate at the time set `k` on the CUDA device `device`, in its
+    /// turn there ([`Turns`]), its kernels loaded once per device and reused.
+    fn time_at(&self, built: &Prepared, a: &Assignment, k: usize, device: usize) -> Timed {
+        let _turn = self.turns.take(device);
+        let kernels = built.kernels.clone().map(Built::Gpu);
+        let sizes = self.sizes(&self.time_sets[k], a);
+        self.run.timing(&built.artifact, kernels, &sizes, device)
+    }
+
+    /// The evaluation of a verified candidate of its outcome per time set (`None`: not
+    /// timed there, a failure).
+    fn assemble(&self, times: Vec<Option<Timed>>) -> Evaluation {
+        let n = times.len();
+        let mut ev = Evaluation {
+            failure: None,
+            ms: vec![None; n],
+            set_failures: vec![None; n],
+        };
+        for (k, timed) in times.into_iter().enumerate() {
+            match timed {
+                Some(Timed::Ms { ms, .. }) => ev.ms[k] = Some(ms),
+                Some(Timed::NotApplicable) => {}
+                Some(Timed::Failed(f)) => ev.set_failures[k] = Some(f),
+                None => ev.set_failures[k] = Some(Failure::new("internal error", "not timed")),
+            }
+        }
+        if ev.ms.iter().all(Option::is_none) {
+            ev.failure = Some(
+                ev.set_failures
+                    .iter()
+                    .flatten()
+                    .next()
+                    .cloned()
+                    .unwrap_or_else(|| {
+                        Failure::new(
+                            "not applicable",
+                            "no time set satisfies its size constraints",
+                        )
+                    }),
+            );
+        }
+        ev
+    }
+
+    fn failed(&self, failure: Failure) -> Evaluation {
+        Evaluation::failed(failure, self.time_sets.len())
+    }
+
+    fn request(&self, a: &Assignment, verify: bool, sets: &[usize]) -> Result<Request, Error> {
+        Ok(Request::of(self, a, verify, sets))
     }
 }
 
@@ -814,14 +801,14 @@ impl Tally {
     }
 }
 
-/// A tuning in progress: the tuner, how its candidates are measured and its evaluator, the
-/// space's valid assignments, the tally and the log.
-struct Session<'a, M: Measure> {
+/// A tuning in progress: the tuner, its candidates as the pool evaluates them (the tuner's;
+/// a test's built and timed with a fake clock) and its evaluator, the space's valid
+/// assignments, the tally and the log.
+struct Session<'a, S: Candidates<Candidate = Assignment, Evaluation = Evaluation>> {
     tuner: &'a Tuner,
-    measure: &'a M,
+    candidates: &'a S,
     evaluator: Evaluator<'a>,
-    from_database: usize,
-    timed: usize,
+    counts: Counts,
     valid: Vec<Assignment>,
     tally: Tally,
     log: Option<Log>,
@@ -856,12 +843,12 @@ fn run_with(
     run_measured(t, &tuner, &tuner, remote, progress)
 }
 
-/// Runs the tuning `t` checked as `tuner`, its candidates built and timed by `measure`
-/// (on this host) or by `remote`.
-fn run_measured<M: Measure>(
+/// Runs the tuning `t` checked as `tuner`, its candidates evaluated as `candidates` say
+/// (built and timed on this host) or measured by `remote`.
+fn run_measured<S: Candidates<Candidate = Assignment, Evaluation = Evaluation>>(
     t: &Tuning,
     tuner: &Tuner,
-    measure: &M,
+    candidates: &S,
     remote: Option<&dyn Remote>,
     progress: &mut dyn Progress<Record>,
 ) -> Result<TuningResult, Error> {
@@ -882,16 +869,15 @@ fn run_measured<M: Measure>(
     };
     let valid = valid_assignments(tuner, progress)?;
     let context = match t.run.db {
-        Some(_) => Some(pool::context(tuner, &t.template, remote)?),
+        Some(_) => Some(pool::context(&t.run, &t.template, remote)?),
         None => None,
     };
-    let evaluator = Evaluator::new(tuner, context, remote)?;
+    let evaluator = Evaluator::new(candidates, context, remote)?;
     let mut s = Session {
         tuner,
-        measure,
+        candidates,
         evaluator,
-        from_database: 0,
-        timed: 0,
+        counts: Counts::default(),
         valid,
         tally: Tally::new(sets),
         log,
@@ -927,12 +913,12 @@ fn run_measured<M: Measure>(
         points: s.tally.points,
         records: s.records,
         interrupted: s.interrupted,
-        from_database: s.from_database,
-        timed: s.timed,
+        from_database: s.counts.from_database,
+        timed: s.counts.timed,
     })
 }
 
-impl<M: Measure> Session<'_, M> {
+impl<S: Candidates<Candidate = Assignment, Evaluation = Evaluation>> Session<'_, S> {
     /// Runs one method (after its candidates of the log) and summarizes it.
     fn method(&mut self, method: Method, previous: &[Record]) -> Result<MethodSummary, Error> {
         let run = self.tuner.run.clone();
@@ -951,8 +937,8 @@ impl<M: Measure> Session<'_, M> {
         self.progress
             .on_phase(Phase::MethodStarted { method, resumed });
         let start = Instant::now();
-        let pipelined = self.evaluator.pipelines(self.measure);
-        let mut staged: Option<Staged<M::Built>> = None;
+        let pipelined = self.evaluator.pipelines(self.candidates);
+        let mut staged: Option<Staged<S>> = None;
         'batches: loop {
             // the candidates proposed before and not yet timed count towards the budget
             let in_flight = staged.as_ref().map_or(0, |s| s.batch.len());
@@ -966,13 +952,12 @@ impl<M: Measure> Session<'_, M> {
                     .map_while(|_| search.propose())
                     .collect();
             }
-            let evaluated: Vec<(Assignment, Outcome)> = if pipelined {
+            let evaluated: Vec<(Assignment, Outcome<Evaluation>)> = if pipelined {
                 if next.is_empty() && staged.is_none() {
                     break;
                 }
                 let (outcomes, now_staged) = self.evaluator.step(
-                    self.measure,
-                    self.tuner,
+                    self.candidates,
                     staged.take(),
                     next,
                     &mut *self.progress,
@@ -983,18 +968,14 @@ impl<M: Measure> Session<'_, M> {
                 if next.is_empty() {
                     break;
                 }
-                let outcomes = self.evaluator.evaluate(
-                    self.measure,
-                    self.tuner,
-                    &next,
-                    &mut *self.progress,
-                )?;
+                let outcomes =
+                    self.evaluator
+                        .evaluate(self.candidates, &next, &mut *self.progress)?;
                 next.into_iter().zip(outcomes).collect()
             };
             for (a, outcome) in evaluated {
                 done += 1;
-                self.from_database += outcome.from_db as usize;
-                self.timed += outcome.timed as usize;
+                self.counts.count(&outcome);
                 let record = Record {
                     method,
                     strategy: self.tuner.strategy(&a),
@@ -1033,14 +1014,10 @@ impl<M: Measure> Session<'_, M> {
 
     /// Tells how many candidates came from the tuning database (with one).
     fn note_database(&mut self) {
-        if !self.evaluator.has_db() {
-            return;
-        }
         let n = self.records.iter().filter(|r| !r.resumed).count();
-        self.progress.on_phase(Phase::Note(&format!(
-            "{} of {n} candidates from the database, {} timed now",
-            self.from_database, self.timed
-        )));
+        if let Some(note) = self.evaluator.database_note(n, self.counts) {
+            self.progress.on_phase(Phase::Note(&note));
+        }
     }
 
     /// The summary of a method: `counts` are its new, resumed and valid candidates.
@@ -1114,16 +1091,8 @@ mod tests {
                 .push((building, device, s, start, end));
             s
         }
-    }
 
-    impl Measure for FakeClock {
-        type Built = i64;
-
-        fn overlaps_timing(&self) -> bool {
-            self.overlaps
-        }
-
-        fn build(&self, a: &Assignment, _verify: bool) -> Result<i64, Failure> {
+        fn build(&self, a: &Assignment) -> Result<i64, Failure> {
             match self.span(true, usize::MAX, a, 4) {
                 s if s % 5 == 0 => Err(Failure::new("compile error", "a fake failure")),
                 s => Ok(s),
@@ -1140,6 +1109,58 @@ mod tests {
                 },
                 runs: 1,
             }
+        }
+    }
+
+    /// A tuner's candidates, built and timed by a fake clock.
+    struct Clocked<'a> {
+        tuner: &'a Tuner,
+        clock: &'a FakeClock,
+    }
+
+    impl Candidates for Clocked<'_> {
+        type Candidate = Assignment;
+        type Built = i64;
+        type Evaluation = Evaluation;
+
+        fn run(&self) -> &Run {
+            &self.tuner.run
+        }
+
+        fn key(&self, a: &Assignment) -> String {
+            self.tuner.key(a)
+        }
+
+        fn verify_sets(&self) -> &[Bindings] {
+            &self.tuner.verify_sets
+        }
+
+        fn time_sets(&self) -> &[Bindings] {
+            &self.tuner.time_sets
+        }
+
+        fn overlaps_timing(&self) -> bool {
+            self.clock.overlaps
+        }
+
+        fn prepare(&self, a: &Assignment, _verify: bool) -> Result<i64, Failure> {
+            self.clock.build(a)
+        }
+
+        fn time_at(&self, built: &i64, a: &Assignment, k: usize, device: usize) -> Timed {
+            self.clock.time(built, a, k, device)
+        }
+
+        fn assemble(&self, times: Vec<Option<Timed>>) -> Evaluation {
+            self.tuner.assemble(times)
+        }
+
+        fn failed(&self, failure: Failure) -> Evaluation {
+            self.tuner.failed(failure)
+        }
+
+        fn request(&self, a: &Assignment, verify: bool, sets: &[usize]) -> Result<Request, Error> {
+            self.tuner.request(a, verify, sets)
         }
     }
 
@@ -1199,7 +1220,11 @@ mod tests {
             seen: 0,
             stop_after,
         };
-        run_measured(t, &tuner, clock, None, &mut quiet).expect("the tuning runs")
+        let clocked = Clocked {
+            tuner: &tuner,
+            clock,
+        };
+        run_measured(t, &tuner, &clocked, None, &mut quiet).expect("the tuning runs")
     }
 
     /// The records as the log writes them, without the seconds.

@@ -1,11 +1,12 @@
-//! The tuning database (`shine explore --param ... --db tune.db`): what earlier tunings
-//! found, so that a candidate is compiled, verified and timed once per machine.
+//! The tuning database (`shine explore ... --db tune.db`): what earlier tunings and mapping
+//! searches found, so that a candidate is compiled, verified and timed once per machine.
 //!
 //! The database is a SQLite file. A **context** is what an outcome depends on besides the
 //! candidate: the program (its text's fingerprint), the definition, the user's strategy
-//! file (fingerprint), the template, the target, the device and the versions of shine and
-//! of the C compiler. Under a context, an **outcome** is keyed by the parameter assignment,
-//! the stage and the size set:
+//! file (fingerprint), the template (a mapping search's: the middle strategy its mappings
+//! follow), the target, the device and the versions of shine and of the C compiler. Under a
+//! context, an **outcome** is keyed by the candidate (a parameter assignment, or a mapping
+//! search's split sizes and choices), the stage and the size set:
 //! * `verify`: compiled and verified at the tuning's verification sets (with the inputs'
 //!   seed), or the failure that stopped it (a compile error, a wrong result);
 //! * `time`: the median time at one time set and the timed runs it is the median of, or
@@ -15,9 +16,11 @@
 //! with fewer runs than a tuning asks for is measured again. SQLite locks the file, so that
 //! several processes may read and add to one database at once (a write waits up to
 //! [`BUSY_TIMEOUT`] for another); a file that is not a database of this kind, or a corrupted
-//! one, is refused when it is opened.
+//! one, is refused when it is opened. An entry holding values of the wrong kind is read as
+//! [`Entry::Unreadable`]: the search says so, measures the candidate again and replaces it.
 
 use crate::engine::{Error, Failure};
+use rusqlite::types::Value;
 use rusqlite::{params, Connection, ErrorCode, OptionalExtension, TransactionBehavior};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -80,6 +83,55 @@ pub enum Timed {
     Failed(Failure),
 }
 
+/// What the database holds of a candidate at a stage and size set.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Entry<T> {
+    /// Nothing: the candidate was not measured there.
+    Absent,
+    /// Its outcome.
+    Found(T),
+    /// An entry that holds no outcome (a value of the wrong kind, written by something else
+    /// or damaged): why, in words. A search measures the candidate again and replaces it.
+    Unreadable(String),
+}
+
+/// The outcome a row of a time set holds (`ms`, `runs`, `failure`, `not_applicable`), or why
+/// it holds none.
+fn timed_of([ms, runs, failure, not_applicable]: [Value; 4]) -> Result<Timed, String> {
+    match not_applicable {
+        Value::Integer(0) => {}
+        Value::Integer(1) => return Ok(Timed::NotApplicable),
+        other => return Err(format!("its `not_applicable` is {}", described(&other))),
+    }
+    match failure {
+        Value::Null => {}
+        Value::Text(f) => return Ok(Timed::Failed(Failure::parse(&f))),
+        other => return Err(format!("its failure is {}", described(&other))),
+    }
+    let ms = match ms {
+        Value::Real(x) if x.is_finite() && x >= 0.0 => x,
+        Value::Integer(x) if x >= 0 => x as f64,
+        Value::Null => return Err("it holds no time, failure or `not applicable`".into()),
+        other => return Err(format!("its time is {}", described(&other))),
+    };
+    let runs = match runs {
+        Value::Integer(r) => usize::try_from(r).map_err(|_| format!("its runs are {r}"))?,
+        other => return Err(format!("its runs are {}", described(&other))),
+    };
+    Ok(Timed::Ms { ms, runs })
+}
+
+/// A value of a column in words (`the text "x"`, `the number -1`).
+fn described(v: &Value) -> String {
+    match v {
+        Value::Null => "empty".to_string(),
+        Value::Integer(i) => format!("the number {i}"),
+        Value::Real(x) => format!("the number {x}"),
+        Value::Text(t) => format!("the text {t:?}"),
+        Value::Blob(b) => format!("{} bytes", b.len()),
+    }
+}
+
 /// An open tuning database and the context this run reads and writes.
 pub struct TuneDb {
     conn: Connection,
@@ -114,21 +166,25 @@ impl TuneDb {
         &self,
         assignment: &str,
         sets: &str,
-    ) -> Result<Option<Result<(), Failure>>, Error> {
+    ) -> Result<Entry<Result<(), Failure>>, Error> {
         let row = self
             .conn
             .query_row(
                 "SELECT failure FROM outcomes WHERE context = ?1 AND assignment = ?2 \
                  AND stage = 'verify' AND sizes = ?3",
                 params![self.context, assignment, sets],
-                |r| r.get::<_, Option<String>>(0),
+                |r| r.get::<_, Value>(0),
             )
             .optional()
             .map_err(|e| self.cannot("read", &e))?;
-        Ok(row.map(|failure| match failure {
-            None => Ok(()),
-            Some(f) => Err(Failure::parse(&f)),
-        }))
+        Ok(match row {
+            None => Entry::Absent,
+            Some(failure) => match failure {
+                Value::Null => Entry::Found(Ok(())),
+                Value::Text(f) => Entry::Found(Err(Failure::parse(&f))),
+                other => Entry::Unreadable(format!("its failure is {}", described(&other))),
+            },
+        })
     }
 
     /// Keeps the outcome of compiling and verifying `assignment` at `sets`.
@@ -143,29 +199,24 @@ impl TuneDb {
     }
 
     /// The outcome of `assignment` at the time set `set`, if it is known.
-    pub fn timing(&self, assignment: &str, set: &str) -> Result<Option<Timed>, Error> {
-        type Row = (Option<f64>, Option<i64>, Option<String>, bool);
-        let row: Option<Row> = self
+    pub fn timing(&self, assignment: &str, set: &str) -> Result<Entry<Timed>, Error> {
+        let row: Option<[Value; 4]> = self
             .conn
             .query_row(
                 "SELECT ms, runs, failure, not_applicable FROM outcomes WHERE context = ?1 \
                  AND assignment = ?2 AND stage = 'time' AND sizes = ?3",
                 params![self.context, assignment, set],
-                |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)),
+                |r| Ok([r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?]),
             )
             .optional()
             .map_err(|e| self.cannot("read", &e))?;
-        Ok(row.and_then(|(ms, runs, failure, not_applicable)| {
-            match (ms, failure, not_applicable) {
-                (_, _, true) => Some(Timed::NotApplicable),
-                (_, Some(f), _) => Some(Timed::Failed(Failure::parse(&f))),
-                (Some(ms), None, _) => Some(Timed::Ms {
-                    ms,
-                    runs: usize::try_from(runs.unwrap_or(0)).unwrap_or(0),
-                }),
-                (None, None, false) => None,
-            }
-        }))
+        Ok(match row {
+            None => Entry::Absent,
+            Some(row) => match timed_of(row) {
+                Ok(t) => Entry::Found(t),
+                Err(why) => Entry::Unreadable(why),
+            },
+        })
     }
 
     /// Keeps the outcome of `assignment` at the time set `set`.
@@ -352,16 +403,63 @@ mod tests {
             .expect("written");
         drop(db);
         let db = TuneDb::open(&path, &context("cpu")).expect("reopened");
-        assert_eq!(db.verification("s=2", "n=4").ok(), Some(Some(Ok(()))));
-        assert_eq!(db.verification("s=3", "n=4").ok(), Some(Some(broken)));
-        assert_eq!(db.verification("s=2", "n=8").ok(), Some(None));
-        assert_eq!(db.timing("s=2", "n=64").ok(), Some(Some(ms)));
+        assert_eq!(
+            db.verification("s=2", "n=4").ok(),
+            Some(Entry::Found(Ok(())))
+        );
+        assert_eq!(
+            db.verification("s=3", "n=4").ok(),
+            Some(Entry::Found(broken))
+        );
+        assert_eq!(db.verification("s=2", "n=8").ok(), Some(Entry::Absent));
+        assert_eq!(db.timing("s=2", "n=64").ok(), Some(Entry::Found(ms)));
         assert_eq!(
             db.timing("s=2", "n=8").ok(),
-            Some(Some(Timed::NotApplicable))
+            Some(Entry::Found(Timed::NotApplicable))
         );
         let other = TuneDb::open(&path, &context("gpu")).expect("another device");
-        assert_eq!(other.verification("s=2", "n=4").ok(), Some(None));
+        assert_eq!(other.verification("s=2", "n=4").ok(), Some(Entry::Absent));
+    }
+
+    /// An entry holding values of the wrong kind is unreadable, says why, and is replaced
+    /// by the next outcome kept.
+    #[test]
+    fn damaged_entries_are_unreadable_and_replaced() {
+        let dir = tempfile::tempdir().expect("a temporary directory");
+        let path = dir.path().join("t.db");
+        let db = TuneDb::open(&path, &context("cpu")).expect("a new database");
+        let ms = Timed::Ms { ms: 2.0, runs: 1 };
+        db.record_timing("s=2", "n=64", &ms).expect("written");
+        db.record_verification("s=2", "n=4", &Ok(()))
+            .expect("written");
+        db.conn
+            .execute_batch(
+                "UPDATE outcomes SET ms = 'fast' WHERE stage = 'time'; \
+                 UPDATE outcomes SET failure = x'00ff' WHERE stage = 'verify';",
+            )
+            .expect("damaged");
+        assert_eq!(
+            db.timing("s=2", "n=64").ok(),
+            Some(Entry::Unreadable("its time is the text \"fast\"".into()))
+        );
+        assert_eq!(
+            db.verification("s=2", "n=4").ok(),
+            Some(Entry::Unreadable("its failure is 2 bytes".into()))
+        );
+        db.record_timing("s=2", "n=64", &ms).expect("replaced");
+        assert_eq!(db.timing("s=2", "n=64").ok(), Some(Entry::Found(ms)));
+        let bad = |row: [Value; 4]| timed_of(row).err().unwrap_or_default();
+        let runs_missing = [
+            Value::Real(1.0),
+            Value::Null,
+            Value::Null,
+            Value::Integer(0),
+        ];
+        assert_eq!(bad(runs_missing), "its runs are empty");
+        let empty = [Value::Null, Value::Null, Value::Null, Value::Integer(0)];
+        assert!(bad(empty).contains("no time"));
+        let flag = [Value::Null, Value::Null, Value::Null, Value::Integer(7)];
+        assert_eq!(bad(flag), "its `not_applicable` is the number 7");
     }
 
     #[test]

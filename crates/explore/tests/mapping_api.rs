@@ -1,5 +1,6 @@
 //! The mapping search as a library: a tiny search of scale2d on the C target through
-//! `explore::mapping`, and `check_constraints` stopped by its budget.
+//! `explore::mapping`, with a database and two workers, and `check_constraints` stopped by
+//! its budget.
 
 use explore::engine::{Limits, Quiet, Run};
 use explore::mapping::{Search, SearchResult};
@@ -43,6 +44,46 @@ fn a_tiny_search_ranks_verified_candidates_and_counts_the_rest() {
         best.strategy
     );
     assert_eq!(summary.best_ms, best.ms);
+}
+
+/// With a database, a second search compiles and times nothing and ranks the same; two
+/// workers find what one does.
+#[test]
+fn a_database_keeps_every_mapping_and_workers_agree() {
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let mut s = search(5);
+    s.run.db = Some(dir.path().join("map.db"));
+    s.run.jobs = 2;
+    let first = explore::mapping::run(&s, &mut Quiet).expect("the search runs");
+    let valid = first.methods[0].valid;
+    assert!(valid >= 1 && first.timed >= valid, "{:?}", first.methods);
+    assert_eq!(first.from_database, 0);
+    let again = explore::mapping::run(&s, &mut Quiet).expect("the search runs again");
+    assert_eq!((again.timed, again.from_database), (0, 5));
+    let ranked = |r: &SearchResult| -> Vec<(Vec<i64>, Vec<i32>, Option<f64>)> {
+        r.ranked()
+            .iter()
+            .map(|r| {
+                (
+                    r.candidate.splits.clone(),
+                    r.candidate.mapping.clone(),
+                    r.ms,
+                )
+            })
+            .collect()
+    };
+    assert_eq!(ranked(&again), ranked(&first));
+    let serial = explore::mapping::run(&search(5), &mut Quiet).expect("one worker");
+    let verdicts = |r: &SearchResult| -> Vec<(explore::Candidate, bool)> {
+        let mut v: Vec<_> = r
+            .records
+            .iter()
+            .map(|r| (r.candidate.clone(), r.ms.is_some()))
+            .collect();
+        v.sort();
+        v
+    };
+    assert_eq!(verdicts(&serial), verdicts(&first));
 }
 
 #[test]

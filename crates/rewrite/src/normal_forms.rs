@@ -4,7 +4,7 @@
 
 use crate::rules::{beta_reduction, eta_abstraction, eta_reduction};
 use crate::term::{any_map, any_reduce, no, prim_app};
-use crate::traversals::{arg_of_where, body, is_lambda};
+use crate::traversals::{arg_of_where, body, is_lambda, later_arg_of_where};
 use crate::S;
 use elevate::{lchoice, named, normalize, not, one, rule};
 use rise::Expr;
@@ -19,8 +19,9 @@ pub fn benf() -> S {
 }
 
 /// `DFNF` (ICFP'20 Listing 4): BENF, then every function given to a map is a
-/// lambda, every reduce operator a two-parameter lambda, and every map, reduce
-/// and `scanSeq` is applied to all its arguments.
+/// lambda, every reduce operator a two-parameter lambda, every tile scan of a
+/// `scanLookback` a lambda, and every map, reduce and `scanSeq` is applied to all its
+/// arguments.
 pub fn dfnf() -> S {
     named("DFNF", vec![], || {
         let abstract_unless_lambda = || not(is_lambda()).seq(eta_abstraction());
@@ -34,6 +35,13 @@ pub fn dfnf() -> S {
             any_reduce,
             abstract_unless_lambda().or(body(abstract_unless_lambda())),
         ));
+        // `scanLookback w m f init e g xs`: `g` (the tile's scan) a lambda
+        let tile_scan_is_lambda = normalize(later_arg_of_where(
+            "argOf(scanLookback, 4)",
+            |p| p == rise::Prim::ScanLookback,
+            3,
+            abstract_unless_lambda(),
+        ));
         let fully_applied = normalize(
             not(crate::traversals::is_app(elevate::id()))
                 .seq(one(is_partial_map_or_reduce().seq(eta_abstraction()))),
@@ -44,6 +52,7 @@ pub fn dfnf() -> S {
         benf()
             .seq(map_fn_is_lambda)
             .seq(reduce_op_is_lambda)
+            .seq(tile_scan_is_lambda)
             .seq(fully_applied)
             .seq(root_applied)
     })

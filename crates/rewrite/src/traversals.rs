@@ -54,10 +54,21 @@ pub fn arg_of(p: Prim, s: S) -> S {
 
 /// `argOf` for every primitive satisfying `is`: `name` is how it prints.
 pub fn arg_of_where(name: &str, is: impl Fn(Prim) -> bool + Send + Sync + 'static, s: S) -> S {
+    later_arg_of_where(name, is, 0, s)
+}
+
+/// `s` on the value argument that follows the first `before` ones of a primitive satisfying
+/// `is` (`argOf` for `before` = 0): `name` is how it prints.
+pub fn later_arg_of_where(
+    name: &str,
+    is: impl Fn(Prim) -> bool + Send + Sync + 'static,
+    before: usize,
+    s: S,
+) -> S {
     traversal(name.to_string(), true, s, move |s, e: &Expr, ctx| {
         match e.kind() {
             ExprKind::App(f, a) => {
-                let head = prim_app(f).filter(|h| is(h.prim) && h.args.is_empty());
+                let head = prim_app(f).filter(|h| is(h.prim) && h.args.len() == before);
                 if head.is_none() {
                     return no();
                 }

@@ -1,6 +1,6 @@
-//! `mmaWarps` and `mmaWarpTiles` of examples/fireiron.elv derive tensor.rise's hand-written
-//! `mmWarps` and `mmWarpTiles` from the plain product `mmHalf` (and `mmBf16`) of half.rise,
-//! keeping its meaning (the tensor-core
+//! `mmaWarps`, `mmaWarpTiles` and `mmaShared` of examples/fireiron.elv derive tensor.rise's
+//! hand-written `mmWarps`, `mmWarpTiles` and `mmShared` from the plain product `mmHalf` (and
+//! `mmBf16`) of half.rise, keeping its meaning (the tensor-core
 //! rules themselves are checked one by one in tests/rules.rs).
 
 use elevate::Ctx;
@@ -162,6 +162,79 @@ fn warp_tile_fragments_of_other_shapes_are_refused_with_the_reason() {
         ),
         (
             "warpTileMma(64, 64, 32, 32, 16, 8, 32)",
+            "the tile accumulate is 16x8 with 32 products per element",
+        ),
+    ] {
+        let failure = derive("mmHalf", strategy).expect_err(strategy);
+        assert!(failure.contains(want), "{strategy}: {failure}");
+    }
+}
+
+/// The structure of `mmShared`: work-groups over 64x64 tiles, one sequential walk over k in
+/// steps of 32 whose step copies a tile of `a` and one of `b` into local memory by the
+/// work-group's threads (`mapLocal(0)`) and then runs the 2x2 warps as one warp loop over
+/// the accumulators and their pairs of rows and columns, each warp walking the step in two
+/// unrolled steps of 16 whose 2x4 fragments' mmaSync read the local tiles; the warps'
+/// accumulators started and written out by their lanes.
+#[test]
+fn mma_shared_derives_the_structure_of_mm_shared() {
+    let (_, out) = derive("mmHalf", "mmaShared").unwrap_or_else(|e| panic!("{e}"));
+    let text = out
+        .to_string()
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ");
+    for want in [
+        "split 64 |> mapWorkGroup(1)",
+        "split 64 |> mapWorkGroup(0)",
+        "toMem local",
+        "|> split 128 |> transpose |> mapLocal(0)",
+        "reduceSeqUnroll",
+        "mapSeqUnroll",
+        "mmaSync",
+        "|> join) |> mapWarp (fun",
+    ] {
+        assert!(text.contains(want), "no `{want}` in\n{text}");
+    }
+    assert_eq!(text.matches("toMem local").count(), 2, "{text}");
+    assert_eq!(text.matches("mapLocal(0)").count(), 2, "{text}");
+    assert_eq!(text.matches("mmaSync").count(), 1, "{text}");
+    assert_eq!(text.matches("mapSeqUnroll").count(), 2, "{text}");
+    assert_eq!(text.matches("reduceSeqUnroll").count(), 1, "{text}");
+    assert_eq!(text.matches("reduceSeq ").count(), 1, "{text}");
+    assert_eq!(text.matches("mapWarp").count(), 3, "{text}");
+    assert_eq!(text.matches("mapLane").count(), 2, "{text}");
+    assert!(!text.contains("toMem global"), "{text}");
+    assert!(!text.contains("toMem private"), "{text}");
+    assert!(!text.contains("cast"), "{text}");
+}
+
+/// `mmaShared` computes what `mmHalf` and `mmBf16` compute, in the interpreter, at 1x1x1,
+/// 3x1x5 and 2x3x7 tiles of 64x64x32 (`mmBf16` at the first two).
+#[test]
+fn mma_shared_keeps_the_meaning_of_the_product() {
+    let tiles: &[(i64, i64, i64)] = &[(1, 1, 1), (3, 1, 5), (2, 3, 7)];
+    for (def, tiles) in [("mmHalf", tiles), ("mmBf16", &tiles[..2])] {
+        let (p, out) = derive(def, "mmaShared").unwrap_or_else(|e| panic!("{def}: {e}"));
+        for &(tm, tn, tk) in tiles {
+            let sizes = [("m", 64 * tm), ("n", 64 * tn), ("k", 32 * tk)];
+            rewrite::check::same_results(&p.body, &out, &p.scheme, &sizes, 1)
+                .unwrap_or_else(|e| panic!("{def} {sizes:?}: {e}"));
+        }
+    }
+}
+
+/// Fragments or warp steps the tensor cores cannot multiply are refused by `mma` with the
+/// reason.
+#[test]
+fn shared_fragments_of_other_shapes_are_refused_with_the_reason() {
+    for (strategy, want) in [
+        (
+            "sharedTileMma(64, 64, 32, 32, 16, 16, 32, 16, 128)",
+            "the tile accumulate is 16x16 with 16 products per element",
+        ),
+        (
+            "sharedTileMma(64, 64, 32, 32, 16, 8, 32, 32, 128)",
             "the tile accumulate is 16x8 with 32 products per element",
         ),
     ] {

@@ -116,6 +116,41 @@ const GPU_CASES: &[Case] = &[
         "def f : {n m k: nat} -> k.n.m.f32 -> k.n.m.f32 -> n.m.f32 = fun xs ys => zip xs ys |> reduceSeq (fun acc y => zip acc (fst y) |> map (fun p => zip (fst p) (snd p) |> map (fun q => fst q + snd q * 2.0f))) (generate (fun i => generate (fun j => 0.0f)))",
         &[("n", 3), ("m", 2), ("k", 3)],
     ),
+    (
+        "DFNF ; reduceOuter @ topDown",
+        "def f : {n m k: nat} -> n.k.4.f32 -> m.k.4.f32 -> n.m.2.2.f32 = fun a b => map (fun r => map (fun c => split 2 (zip r c |> reduceSeq (fun s p => zip s (zip (fst p) (snd p)) |> map (fun q => fst q * 0.5f + fst (snd q) * snd (snd q))) (generate (fun i => 1.0f)))) b) a",
+        &[("n", 3), ("m", 2), ("k", 5)],
+    ),
+    (
+        "DFNF ; reduceOuter @ topDown",
+        "def f : {n m k: nat} -> n.k.2.f32 -> m.k.2.f32 -> (n*m).2.f32 = fun a b => join (map (fun r => map (fun c => zip r c |> reduceSeq (fun s p => zip s (zip (fst p) (snd p)) |> map (fun q => fst q - fst (snd q) * snd (snd q))) (generate (fun i => 0.0f))) b) a)",
+        &[("n", 1), ("m", 3), ("k", 7)],
+    ),
+    (
+        "DFNF ; blockReduceZip(2) @ innermost(appliedReduce) ;; reduceOuter @ topDown",
+        "def f : {n m k: nat} -> n.m.f32 -> n.(k*2).f32 -> m.(k*2).f32 -> n.m.f32 = fun acc a b => zip acc a |> map (fun ar => zip (fst ar) b |> map (fun ac => zip (snd ar) (snd ac) |> reduceSeq (fun s p => s * 0.5f + fst p * snd p) (fst ac)))",
+        &[("n", 3), ("m", 2), ("k", 5)],
+    ),
+    (
+        "copyByThreads(8) @ inLambda",
+        "def f : 6.4.f32 -> 6.4.f32 = fun xs => xs",
+        &[],
+    ),
+    (
+        "copyByThreads(5) @ inLambda",
+        "def f : 3.5.i32 -> 3.5.i32 = fun xs => map (map (fun x => x * 2i32)) xs",
+        &[],
+    ),
+    (
+        "copyByThreads(1) @ inLambda",
+        "def f : 1.1.f32 -> 1.1.f32 = fun xs => xs",
+        &[],
+    ),
+    (
+        "storeLocal(isApp(isFst), copyByThreads(6)) @ body @ body @ argument @ function @ function @ outermost(appliedReduce)",
+        "def f : {k: nat} -> k.3.4.f32 -> k.4.f32 -> 3.4.f32 = fun xs ys => zip xs ys |> reduceSeq (fun acc y => zip acc (fst y) |> map (fun p => zip (fst p) (snd p) |> map (fun q => fst q + snd q * 2.0f)) |> map (fun r => zip r (snd y) |> map (fun q => fst q - snd q))) (generate (fun i => generate (fun j => 0.0f)))",
+        &[("k", 3)],
+    ),
 ];
 
 #[test]
@@ -139,6 +174,12 @@ const TENSOR_CASES: &[Case] = &[
     ("lanesOutermost @ topDown", "def f : {n: nat} -> n.32.4.f32 -> 5.32.4.f32 -> 5.32.4.f32 = fun xs z => xs |> reduceSeq (fun acc x => acc |> map (fun f => zip f x |> map (fun q => zip (fst q) (snd q) |> map (fun r => fst r - snd r)))) z", &[("n", 2)]),
     ("DFNF ; flattenMapNest @ topDown", "def f : {n m: nat} -> n.f32 -> m.f32 -> n.m.f32 = fun xs ys => map (fun x => map (fun y => x - y * 2.0f) ys) xs", &[("n", 3), ("m", 4)]),
     ("DFNF ; flattenMapNest @ topDown", "def f : {n m: nat} -> n.f32 -> m.2.f32 -> n.2.m.f32 = fun xs ys => map (fun x => transpose (map (fun y => map (fun e => x * e) y) ys)) xs", &[("n", 3), ("m", 5)]),
+    ("fragmentAccumulator @ topDown", "def f : {n m: nat} -> n.2.m.16.16.f16 -> n.2.m.8.16.f16 -> 2.16.8.f32 -> 2.16.8.f32 = fun as bs z => zip as bs |> reduceSeq (fun acc t => zip acc (zip (fst t) (snd t)) |> map (fun w => zip (fst (snd w)) (snd (snd w)) |> reduceSeq (fun a s => unfragC (mmaSync (fragA (fst s)) (fragB (transpose (snd s))) (fragC a))) (fst w))) z", &[("n", 3), ("m", 2)]),
+    ("fragmentAccumulator @ topDown ; constantFragment @ topDown", "def f : {n: nat} -> n.4.16.16.bf16 -> n.4.3.2.8.16.bf16 -> 2.2.f32 -> 4.2.16.8.f32 = fun as bs u => zip as bs |> reduceSeq (fun acc t => zip acc (zip (fst t) (snd t)) |> map (fun w => snd (snd w) |> reduceSeq (fun a s => zip a s |> map (fun q => unfragC (mmaSync (fragA (fst (snd w))) (fragB (transpose (snd q))) (fragC (fst q))))) (fst w))) (join (map (fun row => map (fun x => generate (fun f => generate (fun r => generate (fun c => 0.5f)))) row) u))", &[("n", 1)]),
+    ("lanesInWarps @ topDown", "def f : {n m: nat} -> n.2.m.3.32.4.f32 -> 2.3.32.4.f32 -> 2.3.32.4.f32 = fun xs z => xs |> reduceSeq (fun acc y => zip acc y |> map (fun w => snd w |> reduceSeq (fun a x => zip a x |> map (fun q => zip (fst q) (snd q) |> map (fun r => zip (fst r) (snd r) |> map (fun s => fst s * 0.5f + snd s)))) (fst w))) z", &[("n", 3), ("m", 2)]),
+    ("lanesInWarps @ topDown", "def f : {n: nat} -> n.3.2.1.32.2.f32 -> 3.1.32.2.f32 = fun xs => xs |> reduceSeq (fun acc y => zip acc y |> map (fun w => snd w |> reduceSeq (fun a x => zip a x |> map (fun r => zip (fst r) (snd r) |> map (fun s => zip (fst s) (snd s) |> map (fun t => fst t - snd t * 0.5f)))) (fst w))) (generate (fun w => generate (fun f => generate (fun l => generate (fun e => 1.0f)))))", &[("n", 1)]),
+    ("flattenAccumulatorNest @ topDown", "def f : {n: nat} -> n.2.4.f32 -> n.3.4.f32 -> 2.3.f32 -> 2.3.f32 = fun as bs z => zip as bs |> reduceSeq (fun accs y => zip accs (fst y) |> map (fun ar => zip (fst ar) (snd y) |> map (fun ac => zip (snd ar) (snd ac) |> reduceSeq (fun s p => s + fst p * snd p) (fst ac)))) z", &[("n", 3)]),
+    ("DFNF ; flattenAccumulatorNest @ topDown", "def f : {n k: nat} -> n.1.k.f32 -> n.5.k.f32 -> 1.5.f32 = fun as bs => zip as bs |> reduceSeq (fun accs y => zip accs (fst y) |> map (fun ar => zip (fst ar) (snd y) |> map (fun ac => fst ac - (reduce add 0.0f (snd ar)) * (reduce add 0.0f (snd ac))))) (generate (fun i => generate (fun j => 0.5f)))", &[("n", 2), ("k", 7)]),
 ];
 
 #[test]
@@ -230,6 +271,25 @@ fn fragment_accumulator_refuses_other_reads_of_a_tile_of_the_accumulator() {
     assert!(why.contains("other than as `fragC fst p`"), "{why}");
 }
 
+/// `copyByThreads(p)` refuses a tile whose elements `p` threads do not share evenly, and one
+/// of a size not known, with the reason.
+#[test]
+fn copy_by_threads_refuses_tiles_the_threads_do_not_share_with_the_reason() {
+    let (_, why) = common::refusal(
+        "def f : 3.5.f32 -> 3.5.f32 = fun xs => xs",
+        "copyByThreads(4) @ inLambda",
+    );
+    assert!(
+        why.contains("the tile is 3x5, 15 elements, which 4 threads do not share evenly"),
+        "{why}"
+    );
+    let (_, why) = common::refusal(
+        "def f : {n: nat} -> n.4.f32 -> n.4.f32 = fun xs => xs",
+        "copyByThreads(4) @ inLambda",
+    );
+    assert!(why.contains("not of a constant size"), "{why}");
+}
+
 /// The parallel-reduction rules (crates/rewrite/src/rules/reduction.rs), at sizes that
 /// are multiples of the parts and at sizes that are not (padded with the neutral element).
 const REDUCTION_CASES: &[Case] = &[
@@ -291,6 +351,14 @@ const SCAN_CASES: &[Case] = &[
     ("DFNF ; workGroupScan(5) @ outermost(applied(scanSeq))", "def f : 15.i32 -> 15.i32 = fun xs => scanSeq mul 1i32 xs", &[]),
     ("DFNF ; workGroupScan(8) @ outermost(applied(scanSeq))", "def f : 64.i32 -> 64.i32 = fun xs => scanSeq add 0i32 xs", &[]),
     ("DFNF ; workGroupScan(32) @ outermost(applied(scanSeq))", "def f : 512.f32 -> 512.f32 = fun xs => scanSeq fmin inff xs", &[]),
+    ("DFNF ; singlePassScan(4, 2) @ outermost(applied(scanSeq))", "def f : {n: nat} -> n.f32 -> n.f32 = fun xs => scanSeq (fun x a => a + x) 0.0f xs", &[("n", 13)]),
+    ("DFNF ; singlePassScan(4, 2) @ outermost(applied(scanSeq))", "def f : {n: nat} -> n.i32 -> n.i32 = fun xs => scanSeq add 5i32 xs", &[("n", 16)]),
+    ("DFNF ; singlePassScan(3, 3) @ outermost(applied(scanSeq))", "def f : {n: nat} -> n.i32 -> n.i32 = fun xs => xs |> padCst 1 0 0i32 |> take n |> scanSeq add 0i32", &[("n", 1)]),
+    ("DFNF ; singlePassScan(2, 2) @ outermost(applied(scanSeq))", "def f : {n: nat} -> n.u32 -> n.u32 = fun xs => scanSeq mul 1u32 xs", &[("n", 11)]),
+    ("DFNF ; singlePassScan(4, 2) @ outermost(applied(scanSeq)) ;; workGroupScan(4) @ topDown", "def f : {n: nat} -> n.f32 -> n.f32 = fun xs => scanSeq fmax (-inff) xs", &[("n", 23)]),
+    ("DFNF ; workGroupScanInLocal(8) @ outermost(applied(scanSeq))", "def f : 64.i32 -> 64.i32 = fun xs => scanSeq add 0i32 xs", &[]),
+    ("DFNF ; workGroupScanInLocal(5) @ outermost(applied(scanSeq))", "def f : 15.f32 -> 15.f32 = fun xs => scanSeq (fun x a => max a x) (-inff) xs", &[]),
+    ("DFNF ; singlePassScan(8, 4) @ outermost(applied(scanSeq)) ;; workGroupScanInLocal(8) @ topDown", "def f : {n: nat} -> n.i32 -> n.i32 = fun xs => scanSeq add 0i32 xs", &[("n", 101)]),
 ];
 
 #[test]
@@ -327,6 +395,42 @@ fn partial_scan_refuses_other_operators_with_the_reason() {
         assert!(message.contains("partialScan(4)"), "{message}");
         assert!(message.contains(reason), "{program}: {message}");
     }
+}
+
+/// `singlePassScan` refuses what `scanTiled` refuses, and elements wider than the 32 value
+/// bits of a look-back descriptor, with the reason.
+#[test]
+fn single_pass_scan_refuses_with_the_reason() {
+    let refusals = [
+        (
+            "def f : {n: nat} -> n.f32 -> n.f32 = fun xs => scanSeq (fun x a => a - x) 0.0f xs",
+            "not known to be associative and commutative",
+        ),
+        (
+            "def f : {n: nat} -> n.f64 -> n.f64 = fun xs => scanSeq add 0.0 xs",
+            "the value must be a 32-bit scalar",
+        ),
+        (
+            "def f : {n: nat} -> n.i64 -> n.i64 = fun xs => scanSeq add 0i64 xs",
+            "the value must be a 32-bit scalar",
+        ),
+    ];
+    for (program, reason) in refusals {
+        let strategy = "DFNF ; singlePassScan(256, 8) @ outermost(applied(scanSeq))";
+        let (failure, why) = common::refusal(program, strategy);
+        assert!(
+            !failure.is_abort(),
+            "an ordinary failure: `<+` may fall back"
+        );
+        let message = format!("{failure}: {why}");
+        assert!(message.contains("singlePassScan(256, 8)"), "{message}");
+        assert!(message.contains(reason), "{program}: {message}");
+    }
+    let (_, why) = common::refusal(
+        "def f : {n: nat} -> n.f32 -> n.f32 = fun xs => scanSeq add 0.0f xs",
+        "DFNF ; singlePassScan(512, 16) @ outermost(applied(scanSeq))",
+    );
+    assert!(why.contains("more than 4096"), "{why}");
 }
 
 /// A reduction whose operator is not known to be associative and commutative, or
@@ -505,6 +609,7 @@ fn every_rule_has_a_case() {
         SIBLING_CASES,
         SHARING_CASES,
         LANE_CASES,
+        GROUP_CASES,
         SCAN_CASES,
         TENSOR_CASES,
     ]
@@ -564,6 +669,64 @@ const LANE_CASES: &[Case] = &[
 #[test]
 fn lane_rules_preserve_meaning_on_random_inputs() {
     common::check_all(LANE_CASES);
+}
+
+/// The rules that keep a work-group's row in its work-items' registers
+/// (crates/rewrite/src/rules/lanes.rs, and groupReduceLet in reduction.rs): the row copied
+/// as `(b/32).32.k` and read back, maps over the work-items' rows, stored arrays kept by
+/// them, a `let`'s reduction by the work-group's warps; work-groups of one, two and three
+/// warps (b = 96: the warps' results padded to 32) and of 32 (none padded), rows of one
+/// element per work-item and of the prime 7, rows shorter than the work-group and not a
+/// multiple of it (padded).
+const GROUP_CASES: &[Case] = &[
+    ("DFNF ; groupRegisters(32) @ argument @ function @ outermost(appliedMap)", "def f : {m: nat} -> m.64.f32 -> m.f32 = fun xs => map (fun row => reduce add 0.0f (map (fun x => x * x) row) + reduce fmax (-inff) row) xs", &[("m", 3)]),
+    ("DFNF ; groupRegisters(96) @ argument @ function @ outermost(appliedMap)", "def f : {m: nat} -> m.96.f32 -> m.96.f32 = fun xs => map (fun row => map (fun x => x - reduce add 0.0f row) row) xs", &[("m", 1)]),
+    ("DFNF ; groupRegisters(64) @ argument @ function @ outermost(appliedMap) ; groupRows @ topDown", "def f : {m: nat} -> m.448.f32 -> m.448.f32 = fun xs => map (fun row => mapLocal(0) (fun x => x * 2.0f) row) xs", &[("m", 2)]),
+    ("DFNF ; groupRegisters(96) @ argument @ function @ outermost(appliedMap) ; groupRows @ topDown ; storeByGroup @ topDown", "def f : {m: nat} -> m.672.f32 -> m.672.f32 = fun xs => map (fun row => toMem global (let (reduce fmax (-inff) row) (fun h => mapLocal(0) (fun x => exp (x - h)) row)) (fun es => map (fun e => e / reduce add 0.0f es) es)) xs", &[("m", 3)]),
+    ("DFNF ; groupReduceLet(64) @ outermost(applied(let))", "def f : {m n: nat} -> m.n.f32 -> m.n.f32 = fun xs => map (fun r => let (reduce fmax (-inff) r + 1.0f) (fun h => map (fun x => x - h) r)) xs", &[("m", 3), ("n", 45)]),
+    ("DFNF ; groupReduceLet(96) @ outermost(applied(let))", "def f : {n: nat} -> n.f32 -> n.f32 = fun xs => let (reduce add 0.0f (map (fun x => x * x) xs) / 3.0f) (fun s => map (fun x => x / s) xs)", &[("n", 1)]),
+    ("DFNF ; groupReduceLet(1024) @ outermost(applied(let))", "def f : {n: nat} -> n.f32 -> n.f32 = fun xs => let (reduce add 0.0f xs) (fun s => map (fun x => x - s) xs)", &[("n", 2053)]),
+    ("DFNF ; groupReduceLet(32) @ outermost(applied(let))", "def f : 64.i32 -> i32 = fun xs => let (reduce min 2147483647i32 xs) (fun s => s + 1i32)", &[]),
+];
+
+#[test]
+fn group_rules_preserve_meaning_on_random_inputs() {
+    common::check_all(GROUP_CASES);
+}
+
+/// `groupRegisters(b)` refuses a row whose length is not a constant multiple of b (at
+/// most 64·b), and a work-group that is not whole warps of at most 1024 work-items, with
+/// the reason; `groupReduceLet(b)` the same work-groups.
+#[test]
+fn group_rules_refuse_other_rows_and_work_groups_with_the_reason() {
+    let registers = "DFNF ; groupRegisters(B) @ argument @ function @ outermost(appliedMap)";
+    for (row, b, reason) in [
+        ("n", 32, "not a constant multiple of 32 of at most 2048"),
+        ("100", 32, "not a constant multiple of 32"),
+        ("4096", 32, "not a constant multiple of 32 of at most 2048"),
+        ("96", 48, "not a whole number of warps"),
+        ("4096", 2048, "not a whole number of warps"),
+    ] {
+        let program = format!(
+            "def f : {{n: nat}} -> 3.{row}.f32 -> 3.f32 = fun xs => map (fun r => reduce add 0.0f r) xs"
+        );
+        let strategy = registers.replace('B', &b.to_string());
+        let (failure, why) = common::refusal(&program, &strategy);
+        assert!(
+            why.contains(&format!("groupRegisters({b})")) && why.contains(reason),
+            "{row} {b}: {failure}: {why}"
+        );
+    }
+    let program = "def f : {n: nat} -> n.f32 -> n.f32 = fun xs => let (reduce add 0.0f xs) (fun s => map (fun x => x - s) xs)";
+    for b in [16, 48, 2048] {
+        let strategy = format!("DFNF ; groupReduceLet({b}) @ outermost(applied(let))");
+        let (failure, why) = common::refusal(program, &strategy);
+        assert!(
+            why.contains(&format!("groupReduceLet({b})"))
+                && why.contains("not a whole number of warps"),
+            "{b}: {failure}: {why}"
+        );
+    }
 }
 
 /// `laneRegisters` refuses a row whose length is not a constant multiple of 32 (at most
@@ -714,6 +877,55 @@ mod partial_scan_property {
             let registry = rewrite::library::registry();
             let module = elv::load("", &registry).expect("the empty file loads");
             let strategy = format!("DFNF ; partialScan({p}) @ outermost(applied(scanSeq))");
+            let s = module.expression(&strategy).expect("the strategy parses");
+            let mut ctx = elevate::Ctx::new(rise::NameGen::avoiding(&def.body));
+            let out = ctx.run(&s, &def.body).expect("the strategy applies");
+            let same = rewrite::check::same_results(&def.body, &out, &def.scheme, &[("n", n)], seed);
+            prop_assert!(same.is_ok(), "{strategy} on {program}: {same:?}\nafter: {out}");
+        }
+    }
+}
+
+/// `singlePassScan(b, k)` then `workGroupScanInLocal(b)` (as `scanLookback` in
+/// examples/gpu.elv does) or `workGroupScan(b)` keep the interpreter's inclusive and
+/// exclusive scans at any length and tile shape: integer sums and maxima exactly, float sums
+/// within the tolerance, on random inputs.
+mod single_pass_scan_property {
+    use proptest::prelude::*;
+
+    const SCANS: &[&str] = &[
+        "scanSeq (fun x a => a + x) 0i32 xs",
+        "xs |> padCst 1 0 0i32 |> take n |> scanSeq add 0i32",
+        "scanSeq add 3i32 xs",
+        "scanSeq max (-2147483648i32) xs",
+        "map (fun x => (cast x : f32) * 0.5f) xs |> scanSeq add 0.0f",
+    ];
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(32))]
+        #[test]
+        fn keeps_the_result_at_any_length(
+            scan in 0..SCANS.len(),
+            b in prop_oneof![1i64..12, Just(32i64), Just(64i64)],
+            k in 1i64..5,
+            n in 1i64..200,
+            seed in 1u64..1000,
+            in_local in proptest::bool::ANY,
+        ) {
+            let program = format!(
+                "def f : {{n: nat}} -> n.i32 -> n.{} = fun xs => {}",
+                if SCANS[scan].contains("f32") { "f32" } else { "i32" },
+                SCANS[scan]
+            );
+            let checked = rise::infer::check_source(&program).expect("the program checks");
+            let def = rise::infer::prepare_def(&checked, "f").expect("f is defined");
+            let registry = rewrite::library::registry();
+            let module = elv::load("", &registry).expect("the empty file loads");
+            let tile_scan = if in_local { "workGroupScanInLocal" } else { "workGroupScan" };
+            let strategy = format!(
+                "DFNF ; singlePassScan({b}, {k}) @ outermost(applied(scanSeq)) ;; \
+                 {tile_scan}({b}) @ topDown"
+            );
             let s = module.expression(&strategy).expect("the strategy parses");
             let mut ctx = elevate::Ctx::new(rise::NameGen::avoiding(&def.body));
             let out = ctx.run(&s, &def.body).expect("the strategy applies");

@@ -507,6 +507,17 @@ primitives! {
     Wgmma "wgmma" : "{c: nat} -> {t: data} -> 64.16.t -> 16.(c*8).t -> 4.32.c.4.f32 -> 4.32.c.4.f32" => sem::wgmma;
     /// Inclusive prefix scan, sequentially: `acc_i = f x_i acc_(i-1)`, `acc_(-1) = init`.
     ScanSeq "scanSeq" : "{n: nat} -> {s t: data} -> (s -> t -> t) -> t -> n.s -> n.t" => sem::scan_seq;
+    /// `scanLookback w m f init e g xs`: the inclusive scan of `xs` by `f` from `init`
+    /// (`scanSeq f init xs` where `f` is associative and commutative with the neutral
+    /// element `e`), computed in tiles of `m` consecutive elements (the last padded with
+    /// `e`): every tile is scanned by `g` (a scan from `e`), and element `i` of tile `j` is
+    /// `f s_j[i] o_j`, where `o_0 = init` and `o_(j+1) = f s_j[m-1] o_j` (the tile's
+    /// offset). Compiled for OpenCL and CUDA as one pass of Merrill and Garland's
+    /// decoupled look-back: a work-group of `w` work-items per tile, tiles numbered in the
+    /// order the work-groups start (an atomic counter), each publishing its aggregate and
+    /// then its inclusive prefix in a 64-bit descriptor its successors look back on
+    /// (`dpia::translate`'s `lookback` module). The `singlePassScan` rule introduces it.
+    ScanLookback "scanLookback" : "(w m: nat) -> {n: nat} -> {t: data} -> (t -> t -> t) -> t -> t -> (m.t -> m.t) -> n.t -> n.t" => sem::scan_lookback;
     /// `iterate k f` applies `f` `k` times, each time shrinking the array by `n`.
     Iterate "iterate" : "{n m: nat} -> (k: nat) -> {t: data} -> ((l: nat) -> (l*n).t -> l.t) -> (m*n^k).t -> m.t" => sem::iterate;
     /// `gather is xs` is `[xs[is[0]], ...]`.

@@ -129,17 +129,18 @@ pub struct ExploreArgs {
     /// whose size constraints it satisfies (give the cheapest first); none: a failure.
     #[arg(long = "verify-nat", value_name = "N=V,...", requires = "params")]
     pub verify_nats: Vec<String>,
-    /// A tuning database kept across runs (SQLite; created if missing; with --param):
-    /// candidates it has outcomes for are not compiled, verified or timed again.
+    /// A tuning database kept across runs (SQLite; created if missing): candidates it has
+    /// outcomes for are not compiled, verified or timed again (mapping searches and tunings
+    /// alike).
     #[arg(long = "db", value_name = "tune.db")]
     pub db: Option<PathBuf>,
-    /// CPU workers that compile and verify candidates at once (with --param); candidates
-    /// are timed one at a time per device, on the CPU with nothing else running (on CUDA
-    /// the workers build the next batch meanwhile).
+    /// CPU workers that compile and verify candidates at once; candidates are timed one at
+    /// a time per device, on the CPU with nothing else running (in a tuning on CUDA the
+    /// workers build the next batch meanwhile).
     #[arg(long, value_name = "N", default_value_t = 1, value_parser = parse_count)]
     pub jobs: usize,
     /// CUDA devices to time candidates on, one candidate per device at a time: `0,1`
-    /// (with --param and --target cuda; default: device 0).
+    /// (with --target cuda; default: device 0).
     #[arg(long, value_name = "D,...", value_parser = parse_devices)]
     pub devices: Option<DeviceList>,
 }
@@ -478,6 +479,8 @@ fn report(args: &ExploreArgs, search: &Search, result: &SearchResult) -> Result<
             "split_choices": result.stats.split_domains.iter().map(Vec::len).collect::<Vec<_>>(),
             "methods": summaries,
             "failures_by_cause": result.failures_by_cause,
+            "timed": result.timed,
+            "from_database": result.from_database,
         })
         .to_string(),
     );

@@ -13,7 +13,7 @@
 //! examples/stencil2d.rise and jacobi1d.rise matches the interpreter at 1, 7, 13 and a large
 //! odd size on every target.
 //!
-//! The GPU defaults (issue 28): a matrix product (mm, mmHalf, mmBf16) by 64 x 64 tiles
+//! The GPU defaults (issue 28): a matrix product (mm, mmHalf, mmBf16) by 128 x 128 tiles
 //! through local memory at any size (`tiledProducts`: rows and columns padded by repeating
 //! the last, k padded with zeros), a product whose reduction zeros could change (a
 //! `max`-plus product, a dot with an `exp` inside) by the next default, its rows and columns
@@ -360,18 +360,18 @@ fn shapes(dims: usize) -> Vec<Vec<i64>> {
 fn matmul_under_the_gpu_defaults_is_tiled_through_local_memory() {
     for (program, def) in [("examples/mm.rise", "mm"), ("examples/half.rise", "mmHalf")] {
         let code = compiled_in(program, def, "opencl");
-        // a work-group per 64 x 64 tile (its rows over dimension 1), 16 x 16 work-items each
-        // with a 4 x 4 block, the tiles of a and b of every step of k in local memory
+        // a work-group per 128 x 128 tile (its rows over dimension 1), 16 x 16 work-items each
+        // with an 8 x 8 block, the tiles of a and b of every step of k in local memory
         assert!(
             code.contains("work-groups (blocks) of 16 x 16 work-items"),
             "{def}\n{code}"
         );
         assert!(
-            code.contains("wg1 = get_group_id(1); wg1 < (m + 63) / 64;"),
+            code.contains("wg1 = get_group_id(1); wg1 < (m + 127) / 128;"),
             "{def}\n{code}"
         );
         assert!(
-            code.contains("wg0 = get_group_id(0); wg0 < (n + 63) / 64;"),
+            code.contains("wg0 = get_group_id(0); wg0 < (n + 127) / 128;"),
             "{def}\n{code}"
         );
         assert!(code.contains("get_local_id(1)"), "{def}\n{code}");
@@ -394,7 +394,8 @@ fn matmul_under_the_gpu_defaults_is_tiled_through_local_memory() {
 }
 
 /// The shapes of the matrix products' runs (m, n, k): 1, 7, 13, 33 and 67 in combinations
-/// (square, below a tile, across tiles, non-square), and a prime above 100 in each dimension.
+/// (square, below a tile, non-square), a prime above 100 in each dimension, and primes above
+/// 128 in two (across the 128 x 128 tiles).
 const PRODUCT_SHAPES: &[[i64; 3]] = &[
     [1, 1, 1],
     [7, 13, 33],
@@ -405,6 +406,7 @@ const PRODUCT_SHAPES: &[[i64; 3]] = &[
     [101, 7, 13],
     [7, 103, 13],
     [13, 7, 107],
+    [131, 139, 11],
 ];
 
 #[test]
@@ -456,7 +458,7 @@ fn products_that_zeros_could_change_are_not_padded_and_match_the_interpreter() {
             );
             assert!(
                 text.contains("passed over: `tiledProducts` does not compile it")
-                    && text.contains("padDotZeros(16)"),
+                    && text.contains("padDotZeros(8)"),
                 "{def} --target {target}\n{text}"
             );
             // its rows and columns over two dimensions of global work-items

@@ -2,7 +2,8 @@
 //! (`--jobs`, `--devices`) on the C target: a second run times nothing and finds the same
 //! best, `--resume` of a tuning's log with a database, foreign and corrupted files refused,
 //! two runs on one database at once, `--jobs 2` verifying what `--jobs 1` does, and
-//! `--devices` parsed and refused where there are no devices. The CUDA case
+//! `--devices` parsed and refused where there are no devices. The mapping search's are in
+//! explore_mapdb_cli.rs. The CUDA case
 //! (`cuda_devices_time_candidates_and_the_database_keeps_them`) runs on a GPU machine only.
 
 use serde_json::Value;
@@ -10,7 +11,10 @@ use std::path::Path;
 use std::process::{Command, Output, Stdio};
 
 mod support;
-use support::{repo_root, shine_in, test_gpu};
+use support::{
+    explore_succeeds as succeeds, explore_summary as summary, fails_with, path_text, repo_root,
+    shine_in, test_gpu,
+};
 
 /// The arguments of a tiny tuning: `scale2d` of examples/explore.rise compiled sequentially,
 /// its row length `m` tuned over 4, 8 and 16, then `extra`.
@@ -42,23 +46,6 @@ fn tune(extra: &[&str]) -> (Output, String) {
     shine_in(repo_root(), &tuning_args(extra))
 }
 
-/// The JSON summary printed last on standard output.
-fn summary(out: &Output) -> Value {
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    serde_json::from_str(stdout.lines().last().unwrap_or("")).expect("a JSON summary")
-}
-
-fn succeeds(out: &(Output, String)) -> Value {
-    assert!(out.0.status.success(), "{}", out.1);
-    summary(&out.0)
-}
-
-fn fails_with(out: &(Output, String), message: &str) {
-    assert!(!out.0.status.success(), "exit 0:\n{}", out.1);
-    assert!(out.1.contains(message), "no `{message}` in:\n{}", out.1);
-    assert!(!out.1.contains("panicked"), "{}", out.1);
-}
-
 /// The values of `m` of the verified candidates of a log, sorted.
 fn verified_in_log(path: &Path) -> Vec<i64> {
     let text = std::fs::read_to_string(path).expect("the log");
@@ -71,10 +58,6 @@ fn verified_in_log(path: &Path) -> Vec<i64> {
         .collect();
     ms.sort_unstable();
     ms
-}
-
-fn path_text(p: &Path) -> &str {
-    p.to_str().expect("a UTF-8 path")
 }
 
 #[test]
@@ -266,27 +249,6 @@ fn devices_are_parsed_and_refused_without_cuda() {
         "names a device twice",
     );
     fails_with(&tune(&["--budget", "1", "--jobs", "0"]), "give 1 or more");
-    let mapping = shine_in(
-        repo_root(),
-        &[
-            "explore",
-            "examples/explore.rise",
-            "--def",
-            "scale2d",
-            "--target",
-            "openmp",
-            "--nat",
-            "n=4",
-            "--nat",
-            "m=8",
-            "--budget",
-            "1",
-            "--db",
-            "unused.db",
-        ],
-    );
-    fails_with(&mapping, "--db is not supported by the mapping search");
-    assert!(!repo_root().join("unused.db").exists());
 }
 
 /// On a GPU machine: candidates timed on CUDA device 0 (and 1, where there are two), kept in

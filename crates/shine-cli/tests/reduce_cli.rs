@@ -233,7 +233,9 @@ const MISPLACED: &[(&str, &str, &str)] = &[
     (
         "outside",
         "{m: nat} -> m.32.f32 -> m.f32 = fun xs => xs |> mapWorkGroup(0) (fun w => reduceWarp add w)",
-        "a warp reduction (`reduceWarp`) outside every `mapWarp` loop",
+        // every warp computes it (a work-group's all-reduce, rowsNormGroupRegs), but the
+        // output is written by all of them
+        "`output` (global memory) is written outside every `mapLocal(0)` loop",
     ),
     (
         "inLane",

@@ -646,6 +646,265 @@ fn rows_norm_warp_regs_verifies_on_cuda() {
     }
 }
 
+/// Work-items per row × row lengths for `rowsNormGroupRegs` through the interpreter: one
+/// warp keeping one element each, two warps keeping the prime 7, three warps (their
+/// results padded to 32) keeping 3.
+const GROUP_REGS_INTERPRETED: &[(i64, i64)] = &[(32, 32), (64, 448), (96, 288)];
+
+#[test]
+fn rows_norm_group_regs_keeps_the_meaning_of_softmax_layer_norm_and_rms_norm() {
+    // the rewritten program (the row copied once into the work-items' private memory,
+    // every reduction the work-group's warps', every pass reading that copy) evaluated by
+    // the interpreter gives the original's results, at 1 and 7 rows
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let lengths: Vec<i64> = GROUP_REGS_INTERPRETED.iter().map(|&(_, n)| n).collect();
+    let program = norms_with_row_lengths(dir.path(), &lengths);
+    let gpu = root().join("examples/gpu.elv");
+    for &(b, n) in GROUP_REGS_INTERPRETED {
+        for norm in NORMS {
+            let def = format!("{norm}{n}");
+            let strategy = format!("rowsNormGroupRegs({b})");
+            let args = [
+                "rewrite",
+                program.as_str(),
+                "--def",
+                &def,
+                "--strategy",
+                &gpu.to_string_lossy(),
+                "--apply",
+                &strategy,
+            ];
+            let (out, text) = shine_in(dir.path(), &args);
+            assert!(out.status.success(), "{def} {strategy}: {text}");
+            assert!(
+                text.contains("toMem private") && text.contains("toMem local"),
+                "{text}"
+            );
+            let rewritten = format!("{def}_{b}.rise");
+            std::fs::write(dir.path().join(&rewritten), &text).expect("written");
+            for m in [1, 7] {
+                let want = evaluated_rows(dir.path(), &program, &def, m);
+                let got = evaluated_rows(dir.path(), &rewritten, &def, m);
+                assert_agree(&want, &got, &format!("{def} {strategy} m={m}"));
+            }
+        }
+    }
+}
+
+#[test]
+fn the_let_bound_normalizations_are_the_normalizations() {
+    // softmaxOnce, layerNormOnce and rmsNormOnce (the forms the long rows are defined by)
+    // give the written forms' values: 1 and 7 rows of 1, 7 and 33 elements
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let program = root().join("examples/norms.rise");
+    let program = program.to_string_lossy();
+    for norm in NORMS {
+        for size in [(1, 1), (7, 7), (7, 33)] {
+            let want = evaluated(dir.path(), &program, norm, size);
+            let got = evaluated(dir.path(), &program, &format!("{norm}Once"), size);
+            assert_agree(&want, &got, &format!("{norm}Once {size:?}"));
+        }
+    }
+}
+
+/// The lines of a CUDA kernel's body (from its first line inside the work-group loop on).
+fn work_group_loop_body(code: &str) -> Vec<&str> {
+    code.lines()
+        .skip_while(|l| !l.contains("for (shine_index wg0 = blockIdx.x;"))
+        .skip(1)
+        .collect()
+}
+
+#[test]
+fn rows_norm_group_regs_reads_the_row_once_into_registers_and_reduces_by_warps() {
+    // (definition, work-items, registers per work-item, private arrays: the row, and
+    // softmax's exponentials; reductions; barriers)
+    let cases = [
+        ("softmax8192", 1024, 8, 2, 2, 2),
+        ("layerNorm8192", 512, 16, 1, 2, 2),
+        ("rmsNorm8192", 256, 32, 1, 1, 2),
+        ("softmax32768", 512, 64, 2, 2, 2),
+        ("layerNorm32768", 1024, 32, 1, 2, 2),
+    ];
+    for (def, b, k, arrays, reductions, barriers) in cases {
+        let code = norm_cuda_of(def, &format!("rowsNormGroupRegs({b})"));
+        let kernel = &code[code.find("__global__").expect("a kernel")..];
+        assert!(
+            code.contains(&format!("m work-groups (blocks) of {b} work-items")),
+            "{def}: {code}"
+        );
+        // the input is the kernel's second parameter (after the output), read once,
+        // work-item i at the elements i, i+b, ...
+        let input = kernel
+            .split("const float *__restrict__ ")
+            .nth(1)
+            .and_then(|rest| rest.split([',', ')']).next())
+            .expect("an input parameter");
+        let reads: Vec<&str> = kernel
+            .lines()
+            .filter(|l| l.contains(&format!("{input}[")))
+            .collect();
+        assert_eq!(reads.len(), 1, "{def}: the input is read once: {code}");
+        assert!(reads[0].contains("warp * 32 + lane + i"), "{def}: {code}");
+        assert!(reads[0].contains(&format!(" * {b}]")), "{def}: {code}");
+        // no global temporaries (softmax's exponentials stay in the registers)
+        assert!(!code.contains("temporaries"), "{def}: {code}");
+        assert_eq!(kernel.matches("float *__restrict__").count(), 2, "{code}");
+        let n = b * k;
+        assert_eq!(
+            kernel
+                .matches(&format!(
+                    "the part of {}.32.{k}.f32 of this work-item",
+                    b / 32
+                ))
+                .count(),
+            arrays,
+            "{def} ({n}): {code}"
+        );
+        let registers = kernel
+            .lines()
+            .filter(|l| l.trim_start().starts_with("float mem") && l.ends_with(&format!("[{k}];")))
+            .count();
+        assert_eq!(registers, arrays, "{def}: {code}");
+        assert!(code.contains("#pragma unroll"), "{def}: {code}");
+        // each reduction: a warp's shuffles, then every warp's over the warps' results
+        assert_eq!(
+            code.matches("__shfl_xor_sync").count(),
+            10 * reductions,
+            "{def}: {code}"
+        );
+        assert_eq!(
+            code.matches("__shared__").count(),
+            reductions,
+            "{def}: {code}"
+        );
+        // the barriers sit in the work-group loop's body itself, outside every warp, lane
+        // and conditional block that not all work-items might reach
+        let body = work_group_loop_body(kernel);
+        let synced: Vec<&&str> = body
+            .iter()
+            .filter(|l| l.contains("__syncthreads"))
+            .collect();
+        assert_eq!(synced.len(), barriers, "{def}: {code}");
+        assert!(
+            synced.iter().all(|l| **l == "    __syncthreads();"),
+            "{def}: {code}"
+        );
+        assert!(!code.contains("__syncwarp"), "{def}: {code}");
+    }
+}
+
+#[test]
+fn rows_norm_group_regs_refuses_a_row_it_cannot_keep_in_registers() {
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let program = norms_with_row_lengths(dir.path(), &[1000]);
+    let norms = root()
+        .join("examples/norms.rise")
+        .to_string_lossy()
+        .to_string();
+    let cases = [
+        (
+            norms.clone(),
+            "softmax",
+            1024,
+            "the row has n elements, not a constant multiple of 1024 of at most 65536",
+        ),
+        (
+            norms.clone(),
+            "rmsNorm32768",
+            256,
+            "the row has 32768 elements, not a constant multiple of 256 of at most 16384",
+        ),
+        (
+            program,
+            "layerNorm1000",
+            256,
+            "the row has 1000 elements, not a constant multiple of 256",
+        ),
+        (
+            norms,
+            "softmax8192",
+            48,
+            "a work-group of 48 work-items is not a whole number of warps",
+        ),
+    ];
+    for (file, def, b, reason) in cases {
+        let strategy = format!("rowsNormGroupRegs({b})");
+        let args = [
+            "compile",
+            file.as_str(),
+            "--def",
+            def,
+            "--strategy",
+            "examples/gpu.elv",
+            "--apply",
+            &strategy,
+            "--target",
+            "cuda",
+        ];
+        let (out, text) = shine_in(root(), &args);
+        assert!(!out.status.success(), "{def}: {text}");
+        assert!(
+            text.contains(&format!("groupRegisters({b}): {reason}")),
+            "{def}: {text}"
+        );
+    }
+}
+
+#[test]
+fn rows_norm_group_regs_is_refused_on_opencl_and_c() {
+    let nats = ["m=2".to_string()];
+    let mut refusals = vec![("c", "compile for OpenCL or CUDA")];
+    if !skip_opencl() {
+        refusals.push(("opencl", "`mapWarp` runs on the warps of a CUDA block"));
+    }
+    for (target, message) in refusals {
+        let (ok, text) = run_in(
+            "examples/norms.rise",
+            target,
+            "softmax8192",
+            "rowsNormGroupRegs(1024)",
+            &nats,
+        );
+        assert!(!ok && text.contains(message), "{target}: {text}");
+    }
+}
+
+/// `rowsNormGroupRegs` on CUDA at rows of 8192 and 32768 elements by 1024, 512 and 256
+/// work-items (where a row fits) and of 448 by 64, at 1, 7 and 64 rows: run only with
+/// `SHINE_TEST_GPU=1`.
+#[test]
+fn rows_norm_group_regs_verifies_on_cuda() {
+    if !gpu_targets().contains(&"cuda") {
+        return;
+    }
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let program = norms_with_row_lengths(dir.path(), &[448]);
+    let cases: &[(i64, i64)] = &[
+        (1024, 8192),
+        (512, 8192),
+        (256, 8192),
+        (1024, 32768),
+        (512, 32768),
+        (64, 448),
+    ];
+    for &(b, n) in cases {
+        for norm in NORMS {
+            for m in [1, 7, 64] {
+                let nats = [format!("m={m}")];
+                let strategy = format!("rowsNormGroupRegs({b})");
+                let def = format!("{norm}{n}");
+                let (ok, text) = run_in(&program, "cuda", &def, &strategy, &nats);
+                assert!(
+                    ok && text.contains("verified against the interpreter"),
+                    "{def} {strategy} m={m}:\n{}",
+                    text.chars().take(4000).collect::<String>()
+                );
+            }
+        }
+    }
+}
+
 /// The rewritten program's values `got` agree with the original's `want` (relative 1e-5).
 fn assert_agree(want: &[f64], got: &[f64], what: &str) {
     assert_eq!(want.len(), got.len(), "{what}");

@@ -3,9 +3,9 @@
 //! counts, verified against the interpreter), and every place it cannot run is refused
 //! with a message: outside a `mapWarp` loop, inside a `mapLane` loop, on C and OpenCL.
 //! Vectors of 16-bit floats (the tiles' 16-byte copies) are moved whole on CUDA and refused
-//! elsewhere and in arithmetic. `mmaWarps` and `mmaWarpTiles` of `examples/fireiron.elv`
-//! derive the kernels of `mmWarps` and `mmWarpTiles` from the plain product of
-//! `examples/half.rise`.
+//! elsewhere and in arithmetic. `mmaWarps`, `mmaWarpTiles` and `mmaShared` of
+//! `examples/fireiron.elv` derive the kernels of `mmWarps`, `mmWarpTiles` and `mmShared` from
+//! the plain product of `examples/half.rise`.
 
 mod support;
 
@@ -456,10 +456,25 @@ fn structure(kernel: &str) -> Vec<String> {
         .collect()
 }
 
+/// Where a derived kernel keeps the tiles of `a` and `b`: read from global memory by every
+/// warp, or copied into local memory by the work-group each k step (two tiles, a barrier
+/// after the copies and one before the next step's).
+#[derive(Clone, Copy, PartialEq)]
+enum Tiles {
+    Global,
+    Local,
+}
+
 /// `strategy` of fireiron.elv derives, for `mmHalf` and `mmBf16`, a kernel with the loops,
 /// levels and memories of tensor.rise's hand-written `written`: `mmas` mma.sync calls (per k
-/// step), the warps' accumulator in registers (`registers`), no local memory.
-fn assert_derives_the_kernel_of(strategy: &str, written: &str, mmas: usize, registers: &str) {
+/// step), the warps' accumulator in registers (`registers`), the tiles where `tiles` says.
+fn assert_derives_the_kernel_of(
+    strategy: &str,
+    written: &str,
+    mmas: usize,
+    registers: &str,
+    tiles: Tiles,
+) {
     for (def, t) in [("mmHalf", "f16"), ("mmBf16", "bf16")] {
         let kernel = fireiron_kernel(def, strategy);
         let mma = format!("shine_mma_m16n8k16_{t}(");
@@ -474,10 +489,20 @@ fn assert_derives_the_kernel_of(strategy: &str, written: &str, mmas: usize, regi
         ] {
             assert!(kernel.contains(want), "{def}: no `{want}` in\n{kernel}");
         }
-        // no local memory: the tiles are read from global memory, the accumulator is in
-        // registers
-        assert!(!kernel.contains("__shared__"), "{kernel}");
-        assert!(!kernel.contains("__syncthreads"), "{kernel}");
+        match tiles {
+            // the tiles are read from global memory, the accumulator is in registers
+            Tiles::Global => {
+                assert!(!kernel.contains("__shared__"), "{kernel}");
+                assert!(!kernel.contains("__syncthreads"), "{kernel}");
+            }
+            // the tiles are copied by all threads and read from local memory
+            Tiles::Local => {
+                assert_eq!(kernel.matches("__shared__").count(), 2, "{kernel}");
+                assert_eq!(kernel.matches(" (local)").count(), 2, "{kernel}");
+                assert_eq!(kernel.matches("__syncthreads();").count(), 2, "{kernel}");
+                assert_eq!(kernel.matches("// mapLocal(0)").count(), 2, "{kernel}");
+            }
+        }
         let (ok, text) = shine_on(
             &tensor_example_at(t),
             &["compile", "--def", written, "--target", "cuda"],
@@ -494,14 +519,44 @@ fn assert_derives_the_kernel_of(strategy: &str, written: &str, mmas: usize, regi
 
 #[test]
 fn mma_warps_derives_the_kernel_of_mm_warps() {
-    assert_derives_the_kernel_of("mmaWarps", "mmWarps", 1, "4.f32 (private)");
+    assert_derives_the_kernel_of("mmaWarps", "mmWarps", 1, "4.f32 (private)", Tiles::Global);
 }
 
 /// `mmaWarpTiles`' kernel is `mmWarpTiles`': 2x4 fragments per warp, eight mma.sync per k
 /// step (two unrolled loops), 2.4.4 f32 of the accumulator in each lane's registers.
 #[test]
 fn mma_warp_tiles_derives_the_kernel_of_mm_warp_tiles() {
-    assert_derives_the_kernel_of("mmaWarpTiles", "mmWarpTiles", 8, "2.4.4.f32 (private)");
+    assert_derives_the_kernel_of(
+        "mmaWarpTiles",
+        "mmWarpTiles",
+        8,
+        "2.4.4.f32 (private)",
+        Tiles::Global,
+    );
+}
+
+/// `mmaShared`'s kernel is `mmShared`': each k step of 32 the work-group's 128 threads copy a
+/// 64x32 tile of `a` and a 32x64 tile of `b` into local memory, and every warp reads its
+/// fragments there, two steps of 16 with 2x4 fragments each (sixteen mma.sync per step);
+/// the warps' accumulators (4.32.2.4.4) are the work-group's reduction's, 2.4.4 f32 in each
+/// lane's registers.
+#[test]
+fn mma_shared_derives_the_kernel_of_mm_shared() {
+    assert_derives_the_kernel_of(
+        "mmaShared",
+        "mmShared",
+        16,
+        "the part of 4.32.2.4.4.f32 of this work-item",
+        Tiles::Local,
+    );
+    let kernel = fireiron_kernel("mmHalf", "mmaShared");
+    for want in [
+        "2.4.4.f32 (private)",
+        "64.32.f16 (local)",
+        "32.64.f16 (local)",
+    ] {
+        assert!(kernel.contains(want), "no `{want}` in\n{kernel}");
+    }
 }
 
 /// `mmHalf` run under `strategy` of fireiron.elv on CUDA at `sizes` (m, n, k) with
@@ -555,6 +610,20 @@ fn mma_warp_tiles_refuses_sizes_its_tiles_do_not_divide() {
 }
 
 #[test]
+fn mma_shared_refuses_sizes_its_tiles_do_not_divide() {
+    for (sizes, want) in [
+        (["m=96", "n=64", "k=32"], "64 must divide m, but m = 96"),
+        (["m=64", "n=160", "k=32"], "64 must divide n, but n = 160"),
+        (["m=64", "n=64", "k=48"], "32 must divide k, but k = 48"),
+    ] {
+        for def in ["mmHalf", "mmBf16"] {
+            let (ok, text) = run_fireiron(def, "mmaShared", "cuda", sizes);
+            assert!(!ok && text.contains(want), "{def} {sizes:?}:\n{text}");
+        }
+    }
+}
+
+#[test]
 fn warp_tiles_the_tensor_cores_cannot_multiply_are_refused() {
     let (ok, text) = shine_at_root(&[
         "compile",
@@ -604,4 +673,9 @@ fn mma_warps_verifies_on_cuda() {
 #[test]
 fn mma_warp_tiles_verifies_on_cuda() {
     assert_verifies_on_cuda("mmaWarpTiles", (64, 64, 16));
+}
+
+#[test]
+fn mma_shared_verifies_on_cuda() {
+    assert_verifies_on_cuda("mmaShared", (64, 64, 32));
 }

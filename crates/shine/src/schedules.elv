@@ -215,15 +215,15 @@ def letWarp = warpReduceLet ;; try(toMapLane @ function @ function) @ body @ arg
 // it does not compile a definition, the next default does): a definition whose outermost
 // loop nest is a matrix product, `map (fun r => map (fun c => reduce ... (zip r c)) cs) rs`
 // with the reduction a sum of products (mm, mmHalf), computed by tiles as examples/gpu.elv's
-// `mmTiledRect(64, 64, 4, 4, 16, 16, 16)` does: a work-group of 16 x 16 work-items per 64 x 64
-// tile of the result, every work-item a 4 x 4 block of it in registers, k walked in steps of
-// 16, the two tiles of a step copied into local memory by the whole work-group (coalesced)
+// `mmTiledRect(128, 128, 8, 8, 8, 16, 16)` does: a work-group of 16 x 16 work-items per
+// 128 x 128 tile of the result, every work-item an 8 x 8 block of it in registers, k walked in
+// steps of 8, the two tiles of a step copied into local memory by the whole work-group (coalesced)
 // and read from there by all its work-items.
 //
-// At any size: the rows of a and the columns of b are padded to multiples of 64 by
+// At any size: the rows of a and the columns of b are padded to multiples of 128 by
 // repeating the last one (`padMap`, as examples/mm.elv's `anySize`: the extra results are
 // computed into a padded buffer and not copied out); the reduction is padded to a multiple
-// of 16 with zeros (rule `padDotZeros`). Repeating elements would add products that are not
+// of 8 with zeros (rule `padDotZeros`). Repeating elements would add products that are not
 // there; zeros add `0 * 0`, which leaves a sum unchanged exactly (bitwise: the padded sum is
 // the same left fold), and only a sum of products from `+0` is such a reduction, so
 // `padDotZeros` refuses any other (a `max`-plus product, a dot with an `exp` inside) with
@@ -231,9 +231,9 @@ def letWarp = warpReduceLet ;; try(toMapLane @ function @ function) @ body @ arg
 // default is chosen once, at a symbolic k, which no step but 1 is known to divide. The
 // padded result is copied out by its own kernel, a work-item per element (dimensions 1, 0).
 def tiledProducts = DFNF ;
-  padRowsAndColumns(64) ;;
-  padDotZeros(16) @ outermost(appliedReduce) ;;
-  paddedProduct(mmTiledSteps(64, 64, 4, 4, 16, 16, 16)) ;;
+  padRowsAndColumns(128) ;;
+  padDotZeros(8) @ outermost(appliedReduce) ;;
+  paddedProduct(mmTiledSteps(128, 128, 8, 8, 8, 16, 16)) ;;
   paddedProduct(toMem(global)) ;;
   copyOutOverGlobal ;;
   lowerToC

@@ -8,7 +8,7 @@
 //! | --- | --- | --- |
 //! | `c` | `blisProducts`, else `storeEveryStage` | a matrix product as BLIS computes one: packed panels of b and slivers of a, a 6 x 64 block of the result in registers, at any size (rows and columns padded by repeating the last, k untouched); else every value computed once (`computeOnce`: a row's reduction bound outside the map over the row, an array read twice stored), every stage stored (Halide's `compute_root`), the padded input of a stencil copied once with its border (`storeStencilInputs`), reductions over at most 32 elements unrolled (`unrollShortReductions`), sequential loops |
 //! | `openmp` | `blisProductsPar`, else `storeEveryStagePar` | the same, the packs and the loop over the panels of a product, else the outermost loop of every stage and of the copy, `parallel for` |
-//! | `opencl` | `tiledProducts`, else `rowReductionsByWorkGroups`, else `storeEveryStageGpu` | a matrix product (a sum of products) by 64 x 64 tiles through local memory, 4 x 4 blocks in registers, at any size (rows and columns padded by repeating the last, k padded with zeros); a row reduction (softmax, layer norm, mv) by a work-group of 64 work-items per row; where that does not compile the definition, the same as `storeEveryStagePar` but the stencil's pad left a view, the outermost loop of every stage over the global work-items, over two dimensions where its function is itself a map (matmul's rows and columns) |
+//! | `opencl` | `tiledProducts`, else `rowReductionsByWorkGroups`, else `storeEveryStageGpu` | a matrix product (a sum of products) by 128 x 128 tiles through local memory, 8 x 8 blocks in registers, at any size (rows and columns padded by repeating the last, k padded with zeros); a row reduction (softmax, layer norm, mv) by a work-group of 64 work-items per row; where that does not compile the definition, the same as `storeEveryStagePar` but the stencil's pad left a view, the outermost loop of every stage over the global work-items, over two dimensions where its function is itself a map (matmul's rows and columns) |
 //! | `cuda` | `tiledProducts`, else `rowReductionsByWarps`, else `storeEveryStageGpu` | a matrix product as for `opencl`; a row reduction by a warp per row; else as for `opencl` |
 //!
 //! A target's defaults are tried in order ([`defaults_for`]): the first that compiles the
@@ -39,7 +39,7 @@ pub const SCHEDULES: &[(&str, &str)] = &[
     ),
     (
         "tiledProducts",
-        "a matrix product `map (fun r => map (fun c => reduce ... (zip r c)) cs) rs` whose reduction is a sum of products (mm, mmHalf) by 64 x 64 tiles, a work-group of 16 x 16 work-items each, every work-item a 4 x 4 block in registers, k in steps of 16 through local memory; any size: rows and columns padded by repeating the last (padMap), k with zeros (padDotZeros), the result copied out of the padded one (tried first by the defaults for opencl and cuda)",
+        "a matrix product `map (fun r => map (fun c => reduce ... (zip r c)) cs) rs` whose reduction is a sum of products (mm, mmHalf) by 128 x 128 tiles, a work-group of 16 x 16 work-items each, every work-item an 8 x 8 block in registers, k in steps of 8 through local memory; any size: rows and columns padded by repeating the last (padMap), k with zeros (padDotZeros), the result copied out of the padded one (tried first by the defaults for opencl and cuda)",
     ),
     (
         "blisProducts",

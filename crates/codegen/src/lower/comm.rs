@@ -16,6 +16,12 @@ use crate::ctypes::scalar_of;
 use crate::error::{malformed, unsupported};
 use crate::layout::{show_type, PathElem};
 
+/// Why C and OpenMP refuse `scanLookback`.
+pub(super) const SCAN_LOOKBACK_ON_A_CPU: &str =
+    "`scanLookback` is a single-pass scan of GPU work-groups that wait for one another \
+     (atomics and a look-back): compile for OpenCL or CUDA (--target opencl / cuda), or scan \
+     with scanSeq on a CPU";
+
 impl Lowerer {
     pub(super) fn comm(&mut self, env: &Env, c: &Comm, out: &mut Vec<Stmt>) -> Res<()> {
         match c {
@@ -24,7 +30,16 @@ impl Lowerer {
             Comm::Assign(acc, exp) if matches!(*exp.kind, dpia::ExpKind::Wgmma(_)) => {
                 self.wgmma_assign(env, acc, exp, out)
             }
+            Comm::Assign(acc, exp)
+                if matches!(
+                    *exp.kind,
+                    dpia::ExpKind::Ticket(_) | dpia::ExpKind::LookBack(_)
+                ) =>
+            {
+                self.lookback_assign(env, acc, exp, out)
+            }
             Comm::Assign(acc, exp) => self.assign(env, acc, exp, out),
+            Comm::NatLet { var, value, body } => self.nat_let(env, var, value, body, out),
             Comm::Barrier {
                 local,
                 global,
@@ -139,7 +154,7 @@ impl Lowerer {
 
     /// The environment of a loop's body: the loop variable `var` renamed to the C
     /// variable `name`, ranging over `0..count`, one level deeper than the loops around it.
-    fn loop_scope(&mut self, env: &Env, var: &Var, count: &Nat, name: &str) -> Env {
+    pub(super) fn loop_scope(&mut self, env: &Env, var: &Var, count: &Nat, name: &str) -> Env {
         let depth = env
             .scope
             .iter()
@@ -170,6 +185,9 @@ impl Lowerer {
                  cuda); {} has no warp-level matrix instructions shine uses",
                 self.target
             ));
+        }
+        if !self.gpu() && origin == rise::Prim::ScanLookback.name() {
+            return unsupported(SCAN_LOOKBACK_ON_A_CPU);
         }
         if !self.gpu() {
             return unsupported(format!(

@@ -557,6 +557,15 @@ impl PrivateUses {
             | Comm::New { body, .. }
             | Comm::IfLess { body, .. }
             | Comm::AsyncCopy(body) => self.collect(name, body, loops),
+            Comm::NatLet { value, body, .. } => {
+                let mut reads = Vec::new();
+                dpia::query::exp_reads(value, &mut reads);
+                if reads.iter().any(|r| r == name) {
+                    self.reads
+                        .push(loops.iter().map(|(v, _)| v.clone()).collect());
+                }
+                self.collect(name, body, loops)
+            }
             Comm::Seq(cs) => cs.iter().for_each(|c| self.collect(name, c, loops)),
             Comm::Assign(acc, exp) => {
                 let mut reads = Vec::new();

@@ -31,6 +31,7 @@
 
 mod comm;
 mod fragments;
+mod lookback;
 mod operands;
 pub(crate) use operands::reuse_operands;
 mod memory;
@@ -113,6 +114,8 @@ pub struct Lowerer {
     pub halfs: crate::halfs::HalfUse,
     /// The tensor-core helpers the code calls (see [`crate::tensor`]).
     pub tensor: crate::tensor::TensorUse,
+    /// The look-back helpers the code calls (see [`crate::lookback`]).
+    pub lookback: crate::lookback::LookbackUse,
     /// The `float` math functions the code calls that have kernels in C (see [`crate::vecmath`]).
     pub vecmath: crate::vecmath::Used,
     /// The foreign functions the program calls, with their C names (see [`crate::foreign`]).
@@ -540,9 +543,10 @@ fn collect_comm_types(c: &Comm, out: &mut Vec<DataType>) {
             out.push(ident.ty.clone());
             collect_comm_types(body, out);
         }
-        Comm::For { body, .. } | Comm::IfLess { body, .. } | Comm::AsyncCopy(body) => {
-            collect_comm_types(body, out)
-        }
+        Comm::For { body, .. }
+        | Comm::IfLess { body, .. }
+        | Comm::AsyncCopy(body)
+        | Comm::NatLet { body, .. } => collect_comm_types(body, out),
         Comm::Barrier { .. } | Comm::AsyncCommit | Comm::AsyncWait(_) => {}
     }
 }

@@ -219,6 +219,9 @@ impl Lowerer {
                 value(Expr::Shuffle(Box::new(v), *shuffle))
             }
             K::Wgmma(_) => malformed("a `wgmma` read other than as its accumulator's update"),
+            K::Ticket(_) | K::LookBack(_) => {
+                malformed("a ticket or a look-back read other than as an assignment's value")
+            }
             K::Mma(operands) => {
                 no_path(e, path)?;
                 if self.target != crate::Target::Cuda {
@@ -987,6 +990,8 @@ fn exp_name(e: &Exp) -> &'static str {
         K::Shuffle(..) => "warp shuffle",
         K::Mma(..) => "mmaSync",
         K::Wgmma(..) => "wgmma",
+        K::Ticket(_) => "ticket (scanLookback)",
+        K::LookBack(_) => "look-back (scanLookback)",
     }
 }
 

@@ -34,6 +34,7 @@ use rise::{AddrSpace, DataType, Expr, ExprKind, Prim, Type, TypeArg};
 use std::cell::{Cell, RefCell};
 use std::rc::Rc;
 
+mod lookback;
 mod loops;
 mod pipeline;
 mod places;

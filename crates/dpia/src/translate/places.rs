@@ -28,6 +28,10 @@ pub(super) fn updates_in_place_safely(step: &Comm, name: &str) -> bool {
             | Comm::For { body, .. }
             | Comm::IfLess { body, .. }
             | Comm::AsyncCopy(body) => touched(body, name, out),
+            Comm::NatLet { value, body, .. } => {
+                places_read(value, name, out);
+                touched(body, name, out)
+            }
             Comm::Assign(a, e) => {
                 places_read(e, name, out);
                 if acc_root(a) == name {
@@ -126,6 +130,10 @@ fn reads_and_writes(c: &Comm, name: &str) -> (Places, Places) {
             | Comm::For { body, .. }
             | Comm::IfLess { body, .. }
             | Comm::AsyncCopy(body) => walk(body, name, reads, writes),
+            Comm::NatLet { value, body, .. } => {
+                places_read(value, name, reads);
+                walk(body, name, reads, writes)
+            }
             Comm::Assign(a, e) => {
                 places_read(e, name, reads);
                 if acc_root(a) == name {

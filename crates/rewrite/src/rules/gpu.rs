@@ -13,7 +13,9 @@
 //! * [`copy_local`](super::copy_local) (`copyLocal(n1, n0)`), [`copy_by_work_items`](super::copy_by_work_items)
 //!   (`copyByWorkItems`): copies made by the work-items of a work-group, coalesced
 //!   (consecutive work-items copy consecutive elements) or block by block (each
-//!   work-item its own element).
+//!   work-item its own element); [`copy_by_threads`](super::copy_by_threads)
+//!   (`copyByThreads(p)`): a tile copied into local memory by a 1-D work-group of `p`,
+//!   coalesced (the tiles of `mmaShared` in examples/fireiron.elv, Fireiron's `move`).
 //! * [`store_local`](super::store_local) (`storeLocal(what, how)`): a value read by a function's body is
 //!   computed into (local) memory at the top of the body (the tiles of a step of a
 //!   reduction, copied once by the work-group and read by all its work-items).
@@ -140,15 +142,25 @@ fn reduce_outer_rhs(e: &Expr, names: &mut NameGen) -> Option<Expr> {
         return None;
     }
     let (_, iargs) = applied(&inner, |p| p == Prim::Map, 2)?;
-    let (c, red) = as_lambda(iargs[0])?;
+    let (c, element) = as_lambda(iargs[0])?;
     let cs = iargs[1];
+    // the layout heads of every result (a tile of results whose reduction a step below
+    // moved outside its own loops: `join (map V' (reduce ...))`) stay on every result
+    let (element_views, red) =
+        crate::schedule::peel_views(element, &[Prim::Join, Prim::Transpose, Prim::Split]);
+    if element_views.iter().any(|v| occurs(r, v) || occurs(c, v)) {
+        return None;
+    }
+    let red = &red;
     let (p, rargs) = applied(red, |p| p == Prim::Reduce || p == Prim::ReduceSeq, 3)?;
     let (op, init, xs) = (rargs[0], rargs[1], rargs[2]);
     let (_, z) = applied(xs, |q| q == Prim::Zip, 2)?;
     if occurs(r, op) || occurs(c, op) {
         return None;
     }
-    // The accumulator form: rows and columns zipped with the accumulators.
+    // The accumulator form: rows and columns zipped with the accumulators; every row and
+    // column read through a chain of layout primitives of its own (`split s (snd ar)`, as
+    // `blockReduceZip` leaves a reduction split in steps) or as it is.
     if let (Some((_, za)), Some((_, zc))) = (
         applied(rs, |q| q == Prim::Zip, 2),
         applied(cs, |q| q == Prim::Zip, 2),
@@ -156,24 +168,44 @@ fn reduce_outer_rhs(e: &Expr, names: &mut NameGen) -> Option<Expr> {
         let is_proj = |e: &Expr, pr: Prim, x: &str| {
             applied(e, |q| q == pr, 1).is_some_and(|(_, a)| crate::term::is_var(a[0], x))
         };
+        let layout = [Prim::Join, Prim::Transpose, Prim::Split];
+        let (row_views, row) = crate::schedule::peel_views(z[0], &layout);
+        let (col_views, col) = crate::schedule::peel_views(z[1], &layout);
         if views.is_empty()
+            && element_views.is_empty()
             && is_proj(zc[0], Prim::Fst, r)
             && is_proj(init, Prim::Fst, c)
-            && is_proj(z[0], Prim::Snd, r)
-            && is_proj(z[1], Prim::Snd, c)
+            && is_proj(&row, Prim::Snd, r)
+            && is_proj(&col, Prim::Snd, c)
             && !occurs(r, zc[1])
             && !occurs(c, zc[1])
+            && !row_views
+                .iter()
+                .chain(&col_views)
+                .any(|v| occurs(r, v) || occurs(c, v))
         {
             let op2 = outer_op(op, names);
+            let each = |heads: &[Expr], xs: &Expr, names: &mut NameGen| {
+                if heads.is_empty() {
+                    return xs.clone();
+                }
+                let x = names.fresh("x");
+                let chain = heads
+                    .iter()
+                    .rev()
+                    .fold(var(&x), |acc, h| app(h.clone(), acc));
+                app(map(lambda(&x, chain)), xs.clone())
+            };
+            let (rows, cols) = (
+                each(&row_views, za[1], names),
+                each(&col_views, zc[1], names),
+            );
             return Some(apps(
                 prim(p),
                 [
                     op2,
                     za[0].clone(),
-                    zip(
-                        app(transpose(), za[1].clone()),
-                        app(transpose(), zc[1].clone()),
-                    ),
+                    zip(app(transpose(), rows), app(transpose(), cols)),
                 ],
             ));
         }
@@ -193,6 +225,16 @@ fn reduce_outer_rhs(e: &Expr, names: &mut NameGen) -> Option<Expr> {
         prim(p),
         [op2, init2, zip(per(r, z[0], rs), per(c, z[1], cs))],
     );
+    let red2 = if element_views.is_empty() {
+        red2
+    } else {
+        let (row, x) = (names.fresh("row"), names.fresh("res"));
+        let w = element_views
+            .iter()
+            .rev()
+            .fold(var(&x), |acc, h| app(h.clone(), acc));
+        app(map(lambda(&row, app(map(lambda(&x, w)), var(&row)))), red2)
+    };
     if views.is_empty() {
         return Some(red2);
     }
@@ -234,6 +276,45 @@ pub(super) fn copy_local(name: String, n1: i64, n0: i64) -> S {
             app(join(), app(transpose(), app(join(), app(copy, spread)))),
         );
         Some(back)
+    })
+}
+
+/// `e` copied into local memory by the `p` work-items of a 1-D work-group, work-item `t`
+/// copying elements `t, t + p, ...` of `e` in row-major order (neighbouring work-items
+/// copy neighbouring elements: coalesced), read back from there (`toMem local copy (fun s
+/// => s)`, the value `storeLocal` moves to the top of a step). `p` must divide the number
+/// of elements.
+pub(super) fn copy_by_threads(name: String, p: i64) -> S {
+    rule(name.clone(), move |e: &Expr, ctx| {
+        let Some(Type::Data(DataType::Array(rows, inner))) = e.ty() else {
+            return no();
+        };
+        let DataType::Array(cols, elem) = &**inner else {
+            return no();
+        };
+        if !matches!(**elem, DataType::Scalar(_)) {
+            return no();
+        }
+        let Some(count) = (rows.clone() * cols.clone()).as_cst() else {
+            return Err(Failure::not_applicable_because(format!(
+                "{name}: the tile is {rows}x{cols}, not of a constant size (tile the result \
+                 and split the reduction first)"
+            )));
+        };
+        if p < 1 || count % p != 0 {
+            return Err(Failure::not_applicable_because(format!(
+                "{name}: the tile is {rows}x{cols}, {count} elements, which {p} threads do not \
+                 share evenly"
+            )));
+        }
+        let (x, s) = (ctx.env.fresh("x"), ctx.env.fresh("s"));
+        let spread = app(transpose(), app(split(p), app(join(), e.clone())));
+        let copied = app(
+            map_with(Prim::MapLocal0, map_seq(lambda(&x, var(&x)))),
+            spread,
+        );
+        let back = app(split(cols.clone()), app(join(), app(transpose(), copied)));
+        finish(to_mem(AddrSpace::Local, back, lambda(&s, var(&s))), e)
     })
 }
 

@@ -15,12 +15,13 @@
 //! tolerance (`--verify`'s relative tolerance), as every parallel reduction is.
 //! A minimum or maximum is exact in any order.
 
+use super::lanes::MAX_GROUP_SIZE;
 use crate::term::{applied, array, as_lambda, finish, is_var, prim_app};
 use crate::S;
 use arith::Nat;
 use elevate::{rule, Failure};
 use rise::builder::*;
-use rise::{Binder, DataType, Expr, ExprKind, Kind, Literal, Prim};
+use rise::{AddrSpace, Binder, DataType, Expr, ExprKind, Kind, Literal, Prim, TypeArg};
 
 /// The operator of a reduction if it is known to be associative and commutative
 /// (`add`, `mul`, `min`, `max`, `fmin`, `fmax`, or a lambda that is exactly one of them).
@@ -317,6 +318,75 @@ pub(super) fn warp_reduce_let(name: String) -> S {
         let rhs = app2(
             prim(Prim::Let),
             replace_node(value, found, &warp),
+            then.clone(),
+        );
+        finish(rhs, e)
+    })
+}
+
+/// `groupReduceLet(b)`: the first reduction of the value a `let` binds becomes a
+/// work-group's of `b` work-items (`b/32` warps): work-item `i` (warp `⌊i/32⌋`, lane
+/// `i mod 32`) reduces the elements `i`, `i+b`, ... (padded with the neutral element to a
+/// multiple of `b`), each warp combines its 32 results by shuffles into local memory, and
+/// every warp combines the `b/32` warps' results by shuffles, so that every work-item
+/// gets the value without a second barrier. `b` a multiple of 32 of at most 1024.
+pub(super) fn group_reduce_let(name: String, b: i64) -> S {
+    rule(name.clone(), move |e: &Expr, ctx| {
+        if !(32..=MAX_GROUP_SIZE).contains(&b) || b % 32 != 0 {
+            return Err(Failure::not_applicable_because(format!(
+                "{name}: a work-group of {b} work-items is not a whole number of warps of at \
+                 most {MAX_GROUP_SIZE} work-items (b a multiple of 32 up to {MAX_GROUP_SIZE})"
+            )));
+        }
+        let Some(a) = prim_app(e).filter(|a| a.prim == Prim::Let && a.args.len() == 2) else {
+            return Err(Failure::not_applicable());
+        };
+        let (value, then) = (a.args[0], a.args[1]);
+        let Some(found) = first_reduce(value) else {
+            return Err(Failure::not_applicable());
+        };
+        let Some(r) = reduction(&name, found)? else {
+            return Err(Failure::not_applicable());
+        };
+        let (xs, _) = padded(r.xs, r.init, b).ok_or_else(Failure::not_applicable)?;
+        let (w, ch, s) = (
+            ctx.env.fresh("warp"),
+            ctx.env.fresh("chunk"),
+            ctx.env.fresh("warps"),
+        );
+        let partial = lambda(
+            &ch,
+            apps(prim(Prim::Reduce), [r.op.clone(), r.init.clone(), var(&ch)]),
+        );
+        let per_warp = lambda(
+            &w,
+            app2(
+                prim(Prim::ReduceWarp),
+                r.op.clone(),
+                app2(map_prim(), partial, var(&w)),
+            ),
+        );
+        let warps = app2(
+            prim(Prim::MapWarp),
+            per_warp,
+            app(split(32), app(transpose(), app(split(b), xs))),
+        );
+        let warps_results = match 32 - b / 32 {
+            0 => var(&s),
+            p => app(pad_cst(0, p, r.init.clone()), var(&s)),
+        };
+        let all_warps = lambda(
+            &s,
+            app2(prim(Prim::ReduceWarp), r.op.clone(), warps_results),
+        );
+        let group = app2(
+            dep_app(prim(Prim::ToMem), TypeArg::AddrSpace(AddrSpace::Local)),
+            warps,
+            all_warps,
+        );
+        let rhs = app2(
+            prim(Prim::Let),
+            replace_node(value, found, &group),
             then.clone(),
         );
         finish(rhs, e)

@@ -43,9 +43,23 @@
 //! `scanTiles` (examples/gpu.elv) applies `scanTiled` again to the tiles' totals, so that
 //! they too are scanned by work-groups (and only the `n/t²` totals of those sequentially).
 //!
-//! Both need what `partialScan` needs (an associative, commutative operator with a known
-//! neutral element); `workGroupScan` also a scan that starts from that element and a tile
-//! that is a constant multiple of `b`.
+//! **The single-pass scan** (`singlePassScan(b, k)`; Merrill and Garland's decoupled
+//! look-back, §4) reads and writes every element once: it turns the scan into the primitive
+//! `scanLookback b t f init e (fun c => scanSeq f e c) xs`, whose meaning is the tiled scan
+//! above (tiles of `t = b·k` elements padded with `e`, each scanned from `e`, tile `j`'s
+//! offset the fold of `init` and the totals before it) and whose translation runs it in one
+//! kernel: every work-group takes its tile's number from an atomic counter, scans the tile
+//! (the tile's `scanSeq f e c` lowered by `workGroupScanInLocal(b)`: `workGroupScan`'s
+//! steps, the scanned tile left in local memory, where the translation reads it),
+//! publishes the tile's aggregate, looks back over its predecessors' published aggregates
+//! and inclusive prefixes for its offset, publishes its own inclusive prefix and writes the
+//! tile combined with its offset (`dpia::LookBack` gives the protocol). A tile's status and
+//! value share one 64-bit word, so the elements must be 32-bit scalars (`i32`, `u32`,
+//! `int`, `f32`).
+//!
+//! All of them need what `partialScan` needs (an associative, commutative operator with a
+//! known neutral element); `workGroupScan` and `workGroupScanInLocal` also a scan that
+//! starts from that element and a tile that is a constant multiple of `b`.
 
 use super::reduction::{associative_commutative, is_neutral};
 use crate::term::{applied, array, finish};
@@ -216,6 +230,57 @@ pub(super) fn scan_tiled(name: String, b: i64, k: i64) -> S {
     })
 }
 
+/// `singlePassScan(b, k)`: the scan as one pass over tiles of `t = b·k` elements
+/// (`scanLookback b t f init e (fun c => scanSeq f e c) xs`, module docs, the single-pass
+/// scan): every tile scanned from the neutral element, its offset found by decoupled
+/// look-back. The descriptors a tile publishes hold its value in 32 bits, so the elements
+/// must be 32-bit scalars.
+pub(super) fn single_pass_scan(name: String, b: i64, k: i64) -> S {
+    rule(name.clone(), move |e: &Expr, ctx| {
+        let Some(scan) = associative_scan(&name, e)? else {
+            return Err(Failure::not_applicable());
+        };
+        let t = tile_len(&name, b, k)?;
+        if !fits_a_descriptor(&scan.elem) {
+            return Err(refusal(
+                &name,
+                format!(
+                    "the elements are of type `{}`: a tile's descriptor holds its status and its \
+                     value in one 64-bit word written atomically, so the value must be a 32-bit \
+                     scalar (i32, u32, int or f32)",
+                    scan.elem
+                ),
+            ));
+        }
+        let c = ctx.env.fresh("tile");
+        let tile_scan = lambda(
+            &c,
+            apps(
+                prim(Prim::ScanSeq),
+                [scan.f.clone(), scan.neutral.clone(), var(&c)],
+            ),
+        );
+        let lookback = dep_app_nat(dep_app_nat(prim(Prim::ScanLookback), b), t);
+        let rhs = apps(
+            lookback,
+            [
+                scan.f.clone(),
+                scan.init.clone(),
+                scan.neutral.clone(),
+                tile_scan,
+                scan.xs.clone(),
+            ],
+        );
+        finish(rhs, e)
+    })
+}
+
+/// Whether a value of type `t` fits the 32 value bits of a look-back descriptor.
+fn fits_a_descriptor(t: &DataType) -> bool {
+    use rise::ScalarType as S;
+    matches!(t, DataType::Scalar(S::I32 | S::U32 | S::Int | S::F32))
+}
+
 /// The variables [`tiled`] binds.
 struct TiledNames {
     scanned: Name,
@@ -314,6 +379,26 @@ fn tile_len(name: &str, b: i64, k: i64) -> Result<i64, Failure<Expr>> {
 /// `workGroupScan(b)`: the scan of a tile of `b·k` elements from the neutral element by a
 /// work-group of `b` work-items in local memory (module docs, the tiled scan).
 pub(super) fn work_group_scan(name: String, b: i64) -> S {
+    work_group_scan_to(name, b, ScannedTile::CopiedOut)
+}
+
+/// `workGroupScanInLocal(b)`: `workGroupScan(b)` without the copy out: the scanned tile is
+/// the local memory its work-items scanned into, read where it lies by a reader in the same
+/// work-group (`scanLookback`'s look-back and combined write).
+pub(super) fn work_group_scan_in_local(name: String, b: i64) -> S {
+    work_group_scan_to(name, b, ScannedTile::InLocal)
+}
+
+/// Where a work-group's scan leaves the scanned tile.
+#[derive(Clone, Copy, PartialEq)]
+enum ScannedTile {
+    /// Copied out by the work-items (coalesced), wherever it is written.
+    CopiedOut,
+    /// In the local memory it was scanned into.
+    InLocal,
+}
+
+fn work_group_scan_to(name: String, b: i64, result: ScannedTile) -> S {
     rule(name.clone(), move |e: &Expr, ctx| {
         let Some(scan) = associative_scan(&name, e)? else {
             return Err(Failure::not_applicable());
@@ -344,7 +429,7 @@ pub(super) fn work_group_scan(name: String, b: i64) -> S {
             }
         };
         tile_len(&name, b, k)?;
-        finish(local_scan(&scan, b, k, &mut ctx.env), e)
+        finish(local_scan(&scan, b, k, result, &mut ctx.env), e)
     })
 }
 
@@ -353,7 +438,13 @@ pub(super) fn work_group_scan(name: String, b: i64) -> S {
 /// Hillis and Steele's `⌈log2 b⌉` steps, each work-item's elements scanned from its
 /// offset, and the tile copied out coalesced. Both local copies of the tile are kept in
 /// the [`Swizzle`] layout where it applies.
-fn local_scan(scan: &Scan<'_>, b: i64, k: i64, env: &mut rise::NameGen) -> Expr {
+fn local_scan(
+    scan: &Scan<'_>,
+    b: i64,
+    k: i64,
+    result: ScannedTile,
+    env: &mut rise::NameGen,
+) -> Expr {
     let z = &scan.neutral;
     let layout = Swizzle::for_tile(b * k, k, env);
     let (tile, rows, r, q) = (
@@ -393,7 +484,10 @@ fn local_scan(scan: &Scan<'_>, b: i64, k: i64, env: &mut rise::NameGen) -> Expr 
         ),
         zip(offsets, tile_rows()),
     );
-    let copied_out = coalesced_copy(b, layout.read(var(&rows)), env);
+    let copied_out = match result {
+        ScannedTile::CopiedOut => coalesced_copy(b, layout.read(var(&rows)), env),
+        ScannedTile::InLocal => layout.read(var(&rows)),
+    };
     let mut body = to_mem(
         AddrSpace::Local,
         layout.write(app(join(), scanned)),

@@ -1,6 +1,6 @@
 //! Tensor cores (issue 26; Fireiron, Hagedorn et al., PACT'20, and Hagedorn's thesis):
 //! the rules that take a tiled matrix product the last step down, to the warp-level
-//! `mmaSync` (PTX `mma.sync.m16n8k16`), as `mmaWarps` and `mmaWarpTiles` in
+//! `mmaSync` (PTX `mma.sync.m16n8k16`), as `mmaWarps`, `mmaWarpTiles` and `mmaShared` in
 //! examples/fireiron.elv do.
 //!
 //! * [`mma_tile`](super::mma_tile) (`mmaTile`): a 16x8 tile accumulate in the shape the
@@ -11,13 +11,20 @@
 //!   returns `unfragC (...)` keeps the accumulator as its fragment (`fragC ∘ unfragC` is
 //!   the identity), so the lanes hold it in registers across the steps.
 //!   An accumulator that is an array of tiles (a warp's 2x4 tiles of 16x8, as
-//!   `mmaWarpTiles` leaves it) is kept as the array of their fragments.
+//!   `mmaWarpTiles` leaves it) is kept as the array of their fragments, and one handed as
+//!   the initial value of inner reductions that keep theirs as fragments (a work-group's
+//!   accumulator of its warps' tiles, as `mmaShared` leaves it) as theirs.
 //! * [`constant_fragment`](super::constant_fragment) (`constantFragment`): the fragment of
 //!   a tile of one value is that value in every lane's registers.
 //! * [`lanes_outermost`](super::lanes_outermost) (`lanesOutermost`): an accumulator of
 //!   fragments is kept lane by lane, so that each lane's part is one private array.
+//! * [`lanes_in_warps`](super::lanes_in_warps) (`lanesInWarps`): the warps' accumulators
+//!   of fragments of a work-group's reduction kept lane by lane inside each warp's part.
 //! * [`flatten_map_nest`](super::flatten_map_nest) (`flattenMapNest`): a 2-D grid of warp
-//!   tiles as one map over their pairs of rows and columns, the one warp loop of a GPU.
+//!   tiles as one map over their pairs of rows and columns, the one warp loop of a GPU;
+//!   [`flatten_accumulator_nest`](super::flatten_accumulator_nest)
+//!   (`flattenAccumulatorNest`): the same for a work-group's reduction over the 2-D nest of
+//!   its warps' tile accumulates, which carries their accumulators as one array.
 //!
 //! The views `fragA`, `fragB`, `fragC` and `unfragC` are the prelude's definitions; a
 //! program that calls them holds their lambdas once its definitions are inlined, and
@@ -296,6 +303,31 @@ fn fragment_step(
     target: &Expr,
     root: &str,
 ) -> Result<(usize, Expr), Failure<Expr>> {
+    if let Some((r, rargs)) = applied(body, any_reduce, 3) {
+        // the accumulator handed on as the initial value of an inner reduction that keeps
+        // its own accumulator as fragments (the warps' reductions in a work-group's step)
+        let (inner_acc, inner_step) = as_lambda(rargs[0]).ok_or_else(Failure::not_applicable)?;
+        let (y, inner_body) = as_lambda(inner_step).ok_or_else(Failure::not_applicable)?;
+        let hands_on = rargs[1].alpha_eq(target)
+            && count_reads(rargs[0], target, root) == (0, 0)
+            && count_reads(rargs[2], target, root) == (0, 0)
+            && inner_acc != y
+            && ![inner_acc, y].iter().any(|v| &***v == root);
+        if !hands_on {
+            return no();
+        }
+        let (depth, stepped) = fragment_step(name, inner_body, &var(inner_acc), inner_acc)?;
+        let op = lambda(
+            inner_acc,
+            lambda(y, retype_under(inner_acc, &retype_under(y, &stepped))),
+        );
+        let r = if r == Prim::Reduce {
+            Prim::ReduceSeq
+        } else {
+            r
+        };
+        return Ok((depth, apps(prim(r), [op, target.clone(), rargs[2].clone()])));
+    }
     if let Some(stepped) = view_arg(body, "unfragC") {
         let (reads, through_frag) = count_reads(stepped, target, root);
         if reads != through_frag || reads == 0 {
@@ -306,7 +338,7 @@ fn fragment_step(
         }
         return Ok((0, unwrap_fragments(stepped, target, root)));
     }
-    let (m, args) = applied(body, |q| q == Prim::Map, 2).ok_or_else(Failure::not_applicable)?;
+    let (m, args) = applied(body, crate::term::any_map, 2).ok_or_else(Failure::not_applicable)?;
     let (p, inner) = as_lambda(args[0]).ok_or_else(Failure::not_applicable)?;
     let (_, zs) = applied(args[1], |q| q == Prim::Zip, 2).ok_or_else(Failure::not_applicable)?;
     let elements_read_alone = zs[0].alpha_eq(target)
@@ -352,6 +384,11 @@ fn view_at_depth(
             let inner = view_at_depth(depth - 1, view_name, b, names)?;
             return Ok(generate(lambda(i, retype_under(i, &inner))));
         }
+    }
+    // the elements at depth d of `join e` are those at depth d + 1 of `e`
+    if let Some((_, args)) = applied(e, |q| q == Prim::Join, 1) {
+        let inner = view_at_depth(depth + 1, view_name, args[0], names)?;
+        return Ok(app(join(), inner));
     }
     let x = names.fresh("x");
     let inner = view_at_depth(depth - 1, view_name, &var(&x), names)?;
@@ -477,21 +514,84 @@ pub(super) fn lanes_outermost(name: String) -> S {
             .and_then(fragment_array_depth)
             .ok_or_else(Failure::not_applicable)?;
         let names = &mut ctx.env;
-        let (acc, y) = (names.fresh("acc"), names.fresh("y"));
-        let step = lanes_out(
-            depth,
-            apps(
-                args[0].clone(),
-                [lanes_in(depth, var(&acc), names), var(&y)],
-            ),
-            names,
-        );
+        let step = lanes_moved_step(depth, args[0], names);
         let init = lanes_out(depth, args[1].clone(), names);
-        let reduction = apps(
-            prim(p),
-            [lambda(&acc, lambda(&y, step)), init, args[2].clone()],
-        );
+        let reduction = apps(prim(p), [step, init, args[2].clone()]);
         finish(lanes_in(depth, reduction, names), e)
+    })
+}
+
+/// `fun acc y => M (f (M⁻¹ acc) y)`, `M` the move of the lanes at `depth` outermost.
+fn lanes_moved_step(depth: usize, f: &Expr, names: &mut NameGen) -> Expr {
+    let (acc, y) = (names.fresh("acc"), names.fresh("y"));
+    let read = lanes_in(depth, var(&acc), names);
+    let step = lanes_out(depth, apps(f.clone(), [read, var(&y)]), names);
+    lambda(&acc, lambda(&y, step))
+}
+
+/// `lanesInWarps`: a reduction whose accumulator is an array of arrays of fragments (`w.n1.
+/// ... .nd.32.k.t`, the warps' accumulators of a work-group) and whose step hands every
+/// element to a reduction of its own (`zip acc Y |> map (fun p => reduceX g (fst p) X)`, each
+/// warp's reduction over its part) keeps every element lane by lane (`w.32.n1. ... .nd.k.t`),
+/// where the inner reduction updates it: that reduction walks the moved element as
+/// `lanesOutermost` has it walk it, and the work-group's accumulator holds the moved
+/// elements. Each lane's part of its warp's element is then one private array (its
+/// registers), updated in place by the warp's reduction.
+pub(super) fn lanes_in_warps(name: String) -> S {
+    rule(name, |e: &Expr, ctx| {
+        let is_seq = |q| q == Prim::ReduceSeq || q == Prim::ReduceSeqUnroll;
+        let (p, args) = applied(e, is_seq, 3).ok_or_else(Failure::not_applicable)?;
+        let depth = args[1]
+            .ty()
+            .and_then(fragment_array_depth)
+            .filter(|&d| d >= 2)
+            .ok_or_else(Failure::not_applicable)?;
+        let (acc, step) = as_lambda(args[0]).ok_or_else(Failure::not_applicable)?;
+        let (y, body) = as_lambda(step).ok_or_else(Failure::not_applicable)?;
+        let (m, margs) =
+            applied(body, crate::term::any_map, 2).ok_or_else(Failure::not_applicable)?;
+        let (w, inner) = as_lambda(margs[0]).ok_or_else(Failure::not_applicable)?;
+        let (_, zs) =
+            applied(margs[1], |q| q == Prim::Zip, 2).ok_or_else(Failure::not_applicable)?;
+        let (q, rargs) = applied(inner, any_reduce, 3).ok_or_else(Failure::not_applicable)?;
+        let reads_fst = |e: &Expr| e.any(&|n: &Expr| is_projection(n, Prim::Fst, w));
+        let shaped = is_var(zs[0], acc)
+            && !occurs(acc, zs[1])
+            && !occurs(acc, inner)
+            && is_projection(rargs[1], Prim::Fst, w)
+            && !occurs(w, rargs[0])
+            && only_projected(rargs[2], w)
+            && !reads_fst(rargs[2])
+            && ![acc, y].contains(&w)
+            && acc != y;
+        if !shaped {
+            return no();
+        }
+        let names = &mut ctx.env;
+        let element = depth - 1;
+        let g = lanes_moved_step(element, rargs[0], names);
+        let q = if q == Prim::Reduce {
+            Prim::ReduceSeq
+        } else {
+            q
+        };
+        let warp_reduction = apps(prim(q), [g, rargs[1].clone(), rargs[2].clone()]);
+        let new_body = app2(
+            prim(m),
+            lambda(w, retype_under(w, &warp_reduction)),
+            margs[1].clone(),
+        );
+        let op = lambda(
+            acc,
+            lambda(y, retype_under(acc, &retype_under(y, &new_body))),
+        );
+        let x = names.fresh("x");
+        let moved = lanes_out(element, var(&x), names);
+        let init = app(map(lambda(&x, moved)), args[1].clone());
+        let reduction = apps(prim(p), [op, init, args[2].clone()]);
+        let x = names.fresh("x");
+        let back = lanes_in(element, var(&x), names);
+        finish(app(map(lambda(&x, back)), reduction), e)
     })
 }
 
@@ -537,5 +637,99 @@ pub(super) fn flatten_map_nest(name: String) -> S {
             .rev()
             .fold(var(&v), |acc, h| app(h.clone(), acc));
         Some(app(map(lambda(&v, chain)), grid))
+    })
+}
+
+/// `e` with every `fst x` replaced by `by_fst` and every `snd x` by `by_snd` (`x` read
+/// only through them, outside binders of `x`; the replacements mention no variable bound
+/// in `e`).
+fn replace_projections(e: &Expr, x: &str, by_fst: &Expr, by_snd: &Expr) -> Expr {
+    if is_projection(e, Prim::Fst, x) {
+        return by_fst.clone();
+    }
+    if is_projection(e, Prim::Snd, x) {
+        return by_snd.clone();
+    }
+    use ExprKind::{Annot, App, DepApp, DepLambda, Foreign, Lambda, Lit, Var};
+    let kind = match e.kind() {
+        Var(_) | Lit(_) | ExprKind::Prim(_) | Foreign(_) => return e.clone(),
+        Lambda(y, _, _) if &**y == x => return e.clone(),
+        Lambda(y, t, b) => Lambda(
+            y.clone(),
+            t.clone(),
+            replace_projections(b, x, by_fst, by_snd),
+        ),
+        App(f, a) => App(
+            replace_projections(f, x, by_fst, by_snd),
+            replace_projections(a, x, by_fst, by_snd),
+        ),
+        DepLambda(y, b) => DepLambda(y.clone(), replace_projections(b, x, by_fst, by_snd)),
+        DepApp(f, t) => DepApp(replace_projections(f, x, by_fst, by_snd), t.clone()),
+        Annot(b, t) => Annot(replace_projections(b, x, by_fst, by_snd), t.clone()),
+    };
+    Expr::new(kind, e.span())
+}
+
+/// `flattenAccumulatorNest`: a reduction whose step is a 2-D nest of tile accumulates over
+/// its accumulator (`zip accs Y1 |> map (fun ar => zip (fst ar) Y2 |> map (fun ac => B))`,
+/// as `reduceOuter` leaves the warps' tiles of a work-group) keeps its accumulator as one
+/// array of the nest's elements, row by row, and its step as one map over them, each zipped
+/// with its pair of a row of `Y1` and a column of `Y2`: the one warp loop of a GPU, the
+/// warps' accumulators carried by the work-group's reduction.
+pub(super) fn flatten_accumulator_nest(name: String) -> S {
+    super::rise_rule(name, |e, names| {
+        let (p, args) = applied(e, any_reduce, 3)?;
+        let (accs, step) = as_lambda(args[0])?;
+        let (y, body) = as_lambda(step)?;
+        let (_, outer) = applied(body, |q| q == Prim::Map, 2)?;
+        let (ar, row) = as_lambda(outer[0])?;
+        let (_, acc_rows) = applied(outer[1], |q| q == Prim::Zip, 2)?;
+        let (_, inner) = applied(row, |q| q == Prim::Map, 2)?;
+        let (ac, b) = as_lambda(inner[0])?;
+        let (_, acc_cols) = applied(inner[1], |q| q == Prim::Zip, 2)?;
+        let (ys1, ys2) = (acc_rows[1], acc_cols[1]);
+        let reads_fst = |x: &str, e: &Expr| e.any(&|n: &Expr| is_projection(n, Prim::Fst, x));
+        let shaped = is_var(acc_rows[0], accs)
+            && is_projection(acc_cols[0], Prim::Fst, ar)
+            && ![ys1, ys2, b].iter().any(|t| occurs(accs, t))
+            && !occurs(ar, ys2)
+            && only_projected(b, ar)
+            && only_projected(b, ac)
+            && !reads_fst(ar, b)
+            && ![accs, y, ar].contains(&ac)
+            && ar != y;
+        if !shaped {
+            return None;
+        }
+        let (n, _) = array(ys2.ty()?)?;
+        let (acc, w, r, c) = (
+            names.fresh("acc"),
+            names.fresh("w"),
+            names.fresh("r"),
+            names.fresh("c"),
+        );
+        let b = retype_under(ar, &retype_under(ac, b));
+        let b = replace_projections(&b, ar, &fst(var(&w)), &fst(snd(var(&w))));
+        let b = replace_projections(&b, ac, &fst(var(&w)), &snd(snd(var(&w))));
+        let pairs = app(
+            join(),
+            app(
+                map(lambda(
+                    &r,
+                    app(map(lambda(&c, pair(var(&r), var(&c)))), ys2.clone()),
+                )),
+                ys1.clone(),
+            ),
+        );
+        let new_step = app(map(lambda(&w, b)), zip(var(&acc), pairs));
+        let reduction = apps(
+            prim(p),
+            [
+                lambda(&acc, lambda(y, retype_under(y, &new_step))),
+                app(join(), args[1].clone()),
+                args[2].clone(),
+            ],
+        );
+        Some(app(split(n.clone()), reduction))
     })
 }

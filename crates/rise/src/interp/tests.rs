@@ -236,6 +236,12 @@ fn primitive_cases() -> Vec<Case> {
             vec![ints(&[1, 2, 3])],
             ints(&[1, 12, 123]),
         ),
+        // tiles of 2: [1 2 | 3 pad], each scanned, then offset by init and the totals before
+        case(
+            "fun xs => scanLookback 1 2 (fun x acc => acc + x) 10 0 (fun t => scanSeq (fun x acc => acc + x) 0 t) xs",
+            vec![ints(&[1, 2, 3])],
+            ints(&[11, 13, 16]),
+        ),
         case(
             "fun (xs: 8.f32) => iterate 2 (fun (l: nat) => fun ys => ys |> split 2 |> map (reduceSeq add 0.0f)) xs",
             vec![f32s(&[1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0])],

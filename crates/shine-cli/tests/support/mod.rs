@@ -100,3 +100,27 @@ pub fn write_scalars(
     shine::npy::write(&dir.join(name), &array).expect("writes the input");
     name.to_string()
 }
+
+/// The JSON summary `shine explore` prints last on standard output.
+pub fn explore_summary(out: &Output) -> serde_json::Value {
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    serde_json::from_str(stdout.lines().last().unwrap_or("")).expect("a JSON summary")
+}
+
+/// The summary of a `shine explore` that succeeded ([`shine_in`]'s answer).
+pub fn explore_succeeds(out: &(Output, String)) -> serde_json::Value {
+    assert!(out.0.status.success(), "{}", out.1);
+    explore_summary(&out.0)
+}
+
+/// Asserts that a command ([`shine_in`]'s answer) failed saying `message`, without a panic.
+pub fn fails_with(out: &(Output, String), message: &str) {
+    assert!(!out.0.status.success(), "exit 0:\n{}", out.1);
+    assert!(out.1.contains(message), "no `{message}` in:\n{}", out.1);
+    assert!(!out.1.contains("panicked"), "{}", out.1);
+}
+
+/// A path as an argument.
+pub fn path_text(p: &Path) -> &str {
+    p.to_str().expect("a UTF-8 path")
+}

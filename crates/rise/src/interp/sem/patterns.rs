@@ -91,6 +91,41 @@ pub fn scan_seq(m: &mut Machine, c: &PrimCall) -> R<Value> {
     Ok(Value::array(out))
 }
 
+/// `scanLookback w m f init e g xs`: the tiles of `m` consecutive elements of `xs` (the
+/// last padded with `e`) each scanned by `g`; element `i` of tile `j` is `f s_j[i] o_j`,
+/// with `o_0 = init` and `o_(j+1) = f s_j[m-1] o_j` (`w`, the work-items of a tile on a
+/// GPU, does not change the value).
+pub fn scan_lookback(m: &mut Machine, c: &PrimCall) -> R<Value> {
+    let len = usize::try_from(c.nat(1)?).unwrap_or(0);
+    if len == 0 {
+        return Err(c.error("tiles of 0 elements"));
+    }
+    let (f, e, g) = (c.arg(0)?, c.arg(2)?, c.arg(3)?);
+    let mut offset = c.arg(1)?.clone();
+    let xs = c.array(4)?;
+    let mut out = Vec::with_capacity(xs.len());
+    for start in (0..xs.len()).step_by(len) {
+        let tile = (start..start + len)
+            .map(|i| xs.get(i).cloned().unwrap_or_else(|| e.clone()))
+            .collect();
+        let scanned = m.apply1(g, Value::array(tile), c.span)?;
+        let scanned = match scanned.as_array() {
+            Some(s) if s.len() == len => s.clone(),
+            _ => {
+                return Err(c.error(format!(
+                    "the tile's scan is {}, not {len} values",
+                    scanned.describe()
+                )))
+            }
+        };
+        for s in scanned.iter().take(xs.len() - start) {
+            out.push(m.apply2(f, s.clone(), offset.clone(), c.span)?);
+        }
+        offset = m.apply2(f, scanned[len - 1].clone(), offset, c.span)?;
+    }
+    Ok(Value::array(out))
+}
+
 /// `iterate k f xs`: applies the dependent function `f` `k` times, each time to
 /// `l` = the current length divided by `n` (`n` from the type of `f`).
 pub fn iterate(m: &mut Machine, c: &PrimCall) -> R<Value> {

@@ -1,0 +1,217 @@
+//! The single-pass scan `scanLookback(b, k)` of examples/gpu.elv (issue 27: the rule
+//! `singlePassScan`, the primitive `scanLookback`, decoupled look-back) on the inclusive and
+//! exclusive scans of examples/scan.rise — sums of `i32` (exact) and `f32` (within the
+//! tolerance, or the bound for reassociated sums) and maxima of `f32` — run on OpenCL (PoCL
+//! here, whose devices have the 64-bit atomics it needs) and, with `SHINE_TEST_GPU=1`, on
+//! CUDA, at 1, odd and prime sizes and sizes that are no multiple of the tile, each verified
+//! against the interpreter; the printed CUDA and OpenCL checked for the protocol (a ticket
+//! per work-group, descriptors written by one atomic exchange and read whole, the zeroing
+//! kernel first); C, OpenMP and 64-bit elements refused with the reason.
+
+mod support;
+
+use support::{gpu_targets, repo_root, shine_in};
+
+const SCANS: &[&str] = &[
+    "prefixSum",
+    "prefixSumI32",
+    "prefixMax",
+    "exclusivePrefixSum",
+    "exclusivePrefixSumI32",
+];
+
+/// `shine run` of `def` of `program` under `strategy` at size `n`: success and output.
+fn run(target: &str, program: &str, def: &str, strategy: &str, n: i64) -> (bool, String) {
+    let size = format!("n={n}");
+    let args = [
+        "run",
+        program,
+        "--def",
+        def,
+        "--strategy",
+        "examples/gpu.elv",
+        "--apply",
+        strategy,
+        "--target",
+        target,
+        "--nat",
+        &size,
+        "--random",
+        "7",
+        "--verify",
+    ];
+    let (out, text) = shine_in(repo_root(), &args);
+    (out.status.success(), text)
+}
+
+fn assert_verified(target: &str, def: &str, strategy: &str, n: i64) {
+    let (ok, text) = run(target, "examples/scan.rise", def, strategy, n);
+    assert!(
+        ok && text.contains("verified against the interpreter"),
+        "{target} {def} {strategy} n={n}:\n{}",
+        &text[text.len().saturating_sub(2000)..]
+    );
+}
+
+#[test]
+fn scan_lookback_verifies_inclusive_and_exclusive_scans_at_awkward_sizes() {
+    for target in gpu_targets() {
+        for def in SCANS {
+            // tiles of 64·4 = 256: one partial tile, one tile and one more, many tiles
+            for n in [1, 7, 255, 257, 1000, 4099] {
+                assert_verified(target, def, "scanLookback(64, 4)", n);
+            }
+        }
+    }
+}
+
+#[test]
+fn scan_lookback_verifies_large_sizes_with_many_tiles() {
+    for target in gpu_targets() {
+        // 1000003 and 2^20 + 3 are no multiples of 256·8: 489 and 513 tiles whose
+        // work-groups look back over each other's descriptors
+        for n in [1_000_003, (1 << 20) + 3] {
+            for def in ["prefixSumI32", "exclusivePrefixSumI32", "prefixMax"] {
+                assert_verified(target, def, "scanLookback(256, 8)", n);
+            }
+            for def in ["prefixSum", "exclusivePrefixSum"] {
+                let (ok, text) = run(target, "examples/scan.rise", def, "scanLookback(256, 8)", n);
+                assert!(
+                    ok && text.contains("floats within the bound for reassociated sums"),
+                    "{target} {def} n={n}:\n{text}"
+                );
+            }
+        }
+        // tiles of 4096 and of one work-item
+        assert_verified(target, "prefixSumI32", "scanLookback(256, 16)", 100_003);
+        // the tile scanned by workGroupScan, copied out into local memory of its own
+        assert_verified(
+            target,
+            "exclusivePrefixSumI32",
+            "DFNF ; singlePassScan(64, 4) @ outermost(applied(scanSeq)) ;; \
+             workGroupScan(64) @ topDown ;; lowerToC",
+            10_007,
+        );
+        assert_verified(target, "prefixMax", "scanLookback(1, 16)", 1000);
+        assert_verified(target, "prefixSumI32", "scanLookback(24, 3)", 1000);
+    }
+}
+
+/// The source `shine compile` prints for prefixSum under `scanLookback(256, 8)`.
+fn printed(target: &str) -> String {
+    let args = [
+        "compile",
+        "examples/scan.rise",
+        "--def",
+        "prefixSum",
+        "--strategy",
+        "examples/gpu.elv",
+        "--apply",
+        "scanLookback(256, 8)",
+        "--target",
+        target,
+    ];
+    let (out, text) = shine_in(repo_root(), &args);
+    assert!(out.status.success(), "{text}");
+    text
+}
+
+#[test]
+fn scan_lookback_prints_the_protocol_in_cuda() {
+    let code = printed("cuda");
+    // two kernels: the descriptors and the counter zeroed, then the scan
+    assert!(
+        code.contains("Launch 2:") && !code.contains("Launch 3:"),
+        "{code}"
+    );
+    let zeroing = code.find("prefixSum_k0(").expect("the zeroing kernel");
+    let scan = code.find("prefixSum_k1(").expect("the scan kernel");
+    assert!(zeroing < scan, "{code}");
+    assert!(
+        code.contains("descriptors1[gid0] = (unsigned long long)0;"),
+        "{code}"
+    );
+    // a ticket per work-group, from the counter after the descriptors
+    assert!(code.contains("return atomicAdd(counter, 1ull);"), "{code}");
+    assert!(
+        code.contains("= shine_ticket(&descriptors1[(n + 2047) / 2048]);"),
+        "{code}"
+    );
+    // status and value in one word, written by one atomic exchange, read by one load
+    assert!(
+        code.contains(
+            "atomicExch(slot, ((unsigned long long)status << 32) | (unsigned long long)(__float_as_uint(v)));"
+        ),
+        "{code}"
+    );
+    assert!(
+        code.contains("w = *(const volatile unsigned long long *)slot;")
+            && code.contains("} while ((w >> 32) == 0ull);"),
+        "{code}"
+    );
+    // the aggregate first, then the walk back until an inclusive prefix, then the prefix
+    let aggregate = code
+        .find("shine_publish_f32(&descriptors1[tile")
+        .expect("an aggregate");
+    let walk = code.find("for (;;) {").expect("the look-back");
+    let inclusive = code[walk..]
+        .find(", 2, ")
+        .map(|i| i + walk)
+        .expect("the inclusive prefix");
+    assert!(aggregate < walk && walk < inclusive, "{code}");
+    assert!(code.contains("if (shine_is_prefix(w"), "{code}");
+    assert!(code.contains("__syncthreads();"), "{code}");
+    // the scanned tile is read where workGroupScanInLocal leaves it: no local copy of its own
+    assert!(!code.contains("scanned"), "{code}");
+}
+
+#[test]
+fn scan_lookback_needs_64_bit_atomics_in_opencl() {
+    let code = printed("opencl");
+    assert!(
+        code.contains("#pragma OPENCL EXTENSION cl_khr_int64_base_atomics : enable")
+            && code.contains("#ifndef cl_khr_int64_base_atomics")
+            && code.contains("#error \"scanLookback needs 64-bit atomics"),
+        "{code}"
+    );
+    assert!(code.contains("return atom_inc(counter);"), "{code}");
+    assert!(code.contains("atom_xchg(slot,"), "{code}");
+    assert!(code.contains("w = atom_add(slot, 0UL);"), "{code}");
+}
+
+#[test]
+fn scan_lookback_is_refused_on_cpus_and_for_wide_elements() {
+    for target in ["c", "openmp"] {
+        let (ok, text) = run(
+            target,
+            "examples/scan.rise",
+            "prefixSum",
+            "scanLookback(4, 2)",
+            9,
+        );
+        assert!(!ok, "{target}: {text}");
+        assert!(
+            text.contains("`scanLookback` is a single-pass scan of GPU work-groups"),
+            "{target}: {text}"
+        );
+    }
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let program = dir.path().join("wide.rise");
+    std::fs::write(
+        &program,
+        "def wideSum : {n: nat} -> n.i64 -> n.i64 = fun xs => xs |> scanSeq add 0i64\n",
+    )
+    .expect("the program is written");
+    let (ok, text) = run(
+        "opencl",
+        &program.to_string_lossy(),
+        "wideSum",
+        "scanLookback(4, 2)",
+        9,
+    );
+    assert!(!ok, "{text}");
+    assert!(
+        text.contains("singlePassScan(4, 2): the elements are of type `i64`"),
+        "{text}"
+    );
+}
