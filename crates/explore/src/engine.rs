@@ -6,8 +6,8 @@ use crate::search::Method;
 use crate::tunedb::Timed;
 use crate::tuning::Bindings;
 use shine::{
-    Artifact, Executable, Inputs, Phrase, RunOptions, Setting, SourceFile, Stage, StrategySource,
-    Target,
+    Artifact, Built, Executable, Inputs, Phrase, RunOptions, Setting, SourceFile, Stage,
+    StrategySource, Target,
 };
 use std::collections::BTreeMap;
 use std::fmt;
@@ -157,21 +157,40 @@ impl Run {
         nats: &Bindings,
         cuda_device: usize,
     ) -> Result<f64, shine::Error> {
+        self.time_built_at(artifact, None, nats, cuda_device)
+    }
+
+    /// [`Run::time_at`], the code of `artifact` already built as `built` (GPU kernels
+    /// compiled and loaded by an earlier run, reused here); `None`: built now.
+    pub fn time_built_at(
+        &self,
+        artifact: &Artifact,
+        built: Option<Built>,
+        nats: &Bindings,
+        cuda_device: usize,
+    ) -> Result<f64, shine::Error> {
         let inputs = Inputs::Random { seed: self.seed };
         let options = RunOptions {
             cuda_device,
             ..RunOptions::default()
         };
-        let mut exe = Executable::new(artifact, inputs, nats, &options)?;
+        let mut exe = Executable::with_built(artifact, inputs, nats, &options, built)?;
         exe.run()?;
         Ok(exe.bench(self.runs, 1)?.code.median_ms)
     }
 
     /// The outcome of timing the artifact at the sizes `nats` on the CUDA device
-    /// `cuda_device` ([`Run::time_at`]): its median over [`Run::runs`] runs, "not applicable"
-    /// where the sizes break a size constraint of its code, or the failure.
-    pub fn timing(&self, artifact: &Artifact, nats: &Bindings, cuda_device: usize) -> Timed {
-        match self.time_at(artifact, nats, cuda_device) {
+    /// `cuda_device` ([`Run::time_built_at`], its code already built as `built` or, with
+    /// `None`, built now): its median over [`Run::runs`] runs, "not applicable" where the
+    /// sizes break a size constraint of its code, or the failure.
+    pub fn timing(
+        &self,
+        artifact: &Artifact,
+        built: Option<Built>,
+        nats: &Bindings,
+        cuda_device: usize,
+    ) -> Timed {
+        match self.time_built_at(artifact, built, nats, cuda_device) {
             Ok(ms) => Timed::Ms {
                 ms,
                 runs: self.runs,

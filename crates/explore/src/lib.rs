@@ -21,8 +21,9 @@
 //! [`engine::Run`]), report their progress to an [`engine::Progress`] (the command
 //! line's progress bars, Python's signal checks), write and resume a [`log`], evaluate
 //! their candidates in batches through one pool (the tuning database [`tunedb`], CPU
-//! workers that compile and verify at once, one candidate timed per device), and return
-//! a result value; `shine explore` and `shine.explore` in Python are their front ends.
+//! workers that compile and verify at once, one candidate timed per device; a tuning on
+//! CUDA builds its next batch while the GPUs time one), and return a result value;
+//! `shine explore` and `shine.explore` in Python are their front ends.
 //! A tuning's candidates may also be measured elsewhere, by a cluster's workers
 //! ([`remote`]: [`tune::run_remote`], what Python's `cluster=` runs on Dask).
 #![forbid(unsafe_code)]
@@ -35,6 +36,7 @@ pub mod mapping;
 pub mod params;
 mod pool;
 pub mod remote;
+mod schedule;
 pub mod search;
 pub mod solve;
 pub mod strategy;

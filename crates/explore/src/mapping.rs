@@ -6,7 +6,8 @@
 //! time of a candidate is the sum of their medians). Failures are counted by cause.
 //! Several methods run one after the other, each with the same budget ([`run`]); the
 //! candidates of a method are evaluated in batches by the pool the tuning uses too (the
-//! database, the workers, the devices: [`Run::db`], [`Run::jobs`], [`Run::devices`]).
+//! database, the workers, the devices: [`Run::db`], [`Run::jobs`], [`Run::devices`]), each
+//! batch timed once it is built (not pipelined, as a tuning's batches are on CUDA).
 //! [`check_constraints`] compares the solver's set with what compiles and verifies.
 
 use crate::constraints::{count_by_family, Constraint, Family, Options};
@@ -384,9 +385,12 @@ impl Mapper {
 
 /// The pool evaluates a mapping search's candidates: each compiled once, verified at the
 /// `nats` sizes, timed at every time set until one fails or the cutoff is passed; its time
-/// is the sum over the sets.
+/// is the sum over the sets. A batch is timed once it is built, on every target: the search
+/// does not pipeline its batches as a tuning on CUDA does (it proposes each batch from the
+/// scores of the batches before, and its verifications on a GPU take no turns).
 impl Candidates for Mapper {
     type Candidate = Candidate;
+    type Built = Artifact;
     type Evaluation = Result<f64, Failure>;
 
     fn run(&self) -> &Run {
@@ -416,7 +420,7 @@ impl Candidates for Mapper {
     }
 
     fn time_at(&self, artifact: &Artifact, _: &Candidate, k: usize, device: usize) -> Timed {
-        self.run.timing(artifact, &self.time_sets[k], device)
+        self.run.timing(artifact, None, &self.time_sets[k], device)
     }
 
     /// A failure at a set decides a mapping, and so does a time past the cutoff.

@@ -1,28 +1,32 @@
 //! Evaluating a batch of a search's candidates (a tuning's assignments, a mapping search's
 //! mappings): outcomes the tuning database knows are read from it; the others are compiled
 //! and verified by a pool of CPU workers, then timed (or measured by a cluster's workers,
-//! [`crate::remote`]), and added to the database.
+//! [`crate::remote`]), and added to the database. Both searches evaluate their candidates
+//! here: what differs between them is the [`Candidates`] they implement.
 //!
-//! Timing is isolated: it starts once every compile and verification of the batch is done
-//! (no worker runs while a candidate is timed), and one candidate is timed at a time per
-//! device: serially on the CPU (C, OpenMP) and on one GPU, or one candidate per CUDA device
-//! at once with several devices. Both searches evaluate their candidates here: what differs
-//! between them is the [`Candidates`] they implement.
+//! One candidate is timed at a time per device: on the CPU (C, OpenMP) and on one GPU, or
+//! one candidate per CUDA device at once with several devices. Timing is isolated where the
+//! candidates are timed on the cores that build them: it starts once every compile and
+//! verification of the batch is done, and no worker runs while a candidate is timed. A
+//! tuning on CUDA pipelines its batches instead ([`Evaluator::step`],
+//! [`Candidates::overlaps_timing`]): while the GPUs time one batch, the workers build the
+//! next. Both orders are [`crate::schedule`]'s.
 
 use crate::engine::{show, Error, Failure, Phase, Progress, Run};
 use crate::log::fingerprint;
 use crate::remote::{Identity, Measurement, Remote, Request};
+use crate::schedule::{at_once, one_after_the_other, Builds, Notes, Timings};
 use crate::tunedb::{Context, Entry, Timed, TuneDb};
 use crate::tuning::Bindings;
-use shine::{Artifact, Phrase, RunOptions, Setting, Target};
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::Mutex;
+use shine::{Phrase, RunOptions, Setting, Target};
 
-/// A search whose candidates the pool evaluates: how one is named, compiled and verified,
-/// timed at a size set, and judged from its times.
+/// A search whose candidates the pool evaluates: how one is named, built (compiled and
+/// verified), timed at a size set, and judged from its times.
 pub(crate) trait Candidates: Sync {
     /// A candidate: a tuning's assignment, a mapping search's splits and mapping.
-    type Candidate: Sync;
+    type Candidate: Clone + Sync;
+    /// A candidate built by a worker: compiled (and verified), ready to be timed.
+    type Built: Send + Sync;
     /// What happened to a candidate, as the search ranks it.
     type Evaluation;
 
@@ -34,10 +38,16 @@ pub(crate) trait Candidates: Sync {
     fn verify_sets(&self) -> &[Bindings];
     /// The size sets a candidate is timed at.
     fn time_sets(&self) -> &[Bindings];
+    /// Whether building may go on while candidates are timed (a GPU times; the CPU cores
+    /// build): then a search that proposes its next batch before the current one is timed
+    /// pipelines its batches ([`Evaluator::step`]). Not by default: the timings run alone.
+    fn overlaps_timing(&self) -> bool {
+        false
+    }
     /// Compiles a candidate and, if `verify`, verifies it (the work of a CPU worker).
-    fn prepare(&self, c: &Self::Candidate, verify: bool) -> Result<Artifact, Failure>;
-    /// Times a verified candidate at the time set `k` on the CUDA device `device`.
-    fn time_at(&self, artifact: &Artifact, c: &Self::Candidate, k: usize, device: usize) -> Timed;
+    fn prepare(&self, c: &Self::Candidate, verify: bool) -> Result<Self::Built, Failure>;
+    /// Times a built candidate at the time set `k` on the CUDA device `device`.
+    fn time_at(&self, built: &Self::Built, c: &Self::Candidate, k: usize, device: usize) -> Timed;
     /// Whether the outcomes at the time sets so far decide the candidate, so that the
     /// others are not timed (a mapping search's failure or cutoff); `times` has one entry
     /// per time set, `None` where it is not timed.
@@ -52,6 +62,75 @@ pub(crate) trait Candidates: Sync {
     /// time it at the time sets numbered `sets`.
     fn request(&self, c: &Self::Candidate, verify: bool, sets: &[usize]) -> Result<Request, Error>;
 }
+
+/// A batch looked up in the database and built ([`Evaluator::step`]): its candidates wait
+/// to be timed.
+pub(crate) struct Staged<S: Candidates> {
+    /// The candidates.
+    pub batch: Vec<S::Candidate>,
+    known: Vec<Known>,
+    /// Per candidate: what was built (`None`: nothing, the database knows all of it).
+    built: Vec<Option<Result<S::Built, Failure>>>,
+}
+
+impl<S: Candidates> Staged<S> {
+    /// The candidates built now (to time).
+    fn built_ones(&self) -> Vec<usize> {
+        (0..self.batch.len())
+            .filter(|&i| self.ready(i).is_some())
+            .collect()
+    }
+
+    /// Candidate `i` built, if it was and built without failure: ready to be timed.
+    fn ready(&self, i: usize) -> Option<&S::Built> {
+        self.built.get(i)?.as_ref()?.as_ref().ok()
+    }
+
+    /// Times candidate `i`, if it was built, at the sets the database has no outcome for
+    /// on `device` (told to `notes` as it starts): its new outcome per time set.
+    fn time(&self, search: &S, i: usize, device: usize, notes: &Notes) -> Vec<Option<Timed>> {
+        let (c, known) = (&self.batch[i], &self.known[i]);
+        let Some(built) = self.ready(i) else {
+            return vec![None; known.times.len()];
+        };
+        let _ = notes.send(format!(
+            "timing {} at {} ({})",
+            search.key(c),
+            plural(known.missing().len(), "size set"),
+            device_name(search.run().target, device)
+        ));
+        time_candidate(search, c, built, known, device)
+    }
+
+    /// Each candidate, what the database knows of it and what was measured now, given its
+    /// new times per time set (`times[i][k]`).
+    fn finish(
+        self,
+        mut times: Vec<Vec<Option<Timed>>>,
+    ) -> impl Iterator<Item = (S::Candidate, Known, Measured)> {
+        self.batch
+            .into_iter()
+            .zip(self.known)
+            .zip(self.built)
+            .enumerate()
+            .map(move |(i, ((c, known), built))| {
+                let measured = match built {
+                    None => Measured::Nothing,
+                    Some(b) => Measured::Built {
+                        built: b.map(drop),
+                        times: std::mem::take(&mut times[i]),
+                    },
+                };
+                (c, known, measured)
+            })
+    }
+}
+
+/// The candidates of a batch, in order, each with its outcome.
+pub(crate) type Evaluated<S> = Vec<(
+    <S as Candidates>::Candidate,
+    Outcome<<S as Candidates>::Evaluation>,
+)>;
 
 /// A candidate evaluated in a batch, and where its outcome came from.
 pub(crate) struct Outcome<E> {
@@ -167,6 +246,12 @@ impl<'r> Evaluator<'r> {
         })
     }
 
+    /// Whether `search` may pipeline its batches ([`Evaluator::step`]): on this host, where
+    /// it builds while it times ([`Candidates::overlaps_timing`]).
+    pub fn pipelines<S: Candidates>(&self, search: &S) -> bool {
+        self.remote.is_none() && search.overlaps_timing()
+    }
+
     /// How many candidates a batch holds: enough for every worker and every device (or
     /// every worker of the cluster).
     pub fn batch_size(&self) -> usize {
@@ -176,29 +261,28 @@ impl<'r> Evaluator<'r> {
         }
     }
 
-    /// Evaluates a batch; what runs is told to `progress` as [`Phase::Running`], an entry
-    /// of the database that cannot be read as a [`Phase::Note`] (the candidate is measured
-    /// again).
+    /// Evaluates a batch, built and then timed; what runs is told to `progress` as
+    /// [`Phase::Running`], an entry of the database that cannot be read as a
+    /// [`Phase::Note`] (the candidate is measured again).
     pub fn evaluate<S: Candidates, R>(
         &self,
         search: &S,
         batch: &[S::Candidate],
         progress: &mut dyn Progress<R>,
     ) -> Result<Vec<Outcome<S::Evaluation>>, Error> {
-        let known: Vec<Known> = batch
-            .iter()
-            .map(|c| self.lookup(search, c, progress))
-            .collect::<Result<_, _>>()?;
-        let measured = match self.remote {
-            None => self.measure_here(search, batch, &known, progress),
-            Some(remote) => self.measure_remotely(remote, search, batch, &known, progress)?,
-        };
-        batch
-            .iter()
-            .zip(known)
-            .zip(measured)
-            .map(|((c, k), m)| self.outcome(search, c, k, m))
-            .collect()
+        if let Some(remote) = self.remote {
+            let known = self.lookup_all(search, batch, progress)?;
+            let measured = self.measure_remotely(remote, search, batch, &known, progress)?;
+            return batch
+                .iter()
+                .zip(known)
+                .zip(measured)
+                .map(|((c, k), m)| self.outcome(search, c, k, m))
+                .collect();
+        }
+        let (_, staged) = self.step(search, None, batch.to_vec(), progress)?;
+        let (outcomes, _) = self.step(search, staged, Vec::new(), progress)?;
+        Ok(outcomes.into_iter().map(|(_, o)| o).collect())
     }
 
     /// A note of how many of a run's `candidates` came from the database and how many were
@@ -212,27 +296,101 @@ impl<'r> Evaluator<'r> {
         })
     }
 
-    /// Measures the batch's candidates the database does not know all of on this host:
-    /// built by the pool of workers, then timed on the devices.
-    fn measure_here<S: Candidates, R>(
+    /// One step of the pipeline on this host: the candidates of `staged` (built in the step
+    /// before) are timed on the devices while the pool of workers builds those of `next`
+    /// the database does not know all of; at once where `search` allows it
+    /// ([`Candidates::overlaps_timing`]), else the timings first. Returns the outcomes of
+    /// `staged`'s candidates, in order, and `next` staged for the step after.
+    pub fn step<S: Candidates, R>(
+        &self,
+        search: &S,
+        staged: Option<Staged<S>>,
+        next: Vec<S::Candidate>,
+        progress: &mut dyn Progress<R>,
+    ) -> Result<(Evaluated<S>, Option<Staged<S>>), Error> {
+        let known_next = self.lookup_all(search, &next, progress)?;
+        let to_build = needing_work(search, &known_next);
+        let to_time = staged.as_ref().map_or(Vec::new(), Staged::built_ones);
+        let overlapping = search.overlaps_timing() && !to_time.is_empty();
+        if !to_build.is_empty() {
+            let workers = self.jobs.min(to_build.len());
+            let names: Vec<String> = to_build.iter().map(|&i| search.key(&next[i])).collect();
+            progress.on_phase(Phase::Running(&format!(
+                "compiling and verifying {} on {}{}: {}",
+                plural(to_build.len(), "candidate"),
+                plural(workers, "worker"),
+                if overlapping {
+                    " while the previous batch is timed"
+                } else {
+                    ""
+                },
+                names.join(" | ")
+            )));
+        }
+        let builds = Builds {
+            workers: self.jobs,
+            items: &to_build,
+            build: |i: usize, _: &Notes| search.prepare(&next[i], known_next[i].verified.is_none()),
+        };
+        let timings = Timings {
+            devices: &self.devices,
+            items: &to_time,
+            time: |i: usize, device: usize, notes: &Notes| {
+                staged
+                    .as_ref()
+                    .map_or_else(Vec::new, |s| s.time(search, i, device, notes))
+            },
+        };
+        let mut say = |line: &str| progress.on_phase(Phase::Running(line));
+        let (built, timed) = if search.overlaps_timing() {
+            at_once(builds, timings, &mut say)
+        } else {
+            one_after_the_other(builds, timings, &mut say)
+        };
+        let outcomes = match staged {
+            None => Vec::new(),
+            Some(s) => {
+                let mut times: Vec<Vec<Option<Timed>>> =
+                    s.known.iter().map(|k| vec![None; k.times.len()]).collect();
+                for (&i, t) in to_time.iter().zip(timed) {
+                    times[i] = t;
+                }
+                s.finish(times)
+                    .map(|(c, known, measured)| {
+                        let outcome = self.outcome(search, &c, known, measured)?;
+                        Ok((c, outcome))
+                    })
+                    .collect::<Result<_, Error>>()?
+            }
+        };
+        if next.is_empty() {
+            return Ok((outcomes, None));
+        }
+        let mut results: Vec<Option<Result<S::Built, Failure>>> =
+            (0..next.len()).map(|_| None).collect();
+        for (&i, b) in to_build.iter().zip(built) {
+            results[i] = Some(b);
+        }
+        Ok((
+            outcomes,
+            Some(Staged {
+                batch: next,
+                known: known_next,
+                built: results,
+            }),
+        ))
+    }
+
+    /// What the database knows of each candidate of `batch` ([`Evaluator::lookup`]).
+    fn lookup_all<S: Candidates, R>(
         &self,
         search: &S,
         batch: &[S::Candidate],
-        known: &[Known],
         progress: &mut dyn Progress<R>,
-    ) -> Vec<Measured> {
-        let built = self.build(search, batch, known, progress);
-        let mut times = self.time(search, batch, known, &built, progress);
-        built
-            .into_iter()
-            .enumerate()
-            .map(|(i, b)| match b {
-                None => Measured::Nothing,
-                Some(b) => Measured::Built {
-                    built: b.map(drop),
-                    times: std::mem::take(&mut times[i]),
-                },
-            })
+    ) -> Result<Vec<Known>, Error> {
+        batch
+            .iter()
+            .map(|c| self.lookup(search, c, progress))
             .collect()
     }
 
@@ -314,91 +472,6 @@ impl<'r> Evaluator<'r> {
         Ok(Known { verified, times })
     }
 
-    /// Compiles (and verifies, where the database does not say it was) the candidates that
-    /// need timing, on the pool of workers: one result per candidate, `None` where nothing
-    /// was built.
-    fn build<S: Candidates, R>(
-        &self,
-        search: &S,
-        batch: &[S::Candidate],
-        known: &[Known],
-        progress: &mut dyn Progress<R>,
-    ) -> Vec<Option<Result<Artifact, Failure>>> {
-        let todo = needing_work(search, known);
-        let mut results: Vec<Option<Result<Artifact, _>>> =
-            (0..batch.len()).map(|_| None).collect();
-        if todo.is_empty() {
-            return results;
-        }
-        let workers: Vec<usize> = (0..self.jobs.min(todo.len())).collect();
-        let names: Vec<String> = todo.iter().map(|&i| search.key(&batch[i])).collect();
-        progress.on_phase(Phase::Running(&format!(
-            "compiling and verifying {} on {}: {}",
-            plural(todo.len(), "candidate"),
-            plural(workers.len(), "worker"),
-            names.join(" | ")
-        )));
-        let built = share_out(&workers, &todo, |&i, _| {
-            search.prepare(&batch[i], known[i].verified.is_none())
-        });
-        for (n, result) in built {
-            results[todo[n]] = Some(result);
-        }
-        results
-    }
-
-    /// Times the built candidates at the sets the database has no outcome for: one
-    /// candidate per device at a time, after every build of the batch.
-    fn time<S: Candidates, R>(
-        &self,
-        search: &S,
-        batch: &[S::Candidate],
-        known: &[Known],
-        built: &[Option<Result<Artifact, Failure>>],
-        progress: &mut dyn Progress<R>,
-    ) -> Vec<Vec<Option<Timed>>> {
-        let todo: Vec<(usize, &Artifact)> = built
-            .iter()
-            .enumerate()
-            .filter_map(|(i, b)| Some((i, b.as_ref()?.as_ref().ok()?)))
-            .collect();
-        let mut times: Vec<Vec<Option<Timed>>> =
-            known.iter().map(|k| vec![None; k.times.len()]).collect();
-        let timed = |&(i, artifact): &(usize, &Artifact), &device: &usize| {
-            time_candidate(search, &batch[i], artifact, &known[i], device)
-        };
-        if self.devices.len() == 1 || todo.len() == 1 {
-            let device = self.devices[0];
-            for one in &todo {
-                progress.on_phase(Phase::Running(&format!(
-                    "timing {} at {} ({})",
-                    search.key(&batch[one.0]),
-                    plural(known[one.0].missing().len(), "size set"),
-                    device_name(search.run().target, device)
-                )));
-                times[one.0] = timed(one, &device);
-            }
-            return times;
-        }
-        progress.on_phase(Phase::Running(&format!(
-            "timing {} on CUDA devices {}: {}",
-            plural(todo.len(), "candidate"),
-            self.devices
-                .iter()
-                .map(ToString::to_string)
-                .collect::<Vec<_>>()
-                .join(","),
-            todo.iter()
-                .map(|&(i, _)| search.key(&batch[i]))
-                .collect::<Vec<_>>()
-                .join(" | ")
-        )));
-        for (n, t) in share_out(&self.devices, &todo, timed) {
-            times[todo[n].0] = t;
-        }
-        times
-    }
-
     /// The outcome of one candidate of the batch; what was measured now goes to the
     /// database (a candidate lost with its worker is not kept).
     fn outcome<S: Candidates>(
@@ -476,7 +549,7 @@ fn readable<T, R>(
 fn time_candidate<S: Candidates>(
     search: &S,
     c: &S::Candidate,
-    artifact: &Artifact,
+    built: &S::Built,
     known: &Known,
     device: usize,
 ) -> Vec<Option<Timed>> {
@@ -486,7 +559,7 @@ fn time_candidate<S: Candidates>(
         if search.settled(&all) {
             break;
         }
-        let t = search.time_at(artifact, c, k, device);
+        let t = search.time_at(built, c, k, device);
         all[k] = Some(t.clone());
         new[k] = Some(t);
     }
@@ -498,47 +571,14 @@ fn time_candidate<S: Candidates>(
 pub(crate) fn time_alone<S: Candidates>(
     search: &S,
     c: &S::Candidate,
-    artifact: &Artifact,
+    built: &S::Built,
     device: usize,
 ) -> S::Evaluation {
     let nothing = Known {
         verified: Some(Ok(())),
         times: vec![None; search.time_sets().len()],
     };
-    search.assemble(time_candidate(search, c, artifact, &nothing, device))
-}
-
-/// Does `work` on every item, each slot (a CPU worker, a CUDA device) taking the next item
-/// when it is free, one item at a time, until none is left; a single slot works in this
-/// thread. Each item's index and result, in no particular order.
-pub(crate) fn share_out<T: Sync, S: Sync, O: Send>(
-    slots: &[S],
-    items: &[T],
-    work: impl Fn(&T, &S) -> O + Sync,
-) -> Vec<(usize, O)> {
-    if let [slot] = slots {
-        return items
-            .iter()
-            .enumerate()
-            .map(|(n, item)| (n, work(item, slot)))
-            .collect();
-    }
-    let next = AtomicUsize::new(0);
-    let done = Mutex::new(Vec::new());
-    std::thread::scope(|scope| {
-        for slot in slots {
-            let (next, done, work) = (&next, &done, &work);
-            scope.spawn(move || loop {
-                let n = next.fetch_add(1, Ordering::Relaxed);
-                let Some(item) = items.get(n) else { break };
-                let out = work(item, slot);
-                if let Ok(mut d) = done.lock() {
-                    d.push((n, out));
-                }
-            });
-        }
-    });
-    done.into_inner().unwrap_or_default()
+    search.assemble(time_candidate(search, c, built, &nothing, device))
 }
 
 /// What a worker answered of a candidate, its times placed at the time sets the
@@ -709,38 +749,5 @@ fn compiler_version(cc: &str) -> String {
             .unwrap_or(cc)
             .to_string(),
         Err(e) => format!("{cc} unavailable: {e}"),
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use std::time::Duration;
-
-    /// Items handed to slots: every item done once, by one slot at a time, every slot
-    /// used when the items outnumber them (the scheduling of CUDA devices, with sleeps
-    /// standing in for timed runs).
-    #[test]
-    fn every_item_is_done_once_and_a_slot_does_one_at_a_time() {
-        for slots in [vec![0usize], vec![0, 1], vec![3, 5, 7]] {
-            let items: Vec<u64> = (0..9).collect();
-            let busy: Vec<AtomicUsize> = (0..8).map(|_| AtomicUsize::new(0)).collect();
-            let done = share_out(&slots, &items, |&item, &slot| {
-                assert_eq!(busy[slot].fetch_add(1, Ordering::SeqCst), 0, "slot {slot}");
-                std::thread::sleep(Duration::from_millis(20));
-                busy[slot].fetch_sub(1, Ordering::SeqCst);
-                (item * 10, slot)
-            });
-            let mut indices: Vec<usize> = done.iter().map(|(n, _)| *n).collect();
-            indices.sort_unstable();
-            assert_eq!(indices, (0..9).collect::<Vec<_>>(), "{slots:?}");
-            assert!(done.iter().all(|(n, (x, _))| *x == items[*n] * 10));
-            let mut used: Vec<usize> = done.iter().map(|(_, (_, s))| *s).collect();
-            used.sort_unstable();
-            used.dedup();
-            assert_eq!(used, slots, "every slot took items");
-        }
-        let none: Vec<(usize, ())> = share_out(&[0usize, 1], &[] as &[u8], |_, _| ());
-        assert!(none.is_empty());
     }
 }

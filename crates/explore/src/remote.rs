@@ -195,10 +195,10 @@ pub fn measure(request: &Request) -> Result<Measurement, Error> {
             built: Err(failure),
             times: Vec::new(),
         },
-        Ok(artifact) => Measurement {
+        Ok(built) => Measurement {
             built: Ok(()),
             times: (0..request.time_sets.len())
-                .map(|k| tuner.time_at(&artifact, a, k, 0))
+                .map(|k| tuner.time_at(&built, a, k, 0))
                 .collect(),
         },
     })

@@ -18,16 +18,18 @@ use crate::log::{self, Log};
 use crate::params::{
     names, substitute, Assignment, ParamSearch, ParamSpace, Stop, ENUMERATION_LIMIT, RAW_LIMIT,
 };
-use crate::pool::{self, Candidates, Counts, Evaluator};
+use crate::pool::{self, Candidates, Counts, Evaluator, Outcome, Staged};
 use crate::remote::{Remote, Request};
 use crate::search::Method;
 use crate::tunedb::Timed;
 use crate::tuning::Bindings;
 use serde_json::{json, Value};
-use shine::{Artifact, Phrase, Setting, SourceFile};
+use shine::gpu::GpuBuilds;
+use shine::{Artifact, Built, Phrase, RunOptions, Setting, SourceFile, Target};
 use std::collections::BTreeMap;
 use std::ops::ControlFlow;
 use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Condvar, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
 /// A tuning: the run, the template and its parameter space, and the size sets.
@@ -279,6 +281,68 @@ pub struct Tuner {
     verify_sets: Vec<Bindings>,
     time_sets: Vec<Bindings>,
     counter: AtomicUsize,
+    /// Turns on the CUDA devices: a verification's run waits for a timing to end.
+    turns: Turns,
+}
+
+/// Turns on the CUDA devices, taken in the order they were asked for (a ticket lock per
+/// device): a timing at one size set and a verification's run each take one, so that
+/// nothing of the workers runs on a device while it times (a run on the device's stream
+/// would fall between the timing's events), and a verification waits at most for the set
+/// being timed.
+#[derive(Default)]
+struct Turns {
+    /// Per device: the next ticket, and the ticket whose turn it is.
+    tickets: Mutex<BTreeMap<usize, (u64, u64)>>,
+    turned: Condvar,
+}
+
+/// A turn on a device, given back when dropped.
+struct Turn<'t> {
+    turns: &'t Turns,
+    device: usize,
+}
+
+impl Turns {
+    /// Waits for a turn on `device`.
+    fn take(&self, device: usize) -> Turn<'_> {
+        let mut tickets = self.tickets.lock().unwrap_or_else(PoisonError::into_inner);
+        let entry = tickets.entry(device).or_default();
+        let mine = entry.0;
+        entry.0 += 1;
+        while tickets.get(&device).is_some_and(|t| t.1 != mine) {
+            tickets = self
+                .turned
+                .wait(tickets)
+                .unwrap_or_else(PoisonError::into_inner);
+        }
+        Turn {
+            turns: self,
+            device,
+        }
+    }
+}
+
+impl Drop for Turn<'_> {
+    fn drop(&mut self) {
+        let mut tickets = self
+            .turns
+            .tickets
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        if let Some(t) = tickets.get_mut(&self.device) {
+            t.1 += 1;
+        }
+        self.turns.turned.notify_all();
+    }
+}
+
+/// A candidate built by a worker: its artifact and, on CUDA, its kernels, compiled by NVRTC
+/// for the time sets in the build (the image is kept in this process) and loaded on a device
+/// the first time they run there, then reused at every set.
+pub(crate) struct Prepared {
+    artifact: Artifact,
+    kernels: Option<Arc<GpuBuilds>>,
 }
 
 impl Tuner {
@@ -313,6 +377,7 @@ impl Tuner {
             verify_sets,
             time_sets,
             counter: AtomicUsize::new(0),
+            turns: Turns::default(),
         })
     }
 
@@ -341,6 +406,7 @@ impl Tuner {
             verify_sets,
             time_sets,
             counter: AtomicUsize::new(0),
+            turns: Turns::default(),
         }
     }
 
@@ -395,14 +461,60 @@ impl Tuner {
         let device = self.run.devices.first().copied().unwrap_or(0);
         match self.prepare(a, true) {
             Err(failure) => Evaluation::failed(failure, self.time_sets.len()),
-            Ok(artifact) => pool::time_alone(self, a, &artifact, device),
+            Ok(built) => pool::time_alone(self, a, &built, device),
         }
+    }
+
+    /// Compiles the CUDA kernels of a built candidate with NVRTC as its timing at each time
+    /// set will build them, for the architecture of each of the run's devices, so that the
+    /// timing loads them without compiling. An error is not kept here: the timing meets it
+    /// again and records it at its set.
+    fn compile_kernels(&self, artifact: &Artifact, a: &Assignment) {
+        let devices = match self.run.devices.as_slice() {
+            [] => &[0][..],
+            some => some,
+        };
+        for set in &self.time_sets {
+            let sizes = self.sizes(set, a);
+            for &cuda_device in devices {
+                let options = RunOptions {
+                    cuda_device,
+                    ..RunOptions::default()
+                };
+                let _ = shine::gpu::compile_cuda_kernels(artifact, &sizes, &options);
+            }
+        }
+    }
+
+    /// Verifies the artifact at `nats`; on CUDA its run on the device (device 0, as
+    /// [`Run::verify_at`]) takes its turn there ([`Turns`]), so that it never runs while a
+    /// candidate is timed on that device: the kernels are compiled before, the interpreter
+    /// runs after.
+    fn verify_at(&self, artifact: &Artifact, nats: &Bindings) -> Result<(), shine::Error> {
+        if self.run.target != Target::Cuda {
+            return self.run.verify_at(artifact, nats);
+        }
+        let options = RunOptions {
+            verify: true,
+            ..RunOptions::default()
+        };
+        let _ = shine::gpu::compile_cuda_kernels(artifact, nats, &options);
+        let inputs = shine::Inputs::Random {
+            seed: self.run.seed,
+        };
+        let (exe, result) = {
+            let _turn = self.turns.take(options.cuda_device);
+            let mut exe = shine::Executable::new(artifact, inputs, nats, &options)?;
+            let result = exe.run()?;
+            (exe, result)
+        };
+        exe.verify(&result).map(drop)
     }
 
     /// Verifies at the first verification set the artifact's size constraints admit.
     fn verify(&self, artifact: &Artifact, a: &Assignment) -> Result<(), Failure> {
         for set in &self.verify_sets {
-            match self.run.verify_at(artifact, &self.sizes(set, a)) {
+            match self.verify_at(artifact, &self.sizes(set, a)) {
                 Ok(()) => return Ok(()),
                 Err(e) if not_applicable(&e) => {}
                 Err(e) => return Err(Failure::of(&e)),
@@ -419,6 +531,7 @@ impl Tuner {
 /// verification set it admits, timed at every time set it admits.
 impl Candidates for Tuner {
     type Candidate = Assignment;
+    type Built = Prepared;
     type Evaluation = Evaluation;
 
     fn run(&self) -> &Run {
@@ -437,21 +550,35 @@ impl Candidates for Tuner {
         &self.time_sets
     }
 
-    /// Compiles a candidate and, if `verify`, verifies it (the work of a CPU worker).
-    fn prepare(&self, a: &Assignment, verify: bool) -> Result<Artifact, Failure> {
+    /// CUDA kernels are timed on the GPU while the CPU builds; C and OpenMP code (and
+    /// OpenCL, which may run on the CPU) is timed with nothing else running.
+    fn overlaps_timing(&self) -> bool {
+        self.run.target == Target::Cuda
+    }
+
+    /// Compiles a candidate and, if `verify`, verifies it (the work of a CPU worker); on
+    /// CUDA compiles its kernels for the time sets too ([`Tuner::compile_kernels`]).
+    fn prepare(&self, a: &Assignment, verify: bool) -> Result<Prepared, Failure> {
         let artifact = self
             .compile(&self.strategy(a))
             .map_err(|e| Failure::of(&e))?;
         if verify {
             self.verify(&artifact, a)?;
         }
-        Ok(artifact)
+        let kernels = (self.run.target == Target::Cuda).then(|| {
+            self.compile_kernels(&artifact, a);
+            Arc::new(GpuBuilds::default())
+        });
+        Ok(Prepared { artifact, kernels })
     }
 
-    /// Times a verified candidate at the time set `k` on the CUDA device `device`.
-    fn time_at(&self, artifact: &Artifact, a: &Assignment, k: usize, device: usize) -> Timed {
-        self.run
-            .timing(artifact, &self.sizes(&self.time_sets[k], a), device)
+    /// Times a verified candidate at the time set `k` on the CUDA device `device`, in its
+    /// turn there ([`Turns`]), its kernels loaded once per device and reused.
+    fn time_at(&self, built: &Prepared, a: &Assignment, k: usize, device: usize) -> Timed {
+        let _turn = self.turns.take(device);
+        let kernels = built.kernels.clone().map(Built::Gpu);
+        let sizes = self.sizes(&self.time_sets[k], a);
+        self.run.timing(&built.artifact, kernels, &sizes, device)
     }
 
     /// The evaluation of a verified candidate of its outcome per time set (`None`: not
@@ -674,10 +801,12 @@ impl Tally {
     }
 }
 
-/// A tuning in progress: the tuner and its evaluator, the space's valid assignments, the
-/// tally and the log.
-struct Session<'a> {
-    tuner: Tuner,
+/// A tuning in progress: the tuner, its candidates as the pool evaluates them (the tuner's;
+/// a test's built and timed with a fake clock) and its evaluator, the space's valid
+/// assignments, the tally and the log.
+struct Session<'a, S: Candidates<Candidate = Assignment, Evaluation = Evaluation>> {
+    tuner: &'a Tuner,
+    candidates: &'a S,
     evaluator: Evaluator<'a>,
     counts: Counts,
     valid: Vec<Assignment>,
@@ -711,7 +840,19 @@ fn run_with(
     progress: &mut dyn Progress<Record>,
 ) -> Result<TuningResult, Error> {
     let tuner = Tuner::new(t)?;
-    let header = header(t, &tuner);
+    run_measured(t, &tuner, &tuner, remote, progress)
+}
+
+/// Runs the tuning `t` checked as `tuner`, its candidates evaluated as `candidates` say
+/// (built and timed on this host) or measured by `remote`.
+fn run_measured<S: Candidates<Candidate = Assignment, Evaluation = Evaluation>>(
+    t: &Tuning,
+    tuner: &Tuner,
+    candidates: &S,
+    remote: Option<&dyn Remote>,
+    progress: &mut dyn Progress<Record>,
+) -> Result<TuningResult, Error> {
+    let header = header(t, tuner);
     let sets = tuner.time_sets.len();
     let previous: Vec<Record> = match &t.run.resume {
         Some(p) => log::read(p, &header, &mut |m| progress.on_phase(Phase::Note(m)))?
@@ -726,14 +867,15 @@ fn run_with(
         })?),
         None => None,
     };
-    let valid = valid_assignments(&tuner, progress)?;
+    let valid = valid_assignments(tuner, progress)?;
     let context = match t.run.db {
         Some(_) => Some(pool::context(&t.run, &t.template, remote)?),
         None => None,
     };
-    let evaluator = Evaluator::new(&tuner, context, remote)?;
+    let evaluator = Evaluator::new(candidates, context, remote)?;
     let mut s = Session {
         tuner,
+        candidates,
         evaluator,
         counts: Counts::default(),
         valid,
@@ -776,7 +918,7 @@ fn run_with(
     })
 }
 
-impl Session<'_> {
+impl<S: Candidates<Candidate = Assignment, Evaluation = Evaluation>> Session<'_, S> {
     /// Runs one method (after its candidates of the log) and summarizes it.
     fn method(&mut self, method: Method, previous: &[Record]) -> Result<MethodSummary, Error> {
         let run = self.tuner.run.clone();
@@ -795,21 +937,43 @@ impl Session<'_> {
         self.progress
             .on_phase(Phase::MethodStarted { method, resumed });
         let start = Instant::now();
-        'batches: while !run.limits.reached(done, start) {
-            let room = run
-                .limits
-                .budget
-                .map_or(usize::MAX, |b| b.saturating_sub(done));
-            let batch: Vec<Assignment> = (0..self.evaluator.batch_size().min(room))
-                .map_while(|_| search.propose())
-                .collect();
-            if batch.is_empty() {
-                break;
+        let pipelined = self.evaluator.pipelines(self.candidates);
+        let mut staged: Option<Staged<S>> = None;
+        'batches: loop {
+            // the candidates proposed before and not yet timed count towards the budget
+            let in_flight = staged.as_ref().map_or(0, |s| s.batch.len());
+            let mut next: Vec<Assignment> = Vec::new();
+            if !run.limits.reached(done + in_flight, start) {
+                let room = run
+                    .limits
+                    .budget
+                    .map_or(usize::MAX, |b| b.saturating_sub(done + in_flight));
+                next = (0..self.evaluator.batch_size().min(room))
+                    .map_while(|_| search.propose())
+                    .collect();
             }
-            let outcomes = self
-                .evaluator
-                .evaluate(&self.tuner, &batch, &mut *self.progress)?;
-            for (a, outcome) in batch.into_iter().zip(outcomes) {
+            let evaluated: Vec<(Assignment, Outcome<Evaluation>)> = if pipelined {
+                if next.is_empty() && staged.is_none() {
+                    break;
+                }
+                let (outcomes, now_staged) = self.evaluator.step(
+                    self.candidates,
+                    staged.take(),
+                    next,
+                    &mut *self.progress,
+                )?;
+                staged = now_staged;
+                outcomes
+            } else {
+                if next.is_empty() {
+                    break;
+                }
+                let outcomes =
+                    self.evaluator
+                        .evaluate(self.candidates, &next, &mut *self.progress)?;
+                next.into_iter().zip(outcomes).collect()
+            };
+            for (a, outcome) in evaluated {
                 done += 1;
                 self.counts.count(&outcome);
                 let record = Record {
@@ -885,5 +1049,318 @@ impl Session<'_> {
             random_draws: (method == Method::Random && search.draws > 0)
                 .then_some((search.draws, search.valid_draws)),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::Limits;
+
+    const PROGRAM: &str = "def scale2d = fun (a: f32) m => \
+                           m |> map (fun row => row |> map (fun x => x * a))";
+    const STRATEGY: &str = "def splitOuter(s) = DFNF ; splitJoinMap(s) @ outermost(appliedMap) \
+                            ;; DFNF ; lowerToC";
+
+    /// What ran: `(building?, device, s, start, end)`.
+    type Span = (bool, usize, i64, Instant, Instant);
+
+    /// Builds and times with a clock of its own: a build takes 4 ms and fails for `s`
+    /// divisible by 5, a timing takes 3 ms and gives `s` ms at set 0, `20 - s` at set 1.
+    struct FakeClock {
+        overlaps: bool,
+        spans: Mutex<Vec<Span>>,
+    }
+
+    impl FakeClock {
+        fn new(overlaps: bool) -> FakeClock {
+            FakeClock {
+                overlaps,
+                spans: Mutex::new(Vec::new()),
+            }
+        }
+
+        fn span(&self, building: bool, device: usize, a: &Assignment, ms: u64) -> i64 {
+            let start = Instant::now();
+            std::thread::sleep(Duration::from_millis(ms));
+            let s = a[0].1;
+            let end = Instant::now();
+            self.spans
+                .lock()
+                .unwrap()
+                .push((building, device, s, start, end));
+            s
+        }
+
+        fn build(&self, a: &Assignment) -> Result<i64, Failure> {
+            match self.span(true, usize::MAX, a, 4) {
+                s if s % 5 == 0 => Err(Failure::new("compile error", "a fake failure")),
+                s => Ok(s),
+            }
+        }
+
+        fn time(&self, built: &i64, a: &Assignment, k: usize, device: usize) -> Timed {
+            assert_eq!(self.span(false, device, a, 3), *built);
+            Timed::Ms {
+                ms: if k == 0 {
+                    *built as f64
+                } else {
+                    20.0 - *built as f64
+                },
+                runs: 1,
+            }
+        }
+    }
+
+    /// A tuner's candidates, built and timed by a fake clock.
+    struct Clocked<'a> {
+        tuner: &'a Tuner,
+        clock: &'a FakeClock,
+    }
+
+    impl Candidates for Clocked<'_> {
+        type Candidate = Assignment;
+        type Built = i64;
+        type Evaluation = Evaluation;
+
+        fn run(&self) -> &Run {
+            &self.tuner.run
+        }
+
+        fn key(&self, a: &Assignment) -> String {
+            self.tuner.key(a)
+        }
+
+        fn verify_sets(&self) -> &[Bindings] {
+            &self.tuner.verify_sets
+        }
+
+        fn time_sets(&self) -> &[Bindings] {
+            &self.tuner.time_sets
+        }
+
+        fn overlaps_timing(&self) -> bool {
+            self.clock.overlaps
+        }
+
+        fn prepare(&self, a: &Assignment, _verify: bool) -> Result<i64, Failure> {
+            self.clock.build(a)
+        }
+
+        fn time_at(&self, built: &i64, a: &Assignment, k: usize, device: usize) -> Timed {
+            self.clock.time(built, a, k, device)
+        }
+
+        fn assemble(&self, times: Vec<Option<Timed>>) -> Evaluation {
+            self.tuner.assemble(times)
+        }
+
+        fn failed(&self, failure: Failure) -> Evaluation {
+            self.tuner.failed(failure)
+        }
+
+        fn request(&self, a: &Assignment, verify: bool, sets: &[usize]) -> Result<Request, Error> {
+            self.tuner.request(a, verify, sets)
+        }
+    }
+
+    fn tuning(method: Method, budget: usize) -> Tuning {
+        let set = |n: i64| vec![("n".to_string(), n), ("m".to_string(), 4)];
+        let mut run = Run::new(
+            SourceFile::new("scale.rise", PROGRAM),
+            "scale2d",
+            Target::Cuda,
+        );
+        run.strategy = Some(SourceFile::new("split.elv", STRATEGY));
+        run.methods = vec![method];
+        run.limits = Limits {
+            budget: Some(budget),
+            time: None,
+        };
+        run.jobs = 3;
+        run.devices = vec![0, 1];
+        run.seed = 7;
+        Tuning {
+            run,
+            template: "splitOuter(s)".into(),
+            params: vec![format!(
+                "s={}",
+                (1..=19)
+                    .map(|s| s.to_string())
+                    .collect::<Vec<_>>()
+                    .join(",")
+            )],
+            requires: vec![],
+            nats: set(8),
+            verify_nats: vec![],
+            time_nats: vec![set(8), set(12)],
+        }
+    }
+
+    /// Counts candidates and stops after `stop_after` of them, if given.
+    struct Quiet {
+        seen: usize,
+        stop_after: Option<usize>,
+    }
+
+    impl Progress<Record> for Quiet {
+        fn on_phase(&mut self, _: Phase<'_>) {}
+        fn on_candidate(&mut self, _: &Record, _: &Standing) -> ControlFlow<()> {
+            self.seen += 1;
+            match self.stop_after {
+                Some(n) if self.seen >= n => ControlFlow::Break(()),
+                _ => ControlFlow::Continue(()),
+            }
+        }
+    }
+
+    fn run_with_clock(t: &Tuning, clock: &FakeClock, stop_after: Option<usize>) -> TuningResult {
+        let tuner = Tuner::new(t).expect("a valid tuning");
+        let mut quiet = Quiet {
+            seen: 0,
+            stop_after,
+        };
+        let clocked = Clocked {
+            tuner: &tuner,
+            clock,
+        };
+        run_measured(t, &tuner, &clocked, None, &mut quiet).expect("the tuning runs")
+    }
+
+    /// The records as the log writes them, without the seconds.
+    fn logged(result: &TuningResult) -> Vec<Value> {
+        result
+            .records
+            .iter()
+            .map(|r| {
+                let mut v = r.to_json();
+                v["elapsed_s"] = json!(null);
+                v
+            })
+            .collect()
+    }
+
+    #[test]
+    fn pipelined_batches_give_the_records_of_batches_one_after_the_other() {
+        for method in [Method::Solver, Method::Random] {
+            let t = tuning(method, 11);
+            let one_after = run_with_clock(&t, &FakeClock::new(false), None);
+            let pipelined = run_with_clock(&t, &FakeClock::new(true), None);
+            assert_eq!(logged(&pipelined).len(), 11, "{method}: the budget");
+            assert_eq!(logged(&pipelined), logged(&one_after), "{method}");
+            assert_eq!(pipelined.bests, one_after.bests, "{method}");
+            assert_eq!(pipelined.failures_by_cause, one_after.failures_by_cause);
+            assert_eq!(
+                (pipelined.timed, pipelined.interrupted),
+                (one_after.timed, false)
+            );
+        }
+    }
+
+    #[test]
+    fn the_pipelined_evolutionary_search_is_deterministic_for_a_seed() {
+        let t = tuning(Method::Evolutionary, 13);
+        let first = run_with_clock(&t, &FakeClock::new(true), None);
+        let second = run_with_clock(&t, &FakeClock::new(true), None);
+        assert_eq!(logged(&first).len(), 13);
+        assert_eq!(logged(&first), logged(&second));
+    }
+
+    #[test]
+    fn builds_overlap_timing_and_a_device_times_one_candidate_at_a_time() {
+        let t = tuning(Method::Solver, 12);
+        let clock = FakeClock::new(true);
+        let result = run_with_clock(&t, &clock, None);
+        assert_eq!(result.records.len(), 12);
+        let spans = clock.spans.into_inner().unwrap();
+        let overlap = |a: &Span, b: &Span| a.3 < b.4 && b.3 < a.4;
+        let (builds, timings): (Vec<&Span>, Vec<&Span>) = spans.iter().partition(|s| s.0);
+        assert_eq!(builds.len(), 12, "each candidate built once");
+        // two time sets per candidate that built (s = 5 and 10 and 15 fail)
+        let built_ok = builds.iter().filter(|b| b.2 % 5 != 0).count();
+        assert_eq!(timings.len(), 2 * built_ok);
+        assert!(
+            builds.iter().any(|b| timings.iter().any(|x| overlap(b, x))),
+            "no build ran while a candidate was timed"
+        );
+        for x in &timings {
+            let build = builds.iter().find(|b| b.2 == x.2).expect("built");
+            assert!(build.4 <= x.3, "s={} timed before it was built", x.2);
+            for y in &timings {
+                if x.2 != y.2 && x.1 == y.1 {
+                    assert!(
+                        !overlap(x, y),
+                        "device {} timed two candidates at once",
+                        x.1
+                    );
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn a_pipelined_run_stops_when_its_progress_says_so() {
+        let t = tuning(Method::Solver, 12);
+        let result = run_with_clock(&t, &FakeClock::new(true), Some(4));
+        assert!(result.interrupted);
+        assert_eq!(result.records.len(), 4);
+    }
+
+    #[test]
+    fn a_pipelined_run_resumes_from_its_log() {
+        let dir = tempfile::tempdir().expect("a temporary directory");
+        let log = dir.path().join("run.jsonl");
+        let mut t = tuning(Method::Solver, 5);
+        t.run.log = Some(log.clone());
+        let first = run_with_clock(&t, &FakeClock::new(true), None);
+        t.run.resume = Some(log.clone());
+        t.run.log = Some(dir.path().join("more.jsonl"));
+        t.run.limits.budget = Some(9);
+        let clock = FakeClock::new(true);
+        let resumed = run_with_clock(&t, &clock, None);
+        assert_eq!(resumed.records.len(), 9);
+        assert!(resumed.records[..5].iter().all(|r| r.resumed));
+        assert_eq!(logged(&resumed)[..5], logged(&first)[..]);
+        let built = clock
+            .spans
+            .into_inner()
+            .unwrap()
+            .iter()
+            .filter(|s| s.0)
+            .count();
+        assert_eq!(built, 4, "only the new candidates are built");
+        let whole = run_with_clock(&tuning(Method::Solver, 9), &FakeClock::new(true), None);
+        assert_eq!(logged(&resumed), logged(&whole));
+    }
+
+    #[test]
+    fn turns_on_a_device_are_taken_one_at_a_time_in_order() {
+        let turns = Turns::default();
+        let order = Mutex::new(Vec::new());
+        let first = turns.take(0);
+        let other_device = turns.take(1); // another device's turn does not wait
+        std::thread::scope(|scope| {
+            for n in 1..=3 {
+                let (turns, order) = (&turns, &order);
+                scope.spawn(move || {
+                    let _turn = turns.take(0);
+                    order.lock().unwrap().push(n);
+                    std::thread::sleep(Duration::from_millis(2));
+                    order.lock().unwrap().push(n);
+                });
+                // each asks after the one before it
+                while turns.tickets.lock().unwrap()[&0].0 <= n as u64 {
+                    std::thread::yield_now();
+                }
+            }
+            std::thread::sleep(Duration::from_millis(5));
+            assert!(
+                order.lock().unwrap().is_empty(),
+                "a turn was taken while held"
+            );
+            drop(first);
+        });
+        drop(other_device);
+        assert_eq!(order.into_inner().unwrap(), vec![1, 1, 2, 2, 3, 3]);
     }
 }

@@ -418,29 +418,7 @@ impl CudaProgram {
         source: &str,
         options: &str,
     ) -> Result<CudaProgram, RuntimeError> {
-        gpu::check_no_nul("CUDA source", source)?;
-        gpu::check_no_nul("NVRTC options", options)?;
-        let mut options: Vec<String> = options.split_whitespace().map(String::from).collect();
-        let names_arch = |o: &String| o.starts_with("--gpu-architecture") || o.starts_with("-arch");
-        if !options.iter().any(names_arch) {
-            options.push(format!("--gpu-architecture={}", device.arch()));
-        }
-        let headers = toolkit_headers(source);
-        if !headers.is_empty() {
-            if let Some(dir) = toolkit_include_dir() {
-                options.push(format!("--include-path={}", dir.display()));
-            }
-        }
-        let cached = compiled_images::get(source, &options);
-        let reused_image = cached.is_some();
-        let image = match cached {
-            Some(image) => image,
-            None => {
-                let image = compile(source, &options).map_err(|e| missing_headers(e, &headers))?;
-                compiled_images::keep(source, &options, &image);
-                image
-            }
-        };
+        let (options, image, reused_image) = image_for(device, source, options)?;
         let module = device
             .context
             .load_module(image)
@@ -453,6 +431,20 @@ impl CudaProgram {
             options,
             reused_image,
         })
+    }
+
+    /// Compiles `source` with `options` for `device`'s architecture as [`CudaProgram::build`]
+    /// does, without loading it on the device: the image is kept in this process, so that a
+    /// later build of the same source and options for a device of that architecture loads it
+    /// without compiling (a tuning compiles on its CPU workers while the GPU times other
+    /// kernels). Whether NVRTC compiled it now (`false`: it was compiled before).
+    pub fn compile_only(
+        device: &CudaDevice,
+        source: &str,
+        options: &str,
+    ) -> Result<bool, RuntimeError> {
+        let (_, _, reused_image) = image_for(device, source, options)?;
+        Ok(!reused_image)
     }
 
     /// Whether the build loaded an image NVRTC had compiled for an earlier build of the same
@@ -470,6 +462,37 @@ impl CudaProgram {
     pub fn options(&self) -> &[String] {
         &self.options
     }
+}
+
+/// The image of `source` compiled with `options` (white-space separated) for `device`: the
+/// options completed as [`CudaProgram::build`] says (the device's architecture unless one is
+/// named, the toolkit's headers where the source includes them), and the image compiled
+/// before with those options in this process or compiled now (then kept). Whether the image
+/// was compiled before.
+fn image_for(
+    device: &CudaDevice,
+    source: &str,
+    options: &str,
+) -> Result<(Vec<String>, Ptx, bool), RuntimeError> {
+    gpu::check_no_nul("CUDA source", source)?;
+    gpu::check_no_nul("NVRTC options", options)?;
+    let mut options: Vec<String> = options.split_whitespace().map(String::from).collect();
+    let names_arch = |o: &String| o.starts_with("--gpu-architecture") || o.starts_with("-arch");
+    if !options.iter().any(names_arch) {
+        options.push(format!("--gpu-architecture={}", device.arch()));
+    }
+    let headers = toolkit_headers(source);
+    if !headers.is_empty() {
+        if let Some(dir) = toolkit_include_dir() {
+            options.push(format!("--include-path={}", dir.display()));
+        }
+    }
+    if let Some(image) = compiled_images::get(source, &options) {
+        return Ok((options, image, true));
+    }
+    let image = compile(source, &options).map_err(|e| missing_headers(e, &headers))?;
+    compiled_images::keep(source, &options, &image);
+    Ok((options, image, false))
 }
 
 impl GpuProgram for CudaProgram {

@@ -135,7 +135,8 @@ pub struct ExploreArgs {
     #[arg(long = "db", value_name = "tune.db")]
     pub db: Option<PathBuf>,
     /// CPU workers that compile and verify candidates at once; candidates are timed one at
-    /// a time, with nothing else running.
+    /// a time per device, on the CPU with nothing else running (in a tuning on CUDA the
+    /// workers build the next batch meanwhile).
     #[arg(long, value_name = "N", default_value_t = 1, value_parser = parse_count)]
     pub jobs: usize,
     /// CUDA devices to time candidates on, one candidate per device at a time: `0,1`

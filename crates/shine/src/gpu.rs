@@ -149,6 +149,50 @@ impl GpuBuilds {
     }
 }
 
+/// Compiles the CUDA kernels of `artifact` as a run at the sizes `nats` on CUDA device
+/// `options.cuda_device` builds them (the index width of those sizes, fast math or not, the
+/// device's architecture), without loading them on the device: NVRTC's image is kept in this
+/// process, so that the run loads it without compiling (a tuning compiles on its CPU workers
+/// while the GPUs time). Whether NVRTC compiled them now (`false`: compiled before, or a size
+/// of the kernels is missing from `nats`, and the run compiles them). Errors of the build are
+/// [`Stage::Build`](crate::Stage::Build); an artifact of another target is refused.
+pub fn compile_cuda_kernels(
+    artifact: &crate::Artifact,
+    nats: &[(String, i64)],
+    options: &crate::RunOptions,
+) -> Result<bool, Error> {
+    let crate::Code::Gpu(module) = &artifact.code else {
+        return Err(Error::from(format!(
+            "`{}` is compiled for {}, not CUDA",
+            artifact.def(),
+            artifact.target.name()
+        )));
+    };
+    if module.target != Target::Cuda {
+        return Err(Error::from(format!(
+            "`{}` is compiled for {}, not CUDA",
+            artifact.def(),
+            module.target.name()
+        )));
+    }
+    let values: Option<Vec<i64>> = module
+        .sizes
+        .iter()
+        .map(|v| nats.iter().find(|(n, _)| **n == *v.name()).map(|(_, x)| *x))
+        .collect();
+    let Some(values) = values else {
+        return Ok(false);
+    };
+    let width = module.index_width(&values);
+    let compiled = || -> Result<bool, Error> {
+        let device = runtime::CudaDevice::open(options.cuda_device).map_err(runtime_error)?;
+        let build = build_options(Target::Cuda, options.fast_math, width);
+        let build = with_arch(module, &device, build)?;
+        runtime::CudaProgram::compile_only(&device, &module.source, &build).map_err(runtime_error)
+    };
+    compiled().map_err(|e| e.at(crate::Stage::Build))
+}
+
 /// The build options of the kernels of a GPU `target` with indices of `width`: the
 /// environment variable of the target's compiler (`SHINE_OPENCL_OPTIONS`,
 /// `SHINE_NVRTC_OPTIONS`) when it is set (the empty string included), else its default; then
