@@ -26,6 +26,28 @@ fn derive(def: &str, strategy: &str) -> Result<(Prepared, rise::Expr), String> {
     Ok((p, out))
 }
 
+/// `strategy` keeps the meaning of `mmHalf` at 1x1x1, 3x1x5 and 2x3x7 tiles (m, n, k in tiles of
+/// 64 x 64 x `k_tile`), and of `mmBf16` at the first two, in the interpreter.
+fn keeps_the_meaning(strategy: &str, k_tile: i64) {
+    let tiles: &[(i64, i64, i64)] = &[(1, 1, 1), (3, 1, 5), (2, 3, 7)];
+    for (def, tiles) in [("mmHalf", tiles), ("mmBf16", &tiles[..2])] {
+        let (p, out) = derive(def, strategy).unwrap_or_else(|e| panic!("{def}: {e}"));
+        for &(tm, tn, tk) in tiles {
+            let sizes = [("m", 64 * tm), ("n", 64 * tn), ("k", k_tile * tk)];
+            rewrite::check::same_results(&p.body, &out, &p.scheme, &sizes, 1)
+                .unwrap_or_else(|e| panic!("{def} {sizes:?}: {e}"));
+        }
+    }
+}
+
+/// Each strategy fails on `mmHalf` with its reason.
+fn refused_with_the_reason(cases: &[(&str, &str)]) {
+    for &(strategy, want) in cases {
+        let failure = derive("mmHalf", strategy).expect_err(strategy);
+        assert!(failure.contains(want), "{strategy}: {failure}");
+    }
+}
+
 /// The structure of `mmWarps`: work-groups over 16x32 tiles, a warp per 16x8 tile, one
 /// sequential walk over k whose step is one `mmaSync`, the accumulator's fragment started
 /// and written out by the lanes, nothing in local or global temporaries.
@@ -84,7 +106,7 @@ fn mma_warps_keeps_the_meaning_of_the_product() {
 /// A warp tile the tensor cores cannot multiply is refused by `mma` with the reason.
 #[test]
 fn warp_tiles_of_other_shapes_are_refused_with_the_reason() {
-    for (strategy, want) in [
+    refused_with_the_reason(&[
         (
             "warpMma(16, 32, 16, 16)",
             "the tile accumulate is 16x16 with 16 products per element",
@@ -97,10 +119,7 @@ fn warp_tiles_of_other_shapes_are_refused_with_the_reason() {
             "warpMma(32, 32, 8, 16)",
             "the tile accumulate is 32x8 with 16 products per element",
         ),
-    ] {
-        let failure = derive("mmHalf", strategy).expect_err(strategy);
-        assert!(failure.contains(want), "{strategy}: {failure}");
-    }
+    ]);
 }
 
 /// The structure of `mmWarpTiles`: work-groups over 64x64 tiles, the 2x2 warps of 32x32 as
@@ -141,21 +160,13 @@ fn mma_warp_tiles_derives_the_structure_of_mm_warp_tiles() {
 /// 3x1x5 and 2x3x7 tiles of 64x64x16 (`mmBf16` at the first two).
 #[test]
 fn mma_warp_tiles_keeps_the_meaning_of_the_product() {
-    let tiles: &[(i64, i64, i64)] = &[(1, 1, 1), (3, 1, 5), (2, 3, 7)];
-    for (def, tiles) in [("mmHalf", tiles), ("mmBf16", &tiles[..2])] {
-        let (p, out) = derive(def, "mmaWarpTiles").unwrap_or_else(|e| panic!("{def}: {e}"));
-        for &(tm, tn, tk) in tiles {
-            let sizes = [("m", 64 * tm), ("n", 64 * tn), ("k", 16 * tk)];
-            rewrite::check::same_results(&p.body, &out, &p.scheme, &sizes, 1)
-                .unwrap_or_else(|e| panic!("{def} {sizes:?}: {e}"));
-        }
-    }
+    keeps_the_meaning("mmaWarpTiles", 16);
 }
 
 /// Fragments the tensor cores cannot multiply are refused by `mma` with the reason.
 #[test]
 fn warp_tile_fragments_of_other_shapes_are_refused_with_the_reason() {
-    for (strategy, want) in [
+    refused_with_the_reason(&[
         (
             "warpTileMma(64, 64, 32, 32, 16, 16, 16)",
             "the tile accumulate is 16x16 with 16 products per element",
@@ -164,10 +175,7 @@ fn warp_tile_fragments_of_other_shapes_are_refused_with_the_reason() {
             "warpTileMma(64, 64, 32, 32, 16, 8, 32)",
             "the tile accumulate is 16x8 with 32 products per element",
         ),
-    ] {
-        let failure = derive("mmHalf", strategy).expect_err(strategy);
-        assert!(failure.contains(want), "{strategy}: {failure}");
-    }
+    ]);
 }
 
 /// The structure of `mmShared`: work-groups over 64x64 tiles, one sequential walk over k in
@@ -213,22 +221,14 @@ fn mma_shared_derives_the_structure_of_mm_shared() {
 /// 3x1x5 and 2x3x7 tiles of 64x64x32 (`mmBf16` at the first two).
 #[test]
 fn mma_shared_keeps_the_meaning_of_the_product() {
-    let tiles: &[(i64, i64, i64)] = &[(1, 1, 1), (3, 1, 5), (2, 3, 7)];
-    for (def, tiles) in [("mmHalf", tiles), ("mmBf16", &tiles[..2])] {
-        let (p, out) = derive(def, "mmaShared").unwrap_or_else(|e| panic!("{def}: {e}"));
-        for &(tm, tn, tk) in tiles {
-            let sizes = [("m", 64 * tm), ("n", 64 * tn), ("k", 32 * tk)];
-            rewrite::check::same_results(&p.body, &out, &p.scheme, &sizes, 1)
-                .unwrap_or_else(|e| panic!("{def} {sizes:?}: {e}"));
-        }
-    }
+    keeps_the_meaning("mmaShared", 32);
 }
 
 /// Fragments or warp steps the tensor cores cannot multiply are refused by `mma` with the
 /// reason.
 #[test]
 fn shared_fragments_of_other_shapes_are_refused_with_the_reason() {
-    for (strategy, want) in [
+    refused_with_the_reason(&[
         (
             "sharedTileMma(64, 64, 32, 32, 16, 16, 32, 16, 128)",
             "the tile accumulate is 16x16 with 16 products per element",
@@ -237,8 +237,5 @@ fn shared_fragments_of_other_shapes_are_refused_with_the_reason() {
             "sharedTileMma(64, 64, 32, 32, 16, 8, 32, 32, 128)",
             "the tile accumulate is 16x8 with 32 products per element",
         ),
-    ] {
-        let failure = derive("mmHalf", strategy).expect_err(strategy);
-        assert!(failure.contains(want), "{strategy}: {failure}");
-    }
+    ]);
 }

@@ -224,7 +224,9 @@ impl Code {
 }
 
 /// Compiles the definition `def` of `program` for `target`: [`lower`], then the target's code
-/// generator.
+/// generator. Every pass recurses on the depth of the program, so the whole of it runs with a
+/// deep stack (`deep::run`): a caller on a thread with a small stack (a worker of a pool, a
+/// Python thread) compiles what the command line compiles.
 pub fn compile(
     program: &SourceFile,
     def: &str,
@@ -232,65 +234,70 @@ pub fn compile(
     target: Target,
     options: &Options,
 ) -> Result<Artifact, Error> {
-    let lowered = lower(program, def, strategy, options)?;
-    let codegen_options = codegen::Options {
-        unchecked_indices: options.unchecked_indices,
-    };
-    let code = generate(&lowered.dpia, target, codegen_options)
-        .map_err(|e| Error::from(format!("code generation failed: {e}")).at(Stage::Codegen))?;
-    Ok(Artifact {
-        target,
-        lowered,
-        code,
+    deep::run(|| {
+        let lowered = lower(program, def, strategy, options)?;
+        let codegen_options = codegen::Options {
+            unchecked_indices: options.unchecked_indices,
+        };
+        let code = generate(&lowered.dpia, target, codegen_options)
+            .map_err(|e| Error::from(format!("code generation failed: {e}")).at(Stage::Codegen))?;
+        Ok(Artifact {
+            target,
+            lowered,
+            code,
+        })
     })
 }
 
 /// The front end, the same for every target: parses and checks `program`, applies the
 /// strategy to the definition `def` (without one, the definition is compiled as written) and
-/// translates it to imperative DPIA.
+/// translates it to imperative DPIA (with a deep stack, as [`compile`]).
 pub fn lower(
     program: &SourceFile,
     def: &str,
     strategy: Option<&StrategySource>,
     options: &Options,
 ) -> Result<Lowered, Error> {
-    let checked = program.check().map_err(|e| e.at(Stage::Check))?;
-    let prepared = prepare_def(&checked, def).map_err(|d| program.error(d).at(Stage::Check))?;
-    let lowered = match strategy {
-        Some(s) => {
-            let rewrite = RewriteOptions {
-                budget: options.budget,
-                trace: false,
-            };
-            apply_strategy(s, &format!("`{def}`"), &prepared.body, &rewrite)?.body
-        }
-        None => prepared.body.clone(),
-    };
-    let mut dpia = dpia::translate(def, &lowered, &prepared.scheme).map_err(|e| {
-        let error = program.error(e.to_diagnostic()).at(Stage::Codegen);
-        match strategy {
-            Some(_) => error,
-            None => error.with_note(
-                Phrase::from("no strategy was given (")
-                    .then(Setting::Strategy)
-                    .then("); the definition is compiled as written"),
-            ),
-        }
-    })?;
-    // the constraints of the type, and those of the program's views after translation
-    // (inside `iterate` steps, say); the generated C entry point checks them too
-    let mut constraints = rise::constraints::of_lowered(&checked, def, &lowered, &prepared.scheme);
-    constraints.extend(std::mem::take(&mut dpia.constraints));
-    let constraints = rise::constraints::simplify_all(constraints);
-    dpia.constraints = constraints.clone();
-    Ok(Lowered {
-        program: program.clone(),
-        checked,
-        def: def.to_string(),
-        scheme: prepared.scheme,
-        constraints,
-        rise: lowered,
-        dpia,
+    deep::run(|| {
+        let checked = program.check().map_err(|e| e.at(Stage::Check))?;
+        let prepared = prepare_def(&checked, def).map_err(|d| program.error(d).at(Stage::Check))?;
+        let lowered = match strategy {
+            Some(s) => {
+                let rewrite = RewriteOptions {
+                    budget: options.budget,
+                    trace: false,
+                };
+                apply_strategy(s, &format!("`{def}`"), &prepared.body, &rewrite)?.body
+            }
+            None => prepared.body.clone(),
+        };
+        let mut dpia = dpia::translate(def, &lowered, &prepared.scheme).map_err(|e| {
+            let error = program.error(e.to_diagnostic()).at(Stage::Codegen);
+            match strategy {
+                Some(_) => error,
+                None => error.with_note(
+                    Phrase::from("no strategy was given (")
+                        .then(Setting::Strategy)
+                        .then("); the definition is compiled as written"),
+                ),
+            }
+        })?;
+        // the constraints of the type, and those of the program's views after translation
+        // (inside `iterate` steps, say); the generated C entry point checks them too
+        let mut constraints =
+            rise::constraints::of_lowered(&checked, def, &lowered, &prepared.scheme);
+        constraints.extend(std::mem::take(&mut dpia.constraints));
+        let constraints = rise::constraints::simplify_all(constraints);
+        dpia.constraints = constraints.clone();
+        Ok(Lowered {
+            program: program.clone(),
+            checked,
+            def: def.to_string(),
+            scheme: prepared.scheme,
+            constraints,
+            rise: lowered,
+            dpia,
+        })
     })
 }
 

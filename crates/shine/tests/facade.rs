@@ -312,3 +312,30 @@ fn code_built_once_runs_on_many_inputs_in_this_process_or_a_child() {
         }
     }
 }
+
+/// Every pass recurses on the depth of the program: a caller on a thread with a small stack
+/// (a worker of explore's pool, a Python thread) compiles what the command line compiles.
+#[test]
+fn compiles_on_a_thread_with_a_small_stack() {
+    let program = example("md.rise");
+    let strategy = StrategySource {
+        file: example("cpu.elv"),
+        apply: "sequential".into(),
+    };
+    let compiled = std::thread::Builder::new()
+        .stack_size(128 << 10)
+        .spawn(move || {
+            compile(
+                &program,
+                "md",
+                Some(&strategy),
+                Target::C,
+                &Options::default(),
+            )
+            .map(|a| a.code.source().len())
+        })
+        .expect("a thread starts")
+        .join()
+        .expect("the thread ends");
+    assert!(compiled.expect("md compiles") > 0);
+}

@@ -297,16 +297,7 @@ pub(super) fn tree_reduce_let(name: String) -> S {
 /// The first reduction of the value, top-down and under no lambda; any length.
 pub(super) fn warp_reduce_let(name: String) -> S {
     rule(name.clone(), move |e: &Expr, ctx| {
-        let Some(a) = prim_app(e).filter(|a| a.prim == Prim::Let && a.args.len() == 2) else {
-            return Err(Failure::not_applicable());
-        };
-        let (value, then) = (a.args[0], a.args[1]);
-        let Some(found) = first_reduce(value) else {
-            return Err(Failure::not_applicable());
-        };
-        let Some(r) = reduction(&name, found)? else {
-            return Err(Failure::not_applicable());
-        };
+        let (value, then, found, r) = let_reduction(&name, e)?;
         let (xs, _) = padded(r.xs, r.init, 32).ok_or_else(Failure::not_applicable)?;
         let ch = ctx.env.fresh("chunk");
         let partial = lambda(
@@ -338,16 +329,7 @@ pub(super) fn group_reduce_let(name: String, b: i64) -> S {
                  most {MAX_GROUP_SIZE} work-items (b a multiple of 32 up to {MAX_GROUP_SIZE})"
             )));
         }
-        let Some(a) = prim_app(e).filter(|a| a.prim == Prim::Let && a.args.len() == 2) else {
-            return Err(Failure::not_applicable());
-        };
-        let (value, then) = (a.args[0], a.args[1]);
-        let Some(found) = first_reduce(value) else {
-            return Err(Failure::not_applicable());
-        };
-        let Some(r) = reduction(&name, found)? else {
-            return Err(Failure::not_applicable());
-        };
+        let (value, then, found, r) = let_reduction(&name, e)?;
         let (xs, _) = padded(r.xs, r.init, b).ok_or_else(Failure::not_applicable)?;
         let (w, ch, s) = (
             ctx.env.fresh("warp"),
@@ -391,6 +373,21 @@ pub(super) fn group_reduce_let(name: String, b: i64) -> S {
         );
         finish(rhs, e)
     })
+}
+
+/// At `let VALUE (fun h => BODY)`: the value, the function, the first reduction of the value
+/// (top-down, under no lambda) and its parts; not applicable elsewhere.
+fn let_reduction<'e>(
+    name: &str,
+    e: &'e Expr,
+) -> Result<(&'e Expr, &'e Expr, &'e Expr, Reduction<'e>), Failure<Expr>> {
+    let Some(a) = prim_app(e).filter(|a| a.prim == Prim::Let && a.args.len() == 2) else {
+        return Err(Failure::not_applicable());
+    };
+    let (value, then) = (a.args[0], a.args[1]);
+    let found = first_reduce(value).ok_or_else(Failure::not_applicable)?;
+    let r = reduction(name, found)?.ok_or_else(Failure::not_applicable)?;
+    Ok((value, then, found, r))
 }
 
 /// The first `reduce` in `e`, top-down, under no lambda (so that every variable it
