@@ -20,6 +20,16 @@ def cases_rows_1024(rng):
         yield f"{m}x1024", [rand(rng, m, 1024)], {}
 
 
+def cases_rows_of(n, ms):
+    """Cases of `ms` rows of the constant length `n`."""
+
+    def cases(rng):
+        for m in ms:
+            yield f"{m}x{n}", [rand(rng, m, n)], {}
+
+    return cases
+
+
 def cases_row(rng):
     for n in (1, 7, 13):
         yield f"n={n}", [rand(rng, n)], {}
@@ -65,4 +75,14 @@ REFERENCES = {
     "softmax1024": (cases_rows_1024, ref_softmax),
     "layerNorm1024": (cases_rows_1024, ref_layer_norm),
     "rmsNorm1024": (cases_rows_1024, ref_rms_norm),
+    # the forms with every row reduction bound once (`let`), and their fixed lengths
+    "softmaxOnce": (cases_rows, ref_softmax),
+    "layerNormOnce": (cases_rows, ref_layer_norm),
+    "rmsNormOnce": (cases_rows, ref_rms_norm),
+    "softmax8192": (cases_rows_of(8192, (1, 2)), ref_softmax),
+    "layerNorm8192": (cases_rows_of(8192, (1, 2)), ref_layer_norm),
+    "rmsNorm8192": (cases_rows_of(8192, (1, 2)), ref_rms_norm),
+    "softmax32768": (cases_rows_of(32768, (1,)), ref_softmax),
+    "layerNorm32768": (cases_rows_of(32768, (1,)), ref_layer_norm),
+    "rmsNorm32768": (cases_rows_of(32768, (1,)), ref_rms_norm),
 }
