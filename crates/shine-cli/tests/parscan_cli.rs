@@ -17,7 +17,7 @@
 
 mod support;
 
-use support::{gpu_targets, repo_root, shine_in};
+use support::{gpu_targets, repo_root, run_gpu_strategy as run, shine_in};
 
 const SCANS: &[&str] = &[
     "prefixSum",
@@ -26,30 +26,6 @@ const SCANS: &[&str] = &[
     "exclusivePrefixSum",
     "exclusivePrefixSumI32",
 ];
-
-/// `shine run` of `def` of examples/scan.rise under `strategy` at size `n`: its output.
-fn run(target: &str, program: &str, def: &str, strategy: &str, n: i64) -> (bool, String) {
-    let size = format!("n={n}");
-    let args = [
-        "run",
-        program,
-        "--def",
-        def,
-        "--strategy",
-        "examples/gpu.elv",
-        "--apply",
-        strategy,
-        "--target",
-        target,
-        "--nat",
-        &size,
-        "--random",
-        "7",
-        "--verify",
-    ];
-    let (out, text) = shine_in(repo_root(), &args);
-    (out.status.success(), text)
-}
 
 fn assert_verified(target: &str, def: &str, strategy: &str, n: i64) {
     let (ok, text) = run(target, "examples/scan.rise", def, strategy, n);

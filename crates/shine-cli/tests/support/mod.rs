@@ -124,3 +124,35 @@ pub fn fails_with(out: &(Output, String), message: &str) {
 pub fn path_text(p: &Path) -> &str {
     p.to_str().expect("a UTF-8 path")
 }
+
+/// `shine run` of `def` of `program` (a path from the repository root, or absolute) under
+/// `strategy` of examples/gpu.elv on `target` at size `n`, on random inputs of seed 7, verified
+/// against the interpreter: whether it succeeded, and its output.
+pub fn run_gpu_strategy(
+    target: &str,
+    program: &str,
+    def: &str,
+    strategy: &str,
+    n: i64,
+) -> (bool, String) {
+    let size = format!("n={n}");
+    let args = [
+        "run",
+        program,
+        "--def",
+        def,
+        "--strategy",
+        "examples/gpu.elv",
+        "--apply",
+        strategy,
+        "--target",
+        target,
+        "--nat",
+        &size,
+        "--random",
+        "7",
+        "--verify",
+    ];
+    let (out, text) = shine_in(repo_root(), &args);
+    (out.status.success(), text)
+}
