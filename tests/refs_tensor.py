@@ -25,6 +25,16 @@ def cases_tiled(tm, tn, tk, counts):
     return cases
 
 
+def cases_split(tm, tn, counts):
+    """Split-K products: (m*tm) x (s*k*32) and (s*k*32) x (n*tn) for the counts (m, n, k, s)."""
+    def cases(rng):
+        for m, n, k, s in counts:
+            kk = s * k * 32
+            yield (f"m={m} n={n} k={k} s={s}", [f16(rng, m * tm, kk), f16(rng, kk, n * tn)],
+                   {"k": k, "s": s})
+    return cases
+
+
 def ref_mm(a, b):
     return f64(a) @ f64(b)
 
@@ -36,5 +46,7 @@ REFERENCES = {
     "mmShared": (cases_tiled(64, 64, 32, ((1, 1, 1), (1, 2, 1))), ref_mm),
     "mmLarge": (cases_tiled(128, 128, 32, ((1, 1, 1), (1, 1, 2))), ref_mm),
     "mmWide": (cases_tiled(128, 256, 32, ((1, 1, 1), (1, 1, 2))), ref_mm),
+    "mmSharedSplitK": (cases_split(64, 64, ((1, 1, 1, 3), (1, 2, 2, 2))), ref_mm),
+    "mmLargeSplitK": (cases_split(128, 128, ((1, 1, 1, 2),)), ref_mm),
     "mmHopper": (cases_tiled(128, 256, 64, ((1, 1, 1), (1, 1, 2))), ref_mm),
 }

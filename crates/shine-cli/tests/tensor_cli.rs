@@ -63,6 +63,41 @@ fn mm_warps_verifies_on_cuda() {
     }
 }
 
+#[test]
+fn split_k_products_verify_on_cuda() {
+    if !test_gpu() {
+        return;
+    }
+    for t in ["f16", "bf16"] {
+        let program = tensor_example_at(t);
+        for (def, (m, n, k, s)) in [
+            ("mmSharedSplitK", (1, 1, 1, 1)),
+            ("mmSharedSplitK", (1, 1, 2, 7)),
+            ("mmSharedSplitK", (3, 2, 5, 3)),
+            ("mmLargeSplitK", (1, 1, 1, 1)),
+            ("mmLargeSplitK", (1, 1, 3, 5)),
+            ("mmLargeSplitK", (2, 3, 1, 2)),
+        ] {
+            let sizes = [
+                format!("m={m}"),
+                format!("n={n}"),
+                format!("k={k}"),
+                format!("s={s}"),
+            ];
+            let mut args = vec!["run", "--def", def, "--target", "cuda"];
+            for size in &sizes {
+                args.extend(["--nat", size.as_str()]);
+            }
+            args.extend(["--random", "5", "--verify"]);
+            let (ok, text) = shine_on(&program, &args);
+            assert!(
+                ok && text.contains("verified against the interpreter"),
+                "{def} {t} m={m} n={n} k={k} s={s}:\n{text}"
+            );
+        }
+    }
+}
+
 /// A fragment tile multiply of each of `n` warps' fragments, placed by `body`.
 fn placed(body: &str) -> String {
     format!(
