@@ -48,5 +48,6 @@ REFERENCES = {
     "mmWide": (cases_tiled(128, 256, 32, ((1, 1, 1), (1, 1, 2))), ref_mm),
     "mmSharedSplitK": (cases_split(64, 64, ((1, 1, 1, 3), (1, 2, 2, 2))), ref_mm),
     "mmLargeSplitK": (cases_split(128, 128, ((1, 1, 1, 2),)), ref_mm),
+    "mmWideSplitK": (cases_split(128, 256, ((1, 1, 1, 2),)), ref_mm),
     "mmHopper": (cases_tiled(128, 256, 64, ((1, 1, 1), (1, 1, 2))), ref_mm),
 }

@@ -372,6 +372,8 @@ fn wgmma_name(t: &str, n: u32, mn_major: bool) -> String {
 /// The helper issuing one `wgmma.mma_async.m64n<n>k16` on the thread's `n / 2` accumulators
 /// `d` (updated: `d = A·B + d`), asynchronously: `shine_wgmma_fence_<n/2>` comes before a run of
 /// them, `shine_wgmma_commit_wait_<n/2>` after (the accumulators are ordinary registers again).
+/// The multiplies of a run are in flight together: they chain on the same accumulators,
+/// which the instruction allows without a wait between them.
 fn wgmma_source(t: &str, n: u32, mn_major: bool) -> String {
     let regs = n / 2;
     let list: Vec<String> = (0..regs).map(|i| format!("%{i}")).collect();
@@ -380,9 +382,7 @@ fn wgmma_source(t: &str, n: u32, mn_major: bool) -> String {
         "__device__ __forceinline__ void {name}(float *d, unsigned long long da, unsigned long long db) {{\n  \
          asm volatile(\"{{\\n.reg .pred p;\\nsetp.ne.b32 p, %{scale}, 0;\\n\"\n    \
          \"wgmma.mma_async.sync.aligned.m64n{n}k16.f32.{t}.{t} {{{list}}}, %{da}, %{db}, p, 1, 1, 0, {tnsp};\\n}}\\n\"\n    \
-         : {outs}\n    : \"l\"(da), \"l\"(db), \"r\"(1));\n  \
-         asm volatile(\"wgmma.commit_group.sync.aligned;\" ::: \"memory\");\n  \
-         asm volatile(\"wgmma.wait_group.sync.aligned 0;\" ::: \"memory\");\n}}",
+         : {outs}\n    : \"l\"(da), \"l\"(db), \"r\"(1));\n}}",
         name = wgmma_name(t, n, mn_major),
         list = list.join(", "),
         outs = outs.join(", "),

@@ -939,12 +939,36 @@ fn compile(source: &str, options: &[String]) -> Result<Ptx, RuntimeError> {
             _ => nvrtc_error("compiling")(error),
         });
     }
+    // SAFETY: as above.
+    let log = unsafe { nvrtc::get_program_log(program.0) }
+        .map(|log| c_string(&log))
+        .unwrap_or_default();
+    if serializes_wgmma(&log) {
+        return Err(RuntimeError::KernelBuildFailed {
+            compiler: "NVRTC",
+            options: options.join(" "),
+            log: format!(
+                "ptxas serialized the kernel's wgmma instructions (each multiply waits for the \
+                 one before it: a kernel far slower than its schedule says is refused, not run)\n{log}"
+            ),
+        });
+    }
     if let Some(cubin) = cubin(&program) {
         return Ok(Ptx::from_binary(cubin));
     }
     // SAFETY: `program` is live and compiled.
     let ptx = unsafe { nvrtc::get_ptx(program.0) }.map_err(nvrtc_error("reading the PTX"))?;
     Ok(Ptx::from_src(c_string(&ptx)))
+}
+
+/// Whether ptxas's log says it serialized warp-group multiplies (warnings C7510, C7511,
+/// C7515: "wgmma.mma_async instructions are serialized ..."), which it does rather than fail
+/// when the registers or fences of a kernel do not let the multiplies run asynchronously.
+fn serializes_wgmma(log: &str) -> bool {
+    ["C7510", "C7511", "C7515"]
+        .iter()
+        .any(|code| log.contains(code))
+        || (log.contains("wgmma") && log.contains("serialized"))
 }
 
 /// The CUBIN of a compiled program; `None` when there is none (a virtual architecture).
@@ -967,4 +991,19 @@ fn c_string(bytes: &[c_char]) -> String {
     let bytes: Vec<u8> = bytes.iter().map(|&c| c as u8).collect();
     let end = bytes.iter().position(|&b| b == 0).unwrap_or(bytes.len());
     String::from_utf8_lossy(&bytes[..end]).into_owned()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::serializes_wgmma;
+
+    #[test]
+    fn a_serialization_warning_of_ptxas_is_recognized() {
+        let warning = "ptxas warning : (C7510) Potential Performance Loss: wgmma.mma_async \
+                       instructions are serialized due to the presence of Extern calls";
+        assert!(serializes_wgmma(warning));
+        assert!(serializes_wgmma("ptxas warning : (C7515) ..."));
+        assert!(!serializes_wgmma(""));
+        assert!(!serializes_wgmma("ptxas info : Used 168 registers"));
+    }
 }

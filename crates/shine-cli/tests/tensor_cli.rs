@@ -77,6 +77,8 @@ fn split_k_products_verify_on_cuda() {
             ("mmLargeSplitK", (1, 1, 1, 1)),
             ("mmLargeSplitK", (1, 1, 3, 5)),
             ("mmLargeSplitK", (2, 3, 1, 2)),
+            ("mmWideSplitK", (1, 1, 1, 1)),
+            ("mmWideSplitK", (2, 1, 3, 3)),
         ] {
             let sizes = [
                 format!("m={m}"),
