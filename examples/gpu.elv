@@ -471,9 +471,10 @@ def scanTiles(b, k) = DFNF ;
 // work-group only ever waits for tiles of work-groups already running), scans its tile,
 // publishes the tile's aggregate in the tile's descriptor (status and value in one 64-bit
 // word, written atomically), looks back over its predecessors' descriptors (waiting while
-// one has nothing yet, adding aggregates until an inclusive prefix), publishes its own
-// inclusive prefix and writes its tile, every element combined with the tile's exclusive
-// prefix. For add, mul, min, max, fmin or fmax scans of 32-bit elements (i32, u32, int,
+// one has nothing yet, adding aggregates until an inclusive prefix; on CUDA the first warp
+// looks at 32 predecessors at once: a vote for the nearest inclusive prefix, shuffles to
+// fold the window; on OpenCL one work-item, one at a time), publishes its own inclusive
+// prefix and writes its tile, every element combined with the tile's exclusive prefix. For add, mul, min, max, fmin or fmax scans of 32-bit elements (i32, u32, int,
 // f32; refused otherwise), inclusive or exclusive; integers exact, floats regrouped. Any n;
 // b at most 1024, b·k at most 4096. CUDA, and OpenCL devices with 64-bit atomics
 // (cl_khr_int64_base_atomics; PoCL has them); C and OpenMP refuse it.

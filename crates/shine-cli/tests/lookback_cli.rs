@@ -6,7 +6,8 @@
 //! CUDA, at 1, odd and prime sizes and sizes that are no multiple of the tile, each verified
 //! against the interpreter; the printed CUDA and OpenCL checked for the protocol (a ticket
 //! per work-group, descriptors written by one atomic exchange and read whole, the zeroing
-//! kernel first); C, OpenMP and 64-bit elements refused with the reason.
+//! kernel first; CUDA's look-back by the first warp's 32 lanes, votes and shuffles with full
+//! masks, OpenCL's by its lane 0); C, OpenMP and 64-bit elements refused with the reason.
 
 mod support;
 
@@ -121,11 +122,13 @@ fn scan_lookback_prints_the_protocol_in_cuda() {
         "{code}"
     );
     assert!(
-        code.contains("w = *(const volatile unsigned long long *)slot;")
-            && code.contains("} while ((w >> 32) == 0ull);"),
+        code.contains(
+            "w = k >= 0 ? *(const volatile unsigned long long *)&descriptors[k] : (1ull << 32);"
+        ),
         "{code}"
     );
-    // the aggregate first, then the walk back until an inclusive prefix, then the prefix
+    // the aggregate first (by lane 0), then the first warp's walk back over windows of 32
+    // predecessors until one holds an inclusive prefix, then the prefix (by lane 0)
     let aggregate = code
         .find("shine_publish_f32(&descriptors1[tile")
         .expect("an aggregate");
@@ -135,10 +138,70 @@ fn scan_lookback_prints_the_protocol_in_cuda() {
         .map(|i| i + walk)
         .expect("the inclusive prefix");
     assert!(aggregate < walk && walk < inclusive, "{code}");
-    assert!(code.contains("if (shine_is_prefix(w"), "{code}");
+    warp_look_back_is_convergent(&code);
     assert!(code.contains("__syncthreads();"), "{code}");
     // the scanned tile is read where workGroupScanInLocal leaves it: no local copy of its own
     assert!(!code.contains("scanned"), "{code}");
+}
+
+/// The warp's look-back in printed CUDA: the 32 lanes of the first warp in it, every vote and
+/// shuffle with the full mask, the window's descriptors awaited by the whole warp, the
+/// nearest prefix found by a ballot, the window folded by a butterfly, and only lane 0
+/// publishing.
+fn warp_look_back_is_convergent(code: &str) {
+    let body = |name: &str| {
+        let at = code.find(name).unwrap_or_else(|| panic!("{name}: {code}"));
+        &code[at..at + code[at..].find("\n}").expect("its end")]
+    };
+    let window = body("unsigned long long shine_await_window(");
+    assert!(
+        window.contains("} while (__any_sync(0xffffffffu, (w >> 32) == 0ull));"),
+        "{window}"
+    );
+    let nearest = body("int shine_nearest_prefix(");
+    assert!(
+        nearest.contains("__ballot_sync(0xffffffffu, (w >> 32) == 2ull)")
+            && nearest.contains("31 - __clz(prefixes)"),
+        "{nearest}"
+    );
+    let lanes = code
+        .find("lid0_13 < 32; lid0_13 += blockDim.x)")
+        .expect("the first warp's 32 lanes");
+    let walk = &code[lanes..];
+    assert!(
+        walk.contains("shine_index k = tile4 - 32 + lid0_13;"),
+        "{walk}"
+    );
+    assert!(
+        walk.contains("= shine_await_window(&descriptors1[0], k);"),
+        "{walk}"
+    );
+    assert!(
+        walk.contains("int from = shine_nearest_prefix(w);"),
+        "{walk}"
+    );
+    for o in [16, 8, 4, 2, 1] {
+        assert!(
+            walk.contains(&format!("__shfl_xor_sync(0xffffffffu, acc35, {o});")),
+            "{walk}"
+        );
+    }
+    assert!(walk.contains("k = k - 32;"), "{walk}");
+    assert!(
+        walk.contains("if (lid0_13 == 0) {\n          shine_publish_f32(&descriptors1[tile4], 1,"),
+        "{walk}"
+    );
+    assert!(
+        walk.contains("if (lid0_13 == 0) {\n        shine_publish_f32(&descriptors1[tile4], 2,"),
+        "{walk}"
+    );
+    // no vote or shuffle with a partial mask, and no one-lane walk
+    assert_eq!(
+        code.matches("_sync(").count(),
+        code.matches("_sync(0xffffffffu,").count(),
+        "{code}"
+    );
+    assert!(!code.contains("shine_is_prefix"), "{code}");
 }
 
 #[test]
@@ -153,6 +216,20 @@ fn scan_lookback_needs_64_bit_atomics_in_opencl() {
     assert!(code.contains("return atom_inc(counter);"), "{code}");
     assert!(code.contains("atom_xchg(slot,"), "{code}");
     assert!(code.contains("w = atom_add(slot, 0UL);"), "{code}");
+    // the first warp's lane 0 walks back alone: no votes or shuffles in OpenCL
+    let lanes = code
+        .find("lid0_13 < 32; lid0_13 += get_local_size(0))")
+        .expect("the first warp's lanes");
+    assert!(
+        code[lanes..]
+            .contains("if (lid0_13 == 0) {\n        // scanLookback: this tile's exclusive prefix"),
+        "{code}"
+    );
+    assert!(code.contains("if (shine_is_prefix(w)) {"), "{code}");
+    assert!(
+        !code.contains("shine_await_window") && !code.contains("sub_group"),
+        "{code}"
+    );
 }
 
 #[test]

@@ -52,8 +52,9 @@
 //! (the tile's `scanSeq f e c` lowered by `workGroupScanInLocal(b)`: `workGroupScan`'s
 //! steps, the scanned tile left in local memory, where the translation reads it),
 //! publishes the tile's aggregate, looks back over its predecessors' published aggregates
-//! and inclusive prefixes for its offset, publishes its own inclusive prefix and writes the
-//! tile combined with its offset (`dpia::LookBack` gives the protocol). A tile's status and
+//! and inclusive prefixes for its offset (the work-group's first warp, on CUDA 32
+//! predecessors at once by votes and shuffles), publishes its own inclusive prefix and
+//! writes the tile combined with its offset (`dpia::LookBack` gives the protocol). A tile's status and
 //! value share one 64-bit word, so the elements must be 32-bit scalars (`i32`, `u32`,
 //! `int`, `f32`).
 //!
