@@ -474,7 +474,8 @@ def scanTiles(b, k) = DFNF ;
 // one has nothing yet, adding aggregates until an inclusive prefix; on CUDA the first warp
 // looks at 32 predecessors at once: a vote for the nearest inclusive prefix, shuffles to
 // fold the window; on OpenCL one work-item, one at a time), publishes its own inclusive
-// prefix and writes its tile, every element combined with the tile's exclusive prefix. For add, mul, min, max, fmin or fmax scans of 32-bit elements (i32, u32, int,
+// prefix and writes its tile, every element combined with the tile's exclusive prefix.
+// scanLookbackWarp(b, k) below scans the tile by warps (CUDA only). For add, mul, min, max, fmin or fmax scans of 32-bit elements (i32, u32, int,
 // f32; refused otherwise), inclusive or exclusive; integers exact, floats regrouped. Any n;
 // b at most 1024, b·k at most 4096. CUDA, and OpenCL devices with 64-bit atomics
 // (cl_khr_int64_base_atomics; PoCL has them); C and OpenMP refuse it.
@@ -484,4 +485,18 @@ def scanTiles(b, k) = DFNF ;
 def scanLookback(b, k) = DFNF ;
   singlePassScan(b, k)    @ outermost(applied(scanSeq)) ;;
   workGroupScanInLocal(b) @ topDown ;;
+  lowerToC
+
+// scanLookback(b, k) with the tile scanned by warps (workGroupScanWarps(b), CUDA only: b a
+// multiple of 32): every work-item reduces its k consecutive elements, each warp scans its
+// 32 sums by shuffles (scanWarp: __shfl_up_sync), one warp scans the warps' totals, and
+// every work-item scans its elements from the fold of the sums before it: three local
+// buffers and barriers where workGroupScanInLocal's Hillis-Steele steps take one per step.
+// OpenCL refuses warps (mapWarp, scanWarp): use scanLookback there.
+//
+//   shine run examples/scan.rise --def prefixSumI32 --strategy examples/gpu.elv \
+//     --apply "scanLookbackWarp(256, 8)" --target cuda --nat n=1000003 --random 1 --verify
+def scanLookbackWarp(b, k) = DFNF ;
+  singlePassScan(b, k)  @ outermost(applied(scanSeq)) ;;
+  workGroupScanWarps(b) @ topDown ;;
   lowerToC

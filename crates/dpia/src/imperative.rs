@@ -192,9 +192,10 @@ pub enum ExpKind {
     /// scalar arguments, one per parameter.
     Foreign(std::sync::Arc<rise::ForeignFun>, Vec<Exp>),
     /// The value another lane of the warp holds in the scalar the expression reads (a
-    /// 32- or 64-bit number): CUDA `__shfl_xor_sync(0xffffffff, e, o)` or
-    /// `__shfl_sync(0xffffffff, e, k)`. Every one of the warp's 32 lanes must execute it
-    /// together (`reduceWarp`; [`crate::gpu::prepare`] refuses one that a divergent
+    /// 32- or 64-bit number): CUDA `__shfl_xor_sync(0xffffffff, e, o)`,
+    /// `__shfl_sync(0xffffffff, e, k)` or `__shfl_up_sync(0xffffffff, e, d)`. Every one of
+    /// the warp's 32 lanes must execute it together (`reduceWarp`, `scanWarp`;
+    /// [`crate::gpu::prepare`] refuses one that a divergent
     /// loop could reach).
     Shuffle(Exp, Shuffle),
     /// A warp's tensor-core multiply-accumulate (`mmaSync`, CUDA `mma.sync` m16n8k16): this
@@ -311,6 +312,8 @@ pub enum Shuffle {
     Xor(u32),
     /// Lane `k` for every lane (a broadcast).
     From(u32),
+    /// Lane `l − d` for lane `l` (its own value for `l < d`: a step of a warp's scan).
+    Up(u32),
 }
 
 /// Somewhere to write data of type `ty` (`acc[dt]`).
@@ -618,6 +621,7 @@ impl fmt::Display for Exp {
             }
             Shuffle(a, self::Shuffle::Xor(o)) => write!(f, "shuffleXor({a}, {o})"),
             Shuffle(a, self::Shuffle::From(k)) => write!(f, "shuffle({a}, {k})"),
+            Shuffle(a, self::Shuffle::Up(d)) => write!(f, "shuffleUp({a}, {d})"),
             Wgmma(xs) => {
                 let xs: Vec<String> = xs.iter().map(|x| x.to_string()).collect();
                 write!(f, "wgmma({})", xs.join(", "))

@@ -11,7 +11,7 @@
 
 mod support;
 
-use support::{gpu_targets, repo_root, run_gpu_strategy as run, shine_in};
+use support::{gpu_targets, repo_root, run_gpu_strategy as run, shine_in, test_gpu};
 
 const SCANS: &[&str] = &[
     "prefixSum",
@@ -74,8 +74,51 @@ fn scan_lookback_verifies_large_sizes_with_many_tiles() {
     }
 }
 
+/// `scanLookbackWarp(b, k)` (the tile scanned by warps, CUDA only) on CUDA with
+/// `SHINE_TEST_GPU=1`: inclusive and exclusive sums of `i32` and `f32` and maxima at 1, odd
+/// and prime sizes, sizes that are no multiple of the tile and many tiles, one warp or eight
+/// per work-group, k odd and even; without a GPU it only prints its kernel (below).
+#[test]
+fn scan_lookback_warp_verifies_on_cuda() {
+    if !test_gpu() {
+        eprintln!("skipping: scanLookbackWarp runs on CUDA only (SHINE_TEST_GPU=1)");
+        return;
+    }
+    for def in SCANS {
+        for n in [1, 7, 1000, 4099] {
+            assert_verified("cuda", def, "scanLookbackWarp(64, 4)", n);
+        }
+    }
+    for n in [1_000_003, (1 << 20) + 3] {
+        for strategy in ["scanLookbackWarp(256, 8)", "scanLookbackWarp(256, 16)"] {
+            for def in ["prefixSumI32", "exclusivePrefixSumI32", "prefixMax"] {
+                assert_verified("cuda", def, strategy, n);
+            }
+            for def in ["prefixSum", "exclusivePrefixSum"] {
+                let (ok, text) = run("cuda", "examples/scan.rise", def, strategy, n);
+                assert!(
+                    ok && text.contains("verified against the interpreter"),
+                    "{def} {strategy} n={n}:\n{text}"
+                );
+            }
+        }
+    }
+    assert_verified("cuda", "prefixSumI32", "scanLookbackWarp(32, 3)", 10_007);
+    assert_verified(
+        "cuda",
+        "exclusivePrefixSumI32",
+        "scanLookbackWarp(1024, 4)",
+        100_003,
+    );
+}
+
 /// The source `shine compile` prints for prefixSum under `scanLookback(256, 8)`.
 fn printed(target: &str) -> String {
+    printed_under(target, "scanLookback(256, 8)")
+}
+
+/// The source `shine compile` prints for prefixSum under `strategy`.
+fn printed_under(target: &str, strategy: &str) -> String {
     let args = [
         "compile",
         "examples/scan.rise",
@@ -84,13 +127,72 @@ fn printed(target: &str) -> String {
         "--strategy",
         "examples/gpu.elv",
         "--apply",
-        "scanLookback(256, 8)",
+        strategy,
         "--target",
         target,
     ];
     let (out, text) = shine_in(repo_root(), &args);
     assert!(out.status.success(), "{text}");
     text
+}
+
+#[test]
+fn scan_lookback_warp_prints_warp_scans_in_cuda() {
+    let code = printed_under("cuda", "scanLookbackWarp(256, 16)");
+    // the work-items' sums scanned by each warp, the warps' totals by one warp: Hillis and
+    // Steele's steps by shuffles up, the shuffle outside the lane's condition
+    for d in [1, 2, 4, 8, 16] {
+        let step = format!("= __shfl_up_sync(0xffffffffu, acc10, {d});");
+        assert!(code.contains(&step), "{step}: {code}");
+        let step = format!("= __shfl_up_sync(0xffffffffu, acc38, {d});");
+        assert!(code.contains(&step), "{step}: {code}");
+        assert!(code.contains(&format!("if ({} < lane", d - 1)), "{code}");
+    }
+    assert!(
+        code.contains("shine_index warp = threadIdx.x / 32;"),
+        "{code}"
+    );
+    assert!(
+        code.contains("shine_index lane = threadIdx.x % 32;"),
+        "{code}"
+    );
+    // one warp scans the 8 warps' totals
+    assert!(
+        code.contains("warp_2 = threadIdx.x / 32; warp_2 < 1;"),
+        "{code}"
+    );
+    // a ticket, the copy in, the sums, the totals, the offsets and scans, the look-back: six
+    // barriers, where the Hillis-Steele steps take thirteen
+    assert_eq!(code.matches("__syncthreads();").count(), 6, "{code}");
+    assert_eq!(
+        printed_under("cuda", "scanLookback(256, 16)")
+            .matches("__syncthreads();")
+            .count(),
+        13
+    );
+    // the look-back is the first warp's, as under scanLookback
+    assert!(code.contains("shine_await_window("), "{code}");
+    assert_eq!(
+        code.matches("_sync(").count(),
+        code.matches("_sync(0xffffffffu,").count(),
+        "{code}"
+    );
+}
+
+#[test]
+fn scan_lookback_warp_is_refused_on_opencl_with_the_reason() {
+    let (ok, text) = run(
+        "opencl",
+        "examples/scan.rise",
+        "prefixSumI32",
+        "scanLookbackWarp(64, 4)",
+        1000,
+    );
+    assert!(!ok, "{text}");
+    assert!(
+        text.contains("`mapWarp` runs on the warps of a CUDA block"),
+        "{text}"
+    );
 }
 
 #[test]
