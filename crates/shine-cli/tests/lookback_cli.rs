@@ -59,8 +59,14 @@ fn scan_lookback_verifies_large_sizes_with_many_tiles() {
                 );
             }
         }
-        // tiles of 4096 and of one work-item
+        // tiles of 4096 and 8192 (two copies: 64 KiB of local memory) and of one work-item
         assert_verified(target, "prefixSumI32", "scanLookback(256, 16)", 100_003);
+        assert_verified(
+            target,
+            "exclusivePrefixSumI32",
+            "scanLookback(256, 32)",
+            100_003,
+        );
         // the tile scanned by workGroupScan, copied out into local memory of its own
         assert_verified(
             target,
@@ -74,10 +80,11 @@ fn scan_lookback_verifies_large_sizes_with_many_tiles() {
     }
 }
 
-/// `scanLookbackWarp(b, k)` (the tile scanned by warps, CUDA only) on CUDA with
-/// `SHINE_TEST_GPU=1`: inclusive and exclusive sums of `i32` and `f32` and maxima at 1, odd
-/// and prime sizes, sizes that are no multiple of the tile and many tiles, one warp or eight
-/// per work-group, k odd and even; without a GPU it only prints its kernel (below).
+/// `scanLookbackWarp(b, k)` and `scanLookbackWarpDirect(b, k)` (the tile scanned by warps,
+/// CUDA only) on CUDA with `SHINE_TEST_GPU=1`: inclusive and exclusive sums of `i32` and
+/// `f32` and maxima at 1, odd and prime sizes, sizes that are no multiple of the tile and
+/// many tiles, one warp or 32 per work-group, k odd and even, tiles up to 8192; without a
+/// GPU they only print their kernels (below).
 #[test]
 fn scan_lookback_warp_verifies_on_cuda() {
     if !test_gpu() {
@@ -87,10 +94,18 @@ fn scan_lookback_warp_verifies_on_cuda() {
     for def in SCANS {
         for n in [1, 7, 1000, 4099] {
             assert_verified("cuda", def, "scanLookbackWarp(64, 4)", n);
+            assert_verified("cuda", def, "scanLookbackWarpDirect(64, 3)", n);
         }
     }
+    let large = [
+        "scanLookbackWarp(256, 8)",
+        "scanLookbackWarp(256, 16)",
+        "scanLookbackWarp(256, 32)",
+        "scanLookbackWarpDirect(256, 16)",
+        "scanLookbackWarpDirect(256, 32)",
+    ];
     for n in [1_000_003, (1 << 20) + 3] {
-        for strategy in ["scanLookbackWarp(256, 8)", "scanLookbackWarp(256, 16)"] {
+        for strategy in large {
             for def in ["prefixSumI32", "exclusivePrefixSumI32", "prefixMax"] {
                 assert_verified("cuda", def, strategy, n);
             }
@@ -110,6 +125,13 @@ fn scan_lookback_warp_verifies_on_cuda() {
         "scanLookbackWarp(1024, 4)",
         100_003,
     );
+    assert_verified(
+        "cuda",
+        "exclusivePrefixSumI32",
+        "scanLookbackWarpDirect(1024, 8)",
+        100_003,
+    );
+    assert_verified("cuda", "prefixMax", "scanLookback(256, 32)", 1_000_003);
 }
 
 /// The source `shine compile` prints for prefixSum under `scanLookback(256, 8)`.
@@ -179,20 +201,44 @@ fn scan_lookback_warp_prints_warp_scans_in_cuda() {
     );
 }
 
+/// Tiles of 8192 elements: two copies of the tile take 64 KiB of dynamic shared memory
+/// (scanLookbackWarp), one copy 32 KiB of static shared memory (scanLookbackWarpDirect, whose
+/// work-items read their k consecutive elements from global memory for the sums and scans).
+#[test]
+fn scan_lookback_warp_direct_keeps_one_copy_of_the_tile() {
+    let two = printed_under("cuda", "scanLookbackWarp(256, 32)");
+    assert!(
+        two.contains("of 256 work-items (threads), 68612 bytes of dynamic shared memory"),
+        "{two}"
+    );
+    assert_eq!(two.matches("8192.f32 (local)").count(), 2, "{two}");
+    let one = printed_under("cuda", "scanLookbackWarpDirect(256, 32)");
+    assert!(!one.contains("shine_smem"), "{one}");
+    assert_eq!(one.matches("8192.f32 (local)").count(), 1, "{one}");
+    assert!(
+        one.contains("x0[tile4 * 8192 + warp * 1024 + lane * 32 + i10]")
+            && one.contains("x0[tile4 * 8192 + lid0_2 * 32 + i65]"),
+        "{one}"
+    );
+    assert_eq!(one.matches("__syncthreads();").count(), 5, "{one}");
+}
+
 #[test]
 fn scan_lookback_warp_is_refused_on_opencl_with_the_reason() {
-    let (ok, text) = run(
-        "opencl",
-        "examples/scan.rise",
-        "prefixSumI32",
-        "scanLookbackWarp(64, 4)",
-        1000,
-    );
-    assert!(!ok, "{text}");
-    assert!(
-        text.contains("`mapWarp` runs on the warps of a CUDA block"),
-        "{text}"
-    );
+    for strategy in ["scanLookbackWarp(64, 4)", "scanLookbackWarpDirect(64, 4)"] {
+        let (ok, text) = run(
+            "opencl",
+            "examples/scan.rise",
+            "prefixSumI32",
+            strategy,
+            1000,
+        );
+        assert!(!ok, "{text}");
+        assert!(
+            text.contains("`mapWarp` runs on the warps of a CUDA block"),
+            "{text}"
+        );
+    }
 }
 
 #[test]

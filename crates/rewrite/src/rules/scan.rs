@@ -68,7 +68,10 @@
 //! behind) and the totals of the warps before its warp. Three local buffers and barriers in
 //! place of `⌈log2 b⌉ + 2`; `scanLookbackWarp(b, k)` (examples/gpu.elv) is `singlePassScan`
 //! with it. The warp scans regroup the sums as the Hillis-Steele steps do (exact for
-//! integers, minima and maxima; floats within the tolerance).
+//! integers, minima and maxima; floats within the tolerance). `workGroupScanWarpsDirect(b)`
+//! makes no copy of the tile: every work-item reads its `k` consecutive elements where they
+//! lie (for its sum, then again for its scan), so the scanned tile is the only one in local
+//! memory (`scanLookbackWarpDirect(b, k)`: tiles of 8192 `f32` in 32 KiB).
 //!
 //! All of them need what `partialScan` needs (an associative, commutative operator with a
 //! known neutral element); `workGroupScan` and `workGroupScanInLocal` also a scan that
@@ -366,8 +369,10 @@ fn tiled(scan: &Scan<'_>, v: &TiledNames, chunks: Expr, t: i64, g: Nat, pad: &Na
 const MAX_WORK_ITEMS: i64 = 1024;
 
 /// The most elements of a tile: the tile and its scan live in local memory (for `f32`,
-/// 2·4·4096 bytes are 32 KiB, within the 48 KiB of static local memory CUDA allows).
-const MAX_TILE: i64 = 4096;
+/// 4·8192 bytes are 32 KiB: one copy of the tile fits the 48 KiB of static local memory
+/// CUDA allows; where a strategy keeps two, a CUDA kernel takes 64 KiB of dynamic shared
+/// memory, and an OpenCL device with less local memory refuses to build or run it).
+const MAX_TILE: i64 = 8192;
 
 /// `b·k`, or why `b` and `k` make no tile.
 fn tile_len(name: &str, b: i64, k: i64) -> Result<i64, Failure<Expr>> {
@@ -407,6 +412,27 @@ pub(super) fn work_group_scan_in_local(name: String, b: i64) -> S {
 /// sums by shuffles (module docs, the warps' tile scan); the scanned tile is left in local
 /// memory, as `workGroupScanInLocal(b)` leaves it.
 pub(super) fn work_group_scan_warps(name: String, b: i64) -> S {
+    work_group_scan_warps_from(name, b, TileSource::Local)
+}
+
+/// `workGroupScanWarpsDirect(b)`: `workGroupScanWarps(b)` with every work-item reading its
+/// `k` consecutive elements from the tile where it lies (twice: for its sum, then for its
+/// scan), not from a copy in local memory: the scanned tile is the only copy in local
+/// memory.
+pub(super) fn work_group_scan_warps_direct(name: String, b: i64) -> S {
+    work_group_scan_warps_from(name, b, TileSource::Direct)
+}
+
+/// Where the work-items of a warps' tile scan read their elements.
+#[derive(Clone, Copy, PartialEq)]
+enum TileSource {
+    /// A copy of the tile in local memory, made coalesced.
+    Local,
+    /// The tile itself, each work-item its `k` consecutive elements.
+    Direct,
+}
+
+fn work_group_scan_warps_from(name: String, b: i64, source: TileSource) -> S {
     rule(name.clone(), move |e: &Expr, ctx| {
         let Some(scan) = associative_scan(&name, e)? else {
             return Err(Failure::not_applicable());
@@ -422,7 +448,7 @@ pub(super) fn work_group_scan_warps(name: String, b: i64) -> S {
         }
         let k = tile_rows(&name, &scan, b)?;
         tile_len(&name, b, k)?;
-        finish(warps_scan(&scan, b, k, &mut ctx.env), e)
+        finish(warps_scan(&scan, b, k, source, &mut ctx.env), e)
     })
 }
 
@@ -430,12 +456,18 @@ pub(super) fn work_group_scan_warps(name: String, b: i64) -> S {
 const WARP: i64 = 32;
 
 /// The work-group's scan of `xs : (b·k).t` by warps (module docs): copied to local memory
-/// coalesced (in the [`Swizzle`] layout where it applies), each work-item's `k`
-/// consecutive elements reduced by its lane and the warps' `32` sums scanned by shuffles
-/// into local memory, the warps' totals scanned by one warp, and each work-item's elements
-/// scanned from the fold of the sums before it in its warp and the totals of the warps
-/// before (the scanned tile left in local memory, in the tile's layout).
-fn warps_scan(scan: &Scan<'_>, b: i64, k: i64, env: &mut rise::NameGen) -> Expr {
+/// coalesced (in the [`Swizzle`] layout where it applies) or read where it lies (`source`),
+/// each work-item's `k` consecutive elements reduced by its lane and the warps' `32` sums
+/// scanned by shuffles into local memory, the warps' totals scanned by one warp, and each
+/// work-item's elements scanned from the fold of the sums before it in its warp and the
+/// totals of the warps before (the scanned tile left in local memory, in the layout).
+fn warps_scan(
+    scan: &Scan<'_>,
+    b: i64,
+    k: i64,
+    source: TileSource,
+    env: &mut rise::NameGen,
+) -> Expr {
     let z = &scan.neutral;
     let op = || prim(scan.op);
     let layout = Swizzle::for_tile(b * k, k, env);
@@ -443,7 +475,10 @@ fn warps_scan(scan: &Scan<'_>, b: i64, k: i64, env: &mut rise::NameGen) -> Expr 
         "local", "sums", "totals", "rows", "w", "v", "r", "q", "p", "o", "i", "u",
     ]
     .map(|n| env.fresh(n));
-    let tile_rows = || app(split(k), layout.read(var(&tile)));
+    let tile_rows = || match source {
+        TileSource::Local => app(split(k), layout.read(var(&tile))),
+        TileSource::Direct => app(split(k), scan.xs.clone()),
+    };
     let warps = b / WARP;
     // each warp's lanes: its work-items' sums, scanned
     let lane_sums = app2(
@@ -523,6 +558,9 @@ fn warps_scan(scan: &Scan<'_>, b: i64, k: i64, env: &mut rise::NameGen) -> Expr 
     );
     let body = to_mem(AddrSpace::Local, totals_scan, lambda(&totals, body));
     let body = to_mem(AddrSpace::Local, warp_scans, lambda(&sums, body));
+    if source == TileSource::Direct {
+        return body;
+    }
     let copied = layout.write(coalesced_copy(b, scan.xs.clone(), env));
     to_mem(AddrSpace::Local, copied, lambda(&tile, body))
 }
