@@ -440,7 +440,7 @@ def tileB(wm, wn) = joinSplit ;
 // totals of those, a fourth adds those offsets to the tiles' totals; a fifth combines every
 // element with its tile's offset (one work-item per element). For scans whose operator is
 // add, mul, min, max, fmin or fmax (inclusive, or exclusive as a scan of the input shifted
-// right); integers exact, floats regrouped. Any n; b at most 1024, b·k at most 4096
+// right); integers exact, floats regrouped. Any n; b at most 1024, b·k at most 8192
 // (refused otherwise); OpenCL and CUDA.
 //
 //   shine run examples/scan.rise --def prefixSumI32 --strategy examples/gpu.elv \
@@ -471,16 +471,49 @@ def scanTiles(b, k) = DFNF ;
 // work-group only ever waits for tiles of work-groups already running), scans its tile,
 // publishes the tile's aggregate in the tile's descriptor (status and value in one 64-bit
 // word, written atomically), looks back over its predecessors' descriptors (waiting while
-// one has nothing yet, adding aggregates until an inclusive prefix), publishes its own
-// inclusive prefix and writes its tile, every element combined with the tile's exclusive
-// prefix. For add, mul, min, max, fmin or fmax scans of 32-bit elements (i32, u32, int,
-// f32; refused otherwise), inclusive or exclusive; integers exact, floats regrouped. Any n;
-// b at most 1024, b·k at most 4096. CUDA, and OpenCL devices with 64-bit atomics
-// (cl_khr_int64_base_atomics; PoCL has them); C and OpenMP refuse it.
+// one has nothing yet, adding aggregates until an inclusive prefix; on CUDA the first warp
+// looks at 32 predecessors at once: a vote for the nearest inclusive prefix, shuffles to
+// fold the window; on OpenCL one work-item, one at a time), publishes its own inclusive
+// prefix and writes its tile, every element combined with the tile's exclusive prefix.
+// For add, mul, min, max, fmin or fmax scans of 32-bit elements (i32, u32, int, f32;
+// refused otherwise), inclusive or exclusive; integers exact, floats regrouped. Any n; b at
+// most 1024, b·k at most 8192 (above 4096 f32 elements the two copies of the tile take
+// 64 KiB of local memory: CUDA's dynamic shared memory; an OpenCL device with less refuses).
+// CUDA, and OpenCL devices with 64-bit atomics (cl_khr_int64_base_atomics; PoCL has them);
+// C and OpenMP refuse it. scanLookbackWarp(b, k) and scanLookbackWarpDirect(b, k) below scan
+// the tile by warps (CUDA only).
 //
 //   shine run examples/scan.rise --def prefixSumI32 --strategy examples/gpu.elv \
 //     --apply "scanLookback(256, 8)" --target opencl --nat n=1000003 --random 1 --verify
 def scanLookback(b, k) = DFNF ;
   singlePassScan(b, k)    @ outermost(applied(scanSeq)) ;;
   workGroupScanInLocal(b) @ topDown ;;
+  lowerToC
+
+// scanLookback(b, k) with the tile scanned by warps (workGroupScanWarps(b), CUDA only: b a
+// multiple of 32): every work-item reduces its k consecutive elements, each warp scans its
+// 32 sums by shuffles (scanWarp: __shfl_up_sync), one warp scans the warps' totals, and
+// every work-item scans its elements from the fold of the sums before it: three local
+// buffers and barriers where workGroupScanInLocal's Hillis-Steele steps take one per step.
+// OpenCL refuses warps (mapWarp, scanWarp): use scanLookback there.
+//
+//   shine run examples/scan.rise --def prefixSumI32 --strategy examples/gpu.elv \
+//     --apply "scanLookbackWarp(256, 8)" --target cuda --nat n=1000003 --random 1 --verify
+def scanLookbackWarp(b, k) = DFNF ;
+  singlePassScan(b, k)  @ outermost(applied(scanSeq)) ;;
+  workGroupScanWarps(b) @ topDown ;;
+  lowerToC
+
+// scanLookbackWarp(b, k) with one copy of the tile in local memory (workGroupScanWarpsDirect(b),
+// CUDA only): every work-item reads its k consecutive elements from global memory itself,
+// once for its sum and once for its scan (the second read finds them in the caches), and
+// only the scanned tile is kept in local memory: tiles of b·k up to 8192 f32 elements in
+// 32 KiB of static shared memory, where scanLookbackWarp's two copies take 64 KiB of dynamic
+// shared memory.
+//
+//   shine run examples/scan.rise --def prefixSumI32 --strategy examples/gpu.elv \
+//     --apply "scanLookbackWarpDirect(256, 32)" --target cuda --nat n=1000003 --random 1 --verify
+def scanLookbackWarpDirect(b, k) = DFNF ;
+  singlePassScan(b, k)        @ outermost(applied(scanSeq)) ;;
+  workGroupScanWarpsDirect(b) @ topDown ;;
   lowerToC

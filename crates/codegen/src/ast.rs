@@ -340,7 +340,8 @@ pub enum Expr {
     Gpu(GpuIndex, u8),
     /// The value of the scalar expression in another lane of the warp, all 32 lanes
     /// taking part (CUDA `__shfl_xor_sync(0xffffffffu, e, o)` for lane `l xor o`,
-    /// `__shfl_sync(0xffffffffu, e, k)` for lane `k`).
+    /// `__shfl_sync(0xffffffffu, e, k)` for lane `k`, `__shfl_up_sync(0xffffffffu, e, d)`
+    /// for lane `l − d`).
     Shuffle(Box<Expr>, dpia::Shuffle),
     /// Stores the value (an `int`) where the pointer points, atomically, and yields
     /// what was there (C `__atomic_exchange_n`, OpenCL `atomic_xchg`, CUDA `atomicExch`).

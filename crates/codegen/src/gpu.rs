@@ -54,8 +54,9 @@
 //! over the 32 lanes of a warp (`threadIdx.x % 32`, striding by 32, or one iteration per
 //! lane where it has 32); `reduceWarp` prints the shuffles
 //! `v = f(v, __shfl_xor_sync(0xffffffffu, v, o))` for `o` = 16 .. 1, then
-//! `__shfl_sync(0xffffffffu, v, 0)` (see `dpia::gpu` for where they may sit). OpenCL
-//! refuses them (it would need sub-groups).
+//! `__shfl_sync(0xffffffffu, v, 0)` (see `dpia::gpu` for where they may sit), `scanWarp`
+//! the steps `o = __shfl_up_sync(0xffffffffu, v, d); if (lane >= d) v = f(v, o)` for `d` =
+//! 1 .. 16. OpenCL refuses them (it would need sub-groups).
 //!
 //! # Not supported yet (each an error naming it)
 //! Vectors of other element types or lane counts, a vector lane chosen at run

@@ -12,7 +12,13 @@
 //! * `shine_await(slot)`: the descriptor once its status is not 0 (spinning);
 //! * `shine_is_prefix(word)`: whether a descriptor holds an inclusive prefix;
 //! * `shine_publish_<t>(slot, status, value)`, `shine_value_<t>(word)`: a value of `t`
-//!   (`f32`, `i32`, `u32`, `int`) into and out of a descriptor's low 32 bits.
+//!   (`f32`, `i32`, `u32`, `int`) into and out of a descriptor's low 32 bits;
+//! * CUDA only, called by every lane of a warp together (full masks): `shine_await_window(
+//!   descriptors, k)`, lane's descriptor `k` (a tile before tile 0, `k < 0`, reads as an
+//!   aggregate, which is never folded: tile 0 holds a prefix) once no lane of the warp sees
+//!   status 0 (`__any_sync` in the loop's condition, so the lanes leave it together), and
+//!   `shine_nearest_prefix(word)`, the highest lane whose descriptor holds an inclusive
+//!   prefix, or -1 (`__ballot_sync`).
 //!
 //! OpenCL needs 64-bit atomics (`cl_khr_int64_base_atomics`, an extension of OpenCL 1.2):
 //! on a device without them the module fails to build with an error saying so.
@@ -27,6 +33,10 @@ pub struct LookbackUse {
     pub ticket: bool,
     /// The value types of the descriptors read and written (`shine_await` with them).
     pub values: std::collections::BTreeSet<&'static str>,
+    /// `shine_await` and `shine_is_prefix` (one work-item's look-back).
+    pub walk: bool,
+    /// `shine_await_window` and `shine_nearest_prefix` (a warp's look-back, CUDA).
+    pub window: bool,
 }
 
 /// The name of a descriptor value's type in helper names, its C type in each dialect, and
@@ -82,19 +92,33 @@ impl LookbackUse {
         ))
     }
 
-    /// The helper waiting for a descriptor's status.
-    pub fn await_helper(&self) -> &'static str {
+    /// The helper waiting for a descriptor's status, marked as used.
+    pub fn await_helper(&mut self) -> &'static str {
+        self.walk = true;
         "shine_await"
     }
 
-    /// The helper testing a descriptor for an inclusive prefix.
-    pub fn is_prefix_helper(&self) -> &'static str {
+    /// The helper a warp's lanes wait for their window's descriptors with, marked as used.
+    pub fn await_window_helper(&mut self) -> &'static str {
+        self.window = true;
+        "shine_await_window"
+    }
+
+    /// The helper finding a window's nearest inclusive prefix by a vote, marked as used.
+    pub fn nearest_prefix_helper(&mut self) -> &'static str {
+        self.window = true;
+        "shine_nearest_prefix"
+    }
+
+    /// The helper testing a descriptor for an inclusive prefix, marked as used.
+    pub fn is_prefix_helper(&mut self) -> &'static str {
+        self.walk = true;
         "shine_is_prefix"
     }
 
     /// The source lines defining the helpers used, in `target`'s dialect (nothing for C).
     pub fn prelude(&self, target: Target) -> Vec<String> {
-        if !self.ticket && self.values.is_empty() {
+        if !self.ticket && self.values.is_empty() && !self.walk && !self.window {
             return Vec::new();
         }
         let mut out = vec![
@@ -120,7 +144,7 @@ impl LookbackUse {
                     .to_string(),
             );
         }
-        if !self.values.is_empty() {
+        if self.walk {
             out.push(
                 "__device__ __forceinline__ unsigned long long shine_await(const unsigned long long *slot) {\n  \
                  unsigned long long w;\n  \
@@ -128,6 +152,19 @@ impl LookbackUse {
                  return w;\n}\n\
                  __device__ __forceinline__ bool shine_is_prefix(unsigned long long w) {\n  \
                  return (w >> 32) == 2ull;\n}"
+                    .to_string(),
+            );
+        }
+        if self.window {
+            out.push(
+                "__device__ __forceinline__ unsigned long long shine_await_window(const unsigned long long *descriptors, long long k) {\n  \
+                 unsigned long long w;\n  \
+                 do {\n    w = k >= 0 ? *(const volatile unsigned long long *)&descriptors[k] : (1ull << 32);\n  \
+                 } while (__any_sync(0xffffffffu, (w >> 32) == 0ull));\n  \
+                 return w;\n}\n\
+                 __device__ __forceinline__ int shine_nearest_prefix(unsigned long long w) {\n  \
+                 unsigned int prefixes = __ballot_sync(0xffffffffu, (w >> 32) == 2ull);\n  \
+                 return prefixes == 0u ? -1 : 31 - __clz(prefixes);\n}"
                     .to_string(),
             );
         }
@@ -160,7 +197,7 @@ impl LookbackUse {
                     .to_string(),
             );
         }
-        if !self.values.is_empty() {
+        if self.walk {
             out.push(
                 "ulong shine_await(volatile __global ulong *slot) {\n  \
                  ulong w;\n  \
@@ -194,6 +231,7 @@ mod tests {
         assert!(LookbackUse::default().prelude(Target::Cuda).is_empty());
         let mut used = LookbackUse::default();
         used.ticket();
+        used.await_helper();
         assert_eq!(
             used.value_helpers(Scalar::Float),
             Some(("shine_publish_f32".into(), "shine_value_f32".into()))
@@ -211,5 +249,10 @@ mod tests {
         assert!(cl.contains("atom_xchg(slot"));
         assert!(cl.contains("as_float((uint)w)"));
         assert!(used.prelude(Target::C).is_empty());
+        assert!(!cuda.contains("shine_await_window"));
+        used.await_window_helper();
+        let cuda = used.prelude(Target::Cuda).join("\n");
+        assert!(cuda.contains("while (__any_sync(0xffffffffu, (w >> 32) == 0ull));"));
+        assert!(cuda.contains("__ballot_sync(0xffffffffu, (w >> 32) == 2ull)"));
     }
 }

@@ -599,8 +599,10 @@ fn shuffle(v: &str, s: dpia::Shuffle, d: Target) -> String {
     match (d, s) {
         (Target::Cuda, dpia::Shuffle::Xor(o)) => format!("__shfl_xor_sync(0xffffffffu, {v}, {o})"),
         (Target::Cuda, dpia::Shuffle::From(k)) => format!("__shfl_sync(0xffffffffu, {v}, {k})"),
+        (Target::Cuda, dpia::Shuffle::Up(d)) => format!("__shfl_up_sync(0xffffffffu, {v}, {d})"),
         (_, dpia::Shuffle::Xor(o)) => format!("sub_group_shuffle_xor({v}, {o})"),
         (_, dpia::Shuffle::From(k)) => format!("sub_group_shuffle({v}, {k})"),
+        (_, dpia::Shuffle::Up(d)) => format!("sub_group_shuffle_up({v}, {d})"),
     }
 }
 

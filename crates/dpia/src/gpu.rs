@@ -374,7 +374,7 @@ fn levels(
     shape: &mut Shape,
 ) -> Result<(), GpuError> {
     match c {
-        Comm::Assign(_, e) if has_shuffle(e) => check_collective_position(stack, "reduceWarp"),
+        Comm::Assign(_, e) if has_shuffle(e) => check_collective_position(stack, shuffler(e)),
         Comm::Skip
         | Comm::Assign(..)
         | Comm::Barrier { .. }
@@ -396,8 +396,8 @@ fn levels(
                 return levels(body, stack, sizes, shape);
             };
             let d = usize::from(level.dim());
-            if matches!(*origin, "reduceWarp" | "mmaSync") {
-                // the lane loop of a warp reduction (its shuffles follow) or of a
+            if matches!(*origin, "reduceWarp" | "scanWarp" | "mmaSync") {
+                // the lane loop of a warp reduction or scan (its shuffles follow) or of a
                 // tensor-core multiply (every lane runs it, together)
                 check_collective_position(stack, origin)?;
             }
@@ -525,6 +525,19 @@ fn check_whole_warps(name: &str, launch: &Launch) -> Result<(), GpuError> {
     ))
 }
 
+/// The primitive whose shuffle `e` holds: `scanWarp`'s shifts up, `reduceWarp`'s others.
+fn shuffler(e: &Exp) -> &'static str {
+    let mut up = false;
+    Node::Exp(e).visit(&mut |n| {
+        up |= matches!(n, Node::Exp(x) if matches!(*x.kind, ExpKind::Shuffle(_, Shuffle::Up(_))))
+    });
+    if up {
+        "scanWarp"
+    } else {
+        "reduceWarp"
+    }
+}
+
 /// Whether an expression moves values between lanes (a warp shuffle).
 fn has_shuffle(e: &Exp) -> bool {
     let mut found = false;
@@ -552,6 +565,11 @@ fn check_collective_position(
             Some(
                 "put mmaSync inside a mapWarp loop, outside mapLane, mapLocal and mapGlobal loops",
             ),
+        )
+    } else if origin == "scanWarp" {
+        (
+            "a warp scan (`scanWarp`)",
+            Some("put scanWarp directly inside a mapWarp loop (the workGroupScanWarps rule does)"),
         )
     } else {
         (

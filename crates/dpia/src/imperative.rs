@@ -192,9 +192,10 @@ pub enum ExpKind {
     /// scalar arguments, one per parameter.
     Foreign(std::sync::Arc<rise::ForeignFun>, Vec<Exp>),
     /// The value another lane of the warp holds in the scalar the expression reads (a
-    /// 32- or 64-bit number): CUDA `__shfl_xor_sync(0xffffffff, e, o)` or
-    /// `__shfl_sync(0xffffffff, e, k)`. Every one of the warp's 32 lanes must execute it
-    /// together (`reduceWarp`; [`crate::gpu::prepare`] refuses one that a divergent
+    /// 32- or 64-bit number): CUDA `__shfl_xor_sync(0xffffffff, e, o)`,
+    /// `__shfl_sync(0xffffffff, e, k)` or `__shfl_up_sync(0xffffffff, e, d)`. Every one of
+    /// the warp's 32 lanes must execute it together (`reduceWarp`, `scanWarp`;
+    /// [`crate::gpu::prepare`] refuses one that a divergent
     /// loop could reach).
     Shuffle(Exp, Shuffle),
     /// A warp's tensor-core multiply-accumulate (`mmaSync`, CUDA `mma.sync` m16n8k16): this
@@ -219,8 +220,9 @@ pub enum ExpKind {
     /// in the order the work-groups start).
     Ticket(Exp),
     /// A tile's exclusive prefix in a single-pass scan, found by decoupled look-back
-    /// ([`LookBack`]). Read once, by one work-item of the tile's work-group, as the
-    /// right-hand side of an assignment.
+    /// ([`LookBack`]). Read once, by the look-back's lanes of the tile's work-group (one
+    /// work-item, or the 32 lanes of its first warp), as the right-hand side of an
+    /// assignment.
     LookBack(Box<LookBack>),
 }
 
@@ -237,6 +239,13 @@ pub enum ExpKind {
 /// expression's value is its exclusive prefix. Tile 0 starts from `init` and publishes at
 /// once. A work-group waits only for tiles whose work-groups publish their aggregates
 /// without waiting: no deadlock, whatever the order the GPU runs them in.
+///
+/// The look-back is run by [`LookBack::lanes`] work-items: one, or the 32 lanes of the
+/// work-group's first warp, which on CUDA look at 32 predecessors at once (a window: lane
+/// `l` at tile `tile − 32 + l`, the warp waiting while any says nothing yet, the nearest
+/// inclusive prefix found by a ballot, the window's values from there folded by shuffles,
+/// then the window 32 tiles further back if it held no prefix) and elsewhere leave the walk
+/// to lane 0.
 #[derive(Clone, Debug, PartialEq)]
 pub struct LookBack {
     /// The descriptors (global `u64`, one per tile; more may follow).
@@ -255,11 +264,19 @@ pub struct LookBack {
     pub prefix: Ident,
     /// `f other prefix`, reading the two scalars: the new `prefix`.
     pub fold: Exp,
+    /// How many work-items run the look-back together: 1, or [`LookBack::WARP`] (the lanes
+    /// of the work-group's first warp, every one of them running it).
+    pub lanes: u32,
+    /// The number of the work-item running it, from 0 to `lanes − 1` (a `natType` value).
+    pub lane: Exp,
 }
 
 impl LookBack {
+    /// The lanes of a warp, which look back together over a window of as many tiles.
+    pub const WARP: u32 = 32;
+
     /// The expressions it reads, in order.
-    pub fn operands(&self) -> [&Exp; 6] {
+    pub fn operands(&self) -> [&Exp; 7] {
         [
             &self.descriptors,
             &self.tile,
@@ -267,6 +284,7 @@ impl LookBack {
             &self.init,
             &self.neutral,
             &self.fold,
+            &self.lane,
         ]
     }
 
@@ -281,6 +299,8 @@ impl LookBack {
             other: self.other.clone(),
             prefix: self.prefix.clone(),
             fold: f(&self.fold),
+            lanes: self.lanes,
+            lane: f(&self.lane),
         }
     }
 }
@@ -292,6 +312,8 @@ pub enum Shuffle {
     Xor(u32),
     /// Lane `k` for every lane (a broadcast).
     From(u32),
+    /// Lane `l − d` for lane `l` (its own value for `l < d`: a step of a warp's scan).
+    Up(u32),
 }
 
 /// Somewhere to write data of type `ty` (`acc[dt]`).
@@ -599,6 +621,7 @@ impl fmt::Display for Exp {
             }
             Shuffle(a, self::Shuffle::Xor(o)) => write!(f, "shuffleXor({a}, {o})"),
             Shuffle(a, self::Shuffle::From(k)) => write!(f, "shuffle({a}, {k})"),
+            Shuffle(a, self::Shuffle::Up(d)) => write!(f, "shuffleUp({a}, {d})"),
             Wgmma(xs) => {
                 let xs: Vec<String> = xs.iter().map(|x| x.to_string()).collect();
                 write!(f, "wgmma({})", xs.join(", "))
@@ -610,8 +633,17 @@ impl fmt::Display for Exp {
             Ticket(c) => write!(f, "ticket({c})"),
             LookBack(l) => write!(
                 f,
-                "lookBack({}, tile {}, aggregate {}, init {}, neutral {}, {} := {} with {})",
-                l.descriptors, l.tile, l.aggregate, l.init, l.neutral, l.prefix, l.fold, l.other
+                "lookBack({}, tile {}, aggregate {}, init {}, neutral {}, {} := {} with {}, lane {} of {})",
+                l.descriptors,
+                l.tile,
+                l.aggregate,
+                l.init,
+                l.neutral,
+                l.prefix,
+                l.fold,
+                l.other,
+                l.lane,
+                l.lanes
             ),
         }
     }

@@ -97,6 +97,7 @@ const CASES: &[(&str, &str)] = &[
     ("mapThread(2)", "{n: nat} -> n.8.f32 -> n.8.f32 = fun xs => xs |> mapBlock(2) (mapThread(2) id)"),
     ("mapWarp", "{n: nat} -> n.32.f32 -> n.32.f32 = fun xs => xs |> mapWarp (mapLane id)"),
     ("reduceWarp", "{n: nat} -> n.32.f32 -> n.f32 = fun xs => xs |> mapWarp (fun w => reduceWarp add w)"),
+    ("scanWarp", "{n: nat} -> n.32.i32 -> n.32.i32 = fun xs => xs |> mapWarp (fun w => scanWarp add w)"),
     ("mapWarpGroup", "{n: nat} -> n.128.f32 -> n.128.f32 = fun xs => xs |> mapWarpGroup (fun g => g |> split 32 |> mapWarp (mapLane id) |> join)"),
     ("wgmma", "64.16.f16 -> 16.256.f16 -> 4.32.32.4.f32 -> 4.32.32.4.f32 = fun a b c => wgmma a b c |> mapSeq (mapSeq (mapSeq (mapSeq id)))"),
     ("mmaSync", "{n: nat} -> n.32.8.f16 -> n.32.4.f16 -> n.32.4.f32 = fun a b => zip a b |> mapWarp (fun p => mmaSync (fst p) (snd p) (generate (fun l => generate (fun i => 0.0f))) |> mapLane (mapSeq id))"),

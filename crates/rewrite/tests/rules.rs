@@ -359,6 +359,14 @@ const SCAN_CASES: &[Case] = &[
     ("DFNF ; workGroupScanInLocal(8) @ outermost(applied(scanSeq))", "def f : 64.i32 -> 64.i32 = fun xs => scanSeq add 0i32 xs", &[]),
     ("DFNF ; workGroupScanInLocal(5) @ outermost(applied(scanSeq))", "def f : 15.f32 -> 15.f32 = fun xs => scanSeq (fun x a => max a x) (-inff) xs", &[]),
     ("DFNF ; singlePassScan(8, 4) @ outermost(applied(scanSeq)) ;; workGroupScanInLocal(8) @ topDown", "def f : {n: nat} -> n.i32 -> n.i32 = fun xs => scanSeq add 0i32 xs", &[("n", 101)]),
+    ("DFNF ; workGroupScanWarps(32) @ outermost(applied(scanSeq))", "def f : 32.i32 -> 32.i32 = fun xs => scanSeq add 0i32 xs", &[]),
+    ("DFNF ; workGroupScanWarps(64) @ outermost(applied(scanSeq))", "def f : 192.f32 -> 192.f32 = fun xs => scanSeq (fun x a => max a x) (-inff) xs", &[]),
+    ("DFNF ; workGroupScanWarps(96) @ outermost(applied(scanSeq))", "def f : 480.f32 -> 480.f32 = fun xs => scanSeq add 0.0f xs", &[]),
+    ("DFNF ; workGroupScanWarps(32) @ outermost(applied(scanSeq))", "def f : 64.u32 -> 64.u32 = fun xs => scanSeq mul 1u32 xs", &[]),
+    ("DFNF ; singlePassScan(64, 3) @ outermost(applied(scanSeq)) ;; workGroupScanWarps(64) @ topDown", "def f : {n: nat} -> n.i32 -> n.i32 = fun xs => scanSeq add 7i32 xs", &[("n", 1009)]),
+    ("DFNF ; workGroupScanWarpsDirect(32) @ outermost(applied(scanSeq))", "def f : 96.i32 -> 96.i32 = fun xs => scanSeq add 0i32 xs", &[]),
+    ("DFNF ; workGroupScanWarpsDirect(64) @ outermost(applied(scanSeq))", "def f : 128.f32 -> 128.f32 = fun xs => xs |> map (fun x => x * 2.0f) |> scanSeq fmax (-inff)", &[]),
+    ("DFNF ; singlePassScan(32, 8) @ outermost(applied(scanSeq)) ;; workGroupScanWarpsDirect(32) @ topDown", "def f : {n: nat} -> n.f32 -> n.f32 = fun xs => scanSeq add 0.0f xs", &[("n", 997)]),
 ];
 
 #[test]
@@ -428,9 +436,60 @@ fn single_pass_scan_refuses_with_the_reason() {
     }
     let (_, why) = common::refusal(
         "def f : {n: nat} -> n.f32 -> n.f32 = fun xs => scanSeq add 0.0f xs",
-        "DFNF ; singlePassScan(512, 16) @ outermost(applied(scanSeq))",
+        "DFNF ; singlePassScan(512, 32) @ outermost(applied(scanSeq))",
     );
-    assert!(why.contains("more than 4096"), "{why}");
+    assert!(why.contains("more than 8192"), "{why}");
+}
+
+/// `workGroupScanWarps(b)` refuses work-groups that are no whole number of warps, scans from
+/// another value than the neutral element and tiles that are no multiple of `b`, with the
+/// reason.
+#[test]
+fn work_group_scan_warps_refuses_with_the_reason() {
+    let refusals = [
+        (
+            48,
+            "def f : 96.i32 -> 96.i32 = fun xs => scanSeq add 0i32 xs",
+            "no whole number of warps",
+        ),
+        (
+            2048,
+            "def f : 2048.i32 -> 2048.i32 = fun xs => scanSeq add 0i32 xs",
+            "no whole number of warps",
+        ),
+        (
+            32,
+            "def f : 64.i32 -> 64.i32 = fun xs => scanSeq add 1i32 xs",
+            "not the neutral element",
+        ),
+        (
+            32,
+            "def f : 48.i32 -> 48.i32 = fun xs => scanSeq add 0i32 xs",
+            "not a constant multiple of the 32",
+        ),
+        (
+            32,
+            "def f : 64.f32 -> 64.f32 = fun xs => scanSeq (fun x a => a - x) 0.0f xs",
+            "not known to be associative",
+        ),
+    ];
+    for (b, program, reason) in refusals {
+        let strategy = format!("DFNF ; workGroupScanWarps({b}) @ outermost(applied(scanSeq))");
+        let direct = format!("DFNF ; workGroupScanWarpsDirect({b}) @ outermost(applied(scanSeq))");
+        let (_, why_direct) = common::refusal(program, &direct);
+        assert!(why_direct.contains(reason), "{program}: {why_direct}");
+        let (failure, why) = common::refusal(program, &strategy);
+        assert!(
+            !failure.is_abort(),
+            "an ordinary failure: `<+` may fall back"
+        );
+        let message = format!("{failure}: {why}");
+        assert!(
+            message.contains(&format!("workGroupScanWarps({b})")),
+            "{message}"
+        );
+        assert!(message.contains(reason), "{program}: {message}");
+    }
 }
 
 /// A reduction whose operator is not known to be associative and commutative, or
@@ -929,6 +988,57 @@ mod single_pass_scan_property {
             let s = module.expression(&strategy).expect("the strategy parses");
             let mut ctx = elevate::Ctx::new(rise::NameGen::avoiding(&def.body));
             let out = ctx.run(&s, &def.body).expect("the strategy applies");
+            let same = rewrite::check::same_results(&def.body, &out, &def.scheme, &[("n", n)], seed);
+            prop_assert!(same.is_ok(), "{strategy} on {program}: {same:?}\nafter: {out}");
+        }
+    }
+}
+
+/// `singlePassScan(b, k)` then `workGroupScanWarps(b)` or `workGroupScanWarpsDirect(b)` (as
+/// `scanLookbackWarp` and `scanLookbackWarpDirect` in examples/gpu.elv do) keep the
+/// interpreter's inclusive and exclusive scans at any length and tile shape (one warp or
+/// several, k odd and even: the plain and the xor layout), on random inputs: integer sums
+/// and maxima exactly, float sums within the tolerance.
+mod warp_scan_property {
+    use proptest::prelude::*;
+
+    const SCANS: &[&str] = &[
+        "scanSeq (fun x a => a + x) 0i32 xs",
+        "xs |> padCst 1 0 0i32 |> take n |> scanSeq add 0i32",
+        "scanSeq add 3i32 xs",
+        "scanSeq max (-2147483648i32) xs",
+        "map (fun x => (cast x : f32) * 0.5f) xs |> scanSeq add 0.0f",
+    ];
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(24))]
+        #[test]
+        fn keeps_the_result_at_any_length(
+            scan in 0..SCANS.len(),
+            b in prop_oneof![Just(32i64), Just(64i64), Just(96i64), Just(256i64)],
+            k in 1i64..5,
+            n in 1i64..700,
+            seed in 1u64..1000,
+            direct in proptest::bool::ANY,
+        ) {
+            let program = format!(
+                "def f : {{n: nat}} -> n.i32 -> n.{} = fun xs => {}",
+                if SCANS[scan].contains("f32") { "f32" } else { "i32" },
+                SCANS[scan]
+            );
+            let checked = rise::infer::check_source(&program).expect("the program checks");
+            let def = rise::infer::prepare_def(&checked, "f").expect("f is defined");
+            let registry = rewrite::library::registry();
+            let module = elv::load("", &registry).expect("the empty file loads");
+            let tile_scan = if direct { "workGroupScanWarpsDirect" } else { "workGroupScanWarps" };
+            let strategy = format!(
+                "DFNF ; singlePassScan({b}, {k}) @ outermost(applied(scanSeq)) ;; \
+                 {tile_scan}({b}) @ topDown"
+            );
+            let s = module.expression(&strategy).expect("the strategy parses");
+            let mut ctx = elevate::Ctx::new(rise::NameGen::avoiding(&def.body));
+            let out = ctx.run(&s, &def.body).expect("the strategy applies");
+            prop_assert!(out.to_string().contains("scanWarp"), "{out}");
             let same = rewrite::check::same_results(&def.body, &out, &def.scheme, &[("n", n)], seed);
             prop_assert!(same.is_ok(), "{strategy} on {program}: {same:?}\nafter: {out}");
         }

@@ -484,6 +484,12 @@ primitives! {
     /// `reduceToWarp` rule introduces it from `reduce` over 32 values. Compiled for
     /// CUDA only (`__shfl_xor_sync`), inside a `mapWarp` loop.
     ReduceWarp "reduceWarp" : "{t: data} -> (t -> t -> t) -> 32.t -> t" => sem::reduce_warp;
+    /// `scanWarp f xs`: the inclusive scan of the 32 values of a warp's lanes (one each,
+    /// inside `mapWarp`) by shuffles in Hillis and Steele's order (steps `d` = 1, 2, 4, 8,
+    /// 16: `v[j] := f v[j] v[j − d]` for `j ≥ d`), lane `l` ending with element `l` (for an
+    /// associative `f`, `f x_l (... (f x_1 x_0))`). The `workGroupScanWarps` rule
+    /// introduces it. Compiled for CUDA only (`__shfl_up_sync`), inside a `mapWarp` loop.
+    ScanWarp "scanWarp" : "{t: data} -> (t -> t -> t) -> 32.t -> 32.t" => sem::scan_warp;
     /// `mmaSync a b c`: a warp's tensor-core multiply-accumulate `D = A·B + C` of a 16×16
     /// tile `A` and a 16×8 tile `B` of `f16` or `bf16` with a 16×8 `f32` accumulator `C`,
     /// each given as its *fragment*: row `l` is what lane `l` holds (the layouts of

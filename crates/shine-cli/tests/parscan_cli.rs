@@ -245,7 +245,7 @@ fn scan_tiles_refuses_tiles_that_make_no_work_group() {
         ),
         (
             "scanTiles(256, 64)",
-            "a tile of 256·64 elements is more than 4096",
+            "a tile of 256·64 elements is more than 8192",
         ),
     ];
     for (strategy, reason) in refusals {

@@ -522,10 +522,11 @@ fn written_by_its_readers(name: &str, body: &Comm) -> Res<()> {
 }
 
 /// The lane loops of a warp's collective operations, whose lanes end with what they read: a
-/// warp reduction's butterfly leaves every lane the result, a tensor-core multiply's lane
-/// keeps its own row of the accumulator.
+/// warp reduction's butterfly leaves every lane the result, a warp scan's steps leave lane
+/// `l` its element `l`, a tensor-core multiply's lane keeps its own row of the accumulator.
 fn is_collective(origin: &str) -> bool {
     origin == rise::Prim::ReduceWarp.name()
+        || origin == rise::Prim::ScanWarp.name()
         || origin == rise::Prim::MmaSync.name()
         || origin == rise::Prim::Wgmma.name()
 }

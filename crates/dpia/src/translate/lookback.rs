@@ -14,8 +14,11 @@
 //!    The scanned tile is read where `g` leaves it when `g` can be translated in
 //!    continuation mode (its value a view of its local memory), otherwise `g` writes it
 //!    to local memory of its own (`workGroupScan`'s copy out);
-//! 3. one work-item finds the tile's exclusive prefix by the look-back (its aggregate is
-//!    the scanned tile's last element) and puts it in local memory;
+//! 3. the work-group's first warp (its 32 lanes, where it has 32 work-items; otherwise
+//!    work-item 0) finds the tile's exclusive prefix by the look-back (its aggregate is
+//!    the scanned tile's last element) and puts it in local memory (the code generator
+//!    spells the warp's look-back with votes and shuffles on CUDA and leaves the walk to
+//!    lane 0 on OpenCL: `codegen::lower::lookback`);
 //! 4. the `w` work-items write `f s[i] prefix` to the output, work-item `l` the elements
 //!    `l, l + w, ...` of the tile (coalesced), the last tile only below `n`: every element
 //!    written once.
@@ -173,7 +176,8 @@ impl Translator {
         })
     }
 
-    /// Step 3: one work-item's look-back, the tile's exclusive prefix into `prefix[0]`.
+    /// Step 3: the look-back of the first warp (or of work-item 0 in a work-group of fewer
+    /// than 32), the tile's exclusive prefix into `prefix[0]`.
     fn look_back(
         &self,
         p: &Parts,
@@ -197,6 +201,12 @@ impl Translator {
             ExpKind::Idx(scanned.clone(), Nat::cst(p.m - 1)),
             p.t.clone(),
         );
+        let lanes = if p.w >= i64::from(LookBack::WARP) {
+            LookBack::WARP
+        } else {
+            1
+        };
+        let lane = self.loop_var(&Nat::cst(i64::from(lanes)));
         let lookback = LookBack {
             descriptors: desc.clone(),
             tile: Exp::new(ExpKind::Nat(Nat::var(tile)), DataType::NatType),
@@ -206,6 +216,8 @@ impl Translator {
             other: other.clone(),
             prefix: acc.clone(),
             fold,
+            lanes,
+            lane: Exp::new(ExpKind::Nat(Nat::var(&lane)), DataType::NatType),
         };
         let assign = Comm::Assign(
             Acc::new(AccKind::Idx(var_acc(prefix), Nat::cst(0)), p.t.clone()),
@@ -216,7 +228,13 @@ impl Translator {
             addr: AddrSpace::Private,
             body: Box::new(body),
         };
-        Ok(self.by_one_work_item(private(other, private(acc, assign))))
+        Ok(Comm::For {
+            var: lane,
+            count: Nat::cst(i64::from(lanes)),
+            kind: LoopKind::Gpu(ParLevel::Local(0)),
+            origin: Prim::ScanLookback.name(),
+            body: Box::new(private(other, private(acc, assign))),
+        })
     }
 
     /// Step 4: `out[j·m + i] := f scanned[i] prefix[0]`, work-item `l` of `w` at

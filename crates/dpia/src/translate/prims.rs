@@ -411,6 +411,7 @@ impl Translator {
             }),
             ScanSeq => self.scan_seq(e, &vals, env, out),
             ReduceWarp => self.reduce_warp(e, &vals, env, out),
+            ScanWarp => self.scan_warp(e, &vals, env, out),
             ScanLookback => self.scan_lookback(e, &nats, &vals, env, out),
             MmaSync => self.mma_sync(e, &vals, env, out),
             Wgmma => self.wgmma(e, &vals, env, out),

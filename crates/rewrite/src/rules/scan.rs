@@ -52,10 +52,26 @@
 //! (the tile's `scanSeq f e c` lowered by `workGroupScanInLocal(b)`: `workGroupScan`'s
 //! steps, the scanned tile left in local memory, where the translation reads it),
 //! publishes the tile's aggregate, looks back over its predecessors' published aggregates
-//! and inclusive prefixes for its offset, publishes its own inclusive prefix and writes the
-//! tile combined with its offset (`dpia::LookBack` gives the protocol). A tile's status and
+//! and inclusive prefixes for its offset (the work-group's first warp, on CUDA 32
+//! predecessors at once by votes and shuffles), publishes its own inclusive prefix and
+//! writes the tile combined with its offset (`dpia::LookBack` gives the protocol). A tile's status and
 //! value share one 64-bit word, so the elements must be 32-bit scalars (`i32`, `u32`,
 //! `int`, `f32`).
+//!
+//! **The warps' tile scan** (`workGroupScanWarps(b)`, `b` a multiple of 32; CUDA only, as
+//! the primitive `scanWarp` is) scans the same tile as `workGroupScanInLocal(b)` and leaves it
+//! in local memory the same way, with the `b` sums scanned by warps instead of Hillis and
+//! Steele's steps over local memory: each warp's lanes reduce their work-items' `k` elements
+//! and scan the 32 sums by shuffles (`scanWarp`, into local memory), one warp scans the `b/32`
+//! warps' totals (each warp's last scanned sum, padded to 32 with the neutral element), and
+//! work-item `i`'s offset is the fold of the sums before it in its warp (its warp's scan one
+//! behind) and the totals of the warps before its warp. Three local buffers and barriers in
+//! place of `⌈log2 b⌉ + 2`; `scanLookbackWarp(b, k)` (examples/gpu.elv) is `singlePassScan`
+//! with it. The warp scans regroup the sums as the Hillis-Steele steps do (exact for
+//! integers, minima and maxima; floats within the tolerance). `workGroupScanWarpsDirect(b)`
+//! makes no copy of the tile: every work-item reads its `k` consecutive elements where they
+//! lie (for its sum, then again for its scan), so the scanned tile is the only one in local
+//! memory (`scanLookbackWarpDirect(b, k)`: tiles of 8192 `f32` in 32 KiB).
 //!
 //! All of them need what `partialScan` needs (an associative, commutative operator with a
 //! known neutral element); `workGroupScan` and `workGroupScanInLocal` also a scan that
@@ -353,8 +369,10 @@ fn tiled(scan: &Scan<'_>, v: &TiledNames, chunks: Expr, t: i64, g: Nat, pad: &Na
 const MAX_WORK_ITEMS: i64 = 1024;
 
 /// The most elements of a tile: the tile and its scan live in local memory (for `f32`,
-/// 2·4·4096 bytes are 32 KiB, within the 48 KiB of static local memory CUDA allows).
-const MAX_TILE: i64 = 4096;
+/// 4·8192 bytes are 32 KiB: one copy of the tile fits the 48 KiB of static local memory
+/// CUDA allows; where a strategy keeps two, a CUDA kernel takes 64 KiB of dynamic shared
+/// memory, and an OpenCL device with less local memory refuses to build or run it).
+const MAX_TILE: i64 = 8192;
 
 /// `b·k`, or why `b` and `k` make no tile.
 fn tile_len(name: &str, b: i64, k: i64) -> Result<i64, Failure<Expr>> {
@@ -389,6 +407,164 @@ pub(super) fn work_group_scan_in_local(name: String, b: i64) -> S {
     work_group_scan_to(name, b, ScannedTile::InLocal)
 }
 
+/// `workGroupScanWarps(b)`: the scan of a tile of `b·k` elements from the neutral element by
+/// a work-group of `b` work-items (`b` a multiple of 32) whose warps scan the work-items'
+/// sums by shuffles (module docs, the warps' tile scan); the scanned tile is left in local
+/// memory, as `workGroupScanInLocal(b)` leaves it.
+pub(super) fn work_group_scan_warps(name: String, b: i64) -> S {
+    work_group_scan_warps_from(name, b, TileSource::Local)
+}
+
+/// `workGroupScanWarpsDirect(b)`: `workGroupScanWarps(b)` with every work-item reading its
+/// `k` consecutive elements from the tile where it lies (twice: for its sum, then for its
+/// scan), not from a copy in local memory: the scanned tile is the only copy in local
+/// memory.
+pub(super) fn work_group_scan_warps_direct(name: String, b: i64) -> S {
+    work_group_scan_warps_from(name, b, TileSource::Direct)
+}
+
+/// Where the work-items of a warps' tile scan read their elements.
+#[derive(Clone, Copy, PartialEq)]
+enum TileSource {
+    /// A copy of the tile in local memory, made coalesced.
+    Local,
+    /// The tile itself, each work-item its `k` consecutive elements.
+    Direct,
+}
+
+fn work_group_scan_warps_from(name: String, b: i64, source: TileSource) -> S {
+    rule(name.clone(), move |e: &Expr, ctx| {
+        let Some(scan) = associative_scan(&name, e)? else {
+            return Err(Failure::not_applicable());
+        };
+        if b % WARP != 0 || !(WARP..=MAX_WORK_ITEMS).contains(&b) {
+            return Err(refusal(
+                &name,
+                format!(
+                    "{b} work-items are no whole number of warps of {WARP} from {WARP} to \
+                     {MAX_WORK_ITEMS} (each warp scans {WARP} sums, one warp the warps' totals)"
+                ),
+            ));
+        }
+        let k = tile_rows(&name, &scan, b)?;
+        tile_len(&name, b, k)?;
+        finish(warps_scan(&scan, b, k, source, &mut ctx.env), e)
+    })
+}
+
+/// The lanes of a warp.
+const WARP: i64 = 32;
+
+/// The work-group's scan of `xs : (b·k).t` by warps (module docs): copied to local memory
+/// coalesced (in the [`Swizzle`] layout where it applies) or read where it lies (`source`),
+/// each work-item's `k` consecutive elements reduced by its lane and the warps' `32` sums
+/// scanned by shuffles into local memory, the warps' totals scanned by one warp, and each
+/// work-item's elements scanned from the fold of the sums before it in its warp and the
+/// totals of the warps before (the scanned tile left in local memory, in the layout).
+fn warps_scan(
+    scan: &Scan<'_>,
+    b: i64,
+    k: i64,
+    source: TileSource,
+    env: &mut rise::NameGen,
+) -> Expr {
+    let z = &scan.neutral;
+    let op = || prim(scan.op);
+    let layout = Swizzle::for_tile(b * k, k, env);
+    let [tile, sums, totals, rows, w, v, r, q, p, o, i, u] = [
+        "local", "sums", "totals", "rows", "w", "v", "r", "q", "p", "o", "i", "u",
+    ]
+    .map(|n| env.fresh(n));
+    let tile_rows = || match source {
+        TileSource::Local => app(split(k), layout.read(var(&tile))),
+        TileSource::Direct => app(split(k), scan.xs.clone()),
+    };
+    let warps = b / WARP;
+    // each warp's lanes: its work-items' sums, scanned
+    let lane_sums = app2(
+        prim(Prim::MapLane),
+        lambda(&r, apps(prim(Prim::Reduce), [op(), z.clone(), var(&r)])),
+        var(&w),
+    );
+    let warp_scans = app(
+        join(),
+        app2(
+            prim(Prim::MapWarp),
+            lambda(&w, app2(prim(Prim::ScanWarp), op(), lane_sums)),
+            app(split(WARP), tile_rows()),
+        ),
+    );
+    // the warps' totals (each warp's last scanned sum), scanned by one warp
+    let warp_totals = app(
+        join(),
+        app2(
+            prim(Prim::Map),
+            drop_(WARP - 1),
+            app(split(WARP), var(&sums)),
+        ),
+    );
+    let totals_scan = app(
+        join(),
+        app2(
+            prim(Prim::MapWarp),
+            lambda(&v, app2(prim(Prim::ScanWarp), op(), var(&v))),
+            app(
+                split(WARP),
+                app(pad_cst(0, WARP - warps, z.clone()), warp_totals),
+            ),
+        ),
+    );
+    // work-item i's offset: its warp's sums before it, then the warps' totals before its warp
+    let in_warp = app(
+        join(),
+        app2(
+            prim(Prim::Map),
+            lambda(
+                &u,
+                app(pad_cst(1, 0, z.clone()), app(take(WARP - 1), var(&u))),
+            ),
+            app(split(WARP), var(&sums)),
+        ),
+    );
+    let lane_type = Type::Data(DataType::Array(Nat::cst(WARP), Arc::new(scan.elem.clone())));
+    let before_warp = app(
+        join(),
+        app2(
+            prim(Prim::Map),
+            lambda(&o, annot(generate(lambda(&i, var(&o))), lane_type)),
+            app(take(warps), app(pad_cst(1, 0, z.clone()), var(&totals))),
+        ),
+    );
+    let offsets = app2(
+        prim(Prim::Map),
+        lambda(&p, app2(op(), fst(var(&p)), snd(var(&p)))),
+        zip(in_warp, before_warp),
+    );
+    let scanned = app2(
+        map_local(),
+        lambda(
+            &q,
+            apps(
+                prim(Prim::ScanSeq),
+                [scan.f.clone(), fst(var(&q)), snd(var(&q))],
+            ),
+        ),
+        zip(offsets, tile_rows()),
+    );
+    let body = to_mem(
+        AddrSpace::Local,
+        layout.write(app(join(), scanned)),
+        lambda(&rows, layout.read(var(&rows))),
+    );
+    let body = to_mem(AddrSpace::Local, totals_scan, lambda(&totals, body));
+    let body = to_mem(AddrSpace::Local, warp_scans, lambda(&sums, body));
+    if source == TileSource::Direct {
+        return body;
+    }
+    let copied = layout.write(coalesced_copy(b, scan.xs.clone(), env));
+    to_mem(AddrSpace::Local, copied, lambda(&tile, body))
+}
+
 /// Where a work-group's scan leaves the scanned tile.
 #[derive(Clone, Copy, PartialEq)]
 enum ScannedTile {
@@ -403,34 +579,37 @@ fn work_group_scan_to(name: String, b: i64, result: ScannedTile) -> S {
         let Some(scan) = associative_scan(&name, e)? else {
             return Err(Failure::not_applicable());
         };
-        if !is_neutral(scan.op, scan.init) {
-            return Err(refusal(
-                &name,
-                format!(
-                    "the initial value `{}` is not the neutral element `{}` of `{}` (the \
-                     work-items' partial scans start from it)",
-                    scan.init,
-                    scan.neutral,
-                    scan.op.name()
-                ),
-            ));
-        }
-        let k = match scan.n.as_cst() {
-            Some(t) if t > 0 && t % b == 0 => t / b,
-            _ => {
-                return Err(refusal(
-                    &name,
-                    format!(
-                        "the tile has {} elements, not a constant multiple of the {b} \
-                         work-items",
-                        scan.n
-                    ),
-                ))
-            }
-        };
+        let k = tile_rows(&name, &scan, b)?;
         tile_len(&name, b, k)?;
         finish(local_scan(&scan, b, k, result, &mut ctx.env), e)
     })
+}
+
+/// `k`, the elements of each of `b` work-items, where the scan starts from the neutral
+/// element and its tile has `b·k` elements; the reason otherwise.
+fn tile_rows(name: &str, scan: &Scan<'_>, b: i64) -> Result<i64, Failure<Expr>> {
+    if !is_neutral(scan.op, scan.init) {
+        return Err(refusal(
+            name,
+            format!(
+                "the initial value `{}` is not the neutral element `{}` of `{}` (the \
+                 work-items' partial scans start from it)",
+                scan.init,
+                scan.neutral,
+                scan.op.name()
+            ),
+        ));
+    }
+    match scan.n.as_cst() {
+        Some(t) if t > 0 && t % b == 0 => Ok(t / b),
+        _ => Err(refusal(
+            name,
+            format!(
+                "the tile has {} elements, not a constant multiple of the {b} work-items",
+                scan.n
+            ),
+        )),
+    }
 }
 
 /// The work-group's scan of `xs : (b·k).t` (module docs): copied to local memory

@@ -63,6 +63,18 @@ fn f32s(xs: &[f32]) -> Value {
     Value::f32s(xs)
 }
 
+/// `scanWarp (fun a b => a - b)` of 1, 2, ..., 32, computed step by step.
+fn hillis_steele_sub() -> [i32; 32] {
+    let mut v: [i32; 32] = std::array::from_fn(|j| j as i32 + 1);
+    for d in [1, 2, 4, 8, 16] {
+        let before = v;
+        for j in d..32 {
+            v[j] = before[j] - before[j - d];
+        }
+    }
+    v
+}
+
 fn ints(xs: &[i32]) -> Value {
     Value::array(xs.iter().map(|&x| Value::int(x)).collect())
 }
@@ -303,6 +315,21 @@ fn primitive_cases() -> Vec<Case> {
                 _ => 1.0,
             }))],
             Value::f32(30.0),
+        ),
+        // Hillis and Steele's order: lane l gets x_l + ... + x_0
+        case(
+            "fun xs => scanWarp add xs",
+            vec![ints(&std::array::from_fn::<i32, 32, _>(|j| j as i32 * 3 - 7))],
+            ints(&std::array::from_fn::<i32, 32, _>(|l| {
+                (0..=l as i32).map(|j| j * 3 - 7).sum()
+            })),
+        ),
+        // for a non-associative operator the result is the steps' (v[j] := v[j] - v[j - d]),
+        // not a left fold's
+        case(
+            "fun xs => scanWarp (fun a b => a - b) xs",
+            vec![ints(&std::array::from_fn::<i32, 32, _>(|j| j as i32 + 1))],
+            ints(&hillis_steele_sub()),
         ),
         // every element of D: 0.5 + 16 products 1 * 2 (the layouts: tests/fragments.rs)
         case(

@@ -78,6 +78,26 @@ pub fn reduce_warp(m: &mut Machine, c: &PrimCall) -> R<Value> {
     Ok(v.swap_remove(0))
 }
 
+/// `scanWarp f xs` (32 values): the inclusive scan in Hillis and Steele's order, as a
+/// warp's lanes compute it with shuffles: in steps `d = 1, 2, 4, 8, 16` every value `v[j]`
+/// with `j ≥ d` becomes `f v[j] v[j − d]`; the others stay.
+pub fn scan_warp(m: &mut Machine, c: &PrimCall) -> R<Value> {
+    let f = c.arg(0)?;
+    let xs = c.array(1)?;
+    if xs.len() != 32 {
+        return Err(c.error(format!("scanWarp takes 32 values, got {}", xs.len())));
+    }
+    let mut v: Vec<Value> = xs.to_vec();
+    for d in [1usize, 2, 4, 8, 16] {
+        let mut next = v[..d].to_vec();
+        for j in d..32 {
+            next.push(m.apply2(f, v[j].clone(), v[j - d].clone(), c.span)?);
+        }
+        v = next;
+    }
+    Ok(Value::array(v))
+}
+
 /// `scanSeq f init xs`: the inclusive scan `acc_i = f x_i acc_(i-1)`, `acc_(-1) = init`.
 pub fn scan_seq(m: &mut Machine, c: &PrimCall) -> R<Value> {
     let f = c.arg(0)?;
