@@ -168,6 +168,50 @@ fn vectors_of_16_bit_floats_are_moved_whole_on_cuda() {
     compile_fails(&vector_copy("f16"), "c", "vectors of f16");
 }
 
+/// Work-item `i` copies the first 8 elements of `a`'s row `i` (whose `k` elements start
+/// `offset` elements into the row) as one vector: `asVector 8` requires that 8 divides `k`.
+fn first_vector_of_rows(offset: usize) -> String {
+    format!(
+        "def p : {{m k: nat}} -> m.(k+{offset}).f16 -> m.8.f16 = fun a =>\n  \
+         a |> mapGlobal(0) (fun r => r |> drop {offset} |> asVector 8 |> take 1\n    \
+         |> mapSeq (fun v => v) |> asScalar)\n"
+    )
+}
+
+#[test]
+fn vectors_at_multiples_of_a_size_its_constraints_divide_are_moved_whole() {
+    // row i's vector starts at i·k, a multiple of 8 since the sizes are checked before the
+    // kernel runs (`8 must divide k`); no loop's range says so
+    let (ok, text) = shine_on(
+        &first_vector_of_rows(0),
+        &["compile", "--def", "p", "--target", "cuda"],
+    );
+    assert!(ok, "{text}");
+    assert!(text.contains("[gid0 * 8] = *(const uint4 *)&"), "{text}");
+    // at i·(k+1) + 1 it need not be
+    compile_fails(
+        &first_vector_of_rows(1),
+        "cuda",
+        "an address not provably aligned",
+    );
+    if test_gpu() {
+        for (m, k) in [(1, 8), (3, 24), (7, 40)] {
+            let (m, k) = (format!("m={m}"), format!("k={k}"));
+            let (ok, text) = shine_on(
+                &first_vector_of_rows(0),
+                &[
+                    "run", "--def", "p", "--target", "cuda", "--nat", &m, "--nat", &k, "--random",
+                    "2", "--verify",
+                ],
+            );
+            assert!(
+                ok && text.contains("verified against the interpreter"),
+                "{m} {k}:\n{text}"
+            );
+        }
+    }
+}
+
 #[test]
 fn vectors_of_16_bit_floats_are_not_computed_with() {
     let program = "def p : {n: nat} -> (n*8).f16 -> (n*8).f16 = fun a =>\n  \
