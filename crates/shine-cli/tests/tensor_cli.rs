@@ -603,6 +603,63 @@ fn mma_shared_derives_the_kernel_of_mm_shared() {
     }
 }
 
+/// `mmaLarge`'s kernel is `mmLarge`': each k step of 32 the work-group's 256 threads copy a
+/// 128x32 tile of `a` and a 32x128 tile of `b` into local memory 16 bytes at a time, `a`'s
+/// in chunks of 8 consecutive k (`4.128` vectors), `b`'s rows rotated (`512` vectors), and
+/// every warp loads its fragments there whole: `b`'s by `ldmatrix .trans`, `a`'s by
+/// `ldmatrix`, none element by element; two steps of 16 with 2x8 fragments each (32
+/// mma.sync per step), the warps' accumulators 8.32.2.8.4 in registers.
+#[test]
+fn mma_large_derives_the_kernel_of_mm_large() {
+    assert_derives_the_kernel_of(
+        "mmaLarge",
+        "mmLarge",
+        32,
+        "the part of 8.32.2.8.4.f32 of this work-item",
+        Tiles::Local,
+    );
+    for (def, t) in [("mmHalf", "f16"), ("mmBf16", "bf16")] {
+        let kernel = fireiron_kernel(def, "mmaLarge");
+        assert_loads_whole(&kernel, t, 2 * 8, 2 * 2);
+        for want in [
+            "2.8.4.f32 (private)",
+            &format!("4.128.vec[{t}, 8] (local)"),
+            &format!("512.vec[{t}, 8] (local)"),
+        ] {
+            assert!(kernel.contains(want), "no `{want}` in\n{kernel}");
+        }
+        // the copies move 16 bytes each, from global to local memory
+        assert_eq!(
+            kernel.matches("] = *(const uint4 *)&a[").count(),
+            1,
+            "{kernel}"
+        );
+        assert_eq!(
+            kernel.matches("] = *(const uint4 *)&b[").count(),
+            1,
+            "{kernel}"
+        );
+    }
+}
+
+/// A kernel whose warps load every fragment whole: `b_loads` fragments of `b` by `ldmatrix
+/// .trans` and `a_loads` of `a` by `ldmatrix .x4` per k step, nothing element by element and
+/// packed, no 32-bit loads (`t` the element type).
+fn assert_loads_whole(kernel: &str, t: &str, b_loads: usize, a_loads: usize) {
+    assert_eq!(
+        kernel.matches("shine_ldsm_x2_trans(").count(),
+        b_loads,
+        "{kernel}"
+    );
+    assert_eq!(
+        kernel.matches("shine_ldsm_x4(").count(),
+        a_loads,
+        "{kernel}"
+    );
+    assert!(!kernel.contains("*(const unsigned *)&"), "{kernel}");
+    assert!(!kernel.contains(&format!("shine_pack_{t}(")), "{kernel}");
+}
+
 /// `mmHalf` run under `strategy` of fireiron.elv on CUDA at `sizes` (m, n, k) with
 /// `--verify`: whether it succeeded, and its output.
 fn run_fireiron(def: &str, strategy: &str, target: &str, sizes: [&str; 3]) -> (bool, String) {
@@ -668,6 +725,20 @@ fn mma_shared_refuses_sizes_its_tiles_do_not_divide() {
 }
 
 #[test]
+fn mma_large_refuses_sizes_its_tiles_do_not_divide() {
+    for (sizes, want) in [
+        (["m=192", "n=128", "k=32"], "128 must divide m, but m = 192"),
+        (["m=128", "n=64", "k=32"], "128 must divide n, but n = 64"),
+        (["m=128", "n=128", "k=48"], "32 must divide k, but k = 48"),
+    ] {
+        for def in ["mmHalf", "mmBf16"] {
+            let (ok, text) = run_fireiron(def, "mmaLarge", "cuda", sizes);
+            assert!(!ok && text.contains(want), "{def} {sizes:?}:\n{text}");
+        }
+    }
+}
+
+#[test]
 fn warp_tiles_the_tensor_cores_cannot_multiply_are_refused() {
     let (ok, text) = shine_at_root(&[
         "compile",
@@ -722,4 +793,9 @@ fn mma_warp_tiles_verifies_on_cuda() {
 #[test]
 fn mma_shared_verifies_on_cuda() {
     assert_verifies_on_cuda("mmaShared", (64, 64, 32));
+}
+
+#[test]
+fn mma_large_verifies_on_cuda() {
+    assert_verifies_on_cuda("mmaLarge", (128, 128, 32));
 }
