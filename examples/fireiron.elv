@@ -12,12 +12,15 @@
 //     --apply mmaShared --target cuda --nat m=128 --nat n=192 --nat k=224 --random 1 --verify
 //   shine run examples/half.rise --def mmHalf --strategy examples/fireiron.elv \
 //     --apply mmaLarge --target cuda --nat m=256 --nat n=384 --nat k=224 --random 1 --verify
+//   shine run examples/half.rise --def mmHalf --strategy examples/fireiron.elv \
+//     --apply mmaWide --target cuda --nat m=256 --nat n=768 --nat k=224 --random 1 --verify
 //
 // The vocabulary, each step at the focus (the whole definition), in the order they compose:
 // the result's tiles, the warps' columns of a tile, the reduction's split, the levels that
 // run the loops, the tensor-core multiply, the epilog; for mmaShared also the work-group's and
 // the warps' splits of k and move(operand, local); for mmaLarge also move's refinements, the
-// copies' vector width and the tiles' swizzled layouts in local memory. A product whose sizes
+// copies' vector width and the tiles' swizzled layouts in local memory, and for mmaWide the
+// copies of the next step in flight (prefetch). A product whose sizes
 // the tiles do not divide is refused when it runs (`16 must divide m`); a tile the tensor
 // cores cannot multiply is refused by `mma` with the reason.
 
@@ -243,6 +246,10 @@ def moveVectors(operand, layout, p, v, r, swizzle) =
 def moveSwizzled(p) = moveVectors(isApp(isFst), asRows, p, 8, 8, storeTransposed) @ reduceBody ;;
   moveVectors(isApp(isSnd), asColumns, p, 8, 1, storeRotated(8)) @ body @ argument @ reduceBody
 
+// Fireiron's prefetch: the work-group's reduction (its step begins with the moves) in `stages`
+// stages, the copies of step i+stages-1 issued (cp.async) while step i computes.
+def prefetch(stages) = pipelineCopies(stages) @ atLoop(2)
+
 // A work-group of p threads per r x c tile of the result, a warp per wr x wc tile of it in
 // fragments of 16x8; k in steps of 32 through local memory, moved swizzled (moveSwizzled),
 // each warp two steps of 16 per step; p = 32 · (r/wr) · (c/wc).
@@ -250,7 +257,21 @@ def swizzledTileMma(r, c, wr, wc, p) = sharedTileLoops(r, c, wr, wc, 16, 8, 32, 
   moveSwizzled(p) @ atLoop(2) ;;
   warpsEpilog
 
+// The same with the copies of the next steps in flight (prefetch(stages)): each stage holds
+// both tiles, so the local memory grows with the stages.
+def prefetchedTileMma(r, c, wr, wc, p, stages) = sharedTileLoops(r, c, wr, wc, 16, 8, 32, 16) ;;
+  moveSwizzled(p) @ atLoop(2) ;;
+  prefetch(stages) ;;
+  warpsEpilog
+
 // The structure of tensor.rise's hand-written mmLarge: a 128x128 tile per work-group of 256
 // threads, 4x2 warps of 32x64, each 2x8 fragments of 16x8; k in steps of 32 through local
 // memory in mmLarge's layouts. m, n and k multiples of 128, 128 and 32.
 def mmaLarge = swizzledTileMma(128, 128, 32, 64, 256)
+
+// The structure of tensor.rise's hand-written mmWide: a 128x256 tile per work-group of 256
+// threads, 2x4 warps of 64x64, each 4x8 fragments of 16x8 (128 f32 accumulators per lane);
+// k in steps of 32 through local memory in mmWide's layouts, the copies of step i+1 in flight
+// (cp.async) while step i computes: 2 stages of both tiles, 48 KiB. m, n and k multiples of
+// 128, 256 and 32.
+def mmaWide = prefetchedTileMma(128, 256, 64, 64, 256, 2)

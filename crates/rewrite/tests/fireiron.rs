@@ -330,3 +330,59 @@ fn swizzled_tiles_refuse_what_they_cannot_do_with_the_reason() {
         ),
     ]);
 }
+
+/// The structure of `mmWide`: `mmLarge`'s with 128x256 tiles and 2x4 warps of 64x64 (`b`'s
+/// rows of 32 vectors rotated), the work-group's walk over k a `reduceSeqPipelined(2)` whose
+/// step begins with the two copies into local memory.
+#[test]
+fn mma_wide_derives_the_structure_of_mm_wide() {
+    let (_, out) = derive("mmHalf", "mmaWide").unwrap_or_else(|e| panic!("{e}"));
+    let text = out
+        .to_string()
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ");
+    for want in [
+        "split 128 |> mapWorkGroup(1)",
+        "split 256 |> mapWorkGroup(0)",
+        "reduceSeqPipelined(2) (fun acc",
+        "=> toMem local (join (join (fst y",
+        "|> join |> join |> split 256 |> transpose |> mapLocal(0)",
+        "|> transpose |> join |> split 8 |> split 4 |> map (fun",
+        "|> transpose |> join |> split 32 |> join |> reorder (fun p",
+        "|> join) |> mapWarp (fun",
+    ] {
+        assert!(text.contains(want), "no `{want}` in\n{text}");
+    }
+    assert_eq!(text.matches("toMem local").count(), 2, "{text}");
+    assert_eq!(text.matches("asVector 8").count(), 2, "{text}");
+    assert_eq!(text.matches("reorder").count(), 2, "{text}");
+    assert_eq!(text.matches("mmaSync").count(), 1, "{text}");
+    assert_eq!(text.matches("reduceSeqPipelined(2)").count(), 1, "{text}");
+    assert_eq!(text.matches("reduceSeq ").count(), 0, "{text}");
+    assert!(!text.contains("toMem global"), "{text}");
+    assert!(!text.contains("toMem private"), "{text}");
+}
+
+/// `mmaWide` computes what `mmHalf` and `mmBf16` compute, in the interpreter, at 1x1x1 and
+/// 1x1x3 tiles of 128x256x32 (`mmBf16` at the first).
+#[test]
+fn mma_wide_keeps_the_meaning_of_the_product() {
+    keeps_the_meaning_at("mmaWide", (128, 256, 32), &[(1, 1, 1), (1, 1, 3)], 1);
+}
+
+/// prefetch refuses stages other than 2, 3 and 4, and a reduction whose step does not begin
+/// with its copies into local memory (nothing moved yet), with the reason.
+#[test]
+fn prefetch_refuses_what_it_cannot_pipeline_with_the_reason() {
+    refused_with_the_reason(&[
+        (
+            "prefetchedTileMma(128, 256, 64, 64, 256, 5)",
+            "pipelineCopies(5): 2, 3 or 4 stages are supported",
+        ),
+        (
+            "sharedTileLoops(128, 256, 64, 64, 16, 8, 32, 16) ;; prefetch(2)",
+            "pipelineCopies(2): the step does not begin with a copy into local memory",
+        ),
+    ]);
+}

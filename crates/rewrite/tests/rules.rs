@@ -343,7 +343,7 @@ fn refinements_refuse_with_the_reason() {
         (reduction, "pipelineCopies(2) @ outermost(appliedReduce)", "the step does not begin with a copy into local memory"),
         ("def f : {k: nat} -> k.5.f32 -> 5.f32 = fun xs => xs |> reduceSeq (fun acc x => toMem private (mapSeq (fun y => y) x) (fun t => zip acc t |> map (fun q => fst q + snd q))) (generate (fun i => 0.0f))", "pipelineCopies(2) @ outermost(appliedReduce)", "the step's first copy is not into local memory or reads the accumulator"),
         ("def f : {k: nat} -> k.5.f32 -> 5.f32 = fun xs => xs |> reduceSeq (fun acc x => toMem local (zip acc x |> mapSeq (fun q => fst q * snd q)) (fun t => zip acc t |> map (fun q => fst q + snd q))) (generate (fun i => 0.0f))", "pipelineCopies(3) @ outermost(appliedReduce)", "the step's first copy is not into local memory or reads the accumulator"),
-        (reduction, "pipelineCopies(5) @ outermost(appliedReduce)", "5 stages: 2, 3 or 4 are supported"),
+        (reduction, "pipelineCopies(5) @ outermost(appliedReduce)", "pipelineCopies(5): 2, 3 or 4 stages are supported"),
     ] {
         let (_, why) = common::refusal(program, strategy);
         assert!(why.contains(want), "{strategy}: {why}");

@@ -507,18 +507,24 @@ fn structure(kernel: &str) -> Vec<String> {
 enum Tiles {
     Global,
     Local,
+    /// copied into local memory as `Local`, the next step's copies asynchronous (cp.async)
+    /// while a step computes: two stages of both tiles, the first step's copies before the
+    /// loop and the next one's in it, one barrier before the loop and one per step
+    InFlight,
 }
 
 /// `strategy` of fireiron.elv derives, for `mmHalf` and `mmBf16`, a kernel with the loops,
 /// levels and memories of tensor.rise's hand-written `written`: `mmas` mma.sync calls (per k
 /// step), the warps' accumulator in registers (`registers`), the tiles where `tiles` says.
+/// The kernels, with the element type, for further checks.
 fn assert_derives_the_kernel_of(
     strategy: &str,
     written: &str,
     mmas: usize,
     registers: &str,
     tiles: Tiles,
-) {
+) -> Vec<(&'static str, String)> {
+    let mut derived = Vec::new();
     for (def, t) in [("mmHalf", "f16"), ("mmBf16", "bf16")] {
         let kernel = fireiron_kernel(def, strategy);
         let mma = format!("shine_mma_m16n8k16_{t}(");
@@ -546,6 +552,19 @@ fn assert_derives_the_kernel_of(
                 assert_eq!(kernel.matches("__syncthreads();").count(), 2, "{kernel}");
                 assert_eq!(kernel.matches("// mapLocal(0)").count(), 2, "{kernel}");
             }
+            Tiles::InFlight => {
+                assert_eq!(kernel.matches("__shared__").count(), 2, "{kernel}");
+                assert_eq!(kernel.matches(" (local)").count(), 2, "{kernel}");
+                assert_eq!(kernel.matches("__syncthreads();").count(), 2, "{kernel}");
+                assert_eq!(kernel.matches("// mapLocal(0)").count(), 4, "{kernel}");
+                assert_eq!(kernel.matches("shine_cp_async_16(").count(), 4, "{kernel}");
+                assert_eq!(
+                    kernel.matches("shine_cp_async_commit();").count(),
+                    2,
+                    "{kernel}"
+                );
+                assert!(!kernel.contains("= *(const uint4 *)&"), "{kernel}");
+            }
         }
         let (ok, text) = shine_on(
             &tensor_example_at(t),
@@ -558,7 +577,9 @@ fn assert_derives_the_kernel_of(
             structure(written),
             "{kernel}\n{written}"
         );
+        derived.push((t, kernel));
     }
+    derived
 }
 
 #[test]
@@ -586,14 +607,14 @@ fn mma_warp_tiles_derives_the_kernel_of_mm_warp_tiles() {
 /// lane's registers.
 #[test]
 fn mma_shared_derives_the_kernel_of_mm_shared() {
-    assert_derives_the_kernel_of(
+    let derived = assert_derives_the_kernel_of(
         "mmaShared",
         "mmShared",
         16,
         "the part of 4.32.2.4.4.f32 of this work-item",
         Tiles::Local,
     );
-    let kernel = fireiron_kernel("mmHalf", "mmaShared");
+    let kernel = &derived[0].1;
     for want in [
         "2.4.4.f32 (private)",
         "64.32.f16 (local)",
@@ -611,16 +632,15 @@ fn mma_shared_derives_the_kernel_of_mm_shared() {
 /// mma.sync per step), the warps' accumulators 8.32.2.8.4 in registers.
 #[test]
 fn mma_large_derives_the_kernel_of_mm_large() {
-    assert_derives_the_kernel_of(
+    let derived = assert_derives_the_kernel_of(
         "mmaLarge",
         "mmLarge",
         32,
         "the part of 8.32.2.8.4.f32 of this work-item",
         Tiles::Local,
     );
-    for (def, t) in [("mmHalf", "f16"), ("mmBf16", "bf16")] {
-        let kernel = fireiron_kernel(def, "mmaLarge");
-        assert_loads_whole(&kernel, t, 2 * 8, 2 * 2);
+    for (t, kernel) in &derived {
+        assert_loads_whole(kernel, t, 2 * 8, 2 * 2);
         for want in [
             "2.8.4.f32 (private)",
             &format!("4.128.vec[{t}, 8] (local)"),
@@ -639,6 +659,36 @@ fn mma_large_derives_the_kernel_of_mm_large() {
             1,
             "{kernel}"
         );
+    }
+}
+
+/// `mmaWide`'s kernel is `mmWide`': each k step of 32 the work-group's 256 threads copy a
+/// 128x32 tile of `a` and a 32x256 tile of `b` into local memory in `mmLarge`'s layouts (`b`'s
+/// rows of 32 vectors rotated), the next step's copies asynchronous (`cp.async`, 16 bytes)
+/// while the step computes, in two stages (`2.4.128` and `2.1024` vectors, 48 KiB); the
+/// warps load every fragment whole, two steps of 16 with 4x8 fragments each (64 mma.sync
+/// per step), the accumulators 8.32.4.8.4 in registers.
+#[test]
+fn mma_wide_derives_the_kernel_of_mm_wide() {
+    let derived = assert_derives_the_kernel_of(
+        "mmaWide",
+        "mmWide",
+        64,
+        "the part of 8.32.4.8.4.f32 of this work-item",
+        Tiles::InFlight,
+    );
+    for (t, kernel) in &derived {
+        assert_loads_whole(kernel, t, 2 * 8, 2 * 4);
+        for want in [
+            "4.8.4.f32 (private)",
+            &format!("2.4.128.vec[{t}, 8] (local)"),
+            &format!("2.1024.vec[{t}, 8] (local)"),
+            "__shared__ __align__(1024) uint4 stage",
+            "// reduceSeqPipelined(2)\n",
+        ] {
+            assert!(kernel.contains(want), "no `{want}` in\n{kernel}");
+        }
+        assert!(!kernel.contains("shine_smem"), "{kernel}");
     }
 }
 
@@ -739,6 +789,20 @@ fn mma_large_refuses_sizes_its_tiles_do_not_divide() {
 }
 
 #[test]
+fn mma_wide_refuses_sizes_its_tiles_do_not_divide() {
+    for (sizes, want) in [
+        (["m=192", "n=256", "k=32"], "128 must divide m, but m = 192"),
+        (["m=128", "n=128", "k=32"], "256 must divide n, but n = 128"),
+        (["m=128", "n=256", "k=48"], "32 must divide k, but k = 48"),
+    ] {
+        for def in ["mmHalf", "mmBf16"] {
+            let (ok, text) = run_fireiron(def, "mmaWide", "cuda", sizes);
+            assert!(!ok && text.contains(want), "{def} {sizes:?}:\n{text}");
+        }
+    }
+}
+
+#[test]
 fn warp_tiles_the_tensor_cores_cannot_multiply_are_refused() {
     let (ok, text) = shine_at_root(&[
         "compile",
@@ -798,4 +862,9 @@ fn mma_shared_verifies_on_cuda() {
 #[test]
 fn mma_large_verifies_on_cuda() {
     assert_verifies_on_cuda("mmaLarge", (128, 128, 32));
+}
+
+#[test]
+fn mma_wide_verifies_on_cuda() {
+    assert_verifies_on_cuda("mmaWide", (128, 256, 32));
 }

@@ -217,7 +217,7 @@ pub(super) fn pipeline_copies(name: String, s: i64) -> S {
             2 => Prim::ReduceSeqPipelined2,
             3 => Prim::ReduceSeqPipelined3,
             4 => Prim::ReduceSeqPipelined4,
-            _ => return refuse(&name, format!("{s} stages: 2, 3 or 4 are supported")),
+            _ => return refuse(&name, "2, 3 or 4 stages are supported".into()),
         };
         let step = args[0];
         let copies = as_lambda(step)
