@@ -316,17 +316,18 @@ fn mma_large_keeps_the_meaning_of_the_product() {
 }
 
 /// Threads that do not share the swizzled tiles' vectors evenly are refused by
-/// `copyVectorsByThreads` with the reason; fragments the tensor cores cannot multiply by `mma`.
+/// `copyVectorsByThreads` with the reason (`a`'s tile of 128x32 first: 512 vectors of 8).
 #[test]
-fn swizzled_tiles_refuse_what_they_cannot_do_with_the_reason() {
+fn swizzled_tiles_refuse_threads_that_do_not_share_them_with_the_reason() {
     refused_with_the_reason(&[
         (
             "swizzledTileMma(128, 128, 32, 64, 96)",
-            "the tile is 128x32, 512 vectors of 8, which 96 threads do not share evenly",
+            "copyVectorsByThreads(96, 8, 8): the tile is 128x32, 512 vectors of 8, which 96 \
+             threads do not share evenly",
         ),
         (
-            "swizzledTileMma(16, 128, 16, 64, 64)",
-            "the tile's 16 rows are not blocks of 8",
+            "swizzledTileMma(128, 128, 32, 64, 1024)",
+            "the tile is 128x32, 512 vectors of 8, which 1024 threads do not share evenly",
         ),
     ]);
 }
