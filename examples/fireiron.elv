@@ -10,13 +10,19 @@
 //     --apply mmaWarpTiles --target cuda --nat m=192 --nat n=64 --nat k=80 --random 1 --verify
 //   shine run examples/half.rise --def mmHalf --strategy examples/fireiron.elv \
 //     --apply mmaShared --target cuda --nat m=128 --nat n=192 --nat k=224 --random 1 --verify
+//   shine run examples/half.rise --def mmHalf --strategy examples/fireiron.elv \
+//     --apply mmaLarge --target cuda --nat m=256 --nat n=384 --nat k=224 --random 1 --verify
+//   shine run examples/half.rise --def mmHalf --strategy examples/fireiron.elv \
+//     --apply mmaWide --target cuda --nat m=256 --nat n=768 --nat k=224 --random 1 --verify
 //
 // The vocabulary, each step at the focus (the whole definition), in the order they compose:
 // the result's tiles, the warps' columns of a tile, the reduction's split, the levels that
 // run the loops, the tensor-core multiply, the epilog; for mmaShared also the work-group's and
-// the warps' splits of k and move(operand, local). A product whose sizes the tiles do not
-// divide is refused when it runs (`16 must divide m`); a tile the tensor cores cannot
-// multiply is refused by `mma` with the reason.
+// the warps' splits of k and move(operand, local); for mmaLarge also move's refinements, the
+// copies' vector width and the tiles' swizzled layouts in local memory, and for mmaWide the
+// copies of the next step in flight (prefetch). A product whose sizes
+// the tiles do not divide is refused when it runs (`16 must divide m`); a tile the tensor
+// cores cannot multiply is refused by `mma` with the reason.
 
 // The result in r x c tiles: loops 0 and 1 over the tiles (rows, columns), 2 and 3 over a
 // tile's rows and columns.
@@ -188,7 +194,14 @@ def warpsEpilog = warpLaneCopy @ outermost(appliedReduce) ;
 // accumulators (the work-group's reduction's) in registers across the steps. The tensor cores
 // need fr = 16, fc = 8 and s = 16 (mma refuses the rest); p threads must share each tile's
 // elements evenly (copyByThreads refuses the rest).
-def sharedTileMma(r, c, wr, wc, fr, fc, kb, s, p) = DFNF ; fuseReduceMap @ topDown ;;
+def sharedTileMma(r, c, wr, wc, fr, fc, kb, s, p) = sharedTileLoops(r, c, wr, wc, fr, fc, kb, s) ;;
+  // move(operand, local) for both tiles of every step of the work-group's reduction
+  moveOperands(p) @ atLoop(2) ;;
+  warpsEpilog
+
+// sharedTileMma's loops, levels and tensor cores, before the tiles are moved: the loop at
+// depth 2 is the work-group's reduction over its steps of kb.
+def sharedTileLoops(r, c, wr, wc, fr, fc, kb, s) = DFNF ; fuseReduceMap @ topDown ;;
   // the loops: tiles, warps' tiles, fragments; k in steps of kb for the work-group, of s
   // for the warps
   tileResult(r, c) ;;
@@ -205,13 +218,60 @@ def sharedTileMma(r, c, wr, wc, fr, fc, kb, s, p) = DFNF ; fuseReduceMap @ topDo
   // a warp's steps of s and its fragments unrolled (the accumulators stay in registers)
   unroll @ function @ function @ function @ atLoop(4) ;;
   to(unroll) @ atLoop(5) ;;
-  to(unroll) @ atLoop(6) ;;
-  // move(operand, local) for both tiles of every step of the work-group's reduction
-  moveOperands(p) @ atLoop(2) ;;
-  warpsEpilog
+  to(unroll) @ atLoop(6)
 
 // The structure of tensor.rise's hand-written mmShared: a 64x64 tile per work-group of 128
 // threads, 2x2 warps of 32x32, each 2x4 fragments of 16x8; k in steps of 32 through local
 // memory (64x32 of `a`, 32x64 of `b`), each warp two steps of 16 per step. m, n and k
 // multiples of 64, 64 and 32.
 def mmaShared = sharedTileMma(64, 64, 32, 32, 16, 8, 32, 16, 128)
+
+
+// Fireiron's refinements of move (mmLarge's and mmWide's structure): the vector width of the
+// copies, a swizzled layout in local memory, the copies of the next step in flight.
+
+// move(operand, local) with the copies v elements wide: the work-group's p threads copy the
+// step's tile v elements (16 bytes of f16 for v = 8) at a time, walking it in blocks of r
+// rows, and `swizzle` at the copy chooses the layout in local memory (id: the tile's own).
+def moveVectors(operand, layout, p, v, r, swizzle) =
+  storeLocal(operand, layout(copyVectorsByThreads(p, v, r) ; swizzle @ argument))
+
+// Fireiron's swizzle for the tensor cores, both tiles copied 8 elements (16 bytes) at a time:
+// `a`'s tile kept in chunks of 8 consecutive k ([k/8][row] vectors: storeTransposed), which
+// the threads copy in blocks of 8 rows (a warp reads 8 rows' 64 bytes each and writes 4 runs
+// of 8 consecutive vectors), so that the rows of 16 bytes a fragment is loaded from lie in
+// different banks; `b`'s tile kept row by row, row q rotated by q mod 8 vectors
+// (storeRotated(8)), so that the 8 rows of 16 bytes an `ldmatrix .trans` loads lie in 8
+// different banks. The code generator chooses the loads (docs/gpu.md, "Tensor cores").
+def moveSwizzled(p) = moveVectors(isApp(isFst), asRows, p, 8, 8, storeTransposed) @ reduceBody ;;
+  moveVectors(isApp(isSnd), asColumns, p, 8, 1, storeRotated(8)) @ body @ argument @ reduceBody
+
+// Fireiron's prefetch: the work-group's reduction (its step begins with the moves) in `stages`
+// stages, the copies of step i+stages-1 issued (cp.async) while step i computes.
+def prefetch(stages) = pipelineCopies(stages) @ atLoop(2)
+
+// A work-group of p threads per r x c tile of the result, a warp per wr x wc tile of it in
+// fragments of 16x8; k in steps of 32 through local memory, moved swizzled (moveSwizzled),
+// each warp two steps of 16 per step; p = 32 · (r/wr) · (c/wc).
+def swizzledTileMma(r, c, wr, wc, p) = sharedTileLoops(r, c, wr, wc, 16, 8, 32, 16) ;;
+  moveSwizzled(p) @ atLoop(2) ;;
+  warpsEpilog
+
+// The same with the copies of the next steps in flight (prefetch(stages)): each stage holds
+// both tiles, so the local memory grows with the stages.
+def prefetchedTileMma(r, c, wr, wc, p, stages) = sharedTileLoops(r, c, wr, wc, 16, 8, 32, 16) ;;
+  moveSwizzled(p) @ atLoop(2) ;;
+  prefetch(stages) ;;
+  warpsEpilog
+
+// The structure of tensor.rise's hand-written mmLarge: a 128x128 tile per work-group of 256
+// threads, 4x2 warps of 32x64, each 2x8 fragments of 16x8; k in steps of 32 through local
+// memory in mmLarge's layouts. m, n and k multiples of 128, 128 and 32.
+def mmaLarge = swizzledTileMma(128, 128, 32, 64, 256)
+
+// The structure of tensor.rise's hand-written mmWide: a 128x256 tile per work-group of 256
+// threads, 2x4 warps of 64x64, each 4x8 fragments of 16x8 (128 f32 accumulators per lane);
+// k in steps of 32 through local memory in mmWide's layouts, the copies of step i+1 in flight
+// (cp.async) while step i computes: 2 stages of both tiles, 48 KiB. m, n and k multiples of
+// 128, 256 and 32.
+def mmaWide = prefetchedTileMma(128, 256, 64, 64, 256, 2)

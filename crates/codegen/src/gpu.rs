@@ -445,6 +445,8 @@ pub fn generate_gpu_with(
     l.types = Types::for_gpu(target);
     l.target = target;
     l.unchecked_indices = options.unchecked_indices;
+    // the host checks the sizes before it launches anything: the code may assume them
+    l.size_multiples = crate::lower::SizeMultiples::of(&program.constraints);
     // Typedefs first, so that they get their canonical names.
     let all = dpia::Program {
         name: gp.name.clone(),

@@ -163,6 +163,7 @@ pub fn lower(program: &dpia::Program) -> Result<Lowered, CodegenError> {
 pub fn lower_with(program: &dpia::Program, options: Options) -> Result<Lowered, CodegenError> {
     let mut l = Lowerer::default();
     l.unchecked_indices = options.unchecked_indices;
+    l.size_multiples = lower::SizeMultiples::of(&program.constraints);
     let kname = l.names.fresh(&program.name);
     let ename = l.names.fresh(&format!("{kname}_entry"));
     l.foreign = foreign::Foreign::collect(&program.body, &mut l.names)?;

@@ -290,6 +290,66 @@ fn copy_by_threads_refuses_tiles_the_threads_do_not_share_with_the_reason() {
     assert!(why.contains("not of a constant size"), "{why}");
 }
 
+/// Fireiron's refinements of a moved tile (crates/rewrite/src/rules/refine.rs): copies of
+/// vectors in blocks of rows, the stored layouts (transposed, rows rotated), the reduction
+/// whose copies run ahead; tiles of one element, of odd and prime sizes.
+const REFINE_CASES: &[Case] = &[
+    ("copyVectorsByThreads(4, 2, 1) @ inLambda", "def f : 6.4.f32 -> 6.4.f32 = fun xs => xs", &[]),
+    ("copyVectorsByThreads(3, 2, 3) @ inLambda", "def f : 3.6.i32 -> 3.6.i32 = fun xs => map (map (fun x => x * 3i32)) xs", &[]),
+    ("copyVectorsByThreads(5, 8, 5) @ inLambda", "def f : 5.8.f16 -> 5.8.f16 = fun xs => xs", &[]),
+    ("copyVectorsByThreads(1, 1, 1) @ inLambda", "def f : 1.1.f32 -> 1.1.f32 = fun xs => xs", &[]),
+    ("(copyByThreads(5) ; storeTransposed) @ inLambda", "def f : 5.3.f32 -> 5.3.f32 = fun xs => xs", &[]),
+    ("(copyVectorsByThreads(7, 2, 7) ; storeTransposed @ argument) @ inLambda", "def f : 7.4.bf16 -> 7.4.bf16 = fun xs => xs", &[]),
+    ("(toMem(private) ; storeTransposed) @ inLambda", "def f : 1.1.i32 -> 1.1.i32 = fun xs => xs", &[]),
+    ("(copyByThreads(4) ; storeRotated(3)) @ inLambda", "def f : 5.4.i32 -> 5.4.i32 = fun xs => xs", &[]),
+    ("(copyByThreads(7) ; storeRotated(7)) @ inLambda", "def f : 3.7.f32 -> 3.7.f32 = fun xs => map (map (fun x => x - 1.0f)) xs", &[]),
+    ("(copyVectorsByThreads(9, 2, 1) ; storeRotated(8) @ argument) @ inLambda", "def f : 9.16.f16 -> 9.16.f16 = fun xs => xs", &[]),
+    ("(toMem(local) ; storeRotated(1)) @ inLambda", "def f : 1.1.f32 -> 1.1.f32 = fun xs => xs", &[]),
+    (
+        "storeLocal(isApp(isFst), copyByThreads(6)) @ body @ body @ argument @ function @ function @ outermost(appliedReduce) ; pipelineCopies(2) @ outermost(appliedReduce)",
+        "def f : {k: nat} -> k.3.4.f32 -> k.4.f32 -> 3.4.f32 = fun xs ys => zip xs ys |> reduceSeq (fun acc y => zip acc (fst y) |> map (fun p => zip (fst p) (snd p) |> map (fun q => fst q + snd q * 2.0f)) |> map (fun r => zip r (snd y) |> map (fun q => fst q - snd q))) (generate (fun i => generate (fun j => 0.0f)))",
+        &[("k", 5)],
+    ),
+    (
+        "storeLocal(isApp(isFst), copyVectorsByThreads(3, 2, 3) ; storeRotated(2) @ argument) @ body @ body @ argument @ function @ function @ outermost(appliedReduce) ; pipelineCopies(3) @ outermost(appliedReduce)",
+        "def f : {k: nat} -> k.3.4.f32 -> k.4.f32 -> 3.4.f32 = fun xs ys => zip xs ys |> reduceSeq (fun acc y => zip acc (fst y) |> map (fun p => zip (fst p) (snd p) |> map (fun q => fst q + snd q * 2.0f)) |> map (fun r => zip r (snd y) |> map (fun q => fst q - snd q))) (generate (fun i => generate (fun j => 0.0f)))",
+        &[("k", 1)],
+    ),
+    (
+        "pipelineCopies(4) @ outermost(appliedReduce)",
+        "def f : {k: nat} -> k.5.i32 -> 5.i32 = fun xs => xs |> reduceSeq (fun acc x => toMem local (mapSeq (fun y => y) x) (fun t => zip acc t |> map (fun q => fst q + snd q))) (generate (fun i => 1i32))",
+        &[("k", 7)],
+    ),
+];
+
+#[test]
+fn every_refinement_preserves_meaning_on_random_inputs() {
+    common::check_all(REFINE_CASES);
+}
+
+/// The refinements refuse what they cannot do, with the reason: vectors or blocks of rows
+/// that do not divide the tile, threads that do not share its vectors, a tile of a size not
+/// known, a rotation wider than the rows, a step that does not begin with a copy into
+/// local memory, stages other than 2, 3 and 4.
+#[test]
+fn refinements_refuse_with_the_reason() {
+    let reduction = "def f : {k: nat} -> k.5.f32 -> 5.f32 = fun xs => xs |> reduceSeq (fun acc x => zip acc x |> map (fun q => fst q + snd q)) (generate (fun i => 0.0f))";
+    for (program, strategy, want) in [
+        ("def f : 3.6.f32 -> 3.6.f32 = fun xs => xs", "copyVectorsByThreads(3, 4, 1) @ inLambda", "the tile's rows of 6 are not vectors of 4"),
+        ("def f : 3.6.f32 -> 3.6.f32 = fun xs => xs", "copyVectorsByThreads(3, 2, 2) @ inLambda", "the tile's 3 rows are not blocks of 2"),
+        ("def f : 3.6.f32 -> 3.6.f32 = fun xs => xs", "copyVectorsByThreads(4, 2, 1) @ inLambda", "the tile is 3x6, 9 vectors of 2, which 4 threads do not share evenly"),
+        ("def f : {n: nat} -> n.4.f32 -> n.4.f32 = fun xs => xs", "copyVectorsByThreads(4, 2, 1) @ inLambda", "not of a constant size"),
+        ("def f : 3.4.f32 -> 3.4.f32 = fun xs => xs", "(copyByThreads(4) ; storeRotated(5)) @ inLambda", "rows of 4 cannot be rotated by up to 5 places"),
+        (reduction, "pipelineCopies(2) @ outermost(appliedReduce)", "the step does not begin with a copy into local memory"),
+        ("def f : {k: nat} -> k.5.f32 -> 5.f32 = fun xs => xs |> reduceSeq (fun acc x => toMem private (mapSeq (fun y => y) x) (fun t => zip acc t |> map (fun q => fst q + snd q))) (generate (fun i => 0.0f))", "pipelineCopies(2) @ outermost(appliedReduce)", "the step's first copy is not into local memory or reads the accumulator"),
+        ("def f : {k: nat} -> k.5.f32 -> 5.f32 = fun xs => xs |> reduceSeq (fun acc x => toMem local (zip acc x |> mapSeq (fun q => fst q * snd q)) (fun t => zip acc t |> map (fun q => fst q + snd q))) (generate (fun i => 0.0f))", "pipelineCopies(3) @ outermost(appliedReduce)", "the step's first copy is not into local memory or reads the accumulator"),
+        (reduction, "pipelineCopies(5) @ outermost(appliedReduce)", "pipelineCopies(5): 2, 3 or 4 stages are supported"),
+    ] {
+        let (_, why) = common::refusal(program, strategy);
+        assert!(why.contains(want), "{strategy}: {why}");
+    }
+}
+
 /// The parallel-reduction rules (crates/rewrite/src/rules/reduction.rs), at sizes that
 /// are multiples of the parts and at sizes that are not (padded with the neutral element).
 const REDUCTION_CASES: &[Case] = &[
@@ -671,6 +731,7 @@ fn every_rule_has_a_case() {
         GROUP_CASES,
         SCAN_CASES,
         TENSOR_CASES,
+        REFINE_CASES,
     ]
     .concat();
     let applied = common::rules_applied(&all);

@@ -205,6 +205,50 @@ fn vectors_of_16_bit_floats_are_moved_whole_on_cuda() {
     compile_fails(&vector_copy("f16"), "c", "vectors of f16");
 }
 
+/// Work-item `i` copies the first 8 elements of `a`'s row `i` (whose `k` elements start
+/// `offset` elements into the row) as one vector: `asVector 8` requires that 8 divides `k`.
+fn first_vector_of_rows(offset: usize) -> String {
+    format!(
+        "def p : {{m k: nat}} -> m.(k+{offset}).f16 -> m.8.f16 = fun a =>\n  \
+         a |> mapGlobal(0) (fun r => r |> drop {offset} |> asVector 8 |> take 1\n    \
+         |> mapSeq (fun v => v) |> asScalar)\n"
+    )
+}
+
+#[test]
+fn vectors_at_multiples_of_a_size_its_constraints_divide_are_moved_whole() {
+    // row i's vector starts at i·k, a multiple of 8 since the sizes are checked before the
+    // kernel runs (`8 must divide k`); no loop's range says so
+    let (ok, text) = shine_on(
+        &first_vector_of_rows(0),
+        &["compile", "--def", "p", "--target", "cuda"],
+    );
+    assert!(ok, "{text}");
+    assert!(text.contains("[gid0 * 8] = *(const uint4 *)&"), "{text}");
+    // at i·(k+1) + 1 it need not be
+    compile_fails(
+        &first_vector_of_rows(1),
+        "cuda",
+        "an address not provably aligned",
+    );
+    if test_gpu() {
+        for (m, k) in [(1, 8), (3, 24), (7, 40)] {
+            let (m, k) = (format!("m={m}"), format!("k={k}"));
+            let (ok, text) = shine_on(
+                &first_vector_of_rows(0),
+                &[
+                    "run", "--def", "p", "--target", "cuda", "--nat", &m, "--nat", &k, "--random",
+                    "2", "--verify",
+                ],
+            );
+            assert!(
+                ok && text.contains("verified against the interpreter"),
+                "{m} {k}:\n{text}"
+            );
+        }
+    }
+}
+
 #[test]
 fn vectors_of_16_bit_floats_are_not_computed_with() {
     let program = "def p : {n: nat} -> (n*8).f16 -> (n*8).f16 = fun a =>\n  \
@@ -500,18 +544,24 @@ fn structure(kernel: &str) -> Vec<String> {
 enum Tiles {
     Global,
     Local,
+    /// copied into local memory as `Local`, the next step's copies asynchronous (cp.async)
+    /// while a step computes: two stages of both tiles, the first step's copies before the
+    /// loop and the next one's in it, one barrier before the loop and one per step
+    InFlight,
 }
 
 /// `strategy` of fireiron.elv derives, for `mmHalf` and `mmBf16`, a kernel with the loops,
 /// levels and memories of tensor.rise's hand-written `written`: `mmas` mma.sync calls (per k
 /// step), the warps' accumulator in registers (`registers`), the tiles where `tiles` says.
+/// The kernels, with the element type, for further checks.
 fn assert_derives_the_kernel_of(
     strategy: &str,
     written: &str,
     mmas: usize,
     registers: &str,
     tiles: Tiles,
-) {
+) -> Vec<(&'static str, String)> {
+    let mut derived = Vec::new();
     for (def, t) in [("mmHalf", "f16"), ("mmBf16", "bf16")] {
         let kernel = fireiron_kernel(def, strategy);
         let mma = format!("shine_mma_m16n8k16_{t}(");
@@ -539,6 +589,19 @@ fn assert_derives_the_kernel_of(
                 assert_eq!(kernel.matches("__syncthreads();").count(), 2, "{kernel}");
                 assert_eq!(kernel.matches("// mapLocal(0)").count(), 2, "{kernel}");
             }
+            Tiles::InFlight => {
+                assert_eq!(kernel.matches("__shared__").count(), 2, "{kernel}");
+                assert_eq!(kernel.matches(" (local)").count(), 2, "{kernel}");
+                assert_eq!(kernel.matches("__syncthreads();").count(), 2, "{kernel}");
+                assert_eq!(kernel.matches("// mapLocal(0)").count(), 4, "{kernel}");
+                assert_eq!(kernel.matches("shine_cp_async_16(").count(), 4, "{kernel}");
+                assert_eq!(
+                    kernel.matches("shine_cp_async_commit();").count(),
+                    2,
+                    "{kernel}"
+                );
+                assert!(!kernel.contains("= *(const uint4 *)&"), "{kernel}");
+            }
         }
         let (ok, text) = shine_on(
             &tensor_example_at(t),
@@ -551,7 +614,9 @@ fn assert_derives_the_kernel_of(
             structure(written),
             "{kernel}\n{written}"
         );
+        derived.push((t, kernel));
     }
+    derived
 }
 
 #[test]
@@ -579,14 +644,14 @@ fn mma_warp_tiles_derives_the_kernel_of_mm_warp_tiles() {
 /// lane's registers.
 #[test]
 fn mma_shared_derives_the_kernel_of_mm_shared() {
-    assert_derives_the_kernel_of(
+    let derived = assert_derives_the_kernel_of(
         "mmaShared",
         "mmShared",
         16,
         "the part of 4.32.2.4.4.f32 of this work-item",
         Tiles::Local,
     );
-    let kernel = fireiron_kernel("mmHalf", "mmaShared");
+    let kernel = &derived[0].1;
     for want in [
         "2.4.4.f32 (private)",
         "64.32.f16 (local)",
@@ -594,6 +659,92 @@ fn mma_shared_derives_the_kernel_of_mm_shared() {
     ] {
         assert!(kernel.contains(want), "no `{want}` in\n{kernel}");
     }
+}
+
+/// `mmaLarge`'s kernel is `mmLarge`': each k step of 32 the work-group's 256 threads copy a
+/// 128x32 tile of `a` and a 32x128 tile of `b` into local memory 16 bytes at a time, `a`'s
+/// in chunks of 8 consecutive k (`4.128` vectors), `b`'s rows rotated (`512` vectors), and
+/// every warp loads its fragments there whole: `b`'s by `ldmatrix .trans`, `a`'s by
+/// `ldmatrix`, none element by element; two steps of 16 with 2x8 fragments each (32
+/// mma.sync per step), the warps' accumulators 8.32.2.8.4 in registers.
+#[test]
+fn mma_large_derives_the_kernel_of_mm_large() {
+    let derived = assert_derives_the_kernel_of(
+        "mmaLarge",
+        "mmLarge",
+        32,
+        "the part of 8.32.2.8.4.f32 of this work-item",
+        Tiles::Local,
+    );
+    for (t, kernel) in &derived {
+        assert_loads_whole(kernel, t, 2 * 8, 2 * 2);
+        for want in [
+            "2.8.4.f32 (private)",
+            &format!("4.128.vec[{t}, 8] (local)"),
+            &format!("512.vec[{t}, 8] (local)"),
+        ] {
+            assert!(kernel.contains(want), "no `{want}` in\n{kernel}");
+        }
+        // the copies move 16 bytes each, from global to local memory
+        assert_eq!(
+            kernel.matches("] = *(const uint4 *)&a[").count(),
+            1,
+            "{kernel}"
+        );
+        assert_eq!(
+            kernel.matches("] = *(const uint4 *)&b[").count(),
+            1,
+            "{kernel}"
+        );
+    }
+}
+
+/// `mmaWide`'s kernel is `mmWide`': each k step of 32 the work-group's 256 threads copy a
+/// 128x32 tile of `a` and a 32x256 tile of `b` into local memory in `mmLarge`'s layouts (`b`'s
+/// rows of 32 vectors rotated), the next step's copies asynchronous (`cp.async`, 16 bytes)
+/// while the step computes, in two stages (`2.4.128` and `2.1024` vectors, 48 KiB); the
+/// warps load every fragment whole, two steps of 16 with 4x8 fragments each (64 mma.sync
+/// per step), the accumulators 8.32.4.8.4 in registers.
+#[test]
+fn mma_wide_derives_the_kernel_of_mm_wide() {
+    let derived = assert_derives_the_kernel_of(
+        "mmaWide",
+        "mmWide",
+        64,
+        "the part of 8.32.4.8.4.f32 of this work-item",
+        Tiles::InFlight,
+    );
+    for (t, kernel) in &derived {
+        assert_loads_whole(kernel, t, 2 * 8, 2 * 4);
+        for want in [
+            "4.8.4.f32 (private)",
+            &format!("2.4.128.vec[{t}, 8] (local)"),
+            &format!("2.1024.vec[{t}, 8] (local)"),
+            "__shared__ __align__(1024) uint4 stage",
+            "// reduceSeqPipelined(2)\n",
+        ] {
+            assert!(kernel.contains(want), "no `{want}` in\n{kernel}");
+        }
+        assert!(!kernel.contains("shine_smem"), "{kernel}");
+    }
+}
+
+/// A kernel whose warps load every fragment whole: `b_loads` fragments of `b` by `ldmatrix
+/// .trans` and `a_loads` of `a` by `ldmatrix .x4` per k step, nothing element by element and
+/// packed, no 32-bit loads (`t` the element type).
+fn assert_loads_whole(kernel: &str, t: &str, b_loads: usize, a_loads: usize) {
+    assert_eq!(
+        kernel.matches("shine_ldsm_x2_trans(").count(),
+        b_loads,
+        "{kernel}"
+    );
+    assert_eq!(
+        kernel.matches("shine_ldsm_x4(").count(),
+        a_loads,
+        "{kernel}"
+    );
+    assert!(!kernel.contains("*(const unsigned *)&"), "{kernel}");
+    assert!(!kernel.contains(&format!("shine_pack_{t}(")), "{kernel}");
 }
 
 /// `mmHalf` run under `strategy` of fireiron.elv on CUDA at `sizes` (m, n, k) with
@@ -661,6 +812,34 @@ fn mma_shared_refuses_sizes_its_tiles_do_not_divide() {
 }
 
 #[test]
+fn mma_large_refuses_sizes_its_tiles_do_not_divide() {
+    for (sizes, want) in [
+        (["m=192", "n=128", "k=32"], "128 must divide m, but m = 192"),
+        (["m=128", "n=64", "k=32"], "128 must divide n, but n = 64"),
+        (["m=128", "n=128", "k=48"], "32 must divide k, but k = 48"),
+    ] {
+        for def in ["mmHalf", "mmBf16"] {
+            let (ok, text) = run_fireiron(def, "mmaLarge", "cuda", sizes);
+            assert!(!ok && text.contains(want), "{def} {sizes:?}:\n{text}");
+        }
+    }
+}
+
+#[test]
+fn mma_wide_refuses_sizes_its_tiles_do_not_divide() {
+    for (sizes, want) in [
+        (["m=192", "n=256", "k=32"], "128 must divide m, but m = 192"),
+        (["m=128", "n=128", "k=32"], "256 must divide n, but n = 128"),
+        (["m=128", "n=256", "k=48"], "32 must divide k, but k = 48"),
+    ] {
+        for def in ["mmHalf", "mmBf16"] {
+            let (ok, text) = run_fireiron(def, "mmaWide", "cuda", sizes);
+            assert!(!ok && text.contains(want), "{def} {sizes:?}:\n{text}");
+        }
+    }
+}
+
+#[test]
 fn warp_tiles_the_tensor_cores_cannot_multiply_are_refused() {
     let (ok, text) = shine_at_root(&[
         "compile",
@@ -715,4 +894,14 @@ fn mma_warp_tiles_verifies_on_cuda() {
 #[test]
 fn mma_shared_verifies_on_cuda() {
     assert_verifies_on_cuda("mmaShared", (64, 64, 32));
+}
+
+#[test]
+fn mma_large_verifies_on_cuda() {
+    assert_verifies_on_cuda("mmaLarge", (128, 128, 32));
+}
+
+#[test]
+fn mma_wide_verifies_on_cuda() {
+    assert_verifies_on_cuda("mmaWide", (128, 256, 32));
 }

@@ -146,6 +146,62 @@ pub struct Lowerer {
     /// ([`crate::local_memory`]). Arrays lowered and then dropped (unused, or lowered again
     /// after an attempt failed) may be listed too: the layout takes the declarations it finds.
     pub local_arrays: HashMap<String, u64>,
+    /// The sizes the program's constraints make multiples of a constant, which the code
+    /// may assume (the sizes are checked before it runs).
+    pub size_multiples: SizeMultiples,
+}
+
+/// The least common multiple of two positive integers.
+fn lcm(a: i64, b: i64) -> i64 {
+    let gcd = |mut x: i64, mut y: i64| {
+        while y != 0 {
+            (x, y) = (y, x % y);
+        }
+        x
+    };
+    a / gcd(a, b) * b
+}
+
+/// The sizes that a program's constraints make multiples of a constant (`32` divides `k`):
+/// `k` may be read as `32·q` for an integer `q`, so that an index `k·i` is a multiple of 8.
+#[derive(Debug, Default)]
+pub struct SizeMultiples(HashMap<Var, Nat>);
+
+impl SizeMultiples {
+    /// Those of `constraints` whose value is a size variable and whose divisor a positive
+    /// constant.
+    pub fn of(constraints: &[rise::constraints::SizeConstraint]) -> SizeMultiples {
+        use rise::constraints::SizeConstraint as C;
+        let mut divisors: HashMap<Var, i64> = HashMap::new();
+        for c in constraints {
+            let C::Divides { divisor, value } = c else {
+                continue;
+            };
+            let (Some(d), Some(v)) = (divisor.as_cst().filter(|d| *d > 1), value.as_var()) else {
+                continue;
+            };
+            let known = divisors.entry(v.clone()).or_insert(1);
+            *known = lcm(*known, d);
+        }
+        let map = divisors
+            .into_iter()
+            .map(|(v, d)| {
+                // never printed: a name no C variable has
+                let q = Var::new(format!("'{v}/{d}"));
+                (v, Nat::cst(d) * Nat::var(&q))
+            })
+            .collect();
+        SizeMultiples(map)
+    }
+
+    /// `n` with every such size `k` written `d·q`.
+    pub fn apply(&self, n: &Nat) -> Nat {
+        if self.0.is_empty() {
+            n.clone()
+        } else {
+            n.substitute_all(&self.0)
+        }
+    }
 }
 
 /// The "dimension" [`Lowerer::thread_vars`] records for the lane variable of a lane loop
@@ -570,4 +626,37 @@ fn has_lane_loops(body: &Comm) -> bool {
             })
         )
     })
+}
+
+#[cfg(test)]
+mod size_multiple_tests {
+    use super::SizeMultiples;
+    use arith::{Nat, Var};
+    use rise::constraints::SizeConstraint;
+
+    fn divides(d: i64, v: &Var) -> SizeConstraint {
+        SizeConstraint::Divides {
+            divisor: Nat::cst(d),
+            value: Nat::var(v),
+        }
+    }
+
+    #[test]
+    fn a_size_that_constraints_divide_makes_its_multiples_known() {
+        let (k, n, i) = (Var::new("k"), Var::new("n"), Var::new("i"));
+        let eight = Nat::cst(8);
+        // 32 and 12 divide k: their least common multiple, 96, does
+        let known = SizeMultiples::of(&[divides(32, &k), divides(12, &k), divides(3, &n)]);
+        let row = Nat::var(&k) * Nat::var(&i);
+        assert_eq!(known.apply(&row).modulo(&eight).as_cst(), Some(0));
+        assert_eq!(known.apply(&row).modulo(&Nat::cst(96)).as_cst(), Some(0));
+        // 3 divides n: n·i need not be a multiple of 8, nor i·k + 1
+        let other = Nat::var(&n) * Nat::var(&i);
+        assert_eq!(known.apply(&other).modulo(&eight).as_cst(), None);
+        let off = row + Nat::cst(1);
+        assert_ne!(known.apply(&off).modulo(&eight).as_cst(), Some(0));
+        // without constraints nothing changes
+        let none = SizeMultiples::of(&[]);
+        assert_eq!(none.apply(&Nat::var(&k)), Nat::var(&k));
+    }
 }

@@ -10,7 +10,7 @@ use rise::DataType;
 
 use super::memory::MemPlace;
 use super::views::{cons, one_index, outer_len, Read};
-use super::{canonical, Env, Lowerer, Res};
+use super::{canonical, Env, Lowerer, Res, SizeMultiples};
 use crate::ast::{BinOp, Expr, Type, VectorAccess};
 use crate::ctypes::{moved_half_vector, vector_elem_lanes, vector_shape};
 use crate::error::{malformed, unsupported};
@@ -221,7 +221,7 @@ impl Lowerer {
             None => vector_elem_lanes(&vty)?.1,
         };
         let ty = match self.target {
-            Target::Cuda if vector_aligned(first, lanes) => {
+            Target::Cuda if vector_aligned(first, lanes, &self.size_multiples) => {
                 Some(self.types.value_type(&vty, &mut self.names)?)
             }
             // vectors of 16-bit floats are moved whole or not at all
@@ -282,8 +282,10 @@ impl Lowerer {
 
 /// Whether a vector of `lanes` elements from `first` is at an address aligned to
 /// its size (at most 16 bytes): an aligned array, an index that is a multiple of
-/// `lanes`.
-fn vector_aligned(first: &MemPlace, lanes: u32) -> bool {
+/// `lanes`, given the sizes the program's constraints make multiples of a constant
+/// (`multiples`, checked before the code runs: `k` a multiple of 32 where a `split 32`
+/// of `k` elements requires it).
+fn vector_aligned(first: &MemPlace, lanes: u32, multiples: &SizeMultiples) -> bool {
     let n = Nat::cst(i64::from(lanes));
     first.aligned
         && first.place.fields.is_empty()
@@ -292,7 +294,7 @@ fn vector_aligned(first: &MemPlace, lanes: u32) -> bool {
             .place
             .flat
             .as_ref()
-            .is_some_and(|f| f.modulo(&n).as_cst() == Some(0))
+            .is_some_and(|f| multiples.apply(f).modulo(&n).as_cst() == Some(0))
 }
 
 /// Element `index*lanes + lane`.

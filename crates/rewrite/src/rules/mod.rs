@@ -28,6 +28,7 @@ mod lanes;
 mod lowering;
 mod movement;
 mod reduction;
+mod refine;
 mod scan;
 mod sharing;
 mod stencil;
@@ -153,6 +154,12 @@ rules_table! {
         flattenMapNest = flatten_map_nest(): "map (fun x => V (map (fun y => b) ys)) xs ↦ map V (split n (map (fun p => b[fst p/x, snd p/y]) (join (map (fun x => map (fun y => (x, y)) ys) xs))))   (ys : n.t, x ∉ fv(ys, V), V a chain of layout primitives: a 2-D grid as one loop, as the one warp loop of a GPU)",
         flattenAccumulatorNest = flatten_accumulator_nest(): "reduceX (fun accs y => zip accs Y1 |> map (fun ar => zip (fst ar) Y2 |> map (fun ac => B))) z xs ↦ split n (reduceX (fun acc y => zip acc (join (map (fun r => map (fun c => (r, c)) Y2) Y1)) |> map (fun w => B[fst w/fst ac, fst (snd w)/snd ar, snd (snd w)/snd ac])) (join z) xs)   (Y2 : n.t; accs ∉ fv(Y1, Y2, B), ar ∉ fv(Y2), B reads ar only as snd ar: a 2-D nest of tile accumulates, as reduceOuter leaves the warps' tiles of a work-group, as one map over the accumulators row by row, each with its row of Y1 and column of Y2, the one warp loop of a GPU)",
         constantFragment = constant_fragment(): "fragC (map (fun r => map (fun c => z) cs) rs) ↦ generate (fun l => generate (fun i => z))   (likewise fragC of generate (fun r => generate (fun c => z)); r, c ∉ fv(z))",
+    }
+    "Fireiron's refinements of a moved tile (issue 26; PACT'20: vector width, swizzle, prefetch)" in refine {
+        copyVectorsByThreads = copy_vectors_by_threads(p: Size, v: Size, r: Size): "(e : n.c.t) ↦ map asScalar (toMem local (e |> map (asVector v) |> O |> split p |> transpose |> mapLocal(0) (mapSeq (fun x => x)) |> transpose |> join |> O⁻¹) (fun s => s))   (t a scalar, n and c constants, v dividing c, r dividing n, p dividing n·c/v; O = split r |> map transpose |> join |> join, the tile in blocks of r rows, a block's columns of vectors one after the other, O⁻¹ = split r |> split (c/v) |> map transpose |> join; for r = 1 O = join, O⁻¹ = split (c/v): copyByThreads(p) moving v elements at a time, 16 bytes of f16 for v = 8)",
+        storeTransposed = store_transposed(): "toMem a (e : n.m.t) (fun s => s) ↦ transpose (toMem a (transpose e) (fun s => s))   (the value stored column by column, read back transposed: a tile of vectors of 8 consecutive k stored [k/8][row])",
+        storeRotated = store_rotated(r: Size): "toMem a (e : n.w.t) (fun s => s) ↦ split w (reorder g f (toMem a (reorder f g (join e)) (fun s => s)))   (w a constant, r ≤ w; f p = (p/w)·w + (p mod w + w − (p/w) mod r) mod w, g i = (i/w)·w + (i mod w + (i/w) mod r) mod w: row q stored rotated right by q mod r places, read back through the inverse)",
+        pipelineCopies = pipeline_copies(s: Size): "reduceSeq (fun acc x => toMem local E (fun m => B)) init xs ↦ reduceSeqPipelined(s) (fun acc x => toMem local E (fun m => B)) init xs   (s 2, 3 or 4, acc ∉ fv(E): the same reduction, whose copies of element i+s−1 into local memory run while element i computes; Fireiron's prefetch)",
     }
     "a warp's row kept by its lanes (issue 27; rows of 32·k elements, k a constant of at most 64)" in lanes {
         laneRegisters = lane_registers(): "fun row => B ↦ fun row => toMem private (mapLane (fun p => mapSeq (fun x => x) p) (transpose (split 32 row))) (fun r => B[join (transpose r)/row])   (row : (32·k).t: lane l copies the elements l, l+32, ... once)",
