@@ -275,3 +275,11 @@ def mmaLarge = swizzledTileMma(128, 128, 32, 64, 256)
 // (cp.async) while step i computes: 2 stages of both tiles, 48 KiB. m, n and k multiples of
 // 128, 256 and 32.
 def mmaWide = prefetchedTileMma(128, 256, 64, 64, 256, 2)
+
+// prefetch on a low-level program: the first reduction whose step begins with copies into
+// local memory (tensor.rise's split-K products: their chunks' k loop) in `stages` stages.
+//
+//   shine run examples/tensor.rise --def mmLargeSplitK --strategy examples/fireiron.elv \
+//     --apply "prefetchSteps(4)" --target cuda --nat m=1 --nat n=1 --nat k=4 --nat s=8 \
+//     --random 1 --verify
+def prefetchSteps(stages) = pipelineCopies(stages) @ outermost(applied(reduceSeq)) ; lowerToC

@@ -87,6 +87,39 @@ fn split_k_products_verify_on_cuda() {
                 format!("s={s}"),
             ];
             let mut args = vec!["run", "--def", def, "--target", "cuda"];
+            if def == "mmLargeSplitK" {
+                // its chunks' copies 4 steps ahead, by the strategy
+                let fireiron = root().join("examples/fireiron.elv");
+                let (ok, text) = shine_on(
+                    &program,
+                    &[
+                        "run",
+                        "--def",
+                        def,
+                        "--target",
+                        "cuda",
+                        "--strategy",
+                        fireiron.to_str().expect("path"),
+                        "--apply",
+                        "prefetchSteps(4)",
+                        "--nat",
+                        &sizes[0],
+                        "--nat",
+                        &sizes[1],
+                        "--nat",
+                        &sizes[2],
+                        "--nat",
+                        &sizes[3],
+                        "--random",
+                        "5",
+                        "--verify",
+                    ],
+                );
+                assert!(
+                    ok && text.contains("verified against the interpreter"),
+                    "{def} prefetchSteps(4) {t} m={m} n={n} k={k} s={s}:\n{text}"
+                );
+            }
             for size in &sizes {
                 args.extend(["--nat", size.as_str()]);
             }
