@@ -54,6 +54,23 @@ def global3d = DFNF ;
   toMapGlobal(0) @ outermost(isMap) ;;
   lowerToC
 
+// global3d with vectors, as global2dVec: every work-item computes 4 neighbouring
+// points of a row as one float4 (the innermost map vectorized by 4, then spread
+// over dimension 0). The point's own row and the rows above and below, in its
+// plane and in the planes before and after, are one vector load each (OpenCL
+// `vload4`, CUDA an aligned `float4` load); the left and right neighbours are 4
+// elements one off, clamped lane by lane at the borders. For heat3d.rise's heat3d
+// with m a multiple of 4 (other sizes are refused: `4 divides m`).
+//
+//   shine compile examples/heat3d.rise --def heat3d --strategy examples/gpu.elv \
+//     --apply global3dVec --target cuda
+def global3dVec = DFNF ;
+  toMapGlobal(2) @ outermost(isMap) ;;
+  toMapGlobal(1) @ outermost(isMap) ;;
+  vectorize(4)   @ innermost(appliedMap) ;;
+  toMapGlobal(0) @ innermost(isMap) ;;
+  lowerToC
+
 // mv with the CUDA names of the same levels (blocks and threads): Listing 3's
 // strategy, compiling to the same kernel.
 def mvBlocks = DFNF ;

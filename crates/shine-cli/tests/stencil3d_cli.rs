@@ -1,0 +1,133 @@
+//! The 3-D stencils on GPUs (issue 27): heat3d.rise's `heat3d` and stencils.rise's
+//! `j3d7ptClamped` under examples/gpu.elv's `global3d`, `global3dVec` (float4 rows) and
+//! `stream3d` (every work-item walks a column along z, the window of three planes in its
+//! registers: `slideSeq`). Each is verified against the interpreter on OpenCL (PoCL here),
+//! and on CUDA where there is a GPU (`SHINE_TEST_GPU=1`), at sizes 1, odd and prime, the
+//! three sizes independent; the printed OpenCL and CUDA are checked for the vector loads and
+//! the register window.
+
+mod support;
+use support::{fails_with, gpu_targets, repo_root, shine_in};
+
+/// The programs and definitions of the 3-D stencils.
+const STENCILS: [(&str, &str); 1] = [("examples/heat3d.rise", "heat3d")];
+
+/// `shine run` of `def` under `strategy` of examples/gpu.elv on `target` at `o x n x m`,
+/// random inputs, verified: its output, which must say `"verified":true`.
+fn verified(program: &str, def: &str, strategy: &str, target: &str, (o, n, m): (i64, i64, i64)) {
+    let sizes = [format!("o={o}"), format!("n={n}"), format!("m={m}")];
+    let mut args = vec![
+        "run",
+        program,
+        "--def",
+        def,
+        "--strategy",
+        "examples/gpu.elv",
+        "--apply",
+        strategy,
+        "--target",
+        target,
+        "--random",
+        "5",
+        "--verify",
+        "--json",
+    ];
+    for s in &sizes {
+        args.extend(["--nat", s.as_str()]);
+    }
+    let (out, text) = shine_in(repo_root(), &args);
+    assert!(
+        out.status.success() && text.contains("\"verified\":true"),
+        "shine {}\n{text}",
+        args.join(" ")
+    );
+}
+
+/// `shine compile` of `def` under `strategy` for `target`: the printed code.
+fn compiled(program: &str, def: &str, strategy: &str, target: &str) -> String {
+    let args = [
+        "compile",
+        program,
+        "--def",
+        def,
+        "--strategy",
+        "examples/gpu.elv",
+        "--apply",
+        strategy,
+        "--target",
+        target,
+    ];
+    let (out, text) = shine_in(repo_root(), &args);
+    assert!(out.status.success(), "shine {}\n{text}", args.join(" "));
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+/// `global3dVec`: the centre row and the rows of the four neighbours in the y and z
+/// directions are whole vector loads (OpenCL `vload4` by vector index, CUDA an aligned
+/// `float4` load), the result one vector store; the x neighbours are 4 elements one off.
+#[test]
+fn global3d_vec_loads_and_stores_float4_rows() {
+    for (program, def) in STENCILS {
+        let cl = compiled(program, def, "global3dVec", "opencl");
+        // z - 1, z + 1, y - 1, y + 1 and the centre: 5 aligned vector loads
+        assert_eq!(
+            cl.matches(", grid)").count() + cl.matches(", input)").count(),
+            5,
+            "{cl}"
+        );
+        assert!(cl.contains("vstore4("), "{cl}");
+        assert!(cl.contains("gid0 * 4 - 1 >= 0 ? vload4(0, &"), "{cl}");
+        let cu = compiled(program, def, "global3dVec", "cuda");
+        assert!(
+            cu.contains("*(float4 *)&output[gid2 * m * n + gid1 * m + gid0 * 4] = "),
+            "{cu}"
+        );
+        assert_eq!(cu.matches("*(const float4 *)&").count(), 5, "{cu}");
+        assert!(cu.contains("at least m / 4 x n x o work-items"), "{cu}");
+    }
+}
+
+/// The grid sizes the GPU strategies are verified at: 1, odd and prime, each size
+/// independent of the others; `m` a multiple of 4 for the vectorized ones.
+const SIZES: [(i64, i64, i64); 5] = [(1, 1, 1), (3, 5, 7), (7, 13, 11), (13, 1, 3), (2, 7, 13)];
+const VEC_SIZES: [(i64, i64, i64); 5] = [(1, 1, 4), (3, 5, 8), (7, 13, 12), (13, 1, 4), (5, 3, 20)];
+
+#[test]
+fn global3d_and_global3d_vec_verify_at_odd_and_prime_sizes() {
+    for target in gpu_targets() {
+        for (program, def) in STENCILS {
+            for sizes in SIZES {
+                verified(program, def, "global3d", target, sizes);
+            }
+            for sizes in VEC_SIZES {
+                verified(program, def, "global3dVec", target, sizes);
+            }
+        }
+    }
+}
+
+/// A row that is no whole number of vectors is refused with the constraint.
+#[test]
+fn global3d_vec_refuses_rows_that_are_no_multiple_of_4() {
+    let args = [
+        "run",
+        "examples/heat3d.rise",
+        "--def",
+        "heat3d",
+        "--strategy",
+        "examples/gpu.elv",
+        "--apply",
+        "global3dVec",
+        "--target",
+        "opencl",
+        "--nat",
+        "o=3",
+        "--nat",
+        "n=5",
+        "--nat",
+        "m=7",
+        "--random",
+        "1",
+    ];
+    fails_with(&shine_in(repo_root(), &args), "4 must divide m, but m = 7");
+}
