@@ -131,3 +131,46 @@ fn global3d_vec_refuses_rows_that_are_no_multiple_of_4() {
     ];
     fails_with(&shine_in(repo_root(), &args), "4 must divide m, but m = 7");
 }
+
+/// `stream3d`: one work-item per column (y, x), a loop over z inside it, the window of
+/// three planes' neighbourhoods (3x3x3 values) in a private array moved on by one plane
+/// per step, and the one new plane read per step.
+#[test]
+fn stream3d_walks_columns_with_the_window_in_registers() {
+    for (program, def) in STENCILS {
+        for target in ["opencl", "cuda"] {
+            let code = compiled(program, def, "stream3d", target);
+            assert!(code.contains("at least m x n work-items"), "{code}");
+            assert!(code.contains("float window"), "{code}");
+            assert!(code.contains("[27];"), "{code}");
+            assert!(code.contains("// slideSeq"), "{code}");
+            assert!(code.contains(" < o; "), "{code}");
+            // the window moves on by a plane: slot 0 takes slot 9's value, ...
+            assert!(code.contains("[0] = window"), "{code}");
+            assert!(code.contains("[9];"), "{code}");
+            // no loop over work-items in z: dimension 2 is not used
+            assert!(!code.contains("gid2"), "{code}");
+        }
+        let c = compiled(program, def, "stream3dPar", "openmp");
+        assert!(c.contains("#pragma omp parallel for"), "{c}");
+        assert!(c.contains("// slideSeq"), "{c}");
+    }
+}
+
+#[test]
+fn stream3d_verifies_at_odd_and_prime_sizes() {
+    for target in gpu_targets() {
+        for (program, def) in STENCILS {
+            for sizes in SIZES {
+                verified(program, def, "stream3d", target, sizes);
+            }
+        }
+    }
+    for target in ["c", "openmp"] {
+        for (program, def) in STENCILS {
+            for sizes in SIZES {
+                verified(program, def, "stream3dPar", target, sizes);
+            }
+        }
+    }
+}

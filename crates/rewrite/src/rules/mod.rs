@@ -84,6 +84,10 @@ rules_table! {
         overlappedTiling = overlapped_tiling(u: Size): "map f (slide n s xs) ↦ join (map (fun tile => map f (slide n s tile)) (slide u v xs))   (u - v = n - s)",
         overlappedTiling2 = overlapped_tiling_2d(u: Size): "map2 f (slide2 n s xs) ↦ map join (join (map transpose (map2 (fun tile => map2 f (slide2 n s tile)) (slide2 u v xs))))   (u - v = n - s)",
     }
+    "streaming stencils (issue 27: 2.5-D blocking, a window moved along a dimension)" in stencil {
+        slideInward = slide_inward(): "map (fun w => map' h (transpose w)) (slide n s xs) ↦ transpose (map' (fun c => map h (slide n s c)) (transpose xs));  map (fun w => map' h (transpose (map'' g w))) (slide n s xs) ↦ transpose (map' (fun c => map h (slide n s c)) (transpose (map'' g xs)))   (w ∉ fv(h, g): the windows taken along the dimension inside the next one, e.g. a 3-D neighbourhood's z window inside the y loop; g rearranges the window's elements, as a neighbourhood's transposes do)",
+        toSlideSeq = to_slide_seq(): "map f (slide sz 1 xs) ↦ slideSeq sz f xs   (map or mapSeq, sz a constant: the windows computed in order, the window in private memory moved on by one element per step, every element of xs read once)",
+    }
     "stencils and short reductions in the default schedules (issue 28)" in stencil {
         storePadded = store_padded(): "pad xs ↦ toMem global (mapSeq (fun r => ... mapSeq (fun x => x) r) (pad xs)) (fun v => v)   (pad one of padClamp l r, padCst l r c, applied, that pads the innermost dimension (padClamp2 does, a pad of rows alone does not); its elements scalars: the padded array copied once, element by element, so that a stencil reads it without a clamp or a test per read)",
         unrollShort = unroll_short(n: Size): "reduceX op init (xs : k.t) ↦ reduceSeqUnroll op init xs   (reduceX reduce or reduceSeq, k a constant, 1 ≤ k ≤ n)",

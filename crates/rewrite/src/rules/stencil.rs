@@ -1,8 +1,11 @@
-//! Overlapped tiling of stencils (thesis §4.4.1); the equations are the rows
-//! `overlappedTiling` and `overlappedTiling2` of [`super::RULES`].
+//! Overlapped tiling of stencils (thesis §4.4.1), streaming along a dimension (2.5-D
+//! blocking: `slideInward` moves the windows of a dimension inside the loops of the
+//! next ones, `toSlideSeq` computes them in order with the window in registers), and the
+//! stencil rules of the default schedules; the equations are the rows of
+//! [`super::RULES`].
 
 use super::rise_rule;
-use crate::term::{any_map, applied, const_nat, eta_reduced, prim_app};
+use crate::term::{any_map, applied, as_lambda, const_nat, eta_reduced, is_var, occurs, prim_app};
 use crate::S;
 use arith::Nat;
 use rise::builder::*;
@@ -80,6 +83,56 @@ pub(super) fn overlapped_tiling_2d(name: String, u: i64) -> S {
         let per_tile = lambda(&tile, app(map2(f), slide2_e(n, s, var(&tile))));
         let tiles = app(map2(per_tile), slide2_e(u, v, xs));
         Some(app(map(join()), app(join(), app(map(transpose()), tiles))))
+    })
+}
+
+/// `transpose w` as `w`.
+fn transposed(e: &Expr) -> Option<&Expr> {
+    let a = prim_app(e)?;
+    (a.prim == Prim::Transpose && a.args.len() == 1).then(|| a.args[0])
+}
+
+pub(super) fn slide_inward(name: String) -> S {
+    rise_rule(name, move |e, names| {
+        let (outer, args) = applied(e, any_map, 2)?;
+        let (w, body) = as_lambda(args[0])?;
+        let (inner, body_args) = applied(body, any_map, 2)?;
+        let h = body_args[0];
+        let (n, s, xs) = slide_of(args[1])?;
+        let window = transposed(body_args[1])?;
+        // `w` itself, or `map'' g w`: the window's elements rearranged, each by `g`
+        let xs = if is_var(window, w) {
+            xs
+        } else {
+            let (each, mapped) = applied(window, any_map, 2)?;
+            if !is_var(mapped[1], w) || occurs(w, mapped[0]) {
+                return None;
+            }
+            app2(prim(each), mapped[0].clone(), xs)
+        };
+        if occurs(w, h) {
+            return None;
+        }
+        let c = names.fresh("col");
+        let column = lambda(&c, app2(prim(outer), h.clone(), slide_e(n, s, var(&c))));
+        Some(app(
+            transpose(),
+            app2(prim(inner), column, app(transpose(), xs)),
+        ))
+    })
+}
+
+pub(super) fn to_slide_seq(name: String) -> S {
+    rise_rule(name, move |e, _| {
+        let (_, args) = applied(e, |p| matches!(p, Prim::Map | Prim::MapSeq), 2)?;
+        let (sz, 1, xs) = slide_of(args[1])? else {
+            return None;
+        };
+        Some(app2(
+            dep_app_nat(prim(Prim::SlideSeq), Nat::cst(sz)),
+            args[0].clone(),
+            xs,
+        ))
     })
 }
 
