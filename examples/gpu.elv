@@ -60,7 +60,8 @@ def global3d = DFNF ;
 // plane and in the planes before and after, are one vector load each (OpenCL
 // `vload4`, CUDA an aligned `float4` load); the left and right neighbours are 4
 // elements one off, clamped lane by lane at the borders. For heat3d.rise's heat3d
-// with m a multiple of 4 (other sizes are refused: `4 divides m`).
+// and stencils.rise's j3d7ptClamped with m a multiple of 4 (other sizes are
+// refused: `4 divides m`).
 //
 //   shine compile examples/heat3d.rise --def heat3d --strategy examples/gpu.elv \
 //     --apply global3dVec --target cuda

@@ -10,7 +10,10 @@ mod support;
 use support::{fails_with, gpu_targets, repo_root, shine_in};
 
 /// The programs and definitions of the 3-D stencils.
-const STENCILS: [(&str, &str); 1] = [("examples/heat3d.rise", "heat3d")];
+const STENCILS: [(&str, &str); 2] = [
+    ("examples/heat3d.rise", "heat3d"),
+    ("examples/stencils.rise", "j3d7ptClamped"),
+];
 
 /// `shine run` of `def` under `strategy` of examples/gpu.elv on `target` at `o x n x m`,
 /// random inputs, verified: its output, which must say `"verified":true`.
