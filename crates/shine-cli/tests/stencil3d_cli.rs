@@ -177,3 +177,31 @@ fn stream3d_verifies_at_odd_and_prime_sizes() {
         }
     }
 }
+
+/// `slideSeq` is compiled with a constant window and a result that is written; other uses
+/// are errors that say what to do, and `toSlideSeq` leaves a slide by more than 1 alone.
+#[test]
+fn slide_seq_refuses_what_it_cannot_compile() {
+    let window_of_k = "def f : {n k: nat} -> (n+k).f32 -> (n+1).f32 = fun xs => \
+                       slideSeq k (reduceSeq add 0.0f) xs";
+    let (ok, text) = support::shine_on(window_of_k, &["compile", "--def", "f", "--target", "c"]);
+    assert!(
+        !ok && text.contains("the window must be a constant"),
+        "{text}"
+    );
+    assert!(!text.contains("panicked"), "{text}");
+    let read = "def f : {n: nat} -> (n+3).f32 -> f32 = fun xs => \
+                reduceSeq add 0.0f (slideSeq 3 (reduceSeq add 0.0f) xs)";
+    let (ok, text) = support::shine_on(read, &["compile", "--def", "f", "--target", "c"]);
+    assert!(
+        !ok && text.contains("the result of `slideSeq` is read but not stored"),
+        "{text}"
+    );
+    let step_2 = "def f : {n: nat} -> (2*n+3).f32 -> (n+1).f32 = fun xs => \
+                  mapSeq (reduceSeq add 0.0f) (slide 3 2 xs)";
+    let (ok, text) = support::shine_on(
+        step_2,
+        &["rewrite", "--def", "f", "--apply", "toSlideSeq @ topDown"],
+    );
+    assert!(!ok && text.contains("not applicable"), "{text}");
+}
