@@ -991,3 +991,57 @@ mod tiled_scan_property {
         }
     }
 }
+
+/// `slideInward` and `toSlideSeq`, alone and as gpu.elv's `streamColumns` then `toSlideSeq`
+/// (`stream3d`'s derivation), keep the interpreter's results of 3-D stencils padded and slid
+/// as heat3d is, at any sizes (1 included, each independent of the others), window sizes
+/// and steps, on random inputs.
+mod stream_property {
+    use proptest::prelude::*;
+
+    /// (program, strategy): 3-D stencils with windows of 3 and of 5 (padded by 1 and 2),
+    /// a plain slide by 1 and by 2.
+    const CASES: &[(&str, &str)] = &[
+        (
+            "def f : {o n m: nat} -> o.n.m.f32 -> o.n.m.f32 = fun g => g |> padClamp3 1 1 |> slide3 3 1 |> map3 (fun c => 0.125f * (at 1 (at 1 (at 0 c)) + at 1 (at 1 (at 2 c)) + at 1 (at 0 (at 1 c)) + at 1 (at 2 (at 1 c)) + at 0 (at 1 (at 1 c)) + at 2 (at 1 (at 1 c))) + 0.25f * at 1 (at 1 (at 1 c)))",
+            "DFNF ; repeat(mapFusion @ topDown ; DFNF) ; slideInward @ topDown ;; slideInward @ topDown ;; toSlideSeq @ topDown",
+        ),
+        (
+            "def f : {o n m: nat} -> o.n.m.f32 -> o.n.m.f32 = fun g => g |> padClamp3 2 2 |> slide3 5 1 |> map3 (fun c => at 0 (at 2 (at 2 c)) - 0.5f * at 4 (at 2 (at 2 c)) + at 2 (at 0 (at 2 c)) * at 2 (at 4 (at 2 c)) + at 2 (at 2 (at 0 c)) + at 2 (at 2 (at 4 c)) + at 3 (at 1 (at 2 c)))",
+            "DFNF ; repeat(mapFusion @ topDown ; DFNF) ; slideInward @ topDown ;; slideInward @ topDown ;; toSlideSeq @ topDown",
+        ),
+        (
+            "def f : {o n m: nat} -> (o+2).n.m.f32 -> o.m.f32 = fun xs => xs |> slide 3 1 |> map (fun w => map (fun r => reduce add 0.0f (join r)) (transpose (map transpose w)))",
+            "DFNF ; slideInward @ topDown ;; toSlideSeq @ topDown",
+        ),
+        (
+            "def f : {o n m: nat} -> (2*o+3).n.m.f32 -> (o+1).n.m.f32 = fun xs => xs |> slide 3 2 |> map (fun w => map (fun r => map (fun c => reduce add 0.0f c) (transpose r)) (transpose w))",
+            "DFNF ; slideInward @ topDown",
+        ),
+    ];
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(24))]
+        #[test]
+        fn keeps_the_result_at_any_size(
+            case in 0..CASES.len(),
+            o in 1i64..9,
+            n in 1i64..8,
+            m in 1i64..8,
+            seed in 1u64..1000,
+        ) {
+            let (program, strategy) = CASES[case];
+            let checked = rise::infer::check_source(program).expect("the program checks");
+            let def = rise::infer::prepare_def(&checked, "f").expect("f is defined");
+            let registry = rewrite::library::registry();
+            let module = elv::load("", &registry).expect("the empty file loads");
+            let s = module.expression(strategy).expect("the strategy parses");
+            let mut ctx = elevate::Ctx::new(rise::NameGen::avoiding(&def.body));
+            let out = ctx.run(&s, &def.body).expect("the strategy applies");
+            prop_assert!(!out.alpha_eq(&def.body));
+            let sizes = [("o", o), ("n", n), ("m", m)];
+            let same = rewrite::check::same_results(&def.body, &out, &def.scheme, &sizes, seed);
+            prop_assert!(same.is_ok(), "{strategy} on {program}: {same:?}\nafter: {out}");
+        }
+    }
+}
