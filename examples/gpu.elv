@@ -101,6 +101,28 @@ def stream3dPar = streamColumns ;;
   toSlideSeq @ topDown ;;
   lowerToC
 
+// stream3d with vectors: every work-item walks 4 neighbouring columns together
+// (vectorizeColumns(4): the x loop over groups of 4 columns, the window's values
+// float4, the stencil's arithmetic on vectors), so each step reads the next plane's
+// rows as float4 (the centre rows by aligned vector loads, the x neighbours 4
+// elements one off, clamped lane by lane) and writes one float4. m must be a
+// multiple of 4 (other sizes are refused: `4 divides m`). stream3dVecPar is the
+// same on CPU threads (C, OpenMP).
+//
+//   shine compile examples/heat3d.rise --def heat3d --strategy examples/gpu.elv \
+//     --apply stream3dVec --target cuda
+def stream3dVec = streamColumns ;;
+  toMapGlobal(1) @ outermost(isMap) ;;
+  toMapGlobal(0) @ outermost(isMap) ;;
+  vectorizeColumns(4) @ topDown ;;
+  toSlideSeq @ topDown ;;
+  lowerToC
+def stream3dVecPar = streamColumns ;;
+  parallel @ outermost(isMap) ;;
+  vectorizeColumns(4) @ topDown ;;
+  toSlideSeq @ topDown ;;
+  lowerToC
+
 // mv with the CUDA names of the same levels (blocks and threads): Listing 3's
 // strategy, compiling to the same kernel.
 def mvBlocks = DFNF ;

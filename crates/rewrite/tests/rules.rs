@@ -58,6 +58,7 @@ const CASES: &[Case] = &[
     ("DFNF ; slideInward @ topDown", "def f : {n m k: nat} -> (n+2).m.k.f32 -> n.k.f32 = fun xs => xs |> slide 3 1 |> map (fun w => map (fun r => reduce add 0.0f (join r)) (transpose (map transpose w)))", &[("n", 7), ("m", 2), ("k", 3)]),
     // the derivation of gpu.elv's streamColumns and stream3d, on a 7-point stencil
     ("DFNF ; repeat(mapFusion @ topDown ; DFNF) ; slideInward @ topDown ;; slideInward @ topDown ;; toSlideSeq @ topDown", "def f : {o n m: nat} -> o.n.m.f32 -> o.n.m.f32 = fun g => g |> padClamp3 1 1 |> slide3 3 1 |> map3 (fun c => 0.5f * at 1 (at 1 (at 0 c)) - at 0 (at 1 (at 1 c)) + 2.0f * at 2 (at 1 (at 1 c)) + at 1 (at 2 (at 1 c)) * at 1 (at 1 (at 2 c)))", &[("o", 5), ("n", 3), ("m", 2)]),
+    ("DFNF ; vectorizeColumns(4) @ topDown", "def f : {o k: nat} -> (k*4).(o+2).3.f32 -> (k*4).(o+1).f32 = fun xs => map (fun c => map (fun w => 0.5f * idx (natAsIndex 2 (0 : natType)) (idx (natAsIndex 3 (1 : natType)) (transpose w)) - idx (natAsIndex 2 (1 : natType)) (idx (natAsIndex 3 (2 : natType)) (transpose w)) * 3.0f) (slide 2 1 c)) xs", &[("o", 3), ("k", 2)]),
     ("DFNF ; toSlideSeq @ topDown", "def f : {n: nat} -> (n+3).f32 -> (n+1).f32 = fun xs => xs |> slide 3 1 |> map (fun w => reduce (fun a b => a * 0.5f + b) 1.0f w)", &[("n", 6)]),
     ("toSlideSeq @ topDown", "def f : {n m: nat} -> (n+2).m.f32 -> (n+1).m.f32 = fun xs => mapSeq (fun w => mapSeq (fun p => fst p - snd p) (zip (idx (natAsIndex 2 (0 : natType)) w) (idx (natAsIndex 2 (1 : natType)) w))) (slide 2 1 xs)", &[("n", 0), ("m", 3)]),
     ("DFNF ; lowerToC ; unrollShort(9) @ topDown", "def f : {n: nat} -> n.3.3.i32 -> n.i32 = fun xs => map (fun w => reduce add 1i32 (join w)) xs", &[("n", 4)]),
@@ -1018,10 +1019,15 @@ mod stream_property {
             "def f : {o n m: nat} -> (2*o+3).n.m.f32 -> (o+1).n.m.f32 = fun xs => xs |> slide 3 2 |> map (fun w => map (fun r => map (fun c => reduce add 0.0f c) (transpose r)) (transpose w))",
             "DFNF ; slideInward @ topDown",
         ),
+        // stream3dVec's derivation: m is 4 times the size drawn
+        (
+            "def f : {o n m: nat} -> o.n.(m*4).f32 -> o.n.(m*4).f32 = fun g => g |> padClamp3 1 1 |> slide3 3 1 |> map3 (fun c => 0.161f * at 2 (at 1 (at 1 c)) + 0.162f * at 0 (at 1 (at 1 c)) + 0.163f * at 1 (at 2 (at 1 c)) + 0.164f * at 1 (at 0 (at 1 c)) + 0.165f * at 1 (at 1 (at 2 c)) + 0.166f * at 1 (at 1 (at 0 c)) - 1.67f * at 1 (at 1 (at 1 c)))",
+            "DFNF ; repeat(mapFusion @ topDown ; DFNF) ; slideInward @ topDown ;; slideInward @ topDown ;; vectorizeColumns(4) @ topDown ;; toSlideSeq @ topDown",
+        ),
     ];
 
     proptest! {
-        #![proptest_config(ProptestConfig::with_cases(24))]
+        #![proptest_config(ProptestConfig::with_cases(40))]
         #[test]
         fn keeps_the_result_at_any_size(
             case in 0..CASES.len(),

@@ -111,7 +111,13 @@ fn global3d_and_global3d_vec_verify_at_odd_and_prime_sizes() {
 
 /// A row that is no whole number of vectors is refused with the constraint.
 #[test]
-fn global3d_vec_refuses_rows_that_are_no_multiple_of_4() {
+fn global3d_vec_and_stream3d_vec_refuse_rows_that_are_no_multiple_of_4() {
+    for strategy in ["global3dVec", "stream3dVec"] {
+        refused_at_m_7(strategy);
+    }
+}
+
+fn refused_at_m_7(strategy: &str) {
     let args = [
         "run",
         "examples/heat3d.rise",
@@ -120,7 +126,7 @@ fn global3d_vec_refuses_rows_that_are_no_multiple_of_4() {
         "--strategy",
         "examples/gpu.elv",
         "--apply",
-        "global3dVec",
+        strategy,
         "--target",
         "opencl",
         "--nat",
@@ -160,6 +166,30 @@ fn stream3d_walks_columns_with_the_window_in_registers() {
     }
 }
 
+/// `stream3dVec`: a work-item walks 4 neighbouring columns, the window's values float4,
+/// the rows of the next plane read as vectors (aligned loads for the centre rows) and the
+/// result stored as one.
+#[test]
+fn stream3d_vec_walks_four_columns_with_float4_windows() {
+    for (program, def) in STENCILS {
+        let cu = compiled(program, def, "stream3dVec", "cuda");
+        assert!(cu.contains("float4 window"), "{cu}");
+        assert!(cu.contains("at least m / 4 x n work-items"), "{cu}");
+        // the centre rows of the planes' 3x3 neighbourhoods, aligned: 6 before the walk
+        // (the first two planes), 3 per step
+        assert_eq!(cu.matches("] = *(const float4 *)&").count(), 9, "{cu}");
+        assert!(
+            cu.contains("*(float4 *)&output[gid1 * m + gid0 * 4 + "),
+            "{cu}"
+        );
+        let cl = compiled(program, def, "stream3dVec", "opencl");
+        assert!(cl.contains("float4 window"), "{cl}");
+        assert!(cl.contains("vstore4("), "{cl}");
+        let c = compiled(program, def, "stream3dVecPar", "openmp");
+        assert!(c.contains("#pragma omp parallel for"), "{c}");
+    }
+}
+
 #[test]
 fn stream3d_verifies_at_odd_and_prime_sizes() {
     for target in gpu_targets() {
@@ -173,6 +203,24 @@ fn stream3d_verifies_at_odd_and_prime_sizes() {
         for (program, def) in STENCILS {
             for sizes in SIZES {
                 verified(program, def, "stream3dPar", target, sizes);
+            }
+        }
+    }
+}
+
+#[test]
+fn stream3d_vec_verifies_at_odd_and_prime_sizes() {
+    for target in gpu_targets() {
+        for (program, def) in STENCILS {
+            for sizes in VEC_SIZES {
+                verified(program, def, "stream3dVec", target, sizes);
+            }
+        }
+    }
+    for target in ["c", "openmp"] {
+        for (program, def) in STENCILS {
+            for sizes in VEC_SIZES {
+                verified(program, def, "stream3dVecPar", target, sizes);
             }
         }
     }
