@@ -63,6 +63,7 @@ TOLERANCE = {  # largest relative error ||out - ref|| / ||ref|| accepted
     "cumsum": 1e-3,  # up to 2^28 running f32 sums (exact for int32 inputs)
     "jacobi2d5_clamped": 1e-6,
     "heat3d_clamped": 1e-6,
+    "j3d7pt_clamped": 1e-6,
     "vgg_conv": 1e-5,  # up to 4,608 products per output summed in f32
 }
 
@@ -116,6 +117,14 @@ def reference(name, xs):
         s = (p[:-2, 1:-1, 1:-1] + p[2:, 1:-1, 1:-1] + p[1:-1, :-2, 1:-1] + p[1:-1, 2:, 1:-1]
              + p[1:-1, 1:-1, :-2] + p[1:-1, 1:-1, 2:])
         return 0.125 * s + 0.25 * c
+    if name == "j3d7pt_clamped":
+        # stencils.rise's j3d7ptClamped: E/W along the innermost axis, S/N the middle one,
+        # B/F the outermost (the weights of the PPCG Jacobi 3-D 7 pt)
+        p = pad_edge(xs[0], [0, 1, 2])
+        return (0.161 * p[1:-1, 1:-1, 2:] + 0.162 * p[1:-1, 1:-1, :-2]
+                + 0.163 * p[1:-1, 2:, 1:-1] + 0.164 * p[1:-1, :-2, 1:-1]
+                + 0.165 * p[2:, 1:-1, 1:-1] + 0.166 * p[:-2, 1:-1, 1:-1]
+                - 1.67 * p[1:-1, 1:-1, 1:-1])
     if name == "vgg_conv":
         x, w = vgg_nchw(xs)
         return vgg_hwc(torch.nn.functional.conv2d(x, w, padding=1))

@@ -54,6 +54,75 @@ def global3d = DFNF ;
   toMapGlobal(0) @ outermost(isMap) ;;
   lowerToC
 
+// global3d with vectors, as global2dVec: every work-item computes 4 neighbouring
+// points of a row as one float4 (the innermost map vectorized by 4, then spread
+// over dimension 0). The point's own row and the rows above and below, in its
+// plane and in the planes before and after, are one vector load each (OpenCL
+// `vload4`, CUDA an aligned `float4` load); the left and right neighbours are 4
+// elements one off, clamped lane by lane at the borders. For heat3d.rise's heat3d
+// and stencils.rise's j3d7ptClamped with m a multiple of 4 (other sizes are
+// refused: `4 divides m`).
+//
+//   shine compile examples/heat3d.rise --def heat3d --strategy examples/gpu.elv \
+//     --apply global3dVec --target cuda
+def global3dVec = DFNF ;
+  toMapGlobal(2) @ outermost(isMap) ;;
+  toMapGlobal(1) @ outermost(isMap) ;;
+  vectorize(4)   @ innermost(appliedMap) ;;
+  toMapGlobal(0) @ innermost(isMap) ;;
+  lowerToC
+
+// 2.5-D blocking of a 3-D stencil (issue 27): every work-item owns a column (y, x)
+// of the grid and walks it along z, keeping the neighbourhoods of the planes z-1, z
+// and z+1 in its registers: each step drops the oldest plane's, reads the next
+// plane's (its 3x3 neighbourhood of (y, x); the compiler drops what the stencil
+// does not read, the corners for a 7-point stencil) and computes one point, so
+// every input element is read by a work-item once per column instead of three
+// times. Derived by rules from the stencil as written (`padClamp3`, `slide3`,
+// `map3`): the maps fused into one over the z windows (mapFusion), the z windows
+// moved inside the y loop and then inside the x loop (slideInward, twice: the
+// transposes of `slide3` become transposes of the input and of the result), the
+// y and x loops over global dimensions 1 and 0, and the z loop over the windows
+// computed in order (toSlideSeq: `slideSeq 3`, its window in private memory).
+// streamColumns is the reordering alone; stream3dPar runs the same columns on CPU
+// threads (C, OpenMP). For heat3d.rise's heat3d and stencils.rise's j3d7ptClamped.
+//
+//   shine compile examples/heat3d.rise --def heat3d --strategy examples/gpu.elv \
+//     --apply stream3d --target cuda
+def streamColumns = DFNF ; repeat(mapFusion @ topDown ; DFNF) ;
+  slideInward @ topDown ;; slideInward @ topDown
+def stream3d = streamColumns ;;
+  toMapGlobal(1) @ outermost(isMap) ;;
+  toMapGlobal(0) @ outermost(isMap) ;;
+  toSlideSeq @ topDown ;;
+  lowerToC
+def stream3dPar = streamColumns ;;
+  parallel @ outermost(isMap) ;;
+  toSlideSeq @ topDown ;;
+  lowerToC
+
+// stream3d with vectors: every work-item walks 4 neighbouring columns together
+// (vectorizeColumns(4): the x loop over groups of 4 columns, the window's values
+// float4, the stencil's arithmetic on vectors), so each step reads the next plane's
+// rows as float4 (the centre rows by aligned vector loads, the x neighbours 4
+// elements one off, clamped lane by lane) and writes one float4. m must be a
+// multiple of 4 (other sizes are refused: `4 divides m`). stream3dVecPar is the
+// same on CPU threads (C, OpenMP).
+//
+//   shine compile examples/heat3d.rise --def heat3d --strategy examples/gpu.elv \
+//     --apply stream3dVec --target cuda
+def stream3dVec = streamColumns ;;
+  toMapGlobal(1) @ outermost(isMap) ;;
+  toMapGlobal(0) @ outermost(isMap) ;;
+  vectorizeColumns(4) @ topDown ;;
+  toSlideSeq @ topDown ;;
+  lowerToC
+def stream3dVecPar = streamColumns ;;
+  parallel @ outermost(isMap) ;;
+  vectorizeColumns(4) @ topDown ;;
+  toSlideSeq @ topDown ;;
+  lowerToC
+
 // mv with the CUDA names of the same levels (blocks and threads): Listing 3's
 // strategy, compiling to the same kernel.
 def mvBlocks = DFNF ;

@@ -269,6 +269,11 @@ REFERENCES = {
     "j2d9pt": (cases_grids(SHAPES_2D), ppcg_2d(1, 1, j2d9_point)),
     "j3d7pt": (cases_grids(SHAPES_3D), ppcg_3d(1, 1, j3d7_point)),
     "j3d13pt": (cases_grids(SHAPES_3D_5), ppcg_3d(2, 2, j3d13_point)),
+    # Jacobi 3-D 7 pt padded (clamped) before it is slid: every point, any size
+    "j3d7ptClamped": (
+        cases_grids(((1, 1, 1), (3, 5, 2), (4, 3, 7), (7, 2, 5))),
+        lambda g: j3d7_point(lambda a, b, c: window(g, 1, (a, b, c))),
+    ),
     "poisson3d": (cases_grids(SHAPES_3D), ppcg_3d(1, 1, poisson_point)),
     "heat3dPpcg": (cases_grids(SHAPES_3D), ppcg_3d(1, 1, heat_point)),
 }

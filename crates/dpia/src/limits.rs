@@ -15,6 +15,10 @@
 /// The most iterations one unrolled loop (`mapSeqUnroll`, `reduceSeqUnroll`) may have.
 pub const MAX_UNROLLED_ITERATIONS: i64 = 4096;
 
+/// The most elements the window of `slideSeq` may hold; the loops that copy an element
+/// into the window are unrolled where they have at most this many iterations too.
+pub const MAX_SLIDE_WINDOW: i64 = 64;
+
 /// The most iterations `iterate k f` may expand into (its `k`) when its step
 /// changes the size (a tree reduction halves it).
 pub const MAX_ITERATE_STEPS: i64 = 64;

@@ -60,6 +60,7 @@ const CASES: &[(&str, &str)] = &[
     ("map", "{n: nat} -> n.f32 -> n.f32 = fun xs => xs |> map (fun x => x + 1.0f) |> mapSeq id"),
     ("reduce", "{n: nat} -> n.f32 -> f32 = fun xs => xs |> reduce add 0.0f"),
     ("scanSeq", "{n: nat} -> n.f32 -> n.f32 = fun xs => xs |> scanSeq add 0.0f"),
+    ("slideSeq", "{n: nat} -> (n+3).f32 -> (n+1).f32 = fun xs => xs |> slideSeq 3 (reduceSeq add 0.0f)"),
     ("scanLookback", "{n: nat} -> n.i32 -> n.i32 = fun xs => xs |> scanLookback 4 8 add 0i32 0i32 (fun t => t |> split 2 |> mapLocal(0) (scanSeq add 0i32) |> join)"),
     ("iterate", "{m: nat} -> (m*4).f32 -> m.f32 = fun xs => xs |> iterate 2 (fun (l: nat) => fun ys => ys |> split 2 |> mapSeq (reduceSeq add 0.0f))"),
     ("gather", "{n m: nat} -> m.idx[n] -> n.f32 -> m.f32 = fun is xs => gather is xs |> mapSeq id"),

@@ -63,12 +63,14 @@ pub fn seq_dfnf(a: S, b: S) -> S {
     a.seq(dfnf()).seq(b)
 }
 
-/// A map with its function but no array, or a reduce or `scanSeq` missing arguments.
+/// A map or `slideSeq` with its function but no array, or a reduce or `scanSeq` missing
+/// arguments.
 fn is_partial_map_or_reduce() -> S {
     rule("isPartialMapOrReduce", |e: &Expr, _| match prim_app(e) {
         Some(a) if any_map(a.prim) && a.args.len() == 1 => Ok(e.clone()),
         Some(a) if any_reduce(a.prim) && (1..3).contains(&a.args.len()) => Ok(e.clone()),
         Some(a) if a.prim == rise::Prim::ScanSeq && (1..3).contains(&a.args.len()) => Ok(e.clone()),
+        Some(a) if a.prim == rise::Prim::SlideSeq && a.args.len() == 1 => Ok(e.clone()),
         _ => no(),
     })
 }

@@ -236,6 +236,8 @@ fn lower(e: &Expr, pos: Position) -> Expr {
                 Some(p) if p.is_reduce() => (None, vec![Written, Read, Read]),
                 // the function writes the accumulator; the result is a loop writing memory
                 Some(Prim::ScanSeq) => (None, vec![Written, Read, Read]),
+                // the function's result is written, one window after another
+                Some(Prim::SlideSeq) => (None, vec![Written, Read]),
                 Some(Prim::ToMem) => (None, vec![Written, pos]),
                 // `let v f` shares `v` (read where `f` reads it, no memory decision);
                 // `f`'s body is the value of the whole

@@ -53,6 +53,14 @@ const CASES: &[Case] = &[
     ("DFNF ; storePadded @ topDown", "def f : {n m: nat} -> n.m.u8 -> n.m.u16 = fun g => g |> padClamp2 1 1 |> slide2 3 1 |> map2 (fun nbh => nbh |> join |> map (fun x => (cast x : u16)) |> reduce add 0u16)", &[("n", 3), ("m", 4)]),
     ("DFNF ; storePadded @ topDown", "def f : {n: nat} -> n.f32 -> n.f32 = fun xs => xs |> padCst 1 1 2.0f |> slide 3 1 |> map (fun w => reduce add 0.0f w)", &[("n", 5)]),
     ("DFNF ; storePadded @ topDown", "def f : {n m k: nat} -> n.m.k.f32 -> n.m.k.f32 = fun g => g |> padClamp3 1 1 |> slide3 3 1 |> map3 (fun c => reduce add 0.0f (join (join c)))", &[("n", 2), ("m", 3), ("k", 4)]),
+    ("DFNF ; slideInward @ topDown", "def f : {n m: nat} -> (n+2).m.f32 -> n.m.f32 = fun xs => xs |> slide 3 1 |> map (fun w => map (fun r => idx (natAsIndex 3 (0 : natType)) r - 2.0f * idx (natAsIndex 3 (2 : natType)) r) (transpose w))", &[("n", 5), ("m", 7)]),
+    ("DFNF ; slideInward @ topDown", "def f : {n m k: nat} -> (2*n+3).m.k.f32 -> (n+1).m.k.f32 = fun xs => xs |> slide 3 2 |> map (fun w => mapSeq (fun r => map (fun c => reduce add 0.0f c) (transpose r)) (transpose w))", &[("n", 1), ("m", 3), ("k", 2)]),
+    ("DFNF ; slideInward @ topDown", "def f : {n m k: nat} -> (n+2).m.k.f32 -> n.k.f32 = fun xs => xs |> slide 3 1 |> map (fun w => map (fun r => reduce add 0.0f (join r)) (transpose (map transpose w)))", &[("n", 7), ("m", 2), ("k", 3)]),
+    // the derivation of gpu.elv's streamColumns and stream3d, on a 7-point stencil
+    ("DFNF ; repeat(mapFusion @ topDown ; DFNF) ; slideInward @ topDown ;; slideInward @ topDown ;; toSlideSeq @ topDown", "def f : {o n m: nat} -> o.n.m.f32 -> o.n.m.f32 = fun g => g |> padClamp3 1 1 |> slide3 3 1 |> map3 (fun c => 0.5f * at 1 (at 1 (at 0 c)) - at 0 (at 1 (at 1 c)) + 2.0f * at 2 (at 1 (at 1 c)) + at 1 (at 2 (at 1 c)) * at 1 (at 1 (at 2 c)))", &[("o", 5), ("n", 3), ("m", 2)]),
+    ("DFNF ; vectorizeColumns(4) @ topDown", "def f : {o k: nat} -> (k*4).(o+2).3.f32 -> (k*4).(o+1).f32 = fun xs => map (fun c => map (fun w => 0.5f * idx (natAsIndex 2 (0 : natType)) (idx (natAsIndex 3 (1 : natType)) (transpose w)) - idx (natAsIndex 2 (1 : natType)) (idx (natAsIndex 3 (2 : natType)) (transpose w)) * 3.0f) (slide 2 1 c)) xs", &[("o", 3), ("k", 2)]),
+    ("DFNF ; toSlideSeq @ topDown", "def f : {n: nat} -> (n+3).f32 -> (n+1).f32 = fun xs => xs |> slide 3 1 |> map (fun w => reduce (fun a b => a * 0.5f + b) 1.0f w)", &[("n", 6)]),
+    ("toSlideSeq @ topDown", "def f : {n m: nat} -> (n+2).m.f32 -> (n+1).m.f32 = fun xs => mapSeq (fun w => mapSeq (fun p => fst p - snd p) (zip (idx (natAsIndex 2 (0 : natType)) w) (idx (natAsIndex 2 (1 : natType)) w))) (slide 2 1 xs)", &[("n", 0), ("m", 3)]),
     ("DFNF ; lowerToC ; unrollShort(9) @ topDown", "def f : {n: nat} -> n.3.3.i32 -> n.i32 = fun xs => map (fun w => reduce add 1i32 (join w)) xs", &[("n", 4)]),
     ("DFNF ; reorder([2, 1])", "def f : {n m: nat} -> n.f32 -> m.f32 -> n.m.f32 = fun xs ys => map (fun x => map (fun y => x * y) ys) xs", &[("n", 3), ("m", 5)]),
     ("storeInMemory(isApp(isTranspose), permuteB(2)) @ inLambda", "def f : {n m: nat} -> n.m.f32 -> m.f32 = fun xs => map (fun c => reduce add 0.0f c) (transpose xs)", &[("n", 3), ("m", 4)]),
@@ -1151,6 +1159,65 @@ mod tiled_scan_property {
             let mut ctx = elevate::Ctx::new(rise::NameGen::avoiding(&def.body));
             let out = ctx.run(&s, &def.body).expect("the strategy applies");
             let same = rewrite::check::same_results(&def.body, &out, &def.scheme, &[("n", n)], seed);
+            prop_assert!(same.is_ok(), "{strategy} on {program}: {same:?}\nafter: {out}");
+        }
+    }
+}
+
+/// `slideInward` and `toSlideSeq`, alone and as gpu.elv's `streamColumns` then `toSlideSeq`
+/// (`stream3d`'s derivation), keep the interpreter's results of 3-D stencils padded and slid
+/// as heat3d is, at any sizes (1 included, each independent of the others), window sizes
+/// and steps, on random inputs.
+mod stream_property {
+    use proptest::prelude::*;
+
+    /// (program, strategy): 3-D stencils with windows of 3 and of 5 (padded by 1 and 2),
+    /// a plain slide by 1 and by 2.
+    const CASES: &[(&str, &str)] = &[
+        (
+            "def f : {o n m: nat} -> o.n.m.f32 -> o.n.m.f32 = fun g => g |> padClamp3 1 1 |> slide3 3 1 |> map3 (fun c => 0.125f * (at 1 (at 1 (at 0 c)) + at 1 (at 1 (at 2 c)) + at 1 (at 0 (at 1 c)) + at 1 (at 2 (at 1 c)) + at 0 (at 1 (at 1 c)) + at 2 (at 1 (at 1 c))) + 0.25f * at 1 (at 1 (at 1 c)))",
+            "DFNF ; repeat(mapFusion @ topDown ; DFNF) ; slideInward @ topDown ;; slideInward @ topDown ;; toSlideSeq @ topDown",
+        ),
+        (
+            "def f : {o n m: nat} -> o.n.m.f32 -> o.n.m.f32 = fun g => g |> padClamp3 2 2 |> slide3 5 1 |> map3 (fun c => at 0 (at 2 (at 2 c)) - 0.5f * at 4 (at 2 (at 2 c)) + at 2 (at 0 (at 2 c)) * at 2 (at 4 (at 2 c)) + at 2 (at 2 (at 0 c)) + at 2 (at 2 (at 4 c)) + at 3 (at 1 (at 2 c)))",
+            "DFNF ; repeat(mapFusion @ topDown ; DFNF) ; slideInward @ topDown ;; slideInward @ topDown ;; toSlideSeq @ topDown",
+        ),
+        (
+            "def f : {o n m: nat} -> (o+2).n.m.f32 -> o.m.f32 = fun xs => xs |> slide 3 1 |> map (fun w => map (fun r => reduce add 0.0f (join r)) (transpose (map transpose w)))",
+            "DFNF ; slideInward @ topDown ;; toSlideSeq @ topDown",
+        ),
+        (
+            "def f : {o n m: nat} -> (2*o+3).n.m.f32 -> (o+1).n.m.f32 = fun xs => xs |> slide 3 2 |> map (fun w => map (fun r => map (fun c => reduce add 0.0f c) (transpose r)) (transpose w))",
+            "DFNF ; slideInward @ topDown",
+        ),
+        // stream3dVec's derivation: m is 4 times the size drawn
+        (
+            "def f : {o n m: nat} -> o.n.(m*4).f32 -> o.n.(m*4).f32 = fun g => g |> padClamp3 1 1 |> slide3 3 1 |> map3 (fun c => 0.161f * at 2 (at 1 (at 1 c)) + 0.162f * at 0 (at 1 (at 1 c)) + 0.163f * at 1 (at 2 (at 1 c)) + 0.164f * at 1 (at 0 (at 1 c)) + 0.165f * at 1 (at 1 (at 2 c)) + 0.166f * at 1 (at 1 (at 0 c)) - 1.67f * at 1 (at 1 (at 1 c)))",
+            "DFNF ; repeat(mapFusion @ topDown ; DFNF) ; slideInward @ topDown ;; slideInward @ topDown ;; vectorizeColumns(4) @ topDown ;; toSlideSeq @ topDown",
+        ),
+    ];
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(40))]
+        #[test]
+        fn keeps_the_result_at_any_size(
+            case in 0..CASES.len(),
+            o in 1i64..9,
+            n in 1i64..8,
+            m in 1i64..8,
+            seed in 1u64..1000,
+        ) {
+            let (program, strategy) = CASES[case];
+            let checked = rise::infer::check_source(program).expect("the program checks");
+            let def = rise::infer::prepare_def(&checked, "f").expect("f is defined");
+            let registry = rewrite::library::registry();
+            let module = elv::load("", &registry).expect("the empty file loads");
+            let s = module.expression(strategy).expect("the strategy parses");
+            let mut ctx = elevate::Ctx::new(rise::NameGen::avoiding(&def.body));
+            let out = ctx.run(&s, &def.body).expect("the strategy applies");
+            prop_assert!(!out.alpha_eq(&def.body));
+            let sizes = [("o", o), ("n", n), ("m", m)];
+            let same = rewrite::check::same_results(&def.body, &out, &def.scheme, &sizes, seed);
             prop_assert!(same.is_ok(), "{strategy} on {program}: {same:?}\nafter: {out}");
         }
     }

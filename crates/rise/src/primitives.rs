@@ -513,6 +513,12 @@ primitives! {
     Wgmma "wgmma" : "{c: nat} -> {t: data} -> 64.16.t -> 16.(c*8).t -> 4.32.c.4.f32 -> 4.32.c.4.f32" => sem::wgmma;
     /// Inclusive prefix scan, sequentially: `acc_i = f x_i acc_(i-1)`, `acc_(-1) = init`.
     ScanSeq "scanSeq" : "{n: nat} -> {s t: data} -> (s -> t -> t) -> t -> n.s -> n.t" => sem::scan_seq;
+    /// `slideSeq sz f xs` is `map f (slide sz 1 xs)` computed in order: `f` on every window
+    /// of `sz` consecutive elements, the window kept in private memory (registers) and moved
+    /// on by one element per step (the oldest dropped, one new element read), so that every
+    /// element of `xs` is read once (a stencil streamed along a dimension: 2.5-D blocking).
+    /// The `slideSeq` rule introduces it from `mapSeq f (slide sz 1 xs)`.
+    SlideSeq "slideSeq" : "(sz: nat) -> {n: nat} -> {s t: data} -> (sz.s -> t) -> (n+sz).s -> (n+1).t" => sem::slide_seq;
     /// `scanLookback w m f init e g xs`: the inclusive scan of `xs` by `f` from `init`
     /// (`scanSeq f init xs` where `f` is associative and commutative with the neutral
     /// element `e`), computed in tiles of `m` consecutive elements (the last padded with

@@ -61,6 +61,19 @@ fn a_stencil_over_half_a_billion_points_keeps_32_bit_indices() {
     assert_eq!(heat(1024, 1024, 1024), IndexWidth::Bits32);
     // 1100 * 1000 * 1000 points are more than 2^30: the grid itself needs 64 bits
     assert_eq!(heat(1100, 1000, 1000), IndexWidth::Bits64);
+    // the float4 rows and the columns walked along z (the window's planes clamped) alike
+    for strategy in ["global3dVec", "stream3d", "stream3dVec"] {
+        let at = |o, n, m| {
+            width(
+                example("heat3d.rise"),
+                "heat3d",
+                strategy,
+                &[("o", o), ("n", n), ("m", m)],
+            )
+        };
+        assert_eq!(at(512, 512, 512), IndexWidth::Bits32, "{strategy}");
+        assert_eq!(at(1100, 1000, 1000), IndexWidth::Bits64, "{strategy}");
+    }
 }
 
 #[test]

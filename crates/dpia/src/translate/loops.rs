@@ -3,7 +3,8 @@
 
 use super::*;
 use crate::limits::{
-    unroll_advice, MAX_EXPANDED_SAME_SIZE_STEPS, MAX_ITERATE_STEPS, MAX_UNROLLED_ITERATIONS,
+    unroll_advice, MAX_EXPANDED_SAME_SIZE_STEPS, MAX_ITERATE_STEPS, MAX_SLIDE_WINDOW,
+    MAX_UNROLLED_ITERATIONS,
 };
 
 /// How the iterations of a sequential reduction run.
@@ -308,6 +309,77 @@ impl Translator {
         })
     }
 
+    /// `slideSeq sz f xs` written to `out`: a window of `sz` elements in private memory,
+    /// its slots 1 .. sz-1 filled with `xs[0 .. sz-2]` before the loop; step `i` moves
+    /// the window on by one (every slot takes the element of the next, the oldest is
+    /// dropped), reads `xs[i + sz - 1]` into the last slot and writes `f window` to
+    /// `out[i]`. The window's size must be a constant (its copies are unrolled, so that
+    /// the code generator's compiler can keep it in registers).
+    pub(super) fn slide_seq(
+        &self,
+        e: &Expr,
+        sz: &Nat,
+        vals: &[Expr],
+        env: &Env,
+        out: Out,
+    ) -> R<Comm> {
+        let Out::Acc(out) = out else {
+            return Err(TranslateError::at(
+                e,
+                "the result of `slideSeq` is read but not stored anywhere",
+                Some("write it to memory first: `toMem global (...)`, e.g. with storeInMemory"),
+            ));
+        };
+        let Some(k) = sz.as_cst().filter(|k| (1..=MAX_SLIDE_WINDOW).contains(k)) else {
+            return Err(TranslateError::at(
+                e,
+                format!(
+                    "`slideSeq {sz}`: the window must be a constant number of elements between \
+                     1 and {MAX_SLIDE_WINDOW}"
+                ),
+                Some("keep `mapSeq f (slide sz 1 xs)` for other windows"),
+            ));
+        };
+        let (n, t) = array_dt(&data_type(e)?, e)?;
+        let (_, elem) = array_of(&vals[1])?;
+        self.values(&vals[1..], env, &|data| {
+            let [Value::Data(xs)] = &data[..] else {
+                return Err(TranslateError::at(e, "slideSeq of a function", None));
+            };
+            let ty = DataType::array(Nat::cst(k), elem.clone());
+            let ident = Ident {
+                name: self.fresh("window"),
+                ty: ty.clone(),
+            };
+            let window = Acc::new(AccKind::Var(ident.clone()), ty.clone());
+            let read = Exp::new(ExpKind::Var(ident.clone()), ty.clone());
+            let slot = |j: i64| Acc::new(AccKind::Idx(window.clone(), Nat::cst(j)), elem.clone());
+            let held = |j: i64| Exp::new(ExpKind::Idx(read.clone(), Nat::cst(j)), elem.clone());
+            let x_at = |i: Nat| Exp::new(ExpKind::Idx(xs.clone(), i), elem.clone());
+            let copy = |to: Acc, from: Exp| unrolled(self.assign(&to, &from));
+            let mut body: Vec<Comm> = (1..k)
+                .map(|j| copy(slot(j), x_at(Nat::cst(j - 1))))
+                .collect();
+            let i = self.loop_var(&n);
+            let mut step: Vec<Comm> = (0..k - 1).map(|j| copy(slot(j), held(j + 1))).collect();
+            step.push(copy(slot(k - 1), x_at(Nat::var(&i) + Nat::cst(k - 1))));
+            let o = Acc::new(AccKind::Idx(out.clone(), Nat::var(&i)), t.clone());
+            step.push(self.call(&vals[0], env, vec![Value::Data(read.clone())], Out::Acc(&o))?);
+            body.push(Comm::For {
+                var: i,
+                count: n.clone(),
+                kind: LoopKind::Seq,
+                origin: Prim::SlideSeq.name(),
+                body: Box::new(Comm::Seq(step)),
+            });
+            Ok(Comm::New {
+                ident,
+                addr: AddrSpace::Private,
+                body: Box::new(Comm::Seq(body)),
+            })
+        })
+    }
+
     /// `reduceSeq f init xs` whose initial value is computed by a loop, possibly seen
     /// through views (a `mapLocal` over the threads that own the parts of the
     /// accumulator, say; `transpose (mapPar ...)`): the initial
@@ -411,6 +483,41 @@ pub(super) fn is_loop_app_under_views(e: &Expr) -> bool {
 /// a constant over [`MAX_UNROLLED_ITERATIONS`], before anything is expanded; `e` is
 /// the application of the primitive `p` the loop comes from. A count that is not yet
 /// a constant is checked by the code generator once it is.
+/// A copy (`Translator::assign`'s loops) with its loops of constant counts of at most
+/// [`MAX_SLIDE_WINDOW`] iterations unrolled.
+fn unrolled(c: Comm) -> Comm {
+    match c {
+        Comm::For {
+            var,
+            count,
+            kind: LoopKind::Seq,
+            origin,
+            body,
+        } if count.as_cst().is_some_and(|c| c <= MAX_SLIDE_WINDOW) => Comm::For {
+            var,
+            count,
+            kind: LoopKind::Unroll,
+            origin,
+            body: Box::new(unrolled(*body)),
+        },
+        Comm::For {
+            var,
+            count,
+            kind,
+            origin,
+            body,
+        } => Comm::For {
+            var,
+            count,
+            kind,
+            origin,
+            body: Box::new(unrolled(*body)),
+        },
+        Comm::Seq(cs) => Comm::Seq(cs.into_iter().map(unrolled).collect()),
+        other => other,
+    }
+}
+
 pub(super) fn check_unrolled(e: &Expr, p: Prim, kind: LoopKind, count: &Nat) -> R<()> {
     match count.as_cst() {
         Some(c) if kind == LoopKind::Unroll && c > MAX_UNROLLED_ITERATIONS => {

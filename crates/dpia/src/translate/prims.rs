@@ -410,6 +410,7 @@ impl Translator {
                 )))
             }),
             ScanSeq => self.scan_seq(e, &vals, env, out),
+            SlideSeq => self.slide_seq(e, &nats[0], &vals, env, out),
             ReduceWarp => self.reduce_warp(e, &vals, env, out),
             ScanWarp => self.scan_warp(e, &vals, env, out),
             ScanLookback => self.scan_lookback(e, &nats, &vals, env, out),

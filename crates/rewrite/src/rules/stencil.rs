@@ -1,8 +1,12 @@
-//! Overlapped tiling of stencils (thesis §4.4.1); the equations are the rows
-//! `overlappedTiling` and `overlappedTiling2` of [`super::RULES`].
+//! Overlapped tiling of stencils (thesis §4.4.1), streaming along a dimension (2.5-D
+//! blocking: `slideInward` moves the windows of a dimension inside the loops of the
+//! next ones, `toSlideSeq` computes them in order with the window in registers,
+//! `vectorizeColumns` walks neighbouring columns together on vectors), and the
+//! stencil rules of the default schedules; the equations are the rows of
+//! [`super::RULES`].
 
 use super::rise_rule;
-use crate::term::{any_map, applied, const_nat, eta_reduced, prim_app};
+use crate::term::{any_map, applied, as_lambda, const_nat, eta_reduced, is_var, occurs, prim_app};
 use crate::S;
 use arith::Nat;
 use rise::builder::*;
@@ -80,6 +84,139 @@ pub(super) fn overlapped_tiling_2d(name: String, u: i64) -> S {
         let per_tile = lambda(&tile, app(map2(f), slide2_e(n, s, var(&tile))));
         let tiles = app(map2(per_tile), slide2_e(u, v, xs));
         Some(app(map(join()), app(join(), app(map(transpose()), tiles))))
+    })
+}
+
+/// `transpose w` as `w`.
+fn transposed(e: &Expr) -> Option<&Expr> {
+    let a = prim_app(e)?;
+    (a.prim == Prim::Transpose && a.args.len() == 1).then(|| a.args[0])
+}
+
+pub(super) fn slide_inward(name: String) -> S {
+    rise_rule(name, move |e, names| {
+        let (outer, args) = applied(e, any_map, 2)?;
+        let (w, body) = as_lambda(args[0])?;
+        let (inner, body_args) = applied(body, any_map, 2)?;
+        let h = body_args[0];
+        let (n, s, xs) = slide_of(args[1])?;
+        let window = transposed(body_args[1])?;
+        // `w` itself, or `map'' g w`: the window's elements rearranged, each by `g`
+        let xs = if is_var(window, w) {
+            xs
+        } else {
+            let (each, mapped) = applied(window, any_map, 2)?;
+            if !is_var(mapped[1], w) || occurs(w, mapped[0]) {
+                return None;
+            }
+            app2(prim(each), mapped[0].clone(), xs)
+        };
+        if occurs(w, h) {
+            return None;
+        }
+        let c = names.fresh("col");
+        let column = lambda(&c, app2(prim(outer), h.clone(), slide_e(n, s, var(&c))));
+        Some(app(
+            transpose(),
+            app2(prim(inner), column, app(transpose(), xs)),
+        ))
+    })
+}
+
+pub(super) fn to_slide_seq(name: String) -> S {
+    rise_rule(name, move |e, _| {
+        let (_, args) = applied(e, |p| matches!(p, Prim::Map | Prim::MapSeq), 2)?;
+        let (sz, 1, xs) = slide_of(args[1])? else {
+            return None;
+        };
+        Some(app2(
+            dep_app_nat(prim(Prim::SlideSeq), Nat::cst(sz)),
+            args[0].clone(),
+            xs,
+        ))
+    })
+}
+
+/// `map (map ... f)`, `depth` maps around `f` (none: `f`).
+fn maps(depth: usize, f: Expr) -> Expr {
+    (0..depth).fold(f, |g, _| map(g))
+}
+
+/// The dimensions of an array of scalars (outermost first) and its scalar type.
+fn scalar_array(t: &rise::Type) -> Option<(Vec<Nat>, rise::ScalarType)> {
+    let mut t = t.as_data()?;
+    let mut dims = Vec::new();
+    while let rise::DataType::Array(n, elem) = t {
+        dims.push(n.clone());
+        t = elem;
+    }
+    match t {
+        rise::DataType::Scalar(s) => Some((dims, *s)),
+        _ => None,
+    }
+}
+
+/// `e` without its types, to be typed again on vectors: every literal of the scalar type
+/// `t` becomes `vectorFromScalar` of itself (arithmetic of `t` is elementwise on vectors).
+fn on_vectors(e: &Expr, t: rise::ScalarType) -> Expr {
+    use rise::ExprKind::*;
+    let scalar = rise::Type::Data(rise::DataType::Scalar(t));
+    let kind = match e.kind() {
+        Lit(_) if e.ty() == Some(&scalar) => {
+            return app(prim(rise::Prim::VectorFromScalar), e.clone());
+        }
+        Var(_) | Lit(_) | Prim(_) | Foreign(_) => e.kind().clone(),
+        Lambda(x, _, b) => Lambda(x.clone(), None, on_vectors(b, t)),
+        App(f, a) => App(on_vectors(f, t), on_vectors(a, t)),
+        DepLambda(x, b) => DepLambda(x.clone(), on_vectors(b, t)),
+        DepApp(f, a) => DepApp(on_vectors(f, t), a.clone()),
+        Annot(b, ty) => Annot(on_vectors(b, t), ty.clone()),
+    };
+    Expr::new(kind, e.span())
+}
+
+pub(super) fn vectorize_columns(name: String, v: i64) -> S {
+    rise_rule(name, move |e, names| {
+        let (outer, args) = applied(e, any_map, 2)?;
+        let (c, body) = as_lambda(args[0])?;
+        let (inner, body_args) = applied(body, any_map, 2)?;
+        let f = body_args[0];
+        let (n, s, column) = slide_of(body_args[1])?;
+        if !is_var(&column, c) || occurs(c, f) || v < 2 {
+            return None;
+        }
+        let (dims, t) = scalar_array(args[1].ty()?)?;
+        let (_, result) = scalar_array(f.ty().and_then(|ft| match ft {
+            rise::Type::Fun(_, r) => Some(&**r),
+            _ => None,
+        })?)?;
+        if dims.len() < 2 || result != t {
+            return None;
+        }
+        // the columns' dimension moved innermost, grouped into vectors, moved back outermost
+        let inside = dims.len() - 1;
+        let mut xs = app(transpose(), args[1].clone());
+        for depth in 1..inside {
+            xs = app(maps(depth, transpose()), xs);
+        }
+        xs = app(maps(inside, as_vector(Nat::cst(v))), xs);
+        for depth in (0..inside).rev() {
+            xs = app(maps(depth, transpose()), xs);
+        }
+        let cv = names.fresh("cols");
+        let walk = lambda(
+            &cv,
+            app2(prim(inner), on_vectors(f, t), slide_e(n, s, var(&cv))),
+        );
+        let r = names.fresh("r");
+        let lanes = lambda(
+            &r,
+            app(
+                transpose(),
+                app(split(Nat::cst(v)), app(as_scalar(), var(&r))),
+            ),
+        );
+        Some(app(join(), app(map(lanes), app2(prim(outer), walk, xs))))
     })
 }
 

@@ -248,6 +248,12 @@ fn primitive_cases() -> Vec<Case> {
             vec![ints(&[1, 2, 3])],
             ints(&[1, 12, 123]),
         ),
+        // windows [1 2 3], [2 3 4], in order
+        case(
+            "fun xs => slideSeq 3 (fun w => reduceSeq (fun acc x => acc * 10 + x) 0 w) xs",
+            vec![ints(&[1, 2, 3, 4])],
+            ints(&[123, 234]),
+        ),
         // tiles of 2: [1 2 | 3 pad], each scanned, then offset by init and the totals before
         case(
             "fun xs => scanLookback 1 2 (fun x acc => acc + x) 10 0 (fun t => scanSeq (fun x acc => acc + x) 0 t) xs",

@@ -111,6 +111,22 @@ pub fn scan_seq(m: &mut Machine, c: &PrimCall) -> R<Value> {
     Ok(Value::array(out))
 }
 
+/// `slideSeq sz f xs = map f (slide sz 1 xs)`: `f` on every window of `sz` consecutive
+/// elements, in order.
+pub fn slide_seq(m: &mut Machine, c: &PrimCall) -> R<Value> {
+    let sz = c.nat(0)?;
+    let xs = c.array(1)?;
+    let len = xs.len() as i64;
+    if len < sz {
+        return Err(c.error(format!("window of {sz} larger than the array of {len}")));
+    }
+    let sz = sz as usize;
+    let windows: Vec<Value> = (0..=xs.len() - sz)
+        .map(|i| Value::Array(xs[i..i + sz].into()))
+        .collect();
+    Ok(Value::array(collect(m, c, c.arg(0)?, &windows)?))
+}
+
 /// `scanLookback w m f init e g xs`: the tiles of `m` consecutive elements of `xs` (the
 /// last padded with `e`) each scanned by `g`; element `i` of tile `j` is `f s_j[i] o_j`,
 /// with `o_0 = init` and `o_(j+1) = f s_j[m-1] o_j` (`w`, the work-items of a tile on a
