@@ -33,6 +33,7 @@ pub mod limits;
 pub mod npy;
 mod phrase;
 mod pipeline;
+mod reference;
 pub mod schedules;
 pub mod select;
 mod source;
@@ -48,6 +49,7 @@ pub use pipeline::{
     compile, lower, on_big_stack, rewrite, rewrite_body, Artifact, Code, LoadedStrategy, Lowered,
     Options, RewriteOptions, Rewritten, StrategySource, Target,
 };
+pub use reference::{random_input_types, Reference, SharedInputs};
 pub use source::SourceFile;
 pub use verify::{evaluate, scalars_agree, verify, FloatCheck};
 
