@@ -193,3 +193,101 @@ pub fn random_input_types(
 ) -> Result<Vec<DataType>, Error> {
     random_param_types(scheme, nats)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{compile, Executable, Inputs, Options, RunOptions, StrategySource, Target};
+    use rise::interp::Scalar;
+
+    const PROGRAM: &str = "def scale2d = fun (a: f32) m => \
+                           m |> map (fun row => row |> map (fun x => x * a))";
+
+    /// `scale2d` compiled to C with its outer map split in `s` (a candidate of a tuning).
+    fn split(s: i64) -> crate::Artifact {
+        split_of(&SourceFile::new("scale.rise", PROGRAM), s)
+    }
+
+    /// `program`'s `scale2d` compiled as [`split`] does.
+    fn split_of(program: &SourceFile, s: i64) -> crate::Artifact {
+        let strategy = StrategySource {
+            file: SourceFile::new(
+                "split.elv",
+                format!("def splitRows = DFNF ; splitJoinMap({s}) @ outermost(appliedMap) ;; DFNF ; lowerToC"),
+            ),
+            apply: "splitRows".into(),
+        };
+        compile(
+            program,
+            "scale2d",
+            Some(&strategy),
+            Target::C,
+            &Options::default(),
+        )
+        .expect("it compiles")
+    }
+
+    fn reference(n: i64) -> Arc<Reference> {
+        let program = SourceFile::new("scale.rise", PROGRAM);
+        let nats = vec![("n".to_string(), n), ("m".to_string(), 3)];
+        let scheme = split(1).lowered.scheme;
+        let inputs = Arc::new(SharedInputs::random(&scheme, &nats, 5).expect("inputs"));
+        Arc::new(Reference::new(&program, "scale2d", &nats, inputs, "gcc").expect("a reference"))
+    }
+
+    #[test]
+    fn runs_made_from_a_reference_share_its_inputs_and_its_result() {
+        let reference = reference(6);
+        let options = RunOptions::default();
+        let mut results = Vec::new();
+        for s in [1, 2, 3, 6] {
+            let mut exe = Executable::with_reference(&split(s), &reference, &options, None)
+                .expect("it binds");
+            assert!(std::ptr::eq(exe.inputs(), reference.inputs().arrays()));
+            let result = exe.run().expect("it runs");
+            exe.verify(&result).expect("it agrees with the reference");
+            results.push(result);
+        }
+        assert_eq!(reference.evaluations(), 1, "the interpreter ran once");
+        // the same as a run on its own random inputs of the same seed
+        let alone = crate::verify(
+            &split(2),
+            Inputs::Random { seed: 5 },
+            reference.of().2,
+            &options,
+        )
+        .expect("it verifies alone");
+        assert_eq!(results[1], alone);
+        assert_eq!(*reference.expected().expect("the result"), alone);
+    }
+
+    #[test]
+    fn a_wrong_result_is_refused_against_the_reference() {
+        let reference = reference(4);
+        let exe = Executable::with_reference(&split(2), &reference, &RunOptions::default(), None)
+            .expect("it binds");
+        let mut wrong = reference.expected().expect("the result").as_ref().clone();
+        wrong.parts[0].data[5] = Scalar::F32(17.5);
+        let e = exe.verify(&wrong).expect_err("a wrong result");
+        assert!(e.to_string().contains("verification failed"), "{e}");
+    }
+
+    #[test]
+    fn sizes_the_code_does_not_admit_and_another_program_are_errors() {
+        let reference = reference(5);
+        let e = Executable::with_reference(&split(2), &reference, &RunOptions::default(), None)
+            .err()
+            .expect("2 does not divide 5");
+        assert!(e.to_string().contains("size constraint of"), "{e}");
+        let other = SourceFile::new("other.rise", format!("{PROGRAM}\n"));
+        let e = Executable::with_reference(
+            &split_of(&other, 5),
+            &reference,
+            &RunOptions::default(),
+            None,
+        )
+        .err()
+        .expect("another program");
+        assert!(e.to_string().contains("internal error"), "{e}");
+    }
+}
