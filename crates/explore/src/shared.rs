@@ -157,7 +157,10 @@ mod tests {
             .at(&vec![("n".to_string(), 4)])
             .err()
             .expect("an error");
-        assert!(missing.to_string().contains("`m`"), "{missing}");
+        assert!(
+            missing.to_string().contains("needs every size"),
+            "{missing}"
+        );
         let none = References::new(&SourceFile::new("s.rise", PROGRAM), "nothing", 3);
         assert!(none.at(&set(2, 2)).is_err());
     }
