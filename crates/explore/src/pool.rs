@@ -779,7 +779,7 @@ mod tests {
         ] {
             let n = batch_size(jobs, devices);
             assert_eq!(n, batch, "{jobs} jobs, {devices} devices");
-            assert!(n >= jobs && n % devices.max(1) == 0);
+            assert!(n >= jobs && n.is_multiple_of(devices.max(1)));
         }
     }
 }
