@@ -1,15 +1,18 @@
 //! Where the build of a tuning candidate spends its time, stage by stage (issue 31): the
-//! `mmSplitK` search of `scripts/gpu-tune-scaling.sh` on a few fixed assignments.
+//! `mmSplitK` search of `scripts/gpu-tune-scaling.sh` on a few fixed assignments, at its
+//! first verification set.
 //!
 //! `cargo run --release -p explore --example build_stages -- TARGET [REPEATS]` (TARGET
-//! `opencl`, `cuda`, `c` or `openmp`; on CUDA without a GPU the code is printed, not run).
-//! Prints, per stage, the median milliseconds per candidate: checking the program, the
-//! rewrite, the DPIA translation, printing, making the random inputs, binding them and
-//! building the code (the OpenCL or C compiler; NVRTC on CUDA), one run, the interpreter's
-//! reference (what every candidate paid before the reference was shared); then the same
-//! run made from a shared reference ([`shine::Reference`]: inputs made once, the
-//! interpreter run once per size set), as a tuning runs it now, and the comparison of its
-//! result with the reference.
+//! `opencl`, `cuda`, `c` or `openmp`; on CUDA without NVRTC and a GPU the code is printed,
+//! not compiled or run).
+//!
+//! Prints, per stage, the median and mean milliseconds per candidate: checking the program,
+//! the rewrite, the DPIA translation, printing, NVRTC (CUDA), making the random inputs,
+//! binding them and building the code (the OpenCL compiler; loading NVRTC's image on CUDA),
+//! one run, and the interpreter's reference (what every candidate paid before the reference
+//! was shared); then the same run made from a shared reference ([`shine::Reference`]: the
+//! inputs made once, the interpreter run once per size set), as a tuning runs it now, and
+//! the comparison of its result with the reference.
 
 use shine::{
     Executable, Inputs, Reference, RunOptions, SharedInputs, SourceFile, StrategySource, Target,
@@ -48,6 +51,7 @@ fn main() {
         "rewrite",
         "dpia",
         "print",
+        "nvrtc",
         "inputs",
         "bind+build",
         "run",
@@ -63,6 +67,7 @@ fn main() {
     let ms = |t: Instant| t.elapsed().as_secs_f64() * 1e3;
     // the shared references, by number of chunks (made before the loop: once per search)
     let mut references: BTreeMap<i64, Arc<Reference>> = BTreeMap::new();
+    let mut printed_only = false;
     for _ in 0..repeats {
         for &(tm, tn, rm, rn, kb, s) in &assignments {
             let (wm, wn) = (tm / rm, tn / rn);
@@ -100,7 +105,18 @@ fn main() {
             add("inputs", ms(t));
             drop(inputs);
             if target == Target::Cuda {
-                continue;
+                // NVRTC, where there is one (its image is kept: the run below loads it)
+                let t = Instant::now();
+                match shine::gpu::compile_cuda_kernels(&artifact, &nats, &RunOptions::default()) {
+                    Ok(_) => add("nvrtc", ms(t)),
+                    Err(e) => {
+                        if !printed_only {
+                            eprintln!("the CUDA code is printed, not compiled or run: {e}");
+                            printed_only = true;
+                        }
+                        continue;
+                    }
+                }
             }
             let run_options = RunOptions {
                 verify: true,
