@@ -347,9 +347,10 @@ impl Drop for Turn<'_> {
     }
 }
 
-/// A candidate built by a worker: its artifact and, on CUDA, its kernels, compiled by NVRTC
-/// for the time sets in the build (the image is kept in this process) and loaded on a device
-/// the first time they run there, then reused at every set.
+/// A candidate built by a worker: its artifact and, on a GPU, its kernels: on CUDA compiled
+/// by NVRTC for the time sets in the build (the image is kept in this process) and loaded on
+/// a device the first time they run there, on OpenCL built by the first timing; then reused
+/// at every set.
 pub(crate) struct Prepared {
     artifact: Artifact,
     kernels: Option<Arc<GpuBuilds>>,
@@ -587,7 +588,8 @@ impl Candidates for Tuner {
     }
 
     /// Compiles a candidate and, if `verify`, verifies it (the work of a CPU worker); on
-    /// CUDA compiles its kernels for the time sets too ([`Tuner::compile_kernels`]).
+    /// CUDA compiles its kernels for the time sets too ([`Tuner::compile_kernels`]), on a
+    /// GPU keeps their builds for the timings at every set.
     fn prepare(&self, a: &Assignment, verify: bool) -> Result<Prepared, Failure> {
         let artifact = self
             .compile(&self.strategy(a))
@@ -595,8 +597,12 @@ impl Candidates for Tuner {
         if verify {
             self.verify(&artifact, a)?;
         }
-        let kernels = (self.run.target == Target::Cuda).then(|| {
-            self.compile_kernels(&artifact, a);
+        // kernels built once per candidate (and device) for every time set: on CUDA compiled
+        // by NVRTC here, on OpenCL by the first timing
+        let kernels = self.run.target.is_gpu().then(|| {
+            if self.run.target == Target::Cuda {
+                self.compile_kernels(&artifact, a);
+            }
             Arc::new(GpuBuilds::default())
         });
         Ok(Prepared { artifact, kernels })
