@@ -6,13 +6,14 @@ use crate::search::Method;
 use crate::tunedb::Timed;
 use crate::tuning::Bindings;
 use shine::{
-    Artifact, Built, Executable, Inputs, Phrase, RunOptions, Setting, SourceFile, Stage,
+    Artifact, Built, Executable, Inputs, Phrase, Reference, RunOptions, Setting, SourceFile, Stage,
     StrategySource, Target,
 };
 use std::collections::BTreeMap;
 use std::fmt;
 use std::ops::ControlFlow;
 use std::path::PathBuf;
+use std::sync::Arc;
 use std::time::Instant;
 
 /// An error of a run: a pipeline error of the program or strategy, or a message.
@@ -149,6 +150,22 @@ impl Run {
         shine::verify(artifact, inputs, nats, &RunOptions::default()).map(drop)
     }
 
+    /// Verifies the artifact against `reference` (its inputs and the interpreter's result at
+    /// one size set, made once and shared by every candidate), or the error of making it.
+    pub(crate) fn verify_on(
+        &self,
+        artifact: &Artifact,
+        reference: Result<Arc<Reference>, shine::Error>,
+    ) -> Result<(), shine::Error> {
+        let options = RunOptions {
+            verify: true,
+            ..RunOptions::default()
+        };
+        let mut exe = Executable::with_reference(artifact, &reference?, &options, None)?;
+        let result = exe.run()?;
+        exe.verify(&result).map(drop)
+    }
+
     /// The median time (ms) of the artifact on random inputs of the sizes `nats`, on the
     /// CUDA device `cuda_device` (other targets ignore it).
     pub fn time_at(
@@ -190,7 +207,34 @@ impl Run {
         nats: &Bindings,
         cuda_device: usize,
     ) -> Timed {
-        match self.time_built_at(artifact, built, nats, cuda_device) {
+        self.timed(self.time_built_at(artifact, built, nats, cuda_device))
+    }
+
+    /// [`Run::timing`] on the inputs of `reference` (made once and shared by every candidate
+    /// timed at its sizes), or the error of making them.
+    pub(crate) fn timing_on(
+        &self,
+        artifact: &Artifact,
+        built: Option<Built>,
+        reference: Result<Arc<Reference>, shine::Error>,
+        cuda_device: usize,
+    ) -> Timed {
+        let options = RunOptions {
+            cuda_device,
+            ..RunOptions::default()
+        };
+        let median = reference.and_then(|reference| {
+            let mut exe = Executable::with_reference(artifact, &reference, &options, built)?;
+            exe.run()?;
+            Ok(exe.bench(self.runs, 1)?.code.median_ms)
+        });
+        self.timed(median)
+    }
+
+    /// The outcome of a timing: its median over [`Run::runs`] runs, "not applicable" where
+    /// the sizes break a size constraint of the code, or the failure.
+    fn timed(&self, median: Result<f64, shine::Error>) -> Timed {
+        match median {
             Ok(ms) => Timed::Ms {
                 ms,
                 runs: self.runs,

@@ -38,6 +38,7 @@ mod pool;
 pub mod remote;
 mod schedule;
 pub mod search;
+mod shared;
 pub mod solve;
 pub mod strategy;
 pub mod tree;

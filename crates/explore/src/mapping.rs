@@ -18,6 +18,7 @@ use crate::log::{self, Log};
 use crate::pool::{self, Candidates, Counts, Evaluator};
 use crate::remote::Request;
 use crate::search::{Method, Proposal, Searcher};
+use crate::shared::References;
 use crate::strategy::{self, Flavor, StrategyFile};
 use crate::tune::method_of_log;
 use crate::tunedb::Timed;
@@ -237,6 +238,9 @@ pub struct Mapper {
     counter: AtomicUsize,
     /// The mapping spaces of the split sizes seen (the splits applied once).
     spaces: Mutex<HashMap<Vec<i64>, Result<Space, String>>>,
+    /// The inputs and the interpreter's references at each size set, shared by every
+    /// candidate.
+    references: References,
 }
 
 impl Mapper {
@@ -275,6 +279,7 @@ impl Mapper {
             cutoff: s.cutoff,
             counter: AtomicUsize::new(0),
             spaces: Mutex::new(HashMap::new()),
+            references: References::new(&s.run.program, &s.run.def, s.run.seed),
         })
     }
 
@@ -321,8 +326,9 @@ impl Mapper {
             .compile_candidate(file)
             .map_err(|e| Failure::of(&e))?;
         if verify {
+            let reference = self.references.at(&self.verify_sets[0]);
             self.run
-                .verify_at(&artifact, &self.verify_sets[0])
+                .verify_on(&artifact, reference)
                 .map_err(|e| Failure::of(&e))?;
         }
         Ok(artifact)
@@ -420,7 +426,8 @@ impl Candidates for Mapper {
     }
 
     fn time_at(&self, artifact: &Artifact, _: &Candidate, k: usize, device: usize) -> Timed {
-        self.run.timing(artifact, None, &self.time_sets[k], device)
+        let reference = self.references.at(&self.time_sets[k]);
+        self.run.timing_on(artifact, None, reference, device)
     }
 
     /// A failure at a set decides a mapping, and so does a time past the cutoff.

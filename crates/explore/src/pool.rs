@@ -252,12 +252,13 @@ impl<'r> Evaluator<'r> {
         self.remote.is_none() && search.overlaps_timing()
     }
 
-    /// How many candidates a batch holds: enough for every worker and every device (or
-    /// every worker of the cluster).
+    /// How many candidates a batch holds: one per worker (or worker of the cluster), so that
+    /// every worker builds, and a multiple of the devices, so that every device times as
+    /// many ([`batch_size`]).
     pub fn batch_size(&self) -> usize {
         match self.remote {
             Some(remote) => remote.capacity().max(1),
-            None => self.jobs.max(self.devices.len()),
+            None => batch_size(self.jobs, self.devices.len()),
         }
     }
 
@@ -609,6 +610,13 @@ fn placed(answer: Result<Measurement, Failure>, known: &Known) -> Result<Measure
     })
 }
 
+/// The candidates of a batch built by `jobs` workers and timed on `devices` devices: the
+/// least multiple of the devices that gives every worker one.
+fn batch_size(jobs: usize, devices: usize) -> usize {
+    let devices = devices.max(1);
+    jobs.max(1).div_ceil(devices) * devices
+}
+
 /// `n thing` or `n things`.
 fn plural(n: usize, thing: &str) -> String {
     format!("{n} {thing}{}", if n == 1 { "" } else { "s" })
@@ -749,5 +757,29 @@ fn compiler_version(cc: &str) -> String {
             .unwrap_or(cc)
             .to_string(),
         Err(e) => format!("{cc} unavailable: {e}"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_batch_gives_every_worker_one_and_every_device_as_many() {
+        for (jobs, devices, batch) in [
+            (1, 1, 1),
+            (16, 1, 16),
+            (16, 2, 16),
+            (16, 4, 16),
+            (16, 3, 18),
+            (7, 2, 8),
+            (2, 4, 4),
+            (13, 5, 15),
+            (0, 0, 1),
+        ] {
+            let n = batch_size(jobs, devices);
+            assert_eq!(n, batch, "{jobs} jobs, {devices} devices");
+            assert!(n >= jobs && n.is_multiple_of(devices.max(1)));
+        }
     }
 }

@@ -21,6 +21,7 @@ use crate::params::{
 use crate::pool::{self, Candidates, Counts, Evaluator, Outcome, Staged};
 use crate::remote::{Remote, Request};
 use crate::search::Method;
+use crate::shared::References;
 use crate::tunedb::Timed;
 use crate::tuning::Bindings;
 use serde_json::{json, Value};
@@ -236,6 +237,10 @@ pub struct TuningResult {
     pub from_database: usize,
     /// Candidates of this run timed now (at one size set or more).
     pub timed: usize,
+    /// How many times the interpreter computed a reference in this run: once per size set
+    /// candidates were verified at (and twice more where the bound for reassociated sums
+    /// was needed), whatever the number of candidates, which are each compared with it.
+    pub reference_evaluations: usize,
 }
 
 impl TuningResult {
@@ -283,6 +288,11 @@ pub struct Tuner {
     counter: AtomicUsize,
     /// Turns on the CUDA devices: a verification's run waits for a timing to end.
     turns: Turns,
+    /// The inputs and the interpreter's references at each size set, shared by every
+    /// candidate.
+    references: References,
+    /// Verifications started on CUDA: the next runs on the device after the last's.
+    verifications: AtomicUsize,
 }
 
 /// Turns on the CUDA devices, taken in the order they were asked for (a ticket lock per
@@ -337,9 +347,10 @@ impl Drop for Turn<'_> {
     }
 }
 
-/// A candidate built by a worker: its artifact and, on CUDA, its kernels, compiled by NVRTC
-/// for the time sets in the build (the image is kept in this process) and loaded on a device
-/// the first time they run there, then reused at every set.
+/// A candidate built by a worker: its artifact and, on a GPU, its kernels: on CUDA compiled
+/// by NVRTC for the time sets in the build (the image is kept in this process) and loaded on
+/// a device the first time they run there, on OpenCL built by the first timing; then reused
+/// at every set.
 pub(crate) struct Prepared {
     artifact: Artifact,
     kernels: Option<Arc<GpuBuilds>>,
@@ -378,6 +389,8 @@ impl Tuner {
             time_sets,
             counter: AtomicUsize::new(0),
             turns: Turns::default(),
+            references: References::new(&t.run.program, &t.run.def, t.run.seed),
+            verifications: AtomicUsize::new(0),
         })
     }
 
@@ -396,6 +409,8 @@ impl Tuner {
         time_sets: Vec<Bindings>,
     ) -> Tuner {
         Tuner {
+            references: References::new(&run.program, &run.def, run.seed),
+            verifications: AtomicUsize::new(0),
             run,
             template: template.to_string(),
             space: ParamSpace {
@@ -486,29 +501,45 @@ impl Tuner {
         }
     }
 
-    /// Verifies the artifact at `nats`; on CUDA its run on the device (device 0, as
-    /// [`Run::verify_at`]) takes its turn there ([`Turns`]), so that it never runs while a
-    /// candidate is timed on that device: the kernels are compiled before, the interpreter
-    /// runs after.
+    /// Verifies the artifact at `nats` against the reference there (its inputs and the
+    /// interpreter's result, made once per size set and shared by every candidate). On CUDA
+    /// the verifications take the run's devices in turn, and a run on a device takes its
+    /// turn there ([`Turns`]), so that it never runs while a candidate is timed on that
+    /// device: the kernels are compiled before, the reference computed after.
     fn verify_at(&self, artifact: &Artifact, nats: &Bindings) -> Result<(), shine::Error> {
-        if self.run.target != Target::Cuda {
-            return self.run.verify_at(artifact, nats);
-        }
+        let reference = self.references.at(nats)?;
+        let cuda = self.run.target == Target::Cuda;
         let options = RunOptions {
             verify: true,
+            cuda_device: if cuda { self.verification_device() } else { 0 },
             ..RunOptions::default()
         };
-        let _ = shine::gpu::compile_cuda_kernels(artifact, nats, &options);
-        let inputs = shine::Inputs::Random {
-            seed: self.run.seed,
-        };
+        if cuda {
+            let _ = shine::gpu::compile_cuda_kernels(artifact, nats, &options);
+        }
         let (exe, result) = {
-            let _turn = self.turns.take(options.cuda_device);
-            let mut exe = shine::Executable::new(artifact, inputs, nats, &options)?;
+            let _turn = cuda.then(|| self.turns.take(options.cuda_device));
+            let mut exe = shine::Executable::with_reference(artifact, &reference, &options, None)?;
             let result = exe.run()?;
             (exe, result)
         };
         exe.verify(&result).map(drop)
+    }
+
+    /// The CUDA device the next verification runs on: the run's devices in turn.
+    fn verification_device(&self) -> usize {
+        let n = self.verifications.fetch_add(1, Ordering::Relaxed);
+        match self.run.devices.as_slice() {
+            [] => 0,
+            devices => devices[n % devices.len()],
+        }
+    }
+
+    /// How many times the interpreter computed a reference so far (once per size set a
+    /// candidate was verified at, whatever the number of candidates; twice more where the
+    /// bound for reassociated sums was needed).
+    pub fn reference_evaluations(&self) -> usize {
+        self.references.evaluations()
     }
 
     /// Verifies at the first verification set the artifact's size constraints admit.
@@ -557,7 +588,8 @@ impl Candidates for Tuner {
     }
 
     /// Compiles a candidate and, if `verify`, verifies it (the work of a CPU worker); on
-    /// CUDA compiles its kernels for the time sets too ([`Tuner::compile_kernels`]).
+    /// CUDA compiles its kernels for the time sets too ([`Tuner::compile_kernels`]), on a
+    /// GPU keeps their builds for the timings at every set.
     fn prepare(&self, a: &Assignment, verify: bool) -> Result<Prepared, Failure> {
         let artifact = self
             .compile(&self.strategy(a))
@@ -565,20 +597,27 @@ impl Candidates for Tuner {
         if verify {
             self.verify(&artifact, a)?;
         }
-        let kernels = (self.run.target == Target::Cuda).then(|| {
-            self.compile_kernels(&artifact, a);
+        // kernels built once per candidate (and device) for every time set: on CUDA compiled
+        // by NVRTC here, on OpenCL by the first timing
+        let kernels = self.run.target.is_gpu().then(|| {
+            if self.run.target == Target::Cuda {
+                self.compile_kernels(&artifact, a);
+            }
             Arc::new(GpuBuilds::default())
         });
         Ok(Prepared { artifact, kernels })
     }
 
     /// Times a verified candidate at the time set `k` on the CUDA device `device`, in its
-    /// turn there ([`Turns`]), its kernels loaded once per device and reused.
+    /// turn there ([`Turns`]), its kernels loaded once per device and reused, on the inputs
+    /// of the set (made once, shared by every candidate).
     fn time_at(&self, built: &Prepared, a: &Assignment, k: usize, device: usize) -> Timed {
+        let sizes = self.sizes(&self.time_sets[k], a);
+        let reference = self.references.at(&sizes);
         let _turn = self.turns.take(device);
         let kernels = built.kernels.clone().map(Built::Gpu);
-        let sizes = self.sizes(&self.time_sets[k], a);
-        self.run.timing(&built.artifact, kernels, &sizes, device)
+        self.run
+            .timing_on(&built.artifact, kernels, reference, device)
     }
 
     /// The evaluation of a verified candidate of its outcome per time set (`None`: not
@@ -915,6 +954,7 @@ fn run_measured<S: Candidates<Candidate = Assignment, Evaluation = Evaluation>>(
         interrupted: s.interrupted,
         from_database: s.counts.from_database,
         timed: s.counts.timed,
+        reference_evaluations: s.tuner.reference_evaluations(),
     })
 }
 

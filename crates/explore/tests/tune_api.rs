@@ -268,3 +268,32 @@ fn devices_are_refused_off_cuda_and_jobs_must_be_positive() {
     let e = Tuner::new(&t).err().expect("no workers");
     assert!(e.to_string().contains("must be 1 or more"), "{e}");
 }
+
+/// The interpreter's reference is the program's meaning: computed once per size set a
+/// candidate is verified at, however many candidates (and workers) there are, and every
+/// candidate is still compared with it. Computed per candidate, the count would be the
+/// number of candidates verified.
+#[test]
+fn the_reference_is_computed_once_per_size_set_not_per_candidate() {
+    for jobs in [1, 3] {
+        let mut t = tuning(5);
+        t.params = vec!["s=1,2,4,8,3".into()];
+        t.run.jobs = jobs;
+        let result = explore::tune::run(&t, &mut Recorder::default()).expect("the tuning runs");
+        assert_eq!(result.records.len(), 5);
+        assert!(
+            result.records.iter().all(|r| r.is_valid()),
+            "{:?}",
+            result.records
+        );
+        // s = 1, 2, 4, 8 verified at n = 8, s = 3 at n = 12: two sets, five candidates
+        assert_eq!(result.reference_evaluations, 2, "{jobs} workers");
+    }
+    // a candidate evaluated alone by a tuner: one set, one reference, whatever the number
+    let tuner = Tuner::new(&tuning(1)).expect("a valid tuning");
+    for s in [1, 2, 4, 8] {
+        let ev = tuner.evaluate_candidate(&vec![("s".to_string(), s)]);
+        assert!(ev.failure.is_none(), "{ev:?}");
+    }
+    assert_eq!(tuner.reference_evaluations(), 1);
+}

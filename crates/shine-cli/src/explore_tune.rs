@@ -159,6 +159,7 @@ fn report(args: &ExploreArgs, tuning: &Tuning, result: &TuningResult) -> Result<
         "failures_by_cause": result.failures_by_cause,
         "timed": result.timed,
         "from_database": result.from_database,
+        "reference_evaluations": result.reference_evaluations,
     });
     summary["per_set"] = json!(per_set);
     summary["sum_of_set_bests_ms"] = json!(total);

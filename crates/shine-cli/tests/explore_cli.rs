@@ -251,6 +251,29 @@ fn parameter_tuning_keeps_verified_candidates_per_set() {
         "a header, three methods of four candidates each"
     );
     assert_eq!(lines[0]["kind"], "shine explore log", "{}", lines[0]);
+    // the interpreter's reference is computed once per size set verified at (one `--verify-nat`
+    // set, with the candidate's `s`), not once per candidate verified
+    let verified: Vec<&serde_json::Value> = lines[1..]
+        .iter()
+        .filter(|l| l["failure"].is_null())
+        .collect();
+    let mut chunks: Vec<i64> = verified
+        .iter()
+        .filter_map(|l| l["params"]["s"].as_i64())
+        .collect();
+    chunks.sort_unstable();
+    chunks.dedup();
+    // (two more runs for a set whose results needed the bound for reassociated sums)
+    let evaluations = v["reference_evaluations"].as_u64().unwrap() as usize;
+    assert!(
+        evaluations >= chunks.len() && evaluations <= 3 * chunks.len(),
+        "{evaluations} for s in {chunks:?}"
+    );
+    assert!(
+        evaluations < verified.len(),
+        "{evaluations} interpreter runs for {} candidates verified",
+        verified.len()
+    );
     for l in &lines[1..] {
         let timed = l["ms_per_set"]
             .as_array()

@@ -7,10 +7,10 @@
 //! [`Executable::run`], [`Executable::bench`] and [`Executable::verify`] are written once.
 
 use crate::boundary::{self, Array, BufferLayout, Output};
-use crate::inputs::{bind, Inputs};
+use crate::inputs::{bind, bind_instance, Inputs};
 use crate::{
-    limits, sum_bound, verify, Artifact, Code, Error, FloatCheck, Phrase, Setting, SourceFile,
-    Stage, Target,
+    limits, sum_bound, verify, Artifact, Code, Error, FloatCheck, Phrase, Reference, Setting,
+    SharedInputs, SourceFile, Stage, Target,
 };
 use codegen::gpu::IndexWidth;
 use rise::infer::Instance;
@@ -218,8 +218,12 @@ pub struct Executable {
     /// The program's source, for the interpreter's errors.
     program: SourceFile,
     instance: Instance,
-    inputs: Vec<Array>,
-    buffers: Vec<Buffer>,
+    inputs: Arc<SharedInputs>,
+    /// The inputs as the code's buffers.
+    buffers: Arc<Vec<Buffer>>,
+    /// The reference the inputs came from, whose result verification compares with
+    /// ([`Executable::with_reference`]); `None`: the interpreter runs on every verification.
+    reference: Option<Arc<Reference>>,
     /// The type of the result.
     result: DataType,
     runner: Box<dyn Runner>,
@@ -258,6 +262,41 @@ impl Executable {
             .map_err(|e| e.at(Stage::Input))
     }
 
+    /// [`Executable::with_built`] on the inputs of `reference` (made once, shared by every
+    /// run made from it), whose result [`Executable::verify`] compares with instead of
+    /// running the interpreter: the runs of many artifacts of one definition at one size set
+    /// (explore's candidates) share the inputs and the program's meaning. An error if the
+    /// reference is of another program, definition or sizes.
+    pub fn with_reference(
+        artifact: &Artifact,
+        reference: &Arc<Reference>,
+        options: &RunOptions,
+        built: Option<Built>,
+    ) -> Result<Executable, Error> {
+        let (program, def, nats) = reference.of();
+        if program.text != artifact.lowered.program.text || def != artifact.def() {
+            return Err(Error::from(format!(
+                "the reference of `{def}` is not of the program `{}` compiles (internal error)",
+                artifact.def()
+            ))
+            .at(Stage::Input));
+        }
+        let instance = reference.instance().clone();
+        let inputs = reference.inputs().clone();
+        let bound = options.check(artifact.target).and_then(|()| {
+            let (result, sizes) = bind_instance(artifact, &instance, inputs.arrays().len(), nats)?;
+            Ok(Bound {
+                instance,
+                inputs,
+                result,
+                sizes,
+            })
+        });
+        bound
+            .and_then(|bound| Executable::build(artifact, bound, options, built, Some(reference)))
+            .map_err(|e| e.at(Stage::Input))
+    }
+
     /// [`Executable::with_built`], its errors not yet given a stage (except the build's).
     fn bind_and_build(
         artifact: &Artifact,
@@ -268,9 +307,26 @@ impl Executable {
     ) -> Result<Executable, Error> {
         options.check(artifact.target)?;
         let bound = bind(artifact, inputs, nats)?;
+        let bound = Bound {
+            inputs: Arc::new(SharedInputs::new(bound.inputs)),
+            instance: bound.instance,
+            result: bound.result,
+            sizes: bound.sizes,
+        };
+        Executable::build(artifact, bound, options, built, None)
+    }
+
+    /// Builds (or takes `built`) and loads the code of `artifact` for the inputs `bound`.
+    fn build(
+        artifact: &Artifact,
+        bound: Bound,
+        options: &RunOptions,
+        built: Option<Built>,
+        reference: Option<&Arc<Reference>>,
+    ) -> Result<Executable, Error> {
         let layouts = boundary::buffers_of(&bound.result)
             .map_err(|e| Error::from(format!("the result of `{}`: {e}", artifact.def())))?;
-        check_memory(options.verify, &bound.inputs, &layouts)?;
+        check_memory(options.verify, bound.inputs.arrays(), &layouts)?;
         // the width of the code's indices, which `idx[n]` data is stored in: 64 bits in C;
         // on GPUs, 64 only where these sizes need them (`natType` data is 64-bit everywhere)
         let gpu_width = match &artifact.code {
@@ -279,17 +335,7 @@ impl Executable {
         };
         let index_width = gpu_width.unwrap_or(IndexWidth::Bits64);
         let def = artifact.def();
-        let buffers: Vec<Buffer> = bound
-            .inputs
-            .iter()
-            .enumerate()
-            .map(|(i, a)| {
-                let bytes = a.to_bytes(index_width).map_err(|e| {
-                    format!("parameter {} of `{def}` (`{}`): {e}", i + 1, a.data_type())
-                })?;
-                Ok(Buffer::from_bytes(&bytes))
-            })
-            .collect::<Result<_, String>>()?;
+        let buffers = bound.inputs.buffers(index_width, def)?;
         let outputs = layouts
             .iter()
             .map(|l| {
@@ -342,6 +388,7 @@ impl Executable {
             instance: bound.instance,
             inputs: bound.inputs,
             buffers,
+            reference: reference.cloned(),
             result: bound.result,
             runner,
             outputs,
@@ -358,7 +405,7 @@ impl Executable {
 
     /// The inputs, in the order of the definition's value parameters.
     pub fn inputs(&self) -> &[Array] {
-        &self.inputs
+        self.inputs.arrays()
     }
 
     /// The type of the result.
@@ -403,20 +450,38 @@ impl Executable {
     /// the program computes floats only by `+ - *`, each within the tolerance or the bound
     /// for reassociated sums.
     pub fn verify(&self, result: &Output) -> Result<FloatCheck, Error> {
-        let expected = verify::interpret(&self.program, &self.instance, &self.inputs, &self.cc)
-            .map_err(|e| e.at(Stage::Verify))?;
+        let expected = match &self.reference {
+            Some(reference) => reference.expected()?,
+            None => Arc::new(
+                verify::interpret(&self.program, &self.instance, self.inputs(), &self.cc)
+                    .map_err(|e| e.at(Stage::Verify))?,
+            ),
+        };
         let Err(within_tolerance) = verify::compare(&expected, result, None) else {
             return Ok(FloatCheck::Tolerance);
         };
         // Only where the tolerance refuses: the bound costs two more interpreter runs.
-        let bounds = sum_bound::sum_bounds(&self.program, &self.instance, &self.inputs, &self.cc)
-            .map_err(|e| e.at(Stage::Verify))?;
+        let bounds = match &self.reference {
+            Some(reference) => reference.bounds()?,
+            None => sum_bound::sum_bounds(&self.program, &self.instance, self.inputs(), &self.cc)
+                .map_err(|e| e.at(Stage::Verify))?
+                .map(Arc::new),
+        };
         let Some(bounds) = bounds else {
             return Err(within_tolerance.at(Stage::Verify));
         };
         verify::compare(&expected, result, Some(&bounds)).map_err(|e| e.at(Stage::Verify))?;
         Ok(FloatCheck::SumBound)
     }
+}
+
+/// The inputs of a run bound to an artifact's definition ([`crate::inputs::Bound`], its
+/// inputs shared).
+struct Bound {
+    inputs: Arc<SharedInputs>,
+    instance: Instance,
+    result: DataType,
+    sizes: Vec<i64>,
 }
 
 /// Builds a C module with the compiler and flags of `options`.

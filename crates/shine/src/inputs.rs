@@ -86,11 +86,31 @@ pub fn bind(artifact: &Artifact, inputs: Inputs, nats: &[(String, i64)]) -> Resu
     let types: Vec<DataType> = inputs.iter().map(Array::data_type).collect();
     let instance = instantiate_def(&lowered.checked, def, &types, nats)
         .map_err(|d| lowered.program.error(d))?;
-    if instance.params.len() != inputs.len() {
+    let (result, sizes) = bind_instance(artifact, &instance, inputs.len(), nats)?;
+    Ok(Bound {
+        inputs,
+        instance,
+        result,
+        sizes,
+    })
+}
+
+/// What [`bind`] checks of the definition instantiated at the types of `inputs` inputs and
+/// the sizes `nats`: as many inputs as it takes, the constraints of the definition as
+/// lowered, a result that is data. The type of the result and the values of the code's
+/// sizes, in the order of [`Artifact::sizes`].
+pub(crate) fn bind_instance(
+    artifact: &Artifact,
+    instance: &Instance,
+    inputs: usize,
+    nats: &[(String, i64)],
+) -> Result<(DataType, Vec<i64>), Error> {
+    let lowered = &artifact.lowered;
+    let def = &lowered.def;
+    if instance.params.len() != inputs {
         let counts = format!(
-            "`{def}` takes {} inputs, {} given (use ",
+            "`{def}` takes {} inputs, {inputs} given (use ",
             instance.params.len(),
-            inputs.len()
         );
         return Err(Phrase::from(counts)
             .then(Setting::InputArrays)
@@ -99,11 +119,10 @@ pub fn bind(artifact: &Artifact, inputs: Inputs, nats: &[(String, i64)]) -> Resu
             .then(" with a seed)")
             .into());
     }
-    check_lowered_sizes(def, &lowered.constraints, &instance, nats)?;
+    check_lowered_sizes(def, &lowered.constraints, instance, nats)?;
     let rise::Type::Data(result) = &instance.result else {
         return Err(format!("the result of `{def}` is not data").into());
     };
-    let result = result.clone();
     let sizes = artifact
         .sizes()
         .iter()
@@ -121,12 +140,7 @@ pub fn bind(artifact: &Artifact, inputs: Inputs, nats: &[(String, i64)]) -> Resu
                 })
         })
         .collect::<Result<Vec<i64>, _>>()?;
-    Ok(Bound {
-        inputs,
-        instance,
-        result,
-        sizes,
-    })
+    Ok((result.clone(), sizes))
 }
 
 /// Random inputs for the value parameters of a definition of type `scheme` (floats in
@@ -672,7 +686,10 @@ fn check_lowered_sizes(
 }
 
 /// The parameter types of the scheme with every size given by `nats`.
-fn random_param_types(scheme: &Type, nats: &[(String, i64)]) -> Result<Vec<DataType>, Error> {
+pub(crate) fn random_param_types(
+    scheme: &Type,
+    nats: &[(String, i64)],
+) -> Result<Vec<DataType>, Error> {
     let mut t = scheme.clone();
     while let Type::DepFun { binder, body, .. } = &t {
         let v = nats

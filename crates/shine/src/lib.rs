@@ -11,6 +11,10 @@
 //! * [`verify`]: the artifact run once and compared with the reference interpreter
 //!   ([`evaluate`]: the interpreter alone).
 //!
+//! Runs of many artifacts of one definition (a search's candidates) share their random inputs
+//! and the interpreter's result at a size set through a [`Reference`]
+//! ([`Executable::with_reference`]).
+//!
 //! Data crosses the boundary as [`boundary`] says: inputs are fitted to their parameters'
 //! types ([`inputs::fit_inputs`]: arrays of tuples as numpy structured arrays or with one more
 //! axis, `int` from `int32`, checked `idx[n]`), and a result that is a tuple is split into its
@@ -33,6 +37,7 @@ pub mod limits;
 pub mod npy;
 mod phrase;
 mod pipeline;
+mod reference;
 pub mod schedules;
 pub mod select;
 mod source;
@@ -48,6 +53,7 @@ pub use pipeline::{
     compile, lower, on_big_stack, rewrite, rewrite_body, Artifact, Code, LoadedStrategy, Lowered,
     Options, RewriteOptions, Rewritten, StrategySource, Target,
 };
+pub use reference::{random_input_types, Reference, SharedInputs};
 pub use source::SourceFile;
 pub use verify::{evaluate, scalars_agree, verify, FloatCheck};
 
