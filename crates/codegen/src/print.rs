@@ -382,6 +382,18 @@ pub fn expr(e: &Expr) -> String {
     expr_in(e, Target::C)
 }
 
+/// An argument of a call: in parentheses where it holds braces (a compound literal such as
+/// `(float4){x, x, x, x}`), whose commas a function-like macro (`shine_vfmax`) would
+/// otherwise take for its own argument separators.
+fn call_argument(a: &Expr, d: Target) -> String {
+    let text = expr_in(a, d);
+    if text.contains('{') {
+        format!("({text})")
+    } else {
+        text
+    }
+}
+
 /// An expression at the top level (no surrounding parentheses), in `d`.
 pub fn expr_in(e: &Expr, d: Target) -> String {
     doc(e, d).0
@@ -450,7 +462,7 @@ fn doc(e: &Expr, d: Target) -> (String, u8) {
             }
         },
         Expr::Call(f, args) => {
-            let args: Vec<String> = args.iter().map(|a| expr_in(a, d)).collect();
+            let args: Vec<String> = args.iter().map(|a| call_argument(a, d)).collect();
             (format!("{f}({})", args.join(", ")), P_POSTFIX)
         }
         Expr::Math { f, elem, args } => doc(&math_call(*f, *elem, args, d), d),
@@ -869,6 +881,21 @@ mod tests {
         assert_eq!(expr_in(&v, Target::OpenMp), "(float4)v");
         assert_eq!(expr_in(&v, Target::OpenCl), "v");
         assert_eq!(expr_in(&v, Target::Cuda), "v");
+    }
+
+    #[test]
+    fn a_compound_literal_argument_is_one_argument_of_a_macro() {
+        let float4 = Type::Named("float4".into());
+        let lit = Expr::VectorLit(float4, vec![id("x"); 4]);
+        let call = Expr::call("shine_vfmin", vec![lit, id("acc")]);
+        assert_eq!(
+            expr_in(&call, Target::C),
+            "shine_vfmin(((float4){x, x, x, x}), acc)"
+        );
+        assert_eq!(
+            expr_in(&Expr::call("f", vec![id("a"), id("b")]), Target::C),
+            "f(a, b)"
+        );
     }
 
     #[test]

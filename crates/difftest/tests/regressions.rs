@@ -62,6 +62,10 @@ regressions! {
     /// no undefined behaviour. A C compiler's defect, open.
     #[ignore = "gcc 12.2 miscompiles this loop at -O3 -march=native"]
     gcc12_squaring_recurrence_c = "gcc12-squaring-recurrence-c";
+    /// `fmin` of a broadcast scalar (`vectorFromScalar x : vec[f32, 4]`) and a vector: the C
+    /// code called the macro `shine_vfmin` with the compound literal `(float4){x, x, x, x}`,
+    /// whose commas the preprocessor took for argument separators (code did not compile).
+    vector_min_of_compound_literal_c = "vector-min-of-compound-literal-c";
     /// A passing case (checks that replaying works).
     replay_works = "pass-map-c";
     /// `storeInMemory(appliedReduce, ...)` stores one of two reductions in a map's body and
