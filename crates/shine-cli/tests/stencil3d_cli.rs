@@ -7,7 +7,7 @@
 //! the register window.
 
 mod support;
-use support::{fails_with, gpu_targets, repo_root, shine_in};
+use support::{fails_with, gpu_targets, repo_root, run_gpu_strategy_at, shine_in};
 
 /// The programs and definitions of the 3-D stencils.
 const STENCILS: [(&str, &str); 2] = [
@@ -16,33 +16,13 @@ const STENCILS: [(&str, &str); 2] = [
 ];
 
 /// `shine run` of `def` under `strategy` of examples/gpu.elv on `target` at `o x n x m`,
-/// random inputs, verified: its output, which must say `"verified":true`.
+/// random inputs, verified against the interpreter.
 fn verified(program: &str, def: &str, strategy: &str, target: &str, (o, n, m): (i64, i64, i64)) {
-    let sizes = [format!("o={o}"), format!("n={n}"), format!("m={m}")];
-    let mut args = vec![
-        "run",
-        program,
-        "--def",
-        def,
-        "--strategy",
-        "examples/gpu.elv",
-        "--apply",
-        strategy,
-        "--target",
-        target,
-        "--random",
-        "5",
-        "--verify",
-        "--json",
-    ];
-    for s in &sizes {
-        args.extend(["--nat", s.as_str()]);
-    }
-    let (out, text) = shine_in(repo_root(), &args);
+    let sizes = [("o", o), ("n", n), ("m", m)];
+    let (ok, text) = run_gpu_strategy_at(target, program, def, strategy, &sizes);
     assert!(
-        out.status.success() && text.contains("\"verified\":true"),
-        "shine {}\n{text}",
-        args.join(" ")
+        ok && text.contains("verified against the interpreter"),
+        "{def} under {strategy} on {target} at {sizes:?}\n{text}"
     );
 }
 

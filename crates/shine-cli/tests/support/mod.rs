@@ -135,8 +135,19 @@ pub fn run_gpu_strategy(
     strategy: &str,
     n: i64,
 ) -> (bool, String) {
-    let size = format!("n={n}");
-    let args = [
+    run_gpu_strategy_at(target, program, def, strategy, &[("n", n)])
+}
+
+/// [`run_gpu_strategy`] at the sizes `sizes` (name, value).
+pub fn run_gpu_strategy_at(
+    target: &str,
+    program: &str,
+    def: &str,
+    strategy: &str,
+    sizes: &[(&str, i64)],
+) -> (bool, String) {
+    let sizes: Vec<String> = sizes.iter().map(|(k, v)| format!("{k}={v}")).collect();
+    let mut args = vec![
         "run",
         program,
         "--def",
@@ -147,12 +158,13 @@ pub fn run_gpu_strategy(
         strategy,
         "--target",
         target,
-        "--nat",
-        &size,
         "--random",
         "7",
         "--verify",
     ];
+    for size in &sizes {
+        args.extend(["--nat", size.as_str()]);
+    }
     let (out, text) = shine_in(repo_root(), &args);
     (out.status.success(), text)
 }
